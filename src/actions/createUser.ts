@@ -1,0 +1,105 @@
+import type { Realm, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { generateApiKey } from "../lib/apiKeys.js";
+import { hashPassword } from "../lib/passwords.js";
+import { buildUserPayload } from "../lib/userPayload.js";
+import { RecipientType, Role } from "../models/roles.js";
+import { directSystemGroupsForRole } from "../models/systemGroups.js";
+import { auditLogStore } from "../store/auditLog.js";
+import { userGroupStore } from "../store/userGroups.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+
+export interface NewUserInput {
+  email: string;
+  full_name: string;
+  /** Plain text; hashed here. Null: the user cannot log in with a password. */
+  password: string | null;
+  role?: number;
+  timezone?: string;
+  is_bot?: boolean;
+  bot_type?: number | null;
+  bot_owner_id?: number | null;
+  can_create_users?: boolean;
+  can_change_user_emails?: boolean;
+  /** Explicit id (development seed only). */
+  id?: number;
+  /** Cheap password hashing (test suites). */
+  fastHashing?: boolean;
+  acting_user_id?: number | null;
+}
+
+/**
+ * Creates an account: the user row, their personal recipient, system-group memberships and
+ * default-channel subscriptions, in the caller's transaction. Sends realm_user/add to the realm.
+ * The caller has checked permissions and that the email is free.
+ */
+export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): Promise<User> {
+  const role = input.role ?? Role.MEMBER;
+  const now = nowSeconds();
+  const user = await userStore.insert(tx.q, {
+    ...(input.id !== undefined ? { id: input.id } : {}),
+    realm_id: realm.id,
+    email: input.email,
+    delivery_email: input.email,
+    full_name: input.full_name,
+    role,
+    is_bot: input.is_bot ? 1 : 0,
+    bot_type: input.is_bot ? (input.bot_type ?? 1) : null,
+    bot_owner_id: input.bot_owner_id ?? null,
+    date_joined: now,
+    timezone: input.timezone ?? "",
+    api_key: generateApiKey(),
+    password_hash: input.password === null ? null : await hashPassword(input.password, input.fastHashing),
+    can_create_users: input.can_create_users ? 1 : 0,
+    can_change_user_emails: input.can_change_user_emails ? 1 : 0,
+  });
+  const recipient = await tx.q
+    .insertInto("recipients")
+    .values({ type: RecipientType.PERSONAL, type_id: user.id })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  await userStore.update(tx.q, user.id, { recipient_id: recipient.id });
+
+  for (const name of directSystemGroupsForRole(role)) {
+    const group = await userGroupStore.getSystemGroup(tx.q, realm.id, name);
+    await userGroupStore.addMembers(tx.q, group.id, [user.id]);
+  }
+
+  if (!input.is_bot) {
+    const defaults = await tx.q
+      .selectFrom("default_streams")
+      .innerJoin("streams", "streams.id", "default_streams.stream_id")
+      .select(["streams.recipient_id"])
+      .where("default_streams.realm_id", "=", realm.id)
+      .where("streams.is_archived", "=", 0)
+      .execute();
+    const recipientIds = defaults.map((d) => d.recipient_id).filter((id): id is number => id !== null);
+    if (recipientIds.length > 0) {
+      await tx.q
+        .insertInto("subscriptions")
+        .values(recipientIds.map((recipient_id) => ({ user_id: user.id, recipient_id })))
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  }
+
+  await auditLogStore.insert(tx.q, {
+    realm_id: realm.id,
+    event_type: "user_created",
+    acting_user_id: input.acting_user_id ?? null,
+    modified_user_id: user.id,
+  });
+  const created = { ...user, recipient_id: recipient.id };
+  const recipients = await tx.q
+    .selectFrom("users")
+    .select("id")
+    .where("realm_id", "=", realm.id)
+    .where("is_active", "=", 1)
+    .execute();
+  tx.sendEventOnCommit(
+    { type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false }) },
+    recipients.map((r) => r.id),
+  );
+  return created;
+}

@@ -1,0 +1,71 @@
+import formbody from "@fastify/formbody";
+import multipart from "@fastify/multipart";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import pino from "pino";
+import type { AppContext } from "./appContext.js";
+import type { Config } from "./config.js";
+import { openDb } from "./db/connect.js";
+import { migrateToLatest } from "./db/migrate.js";
+import { EventDispatcher } from "./events/dispatch.js";
+import { errorEnvelope, mountRoutes } from "./http/mount.js";
+import { RateLimiter } from "./http/rateLimit.js";
+import { ROUTES } from "./http/routes.js";
+import { JobRunner } from "./jobs/runner.js";
+
+/** Opens the database, runs migrations and wires the process-wide services. */
+export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
+  const db = openDb(config.database);
+  await migrateToLatest(db.kysely, db.dialect);
+  const events = new EventDispatcher();
+  const ctx = {
+    config,
+    db,
+    events,
+    log,
+    rateLimiter: new RateLimiter(config.rateLimits.enabled),
+    wakeJobs: () => {},
+  } as AppContext & { jobs: JobRunner };
+  ctx.jobs = new JobRunner(ctx);
+  ctx.wakeJobs = () => ctx.jobs.wake();
+  return ctx;
+}
+
+/** The HTTP application. Never listens: server.ts (and tests) decide where. */
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log.child({ component: "http" }) as FastifyBaseLogger,
+    logController: new LogController({
+      disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
+    }),
+    bodyLimit: 30 * 1024 * 1024,
+    trustProxy: "127.0.0.1",
+  });
+  await app.register(formbody);
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    limits: { fileSize: 25 * 1024 * 1024, fields: 200, parts: 210 },
+  });
+
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("X-Frame-Options", "DENY");
+    reply.header("X-Content-Type-Options", "nosniff");
+    if (request.url.startsWith("/api/")) reply.header("Access-Control-Allow-Origin", "*");
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { status, body, headers } = errorEnvelope(error);
+    if (status >= 500) request.log.error({ err: error }, "request failed");
+    reply.status(status).headers(headers).send(body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send({ result: "error", msg: "Endpoint not found", code: "NOT_FOUND" });
+  });
+
+  app.get("/health", async () => {
+    await ctx.db.kysely.selectFrom("realms").select("id").limit(1).execute();
+    return { status: "ok" };
+  });
+
+  mountRoutes(app, ctx, ROUTES);
+  return app;
+}

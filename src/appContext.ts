@@ -1,0 +1,21 @@
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import type { Db } from "./db/connect.js";
+import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
+import type { EventDispatcher } from "./events/dispatch.js";
+import type { RateLimiter } from "./http/rateLimit.js";
+
+/** The process-wide services every handler, action and job can reach. Built once by app.ts. */
+export interface AppContext extends TxServices {
+  config: Config;
+  db: Db;
+  events: EventDispatcher;
+  log: Logger;
+  rateLimiter: RateLimiter;
+  wakeJobs: () => void;
+}
+
+/** Runs `fn` in one transaction of the app's database; events and jobs are released after commit. */
+export function transaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return inTransaction(ctx, fn);
+}

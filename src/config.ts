@@ -1,0 +1,113 @@
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * Parley's configuration: PARLEY_* environment variables, read and validated once at start.
+ * A bad value stops the process with a message naming the variable (see ConfigError).
+ */
+
+const boolFlag = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const envSchema = z.object({
+  PARLEY_HOST: z.string().min(1).default("0.0.0.0"),
+  PARLEY_PORT: z.coerce.number().int().min(0).max(65535).default(9991),
+  PARLEY_DATA_DIR: z.string().min(1).default("./data"),
+  PARLEY_DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|sqlite:)/, "must start with postgres:// or sqlite:")
+    .optional(),
+  PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PARLEY_DEV: boolFlag.default(false),
+  PARLEY_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must start with smtp:// or smtps://")
+    .optional(),
+  PARLEY_EMAIL_FROM: z.string().min(3).optional(),
+  PARLEY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  PARLEY_SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+  PARLEY_ADMIN_EMAIL: z.email().optional(),
+  PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
+  PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
+  PARLEY_RATE_LIMITS: boolFlag.default(true),
+  PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(600),
+  /** Test suites only: cheap scrypt parameters. Never set this on a real server. */
+  PARLEY_INSECURE_FAST_HASHING: boolFlag.default(false),
+});
+
+export type RateLimitRule = { max: number; windowSeconds: number };
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
+  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
+  externalUrl: string;
+  dev: boolean;
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  logLevel: string;
+  admin: { email: string | undefined; password: string | undefined };
+  organizationName: string;
+  rateLimits: {
+    enabled: boolean;
+    /** Authenticated requests per user. */
+    user: RateLimitRule;
+    /** Unauthenticated requests per IP address. */
+    ip: RateLimitRule;
+    /** Failed password logins per username. */
+    login: RateLimitRule;
+    /** Email-sending requests per IP address and per target address. */
+    email: RateLimitRule;
+  };
+  eventQueueTimeoutSeconds: number;
+  fastPasswordHashing: boolean;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.PARLEY_DATA_DIR);
+  const database: Config["database"] =
+    e.PARLEY_DATABASE_URL === undefined
+      ? { kind: "sqlite", file: path.join(dataDir, "parley.sqlite3"), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
+      : e.PARLEY_DATABASE_URL.startsWith("sqlite:")
+        ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
+        : { kind: "postgres", url: e.PARLEY_DATABASE_URL };
+  const externalUrl = (e.PARLEY_EXTERNAL_URL ?? `http://localhost:${e.PARLEY_PORT}`).replace(/\/+$/, "");
+  return {
+    host: e.PARLEY_HOST,
+    port: e.PARLEY_PORT,
+    dataDir,
+    database,
+    externalUrl,
+    dev: e.PARLEY_DEV,
+    smtpUrl: e.PARLEY_SMTP_URL,
+    emailFrom: e.PARLEY_EMAIL_FROM ?? `Parley <noreply@${new URL(externalUrl).hostname}>`,
+    logLevel: e.PARLEY_LOG_LEVEL,
+    admin: { email: e.PARLEY_ADMIN_EMAIL, password: e.PARLEY_ADMIN_PASSWORD },
+    organizationName: e.PARLEY_ORGANIZATION_NAME,
+    rateLimits: {
+      enabled: e.PARLEY_RATE_LIMITS,
+      user: { max: 200, windowSeconds: 60 },
+      ip: { max: 100, windowSeconds: 60 },
+      login: { max: 5, windowSeconds: 30 * 60 },
+      email: { max: 5, windowSeconds: 60 * 60 },
+    },
+    eventQueueTimeoutSeconds: e.PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS,
+    fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
+    ...overrides,
+  };
+}
+
+function sqliteFile(p: string): string {
+  return p === ":memory:" ? p : path.resolve(p);
+}

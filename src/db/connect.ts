@@ -1,0 +1,45 @@
+import fs from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import type { Config } from "../config.js";
+import { type Dialect, dialectFor } from "./dialect.js";
+import type { Database } from "./schema.js";
+
+export interface Db {
+  readonly kysely: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Number of SQL statements executed so far (tests count queries per request with it). */
+  queryCount(): number;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database. Does not migrate (see migrate.ts). */
+export function openDb(database: Config["database"]): Db {
+  let count = 0;
+  const log = () => {
+    count += 1;
+  };
+  if (database.kind === "sqlite") {
+    if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
+    const sqlite = new SqliteDatabase(database.file);
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma(`synchronous = ${database.synchronous}`);
+    sqlite.pragma("foreign_keys = ON");
+    sqlite.pragma("busy_timeout = 5000");
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, close: () => kysely.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: database.url,
+    max: 10,
+    types: {
+      // 64-bit integers (ids, times, counts) come back as JS numbers: our values stay below 2^53.
+      getTypeParser: (oid: number, format?: any) =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+    },
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, close: () => kysely.destroy() };
+}

@@ -1,0 +1,36 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Dialect } from "./dialect.js";
+import * as createSchema from "./migrations/2026-11-22T0330-create-schema.js";
+
+/**
+ * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
+ * never edited. Each gets the dialect helpers, so the same file runs on SQLite and PostgreSQL.
+ */
+const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void> }> = {
+  "2026-11-22T0330-create-schema": createSchema,
+};
+
+class StaticProvider implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, this.dialect) }]),
+    );
+  }
+}
+
+/** Applies every pending migration; returns the names applied. Throws on failure. */
+export async function migrateToLatest(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  const migrator = new Migrator({
+    db: kysely,
+    provider: new StaticProvider(dialect),
+    migrationTableName: "parley_migrations",
+    migrationLockTableName: "parley_migrations_lock",
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(unknown)";
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

@@ -1,0 +1,398 @@
+import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/**
+ * Row types of every table (snake_case, as the columns). Booleans are stored as 0/1 on both
+ * engines (`Flag`); times are UNIX seconds; JSON columns are text.
+ */
+export type Flag = 0 | 1;
+type Id = Generated<number>;
+
+export interface RealmsTable {
+  id: Id;
+  string_id: string;
+  name: string;
+  description: Generated<string>;
+  date_created: number;
+  deactivated: Generated<Flag>;
+  icon_source: Generated<string>;
+  icon_version: Generated<number>;
+  message_retention_days: number | null;
+  settings: Generated<string>;
+}
+
+export interface UsersTable {
+  id: Id;
+  realm_id: number;
+  email: string;
+  delivery_email: string;
+  full_name: string;
+  role: Generated<number>;
+  is_active: Generated<Flag>;
+  is_bot: Generated<Flag>;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  is_mirror_dummy: Generated<Flag>;
+  date_joined: number;
+  timezone: Generated<string>;
+  avatar_source: Generated<string>;
+  avatar_version: Generated<number>;
+  api_key: string;
+  password_hash: string | null;
+  can_create_users: Generated<Flag>;
+  can_change_user_emails: Generated<Flag>;
+  can_forge_sender: Generated<Flag>;
+  long_term_idle: Generated<Flag>;
+  last_active_message_id: number | null;
+  settings: Generated<string>;
+  recipient_id: number | null;
+}
+
+export interface UserGroupsTable {
+  id: Id;
+  realm_id: number;
+  name: string | null;
+  description: Generated<string>;
+  named: Generated<Flag>;
+  is_system_group: Generated<Flag>;
+  deactivated: Generated<Flag>;
+  date_created: number | null;
+  creator_id: number | null;
+  can_add_members_group_id: number | null;
+  can_join_group_id: number | null;
+  can_leave_group_id: number | null;
+  can_manage_group_id: number | null;
+  can_mention_group_id: number | null;
+  can_remove_members_group_id: number | null;
+}
+
+export interface UserGroupMembersTable {
+  group_id: number;
+  user_id: number;
+}
+
+export interface UserGroupSubgroupsTable {
+  supergroup_id: number;
+  subgroup_id: number;
+}
+
+export interface RecipientsTable {
+  id: Id;
+  type: number;
+  type_id: number;
+}
+
+export interface DirectMessageGroupsTable {
+  id: Id;
+  realm_id: number;
+  member_key: string;
+  group_size: number;
+  recipient_id: number | null;
+}
+
+export interface StreamsTable {
+  id: Id;
+  realm_id: number;
+  name: string;
+  description: Generated<string>;
+  rendered_description: Generated<string>;
+  invite_only: Generated<Flag>;
+  is_web_public: Generated<Flag>;
+  history_public_to_subscribers: Generated<Flag>;
+  is_archived: Generated<Flag>;
+  date_created: number;
+  creator_id: number | null;
+  message_retention_days: number | null;
+  recipient_id: number | null;
+  first_message_id: number | null;
+  can_add_subscribers_group_id: number | null;
+  can_remove_subscribers_group_id: number | null;
+  can_administer_channel_group_id: number | null;
+  can_send_message_group_id: number | null;
+  can_subscribe_group_id: number | null;
+}
+
+export interface DefaultStreamsTable {
+  realm_id: number;
+  stream_id: number;
+}
+
+export interface SubscriptionsTable {
+  id: Id;
+  user_id: number;
+  recipient_id: number;
+  active: Generated<Flag>;
+  is_user_active: Generated<Flag>;
+  color: Generated<string>;
+  pin_to_top: Generated<Flag>;
+  is_muted: Generated<Flag>;
+  desktop_notifications: Flag | null;
+  audible_notifications: Flag | null;
+  push_notifications: Flag | null;
+  email_notifications: Flag | null;
+  wildcard_mentions_notify: Flag | null;
+}
+
+export interface MessagesTable {
+  id: Id;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  subject: Generated<string>;
+  content: string;
+  rendered_content: string | null;
+  rendered_content_version: number | null;
+  date_sent: number;
+  sending_client: Generated<string>;
+  last_edit_time: number | null;
+  last_moved_time: number | null;
+  edit_history: string | null;
+  has_attachment: Generated<Flag>;
+  has_image: Generated<Flag>;
+  has_link: Generated<Flag>;
+  is_channel_message: Generated<Flag>;
+}
+
+export interface UserMessagesTable {
+  user_id: number;
+  message_id: number;
+  flags: Generated<number>;
+}
+
+export interface ReactionsTable {
+  id: Id;
+  message_id: number;
+  user_id: number;
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: Generated<string>;
+}
+
+export interface SubmessagesTable {
+  id: Id;
+  message_id: number;
+  sender_id: number;
+  msg_type: string;
+  content: string;
+}
+
+export interface AttachmentsTable {
+  id: Id;
+  realm_id: number;
+  owner_id: number;
+  file_name: string;
+  path_id: string;
+  size: number;
+  content_type: string | null;
+  create_time: number;
+  is_realm_public: Generated<Flag>;
+  is_web_public: Generated<Flag>;
+}
+
+export interface AttachmentMessagesTable {
+  attachment_id: number;
+  message_id: number;
+}
+
+export interface ScheduledMessagesTable {
+  id: Id;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  subject: Generated<string>;
+  content: string;
+  rendered_content: string;
+  scheduled_timestamp: number;
+  read_by_sender: Flag | null;
+  sending_client: Generated<string>;
+  delivered: Generated<Flag>;
+  delivered_message_id: number | null;
+  failed: Generated<Flag>;
+  failure_message: string | null;
+}
+
+export interface UserTopicsTable {
+  id: Id;
+  user_id: number;
+  stream_id: number;
+  recipient_id: number;
+  topic_name: string;
+  last_updated: number;
+  visibility_policy: number;
+}
+
+export interface CustomProfileFieldsTable {
+  id: Id;
+  realm_id: number;
+  name: string;
+  hint: Generated<string>;
+  field_type: number;
+  field_data: Generated<string>;
+  order: Generated<number>;
+  display_in_profile_summary: Generated<Flag>;
+  required: Generated<Flag>;
+  editable_by_user: Generated<Flag>;
+}
+
+export interface CustomProfileFieldValuesTable {
+  id: Id;
+  user_id: number;
+  field_id: number;
+  value: string;
+  rendered_value: string | null;
+}
+
+export interface UserStatusesTable {
+  user_id: number;
+  status_text: Generated<string>;
+  emoji_name: Generated<string>;
+  emoji_code: Generated<string>;
+  reaction_type: Generated<string>;
+  timestamp: number;
+}
+
+export interface UserPresencesTable {
+  user_id: number;
+  realm_id: number;
+  last_connected_time: number | null;
+  last_active_time: number | null;
+}
+
+export interface MutedUsersTable {
+  user_id: number;
+  muted_user_id: number;
+  date_muted: number;
+}
+
+export interface AlertWordsTable {
+  id: Id;
+  user_id: number;
+  word: string;
+}
+
+export interface DraftsTable {
+  id: Id;
+  user_id: number;
+  type: string;
+  to: string;
+  topic: Generated<string>;
+  content: string;
+  last_edit_time: number;
+}
+
+export interface RealmEmojiTable {
+  id: Id;
+  realm_id: number;
+  name: string;
+  author_id: number | null;
+  file_name: string | null;
+  is_animated: Generated<Flag>;
+  deactivated: Generated<Flag>;
+}
+
+export interface BotServicesTable {
+  id: Id;
+  bot_id: number;
+  name: string;
+  base_url: string;
+  token: string;
+  interface: Generated<number>;
+}
+
+export interface PushDevicesTable {
+  id: Id;
+  user_id: number;
+  kind: number;
+  token: string;
+  ios_app_id: string | null;
+  date_created: number;
+}
+
+export interface JobsTable {
+  id: Id;
+  kind: string;
+  payload: string;
+  run_at: number;
+  attempts: Generated<number>;
+  max_attempts: Generated<number>;
+  status: Generated<"pending" | "running" | "done" | "failed">;
+  locked_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface ConfirmationsTable {
+  id: Id;
+  realm_id: number;
+  user_id: number | null;
+  kind: string;
+  confirmation_key: string;
+  data: Generated<string>;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface SessionsTable {
+  session_key: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface AuditLogTable {
+  id: Id;
+  realm_id: number;
+  acting_user_id: number | null;
+  modified_user_id: number | null;
+  modified_stream_id: number | null;
+  modified_group_id: number | null;
+  event_type: string;
+  event_time: number;
+  extra_data: Generated<string>;
+}
+
+export interface Database {
+  realms: RealmsTable;
+  users: UsersTable;
+  user_groups: UserGroupsTable;
+  user_group_members: UserGroupMembersTable;
+  user_group_subgroups: UserGroupSubgroupsTable;
+  recipients: RecipientsTable;
+  direct_message_groups: DirectMessageGroupsTable;
+  streams: StreamsTable;
+  default_streams: DefaultStreamsTable;
+  subscriptions: SubscriptionsTable;
+  messages: MessagesTable;
+  user_messages: UserMessagesTable;
+  reactions: ReactionsTable;
+  submessages: SubmessagesTable;
+  attachments: AttachmentsTable;
+  attachment_messages: AttachmentMessagesTable;
+  scheduled_messages: ScheduledMessagesTable;
+  user_topics: UserTopicsTable;
+  custom_profile_fields: CustomProfileFieldsTable;
+  custom_profile_field_values: CustomProfileFieldValuesTable;
+  user_statuses: UserStatusesTable;
+  user_presences: UserPresencesTable;
+  muted_users: MutedUsersTable;
+  alert_words: AlertWordsTable;
+  drafts: DraftsTable;
+  realm_emoji: RealmEmojiTable;
+  bot_services: BotServicesTable;
+  push_devices: PushDevicesTable;
+  jobs: JobsTable;
+  confirmations: ConfirmationsTable;
+  sessions: SessionsTable;
+  audit_log: AuditLogTable;
+}
+
+export type Realm = Selectable<RealmsTable>;
+export type User = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type Stream = Selectable<StreamsTable>;
+export type UserGroup = Selectable<UserGroupsTable>;
+export type CustomProfileField = Selectable<CustomProfileFieldsTable>;
+export type Job = Selectable<JobsTable>;

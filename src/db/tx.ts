@@ -1,0 +1,79 @@
+import type { Kysely, Transaction } from "kysely";
+import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
+import { nowSeconds } from "../util/time.js";
+import type { Db } from "./connect.js";
+import type { Dialect } from "./dialect.js";
+import type { Database } from "./schema.js";
+
+/** Anything queries can run on: the database or an open transaction. Store functions take this. */
+export type Executor = Kysely<Database>;
+
+export interface JobOptions {
+  /** UNIX seconds; default now. */
+  runAt?: number;
+  maxAttempts?: number;
+}
+
+/** What actions get: the transaction to write in, and the hooks that fire only after COMMIT. */
+export interface Tx {
+  readonly q: Transaction<Database>;
+  readonly dialect: Dialect;
+  /** The event is JSON-round-tripped now and delivered to `userIds`' queues after commit. */
+  sendEventOnCommit(event: ParleyEvent, userIds: Iterable<number>): void;
+  /** Writes a durable job row in this transaction; the job runner is woken after commit. */
+  enqueueJob(kind: string, payload: unknown, options?: JobOptions): Promise<void>;
+  afterCommit(hook: () => void): void;
+}
+
+/** The process-wide services a transaction hands its after-commit work to. */
+export interface TxServices {
+  db: Db;
+  events: EventDispatcher;
+  /** Called after a commit that enqueued jobs. */
+  wakeJobs: () => void;
+}
+
+
+/**
+ * Runs `fn` in one transaction. After COMMIT, the events and job wake-ups it queued are
+ * released; on rollback they are dropped. Nested calls reuse the outer transaction.
+ */
+export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
+  if (outer) return fn(outer);
+  const hooks: Array<() => void> = [];
+  const result = await services.db.kysely.transaction().execute(async (trx) => {
+    let wantsWake = false;
+    const tx: Tx = {
+      q: trx,
+      dialect: services.db.dialect,
+      sendEventOnCommit(event, userIds) {
+        const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
+        const users = [...new Set(userIds)];
+        hooks.push(() => services.events.dispatchCommitted(frozen, users));
+      },
+      async enqueueJob(kind, payload, options = {}) {
+        const now = nowSeconds();
+        await trx
+          .insertInto("jobs")
+          .values({
+            kind,
+            payload: JSON.stringify(payload),
+            run_at: options.runAt ?? now,
+            max_attempts: options.maxAttempts ?? 5,
+            created_at: now,
+          })
+          .execute();
+        if (!wantsWake) {
+          wantsWake = true;
+          hooks.push(() => services.wakeJobs());
+        }
+      },
+      afterCommit(hook) {
+        hooks.push(hook);
+      },
+    };
+    return fn(tx);
+  });
+  for (const hook of hooks) hook();
+  return result;
+}

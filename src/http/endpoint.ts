@@ -1,0 +1,72 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import type { Realm, User } from "../db/schema.js";
+import type { UploadedFile } from "./mount.js";
+import { ConfusingArgumentsError, MissingArgumentError } from "./errors.js";
+import type { ParamSpec, ParamValues } from "./params.js";
+
+/**
+ * One declaration per endpoint: who may call it, its parameters, and the handler. The route
+ * table (routes.ts) mounts it; this module turns the request into typed values with Zulip's
+ * error texts and the response into Zulip's success envelope.
+ */
+export type AuthMode = "user" | "none";
+
+export interface RequestInfo {
+  ip: string;
+  userAgent: string;
+  /** Zulip's `client` name: the User-Agent's product token ("ZulipMobile", "python-zulip-api"...). */
+  clientName: string;
+  /** File parts of a multipart body. */
+  files: UploadedFile[];
+}
+
+export interface HandlerArgs<P, A extends AuthMode> {
+  ctx: AppContext;
+  params: P;
+  path: Record<string, string>;
+  user: A extends "user" ? User : User | null;
+  realm: A extends "user" ? Realm : Realm | null;
+  request: RequestInfo;
+  raw: { request: FastifyRequest; reply: FastifyReply };
+}
+
+export type HandlerResult = Record<string, unknown> | void;
+
+export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = AuthMode> {
+  auth: A;
+  params: S;
+  handler: (args: HandlerArgs<ParamValues<S>, A>) => Promise<HandlerResult> | HandlerResult;
+  /** Raw handlers write the reply themselves (file downloads, redirects). */
+  raw?: boolean;
+}
+
+export function endpoint<S extends ParamSpec, A extends AuthMode>(def: Endpoint<S, A>): Endpoint<S, A> {
+  return def;
+}
+
+/**
+ * Reads every declared parameter from `input` (body fields win over the query string, as in
+ * Zulip) and lists the names that were sent but are not declared.
+ */
+export function parseParams<S extends ParamSpec>(
+  spec: S,
+  input: Record<string, string>,
+): { values: ParamValues<S>; ignored: string[] } {
+  const values: Record<string, unknown> = {};
+  const used = new Set<string>();
+  for (const [name, param] of Object.entries(spec)) {
+    const present = [name, ...param.aliases].filter((n) => input[n] !== undefined);
+    if (present.length > 1) throw new ConfusingArgumentsError(present[0], present[1]);
+    const sentAs = present[0];
+    if (sentAs === undefined) {
+      if (!param.isOptional) throw new MissingArgumentError(name);
+      values[name] = param.defaultValue;
+      continue;
+    }
+    used.add(sentAs);
+    values[name] = param.parseText(input[sentAs], sentAs);
+  }
+  const ignored = Object.keys(input).filter((key) => !used.has(key));
+  return { values: values as ParamValues<S>, ignored };
+}

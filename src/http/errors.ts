@@ -1,0 +1,153 @@
+/**
+ * Zulip's API errors. `code` values and `msg` texts copy Zulip's byte for byte: clients match
+ * on them. Throw these anywhere below a route; the error handler turns them into the envelope
+ * {result: "error", msg, code, ...data} with the HTTP status.
+ */
+export type ErrorCode =
+  | "BAD_REQUEST"
+  | "REQUEST_VARIABLE_MISSING"
+  | "REQUEST_CONFUSING_VAR"
+  | "UNAUTHORIZED"
+  | "UNAUTHENTICATED_USER"
+  | "INVALID_API_KEY"
+  | "USER_DEACTIVATED"
+  | "REALM_DEACTIVATED"
+  | "AUTHENTICATION_FAILED"
+  | "PASSWORD_RESET_REQUIRED"
+  | "RATE_LIMIT_HIT"
+  | "NOT_FOUND"
+  | "BAD_EVENT_QUEUE_ID"
+  | "STREAM_DOES_NOT_EXIST"
+  | "STREAM_WILDCARD_MENTION_NOT_ALLOWED"
+  | "TOPIC_WILDCARD_MENTION_NOT_ALLOWED"
+  | "REACTION_ALREADY_EXISTS"
+  | "REACTION_DOES_NOT_EXIST"
+  | "BAD_NARROW"
+  | "MISSING_AUTHENTICATION"
+  | "CSRF_FAILED"
+  | "INVALID_PUSH_DEVICE_TOKEN"
+  | "INVALID_REMOTE_PUSH_DEVICE_TOKEN"
+  | "CANNOT_DEACTIVATE_LAST_USER"
+  | "UNAUTHORIZED_PRINCIPAL"
+  | "INVALID_JSON"
+  | "PASSWORD_AUTH_DISABLED"
+  | "INTERNAL_SERVER_ERROR";
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    msg: string,
+    opts: { code?: ErrorCode; status?: number; data?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(msg);
+    this.code = opts.code ?? "BAD_REQUEST";
+    this.status = opts.status ?? 400;
+    this.data = opts.data ?? {};
+    this.headers = opts.headers ?? {};
+  }
+}
+
+/** A plain 400 BAD_REQUEST with Zulip's text. */
+export function badRequest(msg: string, data?: Record<string, unknown>): ApiError {
+  return new ApiError(msg, { data });
+}
+
+export class MissingArgumentError extends ApiError {
+  constructor(varName: string) {
+    super(`Missing '${varName}' argument`, { code: "REQUEST_VARIABLE_MISSING", data: { var_name: varName } });
+  }
+}
+
+export class ConfusingArgumentsError extends ApiError {
+  constructor(a: string, b: string) {
+    super(`Can't decide between '${a}' and '${b}' arguments`, {
+      code: "REQUEST_CONFUSING_VAR",
+      data: { var_name1: a, var_name2: b },
+    });
+  }
+}
+
+const WWW_AUTHENTICATE = { "WWW-Authenticate": 'Basic realm="zulip"' };
+
+export class UnauthorizedError extends ApiError {
+  constructor(msg = "Not logged in: API authentication or user session required") {
+    super(msg, { code: "UNAUTHORIZED", status: 401, headers: WWW_AUTHENTICATE });
+  }
+}
+
+export class InvalidApiKeyError extends ApiError {
+  constructor() {
+    super("Invalid API key", { code: "INVALID_API_KEY", status: 401, headers: WWW_AUTHENTICATE });
+  }
+}
+
+export class UserDeactivatedError extends ApiError {
+  constructor() {
+    super("Account is deactivated", { code: "USER_DEACTIVATED", status: 401 });
+  }
+}
+
+export class RealmDeactivatedError extends ApiError {
+  constructor() {
+    super("This organization has been deactivated", {
+      code: "REALM_DEACTIVATED",
+      status: 401,
+    });
+  }
+}
+
+export class AuthenticationFailedError extends ApiError {
+  constructor() {
+    super("Your username or password is incorrect", { code: "AUTHENTICATION_FAILED", status: 401 });
+  }
+}
+
+export class RateLimitedError extends ApiError {
+  constructor(retryAfterSeconds: number) {
+    super("API usage exceeded rate limit", {
+      code: "RATE_LIMIT_HIT",
+      status: 429,
+      data: { "retry-after": retryAfterSeconds },
+      headers: { "Retry-After": String(Math.ceil(retryAfterSeconds)) },
+    });
+  }
+}
+
+/** An action the user's role does not allow, where Zulip answers with plain BAD_REQUEST. */
+export class InsufficientPermissionError extends ApiError {
+  constructor(msg = "Insufficient permission") {
+    super(msg);
+  }
+}
+
+export class CannotDeactivateLastUserError extends ApiError {
+  constructor(isLastOwner: boolean) {
+    const entity = isLastOwner ? "organization owner" : "user";
+    super(`Cannot deactivate the only ${entity}.`, {
+      code: "CANNOT_DEACTIVATE_LAST_USER",
+      data: { is_last_owner: isLastOwner, entity },
+    });
+  }
+}
+
+export class OrganizationAdministratorRequiredError extends ApiError {
+  constructor() {
+    super("Must be an organization administrator", { code: "UNAUTHORIZED_PRINCIPAL", status: 400 });
+  }
+}
+
+export class OrganizationOwnerRequiredError extends ApiError {
+  constructor() {
+    super("Must be an organization owner", { code: "UNAUTHORIZED_PRINCIPAL", status: 400 });
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor() {
+    super("Endpoint not found", { code: "NOT_FOUND", status: 404 });
+  }
+}

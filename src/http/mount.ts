@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import type { RateLimitRule } from "../config.js";
+import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
+import type { Endpoint } from "./endpoint.js";
+import { parseParams } from "./endpoint.js";
+import { ApiError, RateLimitedError } from "./errors.js";
+import type { RateLimitState } from "./rateLimit.js";
+
+export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+export interface RouteEntry {
+  method: HttpMethod;
+  /** Relative to /api/v1, with Fastify's `:param` syntax. */
+  path: string;
+  endpoint: Endpoint<any, any>;
+}
+
+/** A file part of a multipart body, kept for endpoints that take uploads. */
+export interface UploadedFile {
+  fieldname: string;
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+/** Mounts the route table under /api/v1. */
+export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteEntry[]): void {
+  for (const route of routes) {
+    app.route({
+      method: route.method,
+      url: `/api/v1${route.path}`,
+      handler: (request, reply) => handle(ctx, route.endpoint, request, reply),
+    });
+  }
+}
+
+async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
+  const ip = request.ip;
+  const limits = ctx.config.rateLimits;
+  let user = null;
+  let realm = null;
+  if (ep.auth === "user") {
+    try {
+      ({ user, realm } = await authenticateApiRequest(ctx, request));
+    } catch (error) {
+      // Failed authentication counts against the client's address.
+      applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+      throw error;
+    }
+    applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
+  } else {
+    applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+  }
+
+  const input = collectInput(request);
+  const { values, ignored } = parseParams(ep.params, input.fields);
+  const result = await ep.handler({
+    ctx,
+    params: values,
+    path: (request.params ?? {}) as Record<string, string>,
+    user,
+    realm,
+    request: {
+      ip,
+      userAgent: request.headers["user-agent"] ?? "",
+      clientName: clientNameFromUserAgent(request.headers["user-agent"]),
+      files: input.files,
+    },
+    raw: { request, reply },
+  });
+  if (ep.raw) return reply;
+  const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
+  if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
+  return reply.send(body);
+}
+
+function applyRateLimit(ctx: AppContext, reply: FastifyReply, key: string, rule: RateLimitRule): void {
+  const state: RateLimitState = ctx.rateLimiter.hit(key, rule);
+  reply.header("X-RateLimit-Limit", String(state.limit));
+  reply.header("X-RateLimit-Remaining", String(state.remaining));
+  reply.header("X-RateLimit-Reset", String(state.resetAt));
+  if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
+}
+
+/**
+ * Every parameter as text, from the query string and the body (urlencoded, multipart or JSON),
+ * for every method: body fields win over the query string. Repeated names keep the last value.
+ */
+function collectInput(request: FastifyRequest): { fields: Record<string, string>; files: UploadedFile[] } {
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  const put = (source: unknown) => {
+    if (source === null || typeof source !== "object" || Array.isArray(source)) return;
+    for (const [key, raw] of Object.entries(source as Record<string, unknown>)) {
+      const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+      if (value === undefined || value === null) continue;
+      if (typeof value === "object" && "type" in value && (value as any).type === "file") {
+        const f = value as any;
+        files.push({ fieldname: key, filename: f.filename, mimetype: f.mimetype, data: f._buf ?? Buffer.alloc(0) });
+        continue;
+      }
+      if (typeof value === "object" && "type" in value && (value as any).type === "field") {
+        fields[key] = String((value as any).value);
+        continue;
+      }
+      fields[key] = typeof value === "string" ? value : JSON.stringify(value);
+    }
+  };
+  put(request.query);
+  put(request.body);
+  return { fields, files };
+}
+
+/** Fastify errors (bad bodies, too large) and our ApiErrors as Zulip's error envelope. */
+export function errorEnvelope(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+  if (error instanceof ApiError) {
+    return {
+      status: error.status,
+      body: { result: "error", msg: error.message, code: error.code, ...error.data },
+      headers: error.headers,
+    };
+  }
+  const e = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
+    const msg =
+      e.code === "FST_ERR_CTP_BODY_TOO_LARGE" || e.statusCode === 413
+        ? "Request body too large"
+        : e.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE"
+          ? "Unsupported content type"
+          : e.code === "FST_ERR_CTP_INVALID_JSON_BODY" || e.code === "FST_ERR_CTP_EMPTY_JSON_BODY"
+            ? "Malformed JSON"
+            : `Bad request: ${e.message ?? ""}`.trim();
+    return { status: e.statusCode === 413 ? 413 : 400, body: { result: "error", msg, code: "BAD_REQUEST" }, headers: {} };
+  }
+  return {
+    status: 500,
+    body: { result: "error", msg: "Internal server error", code: "INTERNAL_SERVER_ERROR" },
+    headers: {},
+  };
+}

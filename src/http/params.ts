@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { ApiError, badRequest } from "./errors.js";
+
+/**
+ * Declarative request parameters, Zulip's `typed_endpoint` for TypeScript. Every value arrives as
+ * text (query string, urlencoded or multipart field); list, object, integer and boolean values are
+ * JSON inside that text. Each parser turns text into a typed value or throws Zulip's error text for
+ * the failure ("{var_name} is not an integer", "Invalid {var_name}", ...).
+ */
+export class Param<T> {
+  constructor(
+    readonly parseText: (raw: string, name: string) => T,
+    readonly isOptional = false,
+    readonly defaultValue: T | undefined = undefined,
+    readonly aliases: readonly string[] = [],
+  ) {}
+
+  /** The parameter may be absent: the handler sees `undefined`. */
+  optional(): Param<T | undefined> {
+    return new Param<T | undefined>(this.parseText, true, undefined, this.aliases);
+  }
+
+  /** Absent means `value`. */
+  default(value: T): Param<T> {
+    return new Param<T>(this.parseText, true, value, this.aliases);
+  }
+
+  /** Other request names accepted for this parameter (e.g. `subject` for `topic`). */
+  alias(...names: string[]): Param<T> {
+    return new Param<T>(this.parseText, this.isOptional, this.defaultValue, [...this.aliases, ...names]);
+  }
+
+  /** Further validation/transformation after parsing; throw ApiError to reject. */
+  refine<U>(fn: (value: T, name: string) => U): Param<U> {
+    const inner = this.parseText;
+    return new Param<U>((raw, name) => fn(inner(raw, name), name), this.isOptional, undefined, this.aliases);
+  }
+}
+
+export type ParamSpec = Record<string, Param<any>>;
+export type ParamValues<S extends ParamSpec> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
+
+function parseJson(raw: string, name: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw badRequest(`${name} is not valid JSON`);
+  }
+}
+
+const NUL = /\u0000/;
+
+function checkString(raw: string, name: string, opts: StringOptions): string {
+  if (NUL.test(raw)) throw badRequest(`${name} contains NULL (0x00) characters.`);
+  const value = opts.trim === false ? raw : raw.trim();
+  if (opts.maxLength !== undefined && value.length > opts.maxLength) {
+    throw badRequest(`${name} is too long (limit: ${opts.maxLength} characters)`);
+  }
+  if (opts.nonEmpty && value.length === 0) throw badRequest(`${name} cannot be blank`);
+  return value;
+}
+
+interface StringOptions {
+  maxLength?: number;
+  nonEmpty?: boolean;
+  /** Default true for `p.string`: surrounding whitespace is dropped. */
+  trim?: boolean;
+}
+
+function intFromJson(value: unknown, name: string, min?: number, max?: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value)) throw badRequest(`${name} is not an integer`);
+  if (min !== undefined && value < min) throw badRequest(`${name} is too small`);
+  if (max !== undefined && value > max) throw badRequest(`${name} is too large`);
+  return value;
+}
+
+/** Zod issues → Zulip's error templates (first issue wins, as in Zulip). */
+export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string): ApiError {
+  const varName = name + issue.path.map((p) => `[${JSON.stringify(p)}]`).join("");
+  switch (issue.code) {
+    case "invalid_type": {
+      const expected = String(issue.expected);
+      const noun: Record<string, string> = {
+        int: "an integer",
+        number: "a float",
+        string: "a string",
+        boolean: "a boolean",
+        array: "a list",
+        object: "a dict",
+        record: "a dict",
+      };
+      if (expected in noun) return badRequest(`${varName} is not ${noun[expected]}`);
+      return badRequest(`Invalid ${varName}`);
+    }
+    case "too_small":
+      if (issue.origin === "string" && issue.minimum === 1) return badRequest(`${varName} cannot be blank`);
+      if (issue.origin === "string") return badRequest(`${varName} is too short.`);
+      return badRequest(`${varName} is too small`);
+    case "too_big":
+      if (issue.origin === "string") return badRequest(`${varName} is too long (limit: ${issue.maximum} characters)`);
+      return badRequest(`${varName} is too large`);
+    case "unrecognized_keys":
+      return badRequest(`Argument "${issue.keys[0]}" at ${varName} is unexpected`);
+    case "custom":
+      return badRequest(issue.message && issue.message !== "Invalid input" ? issue.message : `Invalid ${varName}`);
+    default:
+      return badRequest(`Invalid ${varName}`);
+  }
+}
+
+export const p = {
+  /** Plain text, trimmed unless `trim: false`. */
+  string(opts: StringOptions = {}): Param<string> {
+    return new Param((raw, name) => checkString(raw, name, opts));
+  },
+
+  /** Json[int]. */
+  int(opts: { min?: number; max?: number } = {}): Param<number> {
+    return new Param((raw, name) => intFromJson(parseJson(raw, name), name, opts.min, opts.max));
+  },
+
+  /** Json[bool]: the JSON literals true/false. */
+  bool(): Param<boolean> {
+    return new Param((raw, name) => {
+      const value = parseJson(raw, name);
+      if (typeof value !== "boolean") throw badRequest(`${name} is not a boolean`);
+      return value;
+    });
+  },
+
+  /** One of fixed strings (Literal[...]): anything else is "Invalid {name}". */
+  enum<const V extends string>(values: readonly V[]): Param<V> {
+    return new Param((raw, name) => {
+      if (!(values as readonly string[]).includes(raw)) throw badRequest(`Invalid ${name}`);
+      return raw as V;
+    });
+  },
+
+  /** One of fixed integers (Json[Literal[...]]). */
+  intEnum<const V extends number>(values: readonly V[]): Param<V> {
+    return new Param((raw, name) => {
+      const value = parseJson(raw, name);
+      if (typeof value !== "number" || !Number.isInteger(value)) throw badRequest(`${name} is not an integer`);
+      if (!(values as readonly number[]).includes(value)) throw badRequest(`Invalid ${name}`);
+      return value as V;
+    });
+  },
+
+  /** JSON text checked by a zod schema (lists, objects, unions). */
+  json<S extends z.ZodType>(schema: S): Param<z.output<S>> {
+    return new Param((raw, name) => {
+      const result = schema.safeParse(parseJson(raw, name));
+      if (!result.success) throw zodIssueToApiError(result.error.issues[0], name);
+      return result.data;
+    });
+  },
+
+  /**
+   * A value that may be plain text or JSON text (Zulip's `to`: "Denmark", "\"Denmark\"", "9",
+   * "[9, 10]", "[\"a@x\"]"). Returns the parsed JSON when the text is valid JSON, else the text.
+   */
+  textOrJson(): Param<unknown> {
+    return new Param((raw, name) => {
+      if (NUL.test(raw)) throw badRequest(`${name} contains NULL (0x00) characters.`);
+      try {
+        return JSON.parse(raw);
+      } catch {
+        return raw;
+      }
+    });
+  },
+};
+
+/** Path segment parsers: a malformed id in a path is a 400 with Zulip's text. */
+export const pathParam = {
+  int: (raw: string, name: string): number => {
+    if (!/^-?\d{1,15}$/.test(raw)) throw badRequest(`${name} is not an integer`);
+    return Number(raw);
+  },
+};

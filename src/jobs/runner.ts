@@ -1,0 +1,143 @@
+import type { AppContext } from "../appContext.js";
+import type { Job } from "../db/schema.js";
+import { nowSeconds } from "../util/time.js";
+
+/**
+ * Runs durable jobs from the `jobs` table. A job row is written in the same transaction as the
+ * change that causes it (Tx.enqueueJob), so a crash loses none. The runner claims a due job by
+ * moving it to `running` with a lease; a job whose process died is taken again when its lease
+ * expires. Failures are retried with exponential backoff until max_attempts, then left `failed`
+ * with the error text.
+ */
+export type JobHandler = (ctx: AppContext, payload: any, job: Job) => Promise<void>;
+
+const LEASE_SECONDS = 120;
+const POLL_MS = 1000;
+
+export class JobRunner {
+  private readonly handlers = new Map<string, JobHandler>();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly ctx: AppContext) {}
+
+  register(kind: string, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.idle();
+  }
+
+  /** Asks the runner to look for due jobs now (called after a commit that enqueued one). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void this.loop();
+  }
+
+  /** Resolves when no pass is in progress (tests: wait for after-commit work). */
+  idle(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Runs every job that is due now, then returns. */
+  async runDueJobs(): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const job = await this.claim();
+      if (!job) return done;
+      await this.execute(job);
+      done += 1;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    this.running = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    try {
+      do {
+        this.again = false;
+        await this.runDueJobs();
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      this.ctx.log.error({ err: error }, "job runner pass failed");
+    } finally {
+      this.running = false;
+      for (const resolve of this.idleWaiters.splice(0)) resolve();
+      if (!this.stopped) this.timer = setTimeout(() => this.wake(), POLL_MS).unref();
+    }
+  }
+
+  private async claim(): Promise<Job | undefined> {
+    const now = nowSeconds();
+    return this.ctx.db.kysely.transaction().execute(async (trx) => {
+      const candidate = await this.ctx.db.dialect
+        .forUpdate(
+          trx
+            .selectFrom("jobs")
+            .selectAll()
+            .where((eb) =>
+              eb.or([
+                eb.and([eb("status", "=", "pending"), eb("run_at", "<=", now)]),
+                eb.and([eb("status", "=", "running"), eb("locked_until", "<", now)]),
+              ]),
+            )
+            .where("kind", "in", this.handlers.size > 0 ? [...this.handlers.keys()] : ["-"])
+            .orderBy("run_at")
+            .orderBy("id")
+            .limit(1),
+        )
+        .executeTakeFirst();
+      if (!candidate) return undefined;
+      await trx
+        .updateTable("jobs")
+        .set({ status: "running", locked_until: now + LEASE_SECONDS, attempts: candidate.attempts + 1 })
+        .where("id", "=", candidate.id)
+        .execute();
+      return { ...candidate, status: "running" as const, attempts: candidate.attempts + 1 };
+    });
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const handler = this.handlers.get(job.kind);
+    const q = this.ctx.db.kysely;
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(this.ctx, JSON.parse(job.payload), job);
+      await q.updateTable("jobs").set({ status: "done", finished_at: nowSeconds(), locked_until: null }).where("id", "=", job.id).execute();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const failed = job.attempts >= job.max_attempts;
+      const backoff = Math.min(3600, 2 ** job.attempts * 5);
+      this.ctx.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, err: message }, failed ? "job failed" : "job will be retried");
+      await q
+        .updateTable("jobs")
+        .set({
+          status: failed ? "failed" : "pending",
+          run_at: nowSeconds() + backoff,
+          locked_until: null,
+          last_error: message.slice(0, 2000),
+          finished_at: failed ? nowSeconds() : null,
+        })
+        .where("id", "=", job.id)
+        .execute();
+    }
+  }
+}

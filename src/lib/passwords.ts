@@ -1,0 +1,44 @@
+import crypto from "node:crypto";
+import { promisify } from "node:util";
+
+const scrypt = promisify(crypto.scrypt) as (
+  password: crypto.BinaryLike,
+  salt: crypto.BinaryLike,
+  keylen: number,
+  options: crypto.ScryptOptions,
+) => Promise<Buffer>;
+
+/**
+ * Passwords are hashed with scrypt (memory-hard). Production cost: N=2^15, r=8, p=1 (32 MiB, the
+ * OWASP recommendation). The parameters are stored with the hash, so they can be raised later
+ * and old hashes still verify. Test suites may use N=2^10 (PARLEY_INSECURE_FAST_HASHING).
+ */
+export const PASSWORD_MIN_LENGTH = 6;
+export const PASSWORD_MAX_LENGTH = 100;
+
+const PRODUCTION = { N: 2 ** 15, r: 8, p: 1 };
+const FAST_FOR_TESTS = { N: 2 ** 10, r: 8, p: 1 };
+const KEY_LENGTH = 32;
+
+export async function hashPassword(password: string, fast = false): Promise<string> {
+  const params = fast ? FAST_FOR_TESTS : PRODUCTION;
+  const salt = crypto.randomBytes(16);
+  const key = await scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, { ...params, maxmem: 128 * params.N * params.r * 2 });
+  return ["scrypt", params.N, params.r, params.p, salt.toString("base64"), key.toString("base64")].join("$");
+}
+
+export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
+  if (!stored) return false;
+  const [scheme, n, r, pp, saltB64, keyB64] = stored.split("$");
+  if (scheme !== "scrypt" || !keyB64) return false;
+  const expected = Buffer.from(keyB64, "base64");
+  const N = Number(n);
+  const params = { N, r: Number(r), p: Number(pp), maxmem: 128 * N * Number(r) * 2 };
+  const actual = await scrypt(password.normalize("NFKC"), Buffer.from(saltB64, "base64"), expected.length, params);
+  return crypto.timingSafeEqual(actual, expected);
+}
+
+/** A random password for first-start owners and CLI-created users. */
+export function generatePassword(): string {
+  return crypto.randomBytes(15).toString("base64url");
+}

@@ -1,0 +1,30 @@
+import type { Executor } from "../db/tx.js";
+import { nowSeconds } from "../util/time.js";
+
+export interface AuditEntry {
+  realm_id: number;
+  event_type: string;
+  acting_user_id?: number | null;
+  modified_user_id?: number | null;
+  modified_stream_id?: number | null;
+  modified_group_id?: number | null;
+  extra_data?: Record<string, unknown>;
+}
+
+export const auditLogStore = {
+  async insert(q: Executor, entry: AuditEntry): Promise<void> {
+    await q
+      .insertInto("audit_log")
+      .values({
+        realm_id: entry.realm_id,
+        event_type: entry.event_type,
+        acting_user_id: entry.acting_user_id ?? null,
+        modified_user_id: entry.modified_user_id ?? null,
+        modified_stream_id: entry.modified_stream_id ?? null,
+        modified_group_id: entry.modified_group_id ?? null,
+        extra_data: JSON.stringify(entry.extra_data ?? {}),
+        event_time: nowSeconds(),
+      })
+      .execute();
+  },
+};

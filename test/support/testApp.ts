@@ -1,0 +1,174 @@
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { afterAll, beforeAll, expect } from "vitest";
+import { buildApp, createContext } from "../../src/app.js";
+import type { AppContext } from "../../src/appContext.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import type { User } from "../../src/db/schema.js";
+import type { ParleyEvent } from "../../src/events/dispatch.js";
+import type { JobRunner } from "../../src/jobs/runner.js";
+import { seedTestRealm, type TestUserName } from "./seed.js";
+import { freshDatabase } from "./testDb.js";
+import { validateResponse } from "./openapi.js";
+
+export type Params = Record<string, string | number | boolean | object | null | undefined>;
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface RequestOptions {
+  /** Send the body as multipart/form-data (as zulip-js does) instead of urlencoded. */
+  multipart?: boolean;
+  /** Put parameters in the query string even for POST/PATCH/DELETE. */
+  inQuery?: boolean;
+  /** Extra headers (override Authorization, set User-Agent...). */
+  headers?: Record<string, string>;
+  /** Skip the OpenAPI check (for endpoints the reference does not describe). */
+  skipOpenApi?: boolean;
+}
+
+/**
+ * A running Parley for one test file: fresh database, the test realm (Zulip's development users:
+ * hamlet, othello, iago, desdemona, ...), and a real HTTP listener on 127.0.0.1. Every response is
+ * validated against the reference OpenAPI schema unless the test opts out.
+ */
+export class TestServer {
+  ctx!: AppContext & { jobs: JobRunner };
+  baseUrl = "";
+  config!: Config;
+  private close: Array<() => Promise<void>> = [];
+  private users = new Map<string, User>();
+
+  async start(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<void> {
+    const db = await freshDatabase();
+    const base = loadConfig({ PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "silent", ...env });
+    this.config = {
+      ...base,
+      database: db.database,
+      dataDir: db.dataDir,
+      externalUrl: "http://localhost:9991",
+      ...overrides,
+      rateLimits: { ...base.rateLimits, enabled: false, ...(overrides.rateLimits ?? {}) },
+    };
+    this.ctx = await createContext(this.config, pino({ level: process.env.PARLEY_TEST_LOG ?? "silent" }));
+    await seedTestRealm(this.ctx);
+    const app = await buildApp(this.ctx);
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    this.ctx.jobs.start();
+    this.baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    this.close.push(async () => {
+      await app.close();
+      await this.ctx.jobs.stop();
+      await this.ctx.db.close();
+      await db.drop();
+    });
+  }
+
+  async stop(): Promise<void> {
+    for (const fn of this.close.splice(0).reverse()) await fn();
+  }
+
+  /** The current row of a test user, by short name ("hamlet") or email. */
+  async user(name: TestUserName | string): Promise<User> {
+    const email = name.includes("@") ? name : `${name}@zulip.com`;
+    const row = await this.ctx.db.kysely
+      .selectFrom("users")
+      .selectAll()
+      .where((eb) => eb(eb.fn("lower", ["delivery_email"]), "=", email.toLowerCase()))
+      .executeTakeFirstOrThrow();
+    this.users.set(name, row);
+    return row;
+  }
+
+  async authHeader(name: TestUserName | string): Promise<string> {
+    const u = await this.user(name);
+    return "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
+  }
+
+  /** Sends a request as `who` (a test user name, or null for no credentials). */
+  async request(method: string, who: TestUserName | string | null, path: string, params: Params = {}, options: RequestOptions = {}): Promise<ApiResponse> {
+    const headers: Record<string, string> = { "User-Agent": "ParleyTests/1.0" };
+    if (who !== null) headers.Authorization = await this.authHeader(who);
+    Object.assign(headers, options.headers ?? {});
+    const url = new URL(this.baseUrl + path);
+    const encoded = Object.entries(params)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)] as [string, string]);
+    let body: string | FormData | undefined;
+    if (method === "GET" || method === "HEAD" || options.inQuery) {
+      for (const [k, v] of encoded) url.searchParams.append(k, v);
+    } else if (options.multipart) {
+      const form = new FormData();
+      for (const [k, v] of encoded) form.append(k, v);
+      body = form;
+    } else if (encoded.length > 0) {
+      headers["Content-Type"] = "application/x-www-form-urlencoded";
+      body = new URLSearchParams(encoded).toString();
+    }
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = text === "" ? null : JSON.parse(text);
+    } catch {
+      // not JSON: left as text
+    }
+    const response = { status: res.status, headers: res.headers, body: parsed };
+    if (!options.skipOpenApi && path.startsWith("/api/v1/") && method !== "HEAD") {
+      validateResponse(method, url.pathname, response.status, parsed);
+    }
+    return response;
+  }
+
+  get(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
+    return this.request("GET", who, path, params, options);
+  }
+  post(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
+    return this.request("POST", who, path, params, options);
+  }
+  patch(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
+    return this.request("PATCH", who, path, params, options);
+  }
+  delete(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
+    return this.request("DELETE", who, path, params, options);
+  }
+
+  /** Runs `fn` and returns the events committed meanwhile, with their recipients. */
+  async captureEvents<T>(fn: () => Promise<T>): Promise<{ result: T; events: Array<{ event: ParleyEvent; users: number[] }> }> {
+    const events: Array<{ event: ParleyEvent; users: number[] }> = [];
+    const unsubscribe = this.ctx.events.subscribe((event, users) => events.push({ event, users: [...users] }));
+    try {
+      const result = await fn();
+      return { result, events };
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** Waits until the job runner has nothing due (after-commit jobs such as emails). */
+  async drainJobs(): Promise<void> {
+    await this.ctx.jobs.idle();
+    await this.ctx.jobs.runDueJobs();
+  }
+}
+
+/** Starts a TestServer for the current test file (beforeAll/afterAll). */
+export function useTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): TestServer {
+  const server = new TestServer();
+  beforeAll(() => server.start(overrides, env), 60_000);
+  afterAll(() => server.stop(), 60_000);
+  return server;
+}
+
+export function expectSuccess(res: ApiResponse, status = 200): any {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: "success", msg: "" } });
+  return res.body;
+}
+
+export function expectError(res: ApiResponse, status: number, msg: string, code = "BAD_REQUEST"): any {
+  expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: "error", msg, code } });
+  return res.body;
+}

@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import type { Config } from "../../src/config.js";
+
+/**
+ * Which engine this test run uses: SQLite unless PARLEY_TEST_DATABASE=postgres, in which case
+ * PARLEY_TEST_POSTGRES_URL points at a server where we may create databases. Every test file
+ * gets its own fresh database (file or CREATE DATABASE), migrated by the app itself.
+ */
+export const TEST_ENGINE: "sqlite" | "postgres" = process.env.PARLEY_TEST_DATABASE === "postgres" ? "postgres" : "sqlite";
+
+let counter = 0;
+
+export async function freshDatabase(): Promise<{ database: Config["database"]; dataDir: string; drop: () => Promise<void> }> {
+  counter += 1;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
+  if (TEST_ENGINE === "sqlite") {
+    return {
+      database: { kind: "sqlite", file: path.join(dataDir, "test.sqlite3"), synchronous: "NORMAL" },
+      dataDir,
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
+  if (!adminUrl) throw new Error("PARLEY_TEST_DATABASE=postgres needs PARLEY_TEST_POSTGRES_URL");
+  const name = `parley_test_${process.pid}_${counter}_${Date.now() % 100000}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    database: { kind: "postgres", url: url.toString() },
+    dataDir,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
