@@ -10,6 +10,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { errorEnvelope, mountRoutes } from "./http/mount.js";
 import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
+import { registerJobHandlers } from "./jobs/handlers.js";
 import { JobRunner } from "./jobs/runner.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
@@ -26,6 +27,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     wakeJobs: () => {},
   } as AppContext & { jobs: JobRunner };
   ctx.jobs = new JobRunner(ctx);
+  registerJobHandlers(ctx.jobs);
   ctx.wakeJobs = () => ctx.jobs.wake();
   return ctx;
 }

@@ -16,6 +16,10 @@ export const ROUTES: readonly RouteEntry[] = [
   // server
   { method: "GET", path: "/server_settings", endpoint: serverSettings.getServerSettings },
 
-  // users
+  // users, roles, deactivation, status, custom profile fields
   { method: "GET", path: "/users/me", endpoint: users.getUserMe },
+  // (end users)
+
+  // personal settings
+  // (end settings)
 ];
