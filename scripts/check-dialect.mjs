@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+// Only src/db/dialect.ts and src/db/connect.ts may know which SQL engine runs underneath
+// (STYLE.md habit 8). Fails when any other source file names one.
+import fs from "node:fs";
+import path from "node:path";
+
+const allowed = new Set(["src/db/dialect.ts", "src/db/connect.ts", "src/config.ts"]);
+const offenders = [];
+function walk(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(file);
+    else if (file.endsWith(".ts") && !allowed.has(file)) {
+      fs.readFileSync(file, "utf8").split("\n").forEach((line, i) => {
+        if (/\b(sqlite|postgres(ql)?)\b/i.test(line) && !/^\s*(\/\/|\*|\/\*\*)/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+    }
+  }
+}
+walk("src");
+if (offenders.length > 0) {
+  console.error("Dialect-specific code outside src/db/dialect.ts:\n" + offenders.join("\n"));
+  process.exit(1);
+}
+console.log("dialect check: ok");
