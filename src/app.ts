@@ -7,7 +7,8 @@ import type { Config } from "./config.js";
 import { openDb } from "./db/connect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { EventDispatcher } from "./events/dispatch.js";
-import { errorEnvelope, mountRoutes } from "./http/mount.js";
+import { accountPages } from "./http/accountPages.js";
+import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
@@ -41,6 +42,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }),
     bodyLimit: 30 * 1024 * 1024,
     trustProxy: "127.0.0.1",
+    frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   await app.register(formbody);
   await app.register(multipart, {
@@ -69,5 +71,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   mountRoutes(app, ctx, ROUTES);
+  await app.register(accountPages, { ctx });
   return app;
 }

@@ -1,24 +1,51 @@
+import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./cli/command.js";
+import { emailsCommand } from "./cli/emails.js";
+import { migrateCommand } from "./cli/migrate.js";
+import { createOrganizationCommand } from "./cli/organizations.js";
+import { serveCommand } from "./cli/serve.js";
+import { apiKeyCommand, changeRoleCommand, createUserCommand, resetPasswordCommand } from "./cli/users.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { startServer } from "./server.js";
 
-/** `parley <command>`: the command line. `serve` is the default. */
+/**
+ * `parley <command> [options]`: the command line (`npx parley`, `npm run parley --`). `serve` is
+ * the default. Exit codes: 0 done, 1 the request failed (unknown user, duplicate email, ...),
+ * 2 the command line is wrong (unknown command or option, missing or invalid value).
+ */
+const COMMANDS: readonly Command[] = [
+  serveCommand,
+  migrateCommand,
+  createOrganizationCommand,
+  createUserCommand,
+  changeRoleCommand,
+  apiKeyCommand,
+  resetPasswordCommand,
+  emailsCommand,
+];
+
+function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "Usage: parley <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "`parley <command> --help` lists a command's options.",
+  ].join("\n");
+}
+
 async function main(argv: string[]): Promise<number> {
-  const [command = "serve"] = argv;
-  const config = loadConfig();
-  switch (command) {
-    case "serve": {
-      const server = await startServer(config);
-      const shutdown = () => {
-        void server.stop().then(() => process.exit(0));
-      };
-      process.once("SIGINT", shutdown);
-      process.once("SIGTERM", shutdown);
-      return -1;
-    }
-    default:
-      process.stderr.write(`parley: unknown command "${command}"\n`);
-      return 2;
+  const [name = "serve", ...rest] = argv;
+  if (name === "help" || name === "--help" || name === "-h") {
+    const command = COMMANDS.find((c) => c.name === rest[0]);
+    print(command ? commandHelp(command) : overview());
+    return 0;
   }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new CliError(`unknown command "${name}"\n\n${overview()}`, 2);
+  const args = parseCommandArgs(command, rest);
+  if (args === null) return 0;
+  return command.run(loadConfig(), args);
 }
 
 main(process.argv.slice(2)).then(
@@ -26,8 +53,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exit(code);
   },
   (error) => {
-    if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    if (error instanceof CliError) process.stderr.write(`parley: ${error.message}\n`);
+    else if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`parley: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
+    process.exit(error instanceof CliError ? error.exitCode : 1);
   },
 );

@@ -3,7 +3,16 @@ import { doCreateRealm } from "../actions/realms.js";
 import { doCreateUser } from "../actions/createUser.js";
 import type { Realm } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { BotType, Role } from "../models/roles.js";
+import { isRenderedFieldType, ProfileFieldType, renderProfileFieldValue } from "../lib/profileData.js";
+import { BotType, RecipientType, Role } from "../models/roles.js";
+import { auditLogStore } from "../store/auditLog.js";
+import { customProfileFieldStore } from "../store/customProfileFields.js";
+import { messageStore, recipientStore, userMessageStore } from "../store/messages.js";
+import { streamStore, subscriptionStore } from "../store/streams.js";
+import { userGroupStore } from "../store/userGroups.js";
+import { userStore } from "../store/users.js";
+import { escapeHtml } from "../util/html.js";
+import { nowSeconds } from "../util/time.js";
 
 /**
  * Zulip's development organization, with the same ids and emails as Zulip's own development and
@@ -63,5 +72,237 @@ export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
   });
 }
 
+/** Zulip's development channels, with their ids (populate_db's test-suite data). */
+export const DEV_CHANNELS = [
+  { id: 1, name: "Verona", description: "A city in Italy" },
+  { id: 2, name: "Denmark", description: "A Scandinavian country" },
+  { id: 3, name: "Scotland", description: "Located in the United Kingdom" },
+  { id: 4, name: "Venice", description: "A northeastern Italian city" },
+  { id: 5, name: "Rome", description: "Yet another Italian city", is_web_public: true },
+  { id: 6, name: "core team", description: "A private channel for core team members.", invite_only: true },
+] as const;
+
+/** The realm's default channels: Verona, made default when the realm was created (populate_db). */
+const DEFAULT_CHANNELS = ["Verona"];
+
+/** populate_db's fixed subscriptions for the test suite, users in the order of their emails. */
+const SUBSCRIPTIONS: Record<string, string[]> = {
+  aaron: ["Verona"],
+  cordelia: ["Verona"],
+  desdemona: ["Verona", "Denmark", "Venice", "core team"],
+  hamlet: ["Verona", "Denmark", "core team"],
+  iago: ["Verona", "Denmark", "Scotland", "core team"],
+  othello: ["Verona", "Denmark", "Scotland"],
+  polonius: ["Verona"],
+  prospero: ["Verona", "Denmark", "Scotland", "Venice"],
+  shiva: ["Verona", "Denmark", "Scotland"],
+  ZOE: ["Verona", "Denmark", "Scotland", "Venice", "Rome"],
+};
+
+/** Zulip's STREAM_ASSIGNMENT_COLORS. */
+const CHANNEL_COLORS = [
+  "#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5",
+  "#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
+  "#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+];
+
+/** A few conversations, oldest first: channel messages (channel › topic) and direct messages. */
+type SeedMessage = { from: string; channel: string; topic: string; text: string } | { from: string; to: string; text: string };
+const MESSAGES: SeedMessage[] = [
+  { from: "iago", channel: "Verona", topic: "test", text: "Welcome to Verona! This is the test topic." },
+  { from: "hamlet", channel: "Verona", topic: "test", text: "Testing, one two three." },
+  { from: "othello", channel: "Verona", topic: "test", text: "Test received, loud and clear." },
+  { from: "cordelia", channel: "Verona", topic: "greetings", text: "Good morning, everyone." },
+  { from: "hamlet", channel: "Denmark", topic: "Castle", text: "Something is rotten in the state of Denmark." },
+  { from: "othello", channel: "Denmark", topic: "Castle", text: "Who keeps watch on the platform tonight?" },
+  { from: "iago", channel: "Denmark", topic: "Castle", text: "Horatio and Marcellus, I believe." },
+  { from: "prospero", channel: "Scotland", topic: "weather", text: "Fair is foul, and foul is fair: rain again." },
+  { from: "shiva", channel: "Scotland", topic: "weather", text: "Bring an umbrella & a good coat." },
+  { from: "desdemona", channel: "Venice", topic: "canals", text: "The canals are lovely this time of year." },
+  { from: "prospero", channel: "Venice", topic: "canals", text: "Take a gondola to the Rialto." },
+  { from: "ZOE", channel: "Rome", topic: "roads", text: "All roads lead here." },
+  { from: "iago", channel: "core team", topic: "private channels", text: "Only the core team can read this channel." },
+  { from: "desdemona", channel: "core team", topic: "private channels", text: "Agreed: plans for the release go here." },
+  { from: "hamlet", to: "othello", text: "Othello, do you have a moment?" },
+  { from: "othello", to: "hamlet", text: "Of course, what is it?" },
+  { from: "hamlet", to: "othello", text: "To be, or not to be: that is the question." },
+];
+
+/** Zulip's UserMessage flag bits used here. */
+const READ_FLAG = 1;
+const IS_PRIVATE_FLAG = 2048;
+
+const userId = (name: string): number => {
+  const user = DEV_USERS.find((u) => u.email.toLowerCase() === `${name.toLowerCase()}@zulip.com`);
+  if (!user) throw new Error(`no development user ${name}`);
+  return user.id;
+};
+
 /** Channels, subscriptions, groups, profile fields and a few messages of the dev realm. */
-async function seedDevelopmentContent(_tx: Tx, _realm: Realm): Promise<void> {}
+async function seedDevelopmentContent(tx: Tx, realm: Realm): Promise<void> {
+  const groups = new Map((await userGroupStore.listSystemGroups(tx.q, realm.id)).map((g) => [g.name, g.id]));
+  const group = (name: string) => groups.get(name)!;
+  const channels = await seedChannels(tx, realm, group);
+  await seedMessages(tx, realm, channels);
+  await seedUserGroup(tx, realm, group);
+  await seedProfileFields(tx, realm);
+}
+
+interface SeededChannel {
+  id: number;
+  recipientId: number;
+  subscriberIds: number[];
+}
+
+async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => number): Promise<Map<string, SeededChannel>> {
+  const now = nowSeconds();
+  const channels = new Map<string, SeededChannel>();
+  for (const channel of DEV_CHANNELS) {
+    const invite_only = "invite_only" in channel && channel.invite_only;
+    const stream = await streamStore.insert(tx.q, {
+      id: channel.id,
+      realm_id: realm.id,
+      name: channel.name,
+      description: channel.description,
+      rendered_description: `<p>${escapeHtml(channel.description)}</p>`,
+      invite_only: invite_only ? 1 : 0,
+      is_web_public: "is_web_public" in channel && channel.is_web_public ? 1 : 0,
+      // Zulip's default: private channels keep history from new subscribers.
+      history_public_to_subscribers: invite_only ? 0 : 1,
+      date_created: now,
+      creator_id: null,
+      message_retention_days: null,
+      // Zulip 10's defaults for a channel without a creator.
+      can_add_subscribers_group_id: group("role:nobody"),
+      can_administer_channel_group_id: group("role:nobody"),
+      can_remove_subscribers_group_id: group("role:administrators"),
+      can_send_message_group_id: group("role:everyone"),
+      can_subscribe_group_id: group("role:nobody"),
+    });
+    const recipientId = await recipientStore.insert(tx.q, RecipientType.STREAM, stream.id);
+    await streamStore.update(tx.q, stream.id, { recipient_id: recipientId });
+    await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_created", modified_stream_id: stream.id });
+    channels.set(channel.name, { id: stream.id, recipientId, subscriberIds: [] });
+  }
+  await tx.dialect.bumpIdSequence(tx.q, "streams", DEV_CHANNELS[DEV_CHANNELS.length - 1].id);
+  await streamStore.addDefaultStreams(tx.q, realm.id, DEFAULT_CHANNELS.map((name) => channels.get(name)!.id));
+
+  const rows = [];
+  for (const [name, channelNames] of Object.entries(SUBSCRIPTIONS)) {
+    for (const channelName of channelNames) {
+      const channel = channels.get(channelName)!;
+      channel.subscriberIds.push(userId(name));
+      rows.push({ user_id: userId(name), recipient_id: channel.recipientId, color: CHANNEL_COLORS[(rows.length + 1) % CHANNEL_COLORS.length] });
+      await auditLogStore.insert(tx.q, {
+        realm_id: realm.id,
+        event_type: "subscription_created",
+        modified_user_id: userId(name),
+        modified_stream_id: channel.id,
+      });
+    }
+  }
+  await subscriptionStore.insertMany(tx.q, rows);
+  return channels;
+}
+
+async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededChannel>): Promise<void> {
+  const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id!]));
+  const channelsWithMessages = new Set<number>();
+  const start = nowSeconds() - MESSAGES.length * 60;
+  for (const [index, seed] of MESSAGES.entries()) {
+    const senderId = userId(seed.from);
+    const channel = "channel" in seed ? channels.get(seed.channel)! : null;
+    const target =
+      "channel" in seed
+        ? { recipientId: channel!.recipientId, topic: seed.topic, receivers: channel!.subscriberIds, flags: 0 }
+        : // A direct message's recipient is the receiver's personal recipient, as in Zulip.
+          { recipientId: personalRecipient.get(userId(seed.to))!, topic: "", receivers: [senderId, userId(seed.to)], flags: IS_PRIVATE_FLAG };
+    const message = await messageStore.insert(tx.q, {
+      realm_id: realm.id,
+      sender_id: senderId,
+      recipient_id: target.recipientId,
+      subject: target.topic,
+      content: seed.text,
+      rendered_content: `<p>${escapeHtml(seed.text)}</p>`,
+      rendered_content_version: 1,
+      date_sent: start + index * 60,
+      sending_client: "populate_db",
+      is_channel_message: channel ? 1 : 0,
+    });
+    if (channel && !channelsWithMessages.has(channel.id)) {
+      channelsWithMessages.add(channel.id);
+      await streamStore.update(tx.q, channel.id, { first_message_id: message.id });
+    }
+    const receivers = [...new Set(target.receivers)].sort((a, b) => a - b);
+    await userMessageStore.insertMany(
+      tx.q,
+      receivers.map((id) => ({ user_id: id, message_id: message.id, flags: target.flags | (id === senderId ? READ_FLAG : 0) })),
+    );
+  }
+}
+
+async function seedUserGroup(tx: Tx, realm: Realm, group: (name: string) => number): Promise<void> {
+  // Zulip 10's defaults for a user-created group (no creator: "group_creator" settings are nobody).
+  const hamletCharacters = await userGroupStore.insert(tx.q, {
+    realm_id: realm.id,
+    name: "hamletcharacters",
+    description: "Characters of Hamlet",
+    named: 1,
+    is_system_group: 0,
+    date_created: nowSeconds(),
+    creator_id: null,
+    can_add_members_group_id: group("role:nobody"),
+    can_join_group_id: group("role:nobody"),
+    can_leave_group_id: group("role:everyone"),
+    can_manage_group_id: group("role:nobody"),
+    can_mention_group_id: group("role:everyone"),
+    can_remove_members_group_id: group("role:nobody"),
+  });
+  await userGroupStore.addMembers(tx.q, hamletCharacters.id, [userId("cordelia"), userId("hamlet")]);
+  await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "user_group_created", modified_group_id: hamletCharacters.id });
+}
+
+/** The dev realm's custom profile fields (populate_db), with Iago's and Hamlet's values. */
+async function seedProfileFields(tx: Tx, realm: Realm): Promise<void> {
+  const T = ProfileFieldType;
+  const fields = [
+    { name: "Phone number", field_type: T.SHORT_TEXT, hint: "", iago: "+1-234-567-8901", hamlet: "+0-11-23-456-7890" },
+    { name: "Biography", field_type: T.LONG_TEXT, hint: "What are you known for?", iago: "Betrayer of Othello.", hamlet: "I am:\n* The prince of Denmark\n* Nephew to the usurping Claudius" },
+    { name: "Favorite food", field_type: T.SHORT_TEXT, hint: "Or drink, if you'd prefer", iago: "Apples", hamlet: "Dark chocolate" },
+    {
+      name: "Favorite editor",
+      field_type: T.SELECT,
+      hint: "",
+      field_data: { "0": { text: "Vim", order: "1" }, "1": { text: "Emacs", order: "2" } },
+      display_in_profile_summary: 1 as const,
+      iago: "1",
+      hamlet: "0",
+    },
+    { name: "Birthday", field_type: T.DATE, hint: "", iago: "2000-01-01", hamlet: "1900-01-01" },
+    {
+      name: "Favorite website",
+      field_type: T.URL,
+      hint: "Or your personal blog's URL",
+      display_in_profile_summary: 1 as const,
+      iago: "https://zulip.readthedocs.io/en/latest/",
+      hamlet: "https://blog.zulig.org",
+    },
+    { name: "Mentor", field_type: T.USER, hint: "", iago: JSON.stringify([userId("hamlet")]), hamlet: JSON.stringify([userId("iago")]) },
+    { name: "GitHub username", field_type: T.EXTERNAL_ACCOUNT, hint: "", field_data: { subtype: "github" }, iago: "zulip", hamlet: "zulipbot" },
+    { name: "Pronouns", field_type: T.PRONOUNS, hint: "What pronouns should people use to refer to you?", iago: "he/him", hamlet: "he/him" },
+  ];
+  for (const spec of fields) {
+    const field = await customProfileFieldStore.insert(tx.q, {
+      realm_id: realm.id,
+      name: spec.name,
+      hint: spec.hint,
+      field_type: spec.field_type,
+      field_data: "field_data" in spec ? JSON.stringify(spec.field_data) : "",
+      display_in_profile_summary: "display_in_profile_summary" in spec ? spec.display_in_profile_summary : 0,
+    });
+    for (const [name, value] of [["iago", spec.iago], ["hamlet", spec.hamlet]] as const) {
+      const rendered = isRenderedFieldType(spec.field_type) ? renderProfileFieldValue(value) : null;
+      await customProfileFieldStore.upsertValue(tx.q, userId(name), field.id, value, rendered);
+    }
+  }
+}

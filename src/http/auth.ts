@@ -4,26 +4,27 @@ import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
-import { ApiError, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
+import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
 
 /**
  * Authentication for /api/v1: HTTP Basic with the API email as username and the API key as
  * password. The key is compared in constant time; a missing user and a wrong key look alike.
+ * As in Zulip (decorator.authenticated_rest_api_view), every credential failure is a 401
+ * UNAUTHORIZED carrying the specific text ("Invalid API key", "Account is deactivated", ...).
  */
 export async function authenticateApiRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
   const header = request.headers.authorization;
   if (header === undefined || header === "") throw new UnauthorizedError();
   const credentials = parseBasicAuth(header);
-  if (credentials === null) {
-    throw new ApiError("Invalid authorization header for basic auth", {
-      code: "UNAUTHORIZED",
-      status: 401,
-      headers: { "WWW-Authenticate": 'Basic realm="zulip"' },
-    });
+  try {
+    return await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());
+  } catch (error) {
+    if (error instanceof ApiError) throw new UnauthorizedError(error.message);
+    throw error;
   }
-  return authenticateByApiKey(ctx, credentials.username, credentials.password);
 }
 
+/** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */
 export async function authenticateByApiKey(ctx: AppContext, email: string, apiKey: string): Promise<{ user: User; realm: Realm }> {
   if (!isWellFormedApiKey(apiKey)) {
     throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
@@ -35,19 +36,28 @@ export async function authenticateByApiKey(ctx: AppContext, email: string, apiKe
     if (apiKeysEqual(candidate.api_key, apiKey)) user = candidate;
   }
   if (!user) throw new InvalidApiKeyError();
-  if (!user.is_active) throw new UserDeactivatedError();
   const realm = await realmStore.getById(ctx.db.kysely, user.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  if (!user.is_active) throw new UserDeactivatedError();
   return { user, realm };
 }
 
-function parseBasicAuth(header: string): { username: string; password: string } | null {
-  const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header);
-  if (!match) return null;
-  const decoded = Buffer.from(match[1], "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return null;
-  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+/** `Basic base64(email:key)`, read as strictly as Zulip's get_basic_credentials. */
+function parseBasicAuth(header: string): { username: string; password: string } {
+  const invalid = new UnauthorizedError("Invalid authorization header for basic auth");
+  const parts = header.trim().split(/\s+/);
+  if (parts.length !== 2) throw invalid;
+  if (parts[0].toLowerCase() !== "basic") throw badRequest("This endpoint requires HTTP basic authentication.");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(parts[1]) || parts[1].length % 4 !== 0) throw invalid;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(parts[1], "base64"));
+  } catch {
+    throw invalid;
+  }
+  const fields = decoded.split(":");
+  if (fields.length !== 2) throw invalid;
+  return { username: fields[0], password: fields[1] };
 }
 
 /** Zulip names the sending client after the User-Agent's first product token. */

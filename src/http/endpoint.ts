@@ -47,7 +47,7 @@ export function endpoint<S extends ParamSpec, A extends AuthMode>(def: Endpoint<
 
 /**
  * Reads every declared parameter from `input` (body fields win over the query string, as in
- * Zulip) and lists the names that were sent but are not declared.
+ * Zulip) and lists, sorted as Zulip does, the names that were sent but are not declared.
  */
 export function parseParams<S extends ParamSpec>(
   spec: S,
@@ -67,6 +67,8 @@ export function parseParams<S extends ParamSpec>(
     used.add(sentAs);
     values[name] = param.parseText(input[sentAs], sentAs);
   }
-  const ignored = Object.keys(input).filter((key) => !used.has(key));
+  const ignored = Object.keys(input)
+    .filter((key) => !used.has(key))
+    .sort();
   return { values: values as ParamValues<S>, ignored };
 }

@@ -111,7 +111,16 @@ function collectInput(request: FastifyRequest): { fields: Record<string, string>
   return { fields, files };
 }
 
-/** Fastify errors (bad bodies, too large) and our ApiErrors as Zulip's error envelope. */
+/** For errors Fastify raises before routing (e.g. a URL that is not valid percent-encoding). */
+export function sendErrorEnvelope(reply: FastifyReply, error: unknown): void {
+  const { status, body, headers } = errorEnvelope(error);
+  void reply.status(status).headers(headers).send(body);
+}
+
+/** What busboy (under @fastify/multipart) throws, without a status, for a body it cannot parse. */
+const MULTIPART_PARSE_ERROR = /^(Multipart: |Unexpected end of (multipart data|form)|Malformed part header|Part terminated early)/;
+
+/** Fastify errors (bad bodies, too large, bad URLs) and our ApiErrors as Zulip's error envelope. */
 export function errorEnvelope(error: unknown): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   if (error instanceof ApiError) {
     return {
@@ -121,6 +130,9 @@ export function errorEnvelope(error: unknown): { status: number; body: Record<st
     };
   }
   const e = error as { statusCode?: number; code?: string; message?: string };
+  if (typeof e?.message === "string" && MULTIPART_PARSE_ERROR.test(e.message)) {
+    return { status: 400, body: { result: "error", msg: "Malformed multipart body", code: "BAD_REQUEST" }, headers: {} };
+  }
   if (typeof e?.statusCode === "number" && e.statusCode >= 400 && e.statusCode < 500) {
     const msg =
       e.code === "FST_ERR_CTP_BODY_TOO_LARGE" || e.statusCode === 413

@@ -74,12 +74,39 @@ function intFromJson(value: unknown, name: string, min?: number, max?: number): 
   return value;
 }
 
-/** Zod issues → Zulip's error templates (first issue wins, as in Zulip). */
-export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string): ApiError {
+/** The sub-schema at `path` inside `schema`, through arrays, objects, records and wrappers. */
+function schemaAt(schema: z.core.$ZodType | undefined, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
+  let at: any = schema;
+  for (let i = 0; at && i <= path.length; ) {
+    const def = at._zod.def;
+    if (["optional", "nullable", "default", "prefault", "readonly", "nonoptional", "catch"].includes(def.type)) at = def.innerType;
+    else if (def.type === "pipe") at = def.in;
+    else if (i === path.length) break;
+    else if (def.type === "array") (at = def.element), i++;
+    else if (def.type === "object") (at = def.shape[path[i] as string]), i++;
+    else if (def.type === "record") (at = def.valueType), i++;
+    else if (def.type === "tuple") (at = def.items[path[i] as number] ?? def.rest), i++;
+    else return undefined;
+  }
+  return at;
+}
+
+/** z.int() carries its format itself; z.number().int() as a check. */
+function isIntSchema(schema: z.core.$ZodType | undefined): boolean {
+  const def = (schema as any)?._zod?.def;
+  const formats = [def?.format, ...(def?.checks ?? []).map((c: any) => c?._zod?.def?.format)];
+  return formats.some((f) => typeof f === "string" && f.includes("int"));
+}
+
+/**
+ * Zod issues → Zulip's error templates (first issue wins, as in Zulip). Pass the schema so a
+ * non-number where an integer belongs reads "is not an integer" (zod reports it as a number).
+ */
+export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema?: z.core.$ZodType): ApiError {
   const varName = name + issue.path.map((p) => `[${JSON.stringify(p)}]`).join("");
   switch (issue.code) {
     case "invalid_type": {
-      const expected = String(issue.expected);
+      const expected = issue.expected === "number" && isIntSchema(schemaAt(schema, issue.path)) ? "int" : String(issue.expected);
       const noun: Record<string, string> = {
         int: "an integer",
         number: "a float",
@@ -150,7 +177,7 @@ export const p = {
   json<S extends z.ZodType>(schema: S): Param<z.output<S>> {
     return new Param((raw, name) => {
       const result = schema.safeParse(parseJson(raw, name));
-      if (!result.success) throw zodIssueToApiError(result.error.issues[0], name);
+      if (!result.success) throw zodIssueToApiError(result.error.issues[0], name, schema);
       return result.data;
     });
   },

@@ -1,4 +1,7 @@
+import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
 
 /** Registers every kind of durable job this process can run. */
-export function registerJobHandlers(_runner: JobRunner): void {}
+export function registerJobHandlers(runner: JobRunner): void {
+  runner.register("email", deliverEmail);
+}

@@ -1,9 +1,11 @@
 /**
- * Personal settings (Zulip's UserBaseSettings) with their defaults. The `users.settings` column
- * stores only values that differ from these; `userSettings(user)` gives the full object.
+ * Personal settings (Zulip's UserBaseSettings) with their defaults and allowed values. The
+ * `users.settings` column stores only values that differ from the defaults; `userSettings(user)`
+ * gives the full object. The time zone and full name are columns of their own.
  */
 export const USER_SETTING_DEFAULTS = {
   // display
+  enter_sends: false,
   twenty_four_hour_time: false,
   web_mark_read_on_scroll_policy: 1,
   web_channel_default_view: 1,
@@ -24,7 +26,7 @@ export const USER_SETTING_DEFAULTS = {
   left_side_userlist: false,
   emojiset: "google",
   demote_inactive_streams: 1,
-  user_list_style: 2,
+  user_list_style: 3,
   web_animate_image_previews: "on_hover",
   web_stream_unreads_count_display_policy: 2,
   hide_ai_features: false,
@@ -55,9 +57,10 @@ export const USER_SETTING_DEFAULTS = {
   desktop_icon_count_display: 1,
   realm_name_in_email_notifications_policy: 1,
   automatically_follow_topics_policy: 3,
-  automatically_unmute_topics_in_muted_streams_policy: 3,
+  automatically_unmute_topics_in_muted_streams_policy: 2,
   automatically_follow_topics_where_mentioned: true,
   presence_enabled: true,
+  // privacy
   send_private_typing_notifications: true,
   send_stream_typing_notifications: true,
   send_read_receipts: true,
@@ -65,7 +68,198 @@ export const USER_SETTING_DEFAULTS = {
   email_address_visibility: 1,
 } as const;
 
-export type UserSettings = { -readonly [K in keyof typeof USER_SETTING_DEFAULTS]: (typeof USER_SETTING_DEFAULTS)[K] extends boolean ? boolean : (typeof USER_SETTING_DEFAULTS)[K] extends number ? number : string };
+export type UserSettingName = keyof typeof USER_SETTING_DEFAULTS;
+type Widen<T> = T extends boolean ? boolean : T extends number ? number : string;
+export type UserSettings = { -readonly [K in UserSettingName]: Widen<(typeof USER_SETTING_DEFAULTS)[K]> };
+export type UserSettingValue = boolean | number | string;
+
+/**
+ * What PATCH /settings accepts for each setting (Zulip's json_change_settings): a JSON boolean,
+ * one of fixed integers, one of fixed strings, or any value of the type whose range the action
+ * checks (default_language, notification_sound, email_notifications_batching_period_seconds).
+ */
+export type SettingRule =
+  | { kind: "bool" }
+  | { kind: "int"; values?: readonly number[] }
+  | { kind: "string"; values?: readonly string[] };
+
+const BOOL: SettingRule = { kind: "bool" };
+const ints = (...values: number[]): SettingRule => ({ kind: "int", values });
+const strings = (...values: string[]): SettingRule => ({ kind: "string", values });
+
+export const EMOJISETS = ["google", "google-blob", "twitter", "text"] as const;
+
+export const USER_SETTING_RULES: { [K in UserSettingName]: SettingRule } = {
+  enter_sends: BOOL,
+  twenty_four_hour_time: BOOL,
+  web_mark_read_on_scroll_policy: ints(1, 2, 3),
+  web_channel_default_view: ints(1, 2),
+  starred_message_counts: BOOL,
+  receives_typing_notifications: BOOL,
+  web_suggest_update_timezone: BOOL,
+  fluid_layout_width: BOOL,
+  high_contrast_mode: BOOL,
+  // Zulip checks only that these are integers; the web app keeps them in range.
+  web_font_size_px: { kind: "int" },
+  web_line_height_percent: { kind: "int" },
+  color_scheme: ints(1, 2, 3),
+  enable_drafts_synchronization: BOOL,
+  translate_emoticons: BOOL,
+  display_emoji_reaction_users: BOOL,
+  default_language: { kind: "string" },
+  web_home_view: strings("recent_topics", "inbox", "all_messages"),
+  web_escape_navigates_to_home_view: BOOL,
+  left_side_userlist: BOOL,
+  emojiset: strings(...EMOJISETS),
+  demote_inactive_streams: ints(1, 2, 3),
+  user_list_style: ints(1, 2, 3),
+  web_animate_image_previews: strings("always", "on_hover", "never"),
+  web_stream_unreads_count_display_policy: ints(1, 2, 3),
+  hide_ai_features: BOOL,
+  web_navigate_to_sent_message: BOOL,
+  enable_stream_desktop_notifications: BOOL,
+  enable_stream_email_notifications: BOOL,
+  enable_stream_push_notifications: BOOL,
+  enable_stream_audible_notifications: BOOL,
+  notification_sound: { kind: "string" },
+  enable_desktop_notifications: BOOL,
+  enable_sounds: BOOL,
+  email_notifications_batching_period_seconds: { kind: "int" },
+  enable_offline_email_notifications: BOOL,
+  enable_offline_push_notifications: BOOL,
+  enable_online_push_notifications: BOOL,
+  enable_followed_topic_desktop_notifications: BOOL,
+  enable_followed_topic_email_notifications: BOOL,
+  enable_followed_topic_push_notifications: BOOL,
+  enable_followed_topic_audible_notifications: BOOL,
+  enable_followed_topic_wildcard_mentions_notify: BOOL,
+  enable_digest_emails: BOOL,
+  enable_login_emails: BOOL,
+  enable_marketing_emails: BOOL,
+  message_content_in_email_notifications: BOOL,
+  pm_content_in_desktop_notifications: BOOL,
+  wildcard_mentions_notify: BOOL,
+  desktop_icon_count_display: ints(1, 2, 3, 4),
+  realm_name_in_email_notifications_policy: ints(1, 2, 3),
+  automatically_follow_topics_policy: ints(1, 2, 3, 4),
+  automatically_unmute_topics_in_muted_streams_policy: ints(1, 2, 3, 4),
+  automatically_follow_topics_where_mentioned: BOOL,
+  presence_enabled: BOOL,
+  send_private_typing_notifications: BOOL,
+  send_stream_typing_notifications: BOOL,
+  send_read_receipts: BOOL,
+  allow_private_data_export: BOOL,
+  email_address_visibility: ints(1, 2, 3, 4, 5),
+};
+
+export const USER_SETTING_NAMES = Object.keys(USER_SETTING_DEFAULTS) as UserSettingName[];
+
+/**
+ * Settings that predate feature level 89: changing one also sends Zulip's legacy
+ * `update_display_settings` (with `timezone`) or `update_global_notifications` event.
+ */
+export const LEGACY_DISPLAY_SETTINGS: ReadonlySet<string> = new Set([
+  "color_scheme",
+  "default_language",
+  "web_home_view",
+  "demote_inactive_streams",
+  "emojiset",
+  "enable_drafts_synchronization",
+  "enter_sends",
+  "fluid_layout_width",
+  "high_contrast_mode",
+  "left_side_userlist",
+  "starred_message_counts",
+  "translate_emoticons",
+  "twenty_four_hour_time",
+]);
+
+export const LEGACY_NOTIFICATION_SETTINGS: ReadonlySet<string> = new Set([
+  "desktop_icon_count_display",
+  "email_notifications_batching_period_seconds",
+  "enable_desktop_notifications",
+  "enable_digest_emails",
+  "enable_login_emails",
+  "enable_marketing_emails",
+  "enable_offline_email_notifications",
+  "enable_offline_push_notifications",
+  "enable_online_push_notifications",
+  "enable_sounds",
+  "enable_stream_audible_notifications",
+  "enable_stream_desktop_notifications",
+  "enable_stream_email_notifications",
+  "enable_stream_push_notifications",
+  "message_content_in_email_notifications",
+  "notification_sound",
+  "pm_content_in_desktop_notifications",
+  "presence_enabled",
+  "realm_name_in_email_notifications_policy",
+  "wildcard_mentions_notify",
+]);
+
+/** Zulip's notification sounds (static/audio/notification_sounds); "none" turns sounds off. */
+export const NOTIFICATION_SOUNDS = [
+  "ascend", "beep_boop", "bink", "bright", "brlip", "chime", "deep tom", "ding", "double tap", "down",
+  "dry bongos", "dutdut", "fast ascend", "flute", "friendly", "kick roll", "loud tintong",
+  "metallic snare", "pan", "practicechat", "shaker", "simple", "stairs", "subtle", "swish",
+  "tintong", "up", "wood block", "zaping", "zing", "zulip",
+] as const;
+
+/** Longest email batching period Zulip accepts: one week. */
+export const MAX_EMAIL_BATCHING_PERIOD_SECONDS = 7 * 24 * 60 * 60;
+
+/** The languages of Zulip's translations: code → English name (the `language_name` of events). */
+export const LANGUAGES: Readonly<Record<string, string>> = {
+  ar: "Arabic",
+  be: "Belarusian",
+  bg: "Bulgarian",
+  bn: "Bengali",
+  ca: "Catalan",
+  cs: "Czech",
+  cy: "Welsh",
+  da: "Danish",
+  de: "German",
+  el: "Greek",
+  en: "English",
+  "en-gb": "British English",
+  eo: "Esperanto",
+  es: "Spanish",
+  fa: "Persian",
+  fi: "Finnish",
+  fr: "French",
+  gl: "Galician",
+  gu: "Gujarati",
+  hi: "Hindi",
+  hu: "Hungarian",
+  id: "Indonesian",
+  it: "Italian",
+  ja: "Japanese",
+  ko: "Korean",
+  lt: "Lithuanian",
+  lv: "Latvian",
+  ml: "Malayalam",
+  mn: "Mongolian",
+  nl: "Dutch",
+  no: "Norwegian",
+  pa: "Punjabi",
+  pl: "Polish",
+  pt: "Portuguese",
+  "pt-br": "Brazilian Portuguese",
+  "pt-pt": "European Portuguese",
+  ro: "Romanian",
+  ru: "Russian",
+  si: "Sinhala",
+  sr: "Serbian",
+  sv: "Swedish",
+  ta: "Tamil",
+  tl: "Tagalog",
+  tr: "Turkish",
+  uk: "Ukrainian",
+  uz: "Uzbek",
+  vi: "Vietnamese",
+  "zh-hans": "Simplified Chinese",
+  "zh-hant": "Traditional Chinese",
+};
 
 /** The full settings object of a user: stored overrides on top of the defaults. */
 export function userSettings(user: { settings: string }): UserSettings {
@@ -80,4 +274,23 @@ export function serializeUserSettings(settings: Partial<UserSettings>): string {
     if ((USER_SETTING_DEFAULTS as Record<string, unknown>)[key] !== value) out[key] = value;
   }
   return JSON.stringify(out);
+}
+
+const CANONICAL_TIMEZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf("timeZone"), "UTC"]);
+const IANA_NAME = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z][A-Za-z0-9_+-]*)*$/;
+
+/**
+ * An IANA zone name, or "" for "not set" (`users.timezone`). ICU lists only its canonical names
+ * ("Asia/Calcutta"); links such as "Asia/Kolkata" or "US/Pacific" are accepted when ICU knows
+ * them. ICU ignores case, IANA names do not: each part must start with a capital.
+ */
+export function isKnownTimezone(name: string): boolean {
+  if (name === "" || CANONICAL_TIMEZONES.has(name)) return true;
+  if (!IANA_NAME.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,17 +1,65 @@
+import crypto from "node:crypto";
+import type { Realm } from "../db/schema.js";
 import { endpoint } from "../http/endpoint.js";
+import { getDefaultRealm } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
+import { escapeHtml } from "../util/html.js";
 
-/** GET /server_settings (and HEAD): what clients read before logging in. No authentication. */
+/**
+ * GET /server_settings (and HEAD): what clients read before logging in. No authentication.
+ * Realm fields describe the organization served at the root URL (see getDefaultRealm); as in
+ * Zulip, they are left out when there is none.
+ */
 export const getServerSettings = endpoint({
   auth: "none",
   params: {},
-  handler: async ({ ctx }) => {
+  handler: async ({ ctx, request }) => {
+    const realm = await getDefaultRealm(ctx.db.kysely);
     return {
+      authentication_methods: {
+        password: true,
+        dev: ctx.config.dev,
+        email: true,
+        ldap: false,
+        remoteuser: false,
+        github: false,
+        azuread: false,
+        gitlab: false,
+        apple: false,
+        google: false,
+        saml: false,
+        "openid connect": false,
+      },
       zulip_version: ZULIP_VERSION,
-      zulip_feature_level: ZULIP_FEATURE_LEVEL,
       zulip_merge_base: ZULIP_MERGE_BASE,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      // No push notification service is configured yet.
+      push_notifications_enabled: false,
+      // Zulip's check_server_incompatibility: only its test client is incompatible.
+      is_incompatible: request.clientName === "ZulipInvalid",
+      email_auth_enabled: true,
+      require_email_format_usernames: true,
+      external_authentication_methods: [],
       realm_url: ctx.config.externalUrl,
       realm_uri: ctx.config.externalUrl,
+      ...(realm ? realmFields(realm) : {}),
     };
   },
 });
+
+function realmFields(realm: Realm) {
+  return {
+    realm_name: realm.name,
+    realm_icon: realmIconUrl(realm),
+    realm_description: realm.description === "" ? "" : `<p>${escapeHtml(realm.description)}</p>`,
+    // Parley does not serve web-public channels to visitors without an account yet.
+    realm_web_public_access_enabled: false,
+  };
+}
+
+/** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */
+function realmIconUrl(realm: Realm): string {
+  if (realm.icon_source === "U") return `/user_avatars/${realm.id}/realm/icon.png?version=${realm.icon_version}`;
+  const hash = crypto.createHash("md5").update(String(realm.id)).digest("hex");
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
+}

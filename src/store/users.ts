@@ -62,4 +62,78 @@ export const userStore = {
   async update(q: Executor, id: number, changes: UserUpdate): Promise<void> {
     await q.updateTable("users").set(changes).where("id", "=", id).execute();
   },
+  /** Ids of the active accounts (humans and bots) of a realm: the audience of realm-wide events. */
+  async listActiveIds(q: Executor, realmId: number): Promise<number[]> {
+    const rows = await q.selectFrom("users").select("id").where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+    return rows.map((r) => r.id);
+  },
+
+  async countActiveInRealm(q: Executor, realmId: number): Promise<number> {
+    const row = await q
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("realm_id", "=", realmId)
+      .where("is_active", "=", 1)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** Active human administrators and owners of a realm. */
+  async listActiveAdminIds(q: Executor, realmId: number): Promise<number[]> {
+    const rows = await q
+      .selectFrom("users")
+      .select("id")
+      .where("realm_id", "=", realmId)
+      .where("is_active", "=", 1)
+      .where("is_bot", "=", 0)
+      .where("role", "<=", 200)
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  async listActiveBotsOwnedBy(q: Executor, ownerId: number): Promise<User[]> {
+    return q.selectFrom("users").selectAll().where("bot_owner_id", "=", ownerId).where("is_bot", "=", 1).where("is_active", "=", 1).orderBy("id").execute();
+  },
+
+  /** Marks an account active or not, with its subscriptions; deactivation also ends its web sessions. */
+  async setActive(q: Executor, id: number, active: boolean): Promise<void> {
+    const flag = active ? 1 : 0;
+    await q.updateTable("users").set({ is_active: flag }).where("id", "=", id).execute();
+    await q.updateTable("subscriptions").set({ is_user_active: flag }).where("user_id", "=", id).execute();
+    if (!active) await q.deleteFrom("sessions").where("user_id", "=", id).execute();
+  },
+
+  /** Named groups (system groups included) the user is a direct member of. */
+  async listDirectNamedGroupIds(q: Executor, userId: number): Promise<number[]> {
+    const rows = await q
+      .selectFrom("user_group_members")
+      .innerJoin("user_groups", "user_groups.id", "user_group_members.group_id")
+      .select("user_groups.id")
+      .where("user_group_members.user_id", "=", userId)
+      .where("user_groups.named", "=", 1)
+      .orderBy("user_groups.id")
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** The newest message the user received, -1 if none (Zulip's max_message_id). */
+  async maxMessageIdForUser(q: Executor, userId: number): Promise<number> {
+    const row = await q
+      .selectFrom("user_messages")
+      .select((eb) => eb.fn.max("message_id").as("max_id"))
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    return row?.max_id == null ? -1 : Number(row.max_id);
+  },
+  /** Users of a realm whose API email or delivery email is `email`, case-insensitively, by id. */
+  async listByEmailInRealm(q: Executor, realmId: number, email: string): Promise<User[]> {
+    const lower = email.toLowerCase();
+    return q
+      .selectFrom("users")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where((eb) => eb.or([eb(sql`lower(email)`, "=", lower), eb(sql`lower(delivery_email)`, "=", lower)]))
+      .orderBy("id")
+      .execute();
+  },
 };

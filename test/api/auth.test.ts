@@ -18,6 +18,6 @@ describe("HTTP Basic authentication", () => {
 
   it("rejects a wrong API key", async () => {
     const auth = "Basic " + Buffer.from("hamlet@zulip.com:" + "x".repeat(32)).toString("base64");
-    expectError(await t.get(null, "/api/v1/users/me", {}, { headers: { Authorization: auth } }), 401, "Invalid API key", "INVALID_API_KEY");
+    expectError(await t.get(null, "/api/v1/users/me", {}, { headers: { Authorization: auth } }), 401, "Invalid API key", "UNAUTHORIZED");
   });
 });

@@ -1,2 +1,224 @@
-/** Validates a response against the reference OpenAPI schema. (Being written.) */
-export function validateResponse(_method: string, _path: string, _status: number, _body: unknown): void {}
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import ajvFormats from "ajv-formats";
+import { parse as parseYaml } from "yaml";
+
+/**
+ * Validates Parley's responses against Zulip's reference OpenAPI file, as Zulip's own test suite
+ * does (zerver/openapi/openapi.py): `$ref`s resolved, `allOf` parts merged naively into one
+ * object schema (Zulip writes `allOf: [Base, {additionalProperties: false, properties: {x: {}}}]`,
+ * which a plain JSON Schema validator would reject), then OpenAPI 3.0's `nullable` rewritten
+ * for Ajv. Paths the reference does not describe are skipped; a described response that does
+ * not match throws.
+ */
+
+type Schema = Record<string, any>;
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const OPENAPI_FILE = path.resolve(repoRoot, "../shared/reference/zulip-openapi.yaml");
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+interface Operation {
+  template: string;
+  method: string;
+  pattern: RegExp;
+  literalSegments: number;
+  responses: Record<string, Schema>;
+}
+
+interface Spec {
+  operations: Operation[];
+  /** Any Zulip error envelope: result "error", a msg and a code, maybe more fields. */
+  genericError: Schema;
+  ajv: Ajv;
+  compiled: WeakMap<Schema, ValidateFunction>;
+}
+
+let spec: Spec | undefined;
+
+function loadSpec(): Spec {
+  if (spec) return spec;
+  const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
+  const operations: Operation[] = [];
+  for (const [template, item] of Object.entries<Schema>(resolved.paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      operations.push({ template, method, ...compileTemplate(template), responses: op.responses ?? {} });
+    }
+  }
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+  ajvFormats.default(ajv);
+  ajv.addFormat("binary", true);
+  const codedErrorBase = resolved.components.schemas.CodedErrorBase;
+  spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
+  return spec;
+}
+
+/** Replaces every `$ref` by the (shared) object it points to. */
+function resolveRefs(node: unknown, document: Schema, done: Map<string, unknown>, resolving: string[]): unknown {
+  if (Array.isArray(node)) return node.map((item) => resolveRefs(item, document, done, resolving));
+  if (node === null || typeof node !== "object") return node;
+  const ref = (node as Schema).$ref;
+  if (typeof ref === "string") {
+    if (done.has(ref)) return done.get(ref);
+    if (resolving.includes(ref)) throw new Error(`recursive $ref ${ref} in the OpenAPI file`);
+    const target = ref
+      .replace(/^#\//, "")
+      .split("/")
+      .reduce<any>((at, key) => at?.[key.replace(/~1/g, "/").replace(/~0/g, "~")], document);
+    if (target === undefined) throw new Error(`unresolvable $ref ${ref}`);
+    const value = resolveRefs(target, document, done, [...resolving, ref]);
+    done.set(ref, value);
+    return value;
+  }
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(node)) out[key] = resolveRefs(value, document, done, resolving);
+  return out;
+}
+
+/**
+ * Zulip's `naively_merge_allOf`: each allOf part is merged into the enclosing object; lists are
+ * concatenated, objects merged recursively, and a scalar already present is kept.
+ */
+function mergeAllOf(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(mergeAllOf);
+  if (node === null || typeof node !== "object") return node;
+  const { allOf, ...rest } = node as Schema;
+  const own: Schema = {};
+  for (const [key, value] of Object.entries(rest)) own[key] = mergeAllOf(value);
+  if (!Array.isArray(allOf)) return own;
+  return allOf.reduce<Schema>((merged, part) => naiveMerge(merged, mergeAllOf(part) as Schema), own);
+}
+
+function naiveMerge(a: Schema, b: Schema): Schema {
+  const out: Schema = { ...a };
+  for (const [key, bValue] of Object.entries(b)) {
+    const aValue = out[key];
+    if (key === "example" || !(key in out)) out[key] = bValue;
+    else if (Array.isArray(bValue) && Array.isArray(aValue)) out[key] = [...aValue, ...bValue];
+    else if (isPlainObject(bValue) && isPlainObject(aValue)) out[key] = naiveMerge(aValue, bValue);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Schema {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const SCHEMA_MAPS = ["properties", "patternProperties"];
+const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf"];
+const SCHEMA_VALUES = ["items", "additionalProperties", "not"];
+const IGNORED_KEYWORDS = new Set(["example", "examples", "description", "deprecated", "discriminator", "xml", "externalDocs", "readOnly", "writeOnly", "nullable"]);
+
+/** OpenAPI 3.0 schema → JSON Schema for Ajv: `nullable` becomes `anyOf [..., null]`, doc keywords dropped. */
+function toAjvSchema(schema: Schema, memo = new Map<Schema, Schema>()): Schema {
+  const cached = memo.get(schema);
+  if (cached) return cached;
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (IGNORED_KEYWORDS.has(key) || key.startsWith("x-")) continue;
+    if (SCHEMA_MAPS.includes(key)) {
+      out[key] = Object.fromEntries(Object.entries<Schema>(value).map(([name, sub]) => [name, toAjvSchema(sub, memo)]));
+    } else if (SCHEMA_LISTS.includes(key)) {
+      out[key] = (value as Schema[]).map((sub) => toAjvSchema(sub, memo));
+    } else if (key === "required" && Array.isArray(value)) {
+      out[key] = [...new Set(value)]; // merged allOf parts may repeat a name
+    } else if (SCHEMA_VALUES.includes(key) && isPlainObject(value)) {
+      out[key] = toAjvSchema(value, memo);
+    } else {
+      out[key] = value;
+    }
+  }
+  const result = schema.nullable === true ? { anyOf: [out, { type: "null" }] } : out;
+  memo.set(schema, result);
+  return result;
+}
+
+/** `/users/{user_id}` → a RegExp over the decoded path below /api/v1. */
+function compileTemplate(template: string): { pattern: RegExp; literalSegments: number } {
+  let literalSegments = 0;
+  const parts = template.split("/").map((segment) => {
+    const param = /^\{(.+)\}$/.exec(segment)?.[1];
+    if (param === undefined) {
+      literalSegments += 1;
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    }
+    if (param === "filename") return ".+"; // /user_uploads/{realm_id_str}/{filename} spans segments
+    if (/_id_or_email$/.test(param)) return "[^/]+";
+    if (/(^|_)id$/.test(param)) return "-?[0-9]+";
+    if (/email$/.test(param)) return "[^/]*@[^/]*";
+    return "[^/]+";
+  });
+  return { pattern: new RegExp(`^${parts.join("/")}$`), literalSegments };
+}
+
+function findOperation(method: string, pathname: string): Operation | undefined {
+  const relative = safeDecode(pathname.replace(/^\/api\/v1(?=\/)/, "").replace(/\/+$/, ""));
+  const lower = method.toLowerCase();
+  return loadSpec()
+    .operations.filter((op) => op.method === lower && op.pattern.test(relative))
+    .sort((a, b) => b.literalSegments - a.literalSegments)[0];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function jsonSchemaOf(response: Schema | undefined): Schema | undefined {
+  return response?.content?.["application/json"]?.schema;
+}
+
+function validator(schema: Schema): ValidateFunction {
+  const s = loadSpec();
+  let fn = s.compiled.get(schema);
+  if (!fn) {
+    fn = s.ajv.compile(toAjvSchema(schema));
+    s.compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+function formatErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .slice(0, 20)
+    .map((e) => `  ${e.instancePath || "(root)"} ${e.message}${e.params && Object.keys(e.params).length ? " " + JSON.stringify(e.params) : ""}`)
+    .join("\n");
+}
+
+/**
+ * Throws when `body` does not match the reference schema for (method, path, status). Responses
+ * of paths or methods the reference does not describe, and non-JSON responses, pass unchecked.
+ * A 4xx/5xx body must match the documented error schema or at least Zulip's error envelope
+ * (`result: "error"`, `msg`, `code`), since the reference documents only typical errors.
+ */
+export function validateResponse(method: string, pathname: string, status: number, body: unknown): void {
+  const op = findOperation(method, pathname);
+  if (!op) return;
+  const documented = op.responses[String(status)] ?? op.responses.default;
+  const where = `${method.toUpperCase()} ${pathname} (${op.method.toUpperCase()} ${op.template}) → ${status}`;
+  if (status >= 400) {
+    const schema = jsonSchemaOf(documented);
+    if (schema && validator(schema)(body)) return;
+    const generic = validator(loadSpec().genericError);
+    if (generic(body)) return;
+    throw new Error(`OpenAPI: error response is not a Zulip error envelope at ${where}:\n${formatErrors(generic.errors)}\nbody: ${JSON.stringify(body)}`);
+  }
+  if (documented === undefined) {
+    throw new Error(`OpenAPI: status ${status} is not documented for ${where}\nbody: ${JSON.stringify(body)}`);
+  }
+  const schema = jsonSchemaOf(documented);
+  if (!schema) return;
+  const validate = validator(schema);
+  if (!validate(body)) {
+    throw new Error(`OpenAPI: response does not match the reference schema at ${where}:\n${formatErrors(validate.errors)}\nbody: ${JSON.stringify(body).slice(0, 4000)}`);
+  }
+}
+

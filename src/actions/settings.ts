@@ -1,0 +1,257 @@
+import { z } from "zod";
+import { transaction, type AppContext } from "../appContext.js";
+import type { User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { queueEmail } from "../email/queue.js";
+import { badRequest, RateLimitedError } from "../http/errors.js";
+import { randomString } from "../lib/apiKeys.js";
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/passwords.js";
+import { canSeeDeliveryEmail } from "../lib/userPayload.js";
+import {
+  LANGUAGES,
+  LEGACY_DISPLAY_SETTINGS,
+  LEGACY_NOTIFICATION_SETTINGS,
+  MAX_EMAIL_BATCHING_PERIOD_SECONDS,
+  NOTIFICATION_SOUNDS,
+  serializeUserSettings,
+  userSettings,
+  type UserSettings,
+  type UserSettingValue,
+} from "../models/userSettings.js";
+import { auditLogStore } from "../store/auditLog.js";
+import { confirmationStore } from "../store/confirmations.js";
+import { realmStore } from "../store/realms.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
+
+/** PATCH /settings, already parsed: each field is undefined when not sent. */
+export interface SettingsUpdate {
+  full_name?: string;
+  email?: string;
+  old_password?: string;
+  new_password?: string;
+  timezone?: string;
+  settings: Partial<UserSettings>;
+}
+
+/**
+ * Zulip's json_change_settings: validates everything first, then, in one transaction, applies the
+ * password change, starts an email change, renames, and changes settings. Unchanged values
+ * change nothing and send no event. Password hashing (slow by design) runs before the
+ * transaction opens.
+ */
+export async function checkUpdateSettings(ctx: AppContext, user: User, update: SettingsUpdate): Promise<void> {
+  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
+  checkSettingValues(update.settings);
+  const passwordHash =
+    update.new_password === undefined ? undefined : await checkPasswordChange(ctx, user, update.old_password, update.new_password);
+  const newEmail = update.email?.trim();
+  const changesEmail = newEmail !== undefined && newEmail !== user.delivery_email;
+  const fullName =
+    update.full_name !== undefined && update.full_name !== user.full_name ? checkFullName(update.full_name) : undefined;
+
+  await transaction(ctx, async (tx) => {
+    if (changesEmail) {
+      await checkEmailChange(tx, user, newEmail);
+      const limit = ctx.rateLimiter.hit(`email_change:${user.id}`, ctx.config.rateLimits.email);
+      if (limit.retryAfter > 0) throw new RateLimitedError(limit.retryAfter);
+    }
+    if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
+    if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
+    if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
+    await doChangeUserSettings(tx, user, update.settings, update.timezone);
+  });
+}
+
+/** The range checks Zulip does beyond the parameter types (check_settings_values). */
+function checkSettingValues(settings: Partial<UserSettings>): void {
+  const { default_language: language, notification_sound: sound } = settings;
+  const batching = settings.email_notifications_batching_period_seconds;
+  if (language !== undefined && !Object.hasOwn(LANGUAGES, language)) throw badRequest("Invalid default_language");
+  if (sound !== undefined && sound !== "none" && !(NOTIFICATION_SOUNDS as readonly string[]).includes(sound)) {
+    throw badRequest(`Invalid notification sound '${sound}'`);
+  }
+  if (batching !== undefined && (batching <= 0 || batching > MAX_EMAIL_BATCHING_PERIOD_SECONDS)) {
+    throw badRequest(`Invalid email batching period: ${batching} seconds`);
+  }
+}
+
+/** Verifies the old password and returns the hash of the new one. */
+async function checkPasswordChange(ctx: AppContext, user: User, oldPassword: string | undefined, newPassword: string) {
+  // Wrong old passwords count against the same per-username limit as failed logins.
+  const key = loginRateLimitKey(user);
+  const rule = ctx.config.rateLimits.login;
+  const state = ctx.rateLimiter.peek(key, rule);
+  if (state.retryAfter > 0) {
+    throw badRequest(`You're making too many attempts! Try again in ${Math.ceil(state.retryAfter)} seconds.`);
+  }
+  if (oldPassword === undefined || !(await verifyPassword(oldPassword, user.password_hash))) {
+    ctx.rateLimiter.hit(key, rule);
+    throw badRequest("Wrong password!");
+  }
+  const length = [...newPassword].length;
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) throw badRequest("New password is too weak!");
+  return hashPassword(newPassword, ctx.config.fastPasswordHashing);
+}
+
+const loginRateLimitKey = (user: User) => `login:${user.delivery_email.toLowerCase()}`;
+
+async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHash: string): Promise<void> {
+  await userStore.update(tx.q, user.id, { password_hash: passwordHash });
+  tx.afterCommit(() => ctx.rateLimiter.reset(loginRateLimitKey(user)));
+  await auditLogStore.insert(tx.q, {
+    realm_id: user.realm_id,
+    acting_user_id: user.id,
+    modified_user_id: user.id,
+    event_type: "user_password_changed",
+  });
+}
+
+/**
+ * Zulip's do_change_user_setting for each value that differs from the current one: one row
+ * update, then per setting an audit entry, the `user_settings` event and the legacy event.
+ */
+export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone?: string) {
+  const before = userSettings(user);
+  const changed = Object.entries(requested).filter(
+    ([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value,
+  ) as Array<[keyof UserSettings, UserSettingValue]>;
+  const changesTimezone = timezone !== undefined && timezone !== user.timezone;
+  if (changed.length === 0 && !changesTimezone) return;
+
+  const after = { ...before, ...Object.fromEntries(changed) } as UserSettings;
+  const settingsJson = serializeUserSettings(after);
+  await userStore.update(tx.q, user.id, { settings: settingsJson, ...(changesTimezone ? { timezone } : {}) });
+  const updated: User = { ...user, settings: settingsJson, timezone: changesTimezone ? timezone : user.timezone };
+
+  const all = changesTimezone ? [...changed, ["timezone", timezone] as const] : changed;
+  for (const [name, value] of all) {
+    const old = name === "timezone" ? user.timezone : before[name];
+    await auditLogStore.insert(tx.q, {
+      realm_id: user.realm_id,
+      acting_user_id: user.id,
+      modified_user_id: user.id,
+      event_type: "user_setting_changed",
+      extra_data: { property: name, old_value: old, new_value: value },
+    });
+    notifySettingChange(tx, user, name, value);
+  }
+  if (changesTimezone) {
+    const person = { email: user.email, user_id: user.id, timezone };
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, await userStore.listActiveIds(tx.q, user.realm_id));
+  }
+  if (changed.some(([name]) => name === "email_address_visibility")) {
+    await notifyDeliveryEmailVisibility(tx, user, updated);
+  }
+}
+
+function notifySettingChange(tx: Tx, user: User, name: string, value: UserSettingValue): void {
+  const languageName = name === "default_language" ? { language_name: LANGUAGES[value as string] } : {};
+  tx.sendEventOnCommit({ type: "user_settings", op: "update", property: name, value, ...languageName }, [user.id]);
+  if (LEGACY_NOTIFICATION_SETTINGS.has(name)) {
+    tx.sendEventOnCommit(
+      { type: "update_global_notifications", user: user.email, notification_name: name, setting: value },
+      [user.id],
+    );
+  }
+  if (LEGACY_DISPLAY_SETTINGS.has(name) || name === "timezone") {
+    tx.sendEventOnCommit(
+      { type: "update_display_settings", user: user.email, setting_name: name, setting: value, ...languageName },
+      [user.id],
+    );
+  }
+}
+
+/** Tells the users who gained or lost sight of `after`'s real email address (send_delivery_email_update_events). */
+async function notifyDeliveryEmailVisibility(tx: Tx, before: User, after: User): Promise<void> {
+  const viewers = (await userStore.listInRealm(tx.q, before.realm_id)).filter((u) => u.is_active);
+  const gained = viewers.filter((v) => !canSeeDeliveryEmail(v, before) && canSeeDeliveryEmail(v, after));
+  const lost = viewers.filter((v) => canSeeDeliveryEmail(v, before) && !canSeeDeliveryEmail(v, after));
+  if (gained.length > 0) {
+    const person = { user_id: after.id, delivery_email: after.delivery_email };
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, gained.map((u) => u.id));
+  }
+  if (lost.length > 0) {
+    const person = { user_id: after.id, delivery_email: null };
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, lost.map((u) => u.id));
+  }
+}
+
+// ---- email change: PATCH /settings {email} sends a link to the new address; the link applies it.
+
+export const EMAIL_CHANGE = "email_change";
+const EMAIL_CHANGE_VALIDITY_SECONDS = 24 * 60 * 60;
+const emailSchema = z.email();
+
+/** Zulip's validate_email_change_request: a valid address no other account of the realm uses. */
+async function checkEmailChange(tx: Tx, user: User, newEmail: string): Promise<void> {
+  if (!emailSchema.safeParse(newEmail).success) throw badRequest("Invalid address.");
+  const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
+  if (existing) throw badRequest(existing.is_active ? "Already has an account." : "Account has been deactivated.");
+}
+
+async function doStartEmailChange(ctx: AppContext, tx: Tx, user: User, newEmail: string): Promise<void> {
+  const now = nowSeconds();
+  await confirmationStore.expireOpenForUser(tx.q, user.id, EMAIL_CHANGE, now);
+  const key = randomString(24);
+  await confirmationStore.insert(tx.q, {
+    realm_id: user.realm_id,
+    user_id: user.id,
+    kind: EMAIL_CHANGE,
+    confirmation_key: key,
+    data: JSON.stringify({ old_email: user.delivery_email, new_email: newEmail }),
+    created_at: now,
+    expires_at: now + EMAIL_CHANGE_VALIDITY_SECONDS,
+  });
+  const link = `${ctx.config.externalUrl}/accounts/confirm_new_email/${key}`;
+  const host = new URL(ctx.config.externalUrl).host;
+  await queueEmail(tx, {
+    to: newEmail,
+    subject: `Verify your new email address for ${host}`,
+    text:
+      `Hi ${user.full_name},\n\n` +
+      `We received a request to change the email address for your account on ${host} ` +
+      `from ${user.delivery_email} to ${newEmail}.\n\n` +
+      `To confirm this change, open this link within 24 hours:\n${link}\n\n` +
+      `If you did not request this change, you can ignore this email.\n`,
+    template: "confirm_new_email",
+  });
+}
+
+/** Why a confirmation link cannot be used; the page shows a message for each. */
+export class ConfirmationLinkError extends Error {
+  constructor(readonly reason: "invalid" | "expired" | "unavailable", message: string) {
+    super(message);
+  }
+}
+
+/** Applies the email change a confirmation link stands for. Returns the old and new addresses. */
+export async function checkConfirmEmailChange(tx: Tx, key: string) {
+  const now = nowSeconds();
+  const confirmation = await confirmationStore.getByKey(tx.q, EMAIL_CHANGE, key);
+  if (!confirmation || confirmation.user_id === null) {
+    throw new ConfirmationLinkError("invalid", "This confirmation link does not exist. Check that you copied the whole link.");
+  }
+  const expired = new ConfirmationLinkError("expired", "This confirmation link has expired or has already been used.");
+  if (confirmation.used_at !== null || confirmation.expires_at <= now) throw expired;
+  const { old_email: oldEmail, new_email: newEmail } = JSON.parse(confirmation.data) as { old_email: string; new_email: string };
+  const user = await userStore.getById(tx.q, confirmation.user_id);
+  const realm = user && (await realmStore.getById(tx.q, user.realm_id));
+  if (!user || !realm || !user.is_active || realm.deactivated) {
+    throw new ConfirmationLinkError("unavailable", "This account is deactivated.");
+  }
+  if (user.delivery_email !== oldEmail) throw expired;
+  const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
+  if (existing) throw new ConfirmationLinkError("unavailable", `${newEmail} is already used by another account.`);
+  if (!(await confirmationStore.markUsed(tx.q, confirmation.id, now))) throw expired;
+
+  await doChangeUserDeliveryEmail(tx, user, newEmail, user);
+  await queueEmail(tx, {
+    to: oldEmail,
+    subject: `Email address changed for ${realm.name}`,
+    text: `Hi ${user.full_name},\n\nThe email address for your account in ${realm.name} was changed to ${newEmail}.\n`,
+    template: "notify_change_in_email",
+  });
+  return { oldEmail, newEmail };
+}

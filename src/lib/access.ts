@@ -1,0 +1,63 @@
+import type { User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import {
+  badRequest,
+  InsufficientPermissionError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+} from "../http/errors.js";
+import { isAdmin, isOwner } from "../models/roles.js";
+import { userStore } from "../store/users.js";
+import { canSeeDeliveryEmail } from "./userPayload.js";
+
+/**
+ * The one place that decides whether a user may look at or administer another account (Zulip's
+ * access_user_by_id). A missing user and a user of another organization give the same error.
+ */
+export interface UserAccessOptions {
+  allowDeactivated?: boolean;
+  allowBots?: boolean;
+  /** The caller wants to change the account: an administrator, or the owner of the bot. */
+  forAdministration: boolean;
+}
+
+const noSuchUser = () => badRequest("No such user");
+
+export async function accessUserById(q: Executor, viewer: User, userId: number, opts: UserAccessOptions): Promise<User> {
+  const target = await userStore.getInRealm(q, viewer.realm_id, userId);
+  if (!target) throw noSuchUser();
+  return checkUserAccess(viewer, target, opts);
+}
+
+/**
+ * By Zulip API email, or by real email when the viewer may see it (Zulip 10.0, feature level 302).
+ */
+export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
+  const lower = email.toLowerCase();
+  const candidates = await userStore.listByEmailInRealm(q, viewer.realm_id, email);
+  const target =
+    candidates.find((u) => u.email.toLowerCase() === lower) ??
+    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u));
+  if (!target) throw noSuchUser();
+  return checkUserAccess(viewer, target, opts);
+}
+
+function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): User {
+  if (target.is_bot && !opts.allowBots) throw noSuchUser();
+  if (!target.is_active && !opts.allowDeactivated) throw badRequest("User is deactivated");
+  if (opts.forAdministration && !canAdministerUser(viewer, target)) throw new InsufficientPermissionError();
+  return target;
+}
+
+/** Zulip's can_admin_user: organization administrators, and a bot's owner for that bot. */
+export function canAdministerUser(viewer: User, target: User): boolean {
+  return (target.is_bot === 1 && target.bot_owner_id === viewer.id) || isAdmin(viewer);
+}
+
+export function requireAdministrator(user: User): void {
+  if (!isAdmin(user)) throw new OrganizationAdministratorRequiredError();
+}
+
+export function requireOwner(user: User): void {
+  if (!isOwner(user)) throw new OrganizationOwnerRequiredError();
+}

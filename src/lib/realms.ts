@@ -1,0 +1,15 @@
+import type { Realm } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { realmStore } from "../store/realms.js";
+
+/** The realm that holds Zulip's cross-realm system bots; never a user-facing organization. */
+export const SYSTEM_BOT_REALM = "zulipinternal";
+
+/**
+ * The organization this server serves at its root URL: the only realm that is not the system-bot
+ * realm (the first by id if there are several). Undefined before the first organization exists.
+ */
+export async function getDefaultRealm(q: Executor): Promise<Realm | undefined> {
+  const realms = await realmStore.list(q);
+  return realms.find((realm) => realm.string_id !== SYSTEM_BOT_REALM);
+}

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { transaction } from "../appContext.js";
+import { checkCreateCustomProfileField, customProfileFieldDict } from "../actions/customProfileFields.js";
+import { endpoint } from "../http/endpoint.js";
+import { p } from "../http/params.js";
+import { requireAdministrator } from "../lib/access.js";
+import { customProfileFieldStore } from "../store/customProfileFields.js";
+
+/** GET /realm/profile_fields */
+export const listRealmCustomProfileFields = endpoint({
+  auth: "user",
+  params: {},
+  handler: async ({ ctx, user }) => {
+    const fields = await customProfileFieldStore.listForRealm(ctx.db.kysely, user.realm_id);
+    return { custom_fields: fields.map(customProfileFieldDict) };
+  },
+});
+
+/** POST /realm/profile_fields */
+export const createRealmCustomProfileField = endpoint({
+  auth: "user",
+  params: {
+    name: p.string({ trim: false }).default(""),
+    hint: p.string({ trim: false }).default(""),
+    field_type: p.int(),
+    field_data: p.json(z.record(z.string(), z.unknown())).default({}),
+    display_in_profile_summary: p.bool().default(false),
+    required: p.bool().default(false),
+    editable_by_user: p.bool().default(true),
+  },
+  handler: async ({ ctx, user, params }) => {
+    requireAdministrator(user);
+    const id = await transaction(ctx, (tx) => checkCreateCustomProfileField(tx, user, params));
+    return { id };
+  },
+});

@@ -1,0 +1,51 @@
+import { checkUpdateSettings } from "../actions/settings.js";
+import { endpoint } from "../http/endpoint.js";
+import { badRequest } from "../http/errors.js";
+import { p, type Param, type ParamSpec } from "../http/params.js";
+import {
+  isKnownTimezone,
+  USER_SETTING_NAMES,
+  USER_SETTING_RULES,
+  type SettingRule,
+  type UserSettings,
+} from "../models/userSettings.js";
+
+function settingParam(rule: SettingRule): Param<unknown> {
+  switch (rule.kind) {
+    case "bool":
+      return p.bool().optional();
+    case "int":
+      return (rule.values ? p.intEnum(rule.values) : p.int()).optional();
+    case "string":
+      return (rule.values ? p.enum(rule.values) : p.string({ trim: false })).optional();
+  }
+}
+
+const settingParams: ParamSpec = Object.fromEntries(USER_SETTING_NAMES.map((name) => [name, settingParam(USER_SETTING_RULES[name])]));
+
+/**
+ * PATCH /settings, and its deprecated aliases PATCH /settings/display and
+ * PATCH /settings/notifications (Zulip's json_change_settings).
+ */
+export const updateSettings = endpoint({
+  auth: "user",
+  params: {
+    full_name: p.string({ trim: false }).optional(),
+    email: p.string({ trim: false }).optional(),
+    old_password: p.string({ trim: false }).optional(),
+    new_password: p.string({ trim: false }).optional(),
+    timezone: p
+      .string({ trim: false })
+      .refine((value, name) => {
+        if (!isKnownTimezone(value)) throw badRequest(`${name} is not a recognized time zone`);
+        return value;
+      })
+      .optional(),
+    ...settingParams,
+  },
+  handler: async ({ ctx, user, params }) => {
+    const { full_name, email, old_password, new_password, timezone, ...rest } = params;
+    const settings = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
+    await checkUpdateSettings(ctx, user, { full_name, email, old_password, new_password, timezone, settings });
+  },
+});

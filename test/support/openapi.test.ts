@@ -1,0 +1,80 @@
+import fs from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { OPENAPI_FILE, validateResponse } from "./openapi.js";
+
+const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"));
+
+/** The `example` of a response schema written as `allOf: [Base, {..., example}]` in the reference. */
+function exampleOf(template: string, method: string, status = "200"): any {
+  const schema = document.paths[template][method].responses[status].content["application/json"].schema;
+  const part = schema.allOf.find((p: any) => p.example !== undefined);
+  return structuredClone(part.example);
+}
+
+const apiKeyResponse = { result: "success", msg: "", api_key: "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv", email: "iago@zulip.com", user_id: 5 };
+
+describe("validateResponse", () => {
+  it("accepts a correct response and Zulip's own examples", () => {
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 200, apiKeyResponse)).not.toThrow();
+    expect(() => validateResponse("GET", "/api/v1/users/12", 200, exampleOf("/users/{user_id}", "get"))).not.toThrow();
+    expect(() => validateResponse("GET", "/api/v1/users/me", 200, exampleOf("/users/me", "get"))).not.toThrow();
+  });
+
+  it("accepts ignored_parameters_unsupported on a success response", () => {
+    const body = { ...apiKeyResponse, ignored_parameters_unsupported: ["foo", "bar"] };
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 200, body)).not.toThrow();
+  });
+
+  it("rejects a field of the wrong type", () => {
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 200, { ...apiKeyResponse, user_id: "5" })).toThrow(/user_id must be integer/);
+  });
+
+  it("rejects a missing required field", () => {
+    const { api_key: _, ...body } = apiKeyResponse;
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 200, body)).toThrow(/must have required property 'api_key'/);
+  });
+
+  it("rejects an extra field where additionalProperties is false, inside allOf", () => {
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 200, { ...apiKeyResponse, surprise: 1 })).toThrow(
+      /must NOT have additional properties.*surprise/,
+    );
+    const user = exampleOf("/users/{user_id}", "get");
+    user.user.surprise = true;
+    expect(() => validateResponse("GET", "/api/v1/users/12", 200, user)).toThrow(/\/user must NOT have additional properties/);
+  });
+
+  it("honours nullable: true and nothing else", () => {
+    const user = exampleOf("/users/{user_id}", "get");
+    user.user.avatar_url = null;
+    expect(() => validateResponse("GET", "/api/v1/users/12", 200, user)).not.toThrow();
+    user.user.email = null;
+    expect(() => validateResponse("GET", "/api/v1/users/12", 200, user)).toThrow(/\/user\/email must be string/);
+  });
+
+  it("prefers a literal path over a template: /users/me is not /users/{user_id}", () => {
+    // /users/me's fields are top-level; /users/{user_id} nests them under `user`.
+    expect(() => validateResponse("GET", "/api/v1/users/12", 200, exampleOf("/users/me", "get"))).toThrow(/additionalProperty.*full_name/);
+  });
+
+  it("skips paths and methods the reference does not describe", () => {
+    expect(() => validateResponse("GET", "/api/v1/parley_only_thing", 200, { anything: 1 })).not.toThrow();
+    expect(() => validateResponse("PUT", "/api/v1/fetch_api_key", 200, { anything: 1 })).not.toThrow();
+  });
+
+  it("rejects a success status the operation does not document", () => {
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 201, apiKeyResponse)).toThrow(/status 201 is not documented/);
+  });
+
+  it("accepts documented and generic Zulip error envelopes for 4xx", () => {
+    const missing = { result: "error", msg: "Missing 'password' argument", code: "REQUEST_VARIABLE_MISSING", var_name: "password" };
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 400, missing)).not.toThrow();
+    const rateLimited = { result: "error", msg: "API usage exceeded rate limit", code: "RATE_LIMIT_HIT", "retry-after": 28.7 };
+    expect(() => validateResponse("GET", "/api/v1/users/me", 429, rateLimited)).not.toThrow();
+  });
+
+  it("rejects a 4xx body that is not a Zulip error envelope", () => {
+    expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 401, { result: "error", msg: "Nope" })).toThrow(/required property 'code'/);
+    expect(() => validateResponse("GET", "/api/v1/users/me", 404, "Not Found")).toThrow(/not a Zulip error envelope/);
+  });
+});
