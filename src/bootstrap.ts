@@ -1,7 +1,7 @@
 import { transaction, type AppContext } from "./appContext.js";
 import { doCreateRealm } from "./actions/realms.js";
 import { doCreateUser } from "./actions/createUser.js";
-import { generatePassword } from "./lib/passwords.js";
+import { generatePassword, hashPassword } from "./lib/passwords.js";
 import { Role } from "./models/roles.js";
 import { realmStore } from "./store/realms.js";
 import { seedDevelopmentRealm } from "./dev/seed.js";
@@ -27,16 +27,16 @@ export async function ensureOrganization(ctx: AppContext): Promise<FirstStartCre
   }
   const email = ctx.config.admin.email ?? "owner@parley.example";
   const password = ctx.config.admin.password ?? generatePassword();
+  const passwordHash = await hashPassword(password, ctx.config.fastPasswordHashing);
   const owner = await transaction(ctx, async (tx) => {
     const realm = await doCreateRealm(tx, { string_id: "", name: ctx.config.organizationName });
     return doCreateUser(tx, realm, {
       email,
       full_name: "Owner",
-      password,
+      password_hash: passwordHash,
       role: Role.OWNER,
       can_create_users: true,
       can_change_user_emails: true,
-      fastHashing: ctx.config.fastPasswordHashing,
     });
   });
   return {

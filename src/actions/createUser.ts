@@ -1,7 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { generateApiKey } from "../lib/apiKeys.js";
-import { hashPassword } from "../lib/passwords.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
@@ -13,8 +12,11 @@ import { nowSeconds } from "../util/time.js";
 export interface NewUserInput {
   email: string;
   full_name: string;
-  /** Plain text; hashed here. Null: the user cannot log in with a password. */
-  password: string | null;
+  /**
+   * From hashPassword(), computed BEFORE the transaction opens (hashing takes ~100 ms and must
+   * not hold the database). Null: the user cannot log in with a password.
+   */
+  password_hash: string | null;
   role?: number;
   timezone?: string;
   is_bot?: boolean;
@@ -24,8 +26,6 @@ export interface NewUserInput {
   can_change_user_emails?: boolean;
   /** Explicit id (development seed only). */
   id?: number;
-  /** Cheap password hashing (test suites). */
-  fastHashing?: boolean;
   acting_user_id?: number | null;
 }
 
@@ -50,7 +50,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     date_joined: now,
     timezone: input.timezone ?? "",
     api_key: generateApiKey(),
-    password_hash: input.password === null ? null : await hashPassword(input.password, input.fastHashing),
+    password_hash: input.password_hash,
     can_create_users: input.can_create_users ? 1 : 0,
     can_change_user_emails: input.can_change_user_emails ? 1 : 0,
   });

@@ -32,20 +32,26 @@ export function checkFullName(raw: string): string {
 
 export interface CreateUserRequest {
   email: string;
-  password: string;
   full_name: string;
+  /** From hashPassword() on a password that passed checkNewPassword(), hashed before the transaction. */
+  password_hash: string;
+}
+
+/** Zulip's password length rule for new passwords. */
+export function checkNewPassword(password: string): string {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw badRequest("The password is too weak.");
+  }
+  return password;
 }
 
 /** The caller has checked that `actor` is an administrator. */
-export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest, fastHashing: boolean): Promise<User> {
+export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest): Promise<User> {
   if (!actor.can_create_users) throw badRequest("User not authorized to create users");
   const fullName = checkFullName(req.full_name);
   if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw badRequest("Bad name or username");
   if (await userStore.getByEmail(tx.q, realm.id, req.email)) throw badRequest(`Email '${req.email}' already in use`);
-  if (req.password.length < PASSWORD_MIN_LENGTH || req.password.length > PASSWORD_MAX_LENGTH) {
-    throw badRequest("The password is too weak.");
-  }
-  return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password: req.password, acting_user_id: actor.id, fastHashing });
+  return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password_hash: req.password_hash, acting_user_id: actor.id });
 }
 
 // ---- changes by an administrator (PATCH /users/{id}) ----

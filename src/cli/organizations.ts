@@ -1,7 +1,7 @@
 import { transaction } from "../appContext.js";
 import { doCreateUser } from "../actions/createUser.js";
 import { doCreateRealm } from "../actions/realms.js";
-import { generatePassword } from "../lib/passwords.js";
+import { generatePassword, hashPassword } from "../lib/passwords.js";
 import { Role } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { type Command, CliError, checkEmail, checkFullName, checkPassword, print, requiredOption, stringOption, usageError } from "./command.js";
@@ -42,17 +42,17 @@ export const createOrganizationCommand: Command = {
     const password = givenPassword === undefined ? generatePassword() : checkPassword(givenPassword, "owner-password");
 
     return withContext(config, async (ctx) => {
+      const passwordHash = await hashPassword(password, config.fastPasswordHashing);
       const { realm, owner } = await transaction(ctx, async (tx) => {
         if (await realmStore.getByStringId(tx.q, stringId)) throw new CliError(`an organization with string id "${stringId}" already exists`);
         const realm = await doCreateRealm(tx, { string_id: stringId, name });
         const owner = await doCreateUser(tx, realm, {
           email,
           full_name: fullName,
-          password,
+          password_hash: passwordHash,
           role: Role.OWNER,
           can_create_users: true,
           can_change_user_emails: true,
-          fastHashing: config.fastPasswordHashing,
         });
         return { realm, owner };
       });

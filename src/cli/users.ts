@@ -48,8 +48,9 @@ export const createUserCommand: Command = {
     return withContext(config, async (ctx) => {
       const realm = await resolveRealm(ctx, stringOption(args, "realm"));
       await checkEmailFree(ctx, realm, email);
+      const passwordHash = await hashPassword(password, config.fastPasswordHashing);
       const user = await transaction(ctx, (tx) =>
-        doCreateUser(tx, realm, { email, full_name: fullName, password, role, fastHashing: config.fastPasswordHashing }),
+        doCreateUser(tx, realm, { email, full_name: fullName, password_hash: passwordHash, role }),
       );
       print(`Created the user ${user.email} (id ${user.id}, ${roleName(user.role)}) in "${realm.name}":`);
       if (givenPassword === undefined) print(`  password: ${password}`);

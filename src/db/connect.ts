@@ -28,7 +28,7 @@ export function openDb(database: Config["database"]): Db {
     sqlite.pragma(`synchronous = ${database.synchronous}`);
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
     return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
@@ -40,6 +40,33 @@ export function openDb(database: Config["database"]): Db {
         oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
     },
   });
+  // An idle connection can die (server restart, database dropped): pg reports it on the pool, and
+  // the next query opens a new connection. Without a listener the process would crash.
+  pool.on("error", (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, close: () => kysely.destroy() };
+}
+
+/**
+ * Kysely prepares a statement for every query; preparing costs more than running most of ours.
+ * Reuse prepared statements by SQL text (better-sqlite3 statements are reusable, and Kysely runs
+ * one query at a time on its single connection). Bounded: the least recently added goes first.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== "prepare") return Reflect.get(target, property, receiver);
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (!statement) {
+          statement = prepare(source);
+          if (cache.size >= max) cache.delete(cache.keys().next().value!);
+          cache.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }

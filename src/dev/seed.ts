@@ -1,3 +1,4 @@
+import { hashPassword } from "../lib/passwords.js";
 import { transaction, type AppContext } from "../appContext.js";
 import { doCreateRealm } from "../actions/realms.js";
 import { doCreateUser } from "../actions/createUser.js";
@@ -44,11 +45,12 @@ export const DEV_USERS = [
 ] as const;
 
 export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
-  const fastHashing = ctx.config.fastPasswordHashing;
+  // One hash for every development user: they share the well-known development password.
+  const passwordHash = await hashPassword(DEV_PASSWORD, ctx.config.fastPasswordHashing);
   return transaction(ctx, async (tx) => {
     const internal = await doCreateRealm(tx, { string_id: "zulipinternal", name: "System use only" });
     for (const bot of SYSTEM_BOTS) {
-      await doCreateUser(tx, internal, { ...bot, password: null, is_bot: true, bot_type: BotType.GENERIC, fastHashing });
+      await doCreateUser(tx, internal, { ...bot, password_hash: null, is_bot: true, bot_type: BotType.GENERIC });
     }
     const realm = await doCreateRealm(tx, {
       string_id: "zulip",
@@ -58,12 +60,11 @@ export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
     for (const user of DEV_USERS) {
       await doCreateUser(tx, realm, {
         ...user,
-        password: DEV_PASSWORD,
+        password_hash: passwordHash,
         timezone: "UTC",
         // Zulip's API test setup lets iago create users and change emails.
         can_create_users: user.email === "iago@zulip.com",
         can_change_user_emails: user.email === "iago@zulip.com" || user.email === "desdemona@zulip.com",
-        fastHashing,
       });
     }
     await tx.dialect.bumpIdSequence(tx.q, "users", DEV_USERS[DEV_USERS.length - 1].id);

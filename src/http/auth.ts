@@ -29,6 +29,7 @@ export async function authenticateByApiKey(ctx: AppContext, email: string, apiKe
   if (!isWellFormedApiKey(apiKey)) {
     throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
   }
+  if (email.includes("\u0000")) throw new InvalidApiKeyError(); // no account has such an email
   const candidates = await userStore.listByApiEmail(ctx.db.kysely, email);
   // Compare against every candidate so the time taken does not depend on which one matched.
   let user: User | undefined;

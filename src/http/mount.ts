@@ -4,7 +4,7 @@ import type { RateLimitRule } from "../config.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import type { Endpoint } from "./endpoint.js";
 import { parseParams } from "./endpoint.js";
-import { ApiError, RateLimitedError } from "./errors.js";
+import { ApiError, badRequest, RateLimitedError } from "./errors.js";
 import type { RateLimitState } from "./rateLimit.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -57,7 +57,7 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
   const result = await ep.handler({
     ctx,
     params: values,
-    path: (request.params ?? {}) as Record<string, string>,
+    path: checkPathParams(request.params),
     user,
     realm,
     request: {
@@ -72,6 +72,15 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
   const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
   return reply.send(body);
+}
+
+/** Path segments reach handlers as text; a NUL byte in one is refused here for all of them. */
+function checkPathParams(params: unknown): Record<string, string> {
+  const path = (params ?? {}) as Record<string, string>;
+  for (const [name, value] of Object.entries(path)) {
+    if (value.includes("\u0000")) throw badRequest(`${name} contains NULL (0x00) characters.`);
+  }
+  return path;
 }
 
 function applyRateLimit(ctx: AppContext, reply: FastifyReply, key: string, rule: RateLimitRule): void {

@@ -1,8 +1,9 @@
+import { hashPassword } from "../lib/passwords.js";
 import { z } from "zod";
 import { transaction } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { checkCreateUser, checkDeactivateOwnUser, checkDeactivateUser, checkUpdateUser, doReactivateUser } from "../actions/users.js";
+import { checkCreateUser, checkNewPassword, checkDeactivateOwnUser, checkDeactivateUser, checkUpdateUser, doReactivateUser } from "../actions/users.js";
 import type { ProfileDataEntry } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
@@ -73,7 +74,10 @@ export const createUser = endpoint({
   },
   handler: async ({ ctx, user, realm, params }) => {
     requireAdministrator(user);
-    const created = await transaction(ctx, (tx) => checkCreateUser(tx, user, realm, params, ctx.config.fastPasswordHashing));
+    const passwordHash = await hashPassword(checkNewPassword(params.password), ctx.config.fastPasswordHashing);
+    const created = await transaction(ctx, (tx) =>
+      checkCreateUser(tx, user, realm, { email: params.email, full_name: params.full_name, password_hash: passwordHash }),
+    );
     return { user_id: created.id };
   },
 });

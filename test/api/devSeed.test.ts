@@ -163,7 +163,7 @@ describe("the development organization's content", () => {
 
   it("continues ids after the seeded ones: a new user gets id 16 and the default channel", async () => {
     const realm = (await realmStore.getByStringId(q(t), "zulip"))!;
-    const user = await transaction(t.ctx, (tx) => doCreateUser(tx, realm, { email: "newbie@zulip.com", full_name: "Newbie", password: null }));
+    const user = await transaction(t.ctx, (tx) => doCreateUser(tx, realm, { email: "newbie@zulip.com", full_name: "Newbie", password_hash: null }));
     expect(user.id).toBe(16);
     const subscribed = await q(t).selectFrom("subscriptions").innerJoin("streams", "streams.recipient_id", "subscriptions.recipient_id").select("streams.name").where("subscriptions.user_id", "=", 16).execute();
     expect(subscribed.map((s) => s.name)).toEqual(["Verona"]);

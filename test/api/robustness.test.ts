@@ -52,9 +52,19 @@ const BAD_BODIES: Array<[string, () => Body]> = [
   ["broken urlencoded", () => ({ contentType: "application/x-www-form-urlencoded", body: "%%%&&=&a[b]=%E2%82&=x" })],
 ];
 
+const basic = (credentials: string) => "Basic " + Buffer.from(credentials).toString("base64");
+const BAD_CREDENTIALS = [
+  "Basic",
+  "Bearer abc",
+  "Basic " + "A".repeat(8000),
+  basic(`a\u0000b@zulip.com:${"x".repeat(32)}`),
+  basic(`${"e".repeat(2000)}@zulip.com:${"x".repeat(32)}`),
+  basic("desdemona@zulip.com:\u0000"),
+];
+
 let actorId = 0;
 
-async function send(method: string, path: string, auth: string | null, body: Body = {}): Promise<{ status: number; text: string }> {
+async function send(method: string, path: string, auth: string | undefined, body: Body = {}): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = {};
   if (auth) headers.Authorization = auth;
   if (body.contentType) headers["Content-Type"] = body.contentType;
@@ -79,19 +89,20 @@ const paramsFuzzed = new Set<Endpoint>();
 async function fuzzRoute(route: RouteEntry): Promise<string[]> {
   const auth = await t.authHeader(ACTOR);
   const ownPath = pathWith(route, () => String(actorId));
-  const cases: Array<{ what: string; path: string; withAuth: boolean; body?: Body }> = [];
+  const cases: Array<{ what: string; path: string; auth?: string; body?: Body }> = [];
   for (const withAuth of [true, false]) {
-    for (const [name, make] of BAD_BODIES) cases.push({ what: `${name} (auth=${withAuth})`, path: ownPath, withAuth, body: make() });
+    for (const [name, make] of BAD_BODIES) cases.push({ what: `${name} (auth=${withAuth})`, path: ownPath, auth: withAuth ? auth : undefined, body: make() });
   }
+  for (const header of BAD_CREDENTIALS) cases.push({ what: `Authorization: ${header.slice(0, 30)}`, path: ownPath, auth: header });
   for (const segment of BAD_PATH_SEGMENTS) {
-    cases.push({ what: `path segment ${segment.slice(0, 20)}`, path: pathWith(route, () => segment), withAuth: true });
+    cases.push({ what: `path segment ${segment.slice(0, 20)}`, path: pathWith(route, () => segment), auth });
   }
   if (!paramsFuzzed.has(route.endpoint)) {
     paramsFuzzed.add(route.endpoint);
     for (const name of Object.keys((route.endpoint as Endpoint).params)) {
       for (const value of BAD_VALUES) {
         const { query, body } = encodeParam(route.method, name, value);
-        cases.push({ what: `${name}=${JSON.stringify(value.slice(0, 20))}`, path: ownPath + query, withAuth: true, body });
+        cases.push({ what: `${name}=${JSON.stringify(value.slice(0, 20))}`, path: ownPath + query, auth, body });
       }
     }
   }
@@ -99,7 +110,7 @@ async function fuzzRoute(route: RouteEntry): Promise<string[]> {
   for (let i = 0; i < cases.length; i += CONCURRENCY) {
     await Promise.all(
       cases.slice(i, i + CONCURRENCY).map(async (c) => {
-        const res = await send(route.method, c.path, c.withAuth ? auth : null, c.body);
+        const res = await send(route.method, c.path, c.auth, c.body);
         if (res.status >= 500) failures.push(`${c.what} → ${res.status} ${res.text.slice(0, 200)}`);
       }),
     );

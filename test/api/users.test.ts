@@ -271,7 +271,7 @@ describe("DELETE /users/{user_id}", () => {
     const u = await newUser();
     const realm = (await realmStore.getByStringId(t.ctx.db.kysely, "zulip"))!;
     const bot = await transaction(t.ctx, (tx) =>
-      doCreateUser(tx, realm, { email: `bot-of-${u.id}@zulip.com`, full_name: "Owned Bot", password: null, is_bot: true, bot_owner_id: u.id }),
+      doCreateUser(tx, realm, { email: `bot-of-${u.id}@zulip.com`, full_name: "Owned Bot", password_hash: null, is_bot: true, bot_owner_id: u.id }),
     );
     expectSuccess(await t.delete("iago", `/api/v1/users/${u.id}`));
     expect((await row(bot.id)).is_active).toBe(0);
