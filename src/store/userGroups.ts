@@ -48,3 +48,30 @@ export const userGroupStore = {
       .execute();
   },
 };
+
+/** Group membership as the access rules need it: every group that contains a user, through subgroups. */
+export const groupMembershipStore = {
+  /** Ids of all groups `userId` belongs to, directly or through any chain of subgroups. */
+  async groupIdsContainingUser(q: Executor, userId: number): Promise<Set<number>> {
+    const found = new Set<number>();
+    const direct = await q.selectFrom("user_group_members").select("group_id").where("user_id", "=", userId).execute();
+    let frontier = direct.map((r) => r.group_id);
+    for (const id of frontier) found.add(id);
+    // Walk up to supergroups; the hierarchy is shallow (system groups are 7 deep), so a few rounds.
+    while (frontier.length > 0) {
+      const parents = await q
+        .selectFrom("user_group_subgroups")
+        .select("supergroup_id")
+        .where("subgroup_id", "in", frontier)
+        .execute();
+      frontier = [];
+      for (const { supergroup_id } of parents) {
+        if (!found.has(supergroup_id)) {
+          found.add(supergroup_id);
+          frontier.push(supergroup_id);
+        }
+      }
+    }
+    return found;
+  },
+};
