@@ -63,9 +63,11 @@ export interface UpdateUserRequest {
   new_email?: string;
 }
 
-/** Zulip's check_last_owner: the target is the realm's only active human owner. */
-async function isLastOwner(tx: Tx, user: User): Promise<boolean> {
-  return isOwner(user) && !user.is_bot && (await userStore.countActiveWithRole(tx.q, user.realm_id, Role.OWNER)) === 1;
+/** Zulip's check_last_owner: the target is the realm's only active human owner (owners locked). */
+export async function isLastOwner(tx: Tx, user: User): Promise<boolean> {
+  if (!isOwner(user) || user.is_bot) return false;
+  const owners = await userStore.lockActiveWithRole(tx.q, tx.dialect, user.realm_id, Role.OWNER);
+  return owners.length === 1 && owners[0] === user.id;
 }
 
 /** Every check runs before the first write. `target` comes from accessUserById(forAdministration). */

@@ -1,7 +1,7 @@
 import { transaction } from "../appContext.js";
 import { doRegenerateApiKey } from "../actions/apiKeys.js";
 import { doCreateUser } from "../actions/createUser.js";
-import { doChangeUserRole } from "../actions/users.js";
+import { doChangeUserRole, isLastOwner } from "../actions/users.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
 import { Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
@@ -78,7 +78,7 @@ export const changeRoleCommand: Command = {
         return 0;
       }
       await transaction(ctx, async (tx) => {
-        if (user.role === Role.OWNER && (await userStore.countActiveWithRole(tx.q, realm.id, Role.OWNER)) <= 1) {
+        if (await isLastOwner(tx, user)) {
           throw new CliError("The owner permission cannot be removed from the only organization owner.");
         }
         await doChangeUserRole(tx, user, role, null);

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
 import type { NewUser, User, UserUpdate } from "../db/schema.js";
 
@@ -43,16 +44,23 @@ export const userStore = {
     return q.selectFrom("users").selectAll().where("realm_id", "=", realmId).orderBy("id").execute();
   },
 
-  async countActiveWithRole(q: Executor, realmId: number, role: number): Promise<number> {
-    const row = await q
-      .selectFrom("users")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("realm_id", "=", realmId)
-      .where("role", "=", role)
-      .where("is_active", "=", 1)
-      .where("is_bot", "=", 0)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+  /**
+   * Ids of the realm's active human users with `role`, locked until the transaction ends, so two
+   * concurrent demotions cannot both see another owner left.
+   */
+  async lockActiveWithRole(q: Executor, dialect: Dialect, realmId: number, role: number): Promise<number[]> {
+    const rows = await dialect
+      .forUpdate(
+        q
+          .selectFrom("users")
+          .select("id")
+          .where("realm_id", "=", realmId)
+          .where("role", "=", role)
+          .where("is_active", "=", 1)
+          .where("is_bot", "=", 0),
+      )
+      .execute();
+    return rows.map((r) => r.id);
   },
 
   async insert(q: Executor, row: NewUser): Promise<User> {
