@@ -1,0 +1,139 @@
+import hljs from "highlight.js";
+import { escapeAttr, escapeCode } from "./escape.js";
+
+/**
+ * Code blocks in Zulip's structure (Pygments' codehilite):
+ * <div class="codehilite" data-code-language="Python"><pre><span></span><code>…</code></pre></div>.
+ * Tokens are highlighted with highlight.js and given Pygments' short class names, which is what
+ * Zulip clients' stylesheets know.
+ */
+
+/** Pygments' display name and the highlight.js grammar for common language aliases. */
+const LANGUAGES: Record<string, [pretty: string, grammar: string]> = {};
+function define(pretty: string, grammar: string, ...aliases: string[]): void {
+  for (const alias of aliases) LANGUAGES[alias] = [pretty, grammar];
+}
+define("Python", "python", "python", "py", "py3", "python3", "sage", "bazel", "starlark");
+define("Python 2.x", "python", "python2", "py2");
+define("Python console session", "python-repl", "pycon");
+define("JavaScript", "javascript", "javascript", "js", "mjs", "cjs");
+define("TypeScript", "typescript", "typescript", "ts");
+define("JSX", "javascript", "jsx", "react");
+define("TSX", "typescript", "tsx");
+define("JSON", "json", "json", "json-object");
+define("Java", "java", "java");
+define("Kotlin", "kotlin", "kotlin", "kt");
+define("Scala", "scala", "scala");
+define("C", "c", "c");
+define("C++", "cpp", "cpp", "c++");
+define("C#", "csharp", "csharp", "c#", "cs");
+define("Objective-C", "objectivec", "objective-c", "objectivec", "obj-c", "objc");
+define("Swift", "swift", "swift");
+define("Go", "go", "go", "golang");
+define("Rust", "rust", "rust", "rs");
+define("Ruby", "ruby", "ruby", "rb", "duby");
+define("PHP", "php", "php", "php3", "php4", "php5", "inc");
+define("CSS+PHP", "php", "css+php");
+define("HTML+PHP", "php", "html+php");
+define("JavaScript+PHP", "php", "javascript+php", "js+php");
+define("XML+PHP", "php", "xml+php");
+define("Perl", "perl", "perl", "pl");
+define("Lua", "lua", "lua");
+define("R", "r", "r", "splus", "s");
+define("Julia", "julia", "julia", "jl");
+define("Haskell", "haskell", "haskell", "hs");
+define("Elixir", "elixir", "elixir", "ex", "exs");
+define("Erlang", "erlang", "erlang");
+define("Clojure", "clojure", "clojure", "clj");
+define("Common Lisp", "lisp", "common-lisp", "cl", "lisp");
+define("Scheme", "scheme", "scheme", "scm");
+define("OCaml", "ocaml", "ocaml");
+define("F#", "fsharp", "fsharp", "f#");
+define("Dart", "dart", "dart");
+define("Bash", "bash", "bash", "sh", "ksh", "zsh", "shell");
+define("Bash Session", "shell", "console", "shell-session");
+define("PowerShell", "powershell", "powershell", "pwsh", "posh", "ps1", "psm1");
+define("Batchfile", "dos", "batch", "bat", "dosbatch", "winbatch");
+define("SQL", "sql", "sql");
+define("PostgreSQL SQL dialect", "pgsql", "postgresql", "postgres");
+define("MySQL", "sql", "mysql");
+define("HTML", "xml", "html");
+define("XML", "xml", "xml");
+define("CSS", "css", "css");
+define("SCSS", "scss", "scss");
+define("Sass", "scss", "sass");
+define("LESS", "less", "less");
+define("YAML", "yaml", "yaml", "yml");
+define("TOML", "ini", "toml");
+define("INI", "ini", "ini", "cfg", "dosini");
+define("Docker", "dockerfile", "docker", "dockerfile");
+define("Makefile", "makefile", "make", "makefile", "mf", "bsdmake");
+define("CMake", "cmake", "cmake");
+define("Nginx configuration file", "nginx", "nginx");
+define("Diff", "diff", "diff", "udiff");
+define("Markdown", "markdown", "markdown", "md");
+define("reStructuredText", "plaintext", "restructuredtext", "rst", "rest");
+define("TeX", "latex", "tex", "latex");
+define("Groovy", "groovy", "groovy");
+define("Protocol Buffer", "protobuf", "protobuf", "proto");
+define("GraphQL", "graphql", "graphql");
+define("Handlebars", "handlebars", "handlebars");
+define("Django/Jinja", "django", "django", "jinja");
+define("Vim Script", "vim", "vim");
+define("Matlab", "matlab", "matlab");
+define("Fortran", "fortran", "fortran", "f90");
+define("Nim", "nim", "nim", "nimrod");
+define("Zig", "zig", "zig");
+define("Verilog", "verilog", "verilog", "v");
+define("VHDL", "vhdl", "vhdl");
+define("Assembly", "x86asm", "nasm", "asm");
+define("Text only", "plaintext", "text");
+
+/** highlight.js scopes → Pygments token classes (the most specific scope wins). */
+const CLASS_FOR_SCOPE: Record<string, string> = {
+  keyword: "k", built_in: "nb", type: "kt", literal: "kc", number: "m", operator: "o",
+  punctuation: "p", property: "py", regexp: "sr", string: "s", "char.escape": "se", subst: "si",
+  symbol: "ss", variable: "nv", "variable.language": "bp", "variable.constant": "no", title: "nf",
+  "title.class": "nc", "title.class.inherited": "nc", "title.function": "nf", "title.function.invoke": "nf",
+  params: "n", comment: "c", doctag: "sd", meta: "cp", "meta.keyword": "cp", "meta.string": "s",
+  section: "gh", tag: "nt", name: "nt", attr: "na", attribute: "na", "selector-tag": "nt",
+  "selector-id": "nn", "selector-class": "nc", "selector-attr": "na", "selector-pseudo": "nd",
+  addition: "gi", deletion: "gd", emphasis: "ge", strong: "gs", link: "nl", quote: "c1", bullet: "m",
+  code: "sb", formula: "m", template: "si", "template-tag": "cp", "template-variable": "nv",
+};
+
+function pygmentsClass(hljsClasses: string): string {
+  // "hljs-title function_" → scope "title.function"
+  const [first, ...rest] = hljsClasses.split(" ");
+  const scope = [first.replace(/^hljs-/, ""), ...rest.map((part) => part.replace(/_+$/, ""))].join(".");
+  for (let s = scope; s; s = s.includes(".") ? s.slice(0, s.lastIndexOf(".")) : "") {
+    if (CLASS_FOR_SCOPE[s]) return CLASS_FOR_SCOPE[s];
+  }
+  return "n";
+}
+
+/** The pretty name Zulip puts in data-code-language, or the language as typed if unknown. */
+export function codeLanguageName(lang: string): string {
+  return LANGUAGES[lang.toLowerCase()]?.[0] ?? lang;
+}
+
+function highlightedLines(code: string, lang: string): string {
+  const grammar = LANGUAGES[lang.toLowerCase()]?.[1] ?? (hljs.getLanguage(lang) ? lang : undefined);
+  if (!grammar || grammar === "plaintext" || !hljs.getLanguage(grammar)) return escapeCode(code);
+  try {
+    const html = hljs.highlight(code, { language: grammar, ignoreIllegals: true }).value;
+    return html.replace(/<span class="([^"]*)">/g, (_m, classes: string) => `<span class="${pygmentsClass(classes)}">`);
+  } catch {
+    return escapeCode(code);
+  }
+}
+
+/** Trailing whitespace is dropped per line, and blank lines around the code, as Pygments does. */
+export function renderCodeBlock(code: string, lang: string): string {
+  const lines = code.split("\n").map((line) => line.replace(/\s+$/, ""));
+  while (lines.length > 0 && lines[0] === "") lines.shift();
+  while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  const body = lines.length === 0 ? "" : `${highlightedLines(lines.join("\n"), lang)}\n`;
+  const langAttr = lang ? ` data-code-language="${escapeAttr(codeLanguageName(lang))}"` : "";
+  return `<div class="codehilite"${langAttr}><pre><span></span><code>${body}</code></pre></div>\n`;
+}

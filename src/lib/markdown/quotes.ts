@@ -1,0 +1,58 @@
+import type { MarkdownIt, StateBlock, StateCore } from "markdown-it";
+import { renderEnv } from "./types.js";
+
+/**
+ * Quotes as Zulip: a block whose lines are only ">" is a paragraph, not an empty quote; and
+ * mentions inside quotes (">" or ```quote) are silent, so quoting a message notifies nobody.
+ */
+const EMPTY_QUOTE_LINE = /^ {0,3}>\s*$/;
+
+function wrapBlockquote(md: MarkdownIt): void {
+  const original = findRule(md, "blockquote");
+  if (!original) throw new Error("markdown-it blockquote rule not found");
+  md.block.ruler.at(
+    "blockquote",
+    (state: StateBlock, startLine: number, endLine: number, silent: boolean) => {
+      let line = startLine;
+      let allEmpty = true;
+      for (; line < endLine; line++) {
+        const text = state.src.slice(state.bMarks[line], state.eMarks[line]);
+        if (text.trim() === "") break;
+        if (!EMPTY_QUOTE_LINE.test(text.slice(Math.min(text.length, state.blkIndent)))) {
+          allEmpty = false;
+          break;
+        }
+      }
+      if (allEmpty) return false;
+      return original(state, startLine, endLine, silent);
+    },
+    { alt: ["paragraph", "reference", "blockquote", "list"] },
+  );
+}
+
+type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
+
+function findRule(md: MarkdownIt, name: string): BlockRule | undefined {
+  const ruler = md.block.ruler as unknown as { __rules__: { name: string; fn: BlockRule }[] };
+  return ruler.__rules__.find((rule) => rule.name === name)?.fn;
+}
+
+/** markdown-it's core "inline" step, telling the inline rules whether they are inside a quote. */
+function inlineWithQuoteContext(state: StateCore): void {
+  const env = renderEnv(state);
+  let depth = 0;
+  for (const token of state.tokens) {
+    if (token.type === "blockquote_open") depth++;
+    else if (token.type === "blockquote_close") depth--;
+    else if (token.type === "inline") {
+      env.inQuote = depth > 0;
+      state.md.inline.parse(token.content, state.md, state.env, token.children ?? (token.children = []));
+    }
+  }
+  env.inQuote = false;
+}
+
+export function quotesPlugin(md: MarkdownIt): void {
+  wrapBlockquote(md);
+  md.core.ruler.at("inline", inlineWithQuoteContext);
+}
