@@ -8,7 +8,9 @@ import { isRenderedFieldType, ProfileFieldType, renderProfileFieldValue } from "
 import { BotType, RecipientType, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
-import { messageStore, recipientStore, userMessageStore } from "../store/messages.js";
+import { messageStore, recipientStore } from "../store/messages.js";
+import { userMessageStore } from "../store/userMessages.js";
+import { MessageFlag } from "../models/messageFlags.js";
 import { streamStore, subscriptionStore } from "../store/streams.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
@@ -129,10 +131,6 @@ const MESSAGES: SeedMessage[] = [
   { from: "hamlet", to: "othello", text: "To be, or not to be: that is the question." },
 ];
 
-/** Zulip's UserMessage flag bits used here. */
-const READ_FLAG = 1;
-const IS_PRIVATE_FLAG = 2048;
-
 const userId = (name: string): number => {
   const user = DEV_USERS.find((u) => u.email.toLowerCase() === `${name.toLowerCase()}@zulip.com`);
   if (!user) throw new Error(`no development user ${name}`);
@@ -217,7 +215,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
       "channel" in seed
         ? { recipientId: channel!.recipientId, topic: seed.topic, receivers: channel!.subscriberIds, flags: 0 }
         : // A direct message's recipient is the receiver's personal recipient, as in Zulip.
-          { recipientId: personalRecipient.get(userId(seed.to))!, topic: "", receivers: [senderId, userId(seed.to)], flags: IS_PRIVATE_FLAG };
+          { recipientId: personalRecipient.get(userId(seed.to))!, topic: "", receivers: [senderId, userId(seed.to)], flags: MessageFlag.IS_PRIVATE };
     const message = await messageStore.insert(tx.q, {
       realm_id: realm.id,
       sender_id: senderId,
@@ -237,7 +235,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
     const receivers = [...new Set(target.receivers)].sort((a, b) => a - b);
     await userMessageStore.insertMany(
       tx.q,
-      receivers.map((id) => ({ user_id: id, message_id: message.id, flags: target.flags | (id === senderId ? READ_FLAG : 0) })),
+      receivers.map((id) => ({ user_id: id, message_id: message.id, flags: target.flags | (id === senderId ? MessageFlag.READ : 0) })),
     );
   }
 }

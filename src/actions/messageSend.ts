@@ -1,0 +1,330 @@
+import type { Realm, Stream, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { ApiError, badRequest } from "../http/errors.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
+import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
+import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
+import { flagsToList, MessageFlag } from "../models/messageFlags.js";
+import { RecipientType } from "../models/roles.js";
+import { userSettings } from "../models/userSettings.js";
+import { directMessageGroupStore } from "../store/directMessageGroups.js";
+import { channelRecipientStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { userGroupStore } from "../store/userGroups.js";
+import { userMessageStore } from "../store/userMessages.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+
+/** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
+export const MAX_MESSAGE_LENGTH = 10000;
+export const MAX_TOPIC_LENGTH = 60;
+const WILDCARD_MENTION_THRESHOLD = 15;
+
+export interface SendMessageRequest {
+  type: "direct" | "private" | "stream" | "channel";
+  to: unknown;
+  content: string;
+  topic: string | undefined;
+  queueId?: string;
+  localId?: string;
+  readBySender?: boolean;
+  clientName: string;
+}
+
+export type SendMessageResult = {
+  id: number;
+  automatic_new_visibility_policy?: number;
+};
+
+/** Where a message goes and who gets a user_messages row. */
+type Destination =
+  | { kind: "channel"; access: ChannelAccess; recipientId: number; topic: string; receivers: Array<{ user_id: number; is_muted: number }> }
+  | { kind: "direct"; recipientId: number; participantIds: number[] };
+
+/** POST /messages: validates everything, then writes the message in the caller's transaction. */
+export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: SendMessageRequest): Promise<SendMessageResult> {
+  const content = normalizeContent(req.content);
+  const subject = new AccessSubject(sender);
+  const destination =
+    req.type === "stream" || req.type === "channel"
+      ? await channelDestination(tx, subject, realm, req.to, req.topic)
+      : await directDestination(tx, sender, req.to);
+  const rendered = await renderMessageContent(tx.q, realm, sender, content);
+  if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
+  const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
+  return doSendMessage(tx, sender, realm, destination, content, rendered, { ...req, readBySender });
+}
+
+/** Zulip's normalize_body: trailing whitespace and leading newlines dropped; over-long text truncated. */
+function normalizeContent(raw: string): string {
+  const body = raw.trimEnd().replace(/^\n+/, "");
+  if (body.length === 0) throw badRequest("Message must not be empty");
+  return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");
+}
+
+function truncate(text: string, max: number, marker: string): string {
+  return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
+}
+
+/** Topic input: "(no topic)" and the empty-topic display name mean the empty topic (FL 334/370). */
+function normalizeTopic(realm: Realm, topic: string | undefined): string {
+  if (topic === undefined) throw badRequest("Missing topic");
+  const trimmed = topic.trim();
+  const name = trimmed === "(no topic)" || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? "" : truncate(trimmed, MAX_TOPIC_LENGTH, "...");
+  if (name === "" && realmSetting(realm, "mandatory_topics", false)) throw badRequest("Topics are required in this organization");
+  return name;
+}
+
+function realmSetting<T>(realm: Realm, name: string, fallback: T): T {
+  const settings = JSON.parse(realm.settings || "{}") as Record<string, unknown>;
+  return (settings[name] as T | undefined) ?? fallback;
+}
+
+/** Zulip's extract_stream_indicator: a name, a JSON name, an id, or a one-element list of either. */
+function channelIndicator(to: unknown): string | number {
+  let value = to;
+  if (Array.isArray(value)) {
+    if (value.length !== 1) throw badRequest("Expected exactly one channel");
+    value = value[0];
+  }
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isSafeInteger(value)) return value;
+  throw badRequest("Invalid data type for channel");
+}
+
+async function channelDestination(tx: Tx, subject: AccessSubject, realm: Realm, to: unknown, topic: string | undefined): Promise<Destination> {
+  const indicator = channelIndicator(to);
+  const topicName = normalizeTopic(realm, topic);
+  const access = typeof indicator === "string" ? await accessStreamByName(tx.q, subject, indicator.trim()) : await channelById(tx, subject, indicator);
+  await checkCanPost(tx, subject, access);
+  const recipientId = access.stream.recipient_id!;
+  const receivers = await channelRecipientStore.activeSubscribers(tx.q, recipientId);
+  return { kind: "channel", access, recipientId, topic: topicName, receivers };
+}
+
+async function channelById(tx: Tx, subject: AccessSubject, streamId: number): Promise<ChannelAccess> {
+  try {
+    return await accessStreamById(tx.q, subject, streamId);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    throw new ApiError(`Channel with ID '${streamId}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream_id: streamId } });
+  }
+}
+
+/** Zulip's access_stream_for_send_message texts; the rules are streamAccess's canPost. */
+async function checkCanPost(tx: Tx, subject: AccessSubject, access: ChannelAccess): Promise<void> {
+  if (access.canPost) return;
+  const groupId = access.stream.can_send_message_group_id;
+  if (!access.stream.is_archived && (groupId === null || !(await subject.groupIds(tx.q)).has(groupId))) {
+    throw badRequest("You do not have permission to post in this channel.");
+  }
+  throw badRequest(`Not authorized to send to channel '${access.stream.name}'`);
+}
+
+/** Zulip's extract_private_recipients: JSON list of ids or emails, or comma-separated emails. */
+function directIndicator(to: unknown): { ids: number[] } | { emails: string[] } {
+  const data = typeof to === "string" ? to.split(",") : to;
+  if (!Array.isArray(data)) throw badRequest("Invalid data type for recipients");
+  if (data.length === 0) throw badRequest("Message must have recipients");
+  if (typeof data[0] === "string") {
+    if (!data.every((e) => typeof e === "string")) throw badRequest("Recipient lists may contain emails or user IDs, but not both.");
+    const emails = [...new Set(data.map((e: string) => e.trim()).filter((e) => e !== ""))];
+    if (emails.length === 0) throw badRequest("Message must have recipients");
+    return { emails };
+  }
+  if (!data.every((id) => typeof id === "number" && Number.isSafeInteger(id))) {
+    throw badRequest(typeof data[0] === "number" ? "Recipient lists may contain emails or user IDs, but not both." : "Invalid data type for recipients");
+  }
+  return { ids: [...new Set(data as number[])] };
+}
+
+async function directDestination(tx: Tx, sender: User, to: unknown): Promise<Destination> {
+  const indicator = directIndicator(to);
+  const recipients: User[] = [];
+  if ("ids" in indicator) {
+    const found = new Map((await userStore.listByIds(tx.q, sender.realm_id, indicator.ids)).map((u) => [u.id, u]));
+    for (const id of indicator.ids) {
+      const user = found.get(id);
+      if (!user) throw badRequest(`Invalid user ID ${id}`);
+      recipients.push(user);
+    }
+  } else {
+    for (const email of indicator.emails) {
+      const user = await userStore.getByEmail(tx.q, sender.realm_id, email);
+      if (!user) throw badRequest(`Invalid email '${email}'`);
+      recipients.push(user);
+    }
+  }
+  for (const user of recipients) {
+    if (!user.is_active && !user.is_mirror_dummy) throw badRequest(`'${user.email}' is no longer using Zulip.`);
+  }
+  const participantIds = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
+  let recipientId: number;
+  if (participantIds.length <= 2) {
+    // 1:1 (or to oneself): the receiver's personal recipient, as in Zulip.
+    const other = recipients.find((u) => u.id !== sender.id) ?? sender;
+    recipientId = other.recipient_id!;
+  } else {
+    recipientId = (await directMessageGroupStore.getOrCreate(tx.q, sender.realm_id, participantIds)).recipient_id!;
+  }
+  return { kind: "direct", recipientId, participantIds };
+}
+
+/** Zulip's stream/topic_wildcard_mention_allowed: large audiences need can_mention_many_users_group. */
+async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm: Realm, destination: Extract<Destination, { kind: "channel" }>, rendered: RenderedMessage): Promise<void> {
+  if (rendered.wildcard === null) return;
+  const audience =
+    rendered.wildcard === "stream"
+      ? destination.receivers.length
+      : new Set([subject.user.id, ...(await messageStore.topicSenderIds(tx.q, destination.recipientId, destination.topic))]).size;
+  if (audience <= WILDCARD_MENTION_THRESHOLD) return;
+  const configured = realmSetting<number | null>(realm, "can_mention_many_users_group", null);
+  const groupId = configured ?? (await userGroupStore.getSystemGroup(tx.q, realm.id, "role:administrators")).id;
+  if ((await subject.groupIds(tx.q)).has(groupId)) return;
+  if (rendered.wildcard === "stream") {
+    throw new ApiError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
+  }
+  throw new ApiError("You do not have permission to use topic wildcard mentions in this topic.", { code: "TOPIC_WILDCARD_MENTION_NOT_ALLOWED" });
+}
+
+/**
+ * Zulip's Client.default_read_by_sender: messages sent from Zulip's own apps are read for their
+ * sender; messages sent by other API clients (integrations using a user's key) are not.
+ */
+const HUMAN_CLIENTS = new Set(["zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron", "zulipterminal", "zulipflutter", "snipe", "website", "ios", "android"]);
+export function defaultReadBySender(clientName: string): boolean {
+  const name = clientName.toLowerCase();
+  return HUMAN_CLIENTS.has(name) || name.includes("desktop app");
+}
+
+interface SendOptions {
+  readBySender: boolean;
+  clientName: string;
+  queueId?: string;
+  localId?: string;
+}
+
+/** Writes the message, its user_messages rows and the sender's topic policy; queues the events. */
+export async function doSendMessage(
+  tx: Tx,
+  sender: User,
+  realm: Realm,
+  destination: Destination,
+  content: string,
+  rendered: RenderedMessage,
+  options: SendOptions,
+): Promise<SendMessageResult> {
+  const topic = destination.kind === "channel" ? destination.topic : "";
+  const isNewTopic = destination.kind === "channel" && !(await messageStore.topicHasMessages(tx.q, destination.recipientId, topic));
+  const message = await messageStore.insert(tx.q, {
+    realm_id: realm.id,
+    sender_id: sender.id,
+    recipient_id: destination.recipientId,
+    subject: topic,
+    content,
+    rendered_content: rendered.html,
+    rendered_content_version: 1,
+    date_sent: nowSeconds(),
+    sending_client: options.clientName,
+    has_attachment: rendered.hasAttachment ? 1 : 0,
+    has_image: rendered.hasImage ? 1 : 0,
+    has_link: rendered.hasLink ? 1 : 0,
+    is_channel_message: destination.kind === "channel" ? 1 : 0,
+  });
+
+  const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
+  const topicParticipants =
+    rendered.wildcard === "topic" && destination.kind === "channel"
+      ? new Set([sender.id, ...(await messageStore.topicSenderIds(tx.q, destination.recipientId, topic))])
+      : new Set<number>();
+  const flagsOf = (userId: number): number => {
+    let flags = destination.kind === "direct" ? MessageFlag.IS_PRIVATE : 0;
+    if (userId === sender.id && options.readBySender) flags |= MessageFlag.READ;
+    if (rendered.mentionedUserIds.has(userId)) flags |= MessageFlag.MENTIONED;
+    if (rendered.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
+    if (rendered.wildcard === "topic" && topicParticipants.has(userId)) flags |= MessageFlag.TOPIC_WILDCARD_MENTIONED;
+    return flags;
+  };
+  const rows = [...receiverIds].sort((a, b) => a - b).map((user_id) => ({ user_id, message_id: message.id, flags: flagsOf(user_id) }));
+  await userMessageStore.insertMany(tx.q, rows);
+
+  let automaticPolicy: number | undefined;
+  if (destination.kind === "channel") {
+    await messageStore.setStreamFirstMessageIdIfNull(tx.q, destination.access.stream.id, message.id);
+    automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, isNewTopic);
+  }
+
+  await notifyNewMessage(tx, realm, message, rows, sender, options);
+  return automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy };
+}
+
+/**
+ * Zulip's automatic follow/unmute on sending (automatically_follow_topics_policy and
+ * automatically_unmute_topics_in_muted_streams_policy: 1 participation, 2 send, 3 initiation,
+ * 4 never). Returns the new policy if it changed.
+ */
+async function applyAutomaticTopicPolicy(tx: Tx, sender: User, destination: Extract<Destination, { kind: "channel" }>, isNewTopic: boolean): Promise<number | undefined> {
+  if (sender.is_bot) return undefined;
+  const settings = userSettings(sender);
+  const applies = (policy: number) => policy === 1 || policy === 2 || (policy === 3 && isNewTopic);
+  const stream: Stream = destination.access.stream;
+  const current = await userTopicStore.getPolicy(tx.q, sender.id, stream.id, destination.topic);
+  let next: number | undefined;
+  if (applies(settings.automatically_follow_topics_policy)) {
+    if (current !== VisibilityPolicy.FOLLOWED) next = VisibilityPolicy.FOLLOWED;
+  } else if (applies(settings.automatically_unmute_topics_in_muted_streams_policy)) {
+    const channelMuted = destination.receivers.some((r) => r.user_id === sender.id && r.is_muted === 1);
+    if (channelMuted && (current === VisibilityPolicy.INHERIT || current === VisibilityPolicy.MUTED)) next = VisibilityPolicy.UNMUTED;
+  }
+  if (next === undefined) return undefined;
+  const lastUpdated = nowSeconds();
+  await userTopicStore.setPolicy(tx.q, {
+    user_id: sender.id,
+    stream_id: stream.id,
+    recipient_id: destination.recipientId,
+    topic_name: destination.topic,
+    visibility_policy: next,
+    last_updated: lastUpdated,
+  });
+  tx.sendEventOnCommit(
+    { type: "user_topic", stream_id: stream.id, topic_name: destination.topic, last_updated: lastUpdated, visibility_policy: next },
+    [sender.id],
+  );
+  return next;
+}
+
+/**
+ * The message event: Zulip sends one event with per-user flags; here one event per distinct
+ * payload (flags, and the 1:1 recipient_id each side sees). The message is in its
+ * apply_markdown=true, client_gravatar=false, allow_empty_topic_name=true form; `raw_content`
+ * lets the event queue serve apply_markdown=false clients. `local_message_id`/`sender_queue_id`
+ * ride only on the sender's event, for the queue that sent it (local echo).
+ */
+async function notifyNewMessage(
+  tx: Tx,
+  realm: Realm,
+  message: Awaited<ReturnType<typeof messageStore.insert>>,
+  rows: Array<{ user_id: number; flags: number }>,
+  sender: User,
+  options: SendOptions,
+): Promise<void> {
+  const builder = await MessagePayloadBuilder.load(tx.q, realm, [message]);
+  const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
+  const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
+  for (const row of rows) {
+    const flags = flagsToList(row.flags);
+    const payload = builder.build(message, row.user_id, flags, payloadOptions);
+    const withQueue = row.user_id === sender.id && options.queueId !== undefined;
+    const key = JSON.stringify([flags, payload.recipient_id, withQueue]);
+    let group = groups.get(key);
+    if (!group) {
+      const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content };
+      if (withQueue) {
+        event.sender_queue_id = options.queueId;
+        if (options.localId !== undefined) event.local_message_id = options.localId;
+      }
+      groups.set(key, (group = { event, users: [] }));
+    }
+    group.users.push(row.user_id);
+  }
+  for (const { event, users } of groups.values()) tx.sendEventOnCommit(event as { type: string }, users);
+}

@@ -1,0 +1,145 @@
+import type { Realm, User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { RecipientType } from "../models/roles.js";
+import { directMessageGroupStore } from "../store/directMessageGroups.js";
+import { channelRecipientStore, type Message, messageStore, type Reaction, recipientStore, type Submessage } from "../store/messages.js";
+import { userStore } from "../store/users.js";
+import { isMeMessage } from "./messageRendering.js";
+import { avatarUrlFor } from "./userPayload.js";
+
+/**
+ * The message objects of GET /messages, GET /messages/{id} and message events (Zulip's
+ * MessageDict). Field names and the per-viewer rules (avatar, content type, empty topic name,
+ * 1:1 recipient_id) live here only. Loading is batched: a constant number of queries for any
+ * number of messages.
+ */
+export interface MessagePayloadOptions {
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allowEmptyTopicName: boolean;
+}
+
+export type MessagePayload = Record<string, unknown>;
+
+/** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME: realm_empty_topic_display_name in Zulip 10. */
+export const EMPTY_TOPIC_DISPLAY_NAME = "general chat";
+
+interface DisplayUser {
+  id: number;
+  email: string;
+  full_name: string;
+  is_mirror_dummy: boolean;
+}
+
+/** Everything the messages' payloads refer to, loaded once. */
+export class MessagePayloadBuilder {
+  private constructor(
+    private readonly realm: Realm,
+    private readonly users: Map<number, User>,
+    private readonly recipients: Map<number, { type: number; type_id: number }>,
+    private readonly streamNames: Map<number, { id: number; name: string }>,
+    private readonly groupMembers: Map<number, number[]>,
+    private readonly reactions: Map<number, Reaction[]>,
+    private readonly submessages: Map<number, Submessage[]>,
+  ) {}
+
+  static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
+    const ids = messages.map((m) => m.id);
+    const recipients = new Map((await recipientStore.listByIds(q, messages.map((m) => m.recipient_id))).map((r) => [r.id, r]));
+    const ofType = (type: number) => [...recipients.values()].filter((r) => r.type === type);
+    const streams = await channelRecipientStore.streamsByRecipientIds(q, realm.id, ofType(RecipientType.STREAM).map((r) => r.id));
+    const groupMembers = await directMessageGroupStore.listByRecipientIds(q, ofType(RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id));
+    const userIds = new Set<number>([
+      ...messages.map((m) => m.sender_id),
+      ...ofType(RecipientType.PERSONAL).map((r) => r.type_id),
+      ...[...groupMembers.values()].flat(),
+    ]);
+    const users = new Map((await userStore.listByIds(q, realm.id, [...userIds])).map((u) => [u.id, u]));
+    return new MessagePayloadBuilder(
+      realm,
+      users,
+      recipients,
+      new Map(streams.map((s) => [s.recipient_id!, { id: s.id, name: s.name }])),
+      groupMembers,
+      groupBy(await messageStore.listReactions(q, ids)),
+      groupBy(await messageStore.listSubmessages(q, ids)),
+    );
+  }
+
+  /**
+   * One message as the user `viewerId` sees it, with that user's flags (API names). `viewer` is
+   * needed only with clientGravatar (whether the viewer may see the sender's real email).
+   */
+  build(message: Message, viewerId: number | null, flags: string[], options: MessagePayloadOptions, viewer: User | null = null): MessagePayload {
+    const sender = this.users.get(message.sender_id)!;
+    const recipient = this.recipients.get(message.recipient_id)!;
+    const payload: MessagePayload = {
+      id: message.id,
+      sender_id: sender.id,
+      sender_full_name: sender.full_name,
+      sender_email: sender.email,
+      sender_realm_str: this.realm.string_id,
+      avatar_url: avatarUrlFor(viewer, sender, options.clientGravatar),
+      client: message.sending_client,
+      content: options.applyMarkdown ? (message.rendered_content ?? "") : message.content,
+      content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",
+      recipient_id: message.recipient_id,
+      is_me_message: isMeMessage(message.content),
+      timestamp: message.date_sent,
+      reactions: (this.reactions.get(message.id) ?? []).map((r) => ({
+        emoji_name: r.emoji_name,
+        emoji_code: r.emoji_code,
+        reaction_type: r.reaction_type,
+        user_id: r.user_id,
+      })),
+      submessages: (this.submessages.get(message.id) ?? []).map((s) => ({
+        id: s.id,
+        message_id: s.message_id,
+        sender_id: s.sender_id,
+        msg_type: s.msg_type,
+        content: s.content,
+      })),
+      topic_links: [],
+      flags,
+    };
+    if (recipient.type === RecipientType.STREAM) {
+      const stream = this.streamNames.get(message.recipient_id)!;
+      payload.type = "stream";
+      payload.display_recipient = stream.name;
+      payload.stream_id = stream.id;
+      payload.subject = message.subject === "" && !options.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : message.subject;
+    } else {
+      payload.type = "private";
+      payload.display_recipient = this.directRecipients(message, recipient);
+      payload.subject = "";
+      // Zulip 10 (feature level 327): an incoming 1:1 message carries the conversation's
+      // recipient_id as seen by the viewer, i.e. the sender's personal recipient.
+      if (recipient.type === RecipientType.PERSONAL && recipient.type_id === viewerId && sender.id !== viewerId && sender.recipient_id !== null) {
+        payload.recipient_id = sender.recipient_id;
+      }
+    }
+    if (message.edit_history !== null) payload.edit_history = JSON.parse(message.edit_history);
+    if (message.last_edit_time !== null) payload.last_edit_timestamp = message.last_edit_time;
+    if (message.last_moved_time !== null) payload.last_moved_timestamp = message.last_moved_time;
+    return payload;
+  }
+
+  private directRecipients(message: Message, recipient: { type: number; type_id: number }): DisplayUser[] {
+    const ids = recipient.type === RecipientType.PERSONAL ? [recipient.type_id, message.sender_id] : (this.groupMembers.get(message.recipient_id) ?? []);
+    return [...new Set(ids)]
+      .map((id) => this.users.get(id))
+      .filter((u): u is User => u !== undefined)
+      .map((u) => ({ id: u.id, email: u.email, full_name: u.full_name, is_mirror_dummy: u.is_mirror_dummy === 1 }))
+      .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0));
+  }
+}
+
+function groupBy<T extends { message_id: number }>(rows: T[]): Map<number, T[]> {
+  const result = new Map<number, T[]>();
+  for (const row of rows) {
+    const list = result.get(row.message_id);
+    if (list) list.push(row);
+    else result.set(row.message_id, [row]);
+  }
+  return result;
+}

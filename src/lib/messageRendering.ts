@@ -1,0 +1,71 @@
+import type { Realm, User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { userSettings } from "../models/userSettings.js";
+import { renderLookupStore } from "../store/renderLookups.js";
+import { collectReferences, type MentionableUser, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
+import { AccessSubject, channelAccess } from "./streamAccess.js";
+
+/**
+ * Renders a message at send time and reports what it mentions and contains. The only caller of
+ * the Markdown renderer for messages: it resolves the names the content refers to (users,
+ * groups, channels the sender may see, realm emoji) with one query per kind and renders.
+ */
+export type RenderedMessage = RenderResult;
+
+export async function renderMessageContent(
+  q: Executor,
+  realm: Realm,
+  sender: User,
+  content: string,
+  options: { realmUrl?: string } = {},
+): Promise<RenderedMessage> {
+  const refs = await resolveReferences(q, realm, sender, content);
+  return renderMarkdown(content, refs, {
+    realmUrl: options.realmUrl,
+    translateEmoticons: userSettings(sender).translate_emoticons,
+  });
+}
+
+async function resolveReferences(q: Executor, realm: Realm, sender: User, content: string): Promise<ResolvedReferences> {
+  const wanted = collectReferences(content);
+  const [users, groups, streams, emoji] = await Promise.all([
+    renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames.map((n) => n.toLowerCase())),
+    renderLookupStore.namedGroups(q, realm.id, wanted.groupNames.map((n) => n.toLowerCase())),
+    renderLookupStore.streams(q, realm.id, wanted.streamNames.map((n) => n.toLowerCase())),
+    renderLookupStore.realmEmoji(q, realm.id, wanted.emojiNames),
+  ]);
+
+  const usersByName = new Map<string, MentionableUser>();
+  const ambiguous = new Set<string>();
+  for (const user of users) {
+    const key = user.full_name.toLowerCase();
+    if (usersByName.has(key)) ambiguous.add(key);
+    usersByName.set(key, user);
+  }
+  for (const key of ambiguous) usersByName.delete(key);
+
+  // Channel links only to channels the sender may see: never reveal a private channel's id.
+  const subject = new AccessSubject(sender);
+  const streamsByName = new Map<string, { id: number; name: string }>();
+  for (const stream of streams) {
+    if ((await channelAccess(q, subject, stream)).canSeeMetadata) streamsByName.set(stream.name.toLowerCase(), { id: stream.id, name: stream.name });
+  }
+
+  return {
+    usersByName,
+    usersById: new Map(users.map((u) => [u.id, u])),
+    groupsByName: new Map(groups.map((g) => [g.name!.toLowerCase(), { id: g.id, name: g.name! }])),
+    streamsByName,
+    realmEmoji: new Map(
+      emoji.map((e) => [
+        e.name,
+        { id: e.id, name: e.name, source_url: `/user_avatars/${realm.id}/emoji/images/${e.file_name ?? e.id}`, deactivated: e.deactivated === 1 },
+      ]),
+    ),
+  };
+}
+
+/** Zulip's Message.is_status_message: "/me did something". */
+export function isMeMessage(content: string): boolean {
+  return content.startsWith("/me ");
+}

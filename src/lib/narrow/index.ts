@@ -1,0 +1,80 @@
+import { sql } from "kysely";
+import { userMessageStore } from "../../store/userMessages.js";
+import { accessMessages, channelReadability } from "../messageAccess.js";
+import { BadNarrowError, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
+import type { NarrowTerm } from "./parse.js";
+
+export { BadNarrowError, type NarrowContext } from "./operators.js";
+export { canonicalTerms, narrowSchema, type NarrowTerm } from "./parse.js";
+export { searchFields } from "./search.js";
+
+/**
+ * A narrow turned into one SQL condition on `m` (messages) and `um` (the viewer's
+ * user_messages row), including the access rules (messageAccess.channelReadability), so the
+ * store can run it as is. `includeHistory` selects Zulip's two query shapes: the viewer's own
+ * rows only ("personal history"), or all messages of readable channels with public history
+ * joined to the viewer's rows.
+ */
+export interface BuiltNarrow {
+  where: Condition;
+  includeHistory: boolean;
+  /** Words of a `search` term, for highlighting; null without search. */
+  searchWords: string[] | null;
+}
+
+export async function buildNarrow(ctx: NarrowContext, rawTerms: readonly NarrowTerm[]): Promise<BuiltNarrow> {
+  const terms = await resolveWithOperator(ctx, rawTerms);
+  const conditions: Condition[] = [];
+  let history = false;
+  let personalOnly = false;
+  let searchWords: string[] | null = null;
+  for (const term of terms) {
+    const builder = BUILDERS[term.operator];
+    if (!builder) throw new BadNarrowError(`unknown operator ${term.operator}`);
+    const built = await builder(ctx, term.operand);
+    conditions.push(term.negated ? sql<boolean>`not (${built.where})` : built.where);
+    if (built.history && !term.negated) history = true;
+    if (built.personalOnly) personalOnly = true;
+    if (built.searchWords && !term.negated) searchWords = [...(searchWords ?? []), ...built.searchWords];
+  }
+  const includeHistory = history && !personalOnly;
+  conditions.push(await accessCondition(ctx, includeHistory));
+  return { where: sql<boolean>`(${sql.join(conditions, sql` and `)})`, includeHistory, searchWords };
+}
+
+/** SECURITY.md's reading rules as a condition: the same rules as messageAccess.accessMessages. */
+async function accessCondition(ctx: NarrowContext, includeHistory: boolean): Promise<Condition> {
+  const { unreadable, readable, protectedHistory } = await channelReadability(ctx.q, ctx.subject);
+  const notUnreadable = unreadable.length > 0 ? sql<boolean>`m.recipient_id not in (${sql.join(unreadable)})` : sql<boolean>`1 = 1`;
+  if (!includeHistory) return notUnreadable;
+  const protectedSet = new Set(protectedHistory);
+  const publicHistory = [...readable.keys()].filter((id) => !protectedSet.has(id));
+  const inPublicHistory = publicHistory.length > 0 ? sql<boolean>`m.recipient_id in (${sql.join(publicHistory)})` : sql<boolean>`1 = 0`;
+  return sql<boolean>`((um.user_id is not null and ${notUnreadable}) or ${inPublicHistory})`;
+}
+
+/**
+ * Zulip 10's `with` operator: the conversation that contains the message now. Its channel,
+ * topic and dm terms replace the narrow's; an inaccessible message leaves the narrow without it.
+ */
+async function resolveWithOperator(ctx: NarrowContext, terms: readonly NarrowTerm[]): Promise<NarrowTerm[]> {
+  const withTerm = terms.find((t) => t.operator === "with");
+  if (!withTerm) return [...terms];
+  const rest = terms.filter((t) => t.operator !== "with");
+  const id = messageIdOperand(withTerm.operand);
+  const found = (await accessMessages(ctx.q, ctx.subject, [id])).get(id);
+  if (!found) return rest;
+  const message = found.message;
+  const kept = rest.filter((t) => !["channel", "topic", "dm", "dm-including"].includes(t.operator));
+  if (message.is_channel_message) {
+    const streamId = await streamIdOf(ctx, message.recipient_id);
+    return [{ operator: "channel", operand: streamId, negated: false }, { operator: "topic", operand: message.subject, negated: false }, ...kept];
+  }
+  const participants = await userMessageStore.userIdsFor(ctx.q, message.id);
+  return [{ operator: "dm", operand: participants, negated: false }, ...kept];
+}
+
+async function streamIdOf(ctx: NarrowContext, recipientId: number): Promise<number> {
+  const { readable } = await channelReadability(ctx.q, ctx.subject);
+  return readable.get(recipientId)!.stream.id;
+}

@@ -1,0 +1,179 @@
+import { z } from "zod";
+import { transaction } from "../appContext.js";
+import { checkSendMessage } from "../actions/messageSend.js";
+import type { Realm, User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { endpoint } from "../http/endpoint.js";
+import { badRequest, MissingArgumentError } from "../http/errors.js";
+import { p, pathParam } from "../http/params.js";
+import { accessMessage } from "../lib/messageAccess.js";
+import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions } from "../lib/messagePayload.js";
+import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
+import { AccessSubject } from "../lib/streamAccess.js";
+import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
+import { messageStore, type NarrowQuery, type NarrowRow, narrowQueryStore } from "../store/messages.js";
+
+/** Zulip's MAX_MESSAGES_PER_FETCH and LARGER_THAN_MAX_MESSAGE_ID. */
+const MAX_MESSAGES_PER_FETCH = 5000;
+const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
+
+/** POST /messages */
+export const sendMessage = endpoint({
+  auth: "user",
+  params: {
+    type: p.enum(["direct", "private", "stream", "channel"]),
+    to: p.textOrJson(),
+    content: p.string({ trim: false }),
+    topic: p.string({ trim: false }).optional().alias("subject"),
+    queue_id: p.string().optional(),
+    local_id: p.string().optional(),
+    read_by_sender: p.bool().optional(),
+  },
+  handler: async ({ ctx, user, realm, params, request }) =>
+    transaction(ctx, (tx) =>
+      checkSendMessage(tx, user, realm, {
+        type: params.type,
+        to: params.to,
+        content: params.content,
+        topic: params.topic,
+        queueId: params.queue_id,
+        localId: params.local_id,
+        readBySender: params.read_by_sender,
+        clientName: request.clientName,
+      }),
+    ),
+});
+
+/** Zulip's parse_anchor_value. */
+function parseAnchor(value: string | undefined, useFirstUnread: boolean): number | null {
+  if (useFirstUnread) return null;
+  if (value === undefined) throw badRequest("Missing 'anchor' argument.");
+  if (value === "oldest") return 0;
+  if (value === "newest") return LARGER_THAN_MAX_MESSAGE_ID;
+  if (value === "first_unread") return null;
+  if (!/^-?\d+$/.test(value)) throw badRequest("Invalid anchor");
+  return Math.min(Math.max(Number(value), 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+/** GET /messages */
+export const getMessages = endpoint({
+  auth: "user",
+  params: {
+    anchor: p.string().optional(),
+    include_anchor: p.bool().default(true),
+    num_before: p.int({ min: 0 }).optional(),
+    num_after: p.int({ min: 0 }).optional(),
+    narrow: p.json(narrowSchema).default([]),
+    client_gravatar: p.bool().default(true),
+    apply_markdown: p.bool().default(true),
+    message_ids: p.json(z.array(z.int().min(0))).optional(),
+    allow_empty_topic_name: p.bool().default(false),
+    use_first_unread_anchor: p.bool().default(false),
+  },
+  handler: async ({ ctx, user, realm, params }) => {
+    const { message_ids: messageIds } = params;
+    if (messageIds !== undefined && (params.num_before || params.num_after || params.anchor !== undefined || params.use_first_unread_anchor)) {
+      throw badRequest("Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor", {
+        parameters: "num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
+      });
+    }
+    if (messageIds === undefined && params.num_before === undefined) throw new MissingArgumentError("num_before");
+    if (messageIds === undefined && params.num_after === undefined) throw new MissingArgumentError("num_after");
+    const numBefore = params.num_before ?? 0;
+    const numAfter = params.num_after ?? 0;
+    const includeAnchor = messageIds === undefined && params.include_anchor;
+    const anchorValue = messageIds === undefined ? parseAnchor(params.anchor, params.use_first_unread_anchor) : null;
+    const requested = messageIds !== undefined ? messageIds.length : numBefore + numAfter;
+    if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
+    if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw badRequest("The anchor can only be excluded at an end of the range");
+    const terms = canonicalTerms(params.narrow);
+    const options = { applyMarkdown: params.apply_markdown, clientGravatar: params.client_gravatar, allowEmptyTopicName: params.allow_empty_topic_name };
+
+    return transaction(ctx, async (tx) => {
+      const q = tx.q;
+      const subject = new AccessSubject(user);
+      const narrow = await buildNarrow({ q, subject, me: user }, terms);
+      const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where };
+      if (messageIds !== undefined) {
+        const rows = await narrowQueryStore.amongIds(q, query, messageIds);
+        const messages = await messagePayloads(q, user, realm, rows, narrow, options);
+        return { found_anchor: false, found_newest: false, found_oldest: false, history_limited: false, messages };
+      }
+      let anchor = anchorValue;
+      if (anchor === null) anchor = (await narrowQueryStore.firstUnreadId(q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
+      const anchoredToLeft = anchor === 0;
+      const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
+      const before = (await narrowQueryStore.range(q, query, "<", anchor, numBefore)).reverse();
+      const after = anchoredToRight ? [] : await narrowQueryStore.range(q, query, includeAnchor ? ">=" : ">", anchor, numAfter + (includeAnchor ? 1 : 0));
+      const anchorRows = after.filter((r) => r.id === anchor);
+      const afterRows = after.filter((r) => r.id !== anchor).slice(0, numAfter);
+      const rows = [...before, ...anchorRows, ...afterRows];
+      return {
+        anchor,
+        found_anchor: anchorRows.length === 1,
+        found_oldest: anchoredToLeft || before.length < numBefore,
+        found_newest: anchoredToRight || afterRows.length < numAfter,
+        history_limited: false,
+        messages: await messagePayloads(q, user, realm, rows, narrow, options),
+      };
+    });
+  },
+});
+
+async function messagePayloads(
+  q: Executor,
+  viewer: User,
+  realm: Realm,
+  rows: NarrowRow[],
+  narrow: BuiltNarrow,
+  options: MessagePayloadOptions,
+): Promise<MessagePayload[]> {
+  const messages = await messageStore.listByIds(q, realm.id, rows.map((r) => r.id));
+  const flags = new Map(rows.map((r) => [r.id, r.flags]));
+  const builder = await MessagePayloadBuilder.load(q, realm, messages);
+  return messages.map((message) => {
+    const bits = flags.get(message.id) ?? null;
+    const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), options, viewer);
+    if (narrow.searchWords) Object.assign(payload, searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords));
+    return payload;
+  });
+}
+
+/** GET /messages/{message_id} */
+export const getMessage = endpoint({
+  auth: "user",
+  params: {
+    apply_markdown: p.bool().default(true),
+    allow_empty_topic_name: p.bool().default(false),
+  },
+  handler: async ({ ctx, user, realm, params, path }) => {
+    const messageId = pathParam.int(path.message_id, "message_id");
+    const q = ctx.db.kysely;
+    const { message, flags } = await accessMessage(q, new AccessSubject(user), messageId);
+    const builder = await MessagePayloadBuilder.load(q, realm, [message]);
+    const options = { applyMarkdown: params.apply_markdown, clientGravatar: true, allowEmptyTopicName: params.allow_empty_topic_name };
+    return {
+      message: builder.build(message, user.id, flags === null ? HISTORICAL_FLAGS : flagsToList(flags), options, user),
+      raw_content: message.content,
+    };
+  },
+});
+
+/** GET /messages/matches_narrow: which of the user's messages match (Zulip: received messages only). */
+export const messagesMatchNarrow = endpoint({
+  auth: "user",
+  params: {
+    msg_ids: p.json(z.array(z.int())),
+    narrow: p.json(narrowSchema),
+  },
+  handler: async ({ ctx, user, realm, params }) => {
+    const q = ctx.db.kysely;
+    const narrow = await buildNarrow({ q, subject: new AccessSubject(user), me: user }, canonicalTerms(params.narrow));
+    const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: false, where: narrow.where };
+    const rows = await narrowQueryStore.amongIds(q, query, params.msg_ids);
+    const messages = await messageStore.listByIds(q, realm.id, rows.map((r) => r.id));
+    const result: Record<string, { match_content: string; match_subject: string }> = {};
+    for (const message of messages) result[message.id] = searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords ?? []);
+    return { messages: result };
+  },
+});
