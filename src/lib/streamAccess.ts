@@ -1,24 +1,29 @@
-import type { Stream, User } from "../db/schema.js";
+import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
 import { isAdmin, isGuest } from "../models/roles.js";
+import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";
+import { realmGroupSettingId, type RealmGroupSettingName } from "./groupSettings.js";
 
 /**
  * THE place that decides what a user may do with a channel (SECURITY.md, "Who may read a
- * message"). Every endpoint, event fan-out, search and file URL that touches a channel asks here.
- * A missing channel and a channel the user may not see give the same error.
+ * message"), following Zulip 10.2's zerver/lib/streams.py. Every endpoint, event fan-out, search
+ * and file URL that touches a channel asks here. A missing channel and a channel the user may not
+ * see give the same error.
  *
- * - metadata (name, description, subscriber count): public channels for non-guests; otherwise
- *   subscribers, administrators, and members of the channel's administer/add-subscribers/subscribe
- *   groups. Web-public channels for everyone in the realm.
- * - content (messages): public channels for non-guests; subscribers; for private channels also
- *   non-guest members of can_subscribe_group / can_add_subscribers_group. Administrators get
- *   metadata, never content, of private channels they are not part of. Protected history
- *   (history_public_to_subscribers = 0) is further limited per message by the caller: only
- *   messages the user received.
- * - post: content access (or, for public channels, being allowed to post without subscribing),
- *   membership of can_send_message_group, and the channel is not archived.
+ * - content (messages; user_has_content_access): web-public channels for everyone in the realm;
+ *   subscribers; non-guests for public channels and, for private ones, members of
+ *   can_subscribe_group / can_add_subscribers_group. Protected history
+ *   (history_public_to_subscribers = 0) is further limited per message by the caller.
+ * - metadata (name, description, subscribers; user_has_metadata_access): content access, or a
+ *   non-guest who is an administrator or in can_administer_channel_group. Administrators never
+ *   get content of private channels they are not part of.
+ * - administer: administrators and non-guest members of can_administer_channel_group.
+ * - post (access_stream_for_send_message): in can_send_message_group, not archived, and the
+ *   channel is web-public, public (non-guests), subscribed, or has shared history and the user is
+ *   in a group granting content access.
+ * Guests never hold the permissions whose group settings refuse role:everyone.
  */
 export interface ChannelAccess {
   stream: Stream;
@@ -27,7 +32,9 @@ export interface ChannelAccess {
   canReadContent: boolean;
   canPost: boolean;
   canAdminister: boolean;
+  /** Subscribe oneself (archived channels too, Zulip 10.0 feature level 362). */
   canSubscribeSelf: boolean;
+  /** Channel-level right to subscribe others (see canSubscribeOthers for the realm-level one). */
   canAddSubscribers: boolean;
   canRemoveSubscribers: boolean;
 }
@@ -54,29 +61,33 @@ export class AccessSubject {
       .execute();
     return (this.subscribed = new Set(rows.map((r) => r.recipient_id)));
   }
+
+  /** Forget cached subscriptions after this request changed them. */
+  forgetSubscriptions(): void {
+    this.subscribed = null;
+  }
 }
 
 export async function channelAccess(q: Executor, subject: AccessSubject, stream: Stream): Promise<ChannelAccess> {
   const user = subject.user;
-  const groups = await subject.groupIds(q);
-  const inGroup = (id: number | null) => id !== null && groups.has(id);
-  const isSubscribed = stream.recipient_id !== null && (await subject.subscribedRecipientIds(q)).has(stream.recipient_id);
-  const guest = isGuest(user);
   const sameRealm = stream.realm_id === user.realm_id;
+  const groups = await subject.groupIds(q);
+  const guest = isGuest(user);
+  // Guests can never hold these permissions (allow_everyone_group=False in Zulip).
+  const inGroup = (id: number | null) => sameRealm && !guest && id !== null && groups.has(id);
+  const isSubscribed = sameRealm && stream.recipient_id !== null && (await subject.subscribedRecipientIds(q)).has(stream.recipient_id);
   const isPublic = !stream.invite_only;
+  const webPublic = sameRealm && stream.is_web_public === 1;
+  const inContentGroups = inGroup(stream.can_subscribe_group_id) || inGroup(stream.can_add_subscribers_group_id);
 
+  const canReadContent = webPublic || isSubscribed || (sameRealm && !guest && (isPublic || inContentGroups));
   const canAdminister = sameRealm && (isAdmin(user) || inGroup(stream.can_administer_channel_group_id));
-  const canSubscribeSelf = sameRealm && !stream.is_archived && ((isPublic && !guest) || (!guest && inGroup(stream.can_subscribe_group_id)));
-  const canAddSubscribers = sameRealm && !stream.is_archived && (canAdminister || inGroup(stream.can_add_subscribers_group_id));
-  const canReadContent =
-    sameRealm &&
-    (isSubscribed ||
-      (isPublic && !guest) ||
-      (!guest && (inGroup(stream.can_subscribe_group_id) || inGroup(stream.can_add_subscribers_group_id))));
-  const canSeeMetadata = sameRealm && (canReadContent || canAdminister || canAddSubscribers || stream.is_web_public === 1);
+  const canSeeMetadata = canReadContent || canAdminister;
   const canPost =
-    sameRealm && !stream.is_archived && inGroup(stream.can_send_message_group_id) && (canReadContent || (isPublic && !guest));
-  const canRemoveSubscribers = sameRealm && (canAdminister || inGroup(stream.can_remove_subscribers_group_id));
+    sameRealm &&
+    !stream.is_archived &&
+    groups.has(stream.can_send_message_group_id ?? -1) &&
+    (webPublic || (isPublic && !guest) || isSubscribed || (stream.history_public_to_subscribers === 1 && inContentGroups));
   return {
     stream,
     isSubscribed,
@@ -84,44 +95,111 @@ export async function channelAccess(q: Executor, subject: AccessSubject, stream:
     canReadContent,
     canPost,
     canAdminister,
-    canSubscribeSelf,
-    canAddSubscribers,
-    canRemoveSubscribers,
+    canSubscribeSelf: !guest && canReadContent,
+    canAddSubscribers: !guest && canReadContent && (canAdminister || inGroup(stream.can_add_subscribers_group_id)),
+    canRemoveSubscribers: (sameRealm && isAdmin(user)) || inGroup(stream.can_administer_channel_group_id) || (canSeeMetadata && inGroup(stream.can_remove_subscribers_group_id)),
   };
+}
+
+/** Whether the user is in one of the realm's group-based permissions (Zulip's UserProfile.has_permission). */
+export async function hasRealmPermission(q: Executor, subject: AccessSubject, realm: Realm, name: RealmGroupSettingName): Promise<boolean> {
+  const groupId = await realmGroupSettingId(q, realm, name);
+  return (await subject.groupIds(q)).has(groupId);
+}
+
+/**
+ * Subscribing other users (Zulip's get_streams_to_which_user_cannot_add_subscribers): needs
+ * content access, and the realm's can_add_subscribers_group or the channel-level right.
+ */
+export async function canSubscribeOthers(q: Executor, subject: AccessSubject, realm: Realm, access: ChannelAccess): Promise<boolean> {
+  if (isGuest(subject.user) || !access.canReadContent) return false;
+  return access.canAddSubscribers || (await hasRealmPermission(q, subject, realm, "can_add_subscribers_group"));
 }
 
 export type AccessNeed = "metadata" | "content" | "administer";
 
-function allows(access: ChannelAccess, need: AccessNeed): boolean {
-  return need === "metadata" ? access.canSeeMetadata : need === "content" ? access.canReadContent : access.canAdminister;
+export interface AccessOptions {
+  /** Refuse archived channels like missing ones (Zulip's require_active_channel); administration never does. */
+  requireActive?: boolean;
 }
 
-/** The channel with this id if the user may `need` it; Zulip's "Invalid channel ID" otherwise. */
-export async function accessStreamById(q: Executor, subject: AccessSubject, streamId: number, need: AccessNeed = "metadata"): Promise<ChannelAccess> {
-  const stream = await q
-    .selectFrom("streams")
-    .selectAll()
-    .where("id", "=", streamId)
-    .where("realm_id", "=", subject.user.realm_id)
-    .executeTakeFirst();
+function allows(access: ChannelAccess, need: AccessNeed): boolean {
+  return need === "content" ? access.canReadContent : access.canSeeMetadata;
+}
+
+/**
+ * The channel with this id if the user may `need` it; Zulip's "Invalid channel ID" otherwise.
+ * For "administer" (check_stream_access_for_delete_or_update_requiring_metadata_access), a user
+ * who can read the channel learns that they may not administer it.
+ */
+export async function accessStreamById(
+  q: Executor,
+  subject: AccessSubject,
+  streamId: number,
+  need: AccessNeed = "metadata",
+  opts: AccessOptions = {},
+): Promise<ChannelAccess> {
+  const stream = await streamStore.getById(q, subject.user.realm_id, streamId);
   const access = stream ? await channelAccess(q, subject, stream) : null;
-  if (!access || !allows(access, need === "administer" ? "metadata" : need)) throw badRequest("Invalid channel ID");
-  if (need === "administer" && !access.canAdminister) throw badRequest("You do not have permission to administer this channel.");
+  const refuseArchived = opts.requireActive === true && need !== "administer";
+  if (!access || (access.stream.is_archived && refuseArchived)) throw badRequest("Invalid channel ID");
+  if (need === "administer") {
+    if (access.canAdminister) return access;
+    if (access.canReadContent) throw badRequest("You do not have permission to administer this channel.");
+    throw badRequest("Invalid channel ID");
+  }
+  if (!allows(access, need)) throw badRequest("Invalid channel ID");
   return access;
 }
 
-/** By name (case-insensitive); STREAM_DOES_NOT_EXIST for missing and inaccessible alike. */
-export async function accessStreamByName(q: Executor, subject: AccessSubject, name: string, need: AccessNeed = "metadata"): Promise<ChannelAccess> {
-  const stream = await q
-    .selectFrom("streams")
-    .selectAll()
-    .where("realm_id", "=", subject.user.realm_id)
-    .where((eb) => eb(eb.fn("lower", ["name"]), "=", name.toLowerCase()))
-    .executeTakeFirst();
+/**
+ * By name (case-insensitive). Missing and inaccessible look alike: STREAM_DOES_NOT_EXIST by
+ * default (message sending), or Zulip's access_stream_by_name text "Invalid channel name '…'".
+ */
+export async function accessStreamByName(
+  q: Executor,
+  subject: AccessSubject,
+  name: string,
+  need: AccessNeed = "metadata",
+  opts: AccessOptions & { invalidNameError?: boolean } = {},
+): Promise<ChannelAccess> {
+  const stream = await streamStore.getByName(q, subject.user.realm_id, name);
   const access = stream ? await channelAccess(q, subject, stream) : null;
-  if (!access || !allows(access, need === "administer" ? "metadata" : need)) {
+  const visible = access !== null && !(access.stream.is_archived && opts.requireActive) && allows(access, need === "administer" ? "metadata" : need);
+  if (!visible) {
+    if (opts.invalidNameError) throw badRequest(`Invalid channel name '${name}'`);
     throw new ApiError(`Channel '${name}' does not exist`, { code: "STREAM_DOES_NOT_EXIST", data: { stream: name } });
   }
   if (need === "administer" && !access.canAdminister) throw badRequest("You do not have permission to administer this channel.");
   return access;
+}
+
+/**
+ * Who may see each channel's metadata and subscribers (Zulip's
+ * bulk_can_access_stream_metadata_user_ids): the audience of channel and peer events.
+ * Web-public: every active user; public: active non-guests and subscribed guests; private:
+ * subscribers, administrators, and non-guest members of the groups granting metadata access.
+ */
+export async function metadataAudience(q: Executor, realmId: number, streams: readonly Stream[]): Promise<Map<number, Set<number>>> {
+  const users = await q.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+  const all = users.map((u) => u.id);
+  const nonGuests = new Set(users.filter((u) => !isGuest(u)).map((u) => u.id));
+  const admins = users.filter((u) => isAdmin(u)).map((u) => u.id);
+  const subscribers = await subscriptionStore.subscriberIds(q, streams.map((s) => s.recipient_id).filter((id): id is number => id !== null));
+  const privateStreams = streams.filter((s) => s.invite_only && !s.is_web_public);
+  const groupIds = privateStreams.flatMap((s) => [s.can_administer_channel_group_id, s.can_add_subscribers_group_id, s.can_subscribe_group_id]);
+  const members = await settingGroupStore.recursiveMemberIds(q, groupIds.filter((id): id is number => id !== null));
+  const result = new Map<number, Set<number>>();
+  for (const stream of streams) {
+    const subs = (stream.recipient_id !== null && subscribers.get(stream.recipient_id)) || [];
+    if (stream.is_web_public) result.set(stream.id, new Set(all));
+    else if (!stream.invite_only) result.set(stream.id, new Set([...nonGuests, ...subs]));
+    else {
+      const viaGroups = [stream.can_administer_channel_group_id, stream.can_add_subscribers_group_id, stream.can_subscribe_group_id]
+        .flatMap((id) => [...(id !== null ? (members.get(id) ?? []) : [])])
+        .filter((id) => nonGuests.has(id));
+      result.set(stream.id, new Set([...subs, ...admins, ...viaGroups]));
+    }
+  }
+  return result;
 }

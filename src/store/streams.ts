@@ -1,6 +1,8 @@
 import type { Insertable, Updateable } from "kysely";
-import type { Stream, StreamsTable, SubscriptionsTable } from "../db/schema.js";
+import type { Stream, StreamsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+
+export { subscriptionStore } from "./subscriptions.js";
 
 export const streamStore = {
   async insert(q: Executor, row: Insertable<StreamsTable>): Promise<Stream> {
@@ -9,6 +11,42 @@ export const streamStore = {
 
   async update(q: Executor, id: number, changes: Updateable<StreamsTable>): Promise<void> {
     await q.updateTable("streams").set(changes).where("id", "=", id).execute();
+  },
+
+  async getById(q: Executor, realmId: number, id: number): Promise<Stream | undefined> {
+    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Channel names are unique case-insensitively within a realm. */
+  async getByName(q: Executor, realmId: number, name: string): Promise<Stream | undefined> {
+    return q
+      .selectFrom("streams")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where((eb) => eb(eb.fn("lower", ["name"]), "=", name.toLowerCase()))
+      .executeTakeFirst();
+  },
+
+  async listByNames(q: Executor, realmId: number, names: readonly string[]): Promise<Stream[]> {
+    if (names.length === 0) return [];
+    const lower = [...new Set(names.map((n) => n.toLowerCase()))];
+    return q
+      .selectFrom("streams")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where((eb) => eb(eb.fn("lower", ["name"]), "in", lower))
+      .execute();
+  },
+
+  async listInRealm(q: Executor, realmId: number, opts: { excludeArchived: boolean }): Promise<Stream[]> {
+    let query = q.selectFrom("streams").selectAll().where("realm_id", "=", realmId);
+    if (opts.excludeArchived) query = query.where("is_archived", "=", 0);
+    return query.orderBy("id").execute();
+  },
+
+  async listByRecipientIds(q: Executor, realmId: number, recipientIds: readonly number[]): Promise<Stream[]> {
+    if (recipientIds.length === 0) return [];
+    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("recipient_id", "in", recipientIds).execute();
   },
 
   /** Makes the channels default channels of the realm (new users are subscribed to them). */
@@ -20,11 +58,132 @@ export const streamStore = {
       .onConflict((oc) => oc.doNothing())
       .execute();
   },
+
+  async removeDefaultStream(q: Executor, realmId: number, streamId: number): Promise<void> {
+    await q.deleteFrom("default_streams").where("realm_id", "=", realmId).where("stream_id", "=", streamId).execute();
+  },
+
+  async defaultStreamIds(q: Executor, realmId: number): Promise<Set<number>> {
+    const rows = await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realmId).execute();
+    return new Set(rows.map((r) => r.stream_id));
+  },
+
+  /**
+   * Per channel recipient: messages sent since `trafficSince`, and whether any message was sent
+   * since `activeSince`. One grouped query over the (recipient_id, id) index.
+   */
+  async messageActivity(
+    q: Executor,
+    recipientIds: readonly number[],
+    trafficSince: number,
+    activeSince: number,
+  ): Promise<Map<number, { recentCount: number; lastSent: number }>> {
+    const result = new Map<number, { recentCount: number; lastSent: number }>();
+    if (recipientIds.length === 0) return result;
+    const since = Math.min(trafficSince, activeSince);
+    const rows = await q
+      .selectFrom("messages")
+      .select((eb) => [
+        "recipient_id",
+        eb.fn.max("date_sent").as("last_sent"),
+        eb.fn.sum<number>(eb.case().when("date_sent", ">", trafficSince).then(1).else(0).end()).as("recent_count"),
+      ])
+      .where("recipient_id", "in", recipientIds)
+      .where("date_sent", ">", since)
+      .groupBy("recipient_id")
+      .execute();
+    for (const row of rows) {
+      result.set(Number(row.recipient_id), { recentCount: Number(row.recent_count ?? 0), lastSent: Number(row.last_sent ?? 0) });
+    }
+    return result;
+  },
 };
 
-export const subscriptionStore = {
-  async insertMany(q: Executor, rows: readonly Insertable<SubscriptionsTable>[]): Promise<void> {
-    if (rows.length === 0) return;
-    await q.insertInto("subscriptions").values([...rows]).execute();
+/** The user groups behind group-setting values: named groups by id, anonymous groups by members. */
+export const settingGroupStore = {
+  async listByIds(q: Executor, realmId: number, ids: readonly number[]) {
+    if (ids.length === 0) return [];
+    return q
+      .selectFrom("user_groups")
+      .select(["id", "name", "named", "is_system_group", "deactivated"])
+      .where("realm_id", "=", realmId)
+      .where("id", "in", [...new Set(ids)])
+      .execute();
+  },
+
+  /** Direct members (active accounts only) and direct subgroups of each group, ascending ids. */
+  async directMembership(q: Executor, groupIds: readonly number[]): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
+    const result = new Map(groupIds.map((id) => [id, { members: [] as number[], subgroups: [] as number[] }]));
+    if (groupIds.length === 0) return result;
+    const members = await q
+      .selectFrom("user_group_members")
+      .innerJoin("users", "users.id", "user_group_members.user_id")
+      .select(["user_group_members.group_id", "user_group_members.user_id"])
+      .where("user_group_members.group_id", "in", groupIds)
+      .where("users.is_active", "=", 1)
+      .orderBy("user_group_members.user_id")
+      .execute();
+    for (const m of members) result.get(m.group_id)!.members.push(m.user_id);
+    const subgroups = await q
+      .selectFrom("user_group_subgroups")
+      .select(["supergroup_id", "subgroup_id"])
+      .where("supergroup_id", "in", groupIds)
+      .orderBy("subgroup_id")
+      .execute();
+    for (const s of subgroups) result.get(s.supergroup_id)!.subgroups.push(s.subgroup_id);
+    return result;
+  },
+
+  /** All active members of each group, directly or through any chain of subgroups. */
+  async recursiveMemberIds(q: Executor, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {
+    const result = new Map<number, Set<number>>();
+    for (const root of new Set(groupIds)) {
+      const seen = new Set<number>([root]);
+      let frontier = [root];
+      while (frontier.length > 0) {
+        const rows = await q.selectFrom("user_group_subgroups").select("subgroup_id").where("supergroup_id", "in", frontier).execute();
+        frontier = rows.map((r) => r.subgroup_id).filter((id) => !seen.has(id));
+        for (const id of frontier) seen.add(id);
+      }
+      const members = await q
+        .selectFrom("user_group_members")
+        .innerJoin("users", "users.id", "user_group_members.user_id")
+        .select("user_group_members.user_id")
+        .where("user_group_members.group_id", "in", [...seen])
+        .where("users.is_active", "=", 1)
+        .execute();
+      result.set(root, new Set(members.map((m) => m.user_id)));
+    }
+    return result;
+  },
+
+  async createAnonymous(q: Executor, realmId: number, members: readonly number[], subgroups: readonly number[]): Promise<number> {
+    const row = await q
+      .insertInto("user_groups")
+      .values({ realm_id: realmId, name: null, named: 0, is_system_group: 0 })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    await settingGroupStore.setMembership(q, row.id, members, subgroups, false);
+    return row.id;
+  },
+
+  /** Replaces an anonymous group's direct members and subgroups. */
+  async setMembership(q: Executor, groupId: number, members: readonly number[], subgroups: readonly number[], clear = true): Promise<void> {
+    if (clear) {
+      await q.deleteFrom("user_group_members").where("group_id", "=", groupId).execute();
+      await q.deleteFrom("user_group_subgroups").where("supergroup_id", "=", groupId).execute();
+    }
+    if (members.length > 0) {
+      await q.insertInto("user_group_members").values(members.map((user_id) => ({ group_id: groupId, user_id }))).execute();
+    }
+    if (subgroups.length > 0) {
+      await q.insertInto("user_group_subgroups").values(subgroups.map((subgroup_id) => ({ supergroup_id: groupId, subgroup_id }))).execute();
+    }
+  },
+
+  async deleteAnonymous(q: Executor, groupId: number): Promise<void> {
+    await q.deleteFrom("user_group_members").where("group_id", "=", groupId).execute();
+    await q.deleteFrom("user_group_subgroups").where("supergroup_id", "=", groupId).execute();
+    await q.deleteFrom("user_groups").where("id", "=", groupId).where("named", "=", 0).execute();
   },
 };

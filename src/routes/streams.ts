@@ -1,0 +1,149 @@
+import { transaction } from "../appContext.js";
+import { checkDeactivateStream, checkUpdateStream, MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
+import type { User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { endpoint } from "../http/endpoint.js";
+import { badRequest } from "../http/errors.js";
+import { p, pathParam } from "../http/params.js";
+import { groupSettingChangeSchema, STREAM_GROUP_SETTING_NAMES } from "../lib/groupSettings.js";
+import { AccessSubject, accessStreamById, accessStreamByName, channelAccess } from "../lib/streamAccess.js";
+import { buildStreamPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
+import { isAdmin } from "../models/roles.js";
+import { streamStore } from "../store/streams.js";
+import { subscriptionStore } from "../store/subscriptions.js";
+
+const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_id, "stream_id");
+
+interface StreamListOptions {
+  include_public: boolean;
+  include_web_public: boolean;
+  include_subscribed: boolean;
+  exclude_archived: boolean;
+  include_all: boolean;
+  include_owner_subscribed: boolean;
+  include_can_access_content: boolean;
+}
+
+/** Zulip's get_streams_for_user: the union of the requested sources, each limited by access. */
+async function streamsForUser(q: Executor, user: User, opts: StreamListOptions) {
+  const subject = new AccessSubject(user);
+  const all = await streamStore.listInRealm(q, user.realm_id, { excludeArchived: opts.exclude_archived });
+  const accesses = await Promise.all(all.map((s) => channelAccess(q, subject, s)));
+  if (opts.include_all) return accesses.filter((a) => a.canSeeMetadata).map((a) => a.stream);
+  const ownerSubscribed = new Set<number>();
+  if (opts.include_owner_subscribed && user.is_bot && user.bot_owner_id !== null) {
+    for (const sub of await subscriptionStore.listActiveForUser(q, user.bot_owner_id)) ownerSubscribed.add(sub.recipient_id);
+  }
+  const includePublic = opts.include_public && user.role !== 600;
+  return accesses
+    .filter((a) => {
+      const s = a.stream;
+      if (opts.include_can_access_content) return a.canReadContent || ownerSubscribed.has(s.recipient_id!);
+      return (
+        (opts.include_subscribed && a.isSubscribed) ||
+        (includePublic && !s.invite_only) ||
+        (opts.include_web_public && s.is_web_public === 1 && !s.invite_only && s.history_public_to_subscribers === 1 && !s.is_archived) ||
+        ownerSubscribed.has(s.recipient_id!)
+      );
+    })
+    .map((a) => a.stream);
+}
+
+/** GET /streams */
+export const getStreams = endpoint({
+  auth: "user",
+  params: {
+    include_public: p.bool().default(true),
+    include_web_public: p.bool().default(false),
+    include_subscribed: p.bool().default(true),
+    exclude_archived: p.bool().default(true),
+    include_all: p.bool().default(false),
+    include_all_active: p.bool().default(false),
+    include_default: p.bool().default(false),
+    include_owner_subscribed: p.bool().default(false),
+    include_can_access_content: p.bool().default(false),
+  },
+  handler: async ({ ctx, user, params }) => {
+    if (params.include_all_active && !isAdmin(user)) throw badRequest("User not authorized for this query");
+    const q = ctx.db.kysely;
+    const streams = await streamsForUser(q, user, { ...params, include_all: params.include_all || params.include_all_active });
+    const payloadCtx = await loadStreamPayloadContext(q, user.realm_id, streams);
+    const defaults = params.include_default ? await streamStore.defaultStreamIds(q, user.realm_id) : null;
+    const payloads = streams.map((s) => ({ ...buildStreamPayload(s, payloadCtx), ...(defaults ? { is_default: defaults.has(s.id) } : {}) }));
+    return { streams: payloads.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+  },
+});
+
+/** GET /streams/{stream_id} */
+export const getStream = endpoint({
+  auth: "user",
+  params: {},
+  handler: async ({ ctx, user, path }) => {
+    const q = ctx.db.kysely;
+    const { stream } = await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "metadata", { requireActive: true });
+    return { stream: buildStreamPayload(stream, await loadStreamPayloadContext(q, user.realm_id, [stream])) };
+  },
+});
+
+/** GET /get_stream_id */
+export const getStreamId = endpoint({
+  auth: "user",
+  params: { stream: p.string() },
+  handler: async ({ ctx, user, params }) => {
+    const access = await accessStreamByName(ctx.db.kysely, new AccessSubject(user), params.stream, "content", { requireActive: true, invalidNameError: true });
+    return { stream_id: access.stream.id };
+  },
+});
+
+/** GET /streams/{stream_id}/members */
+export const getSubscribers = endpoint({
+  auth: "user",
+  params: {},
+  handler: async ({ ctx, user, path }) => {
+    const q = ctx.db.kysely;
+    const { stream } = await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "metadata", { requireActive: true });
+    return { subscribers: (await subscriptionStore.subscriberIds(q, [stream.recipient_id!])).get(stream.recipient_id!)! };
+  },
+});
+
+const groupChangeParam = p.json(groupSettingChangeSchema).optional();
+
+/** PATCH /streams/{stream_id} */
+export const updateStream = endpoint({
+  auth: "user",
+  params: {
+    new_name: p.string({ trim: false }).optional(),
+    description: p.string({ trim: false, maxLength: MAX_STREAM_DESCRIPTION_LENGTH }).optional(),
+    is_private: p.bool().optional(),
+    is_web_public: p.bool().optional(),
+    history_public_to_subscribers: p.bool().optional(),
+    is_default_stream: p.bool().optional(),
+    message_retention_days: p.textOrJson().optional(),
+    is_archived: p.bool().optional(),
+    can_add_subscribers_group: groupChangeParam,
+    can_administer_channel_group: groupChangeParam,
+    can_remove_subscribers_group: groupChangeParam,
+    can_send_message_group: groupChangeParam,
+    can_subscribe_group: groupChangeParam,
+  },
+  handler: async ({ ctx, user, realm, path, params }) => {
+    const groupSettings = Object.fromEntries(STREAM_GROUP_SETTING_NAMES.filter((n) => params[n] !== undefined).map((n) => [n, params[n]!]));
+    await transaction(ctx, async (tx) => {
+      const subject = new AccessSubject(user);
+      const access = await accessStreamById(tx.q, subject, streamIdOf(path), "administer");
+      await checkUpdateStream(tx, subject, realm, access, { ...params, groupSettings });
+    });
+  },
+});
+
+/** DELETE /streams/{stream_id} */
+export const deactivateStream = endpoint({
+  auth: "user",
+  params: {},
+  handler: async ({ ctx, user, realm, path }) => {
+    await transaction(ctx, async (tx) => {
+      const access = await accessStreamById(tx.q, new AccessSubject(user), streamIdOf(path), "administer");
+      await checkDeactivateStream(tx, realm, access, user);
+    });
+  },
+});

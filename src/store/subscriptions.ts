@@ -1,0 +1,64 @@
+import type { Insertable, Selectable, Updateable } from "kysely";
+import type { SubscriptionsTable } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+
+export type Subscription = Selectable<SubscriptionsTable>;
+
+/** Subscription rows: one per (user, channel recipient); `active = 0` keeps a past subscription's settings. */
+export const subscriptionStore = {
+  async insertMany(q: Executor, rows: readonly Insertable<SubscriptionsTable>[]): Promise<void> {
+    if (rows.length === 0) return;
+    await q.insertInto("subscriptions").values([...rows]).execute();
+  },
+
+  /** Every row (active or not) of these users for these recipients. */
+  async listForUsers(q: Executor, userIds: readonly number[], recipientIds: readonly number[]): Promise<Subscription[]> {
+    if (userIds.length === 0 || recipientIds.length === 0) return [];
+    return q.selectFrom("subscriptions").selectAll().where("user_id", "in", userIds).where("recipient_id", "in", recipientIds).execute();
+  },
+
+  async getActive(q: Executor, userId: number, recipientId: number): Promise<Subscription | undefined> {
+    return q
+      .selectFrom("subscriptions")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("recipient_id", "=", recipientId)
+      .where("active", "=", 1)
+      .executeTakeFirst();
+  },
+
+  async listActiveForUser(q: Executor, userId: number): Promise<Subscription[]> {
+    return q.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).where("active", "=", 1).orderBy("id").execute();
+  },
+
+  /** Colours of all the user's subscriptions, past ones included (Zulip's pick_colors input). */
+  async listColors(q: Executor, userId: number): Promise<string[]> {
+    const rows = await q.selectFrom("subscriptions").select("color").where("user_id", "=", userId).execute();
+    return rows.map((r) => r.color);
+  },
+
+  async setActive(q: Executor, ids: readonly number[], active: boolean): Promise<void> {
+    if (ids.length === 0) return;
+    await q.updateTable("subscriptions").set({ active: active ? 1 : 0 }).where("id", "in", ids).execute();
+  },
+
+  async update(q: Executor, id: number, changes: Updateable<SubscriptionsTable>): Promise<void> {
+    await q.updateTable("subscriptions").set(changes).where("id", "=", id).execute();
+  },
+
+  /** Active subscribers (active accounts only) of each recipient, ascending ids. */
+  async subscriberIds(q: Executor, recipientIds: readonly number[]): Promise<Map<number, number[]>> {
+    const result = new Map<number, number[]>(recipientIds.map((id) => [id, []]));
+    if (recipientIds.length === 0) return result;
+    const rows = await q
+      .selectFrom("subscriptions")
+      .select(["recipient_id", "user_id"])
+      .where("recipient_id", "in", recipientIds)
+      .where("active", "=", 1)
+      .where("is_user_active", "=", 1)
+      .orderBy("user_id")
+      .execute();
+    for (const row of rows) result.get(row.recipient_id)!.push(row.user_id);
+    return result;
+  },
+};
