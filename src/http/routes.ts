@@ -1,7 +1,10 @@
 import * as auth from "../routes/auth.js";
 import * as customProfileFields from "../routes/customProfileFields.js";
+import * as messages from "../routes/messages.js";
 import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
+import * as streams from "../routes/streams.js";
+import * as subscriptions from "../routes/subscriptions.js";
 import * as users from "../routes/users.js";
 import * as userStatus from "../routes/userStatus.js";
 import type { RouteEntry } from "./mount.js";
@@ -39,4 +42,25 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "PATCH", path: "/settings/display", endpoint: settings.updateSettings },
   { method: "PATCH", path: "/settings/notifications", endpoint: settings.updateSettings },
   // (end settings)
+
+  // messages
+  { method: "POST", path: "/messages", endpoint: messages.sendMessage },
+  { method: "GET", path: "/messages", endpoint: messages.getMessages },
+  { method: "GET", path: "/messages/matches_narrow", endpoint: messages.messagesMatchNarrow },
+  { method: "GET", path: "/messages/:message_id", endpoint: messages.getMessage },
+  // (end messages)
+
+  // channels and subscriptions
+  { method: "GET", path: "/users/me/subscriptions", endpoint: subscriptions.listSubscriptions },
+  { method: "POST", path: "/users/me/subscriptions", endpoint: subscriptions.addSubscriptions },
+  { method: "DELETE", path: "/users/me/subscriptions", endpoint: subscriptions.removeSubscriptions },
+  { method: "POST", path: "/users/me/subscriptions/properties", endpoint: subscriptions.updateSubscriptionProperties },
+  { method: "GET", path: "/users/:user_id_or_email/subscriptions/:stream_id", endpoint: subscriptions.getSubscriptionStatus },
+  { method: "GET", path: "/streams", endpoint: streams.getStreams },
+  { method: "GET", path: "/streams/:stream_id", endpoint: streams.getStream },
+  { method: "PATCH", path: "/streams/:stream_id", endpoint: streams.updateStream },
+  { method: "DELETE", path: "/streams/:stream_id", endpoint: streams.deactivateStream },
+  { method: "GET", path: "/streams/:stream_id/members", endpoint: streams.getSubscribers },
+  { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
+  // (end channels)
 ];
