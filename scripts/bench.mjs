@@ -5,7 +5,11 @@
 // measured in the same run: the server's cheapest authenticated endpoint, and a raw one-row
 // insert transaction with the same durability settings.
 //
-// Options: --seconds N (per scenario, default 5), --connections N (default 20), --no-write.
+// Then it builds a large organization (scripts/bench-org.ts: 1,000 users, 100 channels,
+// --messages N messages, default 1,000,000) and measures sending and fetching on it.
+//
+// Options: --seconds N (per scenario, default 5), --connections N (default 20), --messages N,
+// --no-write.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
@@ -17,6 +21,7 @@ import pg from "pg";
 const { values: opts } = parseArgs({
   options: {
     seconds: { type: "string", default: "5" },
+    messages: { type: "string", default: "1000000" },
     connections: { type: "string", default: "20" },
     "no-write": { type: "boolean", default: false },
   },
@@ -96,10 +101,60 @@ function rawInsertLimit(engine) {
   return Number(execFileSync(process.execPath, ["-e", script], { cwd: ROOT }).toString().trim());
 }
 
+/** Builds the large organization into a fresh database of `engine`, then loads it. */
+async function measureLargeOrganization(engine) {
+  const fresh = await engine.freshDatabase();
+  try {
+    progress(`${engine.name}: building the organization (${Number(opts.messages).toLocaleString()} messages)…`);
+    const built = performance.now();
+    const out = execFileSync(process.execPath, ["--import", "tsx", "scripts/bench-org.ts", "--messages", opts.messages], {
+      cwd: ROOT,
+      env: { ...process.env, ...fresh.env },
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const org = { ...JSON.parse(out.toString().trim().split("\n").pop()), buildSeconds: (performance.now() - built) / 1000 };
+    const server = await startServer({ ...fresh.env, PARLEY_DEV: "1" });
+    await new Promise((r) => setTimeout(r, 1000));
+    const idleRss = rssMiB(server.child.pid);
+    const login = await (await fetch(`${server.base}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "hamlet@zulip.com" }) })).json();
+    const auth = `Authorization=Basic ${Buffer.from(`${login.email}:${login.api_key}`).toString("base64")}`;
+    const form = "Content-Type=application/x-www-form-urlencoded";
+    const get = (narrow) =>
+      `${server.base}/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify(narrow) })}`;
+    const scenarios = [
+      ["GET /users/me (cheapest authenticated, same server)", ["-H", auth, `${server.base}/api/v1/users/me`]],
+      ["POST /messages to a 100-member channel", ["-H", auth, "-H", form, "-m", "POST", "-b", "type=stream&to=bench-100&topic=load&content=hello%20world", `${server.base}/api/v1/messages`]],
+      ["POST /messages to a 1,000-member channel", ["-H", auth, "-H", form, "-m", "POST", "-b", "type=stream&to=bench-all&topic=load&content=hello%20world", `${server.base}/api/v1/messages`]],
+      ["GET /messages newest 100, channel + topic", ["-H", auth, get([{ operator: "channel", operand: "bench-100" }, { operator: "topic", operand: "topic 3" }])]],
+      ["GET /messages newest 100, search", ["-H", auth, get([{ operator: "search", operand: "castle ghost" }])]],
+      ["GET /messages newest 100, is:unread", ["-H", auth, get([{ operator: "is", operand: "unread" }])]],
+      ["GET /messages newest 100, is:mentioned", ["-H", auth, get([{ operator: "is", operand: "mentioned" }])]],
+    ];
+    const measured = [];
+    for (const [label, args] of scenarios) {
+      progress(`${engine.name} (large): ${label} for ${SECONDS}s…`);
+      measured.push({ label, ...autocannon(args) });
+    }
+    server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.once("exit", r));
+    return { org, startMs: server.startMs, idleRss, measured };
+  } finally {
+    await fresh.cleanup();
+  }
+}
+
 async function engines() {
   const list = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
-  list.push({ name: "SQLite", kind: "sqlite", env: { PARLEY_DATA_DIR: dir }, scratchFile: path.join(dir, "scratch.sqlite3"), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) });
+  list.push({
+    name: "SQLite", kind: "sqlite", env: { PARLEY_DATA_DIR: dir }, scratchFile: path.join(dir, "scratch.sqlite3"),
+    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    freshDatabase: async () => {
+      const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-org-"));
+      return { env: { PARLEY_DATA_DIR: d }, cleanup: async () => fs.rmSync(d, { recursive: true, force: true }) };
+    },
+  });
   const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
   if (adminUrl) {
     const name = `parley_bench_${process.pid}`;
@@ -111,8 +166,29 @@ async function engines() {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
     const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-pg-"));
+    const freshDatabase = async () => {
+      const orgName = `${name}_org`;
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${orgName}`);
+      await c.query(`create database ${orgName}`);
+      await c.end();
+      const orgUrl = new URL(adminUrl);
+      orgUrl.pathname = `/${orgName}`;
+      const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-pg-org-"));
+      return {
+        env: { PARLEY_DATA_DIR: d, PARLEY_DATABASE_URL: orgUrl.toString() },
+        cleanup: async () => {
+          const c2 = new pg.Client({ connectionString: adminUrl });
+          await c2.connect();
+          await c2.query(`drop database if exists ${orgName} with (force)`);
+          await c2.end();
+          fs.rmSync(d, { recursive: true, force: true });
+        },
+      };
+    };
     list.push({
-      name: "PostgreSQL", kind: "postgres", url: url.toString(),
+      name: "PostgreSQL", kind: "postgres", url: url.toString(), freshDatabase,
       env: { PARLEY_DATA_DIR: pgDir, PARLEY_DATABASE_URL: url.toString() },
       cleanup: async () => {
         const c = new pg.Client({ connectionString: adminUrl });
@@ -150,9 +226,11 @@ for (const engine of await engines()) {
     }
     const loadedRss = rssMiB(server.child.pid);
     server.child.kill("SIGTERM");
+    await new Promise((r) => server.child.once("exit", r));
     progress(`${engine.name}: raw insert limit for ${SECONDS}s…`);
     const insertLimit = rawInsertLimit(engine);
-    results.push({ engine: engine.name, startMs: server.startMs, idleRss, loadedRss, measured, insertLimit });
+    const large = await measureLargeOrganization(engine);
+    results.push({ engine: engine.name, startMs: server.startMs, idleRss, loadedRss, measured, insertLimit, large });
   } finally {
     await engine.cleanup();
   }
@@ -179,8 +257,17 @@ for (const r of results) {
     lines.push(`| ${m.label} | ${fmt(m.rps)} | ${fmt(m.p50, 1)} | ${fmt(m.p99, 1)} | ${m.errors} | ${fmt(m.rps / cheapest, 2)} | ${fmt(m.rps / r.insertLimit, 2)} |`);
   }
   lines.push("");
+  const L = r.large;
+  const base = L.measured[0];
+  lines.push(`### ${r.engine}: large organization`, "");
+  lines.push(`${fmt(L.org.messages)} messages, ${fmt(L.org.userMessageRows)} per-user message rows, 1,000 users, 100 channels; built in ${fmt(L.org.buildSeconds)} s. Start-up: ${fmt(L.startMs)} ms; idle RSS ${fmt(L.idleRss, 1)} MiB. The reader is hamlet (in bench-all, bench-100 and 10 small channels).`, "");
+  lines.push("| scenario | requests/s | p50 ms | p99 ms | errors | × GET /users/me requests/s | p50 ÷ GET /users/me p50 |", "|---|---:|---:|---:|---:|---:|---:|");
+  for (const m of L.measured) {
+    lines.push(`| ${m.label} | ${fmt(m.rps)} | ${fmt(m.p50, 1)} | ${fmt(m.p99, 1)} | ${m.errors} | ${fmt(m.rps / base.rps, 2)} | ${fmt(m.p50 / Math.max(base.p50, 0.1), 1)} |`);
+  }
+  lines.push("");
 }
-lines.push("Scenarios of later issues (message fan-out, narrows on 1M messages, /register, idle queue memory) are added as those features land.", "");
+lines.push("Latencies are under load (all connections busy), so they include queueing. Scenarios of later issues (long-poll fan-out, /register, idle queue memory) are added as those features land.", "");
 const text = lines.join("\n");
 if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
 console.log(text);
