@@ -148,6 +148,21 @@ export class TestServer {
     }
   }
 
+  /**
+   * The number of SQL statements `fn` causes. The background job runner is paused meanwhile so
+   * its polling does not count (its queries would make the figure depend on timing).
+   */
+  async countQueries(fn: () => Promise<unknown>): Promise<number> {
+    await this.ctx.jobs.stop();
+    try {
+      const before = this.ctx.db.queryCount();
+      await fn();
+      return this.ctx.db.queryCount() - before;
+    } finally {
+      this.ctx.jobs.start();
+    }
+  }
+
   /** Waits until the job runner has nothing due (after-commit jobs such as emails). */
   async drainJobs(): Promise<void> {
     await this.ctx.jobs.idle();
