@@ -15,6 +15,7 @@ import { loadConfig } from "../src/config.js";
 import type { MessagesTable, UserMessagesTable } from "../src/db/schema.js";
 import { MessageFlag } from "../src/models/messageFlags.js";
 import { RecipientType } from "../src/models/roles.js";
+import { messageSearchStore } from "../src/store/messages.js";
 import { nowSeconds } from "../src/util/time.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" } } });
@@ -109,6 +110,7 @@ for (const channel of channels) {
     }
     await transaction(ctx, async (tx) => {
       await tx.q.insertInto("messages").values(messages).execute();
+      await messageSearchStore.index(tx.q, messages as Array<{ id: number; subject: string; rendered_content: string }>);
       for (let k = 0; k < rows.length; k += 5000) await tx.q.insertInto("user_messages").values(rows.slice(k, k + 5000)).execute();
     });
     written += n;

@@ -8,6 +8,7 @@ import { openDb } from "./db/connect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { EventDispatcher } from "./events/dispatch.js";
 import { accountPages } from "./http/accountPages.js";
+import { emojiFiles } from "./http/emojiFiles.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
@@ -72,5 +73,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   mountRoutes(app, ctx, ROUTES);
   await app.register(accountPages, { ctx });
+  await app.register(emojiFiles, { ctx });
   return app;
 }

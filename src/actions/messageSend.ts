@@ -8,7 +8,7 @@ import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { channelRecipientStore, messageSearchStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
@@ -170,7 +170,7 @@ async function directDestination(tx: Tx, sender: User, to: unknown): Promise<Des
 }
 
 /** Zulip's stream/topic_wildcard_mention_allowed: large audiences need can_mention_many_users_group. */
-async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm: Realm, destination: Extract<Destination, { kind: "channel" }>, rendered: RenderedMessage): Promise<void> {
+export async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm: Realm, destination: Extract<Destination, { kind: "channel" }>, rendered: RenderedMessage): Promise<void> {
   if (rendered.wildcard === null) return;
   const audience =
     rendered.wildcard === "stream"
@@ -230,6 +230,7 @@ export async function doSendMessage(
     has_link: rendered.hasLink ? 1 : 0,
     is_channel_message: destination.kind === "channel" ? 1 : 0,
   });
+  await messageSearchStore.index(tx.q, [message]);
 
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =

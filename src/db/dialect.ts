@@ -2,8 +2,10 @@ import {
   type ColumnDataType,
   type CreateTableBuilder,
   type Kysely,
+  type RawBuilder,
   type SelectQueryBuilder,
   sql,
+  SqliteAdapter,
 } from "kysely";
 
 /**
@@ -23,7 +25,48 @@ export interface Dialect {
   forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Moves the id sequence of `table` past `minimum` (used by seeds that insert explicit ids). */
   bumpIdSequence(db: Kysely<any>, table: string, minimum: number): Promise<void>;
+  /**
+   * Full-text search over messages: the text of rendered_content (tags dropped) and the topic.
+   * SQLite: an FTS5 table `message_search` (rowid = message id) that the store fills with
+   * `indexMessagesForSearch`; PostgreSQL: a GIN index on a tsvector expression of the row, which
+   * needs no upkeep (its parser drops HTML tags itself).
+   */
+  createSearchIndex(db: Kysely<any>): Promise<void>;
+  /** Brings the search index up to date for these (new or edited) messages. */
+  indexMessagesForSearch(db: Kysely<any>, rows: readonly SearchableMessage[]): Promise<void>;
+  /** Drops deleted messages from the search index. */
+  unindexMessagesForSearch(db: Kysely<any>, ids: readonly number[]): Promise<void>;
+  /**
+   * A condition on messages `m` that every word occurs in the text or topic (whole words,
+   * case-insensitively; the last word may be a prefix). `words` are non-empty, lower-case and
+   * contain a letter or digit.
+   */
+  searchCondition(words: readonly string[]): RawBuilder<boolean>;
 }
+
+export interface SearchableMessage {
+  id: number;
+  subject: string;
+  rendered_content: string | null;
+}
+
+/** The readable text of rendered HTML: tags dropped, entities decoded. */
+function htmlText(html: string): string {
+  const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
+  return html
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => entities[name]);
+}
+
+/** An FTS5 string literal ("..." with inner quotes doubled). */
+const fts5Phrase = (word: string) => `"${word.replace(/"/g, '""')}"`;
+
+/** A quoted tsquery lexeme ('...' with quotes and backslashes escaped). */
+const tsLexeme = (word: string) => `'${word.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+
+/** The indexed tsvector expression on PostgreSQL; queries must repeat it exactly to use the index. */
+const pgSearchVector = (table: string) =>
+  sql`to_tsvector('simple'::regconfig, ${sql.ref(`${table}.subject`)} || ' ' || coalesce(${sql.ref(`${table}.rendered_content`)}, ''))`;
 
 const sqlite: Dialect = {
   name: "sqlite",
@@ -39,6 +82,29 @@ const sqlite: Dialect = {
       await sql`update sqlite_sequence set seq = ${minimum} where name = ${table}`.execute(db);
     }
   },
+  async createSearchIndex(db) {
+    await sql`create virtual table message_search using fts5(content_text, subject, tokenize = 'unicode61 remove_diacritics 2')`.execute(db);
+    for (let after = 0; ; ) {
+      const batch = await db.selectFrom("messages").select(["id", "subject", "rendered_content"]).where("id", ">", after).orderBy("id").limit(1000).execute();
+      if (batch.length === 0) break;
+      await this.indexMessagesForSearch(db, batch);
+      after = batch[batch.length - 1].id;
+    }
+  },
+  async indexMessagesForSearch(db, rows) {
+    if (rows.length === 0) return;
+    await this.unindexMessagesForSearch(db, rows.map((r) => r.id));
+    const values = rows.map((r) => sql`(${r.id}, ${htmlText(r.rendered_content ?? "")}, ${r.subject})`);
+    await sql`insert into message_search (rowid, content_text, subject) values ${sql.join(values)}`.execute(db);
+  },
+  async unindexMessagesForSearch(db, ids) {
+    if (ids.length === 0) return;
+    await sql`delete from message_search where rowid in (${sql.join([...ids])})`.execute(db);
+  },
+  searchCondition(words) {
+    const query = words.map((w, i) => fts5Phrase(w) + (i === words.length - 1 ? "*" : "")).join(" AND ");
+    return sql<boolean>`m.id in (select rowid from message_search where message_search match ${query})`;
+  },
 };
 
 const postgres: Dialect = {
@@ -50,8 +116,26 @@ const postgres: Dialect = {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
       greatest(${minimum}::bigint, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(db);
   },
+  async createSearchIndex(db) {
+    await sql`create index messages_search_idx on messages using gin (${pgSearchVector("messages")})`.execute(db);
+  },
+  async indexMessagesForSearch() {
+    // The index is an expression on the row: PostgreSQL keeps it current.
+  },
+  async unindexMessagesForSearch() {
+    // Deleting the row removes it from the index.
+  },
+  searchCondition(words) {
+    const query = words.map((w, i) => tsLexeme(w) + (i === words.length - 1 ? ":*" : "")).join(" & ");
+    return sql<boolean>`${pgSearchVector("m")} @@ to_tsquery('simple'::regconfig, ${query})`;
+  },
 };
 
 export function dialectFor(name: DialectName): Dialect {
   return name === "sqlite" ? sqlite : postgres;
+}
+
+/** The dialect of an open database or transaction (for code that gets only an executor). */
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof SqliteAdapter ? sqlite : postgres;
 }

@@ -1,6 +1,8 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
 import type { Dialect } from "./dialect.js";
 import * as createSchema from "./migrations/2026-11-22T0330-create-schema.js";
+import * as addRealmEmojiActiveNameIndex from "./migrations/2026-11-22T0450-add-realm-emoji-active-name-index.js";
+import * as addMessageSearch from "./migrations/2026-11-22T0510-add-message-search.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -8,6 +10,8 @@ import * as createSchema from "./migrations/2026-11-22T0330-create-schema.js";
  */
 const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void> }> = {
   "2026-11-22T0330-create-schema": createSchema,
+  "2026-11-22T0450-add-realm-emoji-active-name-index": addRealmEmojiActiveNameIndex,
+  "2026-11-22T0510-add-message-search": addMessageSearch,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -8,7 +8,7 @@ import { isRenderedFieldType, ProfileFieldType, renderProfileFieldValue } from "
 import { BotType, RecipientType, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
-import { messageStore, recipientStore } from "../store/messages.js";
+import { messageSearchStore, messageStore, recipientStore } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { streamStore, subscriptionStore } from "../store/streams.js";
@@ -228,6 +228,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
       sending_client: "populate_db",
       is_channel_message: channel ? 1 : 0,
     });
+    await messageSearchStore.index(tx.q, [message]);
     if (channel && !channelsWithMessages.has(channel.id)) {
       channelsWithMessages.add(channel.id);
       await streamStore.update(tx.q, channel.id, { first_message_id: message.id });

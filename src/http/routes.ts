@@ -1,10 +1,16 @@
 import * as auth from "../routes/auth.js";
 import * as customProfileFields from "../routes/customProfileFields.js";
+import * as messageFlags from "../routes/messageFlags.js";
+import * as messageEdit from "../routes/messageEdit.js";
+import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
+import * as reactions from "../routes/reactions.js";
+import * as realmEmoji from "../routes/realmEmoji.js";
 import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
+import * as topics from "../routes/topics.js";
 import * as users from "../routes/users.js";
 import * as userStatus from "../routes/userStatus.js";
 import type { RouteEntry } from "./mount.js";
@@ -63,4 +69,31 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/streams/:stream_id/members", endpoint: streams.getSubscribers },
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)
+
+  // reactions and custom emoji
+  { method: "POST", path: "/messages/:message_id/reactions", endpoint: reactions.addReaction },
+  { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
+  { method: "GET", path: "/realm/emoji", endpoint: realmEmoji.listEmoji },
+  { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
+  { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },
+  // (end reactions and custom emoji)
+
+  // message flags, read state and topics
+  { method: "POST", path: "/messages/flags", endpoint: messageFlags.updateMessageFlags },
+  { method: "POST", path: "/messages/flags/narrow", endpoint: messageFlags.updateMessageFlagsForNarrow },
+  { method: "POST", path: "/mark_all_as_read", endpoint: messageFlags.markAllAsRead },
+  { method: "POST", path: "/mark_stream_as_read", endpoint: messageFlags.markStreamAsRead },
+  { method: "POST", path: "/mark_topic_as_read", endpoint: messageFlags.markTopicAsRead },
+  { method: "GET", path: "/users/me/:stream_id/topics", endpoint: topics.getTopics },
+  { method: "POST", path: "/streams/:stream_id/delete_topic", endpoint: topics.deleteInTopic },
+  { method: "POST", path: "/user_topics", endpoint: topics.updateUserTopic },
+  { method: "PATCH", path: "/users/me/subscriptions/muted_topics", endpoint: topics.updateMutedTopic },
+  // (end message flags and topics)
+
+  // message editing, deletion, history, rendering
+  { method: "PATCH", path: "/messages/:message_id", endpoint: messageEdit.updateMessage },
+  { method: "DELETE", path: "/messages/:message_id", endpoint: messageEdit.deleteMessage },
+  { method: "GET", path: "/messages/:message_id/history", endpoint: messageEdit.getMessageHistory },
+  { method: "POST", path: "/messages/render", endpoint: messageRender.renderMessage },
+  // (end message editing)
 ];

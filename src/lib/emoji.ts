@@ -1,4 +1,7 @@
 import { createRequire } from "node:module";
+import type { Executor } from "../db/tx.js";
+import { badRequest } from "../http/errors.js";
+import { realmEmojiStore } from "../store/realmEmoji.js";
 
 /**
  * Zulip's emoji names and code points. The table is generated from Zulip's emoji_names data by
@@ -39,4 +42,44 @@ export function unicodeEmojiToCode(emoji: string): string {
 /** The character sequence of a code ("1f642" → "🙂"). */
 export function codeToUnicodeEmoji(code: string): string {
   return String.fromCodePoint(...code.split("-").map((part) => parseInt(part, 16)));
+}
+
+export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "zulip_extra_emoji"] as const;
+export type ReactionType = (typeof REACTION_TYPES)[number];
+
+/**
+ * An emoji name's current code and type in a realm (Zulip's get_emoji_data): an active custom
+ * emoji wins over Zulip's extra emoji, which wins over a Unicode name.
+ */
+export async function getEmojiData(q: Executor, realmId: number, name: string): Promise<{ emoji_code: string; reaction_type: ReactionType }> {
+  const custom = await realmEmojiStore.getActiveByName(q, realmId, name);
+  if (custom) return { emoji_code: String(custom.id), reaction_type: "realm_emoji" };
+  const extra = zulipExtraEmojiCode(name);
+  if (extra !== undefined) return { emoji_code: extra, reaction_type: "zulip_extra_emoji" };
+  const unicode = emojiCodeForName(name);
+  if (unicode !== undefined) return { emoji_code: unicode, reaction_type: "unicode_emoji" };
+  throw badRequest(`Emoji '${name}' does not exist`);
+}
+
+/** Whether (name, code, type) names a usable emoji in the realm (Zulip's check_emoji_request). */
+export async function checkEmojiRequest(q: Executor, realmId: number, name: string, code: string, type: string): Promise<void> {
+  switch (type) {
+    case "realm_emoji": {
+      const custom = /^\d{1,15}$/.test(code) ? await realmEmojiStore.getById(q, realmId, Number(code)) : undefined;
+      if (!custom) throw badRequest("Invalid custom emoji.");
+      if (custom.name !== name) throw badRequest("Invalid custom emoji name.");
+      if (custom.deactivated) throw badRequest("This custom emoji has been deactivated.");
+      return;
+    }
+    case "zulip_extra_emoji":
+      if (zulipExtraEmojiCode(code) === undefined) throw badRequest("Invalid emoji code.");
+      if (name !== code) throw badRequest("Invalid emoji name.");
+      return;
+    case "unicode_emoji":
+      if (canonicalNameForCode(code) === undefined) throw badRequest("Invalid emoji code.");
+      if (emojiCodeForName(name) !== code) throw badRequest("Invalid emoji name.");
+      return;
+    default:
+      throw badRequest("Invalid emoji type.");
+  }
 }

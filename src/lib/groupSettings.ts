@@ -136,6 +136,7 @@ const REALM_GROUP_SETTING_DEFAULTS = {
   can_create_private_channel_group: "role:members",
   can_create_web_public_channel_group: "role:owners",
   can_add_subscribers_group: "role:members",
+  can_add_custom_emoji_group: "role:members",
 } as const satisfies Record<string, SystemGroupName>;
 export type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTING_DEFAULTS;
 

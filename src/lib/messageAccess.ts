@@ -3,6 +3,8 @@ import type { Executor } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
 import { channelRecipientStore, messageStore, type Message } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
+import { userStore } from "../store/users.js";
+import { isGuest } from "../models/roles.js";
 import { type AccessSubject, type ChannelAccess, channelAccess } from "./streamAccess.js";
 
 /**
@@ -81,4 +83,36 @@ export async function channelReadability(q: Executor, subject: AccessSubject): P
     }
   }
   return { unreadable, protectedHistory, readable };
+}
+
+/** accessMessage for changes (reactions, edits): also refuses messages in archived channels. */
+export async function accessMessageForModification(q: Executor, subject: AccessSubject, messageId: number): Promise<AccessibleMessage> {
+  const found = await accessMessage(q, subject, messageId);
+  if (found.message.is_channel_message) {
+    const [stream] = await channelRecipientStore.streamsByRecipientIds(q, subject.user.realm_id, [found.message.recipient_id]);
+    if (!stream || stream.is_archived) throw invalidMessageError();
+  }
+  return found;
+}
+
+/**
+ * Who gets the events about an action on a message (reaction, edit, deletion), Zulip's
+ * event_recipient_ids_for_action_on_messages: for direct messages, those who received it; for
+ * channels, the active subscribers, only those who also received it when history is protected,
+ * and for public channels also non-guests holding a user_messages row (former subscribers, users
+ * who reacted or starred). Users who could fetch it but have no row get no live updates, as in Zulip.
+ */
+export async function eventRecipientIdsForMessage(q: Executor, message: Message): Promise<number[]> {
+  const received = await userMessageStore.userIdsFor(q, message.id);
+  if (!message.is_channel_message) return received;
+  const [stream] = await channelRecipientStore.streamsByRecipientIds(q, message.realm_id, [message.recipient_id]);
+  if (!stream) return [];
+  const subscribers = (await channelRecipientStore.activeSubscribers(q, message.recipient_id)).map((s) => s.user_id);
+  if (!historyIsPublic(stream)) {
+    const receivedSet = new Set(received);
+    return subscribers.filter((id) => receivedSet.has(id));
+  }
+  if (stream.invite_only) return subscribers;
+  const holders = (await userStore.listByIds(q, message.realm_id, received)).filter((u) => !isGuest(u)).map((u) => u.id);
+  return [...new Set([...subscribers, ...holders])];
 }

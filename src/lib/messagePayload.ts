@@ -2,9 +2,10 @@ import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, type Message, messageStore, type Reaction, recipientStore, type Submessage } from "../store/messages.js";
+import { channelRecipientStore, type Message, messageStore, type Reaction, recipientStore, type Submessage, systemBotStore } from "../store/messages.js";
 import { userStore } from "../store/users.js";
 import { isMeMessage } from "./messageRendering.js";
+import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor } from "./userPayload.js";
 
 /**
@@ -55,6 +56,8 @@ export class MessagePayloadBuilder {
       ...[...groupMembers.values()].flat(),
     ]);
     const users = new Map((await userStore.listByIds(q, realm.id, [...userIds])).map((u) => [u.id, u]));
+    // Cross-realm system bots (Notification Bot) send into this realm.
+    for (const bot of await systemBotStore.listByIds(q, SYSTEM_BOT_REALM, [...userIds].filter((id) => !users.has(id)))) users.set(bot.id, bot);
     return new MessagePayloadBuilder(
       realm,
       users,

@@ -1,5 +1,6 @@
-import { type Insertable, type RawBuilder, type Selectable, sql } from "kysely";
-import type { MessagesTable, ReactionsTable, Stream, SubmessagesTable } from "../db/schema.js";
+import { type Insertable, type RawBuilder, type Selectable, sql, type Updateable } from "kysely";
+import { dialectOf } from "../db/dialect.js";
+import type { MessagesTable, ReactionsTable, Stream, SubmessagesTable, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
 
@@ -168,5 +169,141 @@ export const narrowQueryStore = {
           where um.user_id = ${narrow.userId} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
     const result = await query.execute(q);
     return result.rows.map((r) => ({ id: Number(r.id), flags: r.flags === null ? null : Number(r.flags) }));
+  },
+};
+
+/** Topics of a channel: listing and the messages of one topic (topics endpoints). */
+export const topicStore = {
+  /**
+   * Each topic (exact spelling) with its newest message id, newest first; `receivedBy` limits
+   * to messages that user received (protected history).
+   */
+  async history(q: Executor, realmId: number, recipientId: number, receivedBy: number | null): Promise<Array<{ topic: string; max_id: number }>> {
+    let query = q
+      .selectFrom("messages as m")
+      .select(["m.subject as topic", sql<number>`max(m.id)`.as("max_id")])
+      .where("m.realm_id", "=", realmId)
+      .where("m.recipient_id", "=", recipientId)
+      .groupBy("m.subject")
+      .orderBy(sql`max(m.id)`, "desc");
+    if (receivedBy !== null) query = query.innerJoin("user_messages as um", (j) => j.onRef("um.message_id", "=", "m.id").on("um.user_id", "=", receivedBy));
+    return (await query.execute()).map((r) => ({ topic: r.topic, max_id: Number(r.max_id) }));
+  },
+
+  /** Up to `limit` of the topic's messages (id, exact topic), newest first; `receivedBy` as in history(). */
+  async newestMessages(q: Executor, realmId: number, recipientId: number, topic: string, receivedBy: number | null, limit: number): Promise<Array<{ id: number; subject: string }>> {
+    let query = q
+      .selectFrom("messages as m")
+      .select(["m.id", "m.subject"])
+      .where("m.realm_id", "=", realmId)
+      .where("m.recipient_id", "=", recipientId)
+      .where(sql<boolean>`lower(m.subject) = lower(${topic})`)
+      .orderBy("m.id", "desc")
+      .limit(limit);
+    if (receivedBy !== null) query = query.innerJoin("user_messages as um", (j) => j.onRef("um.message_id", "=", "m.id").on("um.user_id", "=", receivedBy));
+    return query.execute();
+  },
+};
+
+/** The engine's full-text index of messages (db/dialect.ts): callers report new and edited messages. */
+export const messageSearchStore = {
+  async index(q: Executor, messages: readonly Pick<Message, "id" | "subject" | "rendered_content">[]): Promise<void> {
+    await dialectOf(q).indexMessagesForSearch(q, messages);
+  },
+
+  async unindex(q: Executor, ids: readonly number[]): Promise<void> {
+    await dialectOf(q).unindexMessagesForSearch(q, ids);
+  },
+};
+
+/** Message edits, moves and deletions (actions/messageEdit.ts, actions/messageDelete.ts). */
+export const messageEditStore = {
+  /** Locks the message row until the transaction ends, so concurrent edits apply one after the other. */
+  async lock(q: Executor, id: number): Promise<void> {
+    await dialectOf(q).forUpdate(q.selectFrom("messages").select("id").where("id", "=", id)).execute();
+  },
+
+  async update(q: Executor, id: number, changes: Updateable<MessagesTable>): Promise<void> {
+    await q.updateTable("messages").set(changes).where("id", "=", id).execute();
+  },
+
+  /** The topic's messages (case-insensitive topic), oldest first; optionally from `fromId` on. */
+  async topicMessages(q: Executor, recipientId: number, topic: string, fromId = 0): Promise<Message[]> {
+    return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where(sameTopic(topic)).where("id", ">=", fromId).orderBy("id").execute();
+  },
+
+  async lastTopicMessage(q: Executor, recipientId: number, topic: string): Promise<Message | undefined> {
+    return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where(sameTopic(topic)).orderBy("id", "desc").limit(1).executeTakeFirst();
+  },
+
+  /** Deletes messages with everything hanging off them (reactions, submessages, attachment links, user rows). */
+  async deleteMessages(q: Executor, ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const list = [...ids];
+    await q.deleteFrom("reactions").where("message_id", "in", list).execute();
+    await q.deleteFrom("submessages").where("message_id", "in", list).execute();
+    await q.deleteFrom("attachment_messages").where("message_id", "in", list).execute();
+    await q.deleteFrom("user_messages").where("message_id", "in", list).execute();
+    await q.updateTable("scheduled_messages").set({ delivered_message_id: null }).where("delivered_message_id", "in", list).execute();
+    await q.deleteFrom("messages").where("id", "in", list).execute();
+  },
+
+  /** Sets the channel's first_message_id to its oldest remaining message (null when none). */
+  async resetStreamFirstMessageId(q: Executor, streamId: number, recipientId: number): Promise<void> {
+    const row = await q.selectFrom("messages").select((eb) => eb.fn.min("id").as("first")).where("recipient_id", "=", recipientId).executeTakeFirst();
+    const first = row?.first === null || row?.first === undefined ? null : Number(row.first);
+    await q.updateTable("streams").set({ first_message_id: first }).where("id", "=", streamId).execute();
+  },
+
+};
+
+/** Zulip's cross-realm system bots (Notification Bot...): users of the realm `systemRealm` that send into other realms. */
+export const systemBotStore = {
+  async getByEmail(q: Executor, systemRealm: string, email: string): Promise<User | undefined> {
+    return q
+      .selectFrom("users")
+      .innerJoin("realms", "realms.id", "users.realm_id")
+      .selectAll("users")
+      .where("realms.string_id", "=", systemRealm)
+      .where("users.email", "=", email)
+      .where("users.is_active", "=", 1)
+      .executeTakeFirst();
+  },
+
+  async listByIds(q: Executor, systemRealm: string, ids: readonly number[]): Promise<User[]> {
+    if (ids.length === 0) return [];
+    return q
+      .selectFrom("users")
+      .innerJoin("realms", "realms.id", "users.realm_id")
+      .selectAll("users")
+      .where("realms.string_id", "=", systemRealm)
+      .where("users.id", "in", [...ids])
+      .execute();
+  },
+};
+
+export const moveAudienceStore = {
+  /** Everyone who was ever subscribed to the channel (active or not), for message moves. */
+  async everSubscribedUserIds(q: Executor, recipientId: number): Promise<number[]> {
+    const rows = await q.selectFrom("subscriptions").select("user_id").distinct().where("recipient_id", "=", recipientId).orderBy("user_id").execute();
+    return rows.map((r) => r.user_id);
+  },
+};
+
+/** Users' topic visibility policies of one topic (user_topics), for message moves. */
+export const topicPolicyStore = {
+  async listForTopic(q: Executor, streamId: number, topic: string): Promise<Array<{ user_id: number; visibility_policy: number }>> {
+    return q
+      .selectFrom("user_topics")
+      .select(["user_id", "visibility_policy"])
+      .where("stream_id", "=", streamId)
+      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+      .orderBy("user_id")
+      .execute();
+  },
+
+  async clear(q: Executor, userIds: readonly number[], streamId: number, topic: string): Promise<void> {
+    if (userIds.length === 0) return;
+    await q.deleteFrom("user_topics").where("user_id", "in", [...userIds]).where("stream_id", "=", streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
   },
 };

@@ -211,10 +211,10 @@ export function byNear(_ctx: NarrowContext, operand: Operand): Built {
   return { where: TRUE };
 }
 
-export function bySearch(_ctx: NarrowContext, operand: Operand): Built {
+export function bySearch(ctx: NarrowContext, operand: Operand): Built {
   if (typeof operand !== "string") throw new BadNarrowError("invalid search operand");
   const words = searchWords(operand);
-  return { where: searchCondition(words), searchWords: words };
+  return { where: words.length > 0 ? searchCondition(ctx.q, words) : FALSE, searchWords: words };
 }
 
 export const BUILDERS: Record<string, (ctx: NarrowContext, operand: Operand) => Built | Promise<Built>> = {

@@ -1,31 +1,38 @@
-import { sql, type RawBuilder } from "kysely";
+import type { RawBuilder } from "kysely";
+import { dialectOf } from "../../db/dialect.js";
+import type { Executor } from "../../db/tx.js";
 import { escapeHtml } from "../../util/html.js";
 
 /**
- * The `search` operator, LIKE-based: every word must occur in the content or the topic
- * (case-insensitive substring). TODO: full-text search (FTS5 / tsvector) behind dialect helpers.
+ * The `search` operator on the database's full-text index (FTS5 / tsvector, db/dialect.ts):
+ * every word must occur in the message's rendered text or its topic, as a whole word,
+ * case-insensitively; the last word also matches as a prefix (search-as-you-type). Words
+ * without a letter or digit are ignored, as punctuation is not indexed.
  */
 export function searchWords(operand: string): string[] {
   return operand
     .toLowerCase()
     .split(/\s+/)
     .map((w) => w.replace(/^["']+|["']+$/g, ""))
-    .filter((w) => w !== "");
+    .filter((w) => /[\p{L}\p{N}]/u.test(w));
 }
 
-export function searchCondition(words: string[]): RawBuilder<boolean> {
-  if (words.length === 0) return sql<boolean>`1 = 1`;
-  const conds = words.map((word) => {
-    const pattern = `%${word.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-    return sql<boolean>`(lower(m.content) like ${pattern} escape '\\' or lower(m.subject) like ${pattern} escape '\\')`;
-  });
-  return sql<boolean>`(${sql.join(conds, sql` and `)})`;
+export function searchCondition(q: Executor, words: string[]): RawBuilder<boolean> {
+  return dialectOf(q).searchCondition(words);
+}
+
+const WORD_CHAR = "[\\p{L}\\p{N}_]";
+
+/** Whole-word matches of `words` (the last one also as a prefix), for highlighting. */
+function wordPattern(words: string[]): RegExp {
+  const alternatives = words.map((w, i) => escapeRegExp(escapeHtml(w)) + (i === words.length - 1 ? `${WORD_CHAR}*` : ""));
+  return new RegExp(`(?<!${WORD_CHAR})(?:${alternatives.join("|")})(?!${WORD_CHAR})`, "giu");
 }
 
 /** Zulip's highlight_string: wraps matches outside of HTML tags in <span class="highlight">. */
 export function highlight(html: string, words: string[]): string {
   if (words.length === 0) return html;
-  const pattern = new RegExp(words.map((w) => escapeRegExp(escapeHtml(w))).join("|"), "gi");
+  const pattern = wordPattern(words);
   return html.replace(/(<[^>]*>)|([^<]+)/g, (_m, tag: string | undefined, text: string | undefined) =>
     tag !== undefined ? tag : text!.replace(pattern, (match) => `<span class="highlight">${match}</span>`),
   );

@@ -1,0 +1,60 @@
+import type { Realm, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest } from "../http/errors.js";
+import { accessMessageForModification, eventRecipientIdsForMessage } from "../lib/messageAccess.js";
+import { inRealmGroup, realmSetting } from "../lib/realmPermissions.js";
+import { AccessSubject } from "../lib/streamAccess.js";
+import { isGuest } from "../models/roles.js";
+import { channelRecipientStore, type Message, messageEditStore, messageSearchStore } from "../store/messages.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+
+/** Zulip 10.2's default message_content_delete_limit_seconds (null: no limit). */
+const DEFAULT_DELETE_LIMIT = 600;
+
+/** DELETE /messages/{id} (Zulip's delete_message_backend). */
+export async function checkDeleteMessage(tx: Tx, user: User, realm: Realm, messageId: number): Promise<void> {
+  const subject = new AccessSubject(user);
+  await messageEditStore.lock(tx.q, messageId);
+  const { message } = await accessMessageForModification(tx.q, subject, messageId);
+  await checkCanDeleteMessage(tx, subject, realm, message);
+  await doDeleteMessages(tx, realm, [message], user);
+}
+
+/** Zulip's validate_can_delete_message. */
+async function checkCanDeleteMessage(tx: Tx, subject: AccessSubject, realm: Realm, message: Message): Promise<void> {
+  const user = subject.user;
+  if (!isGuest(user) && (await inRealmGroup(tx.q, subject, realm, "can_delete_any_message_group", "role:administrators"))) return;
+  const denied = () => badRequest("You don't have permission to delete this message");
+  if (message.sender_id !== user.id) {
+    const [sender] = await userStore.listByIds(tx.q, realm.id, [message.sender_id]);
+    if (sender?.bot_owner_id !== user.id) throw denied();
+  }
+  if (!(await inRealmGroup(tx.q, subject, realm, "can_delete_own_message_group", "role:everyone"))) throw denied();
+  const limit = realmSetting<number | null>(realm, "message_content_delete_limit_seconds", DEFAULT_DELETE_LIMIT);
+  if (limit !== null && nowSeconds() - message.date_sent > limit) throw badRequest("The time limit for deleting this message has passed");
+}
+
+/**
+ * Deletes messages of one conversation with their reactions, submessages, attachment links and
+ * per-user rows, keeps the channel's first_message_id right, and tells everyone who could see
+ * them (and the acting user) with one delete_message event in the bulk_message_deletion shape.
+ */
+export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly Message[], actingUser: User | null): Promise<void> {
+  if (messages.length === 0) return;
+  const first = messages[0];
+  const ids = messages.map((m) => m.id).sort((a, b) => a - b);
+  const audience = new Set(await eventRecipientIdsForMessage(tx.q, first));
+  if (actingUser) audience.add(actingUser.id);
+  const event: Record<string, unknown> = { type: "delete_message", message_ids: ids };
+  const [stream] = first.is_channel_message ? await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]) : [];
+  if (stream) Object.assign(event, { message_type: "stream", stream_id: stream.id, topic: first.subject });
+  else event.message_type = "private";
+
+  await messageSearchStore.unindex(tx.q, ids);
+  await messageEditStore.deleteMessages(tx.q, ids);
+  if (stream && stream.first_message_id !== null && ids.includes(stream.first_message_id)) {
+    await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
+  }
+  tx.sendEventOnCommit(event as { type: string }, audience);
+}

@@ -1,0 +1,34 @@
+import { readFile } from "node:fs/promises";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { AppContext } from "../appContext.js";
+import { contentTypeForEmojiFile, emojiFilePath } from "../lib/emojiFiles.js";
+
+/**
+ * Custom emoji images, read-only, at Zulip's URL: GET /user_avatars/{realm_id}/emoji/images/{file}.
+ * Like Zulip's, these URLs need no login (the emoji list is public to the realm and the names are
+ * random). Only names that lib/emojiFiles.ts makes are served, always as a raster image type,
+ * with a CSP that allows nothing to run.
+ */
+export async function emojiFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { dataDir } = opts.ctx.config;
+  app.get<{ Params: { realm_id: string; file: string } }>("/user_avatars/:realm_id/emoji/images/:file", async (request, reply) => {
+    const { realm_id: realmId, file } = request.params;
+    const full = /^\d{1,15}$/.test(realmId) ? emojiFilePath(dataDir, Number(realmId), file) : undefined;
+    if (!full) return notFound(reply);
+    let data: Buffer;
+    try {
+      data = await readFile(full);
+    } catch {
+      return notFound(reply);
+    }
+    return reply
+      .header("Content-Type", contentTypeForEmojiFile(file))
+      .header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+      .header("Cache-Control", "public, max-age=31536000, immutable")
+      .send(data);
+  });
+}
+
+function notFound(reply: FastifyReply): FastifyReply {
+  return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
+}

@@ -1,0 +1,55 @@
+import { sql } from "kysely";
+import type { Executor } from "../db/tx.js";
+import { userTopicStore as policyStore, VisibilityPolicy } from "./messages.js";
+
+export { VisibilityPolicy } from "./messages.js";
+
+/** A (channel, topic) key for maps of policies; topics compare case-insensitively. */
+export const policyKey = (streamId: number, topic: string) => `${streamId}:${topic.toLowerCase()}`;
+
+const sameTopic = (topic: string) => sql<boolean>`lower(topic_name) = lower(${topic})`;
+
+/**
+ * Per-user topic preferences (Zulip's UserTopic). Topic names compare case-insensitively. The
+ * reads and writes the send path needs live in store/messages.ts and are re-exported here.
+ */
+export const userTopicStore = {
+  ...policyStore,
+
+  /** Removes the user's row; returns whether there was one. */
+  async remove(q: Executor, userId: number, streamId: number, topic: string): Promise<boolean> {
+    const result = await q.deleteFrom("user_topics").where("user_id", "=", userId).where("stream_id", "=", streamId).where(sameTopic(topic)).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
+  /** Users with any policy for the topic. */
+  async userIdsWithPolicy(q: Executor, streamId: number, topic: string): Promise<number[]> {
+    const rows = await q.selectFrom("user_topics").select("user_id").where("stream_id", "=", streamId).where(sameTopic(topic)).orderBy("user_id").execute();
+    return rows.map((r) => r.user_id);
+  },
+
+  /** The user's policies in these channels, keyed by `policyKey`. */
+  async policiesInStreams(q: Executor, userId: number, streamIds: readonly number[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const rows = await q
+      .selectFrom("user_topics")
+      .select(["stream_id", "topic_name", "visibility_policy"])
+      .where("user_id", "=", userId)
+      .where("stream_id", "in", [...new Set(streamIds)])
+      .execute();
+    return new Map(rows.map((r) => [policyKey(r.stream_id, r.topic_name), r.visibility_policy]));
+  },
+
+  /** The user's muted topics as the legacy muted_topics event lists them: [channel name, topic, time]. */
+  async mutedTopics(q: Executor, userId: number): Promise<Array<[string, string, number]>> {
+    const rows = await q
+      .selectFrom("user_topics as ut")
+      .innerJoin("streams as s", "s.id", "ut.stream_id")
+      .select(["s.name", "ut.topic_name", "ut.last_updated"])
+      .where("ut.user_id", "=", userId)
+      .where("ut.visibility_policy", "=", VisibilityPolicy.MUTED)
+      .orderBy("ut.id")
+      .execute();
+    return rows.map((r) => [r.name, r.topic_name, Number(r.last_updated)]);
+  },
+};

@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+
+const t = useTestServer();
+const db = () => t.ctx.db.kysely;
+
+const HAMLET = 10;
+const IAGO = 11;
+const OTHELLO = 12;
+
+async function send(who: string, to: string, topic: string, content: string): Promise<number> {
+  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
+}
+
+async function exists(id: number): Promise<boolean> {
+  return (await db().selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
+}
+
+async function withRealmSettings<T>(changes: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
+  const realm = await db().selectFrom("realms").selectAll().where("string_id", "=", "zulip").executeTakeFirstOrThrow();
+  await db().updateTable("realms").set({ settings: JSON.stringify({ ...JSON.parse(realm.settings || "{}"), ...changes }) }).where("id", "=", realm.id).execute();
+  try {
+    return await fn();
+  } finally {
+    await db().updateTable("realms").set({ settings: realm.settings }).where("id", "=", realm.id).execute();
+  }
+}
+
+async function systemGroupId(name: string): Promise<number> {
+  const row = await db()
+    .selectFrom("user_groups")
+    .innerJoin("realms", "realms.id", "user_groups.realm_id")
+    .select("user_groups.id")
+    .where("realms.string_id", "=", "zulip")
+    .where("user_groups.name", "=", name)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/${id}`);
+
+describe("DELETE /api/v1/messages/{id}", () => {
+  it("lets the sender delete a recent message with everything attached, and tells its readers", async () => {
+    const id = await send("hamlet", "Denmark", "oops", "wrong channel");
+    await db().insertInto("reactions").values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" }).execute();
+    await db().insertInto("submessages").values({ message_id: id, sender_id: HAMLET, msg_type: "widget", content: "{}" }).execute();
+    const { result, events } = await t.captureEvents(() => del("hamlet", id));
+    expectSuccess(result);
+    expect(await exists(id)).toBe(false);
+    for (const table of ["user_messages", "reactions", "submessages"] as const) {
+      expect(await db().selectFrom(table).select("message_id").where("message_id", "=", id).execute()).toEqual([]);
+    }
+    expect(events).toHaveLength(1);
+    expect(events[0].event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "oops" });
+    expect(events[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expectError(await t.get("hamlet", `/api/v1/messages/${id}`), 400, "Invalid message(s)");
+    expectError(await del("hamlet", id), 400, "Invalid message(s)");
+  });
+
+  it("deletes a direct message for its participants", async () => {
+    const sent = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: JSON.stringify([HAMLET]), content: "delete me" }));
+    const { result, events } = await t.captureEvents(() => del("othello", sent.id));
+    expectSuccess(result);
+    expect(events[0].event).toEqual({ type: "delete_message", message_ids: [sent.id], message_type: "private" });
+    expect(events[0].users.sort()).toEqual([HAMLET, OTHELLO]);
+  });
+
+  it("lets administrators delete anyone's message at any time, and tells them too", async () => {
+    const { result, events } = await t.captureEvents(() => del("iago", 8)); // prospero's, in Scotland, old
+    expectSuccess(result);
+    expect(await exists(8)).toBe(false);
+    expect(events[0].users).toContain(IAGO);
+  });
+
+  it("keeps the channel's first_message_id on its oldest remaining message", async () => {
+    // Rome has one seed message (12).
+    const later = await send("ZOE", "Rome", "roads", "and back");
+    expectSuccess(await del("iago", 12));
+    expect((await db().selectFrom("streams").select("first_message_id").where("name", "=", "Rome").executeTakeFirstOrThrow()).first_message_id).toBe(later);
+    expectSuccess(await del("iago", later));
+    expect((await db().selectFrom("streams").select("first_message_id").where("name", "=", "Rome").executeTakeFirstOrThrow()).first_message_id).toBeNull();
+  });
+
+  it("refuses other users' messages, old messages and realms that forbid it, changing nothing", async () => {
+    const id = await send("hamlet", "Denmark", "keep", "keep me");
+    expectError(await del("othello", id), 400, "You don't have permission to delete this message");
+    expectError(await del("shiva", id), 400, "You don't have permission to delete this message");
+    // Seed message 5 (hamlet's) is older than the 10-minute limit.
+    expectError(await del("hamlet", 5), 400, "The time limit for deleting this message has passed");
+    await withRealmSettings({ can_delete_own_message_group: await systemGroupId("role:administrators") }, async () => {
+      expectError(await del("hamlet", id), 400, "You don't have permission to delete this message");
+    });
+    await withRealmSettings({ can_delete_any_message_group: await systemGroupId("role:moderators") }, async () => {
+      expectSuccess(await del("shiva", 6));
+    });
+    expect(await exists(id)).toBe(true);
+    expect(await exists(5)).toBe(true);
+  });
+
+  it("treats unreadable messages, archived channels and bad ids as invalid", async () => {
+    expectError(await del("othello", 13), 400, "Invalid message(s)"); // core team
+    expectError(await del("iago", 16), 400, "Invalid message(s)"); // othello → hamlet
+    expectError(await del("hamlet", 99999), 400, "Invalid message(s)");
+    expectError(await t.delete("hamlet", "/api/v1/messages/abc"), 400, "message_id is not an integer");
+    const id = await send("hamlet", "Scotland", "archive", "x");
+    await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
+    try {
+      expectError(await del("hamlet", id), 400, "Invalid message(s)");
+      expectError(await del("iago", id), 400, "Invalid message(s)");
+    } finally {
+      await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
+    }
+    expect(await exists(id)).toBe(true);
+    expectError(await del(null, id), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+  });
+});
