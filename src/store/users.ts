@@ -30,14 +30,7 @@ export const userStore = {
 
   /** Case-insensitive lookup by email (API or delivery) within a realm. */
   async getByEmail(q: Executor, realmId: number, email: string): Promise<User | undefined> {
-    const lower = email.toLowerCase();
-    return q
-      .selectFrom("users")
-      .selectAll()
-      .where("realm_id", "=", realmId)
-      .where((eb) => eb.or([eb(sql`lower(email)`, "=", lower), eb(sql`lower(delivery_email)`, "=", lower)]))
-      .orderBy("id")
-      .executeTakeFirst();
+    return (await userStore.listByEmailInRealm(q, realmId, email))[0];
   },
 
   async listInRealm(q: Executor, realmId: number): Promise<User[]> {
