@@ -88,7 +88,7 @@ describe("parley migrate", () => {
     const second = await parley("migrate");
     expect(second.code).toBe(0);
     expect(second.stdout).toContain("no pending migrations");
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley create-organization", () => {
@@ -102,7 +102,7 @@ describe("parley create-organization", () => {
     const me = await getMe("boss@acme.test", apiKey);
     expect(me).toMatchObject({ status: 200, body: { result: "success", email: "boss@acme.test", role: 100, is_owner: true } });
     expect(await verifyPassword(password, (await userRow("boss@acme.test")).password_hash)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 
   it("refuses a string id that is taken, and a malformed one", async () => {
     const [taken, bad] = await Promise.all([
@@ -113,7 +113,7 @@ describe("parley create-organization", () => {
     expect(taken.stderr).toContain('an organization with string id "acme" already exists');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("lowercase letters, digits and '-' only");
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley create-user", () => {
@@ -125,13 +125,13 @@ describe("parley create-user", () => {
     expect(row).toMatchObject({ full_name: "Ann Arbor", role: 300 });
     expect(field(res.stdout, "API key")).toBe(row.api_key);
     expect(await verifyPassword("s3cret-pass", row.password_hash)).toBe(true);
-  }, 30_000);
+  }, 120_000);
 
   it("refuses an email in use (any case) with exit code 1", async () => {
     const res = await parley("create-user", "--email", "ANN@acme.test", "--full-name", "Other Ann");
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('a user with email "ANN@acme.test" already exists in organization "acme"');
-  }, 30_000);
+  }, 120_000);
 
   it("rejects a missing option, an invalid email and an unknown option with exit code 2", async () => {
     const [missing, invalid, unknown] = await Promise.all([
@@ -145,7 +145,7 @@ describe("parley create-user", () => {
     expect(invalid.stderr).toContain('invalid --email "not-an-email"');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--colour'");
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley change-role", () => {
@@ -163,7 +163,7 @@ describe("parley change-role", () => {
       .where("user_group_members.user_id", "=", row.id)
       .execute();
     expect(groups.map((g) => g.name)).toEqual(["role:administrators"]);
-  }, 30_000);
+  }, 120_000);
 
   it("refuses to demote the only owner, and an unknown role", async () => {
     const [onlyOwner, unknownRole] = await Promise.all([
@@ -175,7 +175,7 @@ describe("parley change-role", () => {
     expect((await userRow("boss@acme.test")).role).toBe(100);
     expect(unknownRole.code).toBe(2);
     expect(unknownRole.stderr).toContain('invalid --role "king"');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley api-key", () => {
@@ -189,7 +189,7 @@ describe("parley api-key", () => {
     expect(key).not.toBe(before);
     expect((await getMe("ann@acme.test", key)).status).toBe(200);
     expect((await getMe("ann@acme.test", before)).status).toBe(401);
-  }, 30_000);
+  }, 120_000);
 
   it("fails for an unknown user or organization with exit code 1", async () => {
     const [user, realm] = await Promise.all([
@@ -200,7 +200,7 @@ describe("parley api-key", () => {
     expect(user.stderr).toContain('no user with email "nobody@acme.test" in organization "acme"');
     expect(realm.code).toBe(1);
     expect(realm.stderr).toContain('no organization with string id "nowhere"');
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley reset-password", () => {
@@ -211,13 +211,13 @@ describe("parley reset-password", () => {
     const row = await userRow("ann@acme.test");
     expect(await verifyPassword(password, row.password_hash)).toBe(true);
     expect(await verifyPassword("s3cret-pass", row.password_hash)).toBe(false);
-  }, 30_000);
+  }, 120_000);
 
   it("rejects a too-short password", async () => {
     const res = await parley("reset-password", "--email", "ann@acme.test", "--password", "abc");
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("a password has 6 to 100 characters");
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("parley emails", () => {
@@ -235,7 +235,7 @@ describe("parley emails", () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain("Subject: Welcome to Acme");
     expect(shown.stdout).toContain("Hello Ann");
-  }, 30_000);
+  }, 120_000);
 });
 
 describe("the command line as a whole", () => {
@@ -244,7 +244,7 @@ describe("the command line as a whole", () => {
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('unknown command "frobnicate"');
     expect(res.stderr).toContain("create-organization");
-  }, 30_000);
+  }, 120_000);
 
   it("asks for --realm once there are several organizations", async () => {
     const second = await parley("create-organization", "--string-id", "globex", "--name", "Globex", "--owner-email", "hank@globex.test", "--owner-password", "hank-pass");
@@ -253,11 +253,11 @@ describe("the command line as a whole", () => {
     const res = await parley("api-key", "--email", "ann@acme.test");
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('--realm is required: there are 2 organizations ("acme", "globex")');
-  }, 30_000);
+  }, 120_000);
 
   it("runs through bin/parley.js (npx parley)", async () => {
     const res = await run(["bin/parley.js", "api-key", "--realm", "globex", "--email", "hank@globex.test"]);
     expect(res.code).toBe(0);
     expect(res.stdout.trim()).toBe((await userRow("hank@globex.test")).api_key);
-  }, 30_000);
+  }, 120_000);
 });
