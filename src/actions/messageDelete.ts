@@ -2,7 +2,8 @@ import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
 import { accessMessageForModification, eventRecipientIdsForMessage } from "../lib/messageAccess.js";
-import { inRealmGroup, realmSetting } from "../lib/realmPermissions.js";
+import { hasRealmPermission } from "../lib/realmPermissions.js";
+import { realmSettings } from "../models/realmSettings.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { isGuest } from "../models/roles.js";
 import { channelRecipientStore, type Message, messageEditStore, messageSearchStore } from "../store/messages.js";
@@ -10,7 +11,6 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 
 /** Zulip 10.2's default message_content_delete_limit_seconds (null: no limit). */
-const DEFAULT_DELETE_LIMIT = 600;
 
 /** DELETE /messages/{id} (Zulip's delete_message_backend). */
 export async function checkDeleteMessage(tx: Tx, user: User, realm: Realm, messageId: number): Promise<void> {
@@ -24,14 +24,14 @@ export async function checkDeleteMessage(tx: Tx, user: User, realm: Realm, messa
 /** Zulip's validate_can_delete_message. */
 async function checkCanDeleteMessage(tx: Tx, subject: AccessSubject, realm: Realm, message: Message): Promise<void> {
   const user = subject.user;
-  if (!isGuest(user) && (await inRealmGroup(tx.q, subject, realm, "can_delete_any_message_group", "role:administrators"))) return;
+  if (!isGuest(user) && (await hasRealmPermission(tx.q, subject, realm, "can_delete_any_message_group"))) return;
   const denied = () => badRequest("You don't have permission to delete this message");
   if (message.sender_id !== user.id) {
     const [sender] = await userStore.listByIds(tx.q, realm.id, [message.sender_id]);
     if (sender?.bot_owner_id !== user.id) throw denied();
   }
-  if (!(await inRealmGroup(tx.q, subject, realm, "can_delete_own_message_group", "role:everyone"))) throw denied();
-  const limit = realmSetting<number | null>(realm, "message_content_delete_limit_seconds", DEFAULT_DELETE_LIMIT);
+  if (!(await hasRealmPermission(tx.q, subject, realm, "can_delete_own_message_group"))) throw denied();
+  const limit = realmSettings(realm).message_content_delete_limit_seconds;
   if (limit !== null && nowSeconds() - message.date_sent > limit) throw badRequest("The time limit for deleting this message has passed");
 }
 

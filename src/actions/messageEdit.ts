@@ -5,7 +5,7 @@ import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { isMeMessage, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
-import { inRealmGroup, realmSetting } from "../lib/realmPermissions.js";
+import { hasRealmPermission, realmSetting } from "../lib/realmPermissions.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { isGuest, isModerator } from "../models/roles.js";
@@ -166,11 +166,11 @@ async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: 
   const moveLimit = (name: string) => realmSetting<number | null>(realm, name, DEFAULT_MOVE_LIMIT);
   if (edit.topicEdited) {
     if (edit.topicResolved || edit.topicUnresolved) {
-      if (!(await inRealmGroup(tx.q, subject, realm, "can_resolve_topics_group", "role:everyone"))) {
+      if (!(await hasRealmPermission(tx.q, subject, realm, "can_resolve_topics_group"))) {
         throw badRequest("You don't have permission to resolve topics in this channel.");
       }
     } else {
-      if (!(await inRealmGroup(tx.q, subject, realm, "can_move_messages_between_topics_group", "role:everyone"))) {
+      if (!(await hasRealmPermission(tx.q, subject, realm, "can_move_messages_between_topics_group"))) {
         throw badRequest("You don't have permission to edit this message");
       }
       const limit = moveLimit("move_messages_within_stream_limit_seconds");
@@ -178,7 +178,7 @@ async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: 
     }
   }
   if (edit.streamEdited) {
-    if (isGuest(user) || !(await inRealmGroup(tx.q, subject, realm, "can_move_messages_between_channels_group", "role:members"))) {
+    if (isGuest(user) || !(await hasRealmPermission(tx.q, subject, realm, "can_move_messages_between_channels_group"))) {
       throw badRequest("You don't have permission to move this message");
     }
     const sendGroup = edit.target.stream.can_send_message_group_id;

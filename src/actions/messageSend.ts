@@ -3,13 +3,15 @@ import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
+import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
+import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
 import { channelRecipientStore, messageSearchStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
-import { userGroupStore } from "../store/userGroups.js";
+import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
@@ -36,7 +38,7 @@ export type SendMessageResult = {
 };
 
 /** Where a message goes and who gets a user_messages row. */
-type Destination =
+export type Destination =
   | { kind: "channel"; access: ChannelAccess; recipientId: number; topic: string; receivers: Array<{ user_id: number; is_muted: number }> }
   | { kind: "direct"; recipientId: number; participantIds: number[] };
 
@@ -47,7 +49,7 @@ export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: 
   const destination =
     req.type === "stream" || req.type === "channel"
       ? await channelDestination(tx, subject, realm, req.to, req.topic)
-      : await directDestination(tx, sender, req.to);
+      : await directDestination(tx, subject, realm, req.to);
   const rendered = await renderMessageContent(tx.q, realm, sender, content);
   if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
   const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
@@ -61,6 +63,16 @@ function normalizeContent(raw: string): string {
   return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");
 }
 
+/** Zulip's check_stream_topic: no control characters, surrogates or Unicode non-characters. */
+export function checkTopicCharacters(topic: string): void {
+  let position = 0;
+  for (const char of topic) {
+    position += 1;
+    if (UNPRINTABLE.test(char)) throw badRequest(`Invalid character in topic, at position ${position}!`);
+  }
+}
+const UNPRINTABLE = /^[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]$/u;
+
 function truncate(text: string, max: number, marker: string): string {
   return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
 }
@@ -69,14 +81,10 @@ function truncate(text: string, max: number, marker: string): string {
 function normalizeTopic(realm: Realm, topic: string | undefined): string {
   if (topic === undefined) throw badRequest("Missing topic");
   const trimmed = topic.trim();
+  checkTopicCharacters(trimmed);
   const name = trimmed === "(no topic)" || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? "" : truncate(trimmed, MAX_TOPIC_LENGTH, "...");
-  if (name === "" && realmSetting(realm, "mandatory_topics", false)) throw badRequest("Topics are required in this organization");
+  if (name === "" && realmSettings(realm).mandatory_topics) throw badRequest("Topics are required in this organization");
   return name;
-}
-
-function realmSetting<T>(realm: Realm, name: string, fallback: T): T {
-  const settings = JSON.parse(realm.settings || "{}") as Record<string, unknown>;
-  return (settings[name] as T | undefined) ?? fallback;
 }
 
 /** Zulip's extract_stream_indicator: a name, a JSON name, an id, or a one-element list of either. */
@@ -137,7 +145,8 @@ function directIndicator(to: unknown): { ids: number[] } | { emails: string[] } 
   return { ids: [...new Set(data as number[])] };
 }
 
-async function directDestination(tx: Tx, sender: User, to: unknown): Promise<Destination> {
+async function directDestination(tx: Tx, subject: AccessSubject, realm: Realm, to: unknown): Promise<Destination> {
+  const sender = subject.user;
   const indicator = directIndicator(to);
   const recipients: User[] = [];
   if ("ids" in indicator) {
@@ -166,7 +175,39 @@ async function directDestination(tx: Tx, sender: User, to: unknown): Promise<Des
   } else {
     recipientId = (await directMessageGroupStore.getOrCreate(tx.q, sender.realm_id, participantIds)).recipient_id!;
   }
+  await checkDirectMessagePolicy(tx, subject, realm, recipients, recipientId);
   return { kind: "direct", recipientId, participantIds };
+}
+
+/**
+ * Zulip's realm DM policies. Conversations with only bots or oneself are always allowed.
+ * direct_message_permission_group: outside it, a user may only write to conversations that
+ * include a member. direct_message_initiator_group: outside it, a user may not start a new one.
+ */
+async function checkDirectMessagePolicy(tx: Tx, subject: AccessSubject, realm: Realm, recipients: readonly User[], recipientId: number): Promise<void> {
+  const sender = subject.user;
+  const others = recipients.filter((u) => u.id !== sender.id);
+  if (others.every((u) => u.is_bot)) return;
+  if (!(await hasRealmPermission(tx.q, subject, realm, "direct_message_permission_group"))) {
+    const groupId = await realmGroupPermissionId(tx.q, realm, "direct_message_permission_group");
+    const nobody = await userGroupStore.getSystemGroup(tx.q, realm.id, "role:nobody");
+    if (groupId === nobody.id) throw badRequest("Direct messages are disabled in this organization.");
+    const authorizers = await groupMembershipStore.membersOf(tx.q, groupId, others.map((u) => u.id));
+    if (authorizers.size === 0) throw badRequest("This conversation does not include any users who can authorize it.");
+  }
+  if (!(await hasRealmPermission(tx.q, subject, realm, "direct_message_initiator_group"))) {
+    // A 1:1 conversation is stored under each side's personal recipient, one per direction.
+    const earlier =
+      others.length === 1
+        ? [
+            { recipientId: others[0].recipient_id!, senderId: sender.id },
+            { recipientId: sender.recipient_id!, senderId: others[0].id },
+          ]
+        : [{ recipientId }];
+    if (!(await messageStore.existsFor(tx.q, earlier))) {
+      throw badRequest("You do not have permission to initiate direct message conversations.");
+    }
+  }
 }
 
 /** Zulip's stream/topic_wildcard_mention_allowed: large audiences need can_mention_many_users_group. */
@@ -177,9 +218,7 @@ export async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm
       ? destination.receivers.length
       : new Set([subject.user.id, ...(await messageStore.topicSenderIds(tx.q, destination.recipientId, destination.topic))]).size;
   if (audience <= WILDCARD_MENTION_THRESHOLD) return;
-  const configured = realmSetting<number | null>(realm, "can_mention_many_users_group", null);
-  const groupId = configured ?? (await userGroupStore.getSystemGroup(tx.q, realm.id, "role:administrators")).id;
-  if ((await subject.groupIds(tx.q)).has(groupId)) return;
+  if (await hasRealmPermission(tx.q, subject, realm, "can_mention_many_users_group")) return;
   if (rendered.wildcard === "stream") {
     throw new ApiError("You do not have permission to use channel wildcard mentions in this channel.", { code: "STREAM_WILDCARD_MENTION_NOT_ALLOWED" });
   }
@@ -198,6 +237,8 @@ export function defaultReadBySender(clientName: string): boolean {
 
 interface SendOptions {
   readBySender: boolean;
+  /** Receivers whose copy starts read (Zulip's mark_as_read; "all" is limit_unread_user_ids=set()). */
+  alsoReadBy?: ReadonlySet<number> | "all";
   clientName: string;
   queueId?: string;
   localId?: string;
@@ -240,6 +281,7 @@ export async function doSendMessage(
   const flagsOf = (userId: number): number => {
     let flags = destination.kind === "direct" ? MessageFlag.IS_PRIVATE : 0;
     if (userId === sender.id && options.readBySender) flags |= MessageFlag.READ;
+    if (options.alsoReadBy === "all" || options.alsoReadBy?.has(userId)) flags |= MessageFlag.READ;
     if (rendered.mentionedUserIds.has(userId)) flags |= MessageFlag.MENTIONED;
     if (rendered.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
     if (rendered.wildcard === "topic" && topicParticipants.has(userId)) flags |= MessageFlag.TOPIC_WILDCARD_MENTIONED;
@@ -318,7 +360,9 @@ async function notifyNewMessage(
     const key = JSON.stringify([flags, payload.recipient_id, withQueue]);
     let group = groups.get(key);
     if (!group) {
-      const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content };
+      // raw_content and sender_uses_gravatar let each queue give its client the content and
+      // avatar it registered for (apply_markdown, client_gravatar); they are never sent.
+      const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;

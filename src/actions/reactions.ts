@@ -1,7 +1,7 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
-import { checkEmojiRequest, getEmojiData } from "../lib/emoji.js";
+import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { accessMessageForModification, eventRecipientIdsForMessage } from "../lib/messageAccess.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { MessageFlag } from "../models/messageFlags.js";
@@ -37,7 +37,8 @@ interface ReactionEmoji {
 /** POST /messages/{id}/reactions (Zulip's check_add_reaction). */
 export async function checkAddReaction(tx: Tx, user: User, messageId: number, req: ReactionRequest & { emoji_name: string }): Promise<void> {
   const { message, flags } = await accessMessageForModification(tx.q, new AccessSubject(user), messageId);
-  let { emoji_name: name, emoji_code: code, reaction_type: type } = req;
+  let { emoji_name: name, emoji_code: code } = req;
+  let type = req.reaction_type === undefined ? undefined : normalizeReactionType(req.reaction_type);
   if (code === undefined || type === undefined) {
     const current = await getEmojiData(tx.q, user.realm_id, name);
     code ??= current.emoji_code;
@@ -75,7 +76,7 @@ export async function checkRemoveReaction(tx: Tx, user: User, messageId: number,
     code = (await getEmojiData(tx.q, user.realm_id, req.emoji_name)).emoji_code;
   }
   // No emoji validation: the row proves it was valid when added (a custom emoji may be deactivated since).
-  await doRemoveReaction(tx, user, message, { message_id: message.id, user_id: user.id, emoji_code: code, reaction_type: req.reaction_type });
+  await doRemoveReaction(tx, user, message, { message_id: message.id, user_id: user.id, emoji_code: code, reaction_type: normalizeReactionType(req.reaction_type) });
 }
 
 export async function doRemoveReaction(tx: Tx, user: User, message: Message, key: ReactionKey): Promise<void> {

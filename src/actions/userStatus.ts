@@ -2,6 +2,7 @@ import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import type { ParleyEvent } from "../events/dispatch.js";
 import { badRequest } from "../http/errors.js";
+import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { userStatusStore, type UserStatusChanges, type UserStatusRow } from "../store/userStatuses.js";
 import { userStore } from "../store/users.js";
@@ -47,42 +48,15 @@ export async function checkUpdateUserStatus(tx: Tx, user: User, req: UpdateStatu
   await doUpdateUserStatus(tx, user, { away, status_text, emoji_name, emoji_code, reaction_type });
 }
 
-/**
- * Zulip's check_emoji_request. Custom and Zulip-extra emoji are checked fully; for Unicode emoji
- * only the code's shape is checked until the emoji data set is available.
- */
+/** Zulip's check_emoji_request for a status emoji; a name alone is looked up as for reactions. */
 async function checkStatusEmoji(tx: Tx, user: User, name: string, code: string | undefined, type: string | undefined) {
-  if (code === undefined || type === undefined) {
-    // Simple clients pass only the name: look the emoji up by name.
-    const realmEmoji = await userStatusStore.findRealmEmoji(tx.q, user.realm_id, { name });
-    const byName = realmEmoji
-      ? { code: String(realmEmoji.id), type: "realm_emoji" }
-      : name === "zulip"
-        ? { code: "zulip", type: "zulip_extra_emoji" }
-        : undefined;
-    if (!byName && code === undefined) throw badRequest(`Emoji '${name}' does not exist`);
-    code ??= byName!.code;
-    type ??= byName?.type;
+  if (code === undefined) {
+    const current = await getEmojiData(tx.q, user.realm_id, name);
+    code = current.emoji_code;
+    type ??= current.reaction_type;
   }
-  const reactionType = type ?? "unicode_emoji";
-  switch (reactionType) {
-    case "realm_emoji": {
-      const emoji = /^\d+$/.test(code) ? await userStatusStore.findRealmEmoji(tx.q, user.realm_id, { id: Number(code) }) : undefined;
-      if (!emoji) throw badRequest("Invalid custom emoji.");
-      if (emoji.name !== name) throw badRequest("Invalid custom emoji name.");
-      if (emoji.deactivated) throw badRequest("This custom emoji has been deactivated.");
-      break;
-    }
-    case "zulip_extra_emoji":
-      if (code !== "zulip") throw badRequest("Invalid emoji code.");
-      if (name !== code) throw badRequest("Invalid emoji name.");
-      break;
-    case "unicode_emoji":
-      if (!/^[0-9a-f]{1,6}(-[0-9a-f]{1,6})*$/.test(code)) throw badRequest("Invalid emoji code.");
-      break;
-    default:
-      throw badRequest("Invalid emoji type.");
-  }
+  const reactionType = normalizeReactionType(type ?? "unicode_emoji");
+  await checkEmojiRequest(tx.q, user.realm_id, name, code, reactionType);
   return { emoji_code: code, reaction_type: reactionType };
 }
 

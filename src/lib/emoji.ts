@@ -29,7 +29,7 @@ export function canonicalNameForCode(code: string): string | undefined {
   return codeToName.get(code);
 }
 
-/** Zulip's extra emoji (reaction_type "zulip_extra_emoji"): name → emoji_code. */
+/** Zulip's extra emoji (reaction_type "service_extra_emoji"): name → emoji_code. */
 export function zulipExtraEmojiCode(name: string): string | undefined {
   return extraEmoji.get(name);
 }
@@ -44,8 +44,19 @@ export function codeToUnicodeEmoji(code: string): string {
   return String.fromCodePoint(...code.split("-").map((part) => parseInt(part, 16)));
 }
 
-export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "zulip_extra_emoji"] as const;
+/**
+ * Emoji namespaces. Our API spec names the built-in extra emoji "service_extra_emoji" (Zulip
+ * calls it "zulip_extra_emoji"); the spec wins, so we store and send its name and accept
+ * Zulip's as an input alias.
+ */
+export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "service_extra_emoji"] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];
+const REACTION_TYPE_ALIASES: Record<string, ReactionType> = { zulip_extra_emoji: "service_extra_emoji" };
+
+/** A client's reaction_type with Zulip's name for the extra emoji mapped to ours. */
+export function normalizeReactionType(type: string): string {
+  return REACTION_TYPE_ALIASES[type] ?? type;
+}
 
 /**
  * An emoji name's current code and type in a realm (Zulip's get_emoji_data): an active custom
@@ -55,7 +66,7 @@ export async function getEmojiData(q: Executor, realmId: number, name: string): 
   const custom = await realmEmojiStore.getActiveByName(q, realmId, name);
   if (custom) return { emoji_code: String(custom.id), reaction_type: "realm_emoji" };
   const extra = zulipExtraEmojiCode(name);
-  if (extra !== undefined) return { emoji_code: extra, reaction_type: "zulip_extra_emoji" };
+  if (extra !== undefined) return { emoji_code: extra, reaction_type: "service_extra_emoji" };
   const unicode = emojiCodeForName(name);
   if (unicode !== undefined) return { emoji_code: unicode, reaction_type: "unicode_emoji" };
   throw badRequest(`Emoji '${name}' does not exist`);
@@ -63,7 +74,7 @@ export async function getEmojiData(q: Executor, realmId: number, name: string): 
 
 /** Whether (name, code, type) names a usable emoji in the realm (Zulip's check_emoji_request). */
 export async function checkEmojiRequest(q: Executor, realmId: number, name: string, code: string, type: string): Promise<void> {
-  switch (type) {
+  switch (normalizeReactionType(type)) {
     case "realm_emoji": {
       const custom = /^\d{1,15}$/.test(code) ? await realmEmojiStore.getById(q, realmId, Number(code)) : undefined;
       if (!custom) throw badRequest("Invalid custom emoji.");
@@ -71,7 +82,7 @@ export async function checkEmojiRequest(q: Executor, realmId: number, name: stri
       if (custom.deactivated) throw badRequest("This custom emoji has been deactivated.");
       return;
     }
-    case "zulip_extra_emoji":
+    case "service_extra_emoji":
       if (zulipExtraEmojiCode(code) === undefined) throw badRequest("Invalid emoji code.");
       if (name !== code) throw badRequest("Invalid emoji name.");
       return;

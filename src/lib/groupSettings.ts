@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
+import { realmSettings } from "../models/realmSettings.js";
 import type { SystemGroupName } from "../models/systemGroups.js";
 import { settingGroupStore } from "../store/streams.js";
 import { userGroupStore } from "../store/userGroups.js";
@@ -127,35 +128,7 @@ export async function storeGroupSetting(q: Executor, realmId: number, value: Gro
   return settingGroupStore.createAnonymous(q, realmId, value.direct_members, value.direct_subgroups);
 }
 
-/**
- * Realm-level permissions that channel rules consult, with Zulip's defaults for a new
- * organization. An organization's own value lives in `realms.settings` under the same key.
- */
-const REALM_GROUP_SETTING_DEFAULTS = {
-  can_create_public_channel_group: "role:members",
-  can_create_private_channel_group: "role:members",
-  can_create_web_public_channel_group: "role:owners",
-  can_add_subscribers_group: "role:members",
-  can_add_custom_emoji_group: "role:members",
-} as const satisfies Record<string, SystemGroupName>;
-export type RealmGroupSettingName = keyof typeof REALM_GROUP_SETTING_DEFAULTS;
-
-function realmSettings(realm: Realm): Record<string, unknown> {
-  try {
-    const parsed = JSON.parse(realm.settings || "{}");
-    return parsed && typeof parsed === "object" ? parsed : {};
-  } catch {
-    return {};
-  }
-}
-
-export async function realmGroupSettingId(q: Executor, realm: Realm, name: RealmGroupSettingName): Promise<number> {
-  const stored = realmSettings(realm)[name];
-  if (typeof stored === "number") return stored;
-  return (await userGroupStore.getSystemGroup(q, realm.id, REALM_GROUP_SETTING_DEFAULTS[name])).id;
-}
-
 /** Zulip's web_public_streams_enabled(): the realm's enable_spectator_access (Zulip's default: off). */
 export function webPublicStreamsEnabled(realm: Realm): boolean {
-  return realmSettings(realm).enable_spectator_access === true;
+  return realmSettings(realm).enable_spectator_access;
 }

@@ -1,17 +1,33 @@
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { isGuest } from "../models/roles.js";
+import { REALM_GROUP_PERMISSIONS, realmSettings, storedRealmGroupPermission, type RealmGroupPermissionName } from "../models/realmSettings.js";
 import { userGroupStore } from "../store/userGroups.js";
 import type { AccessSubject } from "./streamAccess.js";
 
-/** A realm setting stored in realms.settings, or Zulip's default `fallback` when the realm has none. */
-export function realmSetting<T>(realm: Realm, name: string, fallback: T): T {
-  const settings = JSON.parse(realm.settings || "{}") as Record<string, unknown>;
-  return name in settings ? (settings[name] as T) : fallback;
+/**
+ * Organization-level permissions (Zulip's Realm.REALM_PERMISSION_GROUP_SETTINGS): the one place
+ * that decides whether a user holds one.
+ */
+
+/** The user group holding a realm permission: the stored group, or Zulip's default system group. */
+export async function realmGroupPermissionId(q: Executor, realm: Realm, name: RealmGroupPermissionName): Promise<number> {
+  const stored = storedRealmGroupPermission(realm, name);
+  if (stored !== undefined) return stored;
+  return (await userGroupStore.getSystemGroup(q, realm.id, REALM_GROUP_PERMISSIONS[name].default_group_name)).id;
 }
 
-/** Whether the user holds a realm group permission (stored group id, or Zulip's default system group). */
-export async function inRealmGroup(q: Executor, subject: AccessSubject, realm: Realm, name: string, defaultGroup: string): Promise<boolean> {
-  const stored = realmSetting<unknown>(realm, name, null);
-  const groupId = typeof stored === "number" ? stored : (await userGroupStore.getSystemGroup(q, realm.id, defaultGroup)).id;
-  return (await subject.groupIds(q)).has(groupId);
+/**
+ * Zulip's user_has_permission_for_group_setting: membership (direct or through subgroups) of the
+ * setting's group; guests never hold a permission that may not be granted to role:everyone.
+ */
+export async function hasRealmPermission(q: Executor, subject: AccessSubject, realm: Realm, name: RealmGroupPermissionName): Promise<boolean> {
+  if (!REALM_GROUP_PERMISSIONS[name].allow_everyone_group && isGuest(subject.user)) return false;
+  return (await subject.groupIds(q)).has(await realmGroupPermissionId(q, realm, name));
+}
+
+/** @deprecated read `realmSettings(realm)` from src/models/realmSettings.ts. */
+export function realmSetting<T>(realm: Realm, name: string, fallback: T): T {
+  const settings = realmSettings(realm) as unknown as Record<string, unknown>;
+  return name in settings ? (settings[name] as T) : fallback;
 }

@@ -4,7 +4,7 @@ import { ApiError, badRequest } from "../http/errors.js";
 import { isAdmin, isGuest } from "../models/roles.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";
-import { realmGroupSettingId, type RealmGroupSettingName } from "./groupSettings.js";
+import { hasRealmPermission } from "./realmPermissions.js";
 
 /**
  * THE place that decides what a user may do with a channel (SECURITY.md, "Who may read a
@@ -101,11 +101,7 @@ export async function channelAccess(q: Executor, subject: AccessSubject, stream:
   };
 }
 
-/** Whether the user is in one of the realm's group-based permissions (Zulip's UserProfile.has_permission). */
-export async function hasRealmPermission(q: Executor, subject: AccessSubject, realm: Realm, name: RealmGroupSettingName): Promise<boolean> {
-  const groupId = await realmGroupSettingId(q, realm, name);
-  return (await subject.groupIds(q)).has(groupId);
-}
+export { hasRealmPermission };
 
 /**
  * Subscribing other users (Zulip's get_streams_to_which_user_cannot_add_subscribers): needs

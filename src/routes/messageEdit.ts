@@ -6,7 +6,7 @@ import { badRequest } from "../http/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { editHistorySnapshots } from "../lib/editHistory.js";
 import { accessMessage } from "../lib/messageAccess.js";
-import { realmSetting } from "../lib/realmPermissions.js";
+import { realmSettings } from "../models/realmSettings.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 
 /** PATCH /messages/{message_id} */
@@ -53,7 +53,7 @@ export const getMessageHistory = endpoint({
   },
   handler: async ({ ctx, user, realm, params, path }) => {
     const messageId = pathParam.int(path.message_id, "message_id");
-    if (realmSetting<unknown>(realm, "message_edit_history_visibility_policy", "all") === "none") {
+    if (realmSettings(realm).message_edit_history_visibility_policy === "none") {
       throw badRequest("Message edit history is disabled in this organization");
     }
     const { message } = await accessMessage(ctx.db.kysely, new AccessSubject(user), messageId);

@@ -46,6 +46,20 @@ export const messageStore = {
     return row !== undefined;
   },
 
+  /** Whether any message matches one of the (recipient, optional sender) pairs. */
+  async existsFor(q: Executor, pairs: ReadonlyArray<{ recipientId: number; senderId?: number }>): Promise<boolean> {
+    if (pairs.length === 0) return false;
+    const row = await q
+      .selectFrom("messages")
+      .select("id")
+      .where((eb) =>
+        eb.or(pairs.map((p) => (p.senderId === undefined ? eb("recipient_id", "=", p.recipientId) : eb.and([eb("recipient_id", "=", p.recipientId), eb("sender_id", "=", p.senderId)])))),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   /** Users who sent a message to the topic (Zulip's topic participants, without reactions). */
   async topicSenderIds(q: Executor, recipientId: number, topic: string): Promise<number[]> {
     const rows = await q.selectFrom("messages").select("sender_id").distinct().where("recipient_id", "=", recipientId).where(sameTopic(topic)).execute();

@@ -74,4 +74,24 @@ export const groupMembershipStore = {
     }
     return found;
   },
+
+  /** Those of `userIds` who are members of `groupId`, directly or through any chain of subgroups. */
+  async membersOf(q: Executor, groupId: number, userIds: readonly number[]): Promise<Set<number>> {
+    if (userIds.length === 0) return new Set();
+    const groups = new Set([groupId]);
+    let frontier = [groupId];
+    while (frontier.length > 0) {
+      const children = await q.selectFrom("user_group_subgroups").select("subgroup_id").where("supergroup_id", "in", frontier).execute();
+      frontier = children.map((c) => c.subgroup_id).filter((id) => !groups.has(id));
+      for (const id of frontier) groups.add(id);
+    }
+    const rows = await q
+      .selectFrom("user_group_members")
+      .select("user_id")
+      .distinct()
+      .where("group_id", "in", [...groups])
+      .where("user_id", "in", [...userIds])
+      .execute();
+    return new Set(rows.map((r) => r.user_id));
+  },
 };

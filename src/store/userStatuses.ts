@@ -24,11 +24,4 @@ export const userStatusStore = {
       .onConflict((oc) => oc.column("user_id").doUpdateSet({ ...changes, timestamp }))
       .execute();
   },
-
-  /** A custom emoji of the realm by name (active only) or by id, for status emoji checks. */
-  async findRealmEmoji(q: Executor, realmId: number, by: { name: string } | { id: number }) {
-    let query = q.selectFrom("realm_emoji").select(["id", "name", "deactivated"]).where("realm_id", "=", realmId);
-    query = "name" in by ? query.where("name", "=", by.name).where("deactivated", "=", 0) : query.where("id", "=", by.id);
-    return query.executeTakeFirst();
-  },
 };

@@ -275,6 +275,56 @@ describe("POST /api/v1/messages: direct messages", () => {
   });
 });
 
+describe("POST /api/v1/messages: organization direct-message policies", () => {
+  const dm = (who: string, to: number[]) => t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify(to), content: "hi" });
+
+  it("outside direct_message_permission_group, allows only conversations that include a member of it", async () => {
+    const admins = await t.systemGroupId("role:administrators");
+    await t.withRealmSettings({ direct_message_permission_group: admins }, async () => {
+      const before = await messageCount();
+      expectError(await dm("hamlet", [12]), 400, "This conversation does not include any users who can authorize it.");
+      expect(await messageCount()).toBe(before);
+      expectSuccess(await dm("hamlet", [11]));
+      expectSuccess(await dm("hamlet", [12, 11]));
+      expectSuccess(await dm("hamlet", [10]));
+      expectSuccess(await dm("iago", [12]));
+    });
+  });
+
+  it("with role:nobody, disables direct messages except to oneself", async () => {
+    await t.withRealmSettings({ direct_message_permission_group: await t.systemGroupId("role:nobody") }, async () => {
+      expectError(await dm("iago", [12]), 400, "Direct messages are disabled in this organization.");
+      expectSuccess(await dm("iago", [11]));
+    });
+  });
+
+  it("outside direct_message_initiator_group, allows only conversations that already exist", async () => {
+    expectSuccess(await dm("hamlet", [8]));
+    expectSuccess(await dm("hamlet", [8, 6]));
+    await t.withRealmSettings({ direct_message_initiator_group: await t.systemGroupId("role:administrators") }, async () => {
+      expectSuccess(await dm("hamlet", [8]));
+      expectSuccess(await dm("cordelia", [10]));
+      expectSuccess(await dm("aaron", [10, 8]));
+      const before = await messageCount();
+      expectError(await dm("hamlet", [14]), 400, "You do not have permission to initiate direct message conversations.");
+      expectError(await dm("hamlet", [14, 8]), 400, "You do not have permission to initiate direct message conversations.");
+      expect(await messageCount()).toBe(before);
+      expectSuccess(await dm("iago", [14]));
+    });
+  });
+});
+
+describe("POST /api/v1/messages: topic characters", () => {
+  it("rejects control characters and non-characters with their position, as Zulip does", async () => {
+    const before = await messageCount();
+    for (const [topic, position] of [["a\u0007b", 2], ["tab\there", 4], ["🙂\uFFFE", 2]] as const) {
+      expectError(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic, content: "x" }), 400, `Invalid character in topic, at position ${position}!`);
+    }
+    expect(await messageCount()).toBe(before);
+    expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "café 🙂 ✔", content: "x" }));
+  });
+});
+
 describe("POST /api/v1/messages: query budget", () => {
   it("costs the same number of queries for 3 and 12 direct recipients", async () => {
     const count = async (to: number[]) => {

@@ -84,9 +84,18 @@ describe("POST /messages/{message_id}/reactions", () => {
     expectSuccess(await t.post("cordelia", url(id), { emoji_name: "zulip" }));
     expectSuccess(await t.post("cordelia", url(id), { emoji_name: "green_tick" }));
     expect(await reactionsOn(id)).toEqual([
-      { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji", user_id: 8 },
+      { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji", user_id: 8 },
       { emoji_name: "green_tick", emoji_code: String(emojiId), reaction_type: "realm_emoji", user_id: 8 },
     ]);
+  });
+
+  it("names the extra emoji's type service_extra_emoji, as our API spec says, and takes Zulip's name as an alias", async () => {
+    const id = await messageId("Welcome to Verona! This is the test topic.");
+    expectSuccess(await t.post("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" }));
+    expectError(await t.post("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji" }), 400, "Reaction already exists.", "REACTION_ALREADY_EXISTS");
+    const { message } = expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`));
+    expect(message.reactions.filter((r: any) => r.user_id === 10)).toEqual([{ emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji", user_id: 10 }]);
+    expectSuccess(await t.delete("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" }));
   });
 
   it("refuses a deactivated custom emoji for new reactions but accepts votes and removal", async () => {

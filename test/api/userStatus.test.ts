@@ -52,7 +52,7 @@ describe("POST /users/me/status", () => {
 
   it("accepts Zulip's extra emoji by name alone", async () => {
     expectSuccess(await t.post("cordelia", "/api/v1/users/me/status", { emoji_name: "zulip" }));
-    expect(await statusOf(8)).toEqual({ emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji" });
+    expect(await statusOf(8)).toEqual({ emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" });
   });
 
   it("maps the deprecated away flag to presence_enabled", async () => {

@@ -41,6 +41,7 @@ let spec: Spec | undefined;
 function loadSpec(): Spec {
   if (spec) return spec;
   const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  applySeedSpecOverrides(document);
   const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Schema>(resolved.paths)) {
@@ -56,6 +57,27 @@ function loadSpec(): Spec {
   const codedErrorBase = resolved.components.schemas.CodedErrorBase;
   spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
   return spec;
+}
+
+/**
+ * Where our API spec (api-spec.md) states something Zulip's OpenAPI contradicts, the spec wins;
+ * the schema is widened here so responses are checked against what we promise:
+ * - reaction_type of Zulip's built-in extra emoji is "service_extra_emoji" (Zulip: "zulip_extra_emoji").
+ * And where Zulip's server sends a field its OpenAPI omits, which our spec requires:
+ * - `local_message_id` on the message event delivered to the queue the message was sent from.
+ */
+function applySeedSpecOverrides(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) applySeedSpecOverrides(item);
+    return;
+  }
+  if (!isPlainObject(node)) return;
+  if (Array.isArray(node.enum) && node.enum.includes("zulip_extra_emoji")) node.enum = [...node.enum, "service_extra_emoji"];
+  const properties = node.properties as Record<string, Schema> | undefined;
+  if (properties && typeof node.description === "string" && node.description.startsWith("Event type for messages.") && properties.message) {
+    properties.local_message_id = { type: "string" };
+  }
+  for (const value of Object.values(node)) applySeedSpecOverrides(value);
 }
 
 /** Replaces every `$ref` by the (shared) object it points to. */
