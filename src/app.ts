@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import { openDb } from "./db/connect.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { EventDispatcher } from "./events/dispatch.js";
+import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
@@ -20,10 +21,16 @@ export async function createContext(config: Config, log = pino({ level: config.l
   const db = openDb(config.database);
   await migrateToLatest(db.kysely, db.dialect);
   const events = new EventDispatcher();
+  const eventQueues = new EventQueueRegistry({
+    timeoutMs: config.eventQueueTimeoutSeconds * 1000,
+    heartbeatMs: config.eventHeartbeatSeconds * 1000,
+  });
+  eventQueues.start(events);
   const ctx = {
     config,
     db,
     events,
+    eventQueues,
     log,
     rateLimiter: new RateLimiter(config.rateLimits.enabled),
     wakeJobs: () => {},

@@ -3,6 +3,7 @@ import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
 import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
 import type { EventDispatcher } from "./events/dispatch.js";
+import type { EventQueueRegistry } from "./events/queues.js";
 import type { RateLimiter } from "./http/rateLimit.js";
 
 /** The process-wide services every handler, action and job can reach. Built once by app.ts. */
@@ -10,6 +11,7 @@ export interface AppContext extends TxServices {
   config: Config;
   db: Db;
   events: EventDispatcher;
+  eventQueues: EventQueueRegistry;
   log: Logger;
   rateLimiter: RateLimiter;
   wakeJobs: () => void;

@@ -32,6 +32,7 @@ const envSchema = z.object({
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
   PARLEY_RATE_LIMITS: boolFlag.default(true),
   PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(600),
+  PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   /** Test suites only: cheap scrypt parameters. Never set this on a real server. */
   PARLEY_INSECURE_FAST_HASHING: boolFlag.default(false),
 });
@@ -63,6 +64,8 @@ export interface Config {
     email: RateLimitRule;
   };
   eventQueueTimeoutSeconds: number;
+  /** An idle GET /events answers with a heartbeat after this long (Zulip: 45 s). */
+  eventHeartbeatSeconds: number;
   fastPasswordHashing: boolean;
 }
 
@@ -103,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       email: { max: 5, windowSeconds: 60 * 60 },
     },
     eventQueueTimeoutSeconds: e.PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS,
+    eventHeartbeatSeconds: e.PARLEY_EVENT_HEARTBEAT_SECONDS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

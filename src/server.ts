@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
   const ctx = await createContext(config);
+  const restoredQueues = await ctx.eventQueues.restore(ctx.db.kysely);
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);
   await app.listen({ host: config.host, port: config.port });
@@ -22,12 +23,17 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
-  ctx.log.info({ url: config.externalUrl, database: config.database.kind, dev: config.dev }, "Parley is listening");
+  ctx.log.info({ url: config.externalUrl, database: config.database.kind, dev: config.dev, restoredQueues }, "Parley is listening");
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      // Event queues outlive a graceful restart: polls are answered, then queues are saved last.
+      ctx.eventQueues.close();
       await app.close();
       await ctx.jobs.stop();
+      ctx.eventQueues.detach();
+      const savedQueues = await ctx.eventQueues.save(ctx.db.kysely);
+      ctx.log.info({ savedQueues }, "Parley stopped");
       await ctx.db.close();
     })());
   return { app, stop };

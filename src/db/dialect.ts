@@ -6,6 +6,7 @@ import {
   type SelectQueryBuilder,
   sql,
   SqliteAdapter,
+  type TransactionBuilder,
 } from "kysely";
 
 /**
@@ -42,6 +43,11 @@ export interface Dialect {
    * contain a letter or digit.
    */
   searchCondition(words: readonly string[]): RawBuilder<boolean>;
+  /**
+   * A transaction whose reads all see one snapshot, taken at its first statement: REPEATABLE
+   * READ on PostgreSQL; on SQLite every transaction is one (and its single connection is held).
+   */
+  snapshotTransaction<DB>(db: Kysely<DB>): TransactionBuilder<DB>;
 }
 
 export interface SearchableMessage {
@@ -73,6 +79,7 @@ const sqlite: Dialect = {
   addIdColumn: (table) => table.addColumn("id", "integer", (col) => col.primaryKey().autoIncrement()),
   bigint: "integer",
   forUpdate: (query) => query,
+  snapshotTransaction: (db) => db.transaction(),
   async bumpIdSequence(db, table, minimum) {
     // AUTOINCREMENT tables keep their high-water mark in sqlite_sequence.
     const row = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
@@ -112,6 +119,7 @@ const postgres: Dialect = {
   addIdColumn: (table) => table.addColumn("id", "bigserial", (col) => col.primaryKey()),
   bigint: "bigint",
   forUpdate: (query) => query.forUpdate(),
+  snapshotTransaction: (db) => db.transaction().setIsolationLevel("repeatable read"),
   async bumpIdSequence(db, table, minimum) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
       greatest(${minimum}::bigint, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(db);

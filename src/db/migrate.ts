@@ -3,6 +3,8 @@ import type { Dialect } from "./dialect.js";
 import * as createSchema from "./migrations/2026-11-22T0330-create-schema.js";
 import * as addRealmEmojiActiveNameIndex from "./migrations/2026-11-22T0450-add-realm-emoji-active-name-index.js";
 import * as addMessageSearch from "./migrations/2026-11-22T0510-add-message-search.js";
+import * as renameExtraEmojiType from "./migrations/2026-11-24T0900-rename-extra-emoji-type.js";
+import * as createEventQueues from "./migrations/2026-11-24T0910-create-event-queues.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -12,6 +14,8 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-22T0330-create-schema": createSchema,
   "2026-11-22T0450-add-realm-emoji-active-name-index": addRealmEmojiActiveNameIndex,
   "2026-11-22T0510-add-message-search": addMessageSearch,
+  "2026-11-24T0900-rename-extra-emoji-type": renameExtraEmojiType,
+  "2026-11-24T0910-create-event-queues": createEventQueues,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -353,6 +353,13 @@ export interface AuditLogTable {
   extra_data: Generated<string>;
 }
 
+export interface EventQueuesTable {
+  id: string;
+  user_id: number;
+  /** The queue as JSON (events/queues.ts SavedQueue). */
+  data: string;
+}
+
 export interface Database {
   realms: RealmsTable;
   users: UsersTable;
@@ -386,6 +393,7 @@ export interface Database {
   confirmations: ConfirmationsTable;
   sessions: SessionsTable;
   audit_log: AuditLogTable;
+  event_queues: EventQueuesTable;
 }
 
 export type Realm = Selectable<RealmsTable>;

@@ -41,39 +41,50 @@ export interface TxServices {
 export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
   if (outer) return fn(outer);
   const hooks: Array<() => void> = [];
-  const result = await services.db.kysely.transaction().execute(async (trx) => {
-    let wantsWake = false;
-    const tx: Tx = {
-      q: trx,
-      dialect: services.db.dialect,
-      sendEventOnCommit(event, userIds) {
-        const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
-        const users = [...new Set(userIds)];
-        hooks.push(() => services.events.dispatchCommitted(frozen, users));
-      },
-      async enqueueJob(kind, payload, options = {}) {
-        const now = nowSeconds();
-        await trx
-          .insertInto("jobs")
-          .values({
-            kind,
-            payload: JSON.stringify(payload),
-            run_at: options.runAt ?? now,
-            max_attempts: options.maxAttempts ?? 5,
-            created_at: now,
-          })
-          .execute();
-        if (!wantsWake) {
-          wantsWake = true;
-          hooks.push(() => services.wakeJobs());
-        }
-      },
-      afterCommit(hook) {
-        hooks.push(hook);
-      },
-    };
-    return fn(tx);
-  });
-  for (const hook of hooks) hook();
-  return result;
+  let hasEvents = false;
+  let releaseGate: (() => void) | undefined;
+  try {
+    const result = await services.db.kysely.transaction().execute(async (trx) => {
+      let wantsWake = false;
+      const tx: Tx = {
+        q: trx,
+        dialect: services.db.dialect,
+        sendEventOnCommit(event, userIds) {
+          hasEvents = true;
+          const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
+          const users = [...new Set(userIds)];
+          hooks.push(() => services.events.dispatchCommitted(frozen, users));
+        },
+        async enqueueJob(kind, payload, options = {}) {
+          const now = nowSeconds();
+          await trx
+            .insertInto("jobs")
+            .values({
+              kind,
+              payload: JSON.stringify(payload),
+              run_at: options.runAt ?? now,
+              max_attempts: options.maxAttempts ?? 5,
+              created_at: now,
+            })
+            .execute();
+          if (!wantsWake) {
+            wantsWake = true;
+            hooks.push(() => services.wakeJobs());
+          }
+        },
+        afterCommit(hook) {
+          hooks.push(hook);
+        },
+      };
+      const value = await fn(tx);
+      // From just before COMMIT until its events are delivered, no register takes a snapshot
+      // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
+      if (hasEvents) releaseGate = await services.events.gate.enterShared();
+      return value;
+    });
+    for (const hook of hooks) hook();
+    return result;
+  } finally {
+    releaseGate?.();
+  }
 }

@@ -1,3 +1,5 @@
+import { CommitGate } from "./commitGate.js";
+
 /**
  * Delivery of committed events to whoever listens in this process (event queues, tests).
  * Called only from db/tx.ts after COMMIT: no other code may publish an event, so an event that
@@ -8,6 +10,8 @@ export type EventListener = (event: ParleyEvent, userIds: readonly number[]) => 
 
 export class EventDispatcher {
   private readonly listeners = new Set<EventListener>();
+  /** Held shared by committing publishers, exclusively by register (see commitGate.ts). */
+  readonly gate = new CommitGate();
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);

@@ -152,3 +152,10 @@ export class NotFoundError extends ApiError {
     super("Endpoint not found", { code: "NOT_FOUND", status: 404 });
   }
 }
+
+/** GET/DELETE /events for a queue this server does not have (expired, deleted, never existed). */
+export class BadEventQueueIdError extends ApiError {
+  constructor(queueId: string) {
+    super(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
+  }
+}

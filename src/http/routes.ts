@@ -1,10 +1,12 @@
 import * as auth from "../routes/auth.js";
 import * as customProfileFields from "../routes/customProfileFields.js";
+import * as events from "../routes/events.js";
 import * as messageFlags from "../routes/messageFlags.js";
 import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
 import * as reactions from "../routes/reactions.js";
+import * as register from "../routes/register.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
@@ -27,6 +29,12 @@ export const ROUTES: readonly RouteEntry[] = [
 
   // server
   { method: "GET", path: "/server_settings", endpoint: serverSettings.getServerSettings },
+
+  // real-time events
+  { method: "POST", path: "/register", endpoint: register.registerQueue },
+  { method: "GET", path: "/events", endpoint: events.getEvents },
+  { method: "DELETE", path: "/events", endpoint: events.deleteEventQueue },
+  // (end events)
 
   // users, roles, deactivation, status, custom profile fields
   { method: "GET", path: "/users/me", endpoint: users.getUserMe },

@@ -60,6 +60,7 @@ export class TestServer {
     this.ctx.jobs.start();
     this.baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     this.close.push(async () => {
+      this.ctx.eventQueues.detach();
       await app.close();
       await this.ctx.jobs.stop();
       await this.ctx.db.close();
@@ -161,6 +162,35 @@ export class TestServer {
     } finally {
       this.ctx.jobs.start();
     }
+  }
+
+  /**
+   * Runs `fn` with the zulip realm's stored settings changed (realms.settings JSON: plain settings
+   * and group-permission ids), then restores them. For settings no endpoint can change yet.
+   */
+  async withRealmSettings<T>(changes: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
+    const db = this.ctx.db.kysely;
+    const realm = await db.selectFrom("realms").selectAll().where("string_id", "=", "zulip").executeTakeFirstOrThrow();
+    const merged = JSON.stringify({ ...JSON.parse(realm.settings || "{}"), ...changes });
+    await db.updateTable("realms").set({ settings: merged }).where("id", "=", realm.id).execute();
+    try {
+      return await fn();
+    } finally {
+      await db.updateTable("realms").set({ settings: realm.settings }).where("id", "=", realm.id).execute();
+    }
+  }
+
+  /** The id of a system group ("role:members", …) of the zulip realm. */
+  async systemGroupId(name: string): Promise<number> {
+    const row = await this.ctx.db.kysely
+      .selectFrom("user_groups")
+      .innerJoin("realms", "realms.id", "user_groups.realm_id")
+      .select("user_groups.id")
+      .where("realms.string_id", "=", "zulip")
+      .where("user_groups.name", "=", name)
+      .where("user_groups.is_system_group", "=", 1)
+      .executeTakeFirstOrThrow();
+    return row.id;
   }
 
   /** Waits until the job runner has nothing due (after-commit jobs such as emails). */

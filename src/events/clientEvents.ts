@@ -1,0 +1,191 @@
+import type { ParleyEvent } from "./dispatch.js";
+
+/**
+ * What a client declared at POST /register that changes the events it gets (Zulip's
+ * client_capabilities and the register flags), and the per-client rewriting of one committed
+ * event into what that client receives (Zulip's ClientDescriptor.accepts_event and the event
+ * transforms of zerver/tornado/event_queue.py).
+ */
+export interface ClientCapabilities {
+  notification_settings_null: boolean;
+  bulk_message_deletion: boolean;
+  user_avatar_url_field_optional: boolean;
+  stream_typing_notifications: boolean;
+  user_settings_object: boolean;
+  linkifier_url_template: boolean;
+  user_list_incomplete: boolean;
+  include_deactivated_groups: boolean;
+  archived_channels: boolean;
+  empty_topic_name: boolean;
+  simplified_presence_events: boolean;
+}
+
+export const CLIENT_CAPABILITY_NAMES: ReadonlyArray<keyof ClientCapabilities> = [
+  "notification_settings_null",
+  "bulk_message_deletion",
+  "user_avatar_url_field_optional",
+  "stream_typing_notifications",
+  "user_settings_object",
+  "linkifier_url_template",
+  "user_list_incomplete",
+  "include_deactivated_groups",
+  "archived_channels",
+  "empty_topic_name",
+  "simplified_presence_events",
+];
+
+export interface ClientDescriptor {
+  userId: number;
+  realmId: number;
+  /** null: every type. */
+  eventTypes: string[] | null;
+  /** Zulip's narrow for message events: [operator, operand] pairs, all of which must match. */
+  narrow: Array<[string, string]>;
+  allPublicStreams: boolean;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  slimPresence: boolean;
+  capabilities: ClientCapabilities;
+  /** realm_empty_topic_display_name, for clients without the empty_topic_name capability. */
+  emptyTopicDisplayName: string;
+}
+
+/** Keys the server adds to an event for delivery decisions; never sent to clients. */
+const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id"] as const;
+
+/**
+ * The events `event` becomes for this client: none when the client should not get it, usually
+ * one, several for a bulk deletion sent to a client that cannot take it.
+ */
+export function eventsForClient(client: ClientDescriptor, queueId: string, event: ParleyEvent): ParleyEvent[] {
+  if (!acceptsEvent(client, event)) return [];
+  const out = rewriteForClient(client, queueId, event);
+  return Array.isArray(out) ? out : [out];
+}
+
+function acceptsEvent(client: ClientDescriptor, event: ParleyEvent): boolean {
+  if (client.eventTypes !== null && !client.eventTypes.includes(event.type)) return false;
+  const caps = client.capabilities;
+  switch (event.type) {
+    case "message":
+      return client.narrow.length === 0 || matchesNarrow(client, event);
+    case "typing":
+      return event.message_type !== "stream" || caps.stream_typing_notifications;
+    case "update_display_settings":
+    case "update_global_notifications":
+      return !caps.user_settings_object;
+    default:
+      return true;
+  }
+}
+
+function rewriteForClient(client: ClientDescriptor, queueId: string, event: ParleyEvent): ParleyEvent | ParleyEvent[] {
+  const caps = client.capabilities;
+  const topicName = (topic: unknown) => (topic === "" && !caps.empty_topic_name ? client.emptyTopicDisplayName : topic);
+  switch (event.type) {
+    case "message": {
+      // The message's flags travel beside it, not in it.
+      const { flags: _flags, ...message } = event.message as Record<string, unknown>;
+      if (!client.applyMarkdown) {
+        message.content = event.raw_content;
+        message.content_type = "text/x-markdown";
+      }
+      if (client.clientGravatar && event.sender_uses_gravatar === true) message.avatar_url = null;
+      if (message.type === "stream") message.subject = topicName(message.subject);
+      const out: ParleyEvent = { ...stripInternal(event), message };
+      // Local echo: the queue the message was sent from learns which draft it confirms.
+      if (event.sender_queue_id === queueId && event.local_message_id !== undefined) out.local_message_id = event.local_message_id;
+      return out;
+    }
+    case "delete_message": {
+      const base = stripInternal(event);
+      if ("topic" in base) base.topic = topicName(base.topic);
+      if (caps.bulk_message_deletion) return base;
+      const { message_ids: ids, ...rest } = base as ParleyEvent & { message_ids: number[] };
+      return ids.map((id) => ({ ...rest, message_id: id }));
+    }
+    case "update_message": {
+      const base = stripInternal(event);
+      for (const key of ["subject", "orig_subject", "topic"]) if (key in base) base[key] = topicName(base[key]);
+      return base;
+    }
+    case "typing": {
+      const base = stripInternal(event);
+      if ("topic" in base) base.topic = topicName(base.topic);
+      return base;
+    }
+    case "stream":
+      if (event.op === "update" && event.property === "is_archived" && !caps.archived_channels) {
+        // Zulip's older clients learn of an archived channel as a deleted one.
+        if (event.value !== true) return [];
+        return { type: "stream", op: "delete", streams: [{ stream_id: event.stream_id }], stream_ids: [event.stream_id] };
+      }
+      return stripInternal(event);
+    case "realm_user_group": {
+      const deactivated = (event.data as { deactivated?: boolean } | undefined)?.deactivated;
+      if (event.op === "update" && deactivated !== undefined && !caps.include_deactivated_groups) {
+        // Older clients see a deactivated group disappear (and reappear with "add" when reactivated upstream).
+        return deactivated ? { type: "realm_user_group", op: "remove", group_id: event.group_id } : [];
+      }
+      return stripInternal(event);
+    }
+    default:
+      return stripInternal(event);
+  }
+}
+
+function stripInternal(event: ParleyEvent): ParleyEvent {
+  if (!INTERNAL_KEYS.some((key) => key in event)) return { ...event };
+  const copy: ParleyEvent = { ...event };
+  for (const key of INTERNAL_KEYS) delete copy[key];
+  return copy;
+}
+
+/**
+ * Zulip's build_narrow_filter for register's `narrow`: the operators a client can narrow its
+ * event queue by. Unknown operators never match (register rejects them first).
+ */
+export const QUEUE_NARROW_OPERATORS = new Set(["channel", "stream", "topic", "sender", "is", "dm", "pm-with"]);
+
+function matchesNarrow(client: ClientDescriptor, event: ParleyEvent): boolean {
+  const message = event.message as Record<string, unknown>;
+  const flags = (event.flags as string[] | undefined) ?? [];
+  return client.narrow.every(([operator, operand]) => {
+    const lower = String(operand).toLowerCase();
+    switch (operator) {
+      case "channel":
+      case "stream":
+        return message.type === "stream" && (String(message.display_recipient).toLowerCase() === lower || String(message.stream_id) === operand);
+      case "topic":
+        return message.type === "stream" && String(message.subject).toLowerCase() === lower;
+      case "sender":
+        return String(message.sender_email).toLowerCase() === lower || String(message.sender_id) === operand;
+      case "is":
+        switch (operand) {
+          case "dm":
+          case "private":
+            return message.type === "private";
+          case "starred":
+            return flags.includes("starred");
+          case "unread":
+            return !flags.includes("read");
+          case "mentioned":
+            return flags.includes("mentioned") || flags.includes("stream_wildcard_mentioned") || flags.includes("topic_wildcard_mentioned");
+          case "alerted":
+            return flags.includes("has_alert_word");
+          default:
+            return false;
+        }
+      case "dm":
+      case "pm-with": {
+        if (message.type !== "private") return false;
+        const wanted = new Set(lower.split(",").map((s) => s.trim()));
+        const people = (message.display_recipient as Array<{ email: string; id: number }>).filter((p) => p.id !== client.userId);
+        const others = people.length === 0 ? (message.display_recipient as Array<{ email: string }>) : people;
+        return others.length === wanted.size && others.every((p) => wanted.has(p.email.toLowerCase()) || wanted.has(String((p as { id?: number }).id)));
+      }
+      default:
+        return false;
+    }
+  });
+}

@@ -1,0 +1,259 @@
+import { randomUUID } from "node:crypto";
+import type { Executor } from "../db/tx.js";
+import { eventQueueStore } from "../store/eventQueues.js";
+import { type ClientDescriptor, eventsForClient } from "./clientEvents.js";
+import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
+
+/**
+ * Event queues (Zulip's zerver/tornado/event_queue.py): one per registered client, held in this
+ * process's memory. Each numbers its events from 0; GET /events long-polls for those after
+ * `last_event_id`, which also acknowledges (prunes) what came before. A queue nobody polled for
+ * `timeoutMs` is dropped. On a graceful shutdown every queue is saved to the database and
+ * restored at the next start, so clients keep polling across restarts.
+ */
+export type QueuedEvent = ParleyEvent & { id: number };
+
+interface Waiter {
+  lastEventId: number;
+  respond: (events: QueuedEvent[]) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class EventQueue {
+  private events: QueuedEvent[] = [];
+  private nextEventId = 0;
+  /** The newest id acknowledged and dropped; a poll may not ask for anything older. */
+  private newestPrunedId = -1;
+  private waiter: Waiter | null = null;
+  private flushScheduled = false;
+  lastActivityMs: number;
+
+  constructor(
+    readonly id: string,
+    readonly client: ClientDescriptor,
+    private readonly heartbeatMs: number,
+    nowMs: number,
+  ) {
+    this.lastActivityMs = nowMs;
+  }
+
+  get lastEventId(): number {
+    return this.nextEventId - 1;
+  }
+
+  get isPolled(): boolean {
+    return this.waiter !== null;
+  }
+
+  push(event: ParleyEvent): void {
+    this.events.push({ ...event, id: this.nextEventId++ });
+    if (this.waiter && !this.flushScheduled) {
+      // Events of one commit are pushed in one tick; answer once with all of them.
+      this.flushScheduled = true;
+      setImmediate(() => {
+        this.flushScheduled = false;
+        this.answerWaiter();
+      });
+    }
+  }
+
+  /** Drops the events up to `lastEventId` (acknowledged by the client). */
+  prune(lastEventId: number): void {
+    let n = 0;
+    while (n < this.events.length && this.events[n].id <= lastEventId) n++;
+    if (n > 0) {
+      this.newestPrunedId = this.events[n - 1].id;
+      this.events.splice(0, n);
+    }
+  }
+
+  /** Whether the client asks for events this queue already dropped. */
+  isPrunedPast(lastEventId: number): boolean {
+    return lastEventId < this.newestPrunedId;
+  }
+
+  eventsAfter(lastEventId: number): QueuedEvent[] {
+    return this.events.filter((e) => e.id > lastEventId);
+  }
+
+  /**
+   * Waits for events after `lastEventId`: answers at once when there are some, with a
+   * heartbeat event after `heartbeatMs` of silence, or with nothing when `cancel` is called.
+   */
+  wait(lastEventId: number, nowMs: number): { events: Promise<QueuedEvent[]>; cancel: () => void } {
+    this.lastActivityMs = nowMs;
+    const pending = this.eventsAfter(lastEventId);
+    if (pending.length > 0) return { events: Promise.resolve(pending), cancel: () => {} };
+    // A newer poll replaces an older one (Zulip finishes the older handler).
+    this.finishWaiter([]);
+    let respond!: (events: QueuedEvent[]) => void;
+    const events = new Promise<QueuedEvent[]>((resolve) => (respond = resolve));
+    const timer = setTimeout(() => {
+      if (this.waiter?.timer !== timer) return;
+      this.push({ type: "heartbeat" });
+    }, this.heartbeatMs);
+    timer.unref?.();
+    const waiter: Waiter = { lastEventId, respond, timer };
+    this.waiter = waiter;
+    return {
+      events,
+      cancel: () => {
+        if (this.waiter === waiter) this.finishWaiter([]);
+      },
+    };
+  }
+
+  /** Ends a pending poll (queue deleted, server shutting down). */
+  finishWaiter(events: QueuedEvent[]): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    this.waiter = null;
+    clearTimeout(waiter.timer);
+    waiter.respond(events);
+  }
+
+  private answerWaiter(): void {
+    const waiter = this.waiter;
+    if (!waiter) return;
+    const events = this.eventsAfter(waiter.lastEventId);
+    if (events.length === 0) return;
+    this.lastActivityMs = Date.now();
+    this.finishWaiter(events);
+  }
+
+  snapshot(): SavedQueue {
+    return { id: this.id, client: this.client, events: this.events, nextEventId: this.nextEventId, newestPrunedId: this.newestPrunedId, lastActivityMs: this.lastActivityMs };
+  }
+
+  static restore(saved: SavedQueue, heartbeatMs: number): EventQueue {
+    const queue = new EventQueue(saved.id, saved.client, heartbeatMs, saved.lastActivityMs);
+    queue.events = saved.events;
+    queue.nextEventId = saved.nextEventId;
+    queue.newestPrunedId = saved.newestPrunedId;
+    return queue;
+  }
+}
+
+export interface SavedQueue {
+  id: string;
+  client: ClientDescriptor;
+  events: QueuedEvent[];
+  nextEventId: number;
+  newestPrunedId: number;
+  lastActivityMs: number;
+}
+
+export interface EventQueueOptions {
+  /** A queue not polled for this long is dropped (Zulip: 10 minutes). */
+  timeoutMs: number;
+  /** An idle long-poll gets a heartbeat event after this long (Zulip: 45 s). */
+  heartbeatMs: number;
+}
+
+export class EventQueueRegistry {
+  private readonly queues = new Map<string, EventQueue>();
+  private readonly byUser = new Map<number, Set<EventQueue>>();
+  private gcTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  /** Set while the server shuts down: polls answer at once instead of waiting. */
+  closing = false;
+
+  constructor(private readonly options: EventQueueOptions) {}
+
+  /** Starts receiving committed events and collecting idle queues. */
+  start(dispatcher: EventDispatcher): void {
+    this.unsubscribe ??= dispatcher.subscribe((event, userIds) => this.deliver(event, userIds));
+    if (!this.gcTimer) {
+      this.gcTimer = setInterval(() => this.collectGarbage(Date.now()), Math.min(60_000, this.options.timeoutMs / 2));
+      this.gcTimer.unref?.();
+    }
+  }
+
+  /** Shutdown, first step: pending polls answer now and new ones do not wait. Queues still fill. */
+  close(): void {
+    this.closing = true;
+    for (const queue of this.queues.values()) queue.finishWaiter([]);
+  }
+
+  /** Shutdown, last step: no more events or collection (then `save`). */
+  detach(): void {
+    this.close();
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcTimer = null;
+  }
+
+  get size(): number {
+    return this.queues.size;
+  }
+
+  create(client: ClientDescriptor): EventQueue {
+    const queue = new EventQueue(randomUUID(), client, this.options.heartbeatMs, Date.now());
+    this.add(queue);
+    return queue;
+  }
+
+  get(id: string): EventQueue | undefined {
+    return this.queues.get(id);
+  }
+
+  delete(id: string): void {
+    const queue = this.queues.get(id);
+    if (!queue) return;
+    queue.finishWaiter([]);
+    this.queues.delete(id);
+    const mine = this.byUser.get(queue.client.userId);
+    mine?.delete(queue);
+    if (mine?.size === 0) this.byUser.delete(queue.client.userId);
+  }
+
+  /** Every queue of these users gets the event, as its client should see it. */
+  deliver(event: ParleyEvent, userIds: readonly number[]): void {
+    for (const userId of userIds) {
+      const queues = this.byUser.get(userId);
+      if (!queues) continue;
+      for (const queue of queues) {
+        for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
+      }
+    }
+  }
+
+  /** Drops queues nobody has polled within the timeout (a queue being polled is in use). */
+  collectGarbage(nowMs: number): number {
+    let dropped = 0;
+    for (const queue of [...this.queues.values()]) {
+      if (!queue.isPolled && nowMs - queue.lastActivityMs > this.options.timeoutMs) {
+        this.delete(queue.id);
+        dropped += 1;
+      }
+    }
+    return dropped;
+  }
+
+  /** Saves every queue (graceful shutdown); they are restored by `restore` at the next start. */
+  async save(q: Executor): Promise<number> {
+    const saved = [...this.queues.values()].map((queue) => queue.snapshot());
+    await eventQueueStore.replaceAll(q, saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })));
+    return saved.length;
+  }
+
+  /** Restores the queues saved at the last shutdown (each once), with their idle time reset. */
+  async restore(q: Executor): Promise<number> {
+    const rows = await eventQueueStore.takeAll(q);
+    const now = Date.now();
+    for (const row of rows) {
+      const saved = JSON.parse(row.data) as SavedQueue;
+      // The time the server was down does not count against the client.
+      this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
+    }
+    return rows.length;
+  }
+
+  private add(queue: EventQueue): void {
+    this.queues.set(queue.id, queue);
+    let mine = this.byUser.get(queue.client.userId);
+    if (!mine) this.byUser.set(queue.client.userId, (mine = new Set()));
+    mine.add(queue);
+  }
+}

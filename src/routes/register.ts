@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { CLIENT_CAPABILITY_NAMES, type ClientCapabilities, type ClientDescriptor, QUEUE_NARROW_OPERATORS } from "../events/clientEvents.js";
+import { fetchInitialState } from "../events/initialState/index.js";
+import { openQueueWithState } from "../events/register.js";
+import { badRequest } from "../http/errors.js";
+import { endpoint } from "../http/endpoint.js";
+import { p } from "../http/params.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
+
+const narrowElement = z.union([
+  z.tuple([z.string(), z.string()]),
+  z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() }),
+]);
+
+/** POST /register: opens an event queue and returns the client's initial state. */
+export const registerQueue = endpoint({
+  auth: "user",
+  params: {
+    apply_markdown: p.bool().default(false),
+    client_gravatar: p.bool().default(true),
+    slim_presence: p.bool().default(false),
+    presence_history_limit_days: p.int({ min: 0 }).optional(),
+    all_public_streams: p.bool().default(false),
+    include_subscribers: p.json(z.union([z.boolean(), z.literal("partial")])).default(false),
+    client_capabilities: p.json(z.record(z.string(), z.unknown())).default({}),
+    event_types: p.json(z.array(z.string()).nullable()).default(null),
+    fetch_event_types: p.json(z.array(z.string()).nullable()).default(null),
+    narrow: p.json(z.array(narrowElement)).default([]),
+    queue_lifespan_secs: p.int({ min: 0 }).default(0),
+  },
+  handler: async ({ ctx, user, realm, params }) => {
+    const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
+    for (const [operator, operand] of narrow) {
+      if (!QUEUE_NARROW_OPERATORS.has(operator)) throw badRequest(`Invalid narrow operator: ${operator}`, {});
+      if (operator === "is" && !["dm", "private", "starred", "unread", "mentioned", "alerted"].includes(operand)) throw badRequest(`Invalid narrow operand: ${operand}`);
+    }
+    const capabilities = Object.fromEntries(
+      CLIENT_CAPABILITY_NAMES.map((name) => [name, params.client_capabilities[name] === true]),
+    ) as unknown as ClientCapabilities;
+    const client: ClientDescriptor = {
+      userId: user.id,
+      realmId: realm.id,
+      eventTypes: params.event_types,
+      narrow,
+      allPublicStreams: params.all_public_streams,
+      applyMarkdown: params.apply_markdown,
+      clientGravatar: params.client_gravatar,
+      slimPresence: params.slim_presence,
+      capabilities,
+      emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
+    };
+    const fetchTypes = params.fetch_event_types ?? params.event_types;
+    const { queue, state } = await openQueueWithState(ctx, client, (q) =>
+      fetchInitialState(q, {
+        user,
+        realm,
+        config: ctx.config,
+        client,
+        fetchEventTypes: fetchTypes === null ? null : new Set(fetchTypes),
+        includeSubscribers: params.include_subscribers,
+        presenceHistoryLimitDays: params.presence_history_limit_days ?? null,
+      }),
+    );
+    return {
+      queue_id: queue.id,
+      last_event_id: queue.lastEventId,
+      zulip_version: ZULIP_VERSION,
+      zulip_feature_level: ZULIP_FEATURE_LEVEL,
+      zulip_merge_base: ZULIP_MERGE_BASE,
+      ...state,
+    };
+  },
+});

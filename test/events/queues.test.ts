@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+
+const t = useTestServer({ eventHeartbeatSeconds: 1 });
+
+async function register(who: string, params: Record<string, unknown> = {}) {
+  const encoded = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+  return expectSuccess(await t.post(who, "/api/v1/register", encoded));
+}
+
+async function poll(who: string, queueId: string, lastEventId: number, extra: Record<string, string> = {}) {
+  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: String(lastEventId), ...extra }));
+}
+
+async function sendToDenmark(who: string, content: string, extra: Record<string, string> = {}) {
+  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to: "Denmark", topic: "events", content, ...extra })).id as number;
+}
+
+describe("POST /register + GET /events", () => {
+  it("opens a queue whose long-poll returns the next message event with Zulip's fields", async () => {
+    const reg = await register("hamlet", { event_types: ["message"], apply_markdown: true });
+    expect(reg.last_event_id).toBe(-1);
+    expect(typeof reg.queue_id).toBe("string");
+    expect(reg).toMatchObject({ zulip_version: "10.2", zulip_feature_level: 372, zulip_merge_base: "10.2" });
+    const pending = poll("hamlet", reg.queue_id, -1);
+    const id = await sendToDenmark("othello", "**hello** there");
+    const { events, queue_id } = await pending;
+    expect(queue_id).toBe(reg.queue_id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ id: 0, type: "message", flags: [], message: { id, content: "<p><strong>hello</strong> there</p>", subject: "events" } });
+    expect(events[0]).not.toHaveProperty("raw_content");
+    expect(events[0]).not.toHaveProperty("sender_uses_gravatar");
+  });
+
+  it("gives the Markdown source when apply_markdown is false, and acknowledges with last_event_id", async () => {
+    const reg = await register("hamlet", { event_types: ["message"] });
+    await sendToDenmark("othello", "*one*");
+    await sendToDenmark("othello", "*two*");
+    const first = await poll("hamlet", reg.queue_id, -1, { dont_block: "true" });
+    expect(first.events.map((e: any) => [e.id, e.message.content, e.message.content_type])).toEqual([
+      [0, "*one*", "text/x-markdown"],
+      [1, "*two*", "text/x-markdown"],
+    ]);
+    const second = await poll("hamlet", reg.queue_id, 0, { dont_block: "true" });
+    expect(second.events.map((e: any) => e.id)).toEqual([1]);
+    const third = await poll("hamlet", reg.queue_id, 1, { dont_block: "true" });
+    expect(third.events).toEqual([]);
+    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }), 400, "An event newer than -1 has already been pruned!");
+  });
+
+  it("filters by event_types and never delivers other users' private events", async () => {
+    const reg = await register("cordelia", { event_types: ["message"] });
+    await sendToDenmark("othello", "cordelia is not subscribed to Denmark");
+    expectSuccess(await t.post("hamlet", "/api/v1/users/me/status", { status_text: "busy" }));
+    const { events } = await poll("cordelia", reg.queue_id, -1, { dont_block: "true" });
+    expect(events).toEqual([]);
+  });
+
+  it("carries local_id back to the sending queue only", async () => {
+    const mine = await register("hamlet", { event_types: ["message"] });
+    const other = await register("hamlet", { event_types: ["message"] });
+    const id = await sendToDenmark("hamlet", "echo", { queue_id: mine.queue_id, local_id: "12.01" });
+    const a = await poll("hamlet", mine.queue_id, -1, { dont_block: "true" });
+    expect(a.events[0]).toMatchObject({ message: { id }, local_message_id: "12.01" });
+    expect(a.events[0]).not.toHaveProperty("sender_queue_id");
+    const b = await poll("hamlet", other.queue_id, -1, { dont_block: "true" });
+    expect(b.events[0].message.id).toBe(id);
+    expect(b.events[0]).not.toHaveProperty("local_message_id");
+  });
+
+  it("answers an idle long-poll with a heartbeat", async () => {
+    const reg = await register("hamlet", { event_types: ["message"] });
+    const { events } = await poll("hamlet", reg.queue_id, -1);
+    expect(events).toEqual([{ type: "heartbeat", id: 0 }]);
+  });
+
+  it("delivers only matching messages to a narrowed queue", async () => {
+    const reg = await register("hamlet", { event_types: ["message"], narrow: [["stream", "Verona"]] });
+    await sendToDenmark("othello", "not in Verona");
+    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "x", content: "in Verona" })).id;
+    const { events } = await poll("hamlet", reg.queue_id, -1, { dont_block: "true" });
+    expect(events.map((e: any) => e.message.id)).toEqual([id]);
+  });
+
+  it("splits bulk deletions for clients without bulk_message_deletion", async () => {
+    const bulk = await register("hamlet", { event_types: ["delete_message"], client_capabilities: { bulk_message_deletion: true } });
+    const single = await register("hamlet", { event_types: ["delete_message"] });
+    const id = await sendToDenmark("hamlet", "to delete");
+    expectSuccess(await t.delete("hamlet", `/api/v1/messages/${id}`));
+    expect((await poll("hamlet", bulk.queue_id, -1, { dont_block: "true" })).events).toEqual([
+      { type: "delete_message", id: 0, message_ids: [id], message_type: "stream", stream_id: 2, topic: "events" },
+    ]);
+    expect((await poll("hamlet", single.queue_id, -1, { dont_block: "true" })).events).toEqual([
+      { type: "delete_message", id: 0, message_id: id, message_type: "stream", stream_id: 2, topic: "events" },
+    ]);
+  });
+
+  it("rejects unknown, deleted and other users' queues with Zulip's errors", async () => {
+    const bad = await t.get("hamlet", "/api/v1/events", { queue_id: "nope", last_event_id: "-1" });
+    expectError(bad, 400, "Bad event queue ID: nope", "BAD_EVENT_QUEUE_ID");
+    expect(bad.body.queue_id).toBe("nope");
+    const reg = await register("hamlet", { event_types: ["message"] });
+    expectError(await t.get("othello", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }), 400, "You are not authorized to get events from this queue");
+    expectSuccess(await t.delete("hamlet", "/api/v1/events", { queue_id: reg.queue_id }));
+    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
+    expectError(await t.delete("hamlet", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
+    expectError(await t.get("hamlet", "/api/v1/events", {}), 400, "Missing 'queue_id' argument", "REQUEST_VARIABLE_MISSING");
+  });
+
+  it("drops queues that nobody polled within the timeout", async () => {
+    const reg = await register("hamlet", { event_types: ["message"] });
+    const queues = t.ctx.eventQueues;
+    expect(queues.get(reg.queue_id)).toBeDefined();
+    queues.collectGarbage(Date.now() + t.config.eventQueueTimeoutSeconds * 1000 + 1000);
+    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
+  });
+});
