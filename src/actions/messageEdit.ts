@@ -5,7 +5,8 @@ import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { isMeMessage, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
-import { hasRealmPermission, realmSetting } from "../lib/realmPermissions.js";
+import { hasRealmPermission } from "../lib/realmPermissions.js";
+import { realmSettings } from "../models/realmSettings.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { isGuest, isModerator } from "../models/roles.js";
@@ -15,7 +16,7 @@ import { userMessageEditStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
-import { checkWildcardMention, doSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
+import { checkTopicCharacters, checkWildcardMention, doSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and
@@ -38,8 +39,7 @@ export const RESOLVED_TOPIC_PREFIX = "✔ ";
 /** Zulip allows 20 s beyond each limit for the client's own buffer and network delays. */
 const EDIT_LIMIT_BUFFER = 20;
 /** Realm defaults (Zulip 10.2): 10 minutes to edit content, 7 days to move. */
-const DEFAULT_EDIT_LIMIT = 600;
-const DEFAULT_MOVE_LIMIT = 7 * 24 * 3600;
+type MoveLimitSetting = "move_messages_within_stream_limit_seconds" | "move_messages_between_streams_limit_seconds";
 
 interface StreamEdit {
   message: Message;
@@ -88,15 +88,16 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
 
 /** Zulip's validate_user_can_edit_message (content edits). */
 function checkCanEditContent(user: User, realm: Realm, message: Message, now: number): void {
-  if (!realmSetting(realm, "allow_message_editing", true)) throw badRequest("Your organization has turned off message editing");
+  if (!realmSettings(realm).allow_message_editing) throw badRequest("Your organization has turned off message editing");
   if (message.sender_id !== user.id) throw badRequest("You don't have permission to edit this message");
-  const limit = realmSetting<number | null>(realm, "message_content_edit_limit_seconds", DEFAULT_EDIT_LIMIT);
+  const limit = realmSettings(realm).message_content_edit_limit_seconds;
   if (limit !== null && now - message.date_sent > limit + EDIT_LIMIT_BUFFER) throw badRequest("The time limit for editing this message has passed");
 }
 
 /** Topic input: trimmed; "(no topic)" and the empty-topic display name mean the empty topic. */
 function normalizeTopicInput(topic: string): string {
   const trimmed = topic.trim();
+  checkTopicCharacters(trimmed);
   return trimmed === "(no topic)" || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? "" : trimmed;
 }
 
@@ -141,7 +142,7 @@ async function buildStreamEdit(
     change.streamId === undefined
       ? await accessStreamById(tx.q, subject, origStream.id, "metadata")
       : await accessStreamById(tx.q, subject, change.streamId, "metadata", { requireActive: true });
-  if ((topicEdited || change.streamId !== undefined) && targetTopic === "" && realmSetting(realm, "mandatory_topics", false)) {
+  if ((topicEdited || change.streamId !== undefined) && targetTopic === "" && realmSettings(realm).mandatory_topics) {
     throw badRequest("Topics are required in this organization");
   }
   return {
@@ -163,7 +164,7 @@ async function buildStreamEdit(
 async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: StreamEdit, propagateMode: PropagateMode, now: number): Promise<void> {
   const user = subject.user;
   const age = now - edit.message.date_sent;
-  const moveLimit = (name: string) => realmSetting<number | null>(realm, name, DEFAULT_MOVE_LIMIT);
+  const moveLimit = (name: MoveLimitSetting) => realmSettings(realm)[name];
   if (edit.topicEdited) {
     if (edit.topicResolved || edit.topicUnresolved) {
       if (!(await hasRealmPermission(tx.q, subject, realm, "can_resolve_topics_group"))) {
@@ -195,8 +196,8 @@ async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: 
 /** Zulip's check_time_limit_for_change_all_propagate_mode: the whole (visible) topic must be movable. */
 async function checkChangeAllTimeLimit(tx: Tx, subject: AccessSubject, realm: Realm, edit: StreamEdit, now: number): Promise<void> {
   const limits = [
-    edit.topicEdited ? realmSetting<number | null>(realm, "move_messages_within_stream_limit_seconds", DEFAULT_MOVE_LIMIT) : null,
-    edit.streamEdited ? realmSetting<number | null>(realm, "move_messages_between_streams_limit_seconds", DEFAULT_MOVE_LIMIT) : null,
+    edit.topicEdited ? realmSettings(realm).move_messages_within_stream_limit_seconds : null,
+    edit.streamEdited ? realmSettings(realm).move_messages_between_streams_limit_seconds : null,
   ].filter((l): l is number => l !== null);
   if (limits.length === 0) return;
   const deadline = Math.min(...limits) + EDIT_LIMIT_BUFFER;

@@ -1,7 +1,7 @@
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { isGuest } from "../models/roles.js";
-import { REALM_GROUP_PERMISSIONS, realmSettings, storedRealmGroupPermission, type RealmGroupPermissionName } from "../models/realmSettings.js";
+import { REALM_GROUP_PERMISSIONS, storedRealmGroupPermission, type RealmGroupPermissionName } from "../models/realmSettings.js";
 import { userGroupStore } from "../store/userGroups.js";
 import type { AccessSubject } from "./streamAccess.js";
 
@@ -24,10 +24,4 @@ export async function realmGroupPermissionId(q: Executor, realm: Realm, name: Re
 export async function hasRealmPermission(q: Executor, subject: AccessSubject, realm: Realm, name: RealmGroupPermissionName): Promise<boolean> {
   if (!REALM_GROUP_PERMISSIONS[name].allow_everyone_group && isGuest(subject.user)) return false;
   return (await subject.groupIds(q)).has(await realmGroupPermissionId(q, realm, name));
-}
-
-/** @deprecated read `realmSettings(realm)` from src/models/realmSettings.ts. */
-export function realmSetting<T>(realm: Realm, name: string, fallback: T): T {
-  const settings = realmSettings(realm) as unknown as Record<string, unknown>;
-  return name in settings ? (settings[name] as T) : fallback;
 }

@@ -16,27 +16,6 @@ async function exists(id: number): Promise<boolean> {
   return (await db().selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
 }
 
-async function withRealmSettings<T>(changes: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
-  const realm = await db().selectFrom("realms").selectAll().where("string_id", "=", "zulip").executeTakeFirstOrThrow();
-  await db().updateTable("realms").set({ settings: JSON.stringify({ ...JSON.parse(realm.settings || "{}"), ...changes }) }).where("id", "=", realm.id).execute();
-  try {
-    return await fn();
-  } finally {
-    await db().updateTable("realms").set({ settings: realm.settings }).where("id", "=", realm.id).execute();
-  }
-}
-
-async function systemGroupId(name: string): Promise<number> {
-  const row = await db()
-    .selectFrom("user_groups")
-    .innerJoin("realms", "realms.id", "user_groups.realm_id")
-    .select("user_groups.id")
-    .where("realms.string_id", "=", "zulip")
-    .where("user_groups.name", "=", name)
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
 const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/${id}`);
 
 describe("DELETE /api/v1/messages/{id}", () => {
@@ -87,10 +66,10 @@ describe("DELETE /api/v1/messages/{id}", () => {
     expectError(await del("shiva", id), 400, "You don't have permission to delete this message");
     // Seed message 5 (hamlet's) is older than the 10-minute limit.
     expectError(await del("hamlet", 5), 400, "The time limit for deleting this message has passed");
-    await withRealmSettings({ can_delete_own_message_group: await systemGroupId("role:administrators") }, async () => {
+    await t.withRealmSettings({ can_delete_own_message_group: await t.systemGroupId("role:administrators") }, async () => {
       expectError(await del("hamlet", id), 400, "You don't have permission to delete this message");
     });
-    await withRealmSettings({ can_delete_any_message_group: await systemGroupId("role:moderators") }, async () => {
+    await t.withRealmSettings({ can_delete_any_message_group: await t.systemGroupId("role:moderators") }, async () => {
       expectSuccess(await del("shiva", 6));
     });
     expect(await exists(id)).toBe(true);

@@ -32,27 +32,6 @@ async function topicMessages(streamName: string, topic: string) {
     .execute();
 }
 
-async function withRealmSettings<T>(changes: Record<string, unknown>, fn: () => Promise<T>): Promise<T> {
-  const realm = await db().selectFrom("realms").selectAll().where("string_id", "=", "zulip").executeTakeFirstOrThrow();
-  await db().updateTable("realms").set({ settings: JSON.stringify({ ...JSON.parse(realm.settings || "{}"), ...changes }) }).where("id", "=", realm.id).execute();
-  try {
-    return await fn();
-  } finally {
-    await db().updateTable("realms").set({ settings: realm.settings }).where("id", "=", realm.id).execute();
-  }
-}
-
-async function systemGroupId(name: string): Promise<number> {
-  const row = await db()
-    .selectFrom("user_groups")
-    .innerJoin("realms", "realms.id", "user_groups.realm_id")
-    .select("user_groups.id")
-    .where("realms.string_id", "=", "zulip")
-    .where("user_groups.name", "=", name)
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
 const patch = (who: string | null, id: number, params: Record<string, unknown>) => t.patch(who, `/api/v1/messages/${id}`, params as never);
 
 describe("PATCH /api/v1/messages/{id}: content", () => {
@@ -115,10 +94,10 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
     expectError(await patch("iago", id, { content: "admin" }), 400, "You don't have permission to edit this message");
     // Seed message 5 (hamlet's) was sent more than 10 minutes ago.
     expectError(await patch("hamlet", 5, { content: "late" }), 400, "The time limit for editing this message has passed");
-    await withRealmSettings({ allow_message_editing: false }, async () => {
+    await t.withRealmSettings({ allow_message_editing: false }, async () => {
       expectError(await patch("hamlet", id, { content: "no" }), 400, "Your organization has turned off message editing");
     });
-    await withRealmSettings({ message_content_edit_limit_seconds: null }, async () => {
+    await t.withRealmSettings({ message_content_edit_limit_seconds: null }, async () => {
       expectSuccess(await patch("hamlet", 5, { content: "Something is still rotten." }));
     });
     expect((await message(id)).content).toBe("mine");
@@ -134,6 +113,7 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
     expectError(await patch("hamlet", id, { topic: "bad" }), 400, "Nothing to change");
     expectError(await patch("hamlet", id, { content: "y", propagate_mode: "change_all" }), 400, "Invalid propagate_mode without topic edit");
     expectError(await patch("hamlet", id, { topic: "z", propagate_mode: "sometimes" }), 400, "Invalid propagate_mode");
+    expectError(await patch("hamlet", id, { topic: "ok\u0007bell" }), 400, "Invalid character in topic, at position 3!");
     expectError(await patch("hamlet", id, { stream_id: "abc" }), 400, "stream_id is not valid JSON");
     expectError(await patch("hamlet", id, { stream_id: -1 }), 400, "stream_id is too small");
     expectError(await patch("hamlet", id, { stream_id: 1, send_notification_to_old_thread: "maybe" }), 400, "send_notification_to_old_thread is not valid JSON");
@@ -278,16 +258,16 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
   it("applies the realm's topic-moving, resolving and time-limit rules", async () => {
     const id = await send("hamlet", "Denmark", "rules", "x");
-    const admins = await systemGroupId("role:administrators");
-    const nobody = await systemGroupId("role:nobody");
-    await withRealmSettings({ can_move_messages_between_topics_group: admins, can_resolve_topics_group: nobody }, async () => {
+    const admins = await t.systemGroupId("role:administrators");
+    const nobody = await t.systemGroupId("role:nobody");
+    await t.withRealmSettings({ can_move_messages_between_topics_group: admins, can_resolve_topics_group: nobody }, async () => {
       expectError(await patch("othello", id, { topic: "elsewhere" }), 400, "You don't have permission to edit this message");
       expectError(await patch("othello", id, { topic: "✔ rules" }), 400, "You don't have permission to resolve topics in this channel.");
       expectSuccess(await patch("iago", id, { topic: "rules 2" }));
     });
     // The Castle topic's seed messages are older than a minute: a member may not move all of it.
     const fresh = await send("hamlet", "Denmark", "Castle", "new here");
-    await withRealmSettings({ move_messages_within_stream_limit_seconds: 60 }, async () => {
+    await t.withRealmSettings({ move_messages_within_stream_limit_seconds: 60 }, async () => {
       const res = expectError(await patch("hamlet", fresh, { topic: "Keep", propagate_mode: "change_all" }), 400, "You only have permission to move the 1/4 most recent messages in this topic.", "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED");
       expect(res).toMatchObject({ first_message_id_allowed_to_move: fresh, total_messages_in_topic: 4, total_messages_allowed_to_move: 1 });
       expectError(await patch("hamlet", 5, { topic: "Keep" }), 400, "The time limit for editing this message's topic has passed.");
@@ -323,11 +303,11 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
     const guestMessage = expectSuccess(await t.post("polonius", "/api/v1/messages", { type: "stream", to: "Verona", topic: "guest", content: "hi" })).id;
     expectError(await patch("polonius", guestMessage, { stream_id: 5 }), 400, "You don't have permission to move this message");
     const id = await send("hamlet", "Denmark", "restricted", "x");
-    await withRealmSettings({ can_move_messages_between_channels_group: await systemGroupId("role:moderators") }, async () => {
+    await t.withRealmSettings({ can_move_messages_between_channels_group: await t.systemGroupId("role:moderators") }, async () => {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You don't have permission to move this message");
     });
     const verona = await db().selectFrom("streams").selectAll().where("id", "=", 1).executeTakeFirstOrThrow();
-    await db().updateTable("streams").set({ can_send_message_group_id: await systemGroupId("role:administrators") }).where("id", "=", 1).execute();
+    await db().updateTable("streams").set({ can_send_message_group_id: await t.systemGroupId("role:administrators") }).where("id", "=", 1).execute();
     try {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You do not have permission to post in this channel.");
     } finally {
@@ -364,7 +344,7 @@ describe("GET /api/v1/messages/{id}/history", () => {
     const id = await send("hamlet", "Denmark", "", "no topic");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`)).message_history[0].topic).toBe("general chat");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`, { allow_empty_topic_name: true })).message_history[0].topic).toBe("");
-    await withRealmSettings({ message_edit_history_visibility_policy: "none" }, async () => {
+    await t.withRealmSettings({ message_edit_history_visibility_policy: "none" }, async () => {
       expectError(await t.get("hamlet", `/api/v1/messages/${id}/history`), 400, "Message edit history is disabled in this organization");
     });
     expectError(await t.get("othello", "/api/v1/messages/13/history"), 400, "Invalid message(s)");
