@@ -62,6 +62,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     reply.header("X-Frame-Options", "DENY");
     reply.header("X-Content-Type-Options", "nosniff");
     if (request.url.startsWith("/api/")) reply.header("Access-Control-Allow-Origin", "*");
+    // While shutting down, answered polls must not keep their connection open (keep-alive
+    // would hold app.close() for the keep-alive timeout).
+    if (ctx.eventQueues.closing) reply.header("Connection", "close");
   });
 
   app.setErrorHandler((error, request, reply) => {

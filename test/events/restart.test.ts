@@ -1,0 +1,93 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { startServerProcess, type ServerProcess } from "../support/process.js";
+import { freshDatabase } from "../support/testDb.js";
+
+// Issue 4 item 6: a graceful restart keeps every queue and its undelivered events; clients go on
+// polling the same queue without registering again. Runs the real server as a separate process.
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const fn of cleanups.reverse()) await fn();
+});
+
+async function serverEnv(): Promise<Record<string, string>> {
+  const db = await freshDatabase();
+  cleanups.push(db.drop);
+  const env: Record<string, string> = { PARLEY_DATA_DIR: db.dataDir };
+  if (db.database.kind === "postgres") env.PARLEY_DATABASE_URL = db.database.url;
+  return env;
+}
+
+async function start(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServerProcess(env);
+  cleanups.push(() => server.stop());
+  return server;
+}
+
+function client(server: () => ServerProcess, email: string, apiKey: string) {
+  const headers = { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") };
+  const call = async (method: string, path: string, params: Record<string, string>) => {
+    const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
+    const res = await fetch(`${server().baseUrl}/api/v1${path}${query}`, {
+      method,
+      headers,
+      body: method === "GET" ? undefined : new URLSearchParams(params),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  return {
+    register: () => call("POST", "/register", { event_types: JSON.stringify(["message"]) }),
+    poll: (queueId: string, lastEventId: number, dontBlock = false) =>
+      call("GET", "/events", { queue_id: queueId, last_event_id: String(lastEventId), dont_block: String(dontBlock) }),
+    sendToSelf: async (content: string, userId: number) =>
+      (await call("POST", "/messages", { type: "direct", to: JSON.stringify([userId]), content })).body.id as number,
+    me: () => call("GET", "/users/me", {}),
+  };
+}
+
+describe("event queues across a graceful restart", () => {
+  it("keep their undelivered events and go on waking long-polls", async () => {
+    const env = await serverEnv();
+    let server = await start(env);
+    const email = /email:\s+(\S+)/.exec(server.output())![1];
+    const apiKey = /API key:\s+(\S+)/.exec(server.output())![1];
+    const api = client(() => server, email, apiKey);
+    const userId = (await api.me()).body.user_id as number;
+
+    const reg = (await api.register()).body;
+    expect(reg).toMatchObject({ result: "success", last_event_id: -1 });
+    const before = await api.sendToSelf("sent before the restart", userId);
+
+    // A poll waiting at shutdown (on another queue) is answered, empty, not cut off.
+    const other = (await api.register()).body;
+    const waiting = api.poll(other.queue_id, 0);
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    expect(await server.stop()).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await waiting).toMatchObject({ status: 200, body: { result: "success", events: [] } });
+
+    server = await start(env);
+    const replay = await api.poll(reg.queue_id, -1, true);
+    expect(replay.status).toBe(200);
+    expect(replay.body.events.map((e: any) => [e.id, e.type, e.message?.id])).toEqual([[0, "message", before]]);
+
+    const wakes = api.poll(reg.queue_id, 0);
+    await new Promise((r) => setTimeout(r, 200));
+    const after = await api.sendToSelf("sent after the restart", userId);
+    const woken = await wakes;
+    expect(woken.body.events.map((e: any) => [e.id, e.message?.id])).toEqual([[1, after]]);
+
+    // A queue deleted before a restart stays gone.
+    expect((await api.poll(reg.queue_id, 1, true)).body.events).toEqual([]);
+    const gone = await fetch(`${server.baseUrl}/api/v1/events`, {
+      method: "DELETE",
+      headers: { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
+      body: new URLSearchParams({ queue_id: reg.queue_id }),
+    });
+    expect(gone.status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    server = await start(env);
+    expect(await api.poll(reg.queue_id, 1, true)).toMatchObject({ status: 400, body: { code: "BAD_EVENT_QUEUE_ID", queue_id: reg.queue_id } });
+  }, 90_000);
+});
