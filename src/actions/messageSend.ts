@@ -296,7 +296,8 @@ export async function doSendMessage(
     automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, isNewTopic);
   }
 
-  await notifyNewMessage(tx, realm, message, rows, sender, options);
+  const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
+  await notifyNewMessage(tx, realm, message, rows, sender, options, isPublicChannel);
   return automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy };
 }
 
@@ -340,7 +341,8 @@ async function applyAutomaticTopicPolicy(tx: Tx, sender: User, destination: Extr
  * payload (flags, and the 1:1 recipient_id each side sees). The message is in its
  * apply_markdown=true, client_gravatar=false, allow_empty_topic_name=true form; `raw_content`
  * lets the event queue serve apply_markdown=false clients. `local_message_id`/`sender_queue_id`
- * ride only on the sender's event, for the queue that sent it (local echo).
+ * ride only on the sender's event, for the queue that sent it (local echo). A message to a public
+ * channel also goes, with no flags, to the realm's all_public_streams queues of non-recipients.
  */
 async function notifyNewMessage(
   tx: Tx,
@@ -349,6 +351,7 @@ async function notifyNewMessage(
   rows: Array<{ user_id: number; flags: number }>,
   sender: User,
   options: SendOptions,
+  isPublicChannel: boolean,
 ): Promise<void> {
   const builder = await MessagePayloadBuilder.load(tx.q, realm, [message]);
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
@@ -372,4 +375,10 @@ async function notifyNewMessage(
     group.users.push(row.user_id);
   }
   for (const { event, users } of groups.values()) tx.sendEventOnCommit(event as { type: string }, users);
+  if (isPublicChannel) {
+    const { event } = groups.values().next().value!;
+    const { sender_queue_id: _q, local_message_id: _l, ...shared } = event;
+    const allPublicStreams = { realm_id: realm.id, except_user_ids: rows.map((r) => r.user_id) };
+    tx.sendEventOnCommit({ ...shared, type: "message", flags: [], all_public_streams: allPublicStreams }, []);
+  }
 }

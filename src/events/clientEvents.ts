@@ -51,7 +51,7 @@ export interface ClientDescriptor {
 }
 
 /** Keys the server adds to an event for delivery decisions; never sent to clients. */
-const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id"] as const;
+const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id", "all_public_streams"] as const;
 
 /**
  * The events `event` becomes for this client: none when the client should not get it, usually

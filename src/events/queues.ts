@@ -153,6 +153,8 @@ export interface EventQueueOptions {
 export class EventQueueRegistry {
   private readonly queues = new Map<string, EventQueue>();
   private readonly byUser = new Map<number, Set<EventQueue>>();
+  /** Queues registered with all_public_streams (bots mirroring every public channel). */
+  private readonly allPublicStreams = new Set<EventQueue>();
   private gcTimer: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
   /** Set while the server shuts down: polls answer at once instead of waiting. */
@@ -203,6 +205,7 @@ export class EventQueueRegistry {
     if (!queue) return;
     queue.finishWaiter([]);
     this.queues.delete(id);
+    this.allPublicStreams.delete(queue);
     const mine = this.byUser.get(queue.client.userId);
     mine?.delete(queue);
     if (mine?.size === 0) this.byUser.delete(queue.client.userId);
@@ -210,12 +213,25 @@ export class EventQueueRegistry {
 
   /** Every queue of these users gets the event, as its client should see it. */
   deliver(event: ParleyEvent, userIds: readonly number[]): void {
+    if (event.all_public_streams) this.deliverToAllPublicStreams(event);
     for (const userId of userIds) {
       const queues = this.byUser.get(userId);
       if (!queues) continue;
       for (const queue of queues) {
         for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
       }
+    }
+  }
+
+  /** A public channel's message, to all_public_streams queues of its realm's non-recipients. */
+  private deliverToAllPublicStreams(event: ParleyEvent): void {
+    const audience = event.all_public_streams as { realm_id: number; except_user_ids: number[] };
+    let recipients: Set<number> | null = null;
+    for (const queue of this.allPublicStreams) {
+      if (queue.client.realmId !== audience.realm_id) continue;
+      recipients ??= new Set(audience.except_user_ids);
+      if (recipients.has(queue.client.userId)) continue;
+      for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
     }
   }
 
@@ -252,6 +268,7 @@ export class EventQueueRegistry {
 
   private add(queue: EventQueue): void {
     this.queues.set(queue.id, queue);
+    if (queue.client.allPublicStreams) this.allPublicStreams.add(queue);
     let mine = this.byUser.get(queue.client.userId);
     if (!mine) this.byUser.set(queue.client.userId, (mine = new Set()));
     mine.add(queue);

@@ -6,6 +6,7 @@ import { badRequest } from "../http/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
+import { isGuest } from "../models/roles.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 
 const narrowElement = z.union([
@@ -30,6 +31,8 @@ export const registerQueue = endpoint({
     queue_lifespan_secs: p.int({ min: 0 }).default(0),
   },
   handler: async ({ ctx, user, realm, params }) => {
+    // Zulip's can_access_public_streams: guests cannot read every public channel.
+    if (params.all_public_streams && isGuest(user)) throw badRequest("User not authorized for this query");
     const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
     for (const [operator, operand] of narrow) {
       if (!QUEUE_NARROW_OPERATORS.has(operator)) throw badRequest(`Invalid narrow operator: ${operator}`, {});

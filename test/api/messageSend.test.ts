@@ -29,8 +29,10 @@ describe("POST /api/v1/messages to a channel", () => {
     expect(rows.map((r) => r.user_id)).toEqual([7, 9, 10, 11, 12, 14, 15]);
     // API client: not read by the sender by default (Zulip's default_read_by_sender).
     expect(rows.every((r) => r.flags === 0)).toBe(true);
-    const messageEvents = events.filter((e) => e.event.type === "message");
+    // One event for the recipients, one (with no users) for all_public_streams queues.
+    const messageEvents = events.filter((e) => e.event.type === "message" && e.users.length > 0);
     expect(messageEvents).toHaveLength(1);
+    expect(events.filter((e) => e.event.type === "message" && e.users.length === 0)).toHaveLength(1);
     expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
     expect(messageEvents[0].event).toMatchObject({
       flags: [],

@@ -82,6 +82,18 @@ describe("POST /register + GET /events", () => {
     expect(events.map((e: any) => e.message.id)).toEqual([id]);
   });
 
+  it("gives all_public_streams queues every public channel's messages, never a private one's", async () => {
+    const reg = await register("cordelia", { event_types: ["message"], all_public_streams: true });
+    const plain = await register("cordelia", { event_types: ["message"] });
+    const id = await sendToDenmark("othello", "cordelia is not subscribed, but mirrors public channels");
+    expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "core team", topic: "secret", content: "private" }));
+    const { events } = await poll("cordelia", reg.queue_id, -1, { dont_block: "true" });
+    expect(events).toEqual([expect.objectContaining({ type: "message", flags: [], message: expect.objectContaining({ id, display_recipient: "Denmark" }) })]);
+    expect(events[0]).not.toHaveProperty("all_public_streams");
+    expect((await poll("cordelia", plain.queue_id, -1, { dont_block: "true" })).events).toEqual([]);
+    expectError(await t.post("polonius", "/api/v1/register", { all_public_streams: "true" }), 400, "User not authorized for this query");
+  });
+
   it("splits bulk deletions for clients without bulk_message_deletion", async () => {
     const bulk = await register("hamlet", { event_types: ["delete_message"], client_capabilities: { bulk_message_deletion: true } });
     const single = await register("hamlet", { event_types: ["delete_message"] });
