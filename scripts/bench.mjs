@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { measureEvents } from "./bench-events.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -136,9 +137,10 @@ async function measureLargeOrganization(engine) {
       progress(`${engine.name} (large): ${label} for ${SECONDS}s…`);
       measured.push({ label, ...autocannon(args) });
     }
+    const events = await measureEvents(server, { seconds: SECONDS, progress: (text) => progress(`${engine.name} (large): ${text}`) });
     server.child.kill("SIGTERM");
     await new Promise((r) => server.child.once("exit", r));
-    return { org, startMs: server.startMs, idleRss, measured };
+    return { org, startMs: server.startMs, idleRss, measured, events };
   } finally {
     await fresh.cleanup();
   }
@@ -266,8 +268,22 @@ for (const r of results) {
     lines.push(`| ${m.label} | ${fmt(m.rps)} | ${fmt(m.p50, 1)} | ${fmt(m.p99, 1)} | ${m.errors} | ${fmt(m.rps / base.rps, 2)} | ${fmt(m.p50 / Math.max(base.p50, 0.1), 1)} |`);
   }
   lines.push("");
+  const E = L.events;
+  lines.push(`#### ${r.engine}: event queues (scripts/bench-events.mjs)`, "");
+  lines.push(`${fmt(E.queues)} users each register a queue and long-poll it over its own HTTP connection (one client process); hamlet sends to bench-all (every user).`, "");
+  lines.push("| figure | value |", "|---|---:|");
+  lines.push(`| delivery latency, POST /messages returning → recipient's GET /events returning, p50 | ${fmt(E.latencyP50, 1)} ms |`);
+  lines.push(`| same, p99 (${fmt(E.deliveries)} deliveries) | ${fmt(E.latencyP99, 1)} ms |`);
+  lines.push(`| messages/s sustained while delivering each to ${fmt(E.queues)} queues (4 senders) | ${fmt(E.messagesPerSecond, 1)} |`);
+  lines.push(`| event deliveries/s (until every queue had every message) | ${fmt(E.deliveriesPerSecond)} |`);
+  lines.push(`| memory per idle queue (server RSS delta) | ${fmt(E.kibPerQueue, 1)} KiB |`);
+  lines.push(`| memory per waiting poll (server RSS delta) | ${fmt(E.kibPerPoll, 1)} KiB |`);
+  lines.push(`| POST /register, every section, user with ${E.registerSubscriptions} subscriptions, p50 of 10 | ${fmt(E.registerP50, 1)} ms |`);
+  lines.push(`| same, slowest of 10 | ${fmt(E.registerMax, 1)} ms |`);
+  lines.push(`| deliveries missing / poll errors | ${E.missing} / ${E.pollErrors} |`);
+  lines.push("");
 }
-lines.push("Latencies are under load (all connections busy), so they include queueing. Scenarios of later issues (long-poll fan-out, /register, idle queue memory) are added as those features land.", "");
+lines.push("Latencies are under load (all connections busy), so they include queueing.", "");
 const text = lines.join("\n");
 if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
 console.log(text);
