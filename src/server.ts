@@ -2,11 +2,19 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import type { Config } from "./config.js";
+import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
   const ctx = await createContext(config);
   const restoredQueues = await ctx.eventQueues.restore(ctx.db.kysely);
+  ctx.eventQueues.announceRestart({
+    type: "restart",
+    zulip_version: ZULIP_VERSION,
+    zulip_merge_base: ZULIP_MERGE_BASE,
+    zulip_feature_level: ZULIP_FEATURE_LEVEL,
+    server_generation: Math.floor(Date.now() / 1000),
+  });
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);
   await app.listen({ host: config.host, port: config.port });

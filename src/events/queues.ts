@@ -223,6 +223,13 @@ export class EventQueueRegistry {
     }
   }
 
+  /** Zulip's send_restart_events: every queue that takes `restart` events learns of the new server. */
+  announceRestart(event: ParleyEvent): void {
+    for (const queue of this.queues.values()) {
+      for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
+    }
+  }
+
   /** A public channel's message, to all_public_streams queues of its realm's non-recipients. */
   private deliverToAllPublicStreams(event: ParleyEvent): void {
     const audience = event.all_public_streams as { realm_id: number; except_user_ids: number[] };

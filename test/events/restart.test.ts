@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { validateResponse } from "../support/openapi.js";
 import { startServerProcess, type ServerProcess } from "../support/process.js";
 import { freshDatabase } from "../support/testDb.js";
 
@@ -36,7 +37,7 @@ function client(server: () => ServerProcess, email: string, apiKey: string) {
     return { status: res.status, body: await res.json() };
   };
   return {
-    register: () => call("POST", "/register", { event_types: JSON.stringify(["message"]) }),
+    register: (eventTypes = ["message"]) => call("POST", "/register", { event_types: JSON.stringify(eventTypes) }),
     poll: (queueId: string, lastEventId: number, dontBlock = false) =>
       call("GET", "/events", { queue_id: queueId, last_event_id: String(lastEventId), dont_block: String(dontBlock) }),
     sendToSelf: async (content: string, userId: number) =>
@@ -56,6 +57,7 @@ describe("event queues across a graceful restart", () => {
 
     const reg = (await api.register()).body;
     expect(reg).toMatchObject({ result: "success", last_event_id: -1 });
+    const restartQueue = (await api.register(["restart"])).body;
     const before = await api.sendToSelf("sent before the restart", userId);
 
     // A poll waiting at shutdown (on another queue) is answered, empty, not cut off.
@@ -71,6 +73,13 @@ describe("event queues across a graceful restart", () => {
     const replay = await api.poll(reg.queue_id, -1, true);
     expect(replay.status).toBe(200);
     expect(replay.body.events.map((e: any) => [e.id, e.type, e.message?.id])).toEqual([[0, "message", before]]);
+
+    // Queues that take restart events learn of the new server (Zulip's send_restart_events).
+    const restart = await api.poll(restartQueue.queue_id, -1, true);
+    validateResponse("GET", "/api/v1/events", 200, restart.body);
+    expect(restart.body.events).toEqual([
+      { id: 0, type: "restart", zulip_version: "10.2", zulip_merge_base: "10.2", zulip_feature_level: 372, server_generation: expect.any(Number) },
+    ]);
 
     const wakes = api.poll(reg.queue_id, 0);
     await new Promise((r) => setTimeout(r, 200));
