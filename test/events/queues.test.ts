@@ -117,6 +117,9 @@ describe("POST /register + GET /events", () => {
     expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
     expectError(await t.delete("hamlet", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
     expectError(await t.get("hamlet", "/api/v1/events", {}), 400, "Missing 'queue_id' argument", "REQUEST_VARIABLE_MISSING");
+    const live = await register("hamlet", { event_types: ["message"] });
+    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: live.queue_id, last_event_id: "abc" }), 400, "last_event_id is not valid JSON");
+    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: live.queue_id, dont_block: "maybe" }), 400, "dont_block is not valid JSON");
   });
 
   it("drops queues that nobody polled within the timeout", async () => {
