@@ -44,6 +44,24 @@ export type Destination =
 
 /** POST /messages: validates everything, then writes the message in the caller's transaction. */
 export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: SendMessageRequest): Promise<SendMessageResult> {
+  const { destination, content, rendered } = await checkMessage(tx, sender, realm, req);
+  const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
+  return doSendMessage(tx, sender, realm, destination, content, rendered, { ...req, readBySender });
+}
+
+/** A message that passed every rule of sending, not yet written. */
+export interface CheckedMessage {
+  destination: Destination;
+  content: string;
+  rendered: RenderedMessage;
+}
+
+/**
+ * Zulip's check_message: every rule of sending (recipients, permissions, topic, content,
+ * wildcard mentions) checked and the content rendered, without writing the message. Scheduled
+ * messages use it when scheduled, edited and delivered.
+ */
+export async function checkMessage(tx: Tx, sender: User, realm: Realm, req: Pick<SendMessageRequest, "type" | "to" | "content" | "topic">): Promise<CheckedMessage> {
   const content = normalizeContent(req.content);
   const subject = new AccessSubject(sender);
   const destination =
@@ -52,8 +70,7 @@ export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: 
       : await directDestination(tx, subject, realm, req.to);
   const rendered = await renderMessageContent(tx.q, realm, sender, content);
   if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
-  const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
-  return doSendMessage(tx, sender, realm, destination, content, rendered, { ...req, readBySender });
+  return { destination, content, rendered };
 }
 
 /** Zulip's normalize_body: trailing whitespace and leading newlines dropped; over-long text truncated. */
@@ -78,7 +95,7 @@ function truncate(text: string, max: number, marker: string): string {
 }
 
 /** Topic input: "(no topic)" and the empty-topic display name mean the empty topic (FL 334/370). */
-function normalizeTopic(realm: Realm, topic: string | undefined): string {
+export function normalizeTopic(realm: Realm, topic: string | undefined): string {
   if (topic === undefined) throw badRequest("Missing topic");
   const trimmed = topic.trim();
   checkTopicCharacters(trimmed);

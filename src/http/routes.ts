@@ -7,6 +7,7 @@ import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
 import * as reactions from "../routes/reactions.js";
 import * as register from "../routes/register.js";
+import * as scheduledMessages from "../routes/scheduledMessages.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
@@ -104,4 +105,11 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/messages/:message_id/history", endpoint: messageEdit.getMessageHistory },
   { method: "POST", path: "/messages/render", endpoint: messageRender.renderMessage },
   // (end message editing)
+
+  // scheduled messages
+  { method: "GET", path: "/scheduled_messages", endpoint: scheduledMessages.fetchScheduledMessages },
+  { method: "POST", path: "/scheduled_messages", endpoint: scheduledMessages.createScheduledMessage },
+  { method: "PATCH", path: "/scheduled_messages/:scheduled_message_id", endpoint: scheduledMessages.updateScheduledMessage },
+  { method: "DELETE", path: "/scheduled_messages/:scheduled_message_id", endpoint: scheduledMessages.deleteScheduledMessages },
+  // (end scheduled messages)
 ];

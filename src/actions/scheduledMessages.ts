@@ -1,0 +1,299 @@
+import { transaction, type AppContext } from "../appContext.js";
+import type { Realm, User } from "../db/schema.js";
+import type { Executor, Tx } from "../db/tx.js";
+import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
+import { SYSTEM_BOT_REALM } from "../lib/realms.js";
+import { renderMessageContent } from "../lib/messageRendering.js";
+import { RecipientType } from "../models/roles.js";
+import { systemBotStore } from "../store/messages.js";
+import { realmStore } from "../store/realms.js";
+import { scheduledMessageStore, type ScheduledMessage, type ScheduledMessageWithRecipient } from "../store/scheduledMessages.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+import { checkMessage, defaultReadBySender, doSendMessage, normalizeTopic, type CheckedMessage } from "./messageSend.js";
+
+/**
+ * Scheduled messages (Zulip's zerver/actions/scheduled_messages.py). Every rule of sending is
+ * checked through the send path when a message is scheduled or edited, and again when it is
+ * delivered, as if its sender sent it then.
+ *
+ * Delivery is a durable job per scheduled time: scheduling writes the row and a job due at its
+ * time in one transaction; a new time adds another job. A job delivers whatever is due under a
+ * row lock, so a job whose time was edited away finds nothing due and does nothing, and a
+ * message is never sent twice. Jobs survive restarts: one due while the server was down runs
+ * when it starts (within Zulip's late cutoff, after which the message is marked failed).
+ */
+
+export const SCHEDULED_MESSAGE_JOB = "scheduled_message";
+
+/** Zulip's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: how late a scheduled message may still be sent. */
+const LATE_CUTOFF_SECONDS = 10 * 60;
+
+const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
+
+export type ScheduledRecipientType = "stream" | "private";
+
+/** Zulip's ScheduledMessage.to_dict: the GET /scheduled_messages and event form. */
+export type ScheduledMessageDict =
+  | { scheduled_message_id: number; to: number; type: "stream"; content: string; rendered_content: string; topic: string; scheduled_delivery_timestamp: number; failed: boolean }
+  | { scheduled_message_id: number; to: number[]; type: "private"; content: string; rendered_content: string; scheduled_delivery_timestamp: number; failed: boolean };
+
+class ScheduledMessageNotFoundError extends ApiError {
+  constructor() {
+    super("Scheduled message does not exist", { status: 404 });
+  }
+}
+
+/** Zulip's DeliveryTimeNotInFutureError. */
+function deliveryTimeNotInFuture(): ApiError {
+  return badRequest("Scheduled delivery time must be in the future.");
+}
+
+/** Zulip's get_recipient_ids: a channel's id, or the other participants of a direct message. */
+function recipientIds(row: ScheduledMessageWithRecipient): { type: ScheduledRecipientType; to: number[] } {
+  if (row.recipient_type === RecipientType.STREAM) return { type: "stream", to: [row.recipient_type_id] };
+  if (row.recipient_type === RecipientType.PERSONAL) return { type: "private", to: [row.recipient_type_id] };
+  const members = (row.member_key ?? "").split(",").filter((id) => id !== "").map(Number);
+  return { type: "private", to: members.filter((id) => id !== row.sender_id).sort((a, b) => a - b) };
+}
+
+export function buildScheduledMessageDict(row: ScheduledMessageWithRecipient): ScheduledMessageDict {
+  const { type, to } = recipientIds(row);
+  const id = row.id;
+  const { content, rendered_content } = row;
+  const scheduled_delivery_timestamp = row.scheduled_timestamp;
+  const failed = row.failed === 1;
+  if (type === "private") return { scheduled_message_id: id, to, type, content, rendered_content, scheduled_delivery_timestamp, failed };
+  return { scheduled_message_id: id, to: to[0], type, content, rendered_content, topic: row.subject, scheduled_delivery_timestamp, failed };
+}
+
+/** GET /scheduled_messages and POST /register's `scheduled_messages`: the user's undelivered ones. */
+export async function listScheduledMessages(q: Executor, user: User): Promise<ScheduledMessageDict[]> {
+  return (await scheduledMessageStore.listUndelivered(q, user.realm_id, user.id)).map(buildScheduledMessageDict);
+}
+
+/** The API's type names: "direct" is "private", "channel" is "stream" (Zulip's views). */
+export function recipientTypeName(type: "direct" | "private" | "stream" | "channel"): ScheduledRecipientType {
+  return type === "direct" || type === "private" ? "private" : "stream";
+}
+
+/** Zulip's extract_stream_id. */
+function extractStreamId(to: number | number[]): number {
+  if (Array.isArray(to)) throw badRequest("Invalid data type for channel ID");
+  return to;
+}
+
+/** Zulip's extract_direct_message_recipient_ids. */
+function extractDirectMessageRecipientIds(to: number | number[]): number[] {
+  if (!Array.isArray(to)) throw badRequest("Invalid data type for recipients");
+  return [...new Set(to)];
+}
+
+function extractRecipient(type: ScheduledRecipientType, to: number | number[]): number | number[] {
+  return type === "stream" ? extractStreamId(to) : extractDirectMessageRecipientIds(to);
+}
+
+/** Zulip's access_scheduled_message: the user's own, else 404 (missing and foreign look alike). */
+async function accessScheduledMessage(tx: Tx, user: User, id: number): Promise<ScheduledMessage> {
+  const row = await scheduledMessageStore.lock(tx.q, tx.dialect, id);
+  if (!row || row.sender_id !== user.id || row.realm_id !== user.realm_id) throw new ScheduledMessageNotFoundError();
+  return row;
+}
+
+async function dictById(q: Executor, id: number): Promise<ScheduledMessageDict> {
+  return buildScheduledMessageDict((await scheduledMessageStore.getWithRecipient(q, id))!);
+}
+
+export interface ScheduleMessageRequest {
+  type: ScheduledRecipientType;
+  to: number | number[];
+  topic: string | undefined;
+  content: string;
+  deliverAt: number;
+  readBySender: boolean | undefined;
+  clientName: string;
+}
+
+/** POST /scheduled_messages (Zulip's check_schedule_message + do_schedule_messages). */
+export async function checkScheduleMessage(tx: Tx, sender: User, realm: Realm, req: ScheduleMessageRequest): Promise<number> {
+  if (req.deliverAt <= nowSeconds()) throw deliveryTimeNotInFuture();
+  const to = extractRecipient(req.type, req.to);
+  const checked = await checkMessage(tx, sender, realm, { type: req.type, to, topic: req.topic, content: req.content });
+  // Zulip's legacy default: read for its sender when sent from Zulip's own apps, unless to oneself.
+  const toSelf = checked.destination.kind === "direct" && checked.destination.recipientId === sender.recipient_id;
+  const readBySender = req.readBySender ?? (defaultReadBySender(req.clientName) && !toSelf);
+  const id = await scheduledMessageStore.insert(tx.q, {
+    realm_id: realm.id,
+    sender_id: sender.id,
+    recipient_id: checked.destination.recipientId,
+    subject: topicOf(checked),
+    content: checked.content,
+    rendered_content: checked.rendered.html,
+    scheduled_timestamp: req.deliverAt,
+    read_by_sender: readBySender ? 1 : 0,
+    sending_client: req.clientName,
+  });
+  await enqueueDelivery(tx, id, req.deliverAt);
+  tx.sendEventOnCommit({ type: "scheduled_messages", op: "add", scheduled_messages: [await dictById(tx.q, id)] }, [sender.id]);
+  return id;
+}
+
+function topicOf(checked: CheckedMessage): string {
+  return checked.destination.kind === "channel" ? checked.destination.topic : "";
+}
+
+async function enqueueDelivery(tx: Tx, id: number, runAt: number): Promise<void> {
+  // Many attempts: a failed attempt (the database briefly unreachable) is retried within minutes,
+  // well inside the late cutoff; a delivery that fails by the rules is recorded, not retried.
+  await tx.enqueueJob(SCHEDULED_MESSAGE_JOB, { scheduled_message_id: id }, { runAt, maxAttempts: 10 });
+}
+
+export interface EditScheduledMessageRequest {
+  type: ScheduledRecipientType | undefined;
+  to: number | number[] | undefined;
+  topic: string | undefined;
+  content: string | undefined;
+  deliverAt: number | undefined;
+  clientName: string;
+}
+
+/** Zulip's update_scheduled_message_backend checks, before the message is looked up. */
+export function checkEditRequest(req: EditScheduledMessageRequest): void {
+  if (req.type === undefined && req.to === undefined && req.topic === undefined && req.content === undefined && req.deliverAt === undefined) {
+    throw badRequest("Nothing to change");
+  }
+  if (req.type !== undefined && req.to === undefined) throw badRequest("Recipient required when updating type of scheduled message.");
+  if (req.type === "stream" && req.topic === undefined) throw badRequest("Topic required when updating scheduled message type to stream.");
+  if (req.deliverAt !== undefined && req.deliverAt <= nowSeconds()) throw deliveryTimeNotInFuture();
+}
+
+/** PATCH /scheduled_messages/{id} (Zulip's edit_scheduled_message). */
+export async function checkEditScheduledMessage(tx: Tx, sender: User, realm: Realm, id: number, req: EditScheduledMessageRequest): Promise<void> {
+  checkEditRequest(req);
+  const row = await accessScheduledMessage(tx, sender, id);
+  if (row.delivered === 1) throw badRequest("Scheduled message was already sent");
+  // A message the server failed to send needs a new time.
+  if (row.failed === 1 && req.deliverAt === undefined) throw deliveryTimeNotInFuture();
+  const existing = recipientIds((await scheduledMessageStore.getWithRecipient(tx.q, id))!);
+
+  // A new recipient or content is checked again through the send path, with what is unchanged.
+  let checked: CheckedMessage | undefined;
+  if (req.type !== undefined || req.to !== undefined || req.content !== undefined) {
+    const type = req.type ?? existing.type;
+    const to = req.to !== undefined ? extractRecipient(type, req.to) : type === "stream" ? existing.to[0] : existing.to;
+    const topic = req.topic ?? row.subject;
+    checked = await checkMessage(tx, sender, realm, { type, to, topic, content: req.content ?? row.content });
+  }
+
+  const changes: Partial<ScheduledMessage> = { sending_client: req.clientName };
+  if (req.type !== undefined || req.to !== undefined) {
+    changes.recipient_id = checked!.destination.recipientId;
+    changes.subject = topicOf(checked!);
+  } else if (req.topic !== undefined && existing.type === "stream") {
+    // A new topic alone; topics sent for direct messages are ignored.
+    changes.subject = normalizeTopic(realm, req.topic);
+  }
+  if (req.content !== undefined) {
+    changes.content = checked!.content;
+    changes.rendered_content = checked!.rendered.html;
+  }
+  if (req.deliverAt !== undefined) {
+    changes.scheduled_timestamp = req.deliverAt;
+    await enqueueDelivery(tx, id, req.deliverAt);
+  }
+  if (row.failed === 1) {
+    changes.failed = 0;
+    changes.failure_message = null;
+  }
+  await scheduledMessageStore.update(tx.q, id, changes);
+  tx.sendEventOnCommit({ type: "scheduled_messages", op: "update", scheduled_message: await dictById(tx.q, id) }, [sender.id]);
+}
+
+/** DELETE /scheduled_messages/{id} (Zulip's delete_scheduled_message). */
+export async function doDeleteScheduledMessage(tx: Tx, user: User, id: number): Promise<void> {
+  const row = await accessScheduledMessage(tx, user, id);
+  await scheduledMessageStore.delete(tx.q, row.id);
+  // A pending delivery job finds no row and does nothing.
+  tx.sendEventOnCommit({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [user.id]);
+}
+
+/**
+ * The scheduled_message job (Zulip's try_deliver_one_scheduled_message): sends the message if it
+ * is due. A failure by the rules (channel archived, access lost, sender deactivated...) is
+ * recorded on the row with its reason, and the sender is told as Zulip does.
+ */
+export async function deliverScheduledMessage(ctx: AppContext, payload: { scheduled_message_id: number }): Promise<void> {
+  const id = payload.scheduled_message_id;
+  let attempted: ScheduledMessage | undefined;
+  try {
+    await transaction(ctx, async (tx) => {
+      const row = await scheduledMessageStore.lock(tx.q, tx.dialect, id);
+      if (!row || row.delivered === 1 || row.failed === 1 || row.scheduled_timestamp > nowSeconds()) return;
+      attempted = row;
+      ctx.log.info({ scheduled_message: id, sender: row.sender_id }, "sending scheduled message");
+      await sendScheduledMessage(tx, row);
+    });
+  } catch (error) {
+    if (!attempted) throw error;
+    const reason = error instanceof ApiError ? error.message : "Internal server error";
+    if (error instanceof ApiError) ctx.log.info({ scheduled_message: id, reason }, "scheduled message failed");
+    else ctx.log.error({ scheduled_message: id, err: error }, "unexpected error sending scheduled message");
+    // Zulip sends no notice when the organization or the sender is deactivated.
+    const notify = !(error instanceof RealmDeactivatedError || error instanceof UserDeactivatedError);
+    await transaction(ctx, (tx) => markFailed(tx, attempted!, reason, notify));
+  }
+}
+
+/** Zulip's send_scheduled_message: the sender's rights are checked again, as of now. */
+async function sendScheduledMessage(tx: Tx, row: ScheduledMessage): Promise<void> {
+  const realm = await realmStore.getById(tx.q, row.realm_id);
+  if (!realm || realm.deactivated === 1) throw new RealmDeactivatedError();
+  const sender = await userStore.getById(tx.q, row.sender_id);
+  if (!sender || sender.is_active !== 1) throw new UserDeactivatedError();
+  if (nowSeconds() > row.scheduled_timestamp + LATE_CUTOFF_SECONDS) throw badRequest("Message could not be sent at the scheduled time.");
+
+  const { type, to } = recipientIds((await scheduledMessageStore.getWithRecipient(tx.q, row.id))!);
+  const checked = await checkMessage(tx, sender, realm, {
+    type,
+    // A direct message goes to all its participants again; the sender is added back by the send path.
+    to: type === "stream" ? to[0] : to,
+    topic: row.subject,
+    content: row.content,
+  });
+  const sent = await doSendMessage(tx, sender, realm, checked.destination, checked.content, checked.rendered, {
+    readBySender: row.read_by_sender === 1,
+    clientName: row.sending_client,
+  });
+  await scheduledMessageStore.update(tx.q, row.id, { delivered: 1, delivered_message_id: sent.id });
+  tx.sendEventOnCommit({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [sender.id]);
+}
+
+/** Records a failed delivery, unless the message was edited or deleted meanwhile. */
+async function markFailed(tx: Tx, attempted: ScheduledMessage, reason: string, notify: boolean): Promise<void> {
+  const row = await scheduledMessageStore.lock(tx.q, tx.dialect, attempted.id);
+  if (!row || row.delivered === 1 || row.failed === 1 || row.scheduled_timestamp !== attempted.scheduled_timestamp) return;
+  await scheduledMessageStore.update(tx.q, row.id, { failed: 1, failure_message: reason });
+  if (!notify) return;
+  tx.sendEventOnCommit({ type: "scheduled_messages", op: "update", scheduled_message: await dictById(tx.q, row.id) }, [row.sender_id]);
+  await sendFailureNotification(tx, row, reason);
+}
+
+/** Zulip's send_failed_scheduled_message_notification: a direct message from the Notification Bot. */
+async function sendFailureNotification(tx: Tx, row: ScheduledMessage, reason: string): Promise<void> {
+  const bot = await systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
+  const realm = await realmStore.getById(tx.q, row.realm_id);
+  const user = await userStore.getById(tx.q, row.sender_id);
+  if (!bot || !realm || !user) return;
+  // Zulip's text, whose trailing blank lines the send path drops (normalize_body).
+  const content =
+    `The message you scheduled for <time:${pythonDatetime(row.scheduled_timestamp)}>  was not sent because of the following error:` +
+    `\n\n> ${reason}\n\n[View scheduled messages](#scheduled)`;
+  const rendered = await renderMessageContent(tx.q, realm, bot, content);
+  const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
+  await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" });
+}
+
+/** str() of a UTC datetime in Python, as Zulip writes the time: "2023-04-16 16:27:00+00:00". */
+function pythonDatetime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "+00:00");
+}
