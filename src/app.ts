@@ -15,6 +15,7 @@ import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { JobRunner } from "./jobs/runner.js";
+import { emojiCodeToNames } from "./lib/emoji.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
@@ -74,6 +75,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send({ result: "error", msg: "Endpoint not found", code: "NOT_FOUND" });
+  });
+
+  // server_emoji_data_url of POST /register: public, like Zulip's static file.
+  const emojiData = JSON.stringify({ code_to_names: emojiCodeToNames() });
+  app.get("/static/generated/emoji/emoji_api.json", async (_request, reply) => {
+    reply.header("Content-Type", "application/json").header("Cache-Control", "public, max-age=86400").send(emojiData);
   });
 
   app.get("/health", async () => {

@@ -8,6 +8,7 @@ import { auditLogStore } from "../store/auditLog.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 export interface NewUserInput {
   email: string;
@@ -97,9 +98,12 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     .where("realm_id", "=", realm.id)
     .where("is_active", "=", 1)
     .execute();
-  tx.sendEventOnCommit(
-    { type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false }) },
-    recipients.map((r) => r.id),
-  );
+  const audience = recipients.map((r) => r.id);
+  const profileData = input.is_bot ? undefined : new Map([[created.id, {}]]);
+  tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false, profileData }) }, audience);
+  for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, created.id)) {
+    tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [created.id] }, audience);
+  }
+  await notifySubscriberPeers(tx, realm, created as User, "peer_add");
   return created;
 }

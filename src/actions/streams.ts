@@ -53,12 +53,19 @@ export function parseMessageRetentionDays(value: unknown): number | null {
 
 // ---- events ----
 
-async function sendStreamCreation(tx: Tx, realm: Realm, streams: readonly Stream[], userIds: Iterable<number>, opts: { traffic: boolean }): Promise<void> {
+async function sendStreamCreation(
+  tx: Tx,
+  realm: Realm,
+  streams: readonly Stream[],
+  userIds: Iterable<number>,
+  opts: { traffic: boolean; unlessCapability?: "archived_channels" },
+): Promise<void> {
   const users = [...userIds];
   if (users.length === 0 || streams.length === 0) return;
   const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams);
   const payloadCtx = opts.traffic ? ctx : withoutTraffic(ctx);
-  tx.sendEventOnCommit({ type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) }, users);
+  const event = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
+  tx.sendEventOnCommit(opts.unlessCapability ? { ...event, unless_capability: opts.unlessCapability } : event, users);
 }
 
 export function sendStreamDeletion(tx: Tx, streams: readonly Stream[], userIds: Iterable<number>): void {
@@ -333,6 +340,8 @@ export async function doChangeStreamPermission(
     },
     [...after].filter((id) => !newlyVisible.includes(id)),
   );
+  // Zulip's do_change_stream_permission: those who can no longer see the channel lose it.
+  sendStreamDeletion(tx, [updated], [...before].filter((id) => !after.has(id)));
   return updated;
 }
 
@@ -424,7 +433,8 @@ export async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, a
   await streamStore.update(tx.q, stream.id, { is_archived: 1 });
   const defaults = await streamStore.defaultStreamIds(tx.q, realm.id);
   if (defaults.has(stream.id)) await doSetDefaultStream(tx, realm, stream, false);
-  sendStreamDeletion(tx, [stream], audience);
+  // Clients without the archived_channels capability get a delete instead (events/clientEvents.ts).
+  await sendStreamUpdate(tx, { ...stream, is_archived: 1 }, { property: "is_archived", value: true }, audience);
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_deactivated", acting_user_id: actor?.id ?? null, modified_stream_id: stream.id });
 }
 
@@ -442,7 +452,10 @@ export async function doUnarchiveStream(tx: Tx, realm: Realm, stream: Stream, ac
   await streamStore.update(tx.q, stream.id, { is_archived: 0, is_web_public: updated.is_web_public });
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_reactivated", acting_user_id: actor.id, modified_stream_id: stream.id });
   const audience = (await metadataAudience(tx.q, realm.id, [updated])).get(stream.id)!;
-  await sendStreamCreation(tx, realm, [updated], audience, { traffic: true });
+  // Clients that keep archived channels learn of the change; older ones see the channel created.
+  await sendStreamUpdate(tx, updated, { property: "is_archived", value: false }, audience);
+  if (updated.is_web_public !== stream.is_web_public) await sendStreamUpdate(tx, updated, { property: "is_web_public", value: false }, audience);
+  await sendStreamCreation(tx, realm, [updated], audience, { traffic: true, unlessCapability: "archived_channels" });
   return updated;
 }
 

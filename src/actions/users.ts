@@ -12,6 +12,7 @@ import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { checkProfileData, doUpdateProfileData, type ProfileDataEntry } from "./customProfileFields.js";
 import { doCreateUser } from "./createUser.js";
+import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 const NAME_MAX_LENGTH = 100;
 const NAME_MIN_LENGTH = 2;
@@ -207,6 +208,12 @@ export async function doDeactivateUser(tx: Tx, user: User, actor: User | null, c
   });
   await notifyUserUpdate(tx, user, { is_active: false });
   if (user.is_bot) await notifyBotUpdate(tx, user, { is_active: false });
+  // Group member lists and subscriber lists hold active users only (Zulip 10).
+  const audience = await userStore.listActiveIds(tx.q, user.realm_id);
+  for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, user.id)) {
+    tx.sendEventOnCommit({ type: "user_group", op: "remove_members", group_id: groupId, user_ids: [user.id] }, audience);
+  }
+  await notifySubscriberPeers(tx, { id: user.realm_id }, user, "peer_remove");
 }
 
 async function queueDeactivationEmail(tx: Tx, user: User, realm: Realm, realmUrl: string, comment: string): Promise<void> {
@@ -239,4 +246,5 @@ export async function doReactivateUser(tx: Tx, user: User, actor: User | null): 
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, user.id)) {
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [user.id] }, audience);
   }
+  await notifySubscriberPeers(tx, { id: user.realm_id }, user, "peer_add");
 }

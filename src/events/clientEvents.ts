@@ -51,7 +51,7 @@ export interface ClientDescriptor {
 }
 
 /** Keys the server adds to an event for delivery decisions; never sent to clients. */
-const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id", "all_public_streams"] as const;
+const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id", "all_public_streams", "unless_capability", "modern_presences"] as const;
 
 /**
  * The events `event` becomes for this client: none when the client should not get it, usually
@@ -66,6 +66,8 @@ export function eventsForClient(client: ClientDescriptor, queueId: string, event
 function acceptsEvent(client: ClientDescriptor, event: ParleyEvent): boolean {
   if (client.eventTypes !== null && !client.eventTypes.includes(event.type)) return false;
   const caps = client.capabilities;
+  // An event meant only for clients without a capability (an old form of another event).
+  if (typeof event.unless_capability === "string" && caps[event.unless_capability as keyof ClientCapabilities]) return false;
   switch (event.type) {
     case "message":
       return client.narrow.length === 0 || matchesNarrow(client, event);
@@ -109,6 +111,10 @@ function rewriteForClient(client: ClientDescriptor, queueId: string, event: Parl
       for (const key of ["subject", "orig_subject", "topic"]) if (key in base) base[key] = topicName(base[key]);
       return base;
     }
+    case "presence":
+      // simplified_presence_events: the modern format, keyed by user id (Zulip 9.0, FL 263).
+      if (caps.simplified_presence_events) return { type: "presence", presences: event.modern_presences };
+      return stripInternal(event);
     case "typing": {
       const base = stripInternal(event);
       if ("topic" in base) base.topic = topicName(base.topic);
@@ -121,11 +127,11 @@ function rewriteForClient(client: ClientDescriptor, queueId: string, event: Parl
         return { type: "stream", op: "delete", streams: [{ stream_id: event.stream_id }], stream_ids: [event.stream_id] };
       }
       return stripInternal(event);
-    case "realm_user_group": {
+    case "user_group": {
       const deactivated = (event.data as { deactivated?: boolean } | undefined)?.deactivated;
       if (event.op === "update" && deactivated !== undefined && !caps.include_deactivated_groups) {
         // Older clients see a deactivated group disappear (and reappear with "add" when reactivated upstream).
-        return deactivated ? { type: "realm_user_group", op: "remove", group_id: event.group_id } : [];
+        return deactivated ? { type: "user_group", op: "remove", group_id: event.group_id } : [];
       }
       return stripInternal(event);
     }

@@ -13,6 +13,8 @@ import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
+import * as presence from "../routes/presence.js";
+import * as typing from "../routes/typing.js";
 import * as topics from "../routes/topics.js";
 import * as users from "../routes/users.js";
 import * as userStatus from "../routes/userStatus.js";
@@ -35,6 +37,10 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/register", endpoint: register.registerQueue },
   { method: "GET", path: "/events", endpoint: events.getEvents },
   { method: "DELETE", path: "/events", endpoint: events.deleteEventQueue },
+  { method: "POST", path: "/typing", endpoint: typing.sendTypingNotification },
+  { method: "POST", path: "/users/me/presence", endpoint: presence.updatePresence },
+  { method: "GET", path: "/realm/presence", endpoint: presence.getRealmPresence },
+  { method: "GET", path: "/users/:user_id_or_email/presence", endpoint: presence.getUserPresence },
   // (end events)
 
   // users, roles, deactivation, status, custom profile fields

@@ -1,3 +1,4 @@
+import { pathParam } from "../http/params.js";
 import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import {
@@ -60,4 +61,11 @@ export function requireAdministrator(user: User): void {
 
 export function requireOwner(user: User): void {
   if (!isOwner(user)) throw new OrganizationOwnerRequiredError();
+}
+
+/** `/users/{user_id}` and `/users/{email}` share one path segment: all digits means an id. */
+export function accessUserByIdOrEmail(q: Executor, viewer: User, segment: string, opts: UserAccessOptions): Promise<User> {
+  return /^\d+$/.test(segment)
+    ? accessUserById(q, viewer, pathParam.int(segment, "user_id"), opts)
+    : accessUserByEmail(q, viewer, segment, opts);
 }

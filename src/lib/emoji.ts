@@ -19,6 +19,17 @@ const nameToCode = new Map(Object.entries(table.nameToCode));
 const codeToName = new Map(Object.entries(table.codeToName));
 const extraEmoji = new Map(Object.entries(table.extra));
 
+/**
+ * Zulip's emoji_api.json (server_emoji_data_url): every Unicode emoji code with its names,
+ * the canonical name first.
+ */
+export function emojiCodeToNames(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [code, name] of codeToName) out[code] = [name];
+  for (const [name, code] of nameToCode) if (out[code] && !out[code].includes(name)) out[code].push(name);
+  return out;
+}
+
 /** The code of a Unicode emoji name or alias ("smile" → "1f642"), or undefined. */
 export function emojiCodeForName(name: string): string | undefined {
   return nameToCode.get(name);

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { realmStore } from "../store/realms.js";
@@ -12,4 +13,11 @@ export const SYSTEM_BOT_REALM = "zulipinternal";
 export async function getDefaultRealm(q: Executor): Promise<Realm | undefined> {
   const realms = await realmStore.list(q);
   return realms.find((realm) => realm.string_id !== SYSTEM_BOT_REALM);
+}
+
+/** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */
+export function realmIconUrl(realm: Realm): string {
+  if (realm.icon_source === "U") return `/user_avatars/${realm.id}/realm/icon.png?version=${realm.icon_version}`;
+  const hash = crypto.createHash("md5").update(String(realm.id)).digest("hex");
+  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
 }

@@ -1,7 +1,6 @@
-import crypto from "node:crypto";
 import type { Realm } from "../db/schema.js";
 import { endpoint } from "../http/endpoint.js";
-import { getDefaultRealm } from "../lib/realms.js";
+import { getDefaultRealm, realmIconUrl } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 import { escapeHtml } from "../util/html.js";
 
@@ -55,11 +54,4 @@ function realmFields(realm: Realm) {
     // Parley does not serve web-public channels to visitors without an account yet.
     realm_web_public_access_enabled: false,
   };
-}
-
-/** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */
-function realmIconUrl(realm: Realm): string {
-  if (realm.icon_source === "U") return `/user_avatars/${realm.id}/realm/icon.png?version=${realm.icon_version}`;
-  const hash = crypto.createHash("md5").update(String(realm.id)).digest("hex");
-  return `https://secure.gravatar.com/avatar/${hash}?d=identicon`;
 }

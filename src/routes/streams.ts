@@ -1,53 +1,17 @@
 import { transaction } from "../appContext.js";
 import { checkDeactivateStream, checkUpdateStream, MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
-import type { User } from "../db/schema.js";
-import type { Executor } from "../db/tx.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { groupSettingChangeSchema, STREAM_GROUP_SETTING_NAMES } from "../lib/groupSettings.js";
-import { AccessSubject, accessStreamById, accessStreamByName, channelAccess } from "../lib/streamAccess.js";
+import { AccessSubject, accessStreamById, accessStreamByName } from "../lib/streamAccess.js";
 import { buildStreamPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
+import { streamsForUser } from "../lib/streamListing.js";
 import { isAdmin } from "../models/roles.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore } from "../store/subscriptions.js";
 
 const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_id, "stream_id");
-
-interface StreamListOptions {
-  include_public: boolean;
-  include_web_public: boolean;
-  include_subscribed: boolean;
-  exclude_archived: boolean;
-  include_all: boolean;
-  include_owner_subscribed: boolean;
-  include_can_access_content: boolean;
-}
-
-/** Zulip's get_streams_for_user: the union of the requested sources, each limited by access. */
-async function streamsForUser(q: Executor, user: User, opts: StreamListOptions) {
-  const subject = new AccessSubject(user);
-  const all = await streamStore.listInRealm(q, user.realm_id, { excludeArchived: opts.exclude_archived });
-  const accesses = await Promise.all(all.map((s) => channelAccess(q, subject, s)));
-  if (opts.include_all) return accesses.filter((a) => a.canSeeMetadata).map((a) => a.stream);
-  const ownerSubscribed = new Set<number>();
-  if (opts.include_owner_subscribed && user.is_bot && user.bot_owner_id !== null) {
-    for (const sub of await subscriptionStore.listActiveForUser(q, user.bot_owner_id)) ownerSubscribed.add(sub.recipient_id);
-  }
-  const includePublic = opts.include_public && user.role !== 600;
-  return accesses
-    .filter((a) => {
-      const s = a.stream;
-      if (opts.include_can_access_content) return a.canReadContent || ownerSubscribed.has(s.recipient_id!);
-      return (
-        (opts.include_subscribed && a.isSubscribed) ||
-        (includePublic && !s.invite_only) ||
-        (opts.include_web_public && s.is_web_public === 1 && !s.invite_only && s.history_public_to_subscribers === 1 && !s.is_archived) ||
-        ownerSubscribed.has(s.recipient_id!)
-      );
-    })
-    .map((a) => a.stream);
-}
 
 /** GET /streams */
 export const getStreams = endpoint({

@@ -1,24 +1,16 @@
 import { hashPassword } from "../lib/passwords.js";
 import { z } from "zod";
 import { transaction } from "../appContext.js";
-import type { User } from "../db/schema.js";
-import type { Executor } from "../db/tx.js";
 import { checkCreateUser, checkNewPassword, checkDeactivateOwnUser, checkDeactivateUser, checkUpdateUser, doReactivateUser } from "../actions/users.js";
 import type { ProfileDataEntry } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
 import { p, pathParam } from "../http/params.js";
-import { accessUserByEmail, accessUserById, requireAdministrator, type UserAccessOptions } from "../lib/access.js";
+import { accessUserById, accessUserByIdOrEmail, requireAdministrator } from "../lib/access.js";
 import { fetchProfileData } from "../lib/profileData.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { userStore } from "../store/users.js";
 
-/** `/users/{user_id}` and `/users/{email}` share one path segment: all digits means an id. */
-function accessUserByIdOrEmail(q: Executor, viewer: User, segment: string, opts: UserAccessOptions): Promise<User> {
-  return /^\d+$/.test(segment)
-    ? accessUserById(q, viewer, pathParam.int(segment, "user_id"), opts)
-    : accessUserByEmail(q, viewer, segment, opts);
-}
 
 const readParams = {
   client_gravatar: p.bool().default(true),

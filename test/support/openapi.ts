@@ -77,6 +77,32 @@ function applySeedSpecOverrides(node: unknown): void {
   if (properties && typeof node.description === "string" && node.description.startsWith("Event type for messages.") && properties.message) {
     properties.local_message_id = { type: "string" };
   }
+  // The simplified_presence_events capability (named by our issue, from Zulip 11) has the modern
+  // presence event, which the 10.2 file does not know: {type: "presence", id, presences}.
+  if (Array.isArray(node.oneOf) && node.oneOf.some((s) => isPlainObject(s) && typeof s.description === "string" && s.description.startsWith("Event sent to all users in an organization when a user comes"))) {
+    node.oneOf = [
+      ...node.oneOf,
+      {
+        type: "object",
+        description: "Modern presence event (simplified_presence_events).",
+        properties: {
+          id: { type: "integer" },
+          type: { type: "string", enum: ["presence"] },
+          presences: {
+            type: "object",
+            additionalProperties: {
+              type: "object",
+              properties: { active_timestamp: { type: "integer" }, idle_timestamp: { type: "integer" } },
+              required: ["active_timestamp", "idle_timestamp"],
+              additionalProperties: false,
+            },
+          },
+        },
+        required: ["id", "type", "presences"],
+        additionalProperties: false,
+      },
+    ];
+  }
   for (const value of Object.values(node)) applySeedSpecOverrides(value);
 }
 

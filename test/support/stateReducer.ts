@@ -39,6 +39,8 @@ interface RawUnread {
 export class ClientState {
   readonly state: State;
   private readonly unread = new Map<number, RawUnread>();
+  /** Set when the server's unread state can change in ways no event describes (resubscribing). */
+  private unreadUnknown = false;
 
   constructor(
     initial: State,
@@ -51,7 +53,7 @@ export class ClientState {
 
   apply(events: Event[]): State {
     for (const event of events) this.applyOne(event);
-    if (this.state.unread_msgs) this.state.unread_msgs = this.aggregateUnread(this.state.unread_msgs.old_unreads_missing);
+    if (this.state.unread_msgs) this.state.unread_msgs = this.unreadUnknown ? UNKNOWN : this.aggregateUnread(this.state.unread_msgs.old_unreads_missing);
     return this.state;
   }
 
@@ -264,12 +266,20 @@ export class ClientState {
         const ids = new Set<number>(event.subscriptions.map((x: any) => x.stream_id));
         s.unsubscribed = without(s.unsubscribed, ids);
         s.never_subscribed = without(s.never_subscribed, ids);
-        s.subscriptions = [...without(s.subscriptions, ids), ...structuredClone(event.subscriptions)];
+        const added = structuredClone(event.subscriptions).map((sub: any) => {
+          if (!this.options.includeSubscribers) delete sub.subscribers;
+          return sub;
+        });
+        s.subscriptions = [...without(s.subscriptions, ids), ...added];
+        // Unread messages of a channel count again once subscribed; no event lists them.
+        this.unreadUnknown = true;
         return;
       }
       case "remove": {
         const ids = new Set<number>(event.subscriptions.map((x: any) => x.stream_id));
         const removed = s.subscriptions.filter((x: any) => ids.has(x.stream_id));
+        for (const sub of removed) if (sub.subscribers) sub.subscribers = sub.subscribers.filter((id: number) => id !== this.userId);
+        for (const [id, raw] of this.unread) if (raw.kind === "stream" && ids.has(raw.streamId!)) this.unread.delete(id);
         s.subscriptions = without(s.subscriptions, ids);
         // Zulip keeps the channel's data, subscribers included, in unsubscribed.
         s.unsubscribed = [...without(s.unsubscribed, ids), ...removed.filter((x: any) => this.canSeeStream(x.stream_id))];
@@ -569,7 +579,8 @@ function compare(expected: any, got: any, path: string, out: string[]): void {
     }
     const keys = new Set([...Object.keys(expected), ...Object.keys(got)]);
     if (Array.isArray(expected) && expected.length !== got.length) {
-      out.push(`${path}: expected ${JSON.stringify(expected).slice(0, 400)} got ${JSON.stringify(got).slice(0, 400)}`);
+      const ids = (list: any[]) => JSON.stringify(list.map((x) => (x && typeof x === "object" ? (ID_KEYS.map((k) => x[k]).find((v) => v !== undefined) ?? x) : x)));
+      out.push(`${path}: expected ${expected.length} items ${ids(expected).slice(0, 300)} got ${got.length} ${ids(got).slice(0, 300)}`);
       return;
     }
     for (const key of keys) compare(expected[key], got[key], `${path}.${key}`, out);

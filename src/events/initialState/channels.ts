@@ -1,7 +1,69 @@
 import type { Executor } from "../../db/tx.js";
-import type { StateRequest } from "./index.js";
+import { isAdmin } from "../../models/roles.js";
+import { AccessSubject, channelAccess } from "../../lib/streamAccess.js";
+import { streamsForUser } from "../../lib/streamListing.js";
+import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../../lib/streamPayload.js";
+import { streamStore } from "../../store/streams.js";
+import { subscriptionStore } from "../../store/subscriptions.js";
+import { type StateRequest, wants } from "./index.js";
 
-/** Initial-state sections of this area (stub; see the module list in index.ts). */
-export async function fetchChannelState(_q: Executor, _req: StateRequest): Promise<Record<string, unknown>> {
-  return {};
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Channel sections: subscription (subscriptions, unsubscribed, never_subscribed; Zulip's
+ * gather_subscriptions_helper) and stream (every channel the user can list; Zulip's do_get_streams
+ * with include_web_public, and include_all for administrators). Archived channels only for clients
+ * with the archived_channels capability.
+ */
+export async function fetchChannelState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+  const { user, realm, client } = req;
+  const state: Record<string, unknown> = {};
+  const withArchived = client.capabilities.archived_channels;
+  const wantSubs = wants(req, "subscription");
+  const wantStreams = wants(req, "stream");
+  if (!wantSubs && !wantStreams) return state;
+
+  const all = await streamStore.listInRealm(q, realm.id, { excludeArchived: !withArchived });
+  const payloadCtx = await loadStreamPayloadContext(q, realm.id, all);
+
+  if (wantSubs) {
+    const subject = new AccessSubject(user);
+    const rows = await subscriptionStore.listForUsers(q, [user.id], all.map((s) => s.recipient_id!));
+    const subByRecipient = new Map(rows.map((r) => [r.recipient_id, r]));
+    const includeSubscribers = req.includeSubscribers !== false;
+    const subscribers = includeSubscribers ? await subscriptionStore.subscriberIds(q, all.map((s) => s.recipient_id!)) : null;
+    const subscriptions = [];
+    const unsubscribed = [];
+    const neverSubscribed = [];
+    for (const stream of all) {
+      const sub = subByRecipient.get(stream.recipient_id!);
+      const access = await channelAccess(q, subject, stream);
+      const members = subscribers ? (subscribers.get(stream.recipient_id!) ?? []) : undefined;
+      if (sub?.active) {
+        subscriptions.push(buildSubscriptionPayload(stream, sub, payloadCtx, members));
+      } else if (!access.canSeeMetadata) {
+        continue;
+      } else if (sub) {
+        unsubscribed.push(buildSubscriptionPayload(stream, sub, payloadCtx, members));
+      } else {
+        neverSubscribed.push({ ...buildStreamPayload(stream, payloadCtx), ...(members ? { subscribers: members } : {}) });
+      }
+    }
+    state.subscriptions = subscriptions.sort(byName);
+    state.unsubscribed = unsubscribed.sort(byName);
+    state.never_subscribed = neverSubscribed.sort(byName);
+  }
+  if (wantStreams) {
+    const visible = await streamsForUser(q, user, {
+      include_public: true,
+      include_web_public: true,
+      include_subscribed: true,
+      exclude_archived: !withArchived,
+      include_all: isAdmin(user),
+      include_owner_subscribed: false,
+      include_can_access_content: false,
+    });
+    state.streams = visible.map((s) => buildStreamPayload(s, payloadCtx)).sort(byName);
+  }
+  return state;
 }

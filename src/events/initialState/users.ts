@@ -1,7 +1,94 @@
+import { formatUserStatus } from "../../actions/userStatus.js";
+import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
-import type { StateRequest } from "./index.js";
+import { fetchProfileData } from "../../lib/profileData.js";
+import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
+import { buildUserPayload } from "../../lib/userPayload.js";
+import { isAdmin } from "../../models/roles.js";
+import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
+import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
+import { userStore } from "../../store/users.js";
+import { type StateRequest, wants } from "./index.js";
 
-/** Initial-state sections of this area (stub; see the module list in index.ts). */
-export async function fetchUserState(_q: Executor, _req: StateRequest): Promise<Record<string, unknown>> {
-  return {};
+const EMOJISET_CHOICES = [
+  { key: "google", text: "Google" },
+  { key: "twitter", text: "Twitter" },
+  { key: "text", text: "Plain text" },
+];
+
+/** Sections about people: realm_user (users and one's own account), realm_bot, user_settings, user_status. */
+export async function fetchUserState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+  const { user, realm, client } = req;
+  const state: Record<string, unknown> = {};
+  const everyone = wants(req, "realm_user") || wants(req, "realm_bot") ? await userStore.listInRealm(q, realm.id) : [];
+  if (wants(req, "realm_user")) {
+    const profileData = await fetchProfileData(q, realm.id, null);
+    const options = { clientGravatar: client.clientGravatar, profileData };
+    const format = (u: User) => buildUserPayload(user, u, options);
+    state.realm_users = everyone.filter((u) => u.is_active).map(format);
+    state.realm_non_active_users = everyone.filter((u) => !u.is_active).map(format);
+    state.cross_realm_bots = (await listCrossRealmBots(q, SYSTEM_BOT_REALM)).map((bot) => ({
+      ...buildUserPayload(user, bot, { clientGravatar: client.clientGravatar }),
+      is_system_bot: true,
+    }));
+    const own = buildUserPayload(user, user, { clientGravatar: false });
+    Object.assign(state, {
+      user_id: user.id,
+      email: own.email,
+      delivery_email: user.delivery_email,
+      full_name: user.full_name,
+      avatar_source: user.avatar_source,
+      avatar_url: own.avatar_url,
+      avatar_url_medium: own.avatar_url,
+      is_admin: own.is_admin,
+      is_owner: own.is_owner,
+      is_moderator: user.role === 300,
+      is_guest: own.is_guest,
+      can_create_streams: user.role !== 600,
+      can_create_public_streams: user.role !== 600,
+      can_create_private_streams: user.role !== 600,
+      can_create_web_public_streams: user.role === 100,
+      can_subscribe_other_users: user.role !== 600,
+      can_invite_others_to_realm: user.role !== 600,
+    });
+  }
+  if (wants(req, "realm_bot")) {
+    const bots = everyone.filter((u) => u.is_bot && u.is_active && (isAdmin(user) || u.bot_owner_id === user.id));
+    state.realm_bots = bots.map((bot) => ({
+      user_id: bot.id,
+      email: bot.email,
+      full_name: bot.full_name,
+      bot_type: bot.bot_type,
+      is_active: true,
+      api_key: bot.api_key,
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+      avatar_url: buildUserPayload(user, bot, { clientGravatar: false }).avatar_url,
+      owner_id: bot.bot_owner_id,
+      services: [],
+    }));
+  }
+  if (wants(req, "user_settings")) {
+    const settings = { ...userSettings(user), available_notification_sounds: [...NOTIFICATION_SOUNDS], emojiset_choices: EMOJISET_CHOICES };
+    state.user_settings = settings;
+    if (!client.capabilities.user_settings_object) {
+      // Zulip's legacy top-level copies for clients older than feature level 89.
+      for (const [name, value] of Object.entries(settings)) {
+        if (LEGACY_DISPLAY_SETTINGS.has(name) || LEGACY_NOTIFICATION_SETTINGS.has(name) || name === "timezone") state[name] = value;
+      }
+    }
+  }
+  if (wants(req, "user_status")) {
+    const byId = new Map(everyone.map((u) => [u.id, u]));
+    const rows = await initialStateStore.userStatuses(q, realm.id);
+    const users = byId.size > 0 ? byId : new Map((await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id))).map((u) => [u.id, u]));
+    const statuses: Record<string, unknown> = {};
+    for (const row of rows) {
+      const status = formatUserStatus(row, users.get(row.user_id)!);
+      if (Object.keys(status).length > 0) statuses[String(row.user_id)] = status;
+    }
+    state.user_status = statuses;
+  }
+  return state;
 }

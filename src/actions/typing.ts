@@ -1,0 +1,43 @@
+import type { Realm, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest } from "../http/errors.js";
+import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
+import { userSettings } from "../models/userSettings.js";
+import { channelRecipientStore, systemBotStore } from "../store/messages.js";
+import { userStore } from "../store/users.js";
+import { SYSTEM_BOT_REALM } from "../lib/realms.js";
+import { normalizeTopic } from "./messageSend.js";
+
+/** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: larger channels get no typing events. */
+export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
+
+const person = (u: User) => ({ user_id: u.id, email: u.email });
+
+/**
+ * Typing notifications change nothing stored; they still go out through a (read-only)
+ * transaction, the one path for events. They reach the participants (direct) or subscribers (channel) whose receives_typing_notifications is on.
+ */
+export async function sendDirectTyping(tx: Tx, sender: User, to: readonly number[], op: "start" | "stop"): Promise<void> {
+  if (!userSettings(sender).send_private_typing_notifications) throw badRequest("User has disabled typing notifications for direct messages");
+  const ids = [...new Set([...to, sender.id])];
+  const found = new Map((await userStore.listByIds(tx.q, sender.realm_id, ids)).map((u) => [u.id, u]));
+  const missing = ids.filter((id) => !found.has(id));
+  for (const bot of await systemBotStore.listByIds(tx.q, SYSTEM_BOT_REALM, missing)) found.set(bot.id, bot);
+  const invalid = ids.find((id) => !found.has(id));
+  if (invalid !== undefined) throw badRequest(`Invalid user ID ${invalid}`);
+  const participants = ids.map((id) => found.get(id)!);
+  const notify = participants.filter((u) => u.is_active && u.realm_id === sender.realm_id && userSettings(u).receives_typing_notifications).map((u) => u.id);
+  tx.sendEventOnCommit({ type: "typing", op, message_type: "direct", sender: person(sender), recipients: participants.map(person) }, notify);
+}
+
+export async function sendChannelTyping(tx: Tx, sender: User, realm: Realm, streamId: number, rawTopic: string, op: "start" | "stop"): Promise<void> {
+  if (!userSettings(sender).send_stream_typing_notifications) throw badRequest("User has disabled typing notifications for stream messages");
+  const topic = normalizeTopic(realm, rawTopic);
+  const access = await accessStreamById(tx.q, new AccessSubject(sender), streamId);
+  if (!access.canPost) throw badRequest(`Not authorized to send to channel '${access.stream.name}'`);
+  const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id!);
+  if (receivers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
+  const users = await userStore.listByIds(tx.q, realm.id, receivers.map((r) => r.user_id));
+  const notify = users.filter((u) => u.is_active && userSettings(u).receives_typing_notifications).map((u) => u.id);
+  tx.sendEventOnCommit({ type: "typing", op, message_type: "stream", sender: person(sender), stream_id: streamId, topic }, notify);
+}

@@ -1,0 +1,146 @@
+import { sql } from "kysely";
+import type { Executor } from "../db/tx.js";
+import { MessageFlag } from "../models/messageFlags.js";
+
+/** Reads behind POST /register's initial state that no other store needs. Each is one query. */
+export const initialStateStore = {
+  async namedGroups(q: Executor, realmId: number) {
+    return q.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).where("named", "=", 1).orderBy("id").execute();
+  },
+
+  async groupMembers(q: Executor, realmId: number): Promise<Map<number, number[]>> {
+    const rows = await q
+      .selectFrom("user_group_members as m")
+      .innerJoin("user_groups as g", "g.id", "m.group_id")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .select(["m.group_id", "m.user_id"])
+      .where("g.realm_id", "=", realmId)
+      .where("u.is_active", "=", 1)
+      .orderBy("m.user_id")
+      .execute();
+    return groupBy(rows, (r) => r.group_id, (r) => r.user_id);
+  },
+
+  async groupSubgroups(q: Executor, realmId: number): Promise<Map<number, number[]>> {
+    const rows = await q
+      .selectFrom("user_group_subgroups as s")
+      .innerJoin("user_groups as g", "g.id", "s.supergroup_id")
+      .select(["s.supergroup_id", "s.subgroup_id"])
+      .where("g.realm_id", "=", realmId)
+      .orderBy("s.subgroup_id")
+      .execute();
+    return groupBy(rows, (r) => r.supergroup_id, (r) => r.subgroup_id);
+  },
+
+  async userStatuses(q: Executor, realmId: number) {
+    return q
+      .selectFrom("user_statuses as s")
+      .innerJoin("users as u", "u.id", "s.user_id")
+      .selectAll("s")
+      .where("u.realm_id", "=", realmId)
+      .where("u.is_active", "=", 1)
+      .execute();
+  },
+
+  async alertWords(q: Executor, userId: number): Promise<string[]> {
+    return (await q.selectFrom("alert_words").select("word").where("user_id", "=", userId).orderBy("id").execute()).map((r) => r.word);
+  },
+
+  async mutedUsers(q: Executor, userId: number): Promise<Array<{ id: number; timestamp: number }>> {
+    const rows = await q.selectFrom("muted_users").select(["muted_user_id", "date_muted"]).where("user_id", "=", userId).orderBy("muted_user_id").execute();
+    return rows.map((r) => ({ id: r.muted_user_id, timestamp: r.date_muted }));
+  },
+
+  async drafts(q: Executor, userId: number) {
+    return q.selectFrom("drafts").selectAll().where("user_id", "=", userId).orderBy("last_edit_time").execute();
+  },
+
+  async defaultStreamIds(q: Executor, realmId: number): Promise<number[]> {
+    return (await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realmId).orderBy("stream_id").execute()).map((r) => r.stream_id);
+  },
+
+  async userTopics(q: Executor, userId: number) {
+    return q
+      .selectFrom("user_topics")
+      .select(["stream_id", "topic_name", "last_updated", "visibility_policy"])
+      .where("user_id", "=", userId)
+      .where("visibility_policy", "!=", 0)
+      .orderBy("id")
+      .execute();
+  },
+
+  /** The newest `limit` unread messages of the user, with what the unread state needs. */
+  async unreadMessages(q: Executor, userId: number, limit: number) {
+    return q
+      .selectFrom("user_messages as um")
+      .innerJoin("messages as m", "m.id", "um.message_id")
+      .innerJoin("recipients as r", "r.id", "m.recipient_id")
+      .select(["m.id", "m.sender_id", "m.recipient_id", "m.subject", "um.flags", "r.type as recipient_type", "r.type_id"])
+      .where("um.user_id", "=", userId)
+      .where(sql<boolean>`(um.flags & ${sql.lit(MessageFlag.READ)}) = 0`)
+      .orderBy("m.id", "desc")
+      .limit(limit)
+      .execute();
+  },
+
+  /** The user's newest direct messages, for recent_private_conversations. */
+  async recentDirectMessages(q: Executor, userId: number, limit: number) {
+    return q
+      .selectFrom("user_messages as um")
+      .innerJoin("messages as m", "m.id", "um.message_id")
+      .innerJoin("recipients as r", "r.id", "m.recipient_id")
+      .select(["m.id", "m.sender_id", "m.recipient_id", "r.type as recipient_type", "r.type_id"])
+      .where("um.user_id", "=", userId)
+      .where(sql<boolean>`(um.flags & ${sql.lit(MessageFlag.IS_PRIVATE)}) != 0`)
+      .orderBy("um.message_id", "desc")
+      .limit(limit)
+      .execute();
+  },
+
+  async starredMessageIds(q: Executor, userId: number): Promise<number[]> {
+    const rows = await q
+      .selectFrom("user_messages")
+      .select("message_id")
+      .where("user_id", "=", userId)
+      .where(sql<boolean>`(flags & ${sql.lit(MessageFlag.STARRED)}) != 0`)
+      .orderBy("message_id")
+      .execute();
+    return rows.map((r) => r.message_id);
+  },
+
+  async presences(q: Executor, realmId: number, since: number) {
+    return q
+      .selectFrom("user_presences as p")
+      .innerJoin("users as u", "u.id", "p.user_id")
+      .select(["p.user_id", "p.last_connected_time", "p.last_active_time"])
+      .where("p.realm_id", "=", realmId)
+      .where("u.is_active", "=", 1)
+      .where("u.is_bot", "=", 0)
+      .where("p.last_connected_time", ">=", since)
+      .execute();
+  },
+};
+
+function groupBy<R, K, V>(rows: readonly R[], key: (r: R) => K, value: (r: R) => V): Map<K, V[]> {
+  const out = new Map<K, V[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(value(row));
+    else out.set(k, [value(row)]);
+  }
+  return out;
+}
+
+/** Active bots of the system realm (Notification Bot, Welcome Bot…), Zulip's cross-realm bots. */
+export async function listCrossRealmBots(q: Executor, systemRealm: string) {
+  return q
+    .selectFrom("users")
+    .innerJoin("realms", "realms.id", "users.realm_id")
+    .selectAll("users")
+    .where("realms.string_id", "=", systemRealm)
+    .where("users.is_active", "=", 1)
+    .where("users.is_bot", "=", 1)
+    .orderBy("users.id")
+    .execute();
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from "vitest";
+import { expectSuccess, useTestServer } from "../support/testApp.js";
+
+const t = useTestServer();
+
+/** The keys Zulip's mobile app reads from POST /register with no event_types, and their JSON types. */
+const MOBILE_KEYS: Record<string, "number" | "string" | "array" | "object" | "boolean"> = {
+  last_event_id: "number",
+  zulip_feature_level: "number",
+  zulip_version: "string",
+  zulip_merge_base: "string",
+  alert_words: "array",
+  custom_profile_fields: "array",
+  max_stream_name_length: "number",
+  max_topic_length: "number",
+  server_presence_ping_interval_seconds: "number",
+  server_presence_offline_threshold_seconds: "number",
+  muted_users: "array",
+  presences: "object",
+  realm_emoji: "object",
+  realm_user_groups: "array",
+  recent_private_conversations: "array",
+  subscriptions: "array",
+  streams: "array",
+  unread_msgs: "object",
+  user_status: "object",
+  user_settings: "object",
+  user_topics: "array",
+  realm_wildcard_mention_policy: "number",
+  realm_mandatory_topics: "boolean",
+  realm_name: "string",
+  realm_waiting_period_threshold: "number",
+  realm_allow_message_editing: "boolean",
+  realm_enable_read_receipts: "boolean",
+  realm_icon_url: "string",
+  realm_presence_disabled: "boolean",
+  realm_default_external_accounts: "object",
+  max_file_upload_size_mib: "number",
+  server_emoji_data_url: "string",
+  realm_users: "array",
+  realm_non_active_users: "array",
+  cross_realm_bots: "array",
+  max_message_length: "number",
+  realm_empty_topic_display_name: "string",
+  realm_bots: "array",
+  never_subscribed: "array",
+  unsubscribed: "array",
+  max_message_id: "number",
+  scheduled_messages: "array",
+  drafts: "array",
+};
+
+const typeOf = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null" : typeof v);
+
+describe("POST /register initial state", () => {
+  it("has every key the mobile app needs, with its JSON type", async () => {
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", {}));
+    const wrong = Object.entries(MOBILE_KEYS).filter(([key, type]) => typeOf(state[key]) !== type).map(([key]) => `${key}: ${typeOf(state[key])}`);
+    expect(wrong).toEqual([]);
+    expect(Object.keys(state.unread_msgs).sort()).toEqual(["count", "huddles", "mentions", "old_unreads_missing", "pms", "streams"]);
+    expect(state).toMatchObject({ max_message_length: 10000, max_topic_length: 60, realm_name: expect.any(String) });
+  });
+
+  it("fetch_event_types limits the sections; event_types is the default for it", async () => {
+    const only = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["message"] }));
+    expect(Object.keys(only).filter((k) => !["result", "msg", "queue_id", "last_event_id", "zulip_version", "zulip_feature_level", "zulip_merge_base"].includes(k)).sort()).toEqual(["max_message_id"]);
+    const byEvents = expectSuccess(await t.post("hamlet", "/api/v1/register", { event_types: ["subscription"] }));
+    expect(byEvents).toHaveProperty("subscriptions");
+    expect(byEvents).not.toHaveProperty("realm_users");
+  });
+
+  it("reflects changes: unread messages, a status, a deactivated user, legacy settings for old clients", async () => {
+    const hamlet = (await t.user("hamlet")).id;
+    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: JSON.stringify([hamlet]), content: "unread for hamlet" })).id;
+    expectSuccess(await t.post("hamlet", "/api/v1/users/me/status", { status_text: "in the castle" }));
+    const prospero = (await t.user("prospero")).id;
+    expectSuccess(await t.delete("iago", `/api/v1/users/${prospero}`));
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", {}));
+    const othello = (await t.user("othello")).id;
+    expect(state.unread_msgs.pms).toContainEqual(expect.objectContaining({ other_user_id: othello, unread_message_ids: expect.arrayContaining([id]) }));
+    expect(state.recent_private_conversations[0]).toEqual({ max_message_id: id, user_ids: [othello] });
+    expect(state.user_status[String(hamlet)]).toEqual({ status_text: "in the castle" });
+    expect(state.realm_non_active_users.map((u: any) => u.user_id)).toContain(prospero);
+    expect(state.realm_users.map((u: any) => u.user_id)).not.toContain(prospero);
+    // Without user_settings_object, Zulip's legacy top-level settings are there too.
+    expect(state).toHaveProperty("twenty_four_hour_time");
+    const modern = expectSuccess(await t.post("hamlet", "/api/v1/register", { client_capabilities: { user_settings_object: true } }));
+    expect(modern).not.toHaveProperty("twenty_four_hour_time");
+    expect(modern.user_settings).toHaveProperty("twenty_four_hour_time");
+    expectSuccess(await t.post("iago", `/api/v1/users/${prospero}/reactivate`));
+  });
+
+  it("serves server_emoji_data_url without credentials", async () => {
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm"] }));
+    const url = new URL(state.server_emoji_data_url);
+    const res = await fetch(t.baseUrl + url.pathname);
+    expect(res.status).toBe(200);
+    const data = await res.json();
+    expect(data.code_to_names["1f44d"]).toContain("+1");
+    expect(data.code_to_names["1f642"][0]).toBe("smile");
+  });
+
+  it("lists a private channel only for its subscribers and administrators", async () => {
+    const names = (s: any[]) => s.map((x) => x.name);
+    const hamlet = expectSuccess(await t.post("hamlet", "/api/v1/register", {}));
+    const cordelia = expectSuccess(await t.post("cordelia", "/api/v1/register", {}));
+    const iago = expectSuccess(await t.post("iago", "/api/v1/register", {}));
+    expect(names(hamlet.subscriptions)).toContain("core team");
+    expect([...names(cordelia.subscriptions), ...names(cordelia.never_subscribed), ...names(cordelia.streams)]).not.toContain("core team");
+    expect(names(iago.streams)).toContain("core team");
+  });
+});
