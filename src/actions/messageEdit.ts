@@ -17,6 +17,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 import { checkTopicCharacters, checkWildcardMention, doSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
+import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and
@@ -71,6 +72,7 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
 
   const content = req.content === undefined ? null : normalizeEditedContent(req.content);
   const rendered = content === null ? null : await renderMessageContent(tx.q, realm, user, content);
+  if (rendered) await checkUserGroupMentionAllowed(tx.q, subject, realm, rendered.mentionedGroupIds);
 
   if (!origStream) {
     await doUpdateDirectMessage(tx, user, message, content!, rendered!, now);

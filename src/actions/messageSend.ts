@@ -5,6 +5,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messageP
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
+import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
 import { realmSettings } from "../models/realmSettings.js";
@@ -70,6 +71,7 @@ export async function checkMessage(tx: Tx, sender: User, realm: Realm, req: Pick
       : await directDestination(tx, subject, realm, req.to);
   const rendered = await renderMessageContent(tx.q, realm, sender, content);
   if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
+  await checkUserGroupMentionAllowed(tx.q, subject, realm, rendered.mentionedGroupIds);
   return { destination, content, rendered };
 }
 

@@ -32,6 +32,7 @@ export type ErrorCode =
   | "UNAUTHORIZED_PRINCIPAL"
   | "INVALID_JSON"
   | "PASSWORD_AUTH_DISABLED"
+  | "CANNOT_DEACTIVATE_GROUP_IN_USE"
   | "INTERNAL_SERVER_ERROR";
 
 export class ApiError extends Error {

@@ -18,6 +18,7 @@ import * as typing from "../routes/typing.js";
 import * as topics from "../routes/topics.js";
 import * as users from "../routes/users.js";
 import * as userStatus from "../routes/userStatus.js";
+import * as userGroups from "../routes/userGroups.js";
 import type { RouteEntry } from "./mount.js";
 
 /**
@@ -118,4 +119,16 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "PATCH", path: "/scheduled_messages/:scheduled_message_id", endpoint: scheduledMessages.updateScheduledMessage },
   { method: "DELETE", path: "/scheduled_messages/:scheduled_message_id", endpoint: scheduledMessages.deleteScheduledMessages },
   // (end scheduled messages)
+
+  // user groups
+  { method: "GET", path: "/user_groups", endpoint: userGroups.getUserGroups },
+  { method: "POST", path: "/user_groups/create", endpoint: userGroups.addUserGroup },
+  { method: "PATCH", path: "/user_groups/:user_group_id", endpoint: userGroups.editUserGroup },
+  { method: "POST", path: "/user_groups/:user_group_id/deactivate", endpoint: userGroups.deactivateUserGroup },
+  { method: "GET", path: "/user_groups/:user_group_id/members", endpoint: userGroups.getUserGroupMembers },
+  { method: "POST", path: "/user_groups/:user_group_id/members", endpoint: userGroups.updateUserGroupMembers },
+  { method: "GET", path: "/user_groups/:user_group_id/members/:user_id", endpoint: userGroups.getIsUserGroupMember },
+  { method: "GET", path: "/user_groups/:user_group_id/subgroups", endpoint: userGroups.getUserGroupSubgroups },
+  { method: "POST", path: "/user_groups/:user_group_id/subgroups", endpoint: userGroups.updateUserGroupSubgroups },
+  // (end user groups)
 ];

@@ -27,8 +27,13 @@ export type GroupSettingChange = z.output<typeof groupSettingChangeSchema>;
 /** Zulip's GroupPermissionSetting for each channel permission (Stream.stream_permission_group_settings). */
 export interface PermissionConfig {
   allowEveryone: boolean;
-  /** A system group name, or "stream_creator_or_nobody": an anonymous group of the creator. */
-  defaultGroup: SystemGroupName | "stream_creator_or_nobody";
+  /** False where role:owners may not hold the permission (Zulip 9's allow_owners_group; can_mention_group). */
+  allowOwners?: boolean;
+  /**
+   * A system group name, or "stream_creator_or_nobody" / "group_creator": an anonymous group of
+   * the creator.
+   */
+  defaultGroup: SystemGroupName | "stream_creator_or_nobody" | "group_creator";
 }
 
 export const STREAM_GROUP_SETTINGS = {
@@ -40,6 +45,21 @@ export const STREAM_GROUP_SETTINGS = {
 } as const satisfies Record<string, PermissionConfig>;
 export type StreamGroupSettingName = keyof typeof STREAM_GROUP_SETTINGS;
 export const STREAM_GROUP_SETTING_NAMES = Object.keys(STREAM_GROUP_SETTINGS) as StreamGroupSettingName[];
+
+/**
+ * Zulip's NamedUserGroup.GROUP_PERMISSION_SETTINGS. System groups take role:nobody for every
+ * setting (default_for_system_groups); the API spec refuses role:owners for can_mention_group.
+ */
+export const USER_GROUP_SETTINGS = {
+  can_add_members_group: { allowEveryone: false, defaultGroup: "group_creator" },
+  can_join_group: { allowEveryone: false, defaultGroup: "role:nobody" },
+  can_leave_group: { allowEveryone: true, defaultGroup: "role:everyone" },
+  can_manage_group: { allowEveryone: false, defaultGroup: "group_creator" },
+  can_mention_group: { allowEveryone: true, allowOwners: false, defaultGroup: "role:everyone" },
+  can_remove_members_group: { allowEveryone: false, defaultGroup: "role:nobody" },
+} as const satisfies Record<string, PermissionConfig>;
+export type UserGroupSettingName = keyof typeof USER_GROUP_SETTINGS;
+export const USER_GROUP_SETTING_NAMES = Object.keys(USER_GROUP_SETTINGS) as UserGroupSettingName[];
 
 /** System group name → id in the realm. */
 export async function systemGroupIds(q: Executor, realmId: number): Promise<Map<string, number>> {
@@ -101,6 +121,10 @@ export async function checkGroupSettingValue(
       const refused = group.name === "role:internet" || (group.name === "role:everyone" && !config.allowEveryone);
       if (refused) throw badRequest(`'${settingName}' setting cannot be set to '${group.name}' group.`);
     }
+  }
+  // Zulip checks role:owners only for a named-group value (check_setting_configuration_for_system_groups).
+  if (typeof value === "number" && config.allowOwners === false && groups[0]?.is_system_group && groups[0].name === "role:owners") {
+    throw badRequest(`'${settingName}' setting cannot be set to 'role:owners' group.`);
   }
   if (typeof value !== "number" && value.direct_members.length > 0) {
     const users = await q

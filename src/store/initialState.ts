@@ -4,34 +4,6 @@ import { MessageFlag } from "../models/messageFlags.js";
 
 /** Reads behind POST /register's initial state that no other store needs. Each is one query. */
 export const initialStateStore = {
-  async namedGroups(q: Executor, realmId: number) {
-    return q.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).where("named", "=", 1).orderBy("id").execute();
-  },
-
-  async groupMembers(q: Executor, realmId: number): Promise<Map<number, number[]>> {
-    const rows = await q
-      .selectFrom("user_group_members as m")
-      .innerJoin("user_groups as g", "g.id", "m.group_id")
-      .innerJoin("users as u", "u.id", "m.user_id")
-      .select(["m.group_id", "m.user_id"])
-      .where("g.realm_id", "=", realmId)
-      .where("u.is_active", "=", 1)
-      .orderBy("m.user_id")
-      .execute();
-    return groupBy(rows, (r) => r.group_id, (r) => r.user_id);
-  },
-
-  async groupSubgroups(q: Executor, realmId: number): Promise<Map<number, number[]>> {
-    const rows = await q
-      .selectFrom("user_group_subgroups as s")
-      .innerJoin("user_groups as g", "g.id", "s.supergroup_id")
-      .select(["s.supergroup_id", "s.subgroup_id"])
-      .where("g.realm_id", "=", realmId)
-      .orderBy("s.subgroup_id")
-      .execute();
-    return groupBy(rows, (r) => r.supergroup_id, (r) => r.subgroup_id);
-  },
-
   async userStatuses(q: Executor, realmId: number) {
     return q
       .selectFrom("user_statuses as s")
@@ -120,17 +92,6 @@ export const initialStateStore = {
       .execute();
   },
 };
-
-function groupBy<R, K, V>(rows: readonly R[], key: (r: R) => K, value: (r: R) => V): Map<K, V[]> {
-  const out = new Map<K, V[]>();
-  for (const row of rows) {
-    const k = key(row);
-    const list = out.get(k);
-    if (list) list.push(value(row));
-    else out.set(k, [value(row)]);
-  }
-  return out;
-}
 
 /** Active bots of the system realm (Notification Bot, Welcome Bot…), Zulip's cross-realm bots. */
 export async function listCrossRealmBots(q: Executor, systemRealm: string) {

@@ -194,6 +194,25 @@ describe("state consistency: custom emoji", () => {
   });
 });
 
+describe("state consistency: user groups", () => {
+  it("user_group add, update, add_members, remove_members, add_subgroups, deactivation", async () => {
+    const [hamlet, cordelia] = [await userId("hamlet"), await userId("cordelia")];
+    let id = 0;
+    let sub = 0;
+    await expectConsistent(async () => {
+      id = (await post("iago", "/user_groups/create", { name: "harness group", description: "first", members: JSON.stringify([hamlet]) })).group_id;
+      sub = (await post("iago", "/user_groups/create", { name: "harness subgroup", description: "", members: JSON.stringify([cordelia]) })).group_id;
+    });
+    await expectConsistent(async () => {
+      await patch("iago", `/user_groups/${id}`, { description: "second" });
+      await post("iago", `/user_groups/${id}/members`, { add: JSON.stringify([cordelia]), delete: JSON.stringify([hamlet]) });
+      await post("iago", `/user_groups/${id}/subgroups`, { add: JSON.stringify([sub]) });
+    });
+    await expectConsistent(() => post("iago", `/user_groups/${id}/subgroups`, { delete: JSON.stringify([sub]) }));
+    await expectConsistent(() => post("iago", `/user_groups/${id}/deactivate`));
+  });
+});
+
 describe("state consistency: presence", () => {
   it("presence (a user comes online)", async () => {
     await expectConsistent(() => post("prospero", "/users/me/presence", { status: "active" }));

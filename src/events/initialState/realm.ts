@@ -8,6 +8,7 @@ import { groupSettingApiValues, systemGroupIds } from "../../lib/groupSettings.j
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../../lib/messagePayload.js";
 import { ProfileFieldType } from "../../lib/profileData.js";
 import { realmIconUrl } from "../../lib/realms.js";
+import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
 import { realmGroupPermissionId } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
@@ -113,7 +114,9 @@ export async function fetchRealmState(q: Executor, req: StateRequest): Promise<R
       max_file_upload_size_mib: SERVER_CONSTANTS.max_file_upload_size_mib,
     });
   }
-  if (wants(req, "realm_user_groups")) state.realm_user_groups = await userGroupsState(q, req);
+  if (wants(req, "realm_user_groups")) {
+    state.realm_user_groups = await userGroupsForRealm(q, realm.id, { includeDeactivated: req.client.capabilities.include_deactivated_groups });
+  }
   if (wants(req, "realm_emoji")) state.realm_emoji = await getRealmEmojiDict(q, realm.id);
   if (wants(req, "custom_profile_fields")) {
     state.custom_profile_fields = (await customProfileFieldStore.listForRealm(q, realm.id)).map(customProfileFieldDict);
@@ -170,27 +173,3 @@ function wildcardMentionPolicy(value: unknown, systemGroups: Map<string, number>
   for (const [name, policy] of byGroup) if (systemGroups.get(name) === value) return policy;
   return 5;
 }
-
-/** Every named user group of the realm (Zulip's user_groups_in_realm_serialized). */
-async function userGroupsState(q: Executor, req: StateRequest): Promise<Array<Record<string, unknown>>> {
-  const groups = (await initialStateStore.namedGroups(q, req.realm.id)).filter((g) => !g.deactivated || req.client.capabilities.include_deactivated_groups);
-  const members = await initialStateStore.groupMembers(q, req.realm.id);
-  const subgroups = await initialStateStore.groupSubgroups(q, req.realm.id);
-  const nobody = (await systemGroupIds(q, req.realm.id)).get("role:nobody")!;
-  const settingIds = groups.flatMap((g) => SETTINGS.map((s) => g[`${s}_id`] ?? nobody));
-  const values = await groupSettingApiValues(q, req.realm.id, settingIds);
-  return groups.map((g) => ({
-    id: g.id,
-    name: g.name,
-    description: g.description,
-    members: members.get(g.id) ?? [],
-    direct_subgroup_ids: subgroups.get(g.id) ?? [],
-    is_system_group: g.is_system_group === 1,
-    date_created: g.date_created,
-    creator_id: g.creator_id,
-    deactivated: g.deactivated === 1,
-    ...Object.fromEntries(SETTINGS.map((s) => [s, values.get(g[`${s}_id`] ?? nobody) ?? nobody])),
-  }));
-}
-
-const SETTINGS = ["can_add_members_group", "can_join_group", "can_leave_group", "can_manage_group", "can_mention_group", "can_remove_members_group"] as const;
