@@ -31,6 +31,8 @@ function request(method, url, headers, body) {
   });
 }
 
+const EXTRA_IDLE_QUEUES = 9000;
+
 function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 }
@@ -69,8 +71,7 @@ export async function measureEvents(server, { seconds, progress }) {
 
   // Idle queues.
   await sleep(1000);
-  const rssBefore = rssMiB(server.child.pid);
-  progress(`events: registering ${clients.length} queues…`);
+    progress(`events: registering ${clients.length} queues…`);
   for (let i = 0; i < clients.length; i += 20) {
     await Promise.all(
       clients.slice(i, i + 20).map(async (c) => {
@@ -82,6 +83,24 @@ export async function measureEvents(server, { seconds, progress }) {
   }
   await sleep(1000);
   const rssQueues = rssMiB(server.child.pid);
+
+  // Memory per idle queue, measured over 10,000 more queues (small deltas drown in GC noise).
+  progress(`events: ${EXTRA_IDLE_QUEUES} more idle queues…`);
+  const extra = [];
+  for (let i = 0; i < EXTRA_IDLE_QUEUES; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: 50 }, (_, k) => clients[(i + k) % clients.length]).map(async (c) => ({
+        client: c.client,
+        queueId: (await c.client.call("POST", "/register", { event_types: JSON.stringify(["message"]), fetch_event_types: JSON.stringify(["message"]) })).queue_id,
+      })),
+    );
+    extra.push(...batch);
+  }
+  await sleep(2000);
+  const rssManyQueues = rssMiB(server.child.pid);
+  for (let i = 0; i < extra.length; i += 50) {
+    await Promise.all(extra.slice(i, i + 50).map((e) => e.client.call("DELETE", "/events", { queue_id: e.queueId })));
+  }
 
   // Every queue long-polls; each delivery of a message is timed against its send.
   const sentAt = new Map();
@@ -173,7 +192,8 @@ export async function measureEvents(server, { seconds, progress }) {
     pollErrors,
     messagesPerSecond: throughputIds.length / sendSeconds,
     deliveriesPerSecond: (throughputIds.length * expected) / deliverSeconds,
-    kibPerQueue: ((rssQueues - rssBefore) * 1024) / clients.length,
+    kibPerQueue: ((rssManyQueues - rssQueues) * 1024) / EXTRA_IDLE_QUEUES,
+    idleQueues: clients.length + EXTRA_IDLE_QUEUES,
     kibPerPoll: ((rssPolls - rssQueues) * 1024) / clients.length,
     registerSubscriptions: subscriptions,
     registerP50: percentile(registerMs, 50),

@@ -276,8 +276,8 @@ for (const r of results) {
   lines.push(`| same, p99 (${fmt(E.deliveries)} deliveries) | ${fmt(E.latencyP99, 1)} ms |`);
   lines.push(`| messages/s sustained while delivering each to ${fmt(E.queues)} queues (4 senders) | ${fmt(E.messagesPerSecond, 1)} |`);
   lines.push(`| event deliveries/s (until every queue had every message) | ${fmt(E.deliveriesPerSecond)} |`);
-  lines.push(`| memory per idle queue (server RSS delta) | ${fmt(E.kibPerQueue, 1)} KiB |`);
-  lines.push(`| memory per waiting poll (server RSS delta) | ${fmt(E.kibPerPoll, 1)} KiB |`);
+  lines.push(`| memory per idle queue (server RSS delta, ${fmt(E.idleQueues)} queues) | ${fmt(E.kibPerQueue, 1)} KiB |`);
+  lines.push(`| memory per waiting poll (server RSS delta, ${fmt(E.queues)} polls) | ${fmt(E.kibPerPoll, 1)} KiB |`);
   lines.push(`| POST /register, every section, user with ${E.registerSubscriptions} subscriptions, p50 of 10 | ${fmt(E.registerP50, 1)} ms |`);
   lines.push(`| same, slowest of 10 | ${fmt(E.registerMax, 1)} ms |`);
   lines.push(`| deliveries missing / poll errors | ${E.missing} / ${E.pollErrors} |`);
