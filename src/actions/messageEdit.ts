@@ -10,13 +10,13 @@ import { realmSettings } from "../models/realmSettings.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { isGuest, isModerator } from "../models/roles.js";
-import { channelRecipientStore, type Message, messageEditStore, messageSearchStore, messageStore, moveAudienceStore, systemBotStore, topicPolicyStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
+import { channelRecipientStore, type Message, messageEditStore, messageSearchStore, messageStore, moveAudienceStore, topicPolicyStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
 import { userMessageEditStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
-import { checkTopicCharacters, checkWildcardMention, doSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
+import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
+import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 
 /**
@@ -437,7 +437,7 @@ async function sendEditNotifications(
   if (edit.topicEdited && edit.content === null && !edit.streamEdited && (edit.topicResolved || edit.topicUnresolved)) {
     const state = edit.topicResolved ? "resolved" : "unresolved";
     if (!(await undoRecentResolveNotice(tx, user, realm, edit))) {
-      resolveNoticeId = await sendNotificationBotMessage(tx, user, realm, edit.target, edit.targetTopic, `${mention} has marked this topic as ${state}.`);
+      resolveNoticeId = await sendNotificationBotChannelMessage(tx, realm, edit.target, edit.targetTopic, `${mention} has marked this topic as ${state}.`, user);
     }
   }
   const count = changed.length;
@@ -454,7 +454,7 @@ async function sendEditNotifications(
         : count === 1
           ? `[A message](${link}) was moved here from ${oldLocation} by ${mention}.`
           : `${count} messages were moved here from ${oldLocation} by ${mention}.`;
-    await sendNotificationBotMessage(tx, user, realm, edit.target, edit.targetTopic, text);
+    await sendNotificationBotChannelMessage(tx, realm, edit.target, edit.targetTopic, text, user);
   }
   if (req.sendNotificationToOldThread) {
     const text = movedAll
@@ -463,7 +463,7 @@ async function sendEditNotifications(
         ? `A message was moved from this topic to ${newLocation} by ${mention}.`
         : `${count} messages were moved from this topic to ${newLocation} by ${mention}.`;
     const origAccess = await accessStreamById(tx.q, subject, edit.origStream.id, "metadata");
-    await sendNotificationBotMessage(tx, user, realm, origAccess, edit.origTopic, text);
+    await sendNotificationBotChannelMessage(tx, realm, origAccess, edit.origTopic, text, user);
   }
 }
 
@@ -481,12 +481,6 @@ function hashEncode(text: string): string {
     .replace(/%/g, ".");
 }
 
-const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
-
-/**
- * A message from the Notification Bot to a channel topic (Zulip's internal_send_stream_message);
- * nothing when the server has no Notification Bot. Mentions resolve as the acting user sees them.
- */
 /** Zulip's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS. */
 const RESOLVE_UNDO_GRACE_SECONDS = 60;
 const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\.$/;
@@ -496,7 +490,7 @@ const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\
  * right back deletes the notice of the first toggle instead of adding another one.
  */
 async function undoRecentResolveNotice(tx: Tx, user: User, realm: Realm, edit: StreamEdit): Promise<boolean> {
-  const bot = await systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
+  const bot = await getNotificationBot(tx);
   const last = await messageEditStore.lastTopicMessage(tx.q, edit.target.stream.recipient_id!, edit.targetTopic);
   if (!bot || !last || last.sender_id !== bot.id || !RESOLVE_NOTICE.test(last.content)) return false;
   if (nowSeconds() - last.date_sent > RESOLVE_UNDO_GRACE_SECONDS) return false;
@@ -504,12 +498,3 @@ async function undoRecentResolveNotice(tx: Tx, user: User, realm: Realm, edit: S
   return true;
 }
 
-async function sendNotificationBotMessage(tx: Tx, actingUser: User, realm: Realm, access: ChannelAccess, topic: string, content: string): Promise<number | null> {
-  const bot = await systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
-  if (!bot) return null;
-  const recipientId = access.stream.recipient_id!;
-  const rendered = await renderMessageContent(tx.q, realm, actingUser, content);
-  const receivers = await channelRecipientStore.activeSubscribers(tx.q, recipientId);
-  const sent = await doSendMessage(tx, bot, realm, { kind: "channel", access, recipientId, topic, receivers }, content, rendered, { readBySender: false, clientName: "Internal" });
-  return sent.id;
-}

@@ -2,15 +2,13 @@ import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
-import { renderMessageContent } from "../lib/messageRendering.js";
 import { RecipientType } from "../models/roles.js";
-import { systemBotStore } from "../store/messages.js";
 import { realmStore } from "../store/realms.js";
 import { scheduledMessageStore, type ScheduledMessage, type ScheduledMessageWithRecipient } from "../store/scheduledMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkMessage, defaultReadBySender, doSendMessage, normalizeTopic, type CheckedMessage } from "./messageSend.js";
+import { sendNotificationBotDirectMessages } from "./notificationBot.js";
 
 /**
  * Scheduled messages (Zulip's zerver/actions/scheduled_messages.py). Every rule of sending is
@@ -29,7 +27,6 @@ export const SCHEDULED_MESSAGE_JOB = "scheduled_message";
 /** Zulip's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: how late a scheduled message may still be sent. */
 const LATE_CUTOFF_SECONDS = 10 * 60;
 
-const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
 
 export type ScheduledRecipientType = "stream" | "private";
 
@@ -280,17 +277,14 @@ async function markFailed(tx: Tx, attempted: ScheduledMessage, reason: string, n
 
 /** Zulip's send_failed_scheduled_message_notification: a direct message from the Notification Bot. */
 async function sendFailureNotification(tx: Tx, row: ScheduledMessage, reason: string): Promise<void> {
-  const bot = await systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
   const realm = await realmStore.getById(tx.q, row.realm_id);
   const user = await userStore.getById(tx.q, row.sender_id);
-  if (!bot || !realm || !user) return;
+  if (!realm || !user) return;
   // Zulip's text, whose trailing blank lines the send path drops (normalize_body).
   const content =
     `The message you scheduled for <time:${pythonDatetime(row.scheduled_timestamp)}>  was not sent because of the following error:` +
     `\n\n> ${reason}\n\n[View scheduled messages](#scheduled)`;
-  const rendered = await renderMessageContent(tx.q, realm, bot, content);
-  const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
-  await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" });
+  await sendNotificationBotDirectMessages(tx, realm, [user], content);
 }
 
 /** str() of a UTC datetime in Python, as Zulip writes the time: "2023-04-16 16:27:00+00:00". */

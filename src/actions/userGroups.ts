@@ -13,19 +13,16 @@ import {
   type GroupSettingValue,
   type UserGroupSettingName,
 } from "../lib/groupSettings.js";
-import { renderMessageContent } from "../lib/messageRendering.js";
 import { REALM_GROUP_PERMISSION_NAMES, storedRealmGroupPermission } from "../models/realmSettings.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import type { AccessSubject } from "../lib/streamAccess.js";
 import { accessUserGroupForUpdate, checkCanCreateUserGroup, requireMemberOrAdmin } from "../lib/userGroupAccess.js";
 import { userGroupPayload, userGroupSettingValue } from "../lib/userGroupPayload.js";
 import { auditLogStore } from "../store/auditLog.js";
-import { systemBotStore } from "../store/messages.js";
 import { settingGroupStore } from "../store/streams.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
-import { doSendMessage } from "./messageSend.js";
+import { sendNotificationBotDirectMessages } from "./notificationBot.js";
 
 /** Zulip's NamedUserGroup.MAX_NAME_LENGTH and INVALID_NAME_PREFIXES. */
 export const MAX_USER_GROUP_NAME_LENGTH = 100;
@@ -360,8 +357,6 @@ async function doAddSubgroups(tx: Tx, realm: Realm, group: UserGroup, subgroupId
   tx.sendEventOnCommit({ type: "user_group", op: "add_subgroups", group_id: group.id, direct_subgroup_ids: subgroupIds }, await realmAudience(tx, realm));
 }
 
-const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
-
 /**
  * Zulip's notify_for_user_group_subscription_changes: a direct message from the Notification Bot
  * to each human added or removed by someone else.
@@ -369,14 +364,7 @@ const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
 async function notifyMembershipChange(tx: Tx, realm: Realm, actor: User, users: User[], group: UserGroup, verb: "added you to" | "removed you from"): Promise<void> {
   const recipients = users.filter((u) => u.id !== actor.id && !u.is_bot);
   if (recipients.length === 0) return;
-  const bot = await systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
-  if (!bot) return;
-  const content = `@_**${actor.full_name}|${actor.id}** ${verb} the group @_*${group.name}*.`;
-  const rendered = await renderMessageContent(tx.q, realm, bot, content);
-  for (const user of recipients) {
-    const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
-    await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" });
-  }
+  await sendNotificationBotDirectMessages(tx, realm, recipients, `@_**${actor.full_name}|${actor.id}** ${verb} the group @_*${group.name}*.`);
 }
 
 // ---- POST /user_groups/{id}/deactivate ----
