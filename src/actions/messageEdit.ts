@@ -437,7 +437,7 @@ async function sendEditNotifications(
   if (edit.topicEdited && edit.content === null && !edit.streamEdited && (edit.topicResolved || edit.topicUnresolved)) {
     const state = edit.topicResolved ? "resolved" : "unresolved";
     if (!(await undoRecentResolveNotice(tx, user, realm, edit))) {
-      resolveNoticeId = await sendNotificationBotChannelMessage(tx, realm, edit.target, edit.targetTopic, `${mention} has marked this topic as ${state}.`, user);
+      resolveNoticeId = await sendNotificationBotChannelMessage(tx, realm, edit.target.stream, edit.targetTopic, `${mention} has marked this topic as ${state}.`, { renderAs: user });
     }
   }
   const count = changed.length;
@@ -454,7 +454,7 @@ async function sendEditNotifications(
         : count === 1
           ? `[A message](${link}) was moved here from ${oldLocation} by ${mention}.`
           : `${count} messages were moved here from ${oldLocation} by ${mention}.`;
-    await sendNotificationBotChannelMessage(tx, realm, edit.target, edit.targetTopic, text, user);
+    await sendNotificationBotChannelMessage(tx, realm, edit.target.stream, edit.targetTopic, text, { renderAs: user });
   }
   if (req.sendNotificationToOldThread) {
     const text = movedAll
@@ -462,8 +462,7 @@ async function sendEditNotifications(
       : count === 1
         ? `A message was moved from this topic to ${newLocation} by ${mention}.`
         : `${count} messages were moved from this topic to ${newLocation} by ${mention}.`;
-    const origAccess = await accessStreamById(tx.q, subject, edit.origStream.id, "metadata");
-    await sendNotificationBotChannelMessage(tx, realm, origAccess, edit.origTopic, text, user);
+    await sendNotificationBotChannelMessage(tx, realm, edit.origStream, edit.origTopic, text, { renderAs: user });
   }
 }
 

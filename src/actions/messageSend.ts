@@ -4,7 +4,7 @@ import { ApiError, badRequest } from "../http/errors.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
-import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
+import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
@@ -311,7 +311,13 @@ export async function doSendMessage(
 
   let automaticPolicy: number | undefined;
   if (destination.kind === "channel") {
-    await messageStore.setStreamFirstMessageIdIfNull(tx.q, destination.access.stream.id, message.id);
+    const stream = destination.access.stream;
+    if (await messageStore.setStreamFirstMessageIdIfNull(tx.q, stream.id, message.id)) {
+      // Zulip sends this only when a deletion moves first_message_id; a channel's first message
+      // changes it too, so clients that saw the channel created learn it (state stays consistent).
+      const audience = (await metadataAudience(tx.q, realm.id, [stream])).get(stream.id)!;
+      tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audience);
+    }
     automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, isNewTopic);
   }
 

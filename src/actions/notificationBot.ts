@@ -1,8 +1,8 @@
-import type { Realm, User } from "../db/schema.js";
+import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { renderMessageContent } from "../lib/messageRendering.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
-import type { ChannelAccess } from "../lib/streamAccess.js";
+import { internalChannelAccess } from "../lib/streamAccess.js";
 import { channelRecipientStore, systemBotStore } from "../store/messages.js";
 import { doSendMessage } from "./messageSend.js";
 
@@ -13,25 +13,40 @@ export async function getNotificationBot(tx: Tx): Promise<User | undefined> {
   return systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, NOTIFICATION_BOT_EMAIL);
 }
 
+export interface NoticeOptions {
+  /** Render mentions and channel links as this user sees them (Zulip's acting_user). */
+  renderAs?: User;
+  /** Receivers whose copy starts read: Zulip's mark_as_read, or "all" for limit_unread_user_ids=set(). */
+  alsoReadBy?: ReadonlySet<number> | "all";
+}
+
 /**
- * Zulip's internal_send_stream_message from the Notification Bot: no permission checks, mentions
- * rendered as `renderAs` sees them. Returns the message id, or null without a Notification Bot.
+ * Zulip's internal_send_stream_message from the Notification Bot: no permission checks (it may post
+ * to an archived channel). Returns the message id, or null without a Notification Bot.
  */
-export async function sendNotificationBotChannelMessage(tx: Tx, realm: Realm, access: ChannelAccess, topic: string, content: string, renderAs?: User): Promise<number | null> {
+export async function sendNotificationBotChannelMessage(
+  tx: Tx,
+  realm: Realm,
+  stream: Stream,
+  topic: string,
+  content: string,
+  options: NoticeOptions = {},
+): Promise<number | null> {
   const bot = await getNotificationBot(tx);
   if (!bot) return null;
-  const recipientId = access.stream.recipient_id!;
-  const rendered = await renderMessageContent(tx.q, realm, renderAs ?? bot, content);
+  const recipientId = stream.recipient_id!;
+  const rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content);
   const receivers = await channelRecipientStore.activeSubscribers(tx.q, recipientId);
-  const destination = { kind: "channel" as const, access, recipientId, topic, receivers };
-  return (await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" })).id;
+  const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers };
+  const sendOptions = { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy };
+  return (await doSendMessage(tx, bot, realm, destination, content, rendered, sendOptions)).id;
 }
 
 /** Zulip's internal_send_private_message from the Notification Bot to each of `users`. */
-export async function sendNotificationBotDirectMessages(tx: Tx, realm: Realm, users: readonly User[], content: string): Promise<void> {
+export async function sendNotificationBotDirectMessages(tx: Tx, realm: Realm, users: readonly User[], content: string, options: NoticeOptions = {}): Promise<void> {
   const bot = await getNotificationBot(tx);
   if (!bot || users.length === 0) return;
-  const rendered = await renderMessageContent(tx.q, realm, bot, content);
+  const rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content);
   for (const user of users) {
     const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
     await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" });

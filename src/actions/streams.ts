@@ -22,6 +22,7 @@ import { recipientStore } from "../store/messages.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
+import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
 
 export const MAX_STREAM_NAME_LENGTH = 60;
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
@@ -220,8 +221,8 @@ export async function checkUpdateStream(tx: Tx, subject: AccessSubject, realm: R
   if (req.is_default_stream !== undefined && req.is_default_stream !== defaults.has(stream.id)) await doSetDefaultStream(tx, realm, current, req.is_default_stream);
   if (retention !== undefined) current = await doChangeStreamMessageRetentionDays(tx, current, retention, user);
   if (req.is_archived === false) current = await doUnarchiveStream(tx, realm, current, user);
-  if (description !== undefined) current = await doChangeStreamDescription(tx, current, description, user);
-  if (newName !== undefined) current = await doRenameStream(tx, current, newName, user);
+  if (description !== undefined) current = await doChangeStreamDescription(tx, realm, current, description, user);
+  if (newName !== undefined) current = await doRenameStream(tx, realm, current, newName, user);
   for (const [name, value] of groupChanges) current = await doChangeStreamGroupSetting(tx, realm, current, name, value, user);
 }
 
@@ -262,7 +263,7 @@ async function checkGroupSettingChanges(
   return result;
 }
 
-export async function doRenameStream(tx: Tx, stream: Stream, newName: string, actor: User): Promise<Stream> {
+export async function doRenameStream(tx: Tx, realm: Realm, stream: Stream, newName: string, actor: User): Promise<Stream> {
   await streamStore.update(tx.q, stream.id, { name: newName });
   await auditLogStore.insert(tx.q, {
     realm_id: stream.realm_id,
@@ -272,10 +273,12 @@ export async function doRenameStream(tx: Tx, stream: Stream, newName: string, ac
     extra_data: { old_value: stream.name, new_value: newName },
   });
   await sendStreamUpdate(tx, stream, { property: "name", value: newName });
-  return { ...stream, name: newName };
+  const renamed = { ...stream, name: newName };
+  await sendChannelEventsNotice(tx, realm, renamed, actor, renameNotice(actor, stream.name, newName));
+  return renamed;
 }
 
-export async function doChangeStreamDescription(tx: Tx, stream: Stream, description: string, actor: User): Promise<Stream> {
+export async function doChangeStreamDescription(tx: Tx, realm: Realm, stream: Stream, description: string, actor: User): Promise<Stream> {
   const rendered = renderStreamDescription(description);
   await streamStore.update(tx.q, stream.id, { description, rendered_description: rendered });
   await auditLogStore.insert(tx.q, {
@@ -286,7 +289,9 @@ export async function doChangeStreamDescription(tx: Tx, stream: Stream, descript
     extra_data: { old_value: stream.description, new_value: description, property: "description" },
   });
   await sendStreamUpdate(tx, stream, { property: "description", value: description, rendered_description: rendered });
-  return { ...stream, description, rendered_description: rendered };
+  const updated = { ...stream, description, rendered_description: rendered };
+  await sendChannelEventsNotice(tx, realm, updated, actor, descriptionChangeNotice(actor, stream.description, description));
+  return updated;
 }
 
 /**
@@ -436,6 +441,8 @@ export async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, a
   // Clients without the archived_channels capability get a delete instead (events/clientEvents.ts).
   await sendStreamUpdate(tx, { ...stream, is_archived: 1 }, { property: "is_archived", value: true }, audience);
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_deactivated", acting_user_id: actor?.id ?? null, modified_stream_id: stream.id });
+  // Zulip's archived_channel_notice: posted after archiving, unread for nobody.
+  await sendChannelEventsNotice(tx, realm, { ...stream, is_archived: 1 }, null, archiveNotice(stream), { alsoReadBy: "all" });
 }
 
 async function checkUnarchive(tx: Tx, stream: Stream): Promise<void> {
@@ -456,6 +463,7 @@ export async function doUnarchiveStream(tx: Tx, realm: Realm, stream: Stream, ac
   await sendStreamUpdate(tx, updated, { property: "is_archived", value: false }, audience);
   if (updated.is_web_public !== stream.is_web_public) await sendStreamUpdate(tx, updated, { property: "is_web_public", value: false }, audience);
   await sendStreamCreation(tx, realm, [updated], audience, { traffic: true, unlessCapability: "archived_channels" });
+  await sendChannelEventsNotice(tx, realm, updated, actor, unarchiveNotice(updated.name));
   return updated;
 }
 

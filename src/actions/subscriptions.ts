@@ -1,3 +1,4 @@
+import { sendNewSubscriptionNotices } from "./channelNotices.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, InsufficientPermissionError } from "../http/errors.js";
@@ -41,6 +42,8 @@ export interface AddSubscriptionsRequest {
   subscriptions: Array<{ name: string; description?: string; color?: string }>;
   principals?: Principals;
   authorization_errors_fatal: boolean;
+  /** Announce new channels in the realm's new_stream_announcements_stream. */
+  announce: boolean;
   invite_only: boolean;
   is_web_public: boolean;
   is_default_stream: boolean;
@@ -117,6 +120,7 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
   }
   const { subscribed, alreadySubscribed } = await bulkAddSubscriptions(tx, realm, [...authorized, ...created], subscribers, colorByRecipient, user);
   subject.forgetSubscriptions();
+  await sendNewSubscriptionNotices(tx, realm, user, subscribed, created, req.announce);
   const result: AddSubscriptionsResult = { subscribed: namesByUser(subscribed), already_subscribed: namesByUser(alreadySubscribed) };
   if (!req.authorization_errors_fatal) result.unauthorized = unauthorized.map((s) => s.name);
   return result;

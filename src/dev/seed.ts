@@ -12,6 +12,8 @@ import { messageSearchStore, messageStore, recipientStore } from "../store/messa
 import { userMessageStore } from "../store/userMessages.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { streamStore, subscriptionStore } from "../store/streams.js";
+import { realmStore } from "../store/realms.js";
+import { withRealmSettings } from "../models/realmSettings.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
@@ -142,6 +144,9 @@ async function seedDevelopmentContent(tx: Tx, realm: Realm): Promise<void> {
   const groups = new Map((await userGroupStore.listSystemGroups(tx.q, realm.id)).map((g) => [g.name, g.id]));
   const group = (name: string) => groups.get(name)!;
   const channels = await seedChannels(tx, realm, group);
+  // populate_db announces new channels in Verona.
+  const announcements = { new_stream_announcements_stream_id: channels.get("Verona")!.id };
+  await realmStore.update(tx.q, realm.id, { settings: withRealmSettings(realm, announcements) });
   await seedMessages(tx, realm, channels);
   await seedUserGroup(tx, realm, group);
   await seedProfileFields(tx, realm);

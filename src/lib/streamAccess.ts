@@ -101,6 +101,21 @@ export async function channelAccess(q: Executor, subject: AccessSubject, stream:
   };
 }
 
+/** What internal senders (the Notification Bot) hold: every right, since internal sends skip checks. */
+export function internalChannelAccess(stream: Stream): ChannelAccess {
+  return {
+    stream,
+    isSubscribed: false,
+    canSeeMetadata: true,
+    canReadContent: true,
+    canPost: true,
+    canAdminister: false,
+    canSubscribeSelf: false,
+    canAddSubscribers: false,
+    canRemoveSubscribers: false,
+  };
+}
+
 export { hasRealmPermission };
 
 /**

@@ -66,8 +66,10 @@ export const messageStore = {
     return rows.map((r) => r.sender_id);
   },
 
-  async setStreamFirstMessageIdIfNull(q: Executor, streamId: number, messageId: number): Promise<void> {
-    await q.updateTable("streams").set({ first_message_id: messageId }).where("id", "=", streamId).where("first_message_id", "is", null).execute();
+  /** True when this message became the channel's first_message_id. */
+  async setStreamFirstMessageIdIfNull(q: Executor, streamId: number, messageId: number): Promise<boolean> {
+    const result = await q.updateTable("streams").set({ first_message_id: messageId }).where("id", "=", streamId).where("first_message_id", "is", null).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
   },
 
   async listReactions(q: Executor, messageIds: readonly number[]): Promise<Reaction[]> {

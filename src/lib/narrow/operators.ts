@@ -5,9 +5,10 @@ import { ApiError } from "../../http/errors.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
-import { VisibilityPolicy } from "../../store/messages.js";
+import { systemBotStore, VisibilityPolicy } from "../../store/messages.js";
 import { userStore } from "../../store/users.js";
 import { historyIsPublic } from "../messageAccess.js";
+import { SYSTEM_BOT_REALM } from "../realms.js";
 import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelAccess } from "../streamAccess.js";
 import type { Operand } from "./parse.js";
 import { searchCondition, searchWords } from "./search.js";
@@ -84,10 +85,13 @@ export function byTopic(_ctx: NarrowContext, operand: Operand): Built {
   return { where: sql<boolean>`(m.is_channel_message = 1 and lower(m.subject) = lower(${operand}))` };
 }
 
+/** A user of the viewer's realm, or a cross-realm system bot (Notification Bot and friends). */
 async function userFor(ctx: NarrowContext, operand: string | number): Promise<User | undefined> {
-  if (typeof operand === "number") return userStore.getInRealm(ctx.q, ctx.me.realm_id, operand);
   if (operand === "me") return ctx.me;
-  return userStore.getByEmail(ctx.q, ctx.me.realm_id, operand);
+  if (typeof operand === "number") {
+    return (await userStore.getInRealm(ctx.q, ctx.me.realm_id, operand)) ?? (await systemBotStore.listByIds(ctx.q, SYSTEM_BOT_REALM, [operand]))[0];
+  }
+  return (await userStore.getByEmail(ctx.q, ctx.me.realm_id, operand)) ?? (await systemBotStore.getByEmail(ctx.q, SYSTEM_BOT_REALM, operand));
 }
 
 export async function bySender(ctx: NarrowContext, operand: Operand): Promise<Built> {

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { expectSuccess, useTestServer } from "../support/testApp.js";
+
+/** The Notification Bot's notices about channels, with Zulip 10's texts. */
+const t = useTestServer();
+const SUBS = "/api/v1/users/me/subscriptions";
+const BOT = "notification-bot@zulip.com";
+
+async function createChannel(who: string, name: string, extra: Record<string, unknown> = {}): Promise<number> {
+  expectSuccess(await t.post(who, SUBS, { subscriptions: [{ name, description: extra.description ?? "" }], ...extra }));
+  const row = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+async function messagesIn(who: string, narrow: Array<{ operator: string; operand: unknown }>): Promise<any[]> {
+  const params = { anchor: "newest", num_before: 50, num_after: 0, apply_markdown: false, narrow: JSON.stringify(narrow) };
+  return expectSuccess(await t.get(who, "/api/v1/messages", params)).messages;
+}
+const topicOf = (channel: number, topic: string) => [
+  { operator: "channel", operand: channel },
+  { operator: "topic", operand: topic },
+];
+
+describe("channel creation notices", () => {
+  it("posts the creation notice in the new channel, read by the creator, and announces it when asked", async () => {
+    const id = await createChannel("hamlet", "notice pub", { description: "About *it*", announce: true });
+    const [created] = await messagesIn("hamlet", topicOf(id, "channel events"));
+    expect(created).toMatchObject({
+      sender_email: BOT,
+      content: "**Public** channel created by @_**King Hamlet|10**. **Description:**\n```` quote\nAbout *it*\n````",
+    });
+    expect(created.flags).toContain("read");
+
+    const announced = (await messagesIn("cordelia", topicOf(1, "new channels"))).at(-1);
+    expect(announced).toMatchObject({ sender_email: BOT, content: "@_**King Hamlet|10** created a new channel #**notice pub**." });
+    expect(announced.flags).not.toContain("read");
+    const hamletsCopy = (await messagesIn("hamlet", topicOf(1, "new channels"))).at(-1);
+    expect(hamletsCopy.id).toBe(announced.id);
+    expect(hamletsCopy.flags).toContain("read");
+  });
+
+  it("names the privacy policy, shows a missing description, and announces only with announce", async () => {
+    const before = (await messagesIn("iago", topicOf(1, "new channels"))).length;
+    const id = await createChannel("iago", "notice secret", { invite_only: true });
+    const [created] = await messagesIn("iago", topicOf(id, "channel events"));
+    expect(created.content).toBe("**Private, protected history** channel created by @_**Iago|11**. **Description:**\n```` quote\n*No description.*\n````");
+    expect(await messagesIn("iago", topicOf(1, "new channels"))).toHaveLength(before);
+
+    const shared = await createChannel("iago", "notice shared", { invite_only: true, history_public_to_subscribers: true });
+    expect((await messagesIn("iago", topicOf(shared, "channel events")))[0].content).toMatch(/^\*\*Private, shared history\*\* channel created by /);
+  });
+
+  it("announces several channels in one message", async () => {
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice a" }, { name: "notice b" }], announce: true }));
+    const announced = (await messagesIn("iago", topicOf(1, "new channels"))).at(-1);
+    expect(announced.content).toBe("@_**Iago|11** created the following channels: #**notice a**, #**notice b**.");
+  });
+});
+
+describe("subscribed-you notices", () => {
+  it("tells others they were subscribed to existing channels, never the actor or for new channels", async () => {
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Scotland" }, { name: "notice new" }], principals: [8, 11] }));
+    const dms = await messagesIn("cordelia", [{ operator: "dm", operand: [BOT] }]);
+    expect(dms.at(-1)).toMatchObject({ sender_email: BOT, content: "@_**Iago|11** subscribed you to #**Scotland**." });
+    expect(dms.at(-1).flags).not.toContain("read");
+    expect(await messagesIn("iago", [{ operator: "dm", operand: [BOT] }])).toEqual([]);
+
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Venice" }, { name: "Denmark" }], principals: [8] }));
+    const latest = (await messagesIn("cordelia", [{ operator: "dm", operand: [BOT] }])).at(-1);
+    expect(latest.content).toBe("@_**Iago|11** subscribed you to the following channels:\n\n* #**Denmark**\n* #**Venice**\n");
+  });
+});
+
+describe("channel events notices", () => {
+  it("records renames and description changes as Zulip words them", async () => {
+    const id = await createChannel("iago", "notice old", { description: "first" });
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { new_name: "notice renamed", description: "" }));
+    const notices = (await messagesIn("iago", topicOf(id, "channel events"))).map((m) => m.content);
+    expect(notices.slice(1)).toEqual([
+      "@_**Iago|11** changed the description for this channel.\n\n* **Old description:**\n```` quote\nfirst\n````\n* **New description:**\n```` quote\n*No description.*\n````",
+      "@_**Iago|11** renamed channel **notice old** to **notice renamed**.",
+    ]);
+  });
+
+  it("records archiving, unread for nobody, and unarchiving", async () => {
+    const id = await createChannel("iago", "notice archive", { principals: [11, 10] });
+    expectSuccess(await t.delete("iago", `/api/v1/streams/${id}`));
+    const archived = (await messagesIn("hamlet", topicOf(id, "channel events"))).at(-1);
+    expect(archived).toMatchObject({ sender_email: BOT, content: "Channel notice archive has been archived." });
+    expect(archived.flags).toContain("read");
+
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_archived: false }));
+    const back = (await messagesIn("hamlet", topicOf(id, "channel events"))).at(-1);
+    expect(back.content).toBe("Channel notice archive un-archived.");
+    expect(back.flags).not.toContain("read");
+  });
+});
