@@ -18,7 +18,7 @@ const METHODS = ["get", "post", "put", "patch", "delete"];
 const NOT_ENDPOINTS = new Set(["/real-time", "/rest-error-handling", "/zulip-outgoing-webhook"]);
 
 /** `/users/{user_id}` and `/users/:user_id_or_email` have the same shape: `/users/{}`. */
-const shape = (p) => p.replace(/\{[^}]+\}|:\w+/g, "{}");
+const shape = (p) => p.replace(/\{[^}]+\}|:\w+|\*$/g, "{}");
 
 function readRoutes() {
   const text = fs.readFileSync(ROUTES_FILE, "utf8");

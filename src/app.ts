@@ -3,6 +3,7 @@ import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import pino from "pino";
 import type { AppContext } from "./appContext.js";
+import { createBlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
 import { openDb } from "./db/connect.js";
 import { migrateToLatest } from "./db/migrate.js";
@@ -10,7 +11,9 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
+import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
+import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
@@ -34,6 +37,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     eventQueues,
     log,
     rateLimiter: new RateLimiter(config.rateLimits.enabled),
+    blobs: createBlobStorage(config),
     wakeJobs: () => {},
   } as AppContext & { jobs: JobRunner };
   ctx.jobs = new JobRunner(ctx);
@@ -54,10 +58,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   await app.register(formbody);
+  // File parts are cut off one byte past the largest allowed upload, so a too-large file is
+  // recognised (and refused with Zulip's message) without reading all of it.
   await app.register(multipart, {
     attachFieldsToBody: true,
-    limits: { fileSize: 25 * 1024 * 1024, fields: 200, parts: 210 },
+    onFile: multipartFileHandler(ctx.config.dataDir),
+    limits: { fileSize: Math.max(25, ctx.config.uploads.maxFileSizeMib) * 1024 * 1024 + 1, fields: 200, parts: 210 },
   });
+  removeSpooledFilesAfterResponse(app);
 
   app.addHook("onSend", async (request, reply) => {
     reply.header("X-Frame-Options", "DENY");
@@ -91,5 +99,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   mountRoutes(app, ctx, ROUTES);
   await app.register(accountPages, { ctx });
   await app.register(emojiFiles, { ctx });
+  await app.register(userUploads, { ctx });
   return app;
 }

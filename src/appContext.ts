@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import type { BlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
 import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
@@ -14,6 +15,8 @@ export interface AppContext extends TxServices {
   eventQueues: EventQueueRegistry;
   log: Logger;
   rateLimiter: RateLimiter;
+  /** Uploaded files (local directory or bucket). */
+  blobs: BlobStorage;
   wakeJobs: () => void;
 }
 

@@ -33,6 +33,8 @@ const envSchema = z.object({
   PARLEY_RATE_LIMITS: boolFlag.default(true),
   PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(600),
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
+  PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
+  PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
   /** Test suites only: cheap scrypt parameters. Never set this on a real server. */
   PARLEY_INSECURE_FAST_HASHING: boolFlag.default(false),
 });
@@ -66,6 +68,12 @@ export interface Config {
   eventQueueTimeoutSeconds: number;
   /** An idle GET /events answers with a heartbeat after this long (Zulip: 45 s). */
   eventHeartbeatSeconds: number;
+  uploads: {
+    /** Largest file POST /user_uploads and /api/v1/tus accept (max_file_upload_size_mib). */
+    maxFileSizeMib: number;
+    /** An upload no message has linked is deleted this long after it was made. */
+    unclaimedDays: number;
+  };
   fastPasswordHashing: boolean;
 }
 
@@ -107,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     eventQueueTimeoutSeconds: e.PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS,
     eventHeartbeatSeconds: e.PARLEY_EVENT_HEARTBEAT_SECONDS,
+    uploads: { maxFileSizeMib: e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB, unclaimedDays: e.PARLEY_UNCLAIMED_UPLOAD_DAYS },
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

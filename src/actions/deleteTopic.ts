@@ -1,3 +1,4 @@
+import { prepareMessageDeletion } from "./attachments.js";
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { OrganizationAdministratorRequiredError } from "../http/errors.js";
@@ -31,7 +32,9 @@ export async function doDeleteTopicBatch(tx: Tx, actor: User, streamId: number, 
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const receivers = await userMessageFlagStore.receiversByMessage(tx.q, ids);
   await messageSearchStore.unindex(tx.q, ids);
+  const releaseUploads = await prepareMessageDeletion(tx, ids);
   await messageEditStore.deleteMessages(tx.q, ids);
+  await releaseUploads();
   await notifyDeletion(tx, actor, stream, messages[0].subject, ids, receivers);
   if (stream.first_message_id !== null && ids.includes(stream.first_message_id)) await updateFirstMessageId(tx, stream);
   return ids.length;

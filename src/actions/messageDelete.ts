@@ -1,3 +1,4 @@
+import { prepareMessageDeletion } from "./attachments.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
@@ -52,7 +53,9 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   else event.message_type = "private";
 
   await messageSearchStore.unindex(tx.q, ids);
+  const releaseUploads = await prepareMessageDeletion(tx, ids);
   await messageEditStore.deleteMessages(tx.q, ids);
+  await releaseUploads();
   if (stream && stream.first_message_id !== null && ids.includes(stream.first_message_id)) {
     await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
   }

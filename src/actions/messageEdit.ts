@@ -1,3 +1,4 @@
+import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -56,7 +57,7 @@ interface StreamEdit {
   topicUnresolved: boolean;
 }
 
-export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messageId: number, req: UpdateMessageRequest): Promise<{ detached_uploads: [] }> {
+export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messageId: number, req: UpdateMessageRequest): Promise<{ detached_uploads: AttachmentPayload[] }> {
   const subject = new AccessSubject(user);
   await messageEditStore.lock(tx.q, messageId);
   const { message } = await accessMessageForModification(tx.q, subject, messageId);
@@ -76,7 +77,7 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
 
   if (!origStream) {
     await doUpdateDirectMessage(tx, user, message, content!, rendered!, now);
-    return { detached_uploads: [] };
+    return { detached_uploads: await doRelinkAttachments(tx, user, message.id, rendered!.attachments) };
   }
   const edit = await buildStreamEdit(tx, subject, realm, message, origStream, { streamId, topic, content, rendered });
   if (rendered) {
@@ -85,7 +86,7 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
   }
   await checkCanMove(tx, subject, realm, edit, req.propagateMode, now);
   await doUpdateStreamMessage(tx, user, realm, edit, req, now);
-  return { detached_uploads: [] };
+  return { detached_uploads: rendered ? await doRelinkAttachments(tx, user, message.id, rendered.attachments) : [] };
 }
 
 /** Zulip's validate_user_can_edit_message (content edits). */

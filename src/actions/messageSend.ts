@@ -1,3 +1,4 @@
+import { doLinkAttachments } from "./attachments.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -291,6 +292,7 @@ export async function doSendMessage(
     is_channel_message: destination.kind === "channel" ? 1 : 0,
   });
   await messageSearchStore.index(tx.q, [message]);
+  await doLinkAttachments(tx, message.id, rendered.attachments);
 
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =

@@ -39,6 +39,8 @@ export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = 
   handler: (args: HandlerArgs<ParamValues<S>, A>) => Promise<HandlerResult> | HandlerResult;
   /** Raw handlers write the reply themselves (file downloads, redirects). */
   raw?: boolean;
+  /** Multipart files go to temporary files on disk (UploadedFile.spool), not into memory. */
+  spoolFiles?: boolean;
 }
 
 export function endpoint<S extends ParamSpec, A extends AuthMode>(def: Endpoint<S, A>): Endpoint<S, A> {

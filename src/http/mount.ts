@@ -20,7 +20,17 @@ export interface UploadedFile {
   fieldname: string;
   filename: string;
   mimetype: string;
+  /** The bytes, for endpoints that keep files in memory (empty when spooled). */
   data: Buffer;
+  /** For endpoints with spoolFiles: the temporary file (removed after the response). */
+  spool?: SpooledFile;
+}
+
+export interface SpooledFile {
+  path: string;
+  size: number;
+  /** The part was cut off at the size limit. */
+  truncated: boolean;
 }
 
 /** Mounts the route table under /api/v1. */
@@ -29,6 +39,7 @@ export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: reado
     app.route({
       method: route.method,
       url: `/api/v1${route.path}`,
+      config: { spoolFiles: route.endpoint.spoolFiles === true },
       handler: (request, reply) => handle(ctx, route.endpoint, request, reply),
     });
   }
@@ -105,7 +116,7 @@ function collectInput(request: FastifyRequest): { fields: Record<string, string>
       if (value === undefined || value === null) continue;
       if (typeof value === "object" && "type" in value && (value as any).type === "file") {
         const f = value as any;
-        files.push({ fieldname: key, filename: f.filename, mimetype: f.mimetype, data: f._buf ?? Buffer.alloc(0) });
+        files.push({ fieldname: key, filename: f.filename, mimetype: f.mimetype, data: f._buf ?? Buffer.alloc(0), spool: f.spool });
         continue;
       }
       if (typeof value === "object" && "type" in value && (value as any).type === "field") {

@@ -9,6 +9,7 @@ import * as reactions from "../routes/reactions.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
+import * as uploads from "../routes/uploads.js";
 import * as serverSettings from "../routes/serverSettings.js";
 import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
@@ -93,6 +94,11 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },
   // (end reactions and custom emoji)
+  // uploads and attachments
+  { method: "POST", path: "/user_uploads", endpoint: uploads.uploadFile },
+  { method: "GET", path: "/user_uploads/:realm_id_str/*", endpoint: uploads.getFileTemporaryUrl },
+  { method: "GET", path: "/attachments", endpoint: uploads.listAttachments },
+  { method: "DELETE", path: "/attachments/:attachment_id", endpoint: uploads.deleteAttachment },
 
   // message flags, read state and topics
   { method: "POST", path: "/messages/flags", endpoint: messageFlags.updateMessageFlags },

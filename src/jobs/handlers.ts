@@ -1,3 +1,4 @@
+import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, THUMBNAIL_JOB, UNCLAIMED_UPLOAD_JOB } from "../actions/attachments.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
@@ -6,4 +7,7 @@ import type { JobRunner } from "./runner.js";
 export function registerJobHandlers(runner: JobRunner): void {
   runner.register("email", deliverEmail);
   runner.register(SCHEDULED_MESSAGE_JOB, deliverScheduledMessage);
+  runner.register(DELETE_BLOBS_JOB, deleteUploadBlobs);
+  runner.register(UNCLAIMED_UPLOAD_JOB, deleteIfUnclaimed);
+  runner.register(THUMBNAIL_JOB, makeThumbnail);
 }

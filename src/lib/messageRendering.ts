@@ -1,16 +1,19 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
+import type { Attachment } from "../store/attachments.js";
 import { renderLookupStore } from "../store/renderLookups.js";
 import { collectReferences, type MentionableUser, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
 import { AccessSubject, channelAccess } from "./streamAccess.js";
+import { claimableAttachments } from "./uploadAccess.js";
 
 /**
  * Renders a message at send time and reports what it mentions and contains. The only caller of
  * the Markdown renderer for messages: it resolves the names the content refers to (users,
  * groups, channels the sender may see, realm emoji) with one query per kind and renders.
  */
-export type RenderedMessage = RenderResult;
+/** The rendering, with the uploads the sender may claim; hasAttachment means "claims one" (Zulip). */
+export type RenderedMessage = RenderResult & { attachments: Attachment[] };
 
 export async function renderMessageContent(
   q: Executor,
@@ -20,10 +23,12 @@ export async function renderMessageContent(
   options: { realmUrl?: string } = {},
 ): Promise<RenderedMessage> {
   const refs = await resolveReferences(q, realm, sender, content);
-  return renderMarkdown(content, refs, {
+  const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
     translateEmoticons: userSettings(sender).translate_emoticons,
   });
+  const attachments = await claimableAttachments(q, sender, result.linkedUploadPaths);
+  return { ...result, attachments, hasAttachment: attachments.length > 0 };
 }
 
 async function resolveReferences(q: Executor, realm: Realm, sender: User, content: string): Promise<ResolvedReferences> {

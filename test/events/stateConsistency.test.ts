@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
+import { applyAttachmentEvents, ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
 import { OPENAPI_FILE } from "../support/openapi.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -228,6 +228,34 @@ describe("state consistency: scheduled messages", () => {
     });
     await expectConsistent(() => patch("hamlet", `/scheduled_messages/${id}`, { content: "in two hours", scheduled_delivery_timestamp: at + 3600 }));
     await expectConsistent(() => del("hamlet", `/scheduled_messages/${id}`));
+  });
+});
+
+describe("state consistency: attachments (GET /attachments, which POST /register does not carry)", () => {
+  async function upload(name: string): Promise<string> {
+    const form = new FormData();
+    form.append("filename", new Blob([new Uint8Array(Buffer.from(`contents of ${name}`))], { type: "text/plain" }), name);
+    const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form });
+    return (await res.json()).url;
+  }
+
+  it("attachment add, update (linked, unlinked), remove", async () => {
+    const initial = await register("hamlet", { includeSubscribers: false });
+    const before = expectSuccess(await t.get("hamlet", "/api/v1/attachments"));
+    const kept = await upload("kept.txt");
+    const dropped = await upload("dropped.txt");
+    const first = await send("hamlet", "Verona", "files", `[kept](${kept}) [dropped](${dropped})`);
+    await send("hamlet", "Verona", "files", `[kept again](${kept})`);
+    await patch("hamlet", `/messages/${first}`, { content: `only [kept](${kept})` });
+    await del("iago", `/messages/${first}`);
+    const listing = expectSuccess(await t.get("hamlet", "/api/v1/attachments"));
+    await del("hamlet", `/attachments/${listing.attachments.find((a: any) => a.name === "dropped.txt").id}`);
+    const { events } = expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: initial.queue_id, last_event_id: -1, dont_block: true }));
+    for (const e of events) appliedTypes.add(e.type);
+    expect(events.filter((e: any) => e.type === "attachment").map((e: any) => e.op)).toEqual(["add", "add", "update", "update", "update", "update", "update", "remove"]);
+    const fresh = expectSuccess(await t.get("hamlet", "/api/v1/attachments"));
+    expect(applyAttachmentEvents(before, events)).toEqual({ attachments: fresh.attachments, upload_space_used: fresh.upload_space_used });
+    expectSuccess(await t.delete("hamlet", "/api/v1/events", { queue_id: initial.queue_id }));
   });
 });
 

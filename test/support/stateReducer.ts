@@ -65,6 +65,8 @@ export class ClientState {
       case "restart":
       case "reaction":
       case "submessage":
+      // Uploads are not part of POST /register; applyAttachmentEvents keeps GET /attachments.
+      case "attachment":
         return;
       case "message":
         return this.applyMessage(event);
@@ -587,4 +589,20 @@ function compare(expected: any, got: any, path: string, out: string[]): void {
     return;
   }
   if (expected !== got) out.push(`${path}: expected ${JSON.stringify(expected)} got ${JSON.stringify(got)}`);
+}
+
+/** A client's copy of GET /attachments kept current by attachment events. */
+export function applyAttachmentEvents(listing: { attachments: any[]; upload_space_used: number }, events: readonly Event[]) {
+  const attachments = listing.attachments.map((a) => structuredClone(a));
+  let space = listing.upload_space_used;
+  for (const event of events) {
+    if (event.type !== "attachment") continue;
+    space = event.upload_space_used;
+    const index = attachments.findIndex((a) => a.id === event.attachment.id);
+    if (event.op === "add") attachments.push(event.attachment);
+    else if (event.op === "update" && index >= 0) attachments[index] = event.attachment;
+    else if (event.op === "remove" && index >= 0) attachments.splice(index, 1);
+  }
+  attachments.sort((a, b) => a.id - b.id);
+  return { attachments, upload_space_used: space };
 }

@@ -195,8 +195,14 @@ export class TestServer {
 
   /** Waits until the job runner has nothing due (after-commit jobs such as emails). */
   async drainJobs(): Promise<void> {
-    await this.ctx.jobs.idle();
-    await this.ctx.jobs.runDueJobs();
+    // A job may enqueue another, which the background runner can claim meanwhile: repeat until
+    // a pass here found nothing and the background pass has finished too.
+    for (let pass = 0; pass < 20; pass++) {
+      await this.ctx.jobs.idle();
+      const ran = await this.ctx.jobs.runDueJobs();
+      await this.ctx.jobs.idle();
+      if (ran === 0) return;
+    }
   }
 }
 

@@ -25,7 +25,6 @@ export const SERVER_CONSTANTS = {
   max_icon_file_size_mib: 5,
   max_logo_file_size_mib: 5,
   max_avatar_file_size_mib: 5,
-  max_file_upload_size_mib: 25,
   server_presence_ping_interval_seconds: 60,
   server_presence_offline_threshold_seconds: 140,
   server_typing_started_expiry_period_milliseconds: 45_000,
@@ -111,7 +110,7 @@ export async function fetchRealmState(q: Executor, req: StateRequest): Promise<R
       server_emoji_data_url: `${req.config.externalUrl}/static/generated/emoji/emoji_api.json`,
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       realm_available_video_chat_providers: { disabled: { name: "None", id: 0 }, jitsi_meet: { name: "Jitsi Meet", id: 1 } },
-      max_file_upload_size_mib: SERVER_CONSTANTS.max_file_upload_size_mib,
+      max_file_upload_size_mib: req.config.uploads.maxFileSizeMib,
     });
   }
   if (wants(req, "realm_user_groups")) {

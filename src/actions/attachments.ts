@@ -1,0 +1,219 @@
+import { rm } from "node:fs/promises";
+import sharp from "sharp";
+import { type AppContext, transaction } from "../appContext.js";
+import type { User } from "../db/schema.js";
+import type { Executor, Tx } from "../db/tx.js";
+import { badRequest } from "../http/errors.js";
+import { isThumbnailable, newPathId, thumbnailKey, uploadUrl } from "../lib/uploadFiles.js";
+import { type Attachment, attachmentStore } from "../store/attachments.js";
+import { nowSeconds } from "../util/time.js";
+
+/**
+ * Uploaded files as attachments (Zulip's zerver/actions/uploads.py): created by an upload,
+ * claimed by the messages that link them, deleted by their owner, with the last message that
+ * links them, or when no message linked them for PARLEY_UNCLAIMED_UPLOAD_DAYS. Blob removal and
+ * thumbnails are durable jobs that run after the database change commits.
+ */
+export const DELETE_BLOBS_JOB = "delete_upload_blobs";
+export const UNCLAIMED_UPLOAD_JOB = "unclaimed_upload_check";
+export const THUMBNAIL_JOB = "upload_thumbnail";
+
+export interface AttachmentPayload {
+  id: number;
+  name: string;
+  path_id: string;
+  size: number;
+  create_time: number;
+  messages: { id: number; date_sent: number }[];
+}
+
+function buildPayload(attachment: Attachment, messages: { id: number; date_sent: number }[]): AttachmentPayload {
+  return {
+    id: attachment.id,
+    name: attachment.file_name,
+    path_id: attachment.path_id,
+    size: attachment.size,
+    create_time: attachment.create_time * 1000,
+    messages: messages.map((m) => ({ id: m.id, date_sent: m.date_sent * 1000 })),
+  };
+}
+
+/** GET /attachments: the user's uploads, and the bytes the whole realm uses. */
+export async function getUserAttachments(q: Executor, user: User): Promise<{ attachments: AttachmentPayload[]; upload_space_used: number }> {
+  const rows = await attachmentStore.listByOwner(q, user.id);
+  const linked = await attachmentStore.linkedMessages(q, rows.map((a) => a.id));
+  return {
+    attachments: rows.map((a) => buildPayload(a, linked.get(a.id) ?? [])),
+    upload_space_used: await attachmentStore.realmSpaceUsed(q, user.realm_id),
+  };
+}
+
+async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: readonly Attachment[]): Promise<void> {
+  if (attachments.length === 0) return;
+  const linked = await attachmentStore.linkedMessages(tx.q, attachments.map((a) => a.id));
+  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
+  for (const attachment of attachments) {
+    const event = { type: "attachment", op, attachment: buildPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
+    tx.sendEventOnCommit(event, [attachment.owner_id]);
+  }
+}
+
+export interface StoredUpload {
+  /** A finished local file to move into blob storage. */
+  localPath: string;
+  name: string;
+  size: number;
+  contentType: string;
+}
+
+/**
+ * Stores an uploaded file and records it as the user's attachment. The blob is written first;
+ * if the database change then fails, it is removed again, so no row names a missing file and no
+ * file outlives a failed request.
+ */
+export async function createUpload(ctx: AppContext, user: User, upload: StoredUpload): Promise<{ url: string; pathId: string; attachment: Attachment }> {
+  const pathId = newPathId(user.realm_id, upload.name);
+  await ctx.blobs.putFile(pathId, upload.localPath);
+  try {
+    const attachment = await transaction(ctx, (tx) => doCreateAttachment(tx, ctx, user, pathId, upload));
+    return { url: uploadUrl(pathId), pathId, attachment };
+  } catch (error) {
+    await ctx.blobs.delete(pathId);
+    throw error;
+  } finally {
+    await rm(upload.localPath, { force: true });
+  }
+}
+
+async function doCreateAttachment(tx: Tx, ctx: AppContext, user: User, pathId: string, upload: StoredUpload): Promise<Attachment> {
+  const now = nowSeconds();
+  const attachment = await attachmentStore.insert(tx.q, {
+    realm_id: user.realm_id,
+    owner_id: user.id,
+    file_name: upload.name,
+    path_id: pathId,
+    size: upload.size,
+    content_type: upload.contentType,
+    create_time: now,
+  });
+  await tx.enqueueJob(UNCLAIMED_UPLOAD_JOB, { attachmentId: attachment.id, since: now }, { runAt: now + unclaimedSeconds(ctx) });
+  if (isThumbnailable(upload.contentType)) await tx.enqueueJob(THUMBNAIL_JOB, { pathId }, { maxAttempts: 3 });
+  await sendAttachmentEvents(tx, "add", [attachment]);
+  return attachment;
+}
+
+function unclaimedSeconds(ctx: AppContext): number {
+  return Math.max(1, Math.round(ctx.config.uploads.unclaimedDays * 86400));
+}
+
+/** Links a new message to its claimed attachments and tells their owners. */
+export async function doLinkAttachments(tx: Tx, messageId: number, attachments: readonly Attachment[]): Promise<void> {
+  if (attachments.length === 0) return;
+  await attachmentStore.link(tx.q, messageId, attachments.map((a) => a.id));
+  await sendAttachmentEvents(tx, "update", attachments);
+}
+
+/**
+ * After a content edit: links the newly claimed attachments and unlinks those the message no
+ * longer names (Zulip's check_attachment_reference_change). A file left unlinked is deleted
+ * after the unclaimed period unless linked again. Returns the editor's own uploads that no
+ * message links any more (PATCH /messages' detached_uploads).
+ */
+export async function doRelinkAttachments(tx: Tx, editor: User, messageId: number, claimed: readonly Attachment[]): Promise<AttachmentPayload[]> {
+  const before = new Set(await attachmentStore.idsLinkedBy(tx.q, [messageId]));
+  const after = new Set(claimed.map((a) => a.id));
+  const removed = [...before].filter((id) => !after.has(id));
+  let detached: Attachment[] = [];
+  const added = claimed.filter((a) => !before.has(a.id));
+  if (removed.length > 0) {
+    await tx.q.deleteFrom("attachment_messages").where("message_id", "=", messageId).where("attachment_id", "in", removed).execute();
+    detached = await attachmentStore.unlinked(tx.q, removed);
+    for (const attachment of detached) await tx.enqueueJob(UNCLAIMED_UPLOAD_JOB, { attachmentId: attachment.id, since: nowSeconds() });
+  }
+  if (added.length > 0) await attachmentStore.link(tx.q, messageId, added.map((a) => a.id));
+  const changed = [...added.map((a) => a.id), ...removed];
+  const rows = (await Promise.all(changed.map((id) => attachmentStore.getById(tx.q, id)))).filter((a): a is Attachment => a !== undefined);
+  await sendAttachmentEvents(tx, "update", rows);
+  return detached.filter((a) => a.owner_id === editor.id).map((a) => buildPayload(a, []));
+}
+
+/**
+ * Call with the ids of messages about to be deleted, before deleting them; returns a function to
+ * call afterwards, which deletes the files no message links any more (Zulip: "when the last
+ * message linking a file is deleted") and tells the owners of the others.
+ */
+export async function prepareMessageDeletion(tx: Tx, messageIds: readonly number[]): Promise<() => Promise<void>> {
+  const linked = await attachmentStore.idsLinkedBy(tx.q, messageIds);
+  return async () => {
+    if (linked.length === 0) return;
+    const orphans = await attachmentStore.unlinked(tx.q, linked);
+    await doDeleteAttachments(tx, orphans);
+    const orphanIds = new Set(orphans.map((a) => a.id));
+    const rest = (await Promise.all(linked.filter((id) => !orphanIds.has(id)).map((id) => attachmentStore.getById(tx.q, id)))).filter(
+      (a): a is Attachment => a !== undefined,
+    );
+    await sendAttachmentEvents(tx, "update", rest);
+  };
+}
+
+/** DELETE /attachments/{id}: only the uploader; "Invalid attachment" for anything else. */
+export async function checkDeleteAttachment(tx: Tx, user: User, attachmentId: number): Promise<void> {
+  const attachment = await attachmentStore.getById(tx.q, attachmentId);
+  if (!attachment || attachment.owner_id !== user.id || attachment.realm_id !== user.realm_id) throw badRequest("Invalid attachment");
+  await doDeleteAttachments(tx, [attachment]);
+}
+
+/** Deletes the rows now and the files (with thumbnails) in a durable job after commit. */
+export async function doDeleteAttachments(tx: Tx, attachments: readonly Attachment[]): Promise<void> {
+  if (attachments.length === 0) return;
+  await attachmentStore.deleteByIds(tx.q, attachments.map((a) => a.id));
+  const keys = attachments.flatMap((a) => [a.path_id, thumbnailKey(a.path_id)]);
+  await tx.enqueueJob(DELETE_BLOBS_JOB, { keys });
+  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
+  for (const attachment of attachments) {
+    tx.sendEventOnCommit({ type: "attachment", op: "remove", attachment: { id: attachment.id }, upload_space_used: spaceUsed }, [attachment.owner_id]);
+  }
+}
+
+/** Job: remove blobs whose attachment rows are gone. */
+export async function deleteUploadBlobs(ctx: AppContext, payload: { keys: string[] }): Promise<void> {
+  for (const key of payload.keys) await ctx.blobs.delete(key);
+}
+
+/**
+ * Job: delete an upload that no message links once it has been unlinked (since `since`: its
+ * upload, or the edit that removed its last link) for the unclaimed period; a check that comes
+ * early schedules itself again for the right time.
+ */
+export async function deleteIfUnclaimed(ctx: AppContext, payload: { attachmentId: number; since: number }): Promise<void> {
+  await transaction(ctx, async (tx) => {
+    const attachment = await attachmentStore.getById(tx.q, payload.attachmentId);
+    if (!attachment) return;
+    if ((await attachmentStore.linkedMessageIds(tx.q, attachment.id)).length > 0) return;
+    const due = payload.since + unclaimedSeconds(ctx);
+    if (nowSeconds() < due) {
+      await tx.enqueueJob(UNCLAIMED_UPLOAD_JOB, payload, { runAt: due });
+      return;
+    }
+    await doDeleteAttachments(tx, [attachment]);
+  });
+}
+
+/** Job: a WebP thumbnail that fits 840×560 (Zulip's default size), stored beside the upload. */
+export async function makeThumbnail(ctx: AppContext, payload: { pathId: string }): Promise<void> {
+  const original = await ctx.blobs.readAll(payload.pathId);
+  if (!original) return; // deleted meanwhile
+  let thumbnail: Buffer;
+  try {
+    thumbnail = await sharp(original, { limitInputPixels: 50_000_000, animated: false })
+      .rotate()
+      .resize({ width: 840, height: 560, fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 80 })
+      .toBuffer();
+  } catch (error) {
+    // Not a decodable image (the type was only claimed): nothing to make, nothing to retry.
+    ctx.log.info({ pathId: payload.pathId, err: (error as Error).message }, "no thumbnail for upload");
+    return;
+  }
+  await ctx.blobs.putBytes(thumbnailKey(payload.pathId), thumbnail);
+}

@@ -1,0 +1,116 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import type { User } from "../db/schema.js";
+import { serverSecret } from "../lib/serverSecret.js";
+import { canReadAttachment } from "../lib/uploadAccess.js";
+import { contentDisposition, parsePathId, servedContentType, servedInline, THUMBNAIL_SIZE, thumbnailKey } from "../lib/uploadFiles.js";
+import { type Attachment, attachmentStore } from "../store/attachments.js";
+import { authenticateApiRequest } from "./auth.js";
+import { ApiError } from "./errors.js";
+
+/**
+ * Serving uploaded files (Zulip's serve_file):
+ *   GET /user_uploads/{realm_id}/{…path}            the file, to whoever may read it
+ *   GET /user_uploads/download/{realm_id}/{…path}   the same, always as a download
+ *   GET /user_uploads/thumbnail/{realm_id}/{…path}/840x560.webp   its thumbnail
+ *   GET /user_uploads/temporary/{token}/{filename}  a signed, one-minute URL without credentials
+ * Credentials are the API's (HTTP Basic with the API key). Who may read a file is decided by
+ * lib/uploadAccess.ts; a path this server never makes is "not found" before any look-up, and
+ * blob storage refuses any key outside its root.
+ */
+const TEMPORARY_URL_SECONDS = 60;
+
+const notFound = () => new ApiError("File not found.", { code: "NOT_FOUND", status: 404 });
+const forbidden = () => new ApiError("You are not authorized to view this file.", { code: "UNAUTHORIZED", status: 403 });
+
+async function readableAttachment(ctx: AppContext, user: User, pathId: string): Promise<Attachment> {
+  if (!parsePathId(pathId)) throw notFound();
+  const attachment = await attachmentStore.getByPathId(ctx.db.kysely, pathId);
+  if (!attachment || attachment.realm_id !== user.realm_id) throw notFound();
+  if (!(await canReadAttachment(ctx.db.kysely, user, attachment))) throw forbidden();
+  return attachment;
+}
+
+async function sendBlob(ctx: AppContext, reply: FastifyReply, key: string, headers: Record<string, string>): Promise<FastifyReply> {
+  const blob = await ctx.blobs.get(key);
+  if (!blob) throw notFound();
+  return reply
+    .headers(headers)
+    .header("Content-Length", String(blob.size))
+    .header("Content-Security-Policy", "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox")
+    .header("Cache-Control", "private, max-age=31536000, immutable")
+    .send(blob.body);
+}
+
+function sendAttachment(ctx: AppContext, reply: FastifyReply, attachment: Attachment, download: boolean): Promise<FastifyReply> {
+  const type = attachment.content_type ?? "application/octet-stream";
+  const inline = !download && servedInline(type);
+  return sendBlob(ctx, reply, attachment.path_id, {
+    "Content-Type": inline ? servedContentType(type) : "application/octet-stream",
+    "Content-Disposition": contentDisposition(attachment.file_name, inline),
+  });
+}
+
+/** The path the URL names: its segments decoded, as Fastify hands them over. */
+function pathOf(request: FastifyRequest<{ Params: { realm_id: string; "*": string } }>): string {
+  return `${request.params.realm_id}/${request.params["*"]}`;
+}
+
+function sign(secret: Buffer, data: string): string {
+  return createHmac("sha256", secret).update(data).digest("base64url");
+}
+
+/**
+ * A URL for `pathId` that works without credentials for a minute (the API's
+ * GET /user_uploads/{realm}/{path}): `/user_uploads/temporary/<id>.<expiry>.<HMAC>/<name>`.
+ */
+export async function temporaryFileUrl(ctx: AppContext, user: User, pathId: string): Promise<string> {
+  const attachment = await readableAttachment(ctx, user, pathId);
+  const payload = `${attachment.id}.${Math.floor(Date.now() / 1000) + TEMPORARY_URL_SECONDS}`;
+  const token = `${payload}.${sign(serverSecret(ctx.config.dataDir), payload)}`;
+  return `/user_uploads/temporary/${token}/${encodeURIComponent(parsePathId(attachment.path_id)!.fileName)}`;
+}
+
+/** The attachment id a valid, unexpired token names. */
+function attachmentIdFromToken(ctx: AppContext, token: string): number | undefined {
+  const match = /^(\d{1,15})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
+  if (!match) return undefined;
+  const expected = Buffer.from(sign(serverSecret(ctx.config.dataDir), `${match[1]}.${match[2]}`));
+  const given = Buffer.from(match[3]);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
+  return Number(match[2]) >= Date.now() / 1000 ? Number(match[1]) : undefined;
+}
+
+export async function userUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  type Req = FastifyRequest<{ Params: { realm_id: string; "*": string } }>;
+
+  app.get("/user_uploads/:realm_id/*", async (request: Req, reply) => {
+    const { user } = await authenticateApiRequest(ctx, request);
+    return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), false);
+  });
+
+  app.get("/user_uploads/download/:realm_id/*", async (request: Req, reply) => {
+    const { user } = await authenticateApiRequest(ctx, request);
+    return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), true);
+  });
+
+  app.get("/user_uploads/thumbnail/:realm_id/*", async (request: Req, reply) => {
+    const { user } = await authenticateApiRequest(ctx, request);
+    const full = pathOf(request);
+    const suffix = `/${THUMBNAIL_SIZE}.webp`;
+    if (!full.endsWith(suffix)) throw notFound();
+    const attachment = await readableAttachment(ctx, user, full.slice(0, -suffix.length));
+    return sendBlob(ctx, reply, thumbnailKey(attachment.path_id), { "Content-Type": "image/webp", "Content-Disposition": "inline" });
+  });
+
+  app.get<{ Params: { token: string; filename: string } }>("/user_uploads/temporary/:token/:filename", async (request, reply) => {
+    const attachmentId = attachmentIdFromToken(ctx, request.params.token);
+    if (attachmentId === undefined) throw new ApiError("Invalid token", { code: "BAD_REQUEST", status: 400 });
+    const attachment = await attachmentStore.getById(ctx.db.kysely, attachmentId);
+    if (!attachment) throw notFound();
+    if (parsePathId(attachment.path_id)?.fileName !== request.params.filename) throw new ApiError("Invalid filename", { code: "BAD_REQUEST", status: 400 });
+    return sendAttachment(ctx, reply, attachment, false);
+  });
+}
