@@ -11,6 +11,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
+import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
@@ -100,5 +101,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });
+  await app.register(tusUploads, { ctx });
   return app;
 }

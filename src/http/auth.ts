@@ -13,8 +13,12 @@ import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, Unauth
  * UNAUTHORIZED carrying the specific text ("Invalid API key", "Account is deactivated", ...).
  */
 export async function authenticateApiRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
-  const header = request.headers.authorization;
-  if (header === undefined || header === "") throw new UnauthorizedError();
+  return authenticateAuthorizationHeader(ctx, request.headers.authorization);
+}
+
+/** The same for a bare Authorization header value (the tus endpoint reads web Requests). */
+export async function authenticateAuthorizationHeader(ctx: AppContext, header: string | undefined | null): Promise<{ user: User; realm: Realm }> {
+  if (header === undefined || header === null || header === "") throw new UnauthorizedError();
   const credentials = parseBasicAuth(header);
   try {
     return await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());

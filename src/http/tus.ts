@@ -1,0 +1,90 @@
+import { rm } from "node:fs/promises";
+import path from "node:path";
+import { FileStore } from "@tus/file-store";
+import { Server } from "@tus/server";
+import type { FastifyInstance } from "fastify";
+import { createUpload } from "../actions/attachments.js";
+import type { AppContext } from "../appContext.js";
+import type { User } from "../db/schema.js";
+import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
+import { authenticateAuthorizationHeader } from "./auth.js";
+import { ApiError } from "./errors.js";
+
+/**
+ * Resumable uploads at /api/v1/tus (Zulip 10, feature level 296), with @tus/server: creation,
+ * offsets, resuming with HEAD + PATCH, termination. Parts are kept under `<dataDir>/uploads/tus`
+ * until the last byte arrives; then the file becomes an attachment exactly as POST /user_uploads
+ * makes one, and the final PATCH answers Zulip's `{url, filename}`.
+ *
+ * Every request carries API credentials (HTTP Basic, as Zulip's tusd hook accepts); an upload
+ * belongs to the user who created it, and anyone else is told it does not exist. As in Zulip,
+ * deferred lengths are refused (411) and a declared size over max_file_upload_size_mib is 413.
+ * Errors are `{"message": ...}` JSON, the shape Zulip's tus hooks give.
+ */
+interface TusRejection {
+  status_code: number;
+  body: string;
+}
+
+const reject = (status: number, message: string): TusRejection => ({ status_code: status, body: JSON.stringify({ message }) });
+const OWNER_KEY = "parley_owner_id";
+
+export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  const directory = path.join(ctx.config.dataDir, "uploads", "tus");
+  const maxMib = ctx.config.uploads.maxFileSizeMib;
+  const users = new WeakMap<Request, User>();
+  const datastore = new FileStore({ directory });
+
+  const tus = new Server({
+    path: "/api/v1/tus",
+    datastore,
+    relativeLocation: true,
+    disableTerminationForFinishedUploads: true,
+    async onIncomingRequest(req, uploadId) {
+      let user: User;
+      try {
+        ({ user } = await authenticateAuthorizationHeader(ctx, req.headers.get("authorization")));
+      } catch (error) {
+        if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
+        throw error;
+      }
+      users.set(req, user);
+      if (req.method === "POST") return;
+      const upload = await datastore.getUpload(uploadId).catch(() => undefined);
+      if (upload && upload.metadata?.[OWNER_KEY] !== String(user.id)) throw reject(404, "The file for this url was not found");
+    },
+    async onUploadCreate(req, upload) {
+      if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, "SizeIsDeferred is not supported");
+      if (upload.size > maxMib * 1024 * 1024) throw reject(413, `Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
+      const user = users.get(req)!;
+      return { metadata: { ...upload.metadata, [OWNER_KEY]: String(user.id) } };
+    },
+    async onUploadFinish(req, upload) {
+      const user = users.get(req)!;
+      const name = displayFileName(upload.metadata?.filename ?? "");
+      const localPath = path.join(directory, upload.id);
+      const { url } = await createUpload(ctx, user, {
+        localPath,
+        name,
+        size: upload.offset,
+        contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
+      });
+      await rm(`${localPath}.json`, { force: true });
+      return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename: name }) };
+    },
+  });
+
+  // PATCH bodies (and creation-with-upload) reach @tus/server as an untouched stream.
+  app.addContentTypeParser("application/offset+octet-stream", (_request, _payload, done) => done(null));
+  for (const url of ["/api/v1/tus", "/api/v1/tus/*"]) {
+    app.route({
+      method: ["POST", "HEAD", "PATCH", "DELETE", "OPTIONS"],
+      url,
+      handler: async (request, reply) => {
+        reply.hijack();
+        await tus.handle(request.raw, reply.raw);
+      },
+    });
+  }
+}
