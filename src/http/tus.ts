@@ -1,4 +1,5 @@
 import { rm } from "node:fs/promises";
+import type { Socket } from "node:net";
 import path from "node:path";
 import { FileStore } from "@tus/file-store";
 import { Server } from "@tus/server";
@@ -75,6 +76,16 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
     },
   });
 
+  // Node's server does not count a keep-alive connection whose last response @tus/server wrote
+  // as idle, so app.close() would wait for the client to drop it: track tus connections and
+  // close the idle ones when the app closes.
+  const requestsInFlight = new Map<Socket, number>();
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+    for (const [socket, count] of requestsInFlight) if (count === 0) socket.destroy();
+  });
+
   // PATCH bodies (and creation-with-upload) reach @tus/server as an untouched stream.
   app.addContentTypeParser("application/offset+octet-stream", (_request, _payload, done) => done(null));
   for (const url of ["/api/v1/tus", "/api/v1/tus/*"]) {
@@ -83,7 +94,18 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       url,
       handler: async (request, reply) => {
         reply.hijack();
-        await tus.handle(request.raw, reply.raw);
+        const socket = request.raw.socket;
+        if (!requestsInFlight.has(socket)) socket.once("close", () => requestsInFlight.delete(socket));
+        requestsInFlight.set(socket, (requestsInFlight.get(socket) ?? 0) + 1);
+        try {
+          await tus.handle(request.raw, reply.raw);
+        } finally {
+          if (requestsInFlight.has(socket)) {
+            const count = requestsInFlight.get(socket)! - 1;
+            requestsInFlight.set(socket, count);
+            if (closing && count === 0) socket.destroy();
+          }
+        }
       },
     });
   }

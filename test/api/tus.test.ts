@@ -30,6 +30,7 @@ async function droppedPatch(who: string, location: string, offset: number, data:
       port: url.port,
       path: url.pathname,
       method: "PATCH",
+      agent: false,
       headers: {
         "Tus-Resumable": "1.0.0",
         Authorization: "",
@@ -41,7 +42,11 @@ async function droppedPatch(who: string, location: string, offset: number, data:
     void t.authHeader(who).then((auth) => {
       req.setHeader("Authorization", auth);
       req.on("error", () => resolve());
-      req.on("response", () => resolve());
+      req.on("response", (res) => {
+        res.resume();
+        req.destroy();
+        resolve();
+      });
       req.write(data, () => setTimeout(() => (req.destroy(), resolve()), 300));
     });
   });
