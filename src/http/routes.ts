@@ -8,6 +8,7 @@ import * as messages from "../routes/messages.js";
 import * as reactions from "../routes/reactions.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
+import * as realmSettings from "../routes/realm.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as uploads from "../routes/uploads.js";
 import * as serverSettings from "../routes/serverSettings.js";
@@ -87,6 +88,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)
 
+  // organization settings
+  { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
   // reactions and custom emoji
   { method: "POST", path: "/messages/:message_id/reactions", endpoint: reactions.addReaction },
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },

@@ -231,6 +231,19 @@ describe("state consistency: scheduled messages", () => {
   });
 });
 
+describe("state consistency: organization settings", () => {
+  it("realm update (plain settings, name, description) and update_dict (group settings)", async () => {
+    const moderators = expectSuccess(await t.get("iago", "/api/v1/user_groups")).user_groups.find((g: any) => g.name === "role:moderators").id;
+    const members = expectSuccess(await t.get("iago", "/api/v1/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;
+    await expectConsistent(() => patch("iago", "/realm", { name: "Consistency", description: "A *new* description", mandatory_topics: true, message_content_edit_limit_seconds: JSON.stringify("unlimited") }));
+    await expectConsistent(() => patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [], direct_subgroups: [] } } }));
+    await expectConsistent(async () => {
+      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [await userId("hamlet")], direct_subgroups: [moderators] } } });
+      await patch("iago", "/realm", { can_mention_many_users_group: { new: members }, mandatory_topics: false });
+    });
+  });
+});
+
 describe("state consistency: attachments (GET /attachments, which POST /register does not carry)", () => {
   async function upload(name: string): Promise<string> {
     const form = new FormData();

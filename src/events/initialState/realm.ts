@@ -160,7 +160,7 @@ const PROFILE_FIELD_TYPE_NAMES: Record<number, string> = {
 };
 
 /** Zulip's deprecated wildcard_mention_policy, derived from can_mention_many_users_group. */
-function wildcardMentionPolicy(value: unknown, systemGroups: Map<string, number>): number {
+export function wildcardMentionPolicy(value: unknown, systemGroups: Map<string, number>): number {
   const byGroup: Array<[string, number]> = [
     ["role:everyone", 1],
     ["role:members", 2],
