@@ -2,6 +2,7 @@ import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import pino from "pino";
+import { ensureRetentionJob } from "./actions/messageRetention.js";
 import type { AppContext } from "./appContext.js";
 import { createBlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
@@ -44,6 +45,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
   ctx.jobs = new JobRunner(ctx);
   registerJobHandlers(ctx.jobs);
   ctx.wakeJobs = () => ctx.jobs.wake();
+  await ensureRetentionJob(ctx);
   return ctx;
 }
 

@@ -1,4 +1,5 @@
 import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, THUMBNAIL_JOB, UNCLAIMED_UPLOAD_JOB } from "../actions/attachments.js";
+import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
@@ -10,4 +11,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(DELETE_BLOBS_JOB, deleteUploadBlobs);
   runner.register(UNCLAIMED_UPLOAD_JOB, deleteIfUnclaimed);
   runner.register(THUMBNAIL_JOB, makeThumbnail);
+  runner.register(MESSAGE_RETENTION_JOB, runMessageRetention);
 }

@@ -323,3 +323,23 @@ export const topicPolicyStore = {
     await q.deleteFrom("user_topics").where("user_id", "in", [...userIds]).where("stream_id", "=", streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
   },
 };
+
+/** Messages past a retention period (oldest first). */
+export const retentionStore = {
+  async channelMessagesBefore(q: Executor, recipientId: number, cutoff: number, limit: number): Promise<Message[]> {
+    return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where("date_sent", "<", cutoff).orderBy("id").limit(limit).execute();
+  },
+
+  async directMessagesBefore(q: Executor, realmId: number, cutoff: number, limit: number): Promise<Message[]> {
+    return q
+      .selectFrom("messages")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("is_channel_message", "=", 0)
+      .where("date_sent", "<", cutoff)
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+  },
+};
+
