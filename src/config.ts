@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import type { S3Settings } from "./blobs/s3.js";
 
 /**
  * Parley's configuration: PARLEY_* environment variables, read and validated once at start.
@@ -35,6 +36,11 @@ const envSchema = z.object({
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
+  PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
+  PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
+  PARLEY_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  PARLEY_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Test suites only: cheap scrypt parameters. Never set this on a real server. */
   PARLEY_INSECURE_FAST_HASHING: boolFlag.default(false),
 });
@@ -73,6 +79,8 @@ export interface Config {
     maxFileSizeMib: number;
     /** An upload no message has linked is deleted this long after it was made. */
     unclaimedDays: number;
+    /** Files in an S3-compatible bucket instead of the data directory. */
+    s3?: S3Settings;
   };
   fastPasswordHashing: boolean;
 }
@@ -115,9 +123,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     eventQueueTimeoutSeconds: e.PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS,
     eventHeartbeatSeconds: e.PARLEY_EVENT_HEARTBEAT_SECONDS,
-    uploads: { maxFileSizeMib: e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB, unclaimedDays: e.PARLEY_UNCLAIMED_UPLOAD_DAYS },
+    uploads: { maxFileSizeMib: e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB, unclaimedDays: e.PARLEY_UNCLAIMED_UPLOAD_DAYS, s3: s3Settings(e) },
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
+  };
+}
+
+function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
+  if (e.PARLEY_S3_BUCKET === undefined) return undefined;
+  const missing = (["PARLEY_S3_ENDPOINT", "PARLEY_S3_ACCESS_KEY_ID", "PARLEY_S3_SECRET_ACCESS_KEY"] as const).filter((name) => e[name] === undefined);
+  if (missing.length > 0) throw new ConfigError(`Invalid configuration:\n  PARLEY_S3_BUCKET is set, so ${missing.join(", ")} must be set too`);
+  return {
+    endpoint: e.PARLEY_S3_ENDPOINT!,
+    bucket: e.PARLEY_S3_BUCKET,
+    region: e.PARLEY_S3_REGION,
+    accessKeyId: e.PARLEY_S3_ACCESS_KEY_ID!,
+    secretAccessKey: e.PARLEY_S3_SECRET_ACCESS_KEY!,
   };
 }
 

@@ -1,10 +1,11 @@
 import type { Readable } from "node:stream";
 import type { Config } from "../config.js";
 import { LocalBlobStorage } from "./local.js";
+import { S3BlobStorage } from "./s3.js";
 
 /**
  * Where uploaded files live, behind one small interface: a local directory by default
- * (`<dataDir>/uploads/files`). Keys are the attachments' path_ids (`<realm>/<xx>/<random>/<name>`)
+ * (`<dataDir>/uploads/files`), or an S3-compatible bucket when PARLEY_S3_BUCKET is set. Keys are the attachments' path_ids (`<realm>/<xx>/<random>/<name>`)
  * and derived keys such as `thumbnail/<path_id>/<size>.webp`; every implementation refuses a key
  * that could name something outside its root.
  */
@@ -33,5 +34,6 @@ export function isSafeBlobKey(key: string): boolean {
 }
 
 export function createBlobStorage(config: Config): BlobStorage {
+  if (config.uploads.s3) return new S3BlobStorage(config.uploads.s3);
   return new LocalBlobStorage(`${config.dataDir}/uploads/files`);
 }
