@@ -198,6 +198,19 @@ describe("organization group settings", () => {
     }, row(["othello", "cordelia"]));
   });
 
+  it("can_mention_many_users_group: @**all** in a channel with more than 15 subscribers", async () => {
+    const crowd: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      crowd.push(expectSuccess(await t.post("iago", "/api/v1/users", { email: `crowd${i}@zulip.com`, password: "crowd-password", full_name: `Crowd ${i}` })).user_id);
+    }
+    const everyone = [...crowd, ...(await Promise.all(ACTORS.map(id)))];
+    // Channel creation and adding subscribers are restricted by earlier tests; restore the defaults.
+    expectSuccess(await t.patch("desdemona", "/api/v1/realm", { can_create_public_channel_group: { new: await t.systemGroupId("role:members") }, can_add_subscribers_group: { new: await t.systemGroupId("role:members") } }));
+    expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-crowd" }], principals: everyone }));
+    await setOnRealm("can_mention_many_users_group");
+    await matrix(async (who) => ok(await t.post(who, "/api/v1/messages", { type: "stream", to: "matrix-crowd", topic: "all", content: "hello @**all**" })), row(["polonius", "othello", "cordelia"]));
+  });
+
   it("can_delete_any_message_group: delete someone else's message", async () => {
     await setOnRealm("can_delete_any_message_group");
     await matrix(async (who) => {
