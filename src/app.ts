@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
@@ -12,6 +13,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
+import { sessionPages } from "./http/sessions.js";
 import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
@@ -61,6 +63,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   await app.register(formbody);
+  await app.register(cookie);
   // File parts are cut off one byte past the largest allowed upload, so a too-large file is
   // recognised (and refused with Zulip's message) without reading all of it.
   await app.register(multipart, {
@@ -104,5 +107,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });
   await app.register(tusUploads, { ctx });
+  await app.register(sessionPages, { ctx });
   return app;
 }

@@ -3,7 +3,9 @@ import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { realmStore } from "../store/realms.js";
+import { sessionStore } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
 import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
 
 /**
@@ -26,6 +28,24 @@ export async function authenticateAuthorizationHeader(ctx: AppContext, header: s
     if (error instanceof ApiError) throw new UnauthorizedError(error.message);
     throw error;
   }
+}
+
+/**
+ * For the endpoints a browser also reaches (file URLs, tus): API credentials when an
+ * Authorization header is sent, else the web session named by the `sessionid` cookie.
+ */
+export async function authenticateApiKeyOrSession(
+  ctx: AppContext,
+  authorization: string | undefined | null,
+  sessionKey: string | undefined,
+): Promise<{ user: User; realm: Realm }> {
+  if (authorization) return authenticateAuthorizationHeader(ctx, authorization);
+  if (!sessionKey) throw new UnauthorizedError();
+  const session = await sessionStore.getUnexpired(ctx.db.kysely, sessionKey, nowSeconds());
+  const user = session ? await userStore.getById(ctx.db.kysely, session.user_id) : undefined;
+  const realm = user ? await realmStore.getById(ctx.db.kysely, user.realm_id) : undefined;
+  if (!user || !realm || !user.is_active || realm.deactivated) throw new UnauthorizedError();
+  return { user, realm };
 }
 
 /** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */

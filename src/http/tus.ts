@@ -8,8 +8,9 @@ import { createUpload } from "../actions/attachments.js";
 import type { AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
-import { authenticateAuthorizationHeader } from "./auth.js";
+import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "./errors.js";
+import { SESSION_COOKIE } from "./sessions.js";
 
 /**
  * Resumable uploads at /api/v1/tus (Zulip 10, feature level 296), with @tus/server: creation,
@@ -17,7 +18,8 @@ import { ApiError } from "./errors.js";
  * until the last byte arrives; then the file becomes an attachment exactly as POST /user_uploads
  * makes one, and the final PATCH answers Zulip's `{url, filename}`.
  *
- * Every request carries API credentials (HTTP Basic, as Zulip's tusd hook accepts); an upload
+ * Every request carries API credentials (HTTP Basic) or a web session cookie, as Zulip's tusd
+ * hook accepts; an upload
  * belongs to the user who created it, and anyone else is told it does not exist. As in Zulip,
  * deferred lengths are refused (411) and a declared size over max_file_upload_size_mib is 413.
  * Errors are `{"message": ...}` JSON, the shape Zulip's tus hooks give.
@@ -45,7 +47,8 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
     async onIncomingRequest(req, uploadId) {
       let user: User;
       try {
-        ({ user } = await authenticateAuthorizationHeader(ctx, req.headers.get("authorization")));
+        const cookies = app.parseCookie(req.headers.get("cookie") ?? "");
+        ({ user } = await authenticateApiKeyOrSession(ctx, req.headers.get("authorization"), cookies[SESSION_COOKIE]));
       } catch (error) {
         if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
         throw error;

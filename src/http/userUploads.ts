@@ -6,8 +6,9 @@ import { serverSecret } from "../lib/serverSecret.js";
 import { canReadAttachment } from "../lib/uploadAccess.js";
 import { contentDisposition, parsePathId, servedContentType, servedInline, THUMBNAIL_SIZE, thumbnailKey } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
-import { authenticateApiRequest } from "./auth.js";
+import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "./errors.js";
+import { SESSION_COOKIE } from "./sessions.js";
 
 /**
  * Serving uploaded files (Zulip's serve_file):
@@ -15,7 +16,7 @@ import { ApiError } from "./errors.js";
  *   GET /user_uploads/download/{realm_id}/{…path}   the same, always as a download
  *   GET /user_uploads/thumbnail/{realm_id}/{…path}/840x560.webp   its thumbnail
  *   GET /user_uploads/temporary/{token}/{filename}  a signed, one-minute URL without credentials
- * Credentials are the API's (HTTP Basic with the API key). Who may read a file is decided by
+ * Credentials are the API's (HTTP Basic with the API key) or a web session cookie. Who may read a file is decided by
  * lib/uploadAccess.ts; a path this server never makes is "not found" before any look-up, and
  * blob storage refuses any key outside its root.
  */
@@ -87,17 +88,17 @@ export async function userUploads(app: FastifyInstance, opts: { ctx: AppContext 
   type Req = FastifyRequest<{ Params: { realm_id: string; "*": string } }>;
 
   app.get("/user_uploads/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiRequest(ctx, request);
+    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
     return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), false);
   });
 
   app.get("/user_uploads/download/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiRequest(ctx, request);
+    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
     return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), true);
   });
 
   app.get("/user_uploads/thumbnail/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiRequest(ctx, request);
+    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
     const full = pathOf(request);
     const suffix = `/${THUMBNAIL_SIZE}.webp`;
     if (!full.endsWith(suffix)) throw notFound();

@@ -1,9 +1,9 @@
 import { transaction } from "../appContext.js";
 import { doRegenerateApiKey } from "../actions/apiKeys.js";
 import { endpoint } from "../http/endpoint.js";
-import { ApiError, AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
+import { passwordLogin } from "../actions/login.js";
+import { ApiError, AuthenticationFailedError, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
 import { p } from "../http/params.js";
-import { verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 
@@ -12,24 +12,8 @@ export const fetchApiKey = endpoint({
   auth: "none",
   params: { username: p.string({ nonEmpty: false }), password: p.string({ trim: false }) },
   handler: async ({ ctx, params }) => {
-    const key = `login:${params.username.toLowerCase()}`;
-    const rule = ctx.config.rateLimits.login;
-    const state = ctx.rateLimiter.peek(key, rule);
-    if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
-    const candidates = (await userStore.listByApiEmail(ctx.db.kysely, params.username)).filter((u) => !u.is_bot);
-    let match = null;
-    for (const candidate of candidates) {
-      if (await verifyPassword(params.password, candidate.password_hash)) match = candidate;
-    }
-    if (!match) {
-      ctx.rateLimiter.hit(key, rule);
-      throw new AuthenticationFailedError();
-    }
-    if (!match.is_active) throw new UserDeactivatedError();
-    const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
-    if (!realm || realm.deactivated) throw new RealmDeactivatedError();
-    ctx.rateLimiter.reset(key);
-    return { api_key: match.api_key, email: match.email, user_id: match.id };
+    const { user } = await passwordLogin(ctx, params.username, params.password);
+    return { api_key: user.api_key, email: user.email, user_id: user.id };
   },
 });
 

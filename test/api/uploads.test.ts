@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { validateResponse } from "../support/openapi.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -263,5 +264,40 @@ describe("attachments", () => {
     await t.drainJobs();
     expect(storedFiles()).not.toContain(pathId);
     expect((await attachments("hamlet")).attachments.some((a: any) => a.path_id === pathId)).toBe(false);
+  });
+});
+
+describe("web sessions (POST /accounts/login/) for file URLs and tus", () => {
+  async function login(email: string, password: string): Promise<Response> {
+    return fetch(`${t.baseUrl}/accounts/login/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ username: email, password }) });
+  }
+  const cookieOf = (res: Response) => /sessionid=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
+
+  it("logs in with a password, serves files to the session's user, and logs out", async () => {
+    const { url } = expectSuccess(await upload("hamlet", [{ name: "session.txt", data: "via cookie" }]));
+    const res = await login("hamlet@zulip.com", DEV_PASSWORD);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("set-cookie")).toMatch(/HttpOnly/i);
+    expect(res.headers.get("set-cookie")).toMatch(/SameSite=Lax/i);
+    const hamletCookie = cookieOf(res)!;
+    const served = await fetch(t.baseUrl + url, { headers: { Cookie: `sessionid=${hamletCookie}` } });
+    expect(served.status).toBe(200);
+    expect(await served.text()).toBe("via cookie");
+
+    const othelloCookie = cookieOf(await login("othello@zulip.com", DEV_PASSWORD))!;
+    expect((await fetch(t.baseUrl + url, { headers: { Cookie: `sessionid=${othelloCookie}` } })).status).toBe(403);
+    expect((await fetch(t.baseUrl + url, { headers: { Cookie: "sessionid=not-a-session" } })).status).toBe(401);
+
+    const bad = await login("hamlet@zulip.com", "wrong password");
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ code: "AUTHENTICATION_FAILED" });
+
+    // tus with the session cookie.
+    const created = await fetch(`${t.baseUrl}/api/v1/tus`, { method: "POST", headers: { Cookie: `sessionid=${hamletCookie}`, "Tus-Resumable": "1.0.0", "Upload-Length": "3" } });
+    expect(created.status).toBe(201);
+
+    const out = await fetch(`${t.baseUrl}/accounts/logout/`, { method: "POST", redirect: "manual", headers: { Cookie: `sessionid=${hamletCookie}` } });
+    expect(out.status).toBe(302);
+    expect((await fetch(t.baseUrl + url, { headers: { Cookie: `sessionid=${hamletCookie}` } })).status).toBe(401);
   });
 });
