@@ -11,6 +11,14 @@ describe("loadConfig", () => {
     expect(config.database.kind === "sqlite" && config.database.synchronous).toBe("FULL");
   });
 
+  it("stores uploads in a bucket only when the whole S3 configuration is given", () => {
+    expect(loadConfig({}).uploads).toEqual({ maxFileSizeMib: 100, unclaimedDays: 21, s3: undefined });
+    const s3 = { PARLEY_S3_BUCKET: "parley-files", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "id", PARLEY_S3_SECRET_ACCESS_KEY: "secret" };
+    expect(loadConfig(s3).uploads.s3).toEqual({ endpoint: "http://127.0.0.1:9000", bucket: "parley-files", region: "us-east-1", accessKeyId: "id", secretAccessKey: "secret" });
+    expect(() => loadConfig({ PARLEY_S3_BUCKET: "parley-files" })).toThrow(/PARLEY_S3_ENDPOINT, PARLEY_S3_ACCESS_KEY_ID, PARLEY_S3_SECRET_ACCESS_KEY must be set too/);
+    expect(() => loadConfig({ ...s3, PARLEY_S3_BUCKET: "Not_A_Bucket" })).toThrow(ConfigError);
+  });
+
   it("selects PostgreSQL from PARLEY_DATABASE_URL", () => {
     const config = loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db" });
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db" });
