@@ -126,7 +126,7 @@ export async function doRelinkAttachments(tx: Tx, editor: User, messageId: numbe
   let detached: Attachment[] = [];
   const added = claimed.filter((a) => !before.has(a.id));
   if (removed.length > 0) {
-    await tx.q.deleteFrom("attachment_messages").where("message_id", "=", messageId).where("attachment_id", "in", removed).execute();
+    await attachmentStore.unlink(tx.q, messageId, removed);
     detached = await attachmentStore.unlinked(tx.q, removed);
     for (const attachment of detached) await tx.enqueueJob(UNCLAIMED_UPLOAD_JOB, { attachmentId: attachment.id, since: nowSeconds() });
   }

@@ -1,4 +1,3 @@
-import { prepareMessageDeletion } from "./attachments.js";
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { OrganizationAdministratorRequiredError } from "../http/errors.js";
@@ -10,6 +9,7 @@ import { streamStore } from "../store/streams.js";
 import { userMessageFlagStore } from "../store/userMessages.js";
 import { userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
 import { doSetUserTopicVisibilityPolicy } from "./userTopics.js";
+import { prepareMessageDeletion } from "./attachments.js";
 
 /** Zulip's retention.STREAM_MESSAGE_BATCH_SIZE: messages deleted per transaction. */
 export const DELETE_TOPIC_BATCH_SIZE = 100;

@@ -1,4 +1,3 @@
-import { prepareMessageDeletion } from "./attachments.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
@@ -10,6 +9,7 @@ import { isGuest } from "../models/roles.js";
 import { channelRecipientStore, type Message, messageEditStore, messageSearchStore } from "../store/messages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { prepareMessageDeletion } from "./attachments.js";
 
 /** Zulip 10.2's default message_content_delete_limit_seconds (null: no limit). */
 

@@ -1,4 +1,3 @@
-import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -19,6 +18,7 @@ import { doDeleteMessages } from "./messageDelete.js";
 import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
 import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
+import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and

@@ -1,4 +1,3 @@
-import { doLinkAttachments } from "./attachments.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -17,6 +16,7 @@ import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { doLinkAttachments } from "./attachments.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
 export const MAX_MESSAGE_LENGTH = 10000;

@@ -1,4 +1,4 @@
-import { rm } from "node:fs/promises";
+import { copyFile, link, rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import path from "node:path";
 import { FileStore } from "@tus/file-store";
@@ -31,13 +31,26 @@ interface TusRejection {
 
 const reject = (status: number, message: string): TusRejection => ({ status_code: status, body: JSON.stringify({ message }) });
 const OWNER_KEY = "parley_owner_id";
+const UNFINISHED_UPLOAD_MS = 24 * 3600_000;
 
 export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
   const directory = path.join(ctx.config.dataDir, "uploads", "tus");
   const maxMib = ctx.config.uploads.maxFileSizeMib;
   const users = new WeakMap<Request, User>();
-  const datastore = new FileStore({ directory });
+  const finished = new Set<string>();
+  const removeFinished = async () => {
+    for (const id of [...finished]) {
+      finished.delete(id);
+      await datastore.remove(id).catch(() => rm(path.join(directory, id), { force: true }));
+    }
+  };
+  // An upload left unfinished for a day is removed (tus's expiration extension), checked hourly.
+  const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_MS });
+  const sweeper = setInterval(() => {
+    datastore.deleteExpired().catch((error: unknown) => ctx.log.warn({ err: error }, "removing expired tus uploads failed"));
+  }, 3600_000).unref();
+  app.addHook("onClose", async () => clearInterval(sweeper));
 
   const tus = new Server({
     path: "/api/v1/tus",
@@ -67,14 +80,18 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
     async onUploadFinish(req, upload) {
       const user = users.get(req)!;
       const name = displayFileName(upload.metadata?.filename ?? "");
-      const localPath = path.join(directory, upload.id);
+      // The attachment gets its own link (or copy) of the bytes; @tus/server still reads the
+      // staged upload while answering, so that is removed once the response is written.
+      const staged = path.join(directory, upload.id);
+      const handOver = `${staged}.finished`;
+      await link(staged, handOver).catch(() => copyFile(staged, handOver));
       const { url } = await createUpload(ctx, user, {
-        localPath,
+        localPath: handOver,
         name,
         size: upload.offset,
         contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
       });
-      await rm(`${localPath}.json`, { force: true });
+      finished.add(upload.id);
       return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename: name }) };
     },
   });
@@ -103,6 +120,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
         try {
           await tus.handle(request.raw, reply.raw);
         } finally {
+          await removeFinished();
           if (requestsInFlight.has(socket)) {
             const count = requestsInFlight.get(socket)! - 1;
             requestsInFlight.set(socket, count);

@@ -61,6 +61,11 @@ export const attachmentStore = {
       .execute();
   },
 
+  async unlink(q: Executor, messageId: number, attachmentIds: readonly number[]): Promise<void> {
+    if (attachmentIds.length === 0) return;
+    await q.deleteFrom("attachment_messages").where("message_id", "=", messageId).where("attachment_id", "in", [...attachmentIds]).execute();
+  },
+
   /** Attachment ids linked by these messages. */
   async idsLinkedBy(q: Executor, messageIds: readonly number[]): Promise<number[]> {
     if (messageIds.length === 0) return [];
@@ -77,12 +82,6 @@ export const attachmentStore = {
       .where("a.id", "in", [...attachmentIds])
       .where(({ not, exists, selectFrom }) => not(exists(selectFrom("attachment_messages as am").select("am.message_id").whereRef("am.attachment_id", "=", "a.id"))))
       .execute();
-  },
-
-  /** Marks attachments as linked from a public (or web-public) channel, which widens who may read them. */
-  async markPublic(q: Executor, attachmentIds: readonly number[], webPublic: boolean): Promise<void> {
-    if (attachmentIds.length === 0) return;
-    await q.updateTable("attachments").set(webPublic ? { is_realm_public: 1, is_web_public: 1 } : { is_realm_public: 1 }).where("id", "in", [...attachmentIds]).execute();
   },
 
   async deleteByIds(q: Executor, ids: readonly number[]): Promise<void> {

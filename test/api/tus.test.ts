@@ -1,4 +1,6 @@
+import { readdirSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -92,6 +94,8 @@ describe("tus resumable uploads at /api/v1/tus", () => {
     expect(listed.find((a: any) => `/user_uploads/${a.path_id}` === body.url)).toMatchObject({ name: "resumed file.bin", size: data.length });
     // The staging copy is gone once the upload became an attachment.
     expect((await tus("hamlet", "HEAD", location)).status).toBe(404);
+    const id = location.split("/").pop()!;
+    expect(readdirSync(path.join(t.config.dataDir, "uploads", "tus")).filter((f) => f.startsWith(id))).toEqual([]);
   });
 
   it("terminates an unfinished upload", async () => {
