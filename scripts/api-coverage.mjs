@@ -78,12 +78,24 @@ export function renderCoverage() {
     lines.push(
       "## Served by Parley, not in the reference",
       "",
-      "Legacy Zulip aliases and Parley-only endpoints:",
+      "Legacy Zulip aliases and Zulip endpoints the reference file does not document (PATCH `/realm` is Zulip's update_realm):",
       "",
       ...extra.map((r) => `- ${r.method} \`${r.path}\``),
       "",
     );
   }
+  lines.push(
+    "## Outside the /api/v1 route table",
+    "",
+    "Served by their own modules in `src/http/`, as Zulip serves them:",
+    "",
+    "- `/api/v1/tus` — resumable uploads (tus 1.0.0: creation, creation-with-upload, termination, expiration; feature level 296), `src/http/tus.ts`",
+    "- GET `/user_uploads/{realm_id}/{path}`, `/user_uploads/download/…`, `/user_uploads/thumbnail/…/840x560.webp`, `/user_uploads/temporary/{token}/{filename}` — uploaded files, `src/http/userUploads.ts`",
+    "- GET `/user_avatars/{realm_id}/emoji/images/{file}` — custom emoji images, `src/http/emojiFiles.ts`",
+    "- GET `/static/generated/emoji/emoji_api.json` — `server_emoji_data_url`",
+    "- POST `/accounts/login/`, POST `/accounts/logout/` — web session cookie, `src/http/sessions.ts`",
+    "",
+  );
   return lines.join("\n");
 }
 
