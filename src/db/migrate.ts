@@ -5,6 +5,7 @@ import * as addRealmEmojiActiveNameIndex from "./migrations/2026-11-22T0450-add-
 import * as addMessageSearch from "./migrations/2026-11-22T0510-add-message-search.js";
 import * as renameExtraEmojiType from "./migrations/2026-11-24T0900-rename-extra-emoji-type.js";
 import * as createEventQueues from "./migrations/2026-11-24T0910-create-event-queues.js";
+import * as addBotDefaults from "./migrations/2026-11-25T1130-add-bot-defaults.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-22T0510-add-message-search": addMessageSearch,
   "2026-11-24T0900-rename-extra-emoji-type": renameExtraEmojiType,
   "2026-11-24T0910-create-event-queues": createEventQueues,
+  "2026-11-25T1130-add-bot-defaults": addBotDefaults,
 };
 
 class StaticProvider implements MigrationProvider {

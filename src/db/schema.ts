@@ -45,6 +45,9 @@ export interface UsersTable {
   last_active_message_id: number | null;
   settings: Generated<string>;
   recipient_id: number | null;
+  default_sending_stream_id: number | null;
+  default_events_register_stream_id: number | null;
+  default_all_public_streams: Generated<Flag>;
 }
 
 export interface UserGroupsTable {

@@ -8,6 +8,7 @@ import * as messages from "../routes/messages.js";
 import * as reactions from "../routes/reactions.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
+import * as bots from "../routes/bots.js";
 import * as realmSettings from "../routes/realm.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as uploads from "../routes/uploads.js";
@@ -88,6 +89,12 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)
 
+  // bots
+  { method: "POST", path: "/bots", endpoint: bots.createBot },
+  { method: "GET", path: "/bots", endpoint: bots.getBots },
+  { method: "PATCH", path: "/bots/:bot_id", endpoint: bots.updateBot },
+  { method: "DELETE", path: "/bots/:bot_id", endpoint: bots.deactivateBot },
+  { method: "POST", path: "/bots/:bot_id/api_key/regenerate", endpoint: bots.regenerateBotApiKey },
   // organization settings
   { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
   // reactions and custom emoji

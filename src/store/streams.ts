@@ -38,6 +38,11 @@ export const streamStore = {
       .execute();
   },
 
+  async listByIds(q: Executor, realmId: number, ids: readonly number[]): Promise<Stream[]> {
+    if (ids.length === 0) return [];
+    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("id", "in", [...ids]).execute();
+  },
+
   async listInRealm(q: Executor, realmId: number, opts: { excludeArchived: boolean }): Promise<Stream[]> {
     let query = q.selectFrom("streams").selectAll().where("realm_id", "=", realmId);
     if (opts.excludeArchived) query = query.where("is_archived", "=", 0);

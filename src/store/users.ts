@@ -92,6 +92,19 @@ export const userStore = {
     return rows.map((r) => r.id);
   },
 
+  /** Whether an active account of the realm already has this full name (any case). */
+  async activeFullNameTaken(q: Executor, realmId: number, fullName: string): Promise<boolean> {
+    const row = await q
+      .selectFrom("users")
+      .select("id")
+      .where("realm_id", "=", realmId)
+      .where("is_active", "=", 1)
+      .where((eb) => eb(eb.fn("lower", ["full_name"]), "=", fullName.toLowerCase()))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   async listActiveBotsOwnedBy(q: Executor, ownerId: number): Promise<User[]> {
     return q.selectFrom("users").selectAll().where("bot_owner_id", "=", ownerId).where("is_bot", "=", 1).where("is_active", "=", 1).orderBy("id").execute();
   },

@@ -3,6 +3,7 @@ import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
 import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
+import { buildBotDicts } from "../../lib/botPayload.js";
 import { buildUserPayload } from "../../lib/userPayload.js";
 import { isAdmin } from "../../models/roles.js";
 import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
@@ -53,21 +54,9 @@ export async function fetchUserState(q: Executor, req: StateRequest): Promise<Re
     });
   }
   if (wants(req, "realm_bot")) {
-    const bots = everyone.filter((u) => u.is_bot && u.is_active && (isAdmin(user) || u.bot_owner_id === user.id));
-    state.realm_bots = bots.map((bot) => ({
-      user_id: bot.id,
-      email: bot.email,
-      full_name: bot.full_name,
-      bot_type: bot.bot_type,
-      is_active: true,
-      api_key: bot.api_key,
-      default_sending_stream: null,
-      default_events_register_stream: null,
-      default_all_public_streams: false,
-      avatar_url: buildUserPayload(user, bot, { clientGravatar: false }).avatar_url,
-      owner_id: bot.bot_owner_id,
-      services: [],
-    }));
+    // Deactivated bots too, with is_active (Zulip 8.0, feature level 222).
+    const bots = everyone.filter((u) => u.is_bot && (isAdmin(user) || u.bot_owner_id === user.id));
+    state.realm_bots = await buildBotDicts(q, user, bots);
   }
   if (wants(req, "user_settings")) {
     const settings = { ...userSettings(user), available_notification_sounds: [...NOTIFICATION_SOUNDS], emojiset_choices: EMOJISET_CHOICES };

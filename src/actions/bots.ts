@@ -1,0 +1,260 @@
+import type { Realm, Stream, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { generateApiKey } from "../lib/apiKeys.js";
+import { buildBotDicts } from "../lib/botPayload.js";
+import { hasRealmPermission } from "../lib/realmPermissions.js";
+import { accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
+import { BotType, isAdmin, isGuest, isOwner, Role } from "../models/roles.js";
+import { auditLogStore } from "../store/auditLog.js";
+import { botServiceStore } from "../store/botServices.js";
+import { userStore } from "../store/users.js";
+import { doCreateUser } from "./createUser.js";
+import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } from "./users.js";
+
+/**
+ * Bots (Zulip's zerver/views/users.py add_bot_backend, patch_bot_backend, …): created by members
+ * allowed by can_create_bots_group (incoming-webhook bots also by
+ * can_create_write_only_bots_group), administered by their owner and by organization
+ * administrators (Zulip's access_bot_by_id). Owners and administrators learn of every change
+ * through realm_bot events; everyone through realm_user events.
+ */
+export const ServiceInterface = { GENERIC: 1, SLACK: 2 } as const;
+const BOT_TYPES = new Set<number>([BotType.GENERIC, BotType.INCOMING_WEBHOOK, BotType.OUTGOING_WEBHOOK]);
+
+/** Zulip's require_member_or_admin for the /bots endpoints. */
+export function requireMemberOrAdmin(user: User): void {
+  if (isGuest(user)) throw badRequest("Not allowed for guest users");
+  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
+}
+
+/** Zulip's access_bot_by_id: the bot's owner or an administrator; "No such bot" otherwise missing. */
+export async function accessBotById(tx: Tx, actor: User, botId: number): Promise<User> {
+  requireMemberOrAdmin(actor);
+  const bot = await userStore.getInRealm(tx.q, actor.realm_id, botId);
+  if (!bot || !bot.is_bot) throw badRequest("No such bot");
+  if (!isAdmin(actor) && bot.bot_owner_id !== actor.id) throw new InsufficientPermissionError();
+  return bot;
+}
+
+/** Who hears about a bot's changes in realm_bot events: administrators and its owner. */
+async function botAudience(tx: Tx, bot: User): Promise<number[]> {
+  const audience = await userStore.listActiveAdminIds(tx.q, bot.realm_id);
+  if (bot.bot_owner_id !== null) audience.push(bot.bot_owner_id);
+  return audience;
+}
+
+async function sendBotUpdate(tx: Tx, bot: User, fields: Record<string, unknown>): Promise<void> {
+  tx.sendEventOnCommit({ type: "realm_bot", op: "update", bot: { user_id: bot.id, ...fields } }, await botAudience(tx, bot));
+}
+
+export function checkInterfaceType(value: number): number {
+  if (value !== ServiceInterface.GENERIC && value !== ServiceInterface.SLACK) throw badRequest("Invalid interface type");
+  return value;
+}
+
+/** An outgoing webhook's URL: http or https (Zulip's check_url). */
+export function checkServiceUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badRequest(`${name} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw badRequest(`${name} is not a URL`);
+  return value;
+}
+
+async function defaultStream(tx: Tx, actor: User, name: string | undefined | null): Promise<Stream | null | undefined> {
+  if (name === undefined || name === null) return undefined;
+  if (name === "") return null;
+  return (await accessStreamByName(tx.q, new AccessSubject(actor), name, "content", { invalidNameError: true })).stream;
+}
+
+export interface CreateBotRequest {
+  fullName: string;
+  shortName: string;
+  botType: number;
+  payloadUrl: string;
+  interfaceType: number;
+  defaultSendingStream?: string;
+  defaultEventsRegisterStream?: string;
+  defaultAllPublicStreams?: boolean;
+}
+
+/** POST /bots (Zulip's add_bot_backend). */
+export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomain: string, req: CreateBotRequest) {
+  requireMemberOrAdmin(actor);
+  const shortName = req.shortName.trim();
+  if (shortName === "" || !/^[A-Za-z0-9._+-]+$/.test(shortName)) throw badRequest("Bad name or username");
+  const fullName = checkFullName(req.fullName);
+  const email = `${shortName}-bot@${botDomain}`.toLowerCase();
+  if (email.length > 254) throw badRequest("Bad name or username");
+  if (await userStore.getByEmail(tx.q, realm.id, email)) throw badRequest("Username already in use");
+  if (await userStore.activeFullNameTaken(tx.q, realm.id, fullName)) throw badRequest("Name is already in use!");
+  const subject = new AccessSubject(actor);
+  const allowed =
+    (await hasRealmPermission(tx.q, subject, realm, "can_create_bots_group")) ||
+    (req.botType === BotType.INCOMING_WEBHOOK && (await hasRealmPermission(tx.q, subject, realm, "can_create_write_only_bots_group")));
+  if (!BOT_TYPES.has(req.botType)) throw badRequest("Invalid bot type");
+  if (!allowed) throw new InsufficientPermissionError();
+  checkInterfaceType(req.interfaceType);
+  if (req.botType === BotType.OUTGOING_WEBHOOK) checkServiceUrl("payload_url", req.payloadUrl);
+  const sending = await defaultStream(tx, actor, req.defaultSendingStream);
+  const registering = await defaultStream(tx, actor, req.defaultEventsRegisterStream);
+
+  const bot = await doCreateUser(tx, realm, {
+    email,
+    full_name: fullName,
+    password_hash: null,
+    is_bot: true,
+    bot_type: req.botType,
+    bot_owner_id: actor.id,
+    acting_user_id: actor.id,
+  });
+  const defaults = {
+    default_sending_stream_id: sending?.id ?? null,
+    default_events_register_stream_id: registering?.id ?? null,
+    default_all_public_streams: req.defaultAllPublicStreams ? (1 as const) : (0 as const),
+  };
+  await userStore.update(tx.q, bot.id, defaults);
+  const created: User = { ...bot, ...defaults };
+  if (req.botType === BotType.OUTGOING_WEBHOOK) {
+    await botServiceStore.insert(tx.q, { bot_id: bot.id, name: shortName, base_url: req.payloadUrl, interface: req.interfaceType, token: generateApiKey() });
+  }
+  const [dict] = await buildBotDicts(tx.q, actor, [created]);
+  tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, await botAudience(tx, created));
+  return {
+    user_id: bot.id,
+    api_key: bot.api_key,
+    avatar_url: dict.avatar_url,
+    default_sending_stream: dict.default_sending_stream,
+    default_events_register_stream: dict.default_events_register_stream,
+    default_all_public_streams: dict.default_all_public_streams,
+  };
+}
+
+/** GET /bots: the caller's own active bots, oldest first. */
+export async function listOwnBots(tx: Tx, actor: User) {
+  requireMemberOrAdmin(actor);
+  const bots = (await userStore.listActiveBotsOwnedBy(tx.q, actor.id)).sort((a, b) => a.date_joined - b.date_joined || a.id - b.id);
+  const dicts = await buildBotDicts(tx.q, actor, bots);
+  return dicts.map((d) => ({
+    username: d.email,
+    full_name: d.full_name,
+    api_key: d.api_key,
+    avatar_url: d.avatar_url,
+    default_sending_stream: d.default_sending_stream,
+    default_events_register_stream: d.default_events_register_stream,
+    default_all_public_streams: d.default_all_public_streams,
+  }));
+}
+
+export interface UpdateBotRequest {
+  fullName?: string;
+  role?: number;
+  botOwnerId?: number;
+  servicePayloadUrl?: string;
+  serviceInterface: number;
+  defaultSendingStream?: string;
+  defaultEventsRegisterStream?: string;
+  defaultAllPublicStreams?: boolean;
+}
+
+/** PATCH /bots/{bot_id} (Zulip's patch_bot_backend). Everything is checked before anything is written. */
+export async function checkUpdateBot(tx: Tx, actor: User, botId: number, req: UpdateBotRequest) {
+  const bot = await accessBotById(tx, actor, botId);
+  const fullName = req.fullName === undefined ? undefined : checkFullName(req.fullName);
+  if (fullName !== undefined && fullName !== bot.full_name && (await userStore.activeFullNameTaken(tx.q, bot.realm_id, fullName))) {
+    throw badRequest("Name is already in use!");
+  }
+  if (req.role !== undefined && req.role !== bot.role) {
+    if ((req.role === Role.OWNER || bot.role === Role.OWNER) && !isOwner(actor)) throw new OrganizationOwnerRequiredError();
+    if (!isAdmin(actor)) throw new OrganizationAdministratorRequiredError();
+  }
+  let owner: User | undefined;
+  if (req.botOwnerId !== undefined) {
+    owner = await userStore.getInRealm(tx.q, bot.realm_id, req.botOwnerId);
+    if (!owner) throw badRequest("Failed to change owner, no such user");
+    if (!owner.is_active) throw badRequest("Failed to change owner, user is deactivated");
+    if (owner.is_bot) throw badRequest("Failed to change owner, bots can't own other bots");
+  }
+  if (req.servicePayloadUrl !== undefined) {
+    checkServiceUrl("service_payload_url", req.servicePayloadUrl);
+    checkInterfaceType(req.serviceInterface);
+  }
+  const sending = await defaultStream(tx, actor, req.defaultSendingStream);
+  const registering = await defaultStream(tx, actor, req.defaultEventsRegisterStream);
+
+  let current = bot;
+  if (fullName !== undefined && fullName !== bot.full_name) {
+    await doChangeFullName(tx, bot, fullName, actor);
+    await sendBotUpdate(tx, bot, { full_name: fullName });
+    current = { ...current, full_name: fullName };
+  }
+  if (req.role !== undefined) await doChangeUserRole(tx, bot, req.role, actor);
+  if (owner && owner.id !== bot.bot_owner_id) {
+    const previousAudience = await botAudience(tx, current);
+    await userStore.update(tx.q, bot.id, { bot_owner_id: owner.id });
+    current = { ...current, bot_owner_id: owner.id };
+    await auditLogStore.insert(tx.q, { realm_id: bot.realm_id, event_type: "user_bot_owner_changed", acting_user_id: actor.id, modified_user_id: bot.id });
+    // The previous owner no longer sees the bot; the new one gets all of it.
+    const newAudience = await botAudience(tx, current);
+    const leaving = previousAudience.filter((id) => !newAudience.includes(id));
+    const joining = newAudience.filter((id) => !previousAudience.includes(id));
+    if (leaving.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "delete", bot: { user_id: bot.id } }, leaving);
+    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    if (joining.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, joining);
+    tx.sendEventOnCommit({ type: "realm_bot", op: "update", bot: { user_id: bot.id, owner_id: owner.id } }, newAudience.filter((id) => !joining.includes(id)));
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: bot.id, bot_owner_id: owner.id } }, await userStore.listActiveIds(tx.q, bot.realm_id));
+  }
+  const defaults: Partial<Pick<User, "default_sending_stream_id" | "default_events_register_stream_id" | "default_all_public_streams">> = {};
+  if (sending !== undefined) defaults.default_sending_stream_id = sending?.id ?? null;
+  if (registering !== undefined) defaults.default_events_register_stream_id = registering?.id ?? null;
+  if (req.defaultAllPublicStreams !== undefined) defaults.default_all_public_streams = req.defaultAllPublicStreams ? 1 : 0;
+  if (Object.keys(defaults).length > 0) {
+    await userStore.update(tx.q, bot.id, defaults);
+    current = { ...current, ...defaults };
+    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    const fields: Record<string, unknown> = {};
+    if (sending !== undefined) fields.default_sending_stream = dict.default_sending_stream;
+    if (registering !== undefined) fields.default_events_register_stream = dict.default_events_register_stream;
+    if (req.defaultAllPublicStreams !== undefined) fields.default_all_public_streams = dict.default_all_public_streams;
+    await sendBotUpdate(tx, current, fields);
+  }
+  if (req.servicePayloadUrl !== undefined) {
+    await botServiceStore.updateForBot(tx.q, bot.id, { base_url: req.servicePayloadUrl, interface: req.serviceInterface });
+    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    await sendBotUpdate(tx, current, { services: dict.services });
+  }
+  const [dict] = await buildBotDicts(tx.q, actor, [current]);
+  const result: Record<string, unknown> = {
+    full_name: dict.full_name,
+    avatar_url: dict.avatar_url,
+    service_interface: req.serviceInterface,
+    service_payload_url: req.servicePayloadUrl ?? null,
+    config_data: null,
+    default_sending_stream: dict.default_sending_stream,
+    default_events_register_stream: dict.default_events_register_stream,
+    default_all_public_streams: dict.default_all_public_streams,
+  };
+  if (current.bot_owner_id !== null) result.bot_owner = (await userStore.getById(tx.q, current.bot_owner_id))?.email;
+  return result;
+}
+
+/** POST /bots/{bot_id}/api_key/regenerate */
+export async function checkRegenerateBotApiKey(tx: Tx, actor: User, botId: number): Promise<string> {
+  const bot = await accessBotById(tx, actor, botId);
+  const apiKey = generateApiKey();
+  await userStore.update(tx.q, bot.id, { api_key: apiKey });
+  await auditLogStore.insert(tx.q, { realm_id: bot.realm_id, acting_user_id: actor.id, modified_user_id: bot.id, event_type: "user_api_key_changed" });
+  await sendBotUpdate(tx, bot, { api_key: apiKey });
+  return apiKey;
+}
+
+/** DELETE /bots/{bot_id} */
+export async function checkDeactivateBot(tx: Tx, actor: User, botId: number): Promise<void> {
+  const bot = await accessBotById(tx, actor, botId);
+  if (!bot.is_active) throw badRequest("Bot is already deactivated");
+  await doDeactivateUser(tx, bot, actor);
+}
