@@ -36,6 +36,8 @@ const envSchema = z.object({
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
+  PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(10),
+  PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: z.string().default(""),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
   PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
@@ -82,6 +84,12 @@ export interface Config {
     /** Files in an S3-compatible bucket instead of the data directory. */
     s3?: S3Settings;
   };
+  outgoing: {
+    /** Zulip's OUTGOING_WEBHOOK_TIMEOUT_SECONDS. */
+    webhookTimeoutSeconds: number;
+    /** Hosts outgoing requests may reach even when they resolve to private addresses. */
+    allowHosts: string[];
+  };
   fastPasswordHashing: boolean;
 }
 
@@ -124,6 +132,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     eventQueueTimeoutSeconds: e.PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS,
     eventHeartbeatSeconds: e.PARLEY_EVENT_HEARTBEAT_SECONDS,
     uploads: { maxFileSizeMib: e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB, unclaimedDays: e.PARLEY_UNCLAIMED_UPLOAD_DAYS, s3: s3Settings(e) },
+    outgoing: {
+      webhookTimeoutSeconds: e.PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
+      allowHosts: e.PARLEY_OUTGOING_HTTP_ALLOW_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== ""),
+    },
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

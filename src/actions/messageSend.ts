@@ -17,6 +17,7 @@ import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doLinkAttachments } from "./attachments.js";
+import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -293,6 +294,8 @@ export async function doSendMessage(
   });
   await messageSearchStore.index(tx.q, [message]);
   await doLinkAttachments(tx, message.id, rendered.attachments);
+  if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
+  else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
 
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =

@@ -24,6 +24,8 @@ export interface Dialect {
   readonly bigint: ColumnDataType;
   /** Locks the selected rows until the transaction ends (no-op on SQLite, which locks the file). */
   forUpdate<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /** FOR UPDATE SKIP LOCKED on PostgreSQL (work queues); SQLite's writers are serialised anyway. */
+  forUpdateSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Moves the id sequence of `table` past `minimum` (used by seeds that insert explicit ids). */
   bumpIdSequence(db: Kysely<any>, table: string, minimum: number): Promise<void>;
   /**
@@ -79,6 +81,7 @@ const sqlite: Dialect = {
   addIdColumn: (table) => table.addColumn("id", "integer", (col) => col.primaryKey().autoIncrement()),
   bigint: "integer",
   forUpdate: (query) => query,
+  forUpdateSkipLocked: (query) => query,
   snapshotTransaction: (db) => db.transaction(),
   async bumpIdSequence(db, table, minimum) {
     // AUTOINCREMENT tables keep their high-water mark in sqlite_sequence.
@@ -119,6 +122,7 @@ const postgres: Dialect = {
   addIdColumn: (table) => table.addColumn("id", "bigserial", (col) => col.primaryKey()),
   bigint: "bigint",
   forUpdate: (query) => query.forUpdate(),
+  forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
   snapshotTransaction: (db) => db.transaction().setIsolationLevel("repeatable read"),
   async bumpIdSequence(db, table, minimum) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),

@@ -1,5 +1,6 @@
 import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, THUMBNAIL_JOB, UNCLAIMED_UPLOAD_JOB } from "../actions/attachments.js";
 import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
+import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
@@ -12,4 +13,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(UNCLAIMED_UPLOAD_JOB, deleteIfUnclaimed);
   runner.register(THUMBNAIL_JOB, makeThumbnail);
   runner.register(MESSAGE_RETENTION_JOB, runMessageRetention);
+  runner.register(OUTGOING_WEBHOOK_JOB, deliverOutgoingWebhook);
 }

@@ -13,6 +13,7 @@ export type JobHandler = (ctx: AppContext, payload: any, job: Job) => Promise<vo
 
 const LEASE_SECONDS = 120;
 const POLL_MS = 1000;
+const WORKERS = 4;
 
 export class JobRunner {
   private readonly handlers = new Map<string, JobHandler>();
@@ -56,15 +57,22 @@ export class JobRunner {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Runs every job that is due now, then returns. */
+  /**
+   * Runs every job that is due now, then returns. Several workers claim jobs side by side, so
+   * one slow job (a bot server that takes its full timeout) does not hold back the others.
+   */
   async runDueJobs(): Promise<number> {
     let done = 0;
-    for (;;) {
-      const job = await this.claim();
-      if (!job) return done;
-      await this.execute(job);
-      done += 1;
-    }
+    const worker = async () => {
+      for (;;) {
+        const job = await this.claim();
+        if (!job) return;
+        await this.execute(job);
+        done += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: WORKERS }, worker));
+    return done;
   }
 
   private async loop(): Promise<void> {
@@ -89,7 +97,7 @@ export class JobRunner {
     const now = nowSeconds();
     return this.ctx.db.kysely.transaction().execute(async (trx) => {
       const candidate = await this.ctx.db.dialect
-        .forUpdate(
+        .forUpdateSkipLocked(
           trx
             .selectFrom("jobs")
             .selectAll()
