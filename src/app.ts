@@ -13,6 +13,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
+import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { sessionPages } from "./http/sessions.js";
 import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
@@ -108,5 +109,6 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(userUploads, { ctx });
   await app.register(tusUploads, { ctx });
   await app.register(sessionPages, { ctx });
+  await app.register(incomingWebhooks, { ctx });
   return app;
 }

@@ -39,6 +39,8 @@ export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = 
   handler: (args: HandlerArgs<ParamValues<S>, A>) => Promise<HandlerResult> | HandlerResult;
   /** Raw handlers write the reply themselves (file downloads, redirects). */
   raw?: boolean;
+  /** Incoming-webhook bots may call it (Zulip allows them POST /messages only). */
+  allowIncomingWebhookBots?: boolean;
   /** Multipart files go to temporary files on disk (UploadedFile.spool), not into memory. */
   spoolFiles?: boolean;
 }

@@ -4,7 +4,8 @@ import type { RateLimitRule } from "../config.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import type { Endpoint } from "./endpoint.js";
 import { parseParams } from "./endpoint.js";
-import { ApiError, badRequest, RateLimitedError } from "./errors.js";
+import { BotType } from "../models/roles.js";
+import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
 import type { RateLimitState } from "./rateLimit.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -59,6 +60,10 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
       throw error;
     }
     applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
+    // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
+    if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK && !ep.allowIncomingWebhookBots) {
+      throw new UnauthorizedError("This API is not available to incoming webhook bots.");
+    }
   } else {
     applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
   }

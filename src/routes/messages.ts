@@ -20,6 +20,7 @@ const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 /** POST /messages */
 export const sendMessage = endpoint({
   auth: "user",
+  allowIncomingWebhookBots: true,
   params: {
     type: p.enum(["direct", "private", "stream", "channel"]),
     to: p.textOrJson(),

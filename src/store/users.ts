@@ -28,6 +28,10 @@ export const userStore = {
       .execute();
   },
 
+  async getByApiKey(q: Executor, apiKey: string): Promise<User | undefined> {
+    return q.selectFrom("users").selectAll().where("api_key", "=", apiKey).executeTakeFirst();
+  },
+
   /** Case-insensitive lookup by email (API or delivery) within a realm. */
   async getByEmail(q: Executor, realmId: number, email: string): Promise<User | undefined> {
     return (await userStore.listByEmailInRealm(q, realmId, email))[0];

@@ -1,0 +1,63 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+
+const t = useTestServer();
+let bot: { id: number; apiKey: string; email: string };
+
+beforeAll(async () => {
+  const body = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Alerts", short_name: "alerts", bot_type: 2 }));
+  bot = { id: body.user_id, apiKey: body.api_key, email: expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots.find((b: any) => b.full_name === "Alerts").username };
+});
+
+async function hook(path: string, query: Record<string, string>, body: string, contentType = "application/json") {
+  const url = `${t.baseUrl}/api/v1/external/${path}?${new URLSearchParams(query)}`;
+  const res = await fetch(url, { method: "POST", headers: { "Content-Type": contentType }, body });
+  return { status: res.status, body: await res.json() };
+}
+
+async function lastInTopic(topic: string) {
+  const res = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: topic }], apply_markdown: false }));
+  return res.messages.at(-1);
+}
+
+describe("incoming webhooks", () => {
+  it("json: posts the payload as a code block to the channel and topic of the URL", async () => {
+    const res = await hook("json", { api_key: bot.apiKey, stream: "Verona", topic: "alerts" }, JSON.stringify({ status: "down", host: "db1" }));
+    expect(res).toEqual({ status: 200, body: { result: "success", msg: "" } });
+    expect(await lastInTopic("alerts")).toMatchObject({ sender_id: bot.id, content: '```json\n{\n  "status": "down",\n  "host": "db1"\n}\n```' });
+    const verona = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: "Verona" })).stream_id;
+    expect((await hook("json", { api_key: bot.apiKey, stream: String(verona) }, JSON.stringify([1, 2]))).status).toBe(200);
+    expect((await lastInTopic("JSON")).content).toBe("```json\n[\n  1,\n  2\n]\n```");
+  });
+
+  it("without a channel, tells the bot's owner in a direct message", async () => {
+    expect((await hook("json", { api_key: bot.apiKey }, JSON.stringify({ ping: true }))).status).toBe(200);
+    const res = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "dm", operand: [bot.id] }], apply_markdown: false }));
+    expect(res.messages.at(-1)).toMatchObject({ sender_id: bot.id, content: '```json\n{\n  "ping": true\n}\n```' });
+  });
+
+  it("slack_incoming: converts Slack's format, as JSON or as a form payload", async () => {
+    const payload = {
+      text: "*Deploy* of _web_ finished: <https://ci.example.org/42|build 42>",
+      attachments: [{ title: "Details", title_link: "https://ci.example.org/42", text: "all green", fields: [{ title: "Duration", value: "3m" }] }],
+    };
+    expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona", topic: "deploys" }, JSON.stringify(payload))).status).toBe(200);
+    expect((await lastInTopic("deploys")).content).toBe(
+      "**Deploy** of *web* finished: [build 42](https://ci.example.org/42)\n\n**[Details](https://ci.example.org/42)**\nall green\n**Duration**: 3m",
+    );
+    const form = new URLSearchParams({ payload: JSON.stringify({ text: "from a form", channel: "#ops" }) }).toString();
+    expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona" }, form, "application/x-www-form-urlencoded")).status).toBe(200);
+    expect((await lastInTopic("ops")).content).toBe("from a form");
+  });
+
+  it("refuses bad keys and bodies, and keeps incoming-webhook bots to sending messages", async () => {
+    expect((await hook("json", { api_key: "x".repeat(32), stream: "Verona" }, "{}")).status).toBe(401);
+    expect((await hook("json", { stream: "Verona" }, "{}")).status).toBe(401);
+    expect((await hook("json", { api_key: bot.apiKey, stream: "Verona" }, "{not json")).status).toBe(400);
+    expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona" }, "[1]")).status).toBe(400);
+    expect((await hook("json", { api_key: bot.apiKey, stream: "no such channel" }, "{}")).body).toMatchObject({ result: "error", code: "STREAM_DOES_NOT_EXIST" });
+    const auth = { Authorization: "Basic " + Buffer.from(`${bot.email}:${bot.apiKey}`).toString("base64") };
+    expectError(await t.request("GET", null, "/api/v1/users/me", {}, { headers: auth }), 401, "This API is not available to incoming webhook bots.", "UNAUTHORIZED");
+    expectSuccess(await t.request("POST", null, "/api/v1/messages", { type: "stream", to: "Verona", topic: "direct", content: "via the API" }, { headers: auth }));
+  });
+});
