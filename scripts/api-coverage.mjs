@@ -94,6 +94,7 @@ export function renderCoverage() {
     "- GET `/user_avatars/{realm_id}/emoji/images/{file}` — custom emoji images, `src/http/emojiFiles.ts`",
     "- GET `/static/generated/emoji/emoji_api.json` — `server_emoji_data_url`",
     "- POST `/accounts/login/`, POST `/accounts/logout/` — web session cookie, `src/http/sessions.ts`",
+    "- POST `/api/v1/external/json`, `/api/v1/external/slack_incoming` — incoming webhooks, `src/http/incomingWebhooks.ts`",
     "",
   );
   return lines.join("\n");

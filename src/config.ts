@@ -38,6 +38,9 @@ const envSchema = z.object({
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
   PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(10),
   PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: z.string().default(""),
+  PARLEY_PUSH_BOUNCER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PARLEY_PUSH_ORG_ID: z.string().min(1).optional(),
+  PARLEY_PUSH_ORG_KEY: z.string().min(1).optional(),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
   PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
@@ -90,6 +93,8 @@ export interface Config {
     /** Hosts outgoing requests may reach even when they resolve to private addresses. */
     allowHosts: string[];
   };
+  /** Zulip's push notification service (bouncer) this server is registered with. */
+  pushBouncer?: { url: string; orgId: string; orgKey: string };
   fastPasswordHashing: boolean;
 }
 
@@ -136,6 +141,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       webhookTimeoutSeconds: e.PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
       allowHosts: e.PARLEY_OUTGOING_HTTP_ALLOW_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== ""),
     },
+    pushBouncer:
+      e.PARLEY_PUSH_BOUNCER_URL && e.PARLEY_PUSH_ORG_ID && e.PARLEY_PUSH_ORG_KEY
+        ? { url: e.PARLEY_PUSH_BOUNCER_URL.replace(/\/+$/, ""), orgId: e.PARLEY_PUSH_ORG_ID, orgKey: e.PARLEY_PUSH_ORG_KEY }
+        : undefined,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

@@ -11,6 +11,7 @@ import { channelRecipientStore, messageStore, type NarrowQuery, narrowQueryStore
 import { subscriptionStore } from "../store/streams.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { policyKey, userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
+import { queuePushRemovals } from "./pushNotifications.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
@@ -73,6 +74,7 @@ export async function doUpdateMessageFlags(tx: Tx, user: User, change: FlagChang
     await userMessageFlagStore.insertIfMissing(q, historical.sort((a, b) => a - b).map((message_id) => ({ user_id: user.id, message_id, flags: rowFlags })));
   }
   await userMessageFlagStore.setFlag(q, user.id, changed, change.bit, change.add);
+  if (change.bit === MessageFlag.READ && change.add) await queuePushRemovals(tx, user.id, changed);
 
   const op = change.add ? "add" : "remove";
   const event: Record<string, unknown> = { type: "update_message_flags", op, operation: op, flag: change.flag, messages: changed, all: false };
@@ -130,6 +132,7 @@ export async function checkUpdateMessageFlagsForNarrow(tx: Tx, user: User, realm
 export async function doMarkAllAsReadBatch(tx: Tx, user: User, batchSize: number): Promise<number> {
   const ids = await userMessageFlagStore.unreadIds(tx.q, user.id, { limit: batchSize });
   await userMessageFlagStore.setFlag(tx.q, user.id, ids, MessageFlag.READ, true);
+  await queuePushRemovals(tx, user.id, ids);
   if (ids.length < batchSize) {
     tx.sendEventOnCommit({ type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [], all: true }, [user.id]);
   }
@@ -141,6 +144,7 @@ export async function doMarkStreamMessagesAsRead(tx: Tx, user: User, recipientId
   const ids = await userMessageFlagStore.unreadIds(tx.q, user.id, { recipientId, topic });
   if (ids.length === 0) return 0;
   await userMessageFlagStore.setFlag(tx.q, user.id, ids, MessageFlag.READ, true);
+  await queuePushRemovals(tx, user.id, ids);
   tx.sendEventOnCommit({ type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: ids, all: false }, [user.id]);
   return ids.length;
 }

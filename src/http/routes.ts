@@ -9,6 +9,7 @@ import * as reactions from "../routes/reactions.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
 import * as bots from "../routes/bots.js";
+import * as pushDevices from "../routes/pushDevices.js";
 import * as realmSettings from "../routes/realm.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as uploads from "../routes/uploads.js";
@@ -95,6 +96,11 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "PATCH", path: "/bots/:bot_id", endpoint: bots.updateBot },
   { method: "DELETE", path: "/bots/:bot_id", endpoint: bots.deactivateBot },
   { method: "POST", path: "/bots/:bot_id/api_key/regenerate", endpoint: bots.regenerateBotApiKey },
+  // push notification devices
+  { method: "POST", path: "/users/me/apns_device_token", endpoint: pushDevices.addApnsToken },
+  { method: "DELETE", path: "/users/me/apns_device_token", endpoint: pushDevices.removeApnsToken },
+  { method: "POST", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.addFcmToken },
+  { method: "DELETE", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.removeFcmToken },
   // organization settings
   { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
   // reactions and custom emoji

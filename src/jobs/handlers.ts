@@ -1,6 +1,7 @@
 import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, THUMBNAIL_JOB, UNCLAIMED_UPLOAD_JOB } from "../actions/attachments.js";
 import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
 import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
+import { PUSH_BOUNCER_DEVICE_JOB, PUSH_NOTIFICATION_JOB, PUSH_REMOVAL_JOB, sendPushNotification, sendPushRemoval, syncBouncerDevice } from "../actions/pushNotifications.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
@@ -14,4 +15,7 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(THUMBNAIL_JOB, makeThumbnail);
   runner.register(MESSAGE_RETENTION_JOB, runMessageRetention);
   runner.register(OUTGOING_WEBHOOK_JOB, deliverOutgoingWebhook);
+  runner.register(PUSH_NOTIFICATION_JOB, sendPushNotification);
+  runner.register(PUSH_REMOVAL_JOB, sendPushRemoval);
+  runner.register(PUSH_BOUNCER_DEVICE_JOB, syncBouncerDevice);
 }

@@ -42,6 +42,8 @@ export interface OutgoingRequest {
   url: string;
   body: string;
   contentType: string;
+  /** Extra request headers (e.g. Authorization for the push bouncer). */
+  headers?: Record<string, string>;
   timeoutMs: number;
   /** Host names (or literal addresses) that may be private. */
   allowHosts: readonly string[];
@@ -84,7 +86,7 @@ export function postOutgoing(req: OutgoingRequest): Promise<OutgoingResponse> {
       url,
       {
         method: "POST",
-        headers: { "Content-Type": req.contentType, "Content-Length": Buffer.byteLength(req.body), "User-Agent": "ParleyOutgoingWebhook/1.0" },
+        headers: { ...req.headers, "Content-Type": req.contentType, "Content-Length": Buffer.byteLength(req.body), "User-Agent": "Parley/1.0" },
         lookup: checkedLookup as never,
         timeout: req.timeoutMs,
         agent: false,

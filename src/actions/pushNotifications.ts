@@ -1,0 +1,220 @@
+import { createHash } from "node:crypto";
+import type { AppContext } from "../appContext.js";
+import { transaction } from "../appContext.js";
+import type { Realm, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { postOutgoing } from "../lib/outgoingHttp.js";
+import { serverSecret } from "../lib/serverSecret.js";
+import { buildUserPayload } from "../lib/userPayload.js";
+import { MessageFlag } from "../models/messageFlags.js";
+import { userSettings } from "../models/userSettings.js";
+import { channelRecipientStore, type Message, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
+import { realmStore } from "../store/realms.js";
+import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
+import { userStore } from "../store/users.js";
+
+/**
+ * Mobile push notifications through Zulip's push notification service (the "bouncer",
+ * PARLEY_PUSH_BOUNCER_URL with this server's registration PARLEY_PUSH_ORG_ID/KEY), in its
+ * protocol: devices are registered at /api/v1/remotes/push/register, notifications sent to
+ * /api/v1/remotes/push/notify with Zulip's gcm_payload/apns_payload shapes.
+ *
+ * A message queues a job for each receiver with a registered device when it is a direct message,
+ * mentions them, or is in a topic they follow. The job (after commit) sends only if the receiver is
+ * offline — no event queue open in this server (Zulip's receiver_is_off_zulip) — the message is
+ * still unread and their settings want it; it then marks the message as having an active push
+ * notification. Reading such a message anywhere queues a "remove" notification.
+ */
+export const PUSH_NOTIFICATION_JOB = "push_notification";
+export const PUSH_REMOVAL_JOB = "push_notification_remove";
+export const PUSH_BOUNCER_DEVICE_JOB = "push_bouncer_device";
+
+type Trigger = "direct_message" | "mentioned" | "stream_wildcard_mentioned" | "topic_wildcard_mentioned" | "followed_topic";
+
+/** Called by doSendMessage with the user_messages rows it wrote. */
+export async function queuePushNotifications(
+  tx: Tx,
+  sender: User,
+  message: Message,
+  rows: ReadonlyArray<{ user_id: number; flags: number }>,
+  channel: { streamId: number; topic: string } | null,
+): Promise<void> {
+  const candidates = rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0);
+  if (candidates.length === 0) return;
+  const withDevices = await pushDeviceStore.usersWithDevices(tx.q, candidates.map((r) => r.user_id));
+  for (const row of candidates) {
+    if (!withDevices.has(row.user_id)) continue;
+    let trigger: Trigger | null = null;
+    if (!channel) trigger = "direct_message";
+    else if (row.flags & MessageFlag.MENTIONED) trigger = "mentioned";
+    else if (row.flags & MessageFlag.TOPIC_WILDCARD_MENTIONED) trigger = "topic_wildcard_mentioned";
+    else if (row.flags & MessageFlag.STREAM_WILDCARD_MENTIONED) trigger = "stream_wildcard_mentioned";
+    else if ((await userTopicStore.getPolicy(tx.q, row.user_id, channel.streamId, channel.topic)) === VisibilityPolicy.FOLLOWED) trigger = "followed_topic";
+    if (trigger) await tx.enqueueJob(PUSH_NOTIFICATION_JOB, { userId: row.user_id, messageId: message.id, trigger });
+  }
+}
+
+/** Called when messages become read: their active push notifications are withdrawn. */
+export async function queuePushRemovals(tx: Tx, userId: number, messageIds: readonly number[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  const flags = await userMessageStore.flagsFor(tx.q, userId, messageIds);
+  const active = messageIds.filter((id) => ((flags.get(id) ?? 0) & MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION) !== 0);
+  if (active.length === 0) return;
+  await userMessageFlagStore.setFlag(tx.q, userId, active, MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION, false);
+  await tx.enqueueJob(PUSH_REMOVAL_JOB, { userId, messageIds: [...active].sort((a, b) => a - b) });
+}
+
+function settingAllows(user: User, trigger: Trigger): boolean {
+  const settings = userSettings(user);
+  if (trigger === "followed_topic") return settings.enable_followed_topic_push_notifications;
+  return settings.enable_offline_push_notifications;
+}
+
+/** Zulip's stable user/realm UUIDs for the bouncer, derived from this server's secret. */
+function stableUuid(ctx: AppContext, kind: string, id: number): string {
+  const hex = createHash("sha256").update(serverSecret(ctx.config.dataDir)).update(`:${kind}:${id}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+async function postToBouncer(ctx: AppContext, endpoint: string, body: string, contentType: string): Promise<void> {
+  const bouncer = ctx.config.pushBouncer!;
+  const response = await postOutgoing({
+    url: `${bouncer.url}/api/v1/remotes/${endpoint}`,
+    body,
+    contentType,
+    headers: { Authorization: "Basic " + Buffer.from(`${bouncer.orgId}:${bouncer.orgKey}`).toString("base64") },
+    timeoutMs: 30_000,
+    allowHosts: ctx.config.outgoing.allowHosts,
+  });
+  if (response.status < 200 || response.status >= 300) throw new Error(`push bouncer ${endpoint} answered ${response.status}: ${response.text.slice(0, 200)}`);
+}
+
+function realmFields(ctx: AppContext, realm: Realm, user: User) {
+  return {
+    server: new URL(ctx.config.externalUrl).host,
+    realm_id: realm.id,
+    realm_name: realm.name,
+    realm_uri: ctx.config.externalUrl,
+    realm_url: ctx.config.externalUrl,
+    user_id: user.id,
+  };
+}
+
+/** Plain text of rendered HTML, cut to Zulip's 200 characters. */
+function notificationText(html: string): { content: string; truncated: boolean } {
+  const text = html
+    .replace(/<[^>]*>/g, "")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&")
+    .trim();
+  return text.length > 200 ? { content: text.slice(0, 200) + "…", truncated: true } : { content: text, truncated: false };
+}
+
+/** Job: send one message's notification to the receiver's devices through the bouncer. */
+export async function sendPushNotification(ctx: AppContext, job: { userId: number; messageId: number; trigger: Trigger }): Promise<void> {
+  if (!ctx.config.pushBouncer) return;
+  const q = ctx.db.kysely;
+  const user = await userStore.getById(q, job.userId);
+  if (!user || !user.is_active || !settingAllows(user, job.trigger)) return;
+  if (ctx.eventQueues.hasQueueFor(user.id)) return; // online: the open client shows it
+  const flags = (await userMessageStore.flagsFor(q, user.id, [job.messageId])).get(job.messageId);
+  if (flags === undefined || flags & MessageFlag.READ) return;
+  const [message] = await messageStore.listByIds(q, user.realm_id, [job.messageId]);
+  const devices = await pushDeviceStore.listForUser(q, user.id);
+  const realm = await realmStore.getById(q, user.realm_id);
+  const sender = message ? await userStore.getById(q, message.sender_id) : undefined;
+  if (!message || !sender || !realm || devices.length === 0) return;
+
+  const text = notificationText(message.rendered_content ?? message.content);
+  const common = {
+    ...realmFields(ctx, realm, user),
+    sender_id: sender.id,
+    sender_email: sender.email,
+    sender_full_name: sender.full_name,
+    sender_avatar_url: buildUserPayload(user, sender, { clientGravatar: false }).avatar_url,
+  };
+  let recipient: Record<string, unknown>;
+  let title: string;
+  if (message.is_channel_message) {
+    const [stream] = await channelRecipientStore.streamsByRecipientIds(q, realm.id, [message.recipient_id]);
+    recipient = { recipient_type: "stream", stream: stream?.name ?? "", stream_id: stream?.id ?? 0, topic: message.subject };
+    title = `#${stream?.name ?? ""} > ${message.subject}`;
+  } else {
+    const participants = (await userMessageFlagStore.receiversByMessage(q, [message.id])).get(message.id) ?? [];
+    recipient = participants.length > 2 ? { recipient_type: "private", pm_users: participants.join(",") } : { recipient_type: "private" };
+    title = participants.length > 2 ? `Group DM with ${participants.length - 1} others` : sender.full_name;
+  }
+  const subtitle = job.trigger === "mentioned" ? `${sender.full_name} mentioned you:` : job.trigger.endsWith("wildcard_mentioned") ? `${sender.full_name} mentioned everyone:` : message.is_channel_message ? `${sender.full_name}:` : "";
+  const gcmPayload = { ...common, ...recipient, event: "message", zulip_message_id: message.id, time: message.date_sent, content: text.content, content_truncated: text.truncated };
+  const apnsPayload = {
+    alert: { title, subtitle, body: text.content },
+    sound: "default",
+    badge: 0,
+    custom: { zulip: { ...common, ...recipient, message_ids: [message.id], time: message.date_sent } },
+  };
+  await postToBouncer(
+    ctx,
+    "push/notify",
+    JSON.stringify({
+      user_uuid: stableUuid(ctx, "user", user.id),
+      user_id: user.id,
+      realm_uuid: stableUuid(ctx, "realm", realm.id),
+      android_devices: devices.filter((d) => d.kind === PushDeviceKind.FCM).map((d) => d.token),
+      apple_devices: devices.filter((d) => d.kind === PushDeviceKind.APNS).map((d) => d.token),
+      gcm_payload: gcmPayload,
+      gcm_options: { priority: "high" },
+      apns_payload: apnsPayload,
+    }),
+    "application/json",
+  );
+  await transaction(ctx, async (tx) => {
+    const current = (await userMessageStore.flagsFor(tx.q, user.id, [message.id])).get(message.id) ?? 0;
+    if ((current & MessageFlag.READ) === 0) await userMessageFlagStore.setFlag(tx.q, user.id, [message.id], MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION, true);
+  });
+}
+
+/** Job: withdraw notifications of messages that were read. */
+export async function sendPushRemoval(ctx: AppContext, job: { userId: number; messageIds: number[] }): Promise<void> {
+  if (!ctx.config.pushBouncer || job.messageIds.length === 0) return;
+  const q = ctx.db.kysely;
+  const user = await userStore.getById(q, job.userId);
+  const realm = user ? await realmStore.getById(q, user.realm_id) : undefined;
+  const devices = user ? await pushDeviceStore.listForUser(q, user.id) : [];
+  if (!user || !realm || devices.length === 0) return;
+  const fields = { ...realmFields(ctx, realm, user), event: "remove" };
+  await postToBouncer(
+    ctx,
+    "push/notify",
+    JSON.stringify({
+      user_uuid: stableUuid(ctx, "user", user.id),
+      user_id: user.id,
+      realm_uuid: stableUuid(ctx, "realm", realm.id),
+      android_devices: devices.filter((d) => d.kind === PushDeviceKind.FCM).map((d) => d.token),
+      apple_devices: devices.filter((d) => d.kind === PushDeviceKind.APNS).map((d) => d.token),
+      gcm_payload: { ...fields, zulip_message_ids: job.messageIds.join(","), zulip_message_id: job.messageIds[0] },
+      gcm_options: { priority: "normal" },
+      apns_payload: { badge: 0, custom: { zulip: { ...fields, zulip_message_ids: job.messageIds } } },
+    }),
+    "application/json",
+  );
+}
+
+/** Job: register or remove a device at the bouncer. */
+export async function syncBouncerDevice(ctx: AppContext, job: { op: "register" | "unregister"; userId: number; kind: number; token: string; appId: string | null }): Promise<void> {
+  if (!ctx.config.pushBouncer) return;
+  const user = await userStore.getById(ctx.db.kysely, job.userId);
+  if (!user) return;
+  const form = new URLSearchParams({
+    user_id: String(user.id),
+    user_uuid: stableUuid(ctx, "user", user.id),
+    realm_uuid: stableUuid(ctx, "realm", user.realm_id),
+    token: job.token,
+    token_kind: String(job.kind),
+  });
+  if (job.appId) form.set("ios_app_id", job.appId);
+  await postToBouncer(ctx, `push/${job.op}`, form.toString(), "application/x-www-form-urlencoded");
+}
