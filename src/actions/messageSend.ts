@@ -18,6 +18,8 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doLinkAttachments } from "./attachments.js";
 import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
+import { queueMissedMessageEmails } from "./missedMessageEmails.js";
+import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
@@ -314,7 +316,9 @@ export async function doSendMessage(
   };
   const rows = [...receiverIds].sort((a, b) => a - b).map((user_id) => ({ user_id, message_id: message.id, flags: flagsOf(user_id) }));
   await userMessageStore.insertMany(tx.q, rows);
-  await queuePushNotifications(tx, sender, message, rows, destination.kind === "channel" ? { streamId: destination.access.stream.id, topic } : null);
+  const triggers = await notificationTriggers(tx, sender, rows, destination.kind === "channel" ? { streamId: destination.access.stream.id, topic } : null);
+  await queuePushNotifications(tx, message, triggers);
+  await queueMissedMessageEmails(tx, message, triggers);
 
   let automaticPolicy: number | undefined;
   if (destination.kind === "channel") {

@@ -8,11 +8,12 @@ import { serverSecret } from "../lib/serverSecret.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userSettings } from "../models/userSettings.js";
-import { channelRecipientStore, type Message, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { channelRecipientStore, type Message, messageStore } from "../store/messages.js";
 import { PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
 import { realmStore } from "../store/realms.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
+import type { NotificationTrigger } from "./notificationTriggers.js";
 
 /**
  * Mobile push notifications through Zulip's push notification service (the "bouncer",
@@ -30,29 +31,14 @@ export const PUSH_NOTIFICATION_JOB = "push_notification";
 export const PUSH_REMOVAL_JOB = "push_notification_remove";
 export const PUSH_BOUNCER_DEVICE_JOB = "push_bouncer_device";
 
-type Trigger = "direct_message" | "mentioned" | "stream_wildcard_mentioned" | "topic_wildcard_mentioned" | "followed_topic";
+type Trigger = NotificationTrigger;
 
-/** Called by doSendMessage with the user_messages rows it wrote. */
-export async function queuePushNotifications(
-  tx: Tx,
-  sender: User,
-  message: Message,
-  rows: ReadonlyArray<{ user_id: number; flags: number }>,
-  channel: { streamId: number; topic: string } | null,
-): Promise<void> {
-  const candidates = rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0);
-  if (candidates.length === 0) return;
-  const withDevices = await pushDeviceStore.usersWithDevices(tx.q, candidates.map((r) => r.user_id));
-  for (const row of candidates) {
-    if (!withDevices.has(row.user_id)) continue;
-    let trigger: Trigger | null = null;
-    if (!channel) trigger = "direct_message";
-    else if (row.flags & MessageFlag.MENTIONED) trigger = "mentioned";
-    else if (row.flags & MessageFlag.TOPIC_WILDCARD_MENTIONED) trigger = "topic_wildcard_mentioned";
-    else if (row.flags & MessageFlag.STREAM_WILDCARD_MENTIONED) trigger = "stream_wildcard_mentioned";
-    else if ((await userTopicStore.getPolicy(tx.q, row.user_id, channel.streamId, channel.topic)) === VisibilityPolicy.FOLLOWED) trigger = "followed_topic";
-    if (trigger) await tx.enqueueJob(PUSH_NOTIFICATION_JOB, { userId: row.user_id, messageId: message.id, trigger });
-  }
+/** Called by doSendMessage with the receivers a message may notify (notificationTriggers). */
+export async function queuePushNotifications(tx: Tx, message: Message, triggers: ReadonlyMap<number, NotificationTrigger>): Promise<void> {
+  if (triggers.size === 0) return;
+  const withDevices = await pushDeviceStore.usersWithDevices(tx.q, [...triggers.keys()]);
+  const jobs = [...triggers].filter(([userId]) => withDevices.has(userId)).map(([userId, trigger]) => ({ userId, messageId: message.id, trigger }));
+  await tx.enqueueJobs(PUSH_NOTIFICATION_JOB, jobs);
 }
 
 /** Called when messages become read: their active push notifications are withdrawn. */

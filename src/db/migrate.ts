@@ -6,6 +6,7 @@ import * as addMessageSearch from "./migrations/2026-11-22T0510-add-message-sear
 import * as renameExtraEmojiType from "./migrations/2026-11-24T0900-rename-extra-emoji-type.js";
 import * as createEventQueues from "./migrations/2026-11-24T0910-create-event-queues.js";
 import * as addBotDefaults from "./migrations/2026-11-25T1130-add-bot-defaults.js";
+import * as createMissedMessageEmails from "./migrations/2026-11-25T1200-create-missed-message-emails.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-24T0900-rename-extra-emoji-type": renameExtraEmojiType,
   "2026-11-24T0910-create-event-queues": createEventQueues,
   "2026-11-25T1130-add-bot-defaults": addBotDefaults,
+  "2026-11-25T1200-create-missed-message-emails": createMissedMessageEmails,
 };
 
 class StaticProvider implements MigrationProvider {

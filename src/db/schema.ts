@@ -301,6 +301,14 @@ export interface BotServicesTable {
   interface: Generated<number>;
 }
 
+export interface MissedMessageEmailsTable {
+  id: Id;
+  user_id: number;
+  message_id: number;
+  trigger: string;
+  scheduled_at: number;
+}
+
 export interface PushDevicesTable {
   id: Id;
   user_id: number;
@@ -392,6 +400,7 @@ export interface Database {
   realm_emoji: RealmEmojiTable;
   bot_services: BotServicesTable;
   push_devices: PushDevicesTable;
+  missed_message_emails: MissedMessageEmailsTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   sessions: SessionsTable;

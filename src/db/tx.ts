@@ -22,6 +22,8 @@ export interface Tx {
   sendEventOnCommit(event: ParleyEvent, userIds: Iterable<number>): void;
   /** Writes a durable job row in this transaction; the job runner is woken after commit. */
   enqueueJob(kind: string, payload: unknown, options?: JobOptions): Promise<void>;
+  /** Many jobs of one kind in one statement (fan-out work: one per receiver). */
+  enqueueJobs(kind: string, payloads: readonly unknown[], options?: JobOptions): Promise<void>;
   afterCommit(hook: () => void): void;
 }
 
@@ -56,17 +58,19 @@ export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Pro
           hooks.push(() => services.events.dispatchCommitted(frozen, users));
         },
         async enqueueJob(kind, payload, options = {}) {
+          await tx.enqueueJobs(kind, [payload], options);
+        },
+        async enqueueJobs(kind, payloads, options = {}) {
+          if (payloads.length === 0) return;
           const now = nowSeconds();
-          await trx
-            .insertInto("jobs")
-            .values({
-              kind,
-              payload: JSON.stringify(payload),
-              run_at: options.runAt ?? now,
-              max_attempts: options.maxAttempts ?? 5,
-              created_at: now,
-            })
-            .execute();
+          const rows = payloads.map((payload) => ({
+            kind,
+            payload: JSON.stringify(payload),
+            run_at: options.runAt ?? now,
+            max_attempts: options.maxAttempts ?? 5,
+            created_at: now,
+          }));
+          for (let i = 0; i < rows.length; i += 500) await trx.insertInto("jobs").values(rows.slice(i, i + 500)).execute();
           if (!wantsWake) {
             wantsWake = true;
             hooks.push(() => services.wakeJobs());

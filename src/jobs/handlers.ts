@@ -1,4 +1,5 @@
 import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, THUMBNAIL_JOB, UNCLAIMED_UPLOAD_JOB } from "../actions/attachments.js";
+import { MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails } from "../actions/missedMessageEmails.js";
 import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
 import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
 import { PUSH_BOUNCER_DEVICE_JOB, PUSH_NOTIFICATION_JOB, PUSH_REMOVAL_JOB, sendPushNotification, sendPushRemoval, syncBouncerDevice } from "../actions/pushNotifications.js";
@@ -18,4 +19,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(PUSH_NOTIFICATION_JOB, sendPushNotification);
   runner.register(PUSH_REMOVAL_JOB, sendPushRemoval);
   runner.register(PUSH_BOUNCER_DEVICE_JOB, syncBouncerDevice);
+  runner.register(MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails);
 }

@@ -1,0 +1,94 @@
+import { type AppContext, transaction } from "../appContext.js";
+import type { Realm, User } from "../db/schema.js";
+import type { Tx } from "../db/tx.js";
+import { queueEmail } from "../email/queue.js";
+import { MessageFlag } from "../models/messageFlags.js";
+import { userSettings } from "../models/userSettings.js";
+import { channelRecipientStore, type Message, messageStore } from "../store/messages.js";
+import { missedMessageEmailStore } from "../store/missedMessageEmails.js";
+import { realmStore } from "../store/realms.js";
+import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
+import { userStore } from "../store/users.js";
+import { escapeHtml } from "../util/html.js";
+import { nowSeconds } from "../util/time.js";
+import type { NotificationTrigger } from "./notificationTriggers.js";
+
+/**
+ * Missed-message emails (Zulip's handle_missedmessage_emails). A direct message, mention or
+ * followed-topic message waits in `missed_message_emails`; the first one for a user schedules a
+ * durable job after their email_notifications_batching_period_seconds. The job sends one email
+ * per conversation for what is still unread — if the user is offline then (no event queue here) and
+ * their settings allow it — with the rendered messages and a link, through the email path
+ * (SMTP or the outbox).
+ */
+export const MISSED_MESSAGE_EMAIL_JOB = "missed_message_email";
+
+export async function queueMissedMessageEmails(tx: Tx, message: Message, triggers: ReadonlyMap<number, NotificationTrigger>): Promise<void> {
+  if (triggers.size === 0) return;
+  const now = nowSeconds();
+  const users = (await userStore.listByIds(tx.q, message.realm_id, [...triggers.keys()])).filter((u) => !u.is_bot && u.is_active);
+  if (users.length === 0) return;
+  const pending = await missedMessageEmailStore.usersWithPending(tx.q, users.map((u) => u.id));
+  await missedMessageEmailStore.addMany(tx.q, users.map((u) => ({ user_id: u.id, message_id: message.id, trigger: triggers.get(u.id)!, scheduled_at: now })));
+  // The first waiting message of a user schedules the batch, after the user's batching period.
+  const byDelay = new Map<number, number[]>();
+  for (const user of users.filter((u) => !pending.has(u.id))) {
+    const delay = Math.max(0, userSettings(user).email_notifications_batching_period_seconds);
+    byDelay.set(delay, [...(byDelay.get(delay) ?? []), user.id]);
+  }
+  for (const [delay, userIds] of byDelay) {
+    await tx.enqueueJobs(MISSED_MESSAGE_EMAIL_JOB, userIds.map((userId) => ({ userId })), { runAt: now + delay });
+  }
+}
+
+function wanted(user: User, trigger: string): boolean {
+  const settings = userSettings(user);
+  return trigger === "followed_topic" ? settings.enable_followed_topic_email_notifications : settings.enable_offline_email_notifications;
+}
+
+/** Job: the user's pending missed messages, one email per conversation. */
+export async function sendMissedMessageEmails(ctx: AppContext, job: { userId: number }): Promise<void> {
+  await transaction(ctx, async (tx) => {
+    const user = await userStore.getById(tx.q, job.userId);
+    const pending = await missedMessageEmailStore.listForUser(tx.q, job.userId);
+    await missedMessageEmailStore.deleteForUser(tx.q, job.userId, pending.map((p) => p.id));
+    if (!user || !user.is_active || pending.length === 0) return;
+    if (ctx.eventQueues.hasQueueFor(user.id)) return; // back online: the client shows them
+    const realm = (await realmStore.getById(tx.q, user.realm_id))!;
+    const flags = await userMessageStore.flagsFor(tx.q, user.id, pending.map((p) => p.message_id));
+    const due = pending.filter((p) => wanted(user, p.trigger) && flags.has(p.message_id) && (flags.get(p.message_id)! & MessageFlag.READ) === 0);
+    const messages = await messageStore.listByIds(tx.q, user.realm_id, due.map((p) => p.message_id));
+    const conversations = new Map<string, Message[]>();
+    for (const message of messages.sort((a, b) => a.id - b.id)) {
+      const key = message.is_channel_message ? `${message.recipient_id}\u0000${message.subject.toLowerCase()}` : `dm:${message.recipient_id}`;
+      conversations.set(key, [...(conversations.get(key) ?? []), message]);
+    }
+    for (const group of conversations.values()) await queueConversationEmail(tx, ctx, realm, user, group);
+  });
+}
+
+async function queueConversationEmail(tx: Tx, ctx: AppContext, realm: Realm, user: User, messages: Message[]): Promise<void> {
+  const senders = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(messages.map((m) => m.sender_id))])).map((u) => [u.id, u]));
+  const first = messages[0];
+  let subject: string;
+  if (first.is_channel_message) {
+    const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]);
+    subject = `#${stream?.name ?? ""} > ${first.subject === "" ? "general chat" : first.subject}`;
+  } else {
+    const participants = ((await userMessageFlagStore.receiversByMessage(tx.q, [first.id])).get(first.id) ?? []).filter((id) => id !== user.id);
+    const names = (await userStore.listByIds(tx.q, realm.id, participants)).map((u) => u.full_name).sort();
+    subject = participants.length > 1 ? `Group DMs with ${names.join(", ")}` : `DMs with ${names[0] ?? "yourself"}`;
+  }
+  const link = `${ctx.config.externalUrl}/#narrow/near/${messages.at(-1)!.id}`;
+  const showContent = userSettings(user).message_content_in_email_notifications;
+  const text: string[] = [];
+  const html: string[] = [];
+  for (const message of messages) {
+    const sender = senders.get(message.sender_id)?.full_name ?? "Someone";
+    text.push(showContent ? `${sender}: ${message.content}` : `${sender} sent you a message.`);
+    html.push(`<div class="message"><b>${escapeHtml(sender)}</b>${showContent ? `<div>${message.rendered_content ?? escapeHtml(message.content)}</div>` : ""}</div>`);
+  }
+  text.push("", `Reply in Zulip: ${link}`, "", `You are receiving this because you were offline in ${realm.name}. Change your notification settings in Parley's personal settings.`);
+  html.push(`<p><a href="${escapeHtml(link)}">Reply in Zulip</a></p>`);
+  await queueEmail(tx, { to: user.delivery_email, subject, text: text.join("\n") + "\n", html: html.join("\n"), template: "missed_message" });
+}

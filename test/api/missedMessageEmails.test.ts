@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { useSmtpSink } from "../support/smtpSink.js";
+import { expectSuccess, useTestServer } from "../support/testApp.js";
+
+const smtp = useSmtpSink();
+const t = useTestServer(smtp.overrides);
+
+/** The batching period passes: make the user's missed-message job due and run it. */
+async function batchPeriodPasses(): Promise<void> {
+  await t.ctx.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("kind", "=", "missed_message_email").where("status", "=", "pending").execute();
+  await t.drainJobs();
+}
+
+const mailsTo = (address: string) => smtp.sink().messages.filter((m) => m.rcptTo.includes(address));
+
+describe("missed-message emails", () => {
+  it("batches an offline user's direct messages into one email, read from the SMTP server", async () => {
+    const hamlet = await t.user("hamlet");
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [hamlet.id], content: "First **ping**" });
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [hamlet.id], content: "Second ping" });
+    const job = await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("kind", "=", "missed_message_email").where("status", "=", "pending").execute();
+    expect(job).toHaveLength(1); // one job for the batch
+    expect(job[0].run_at - job[0].created_at).toBe(120);
+    await batchPeriodPasses();
+    const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(hamlet.delivery_email));
+    expect(mailsTo(hamlet.delivery_email)).toHaveLength(1);
+    expect(mail.parsed.subject).toBe("DMs with Othello, the Moor of Venice");
+    expect(mail.parsed.text).toContain("Othello, the Moor of Venice: First **ping**");
+    expect(mail.parsed.text).toContain("Othello, the Moor of Venice: Second ping");
+    expect(mail.parsed.html).toContain("<strong>ping</strong>");
+    expect(mail.parsed.text).toMatch(/Reply in Zulip: http:\/\/localhost:9991\/#narrow\/near\/\d+/);
+  });
+
+  it("sends mentions per conversation, skips what was read and honours the setting", async () => {
+    const cordelia = await t.user("cordelia");
+    const readId = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** read this one" })).id;
+    expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** and this one not" }));
+    expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "no mention: no email" }));
+    expectSuccess(await t.post("cordelia", "/api/v1/messages/flags", { messages: [readId], op: "add", flag: "read" }));
+    await batchPeriodPasses();
+    const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(cordelia.delivery_email));
+    expect(mail.parsed.subject).toBe("#Verona > news");
+    expect(mail.parsed.text).toContain("and this one not");
+    expect(mail.parsed.text).not.toContain("read this one");
+    expect(mail.parsed.text).not.toContain("no mention");
+
+    expectSuccess(await t.patch("iago", "/api/v1/settings", { enable_offline_email_notifications: false }));
+    const iago = await t.user("iago");
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [iago.id], content: "you will not be emailed" });
+    await batchPeriodPasses();
+    expect(mailsTo(iago.delivery_email)).toEqual([]);
+  });
+
+  it("sends nothing to a user who is online (an event queue open)", async () => {
+    const shiva = await t.user("shiva");
+    const queue = expectSuccess(await t.post("shiva", "/api/v1/register", { event_types: ["message"] })).queue_id;
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [shiva.id], content: "you are here" });
+    await batchPeriodPasses();
+    expect(mailsTo(shiva.delivery_email)).toEqual([]);
+    expectSuccess(await t.delete("shiva", "/api/v1/events", { queue_id: queue }));
+  });
+});
