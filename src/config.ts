@@ -36,6 +36,8 @@ const envSchema = z.object({
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
+  /** A claimed job whose process died is taken again after this long; longer than any job runs. */
+  PARLEY_JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(86400).default(120),
   PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(10),
   PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: z.string().default(""),
   PARLEY_PUSH_BOUNCER_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -95,6 +97,8 @@ export interface Config {
   };
   /** Zulip's push notification service (bouncer) this server is registered with. */
   pushBouncer?: { url: string; orgId: string; orgKey: string };
+  /** How long a claimed job is reserved for the process that claimed it. */
+  jobLeaseSeconds: number;
   fastPasswordHashing: boolean;
 }
 
@@ -145,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       e.PARLEY_PUSH_BOUNCER_URL && e.PARLEY_PUSH_ORG_ID && e.PARLEY_PUSH_ORG_KEY
         ? { url: e.PARLEY_PUSH_BOUNCER_URL.replace(/\/+$/, ""), orgId: e.PARLEY_PUSH_ORG_ID, orgKey: e.PARLEY_PUSH_ORG_KEY }
         : undefined,
+    jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

@@ -11,7 +11,6 @@ import { nowSeconds } from "../util/time.js";
  */
 export type JobHandler = (ctx: AppContext, payload: any, job: Job) => Promise<void>;
 
-const LEASE_SECONDS = 120;
 const POLL_MS = 1000;
 const WORKERS = 4;
 
@@ -116,7 +115,7 @@ export class JobRunner {
       if (!candidate) return undefined;
       await trx
         .updateTable("jobs")
-        .set({ status: "running", locked_until: now + LEASE_SECONDS, attempts: candidate.attempts + 1 })
+        .set({ status: "running", locked_until: now + this.ctx.config.jobLeaseSeconds, attempts: candidate.attempts + 1 })
         .where("id", "=", candidate.id)
         .execute();
       return { ...candidate, status: "running" as const, attempts: candidate.attempts + 1 };

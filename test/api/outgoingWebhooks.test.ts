@@ -1,7 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startServerProcess, type ServerProcess } from "../support/process.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { freshDatabase } from "../support/testDb.js";
 
 const t = useTestServer({ outgoing: { webhookTimeoutSeconds: 0.5, allowHosts: ["127.0.0.1"] } });
 
@@ -166,4 +168,64 @@ describe("outgoing webhook bots", () => {
     expect(Object.fromEntries(form)).toMatchObject({ token: bot.token, channel_name: "Verona", text: "@**Slack Bot** hi", trigger_word: "mention", user_name: "Othello, the Moor of Venice" });
     expect((await topicMessages("slack")).at(-1)).toMatchObject({ sender_id: bot.id, content: "from slack" });
   });
+});
+
+// A real server process killed with SIGKILL right after a message to the bot was acknowledged, while
+// the bot's server is down: after a restart the job is still there and the bot answers.
+describe("across a kill -9", () => {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+
+  it("delivers the webhook after the restart", async () => {
+    const fresh = await freshDatabase();
+    cleanups.push(fresh.drop);
+    // A short lease: a job the killed process had claimed is taken again soon.
+    const env: Record<string, string> = { PARLEY_DATA_DIR: fresh.dataDir, PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
+    if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
+    let parley: ServerProcess = await startServerProcess(env);
+    cleanups.push(() => parley.stop());
+    const email = /email:\s+(\S+)/.exec(parley.output())![1];
+    const apiKey = /API key:\s+(\S+)/.exec(parley.output())![1];
+    const call = async (method: string, path: string, params: Record<string, string> = {}) => {
+      const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
+      const res = await fetch(`${parley.baseUrl}/api/v1${path}${query}`, {
+        method,
+        headers: { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
+        body: method === "GET" ? undefined : new URLSearchParams(params),
+      });
+      return res.json();
+    };
+    const botPort = await freePort(); // nothing listens there yet: the bot's server is down
+    const bot = await call("POST", "/bots", { full_name: "Durable Bot", short_name: "durable", bot_type: "3", payload_url: JSON.stringify(`http://127.0.0.1:${botPort}/hook`) });
+    expect(bot.result).toBe("success");
+    const sent = await call("POST", "/messages", { type: "direct", to: JSON.stringify([bot.user_id]), content: "survive this" });
+    expect(sent.result).toBe("success");
+    await parley.stop("SIGKILL");
+
+    const hits: string[] = [];
+    const botServer = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        hits.push(body);
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ content: "I survived too" }));
+      });
+    });
+    await new Promise<void>((resolve) => botServer.listen(botPort, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => botServer.close(resolve)));
+    parley = await startServerProcess(env);
+    cleanups.push(() => parley.stop());
+
+    let reply: any;
+    for (let i = 0; i < 240 && !reply; i++) {
+      const res = await call("GET", "/messages", { anchor: "newest", num_before: "5", num_after: "0", narrow: JSON.stringify([{ operator: "dm", operand: [bot.user_id] }]), apply_markdown: "false" });
+      reply = res.messages?.find((m: any) => m.sender_id === bot.user_id);
+      if (!reply) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(reply?.content).toBe("I survived too");
+    expect(JSON.parse(hits[0]).data).toBe("survive this");
+  }, 90_000);
 });
