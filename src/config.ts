@@ -1,6 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./blobs/s3.js";
+import type { ApnsSettings } from "./lib/apns.js";
+import type { FcmSettings } from "./lib/fcm.js";
 
 /**
  * Parley's configuration: PARLEY_* environment variables, read and validated once at start.
@@ -43,6 +45,12 @@ const envSchema = z.object({
   PARLEY_PUSH_BOUNCER_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_PUSH_ORG_ID: z.string().min(1).optional(),
   PARLEY_PUSH_ORG_KEY: z.string().min(1).optional(),
+  PARLEY_APNS_KEY_FILE: z.string().min(1).optional(),
+  PARLEY_APNS_KEY_ID: z.string().min(1).optional(),
+  PARLEY_APNS_TEAM_ID: z.string().min(1).optional(),
+  PARLEY_APNS_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://api.push.apple.com"),
+  PARLEY_FCM_CREDENTIALS_FILE: z.string().min(1).optional(),
+  PARLEY_FCM_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
   PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
@@ -97,6 +105,9 @@ export interface Config {
   };
   /** Zulip's push notification service (bouncer) this server is registered with. */
   pushBouncer?: { url: string; orgId: string; orgKey: string };
+  /** Direct delivery to Apple and Google, when their credentials are configured. */
+  apns?: ApnsSettings;
+  fcm?: FcmSettings;
   /** How long a claimed job is reserved for the process that claimed it. */
   jobLeaseSeconds: number;
   fastPasswordHashing: boolean;
@@ -149,6 +160,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       e.PARLEY_PUSH_BOUNCER_URL && e.PARLEY_PUSH_ORG_ID && e.PARLEY_PUSH_ORG_KEY
         ? { url: e.PARLEY_PUSH_BOUNCER_URL.replace(/\/+$/, ""), orgId: e.PARLEY_PUSH_ORG_ID, orgKey: e.PARLEY_PUSH_ORG_KEY }
         : undefined,
+    apns:
+      e.PARLEY_APNS_KEY_FILE && e.PARLEY_APNS_KEY_ID && e.PARLEY_APNS_TEAM_ID
+        ? { endpoint: e.PARLEY_APNS_ENDPOINT, keyFile: path.resolve(e.PARLEY_APNS_KEY_FILE), keyId: e.PARLEY_APNS_KEY_ID, teamId: e.PARLEY_APNS_TEAM_ID }
+        : undefined,
+    fcm: e.PARLEY_FCM_CREDENTIALS_FILE ? { endpoint: e.PARLEY_FCM_ENDPOINT, credentialsFile: path.resolve(e.PARLEY_FCM_CREDENTIALS_FILE) } : undefined,
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,

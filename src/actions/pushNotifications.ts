@@ -3,20 +3,23 @@ import type { AppContext } from "../appContext.js";
 import { transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
+import { ApnsClient } from "../lib/apns.js";
+import { FcmClient } from "../lib/fcm.js";
 import { postOutgoing } from "../lib/outgoingHttp.js";
 import { serverSecret } from "../lib/serverSecret.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userSettings } from "../models/userSettings.js";
 import { channelRecipientStore, type Message, messageStore } from "../store/messages.js";
-import { PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
+import { type PushDevice, PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
 import { realmStore } from "../store/realms.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import type { NotificationTrigger } from "./notificationTriggers.js";
 
 /**
- * Mobile push notifications through Zulip's push notification service (the "bouncer",
+ * Mobile push notifications: straight to APNs/FCM where their credentials are configured
+ * (PARLEY_APNS_*, PARLEY_FCM_*), otherwise through Zulip's push notification service (the "bouncer",
  * PARLEY_PUSH_BOUNCER_URL with this server's registration PARLEY_PUSH_ORG_ID/KEY), in its
  * protocol: devices are registered at /api/v1/remotes/push/register, notifications sent to
  * /api/v1/remotes/push/notify with Zulip's gcm_payload/apns_payload shapes.
@@ -76,6 +79,67 @@ async function postToBouncer(ctx: AppContext, endpoint: string, body: string, co
   if (response.status < 200 || response.status >= 300) throw new Error(`push bouncer ${endpoint} answered ${response.status}: ${response.text.slice(0, 200)}`);
 }
 
+const directClients = new WeakMap<AppContext, { apns?: ApnsClient; fcm?: FcmClient }>();
+function clientsOf(ctx: AppContext): { apns?: ApnsClient; fcm?: FcmClient } {
+  let clients = directClients.get(ctx);
+  if (!clients) {
+    clients = { apns: ctx.config.apns ? new ApnsClient(ctx.config.apns) : undefined, fcm: ctx.config.fcm ? new FcmClient(ctx.config.fcm) : undefined };
+    directClients.set(ctx, clients);
+  }
+  return clients;
+}
+
+/** Whether any way of delivering pushes is configured. */
+function pushConfigured(ctx: AppContext): boolean {
+  return ctx.config.pushBouncer !== undefined || ctx.config.apns !== undefined || ctx.config.fcm !== undefined;
+}
+
+interface PushPayloads {
+  gcm: Record<string, unknown>;
+  gcmPriority: "high" | "normal";
+  apns: { alert?: object; sound?: string; badge: number; custom: { zulip: object } };
+}
+
+/**
+ * Delivers to each device: straight to APNs/FCM where their credentials are configured, the rest
+ * through the push bouncer. A device Apple or Google reports as gone is unregistered.
+ */
+async function deliverPush(ctx: AppContext, user: User, realmId: number, devices: PushDevice[], payloads: PushPayloads): Promise<void> {
+  const { apns, fcm } = clientsOf(ctx);
+  const timeoutMs = 30_000;
+  const viaBouncer: PushDevice[] = [];
+  for (const device of devices) {
+    if (device.kind === PushDeviceKind.APNS && apns) {
+      const { alert, sound, badge, custom } = payloads.apns;
+      const result = await apns.send(device.token, device.ios_app_id ?? "org.zulip.Zulip", { aps: { ...(alert ? { alert, sound } : {}), badge }, ...custom }, timeoutMs);
+      if (result.status === 410 || result.reason === "BadDeviceToken" || result.reason === "Unregistered") await pushDeviceStore.remove(ctx.db.kysely, user.id, device.kind, device.token);
+      else if (result.status !== 200) throw new Error(`APNs answered ${result.status} ${result.reason ?? ""}`);
+    } else if (device.kind === PushDeviceKind.FCM && fcm) {
+      const result = await fcm.send(device.token, payloads.gcm, payloads.gcmPriority, timeoutMs);
+      if (result.status === 404 || result.error === "UNREGISTERED") await pushDeviceStore.remove(ctx.db.kysely, user.id, device.kind, device.token);
+      else if (result.status !== 200) throw new Error(`FCM answered ${result.status} ${result.error ?? ""}`);
+    } else {
+      viaBouncer.push(device);
+    }
+  }
+  if (viaBouncer.length === 0 || !ctx.config.pushBouncer) return;
+  await postToBouncer(
+    ctx,
+    "push/notify",
+    JSON.stringify({
+      user_uuid: stableUuid(ctx, "user", user.id),
+      user_id: user.id,
+      realm_uuid: stableUuid(ctx, "realm", realmId),
+      android_devices: viaBouncer.filter((d) => d.kind === PushDeviceKind.FCM).map((d) => d.token),
+      apple_devices: viaBouncer.filter((d) => d.kind === PushDeviceKind.APNS).map((d) => d.token),
+      gcm_payload: payloads.gcm,
+      gcm_options: { priority: payloads.gcmPriority },
+      apns_payload: payloads.apns,
+    }),
+    "application/json",
+  );
+}
+
 function realmFields(ctx: AppContext, realm: Realm, user: User) {
   return {
     server: new URL(ctx.config.externalUrl).host,
@@ -102,7 +166,7 @@ function notificationText(html: string): { content: string; truncated: boolean }
 
 /** Job: send one message's notification to the receiver's devices through the bouncer. */
 export async function sendPushNotification(ctx: AppContext, job: { userId: number; messageId: number; trigger: Trigger }): Promise<void> {
-  if (!ctx.config.pushBouncer) return;
+  if (!pushConfigured(ctx)) return;
   const q = ctx.db.kysely;
   const user = await userStore.getById(q, job.userId);
   if (!user || !user.is_active || !settingAllows(user, job.trigger)) return;
@@ -142,21 +206,7 @@ export async function sendPushNotification(ctx: AppContext, job: { userId: numbe
     badge: 0,
     custom: { zulip: { ...common, ...recipient, message_ids: [message.id], time: message.date_sent } },
   };
-  await postToBouncer(
-    ctx,
-    "push/notify",
-    JSON.stringify({
-      user_uuid: stableUuid(ctx, "user", user.id),
-      user_id: user.id,
-      realm_uuid: stableUuid(ctx, "realm", realm.id),
-      android_devices: devices.filter((d) => d.kind === PushDeviceKind.FCM).map((d) => d.token),
-      apple_devices: devices.filter((d) => d.kind === PushDeviceKind.APNS).map((d) => d.token),
-      gcm_payload: gcmPayload,
-      gcm_options: { priority: "high" },
-      apns_payload: apnsPayload,
-    }),
-    "application/json",
-  );
+  await deliverPush(ctx, user, realm.id, devices, { gcm: gcmPayload, gcmPriority: "high", apns: apnsPayload });
   await transaction(ctx, async (tx) => {
     const current = (await userMessageStore.flagsFor(tx.q, user.id, [message.id])).get(message.id) ?? 0;
     if ((current & MessageFlag.READ) === 0) await userMessageFlagStore.setFlag(tx.q, user.id, [message.id], MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION, true);
@@ -165,28 +215,18 @@ export async function sendPushNotification(ctx: AppContext, job: { userId: numbe
 
 /** Job: withdraw notifications of messages that were read. */
 export async function sendPushRemoval(ctx: AppContext, job: { userId: number; messageIds: number[] }): Promise<void> {
-  if (!ctx.config.pushBouncer || job.messageIds.length === 0) return;
+  if (!pushConfigured(ctx) || job.messageIds.length === 0) return;
   const q = ctx.db.kysely;
   const user = await userStore.getById(q, job.userId);
   const realm = user ? await realmStore.getById(q, user.realm_id) : undefined;
   const devices = user ? await pushDeviceStore.listForUser(q, user.id) : [];
   if (!user || !realm || devices.length === 0) return;
   const fields = { ...realmFields(ctx, realm, user), event: "remove" };
-  await postToBouncer(
-    ctx,
-    "push/notify",
-    JSON.stringify({
-      user_uuid: stableUuid(ctx, "user", user.id),
-      user_id: user.id,
-      realm_uuid: stableUuid(ctx, "realm", realm.id),
-      android_devices: devices.filter((d) => d.kind === PushDeviceKind.FCM).map((d) => d.token),
-      apple_devices: devices.filter((d) => d.kind === PushDeviceKind.APNS).map((d) => d.token),
-      gcm_payload: { ...fields, zulip_message_ids: job.messageIds.join(","), zulip_message_id: job.messageIds[0] },
-      gcm_options: { priority: "normal" },
-      apns_payload: { badge: 0, custom: { zulip: { ...fields, zulip_message_ids: job.messageIds } } },
-    }),
-    "application/json",
-  );
+  await deliverPush(ctx, user, realm.id, devices, {
+    gcm: { ...fields, zulip_message_ids: job.messageIds.join(","), zulip_message_id: job.messageIds[0] },
+    gcmPriority: "normal",
+    apns: { badge: 0, custom: { zulip: { ...fields, zulip_message_ids: job.messageIds } } },
+  });
 }
 
 /** Job: register or remove a device at the bouncer. */
