@@ -3,6 +3,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { buildBotDicts } from "../lib/botPayload.js";
+import { EMBEDDED_BOTS } from "../lib/embeddedBots.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
 import { BotType, isAdmin, isGuest, isOwner, Role } from "../models/roles.js";
@@ -20,7 +21,7 @@ import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } f
  * through realm_bot events; everyone through realm_user events.
  */
 export const ServiceInterface = { GENERIC: 1, SLACK: 2 } as const;
-const BOT_TYPES = new Set<number>([BotType.GENERIC, BotType.INCOMING_WEBHOOK, BotType.OUTGOING_WEBHOOK]);
+const BOT_TYPES = new Set<number>([BotType.GENERIC, BotType.INCOMING_WEBHOOK, BotType.OUTGOING_WEBHOOK, BotType.EMBEDDED]);
 
 /** Zulip's require_member_or_admin for the /bots endpoints. */
 export function requireMemberOrAdmin(user: User): void {
@@ -77,6 +78,8 @@ export interface CreateBotRequest {
   botType: number;
   payloadUrl: string;
   interfaceType: number;
+  /** Embedded bots: which one (Zulip's service_name). */
+  serviceName?: string;
   defaultSendingStream?: string;
   defaultEventsRegisterStream?: string;
   defaultAllPublicStreams?: boolean;
@@ -100,6 +103,8 @@ export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomai
   if (!allowed) throw new InsufficientPermissionError();
   checkInterfaceType(req.interfaceType);
   if (req.botType === BotType.OUTGOING_WEBHOOK) checkServiceUrl("payload_url", req.payloadUrl);
+  const serviceName = req.serviceName ?? shortName;
+  if (req.botType === BotType.EMBEDDED && !(serviceName in EMBEDDED_BOTS)) throw badRequest("Invalid embedded bot name.");
   const sending = await defaultStream(tx, actor, req.defaultSendingStream);
   const registering = await defaultStream(tx, actor, req.defaultEventsRegisterStream);
 
@@ -119,8 +124,9 @@ export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomai
   };
   await userStore.update(tx.q, bot.id, defaults);
   const created: User = { ...bot, ...defaults };
-  if (req.botType === BotType.OUTGOING_WEBHOOK) {
-    await botServiceStore.insert(tx.q, { bot_id: bot.id, name: shortName, base_url: req.payloadUrl, interface: req.interfaceType, token: generateApiKey() });
+  if (req.botType === BotType.OUTGOING_WEBHOOK || req.botType === BotType.EMBEDDED) {
+    const baseUrl = req.botType === BotType.EMBEDDED ? "" : req.payloadUrl;
+    await botServiceStore.insert(tx.q, { bot_id: bot.id, name: serviceName, base_url: baseUrl, interface: req.interfaceType, token: generateApiKey() });
   }
   const [dict] = await buildBotDicts(tx.q, actor, [created]);
   tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, await botAudience(tx, created));

@@ -1,6 +1,7 @@
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
+import { EMBEDDED_BOTS, withoutLeadingMention } from "../lib/embeddedBots.js";
 import { MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent } from "../lib/messageRendering.js";
 import { OutgoingHttpError, postOutgoing } from "../lib/outgoingHttp.js";
@@ -15,8 +16,9 @@ import { ServiceInterface } from "./bots.js";
 import { doSendMessage } from "./messageSend.js";
 
 /**
- * Outgoing webhooks (Zulip's zerver/lib/outgoing_webhook.py). A message that mentions an
- * outgoing-webhook bot, or a direct message to one, queues a durable job per bot in the
+ * Outgoing webhooks (Zulip's zerver/lib/outgoing_webhook.py) and embedded bots. A message that
+ * mentions an outgoing-webhook or embedded bot, or a direct message to one, queues a durable job
+ * per bot in the
  * sending transaction; the job POSTs the payload to the bot's service after commit, so a slow or
  * dead bot server never delays sending. The reply (`content`, unless `response_not_required`) is
  * posted by the bot in the same conversation. As in Zulip: an HTTP error answer fails at once
@@ -41,7 +43,9 @@ export async function queueOutgoingWebhooks(tx: Tx, sender: User, message: Messa
   if (sender.is_bot) return;
   const ids = [...new Set(candidateIds)].filter((id) => id !== sender.id);
   if (ids.length === 0) return;
-  const bots = (await userStore.listByIds(tx.q, sender.realm_id, ids)).filter((u) => u.is_bot && u.is_active && u.bot_type === BotType.OUTGOING_WEBHOOK);
+  const bots = (await userStore.listByIds(tx.q, sender.realm_id, ids)).filter(
+    (u) => u.is_bot && u.is_active && (u.bot_type === BotType.OUTGOING_WEBHOOK || u.bot_type === BotType.EMBEDDED),
+  );
   for (const bot of bots) {
     await tx.enqueueJob(OUTGOING_WEBHOOK_JOB, { botId: bot.id, messageId: message.id, trigger } satisfies WebhookJob, { maxAttempts: OUTGOING_WEBHOOK_ATTEMPTS });
   }
@@ -56,6 +60,14 @@ export async function deliverOutgoingWebhook(ctx: AppContext, job: WebhookJob, r
   const realm = await realmStore.getById(q, bot.realm_id);
   const [message] = await messageStore.listByIds(q, bot.realm_id, [job.messageId]);
   if (!service || !realm || !message) return; // deleted meanwhile
+  if (bot.bot_type === BotType.EMBEDDED) {
+    const handler = EMBEDDED_BOTS[service.name];
+    if (handler) {
+      const reply = handler(withoutLeadingMention(message.content, bot.full_name));
+      await transaction(ctx, (tx) => sendBotReply(tx, realm, bot, message, reply));
+    }
+    return;
+  }
   const sender = await userStore.getById(q, message.sender_id);
   const request = await buildRequest(ctx, realm, bot, service, message, sender!, job.trigger);
 

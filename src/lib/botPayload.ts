@@ -2,6 +2,7 @@ import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { type BotService, botServiceStore } from "../store/botServices.js";
 import { streamStore } from "../store/streams.js";
+import { BotType } from "../models/roles.js";
 import { buildUserPayload } from "./userPayload.js";
 
 /**
@@ -20,7 +21,7 @@ export interface BotDict {
   default_all_public_streams: boolean;
   avatar_url: string;
   owner_id: number | null;
-  services: Array<{ base_url: string; token: string; interface: number }>;
+  services: Array<{ base_url: string; token: string; interface: number } | { service_name: string; config_data: Record<string, string> }>;
 }
 
 export async function buildBotDicts(q: Executor, viewer: User, bots: readonly User[]): Promise<BotDict[]> {
@@ -40,7 +41,7 @@ export async function buildBotDicts(q: Executor, viewer: User, bots: readonly Us
     default_all_public_streams: bot.default_all_public_streams === 1,
     avatar_url: buildUserPayload(viewer, bot, { clientGravatar: false }).avatar_url as string,
     owner_id: bot.bot_owner_id,
-    services: services.filter((s) => s.bot_id === bot.id).map(serviceDict),
+    services: services.filter((s) => s.bot_id === bot.id).map((s) => (bot.bot_type === BotType.EMBEDDED ? { service_name: s.name, config_data: {} } : serviceDict(s))),
   }));
 }
 

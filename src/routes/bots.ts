@@ -37,6 +37,7 @@ export const createBot = endpoint({
         botType: params.bot_type,
         payloadUrl: params.payload_url,
         interfaceType: params.interface_type,
+        serviceName: params.service_name,
         defaultSendingStream: params.default_sending_stream,
         defaultEventsRegisterStream: params.default_events_register_stream,
         defaultAllPublicStreams: params.default_all_public_streams,

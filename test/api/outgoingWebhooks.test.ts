@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServerProcess, type ServerProcess } from "../support/process.js";
-import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { freshDatabase } from "../support/testDb.js";
 
 const t = useTestServer({ outgoing: { webhookTimeoutSeconds: 0.5, allowHosts: ["127.0.0.1"] } });
@@ -167,6 +167,22 @@ describe("outgoing webhook bots", () => {
     const form = new URLSearchParams(received[0].body);
     expect(Object.fromEntries(form)).toMatchObject({ token: bot.token, channel_name: "Verona", text: "@**Slack Bot** hi", trigger_word: "mention", user_name: "Othello, the Moor of Venice" });
     expect((await topicMessages("slack")).at(-1)).toMatchObject({ sender_id: bot.id, content: "from slack" });
+  });
+});
+
+describe("embedded bots", () => {
+  it("run inside the server and answer direct messages and mentions", async () => {
+    expectError(await t.post("hamlet", "/api/v1/bots", { full_name: "Nobody", short_name: "nobody", bot_type: 4, service_name: "no-such-bot" }), 400, "Invalid embedded bot name.");
+    const { user_id: botId } = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Cipher", short_name: "cipher", bot_type: 4, service_name: "encrypt" }));
+    const realmBot = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm_bot"] })).realm_bots.find((b: any) => b.user_id === botId);
+    expect(realmBot).toMatchObject({ bot_type: 4, services: [{ service_name: "encrypt", config_data: {} }] });
+
+    expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: [botId], content: "Hello, World" }));
+    await runJobsNow();
+    expect((await dmConversation("othello", botId)).at(-1)).toMatchObject({ sender_id: botId, content: "Encrypted/Decrypted text: Uryyb, Jbeyq" });
+    expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "cipher", content: "@**Cipher** abc" }));
+    await runJobsNow();
+    expect((await topicMessages("cipher")).at(-1)).toMatchObject({ sender_id: botId, content: "Encrypted/Decrypted text: nop" });
   });
 });
 
