@@ -16,6 +16,7 @@ import type { MessagesTable, UserMessagesTable } from "../src/db/schema.js";
 import { MessageFlag } from "../src/models/messageFlags.js";
 import { RecipientType } from "../src/models/roles.js";
 import { messageSearchStore } from "../src/store/messages.js";
+import { streamStore } from "../src/store/streams.js";
 import { nowSeconds } from "../src/util/time.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" } } });
@@ -123,6 +124,8 @@ for (const channel of channels) {
   const first = await q.selectFrom("messages").select((eb) => eb.fn.min("id").as("m")).where("recipient_id", "=", channel.recipientId).executeTakeFirst();
   await q.updateTable("streams").set({ first_message_id: first?.m == null ? null : Number(first.m) }).where("recipient_id", "=", channel.recipientId).execute();
 }
+// Messages were written in bulk, past the send path: count them per channel and day.
+await streamStore.rebuildDailyCounts(q);
 log(`done: ${written.toLocaleString()} messages, ${userMessageRows.toLocaleString()} per-user rows\n`);
 console.log(JSON.stringify({ messages: written, userMessageRows, seconds: (Date.now() - started) / 1000 }));
 await ctx.db.close();

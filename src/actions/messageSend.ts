@@ -15,6 +15,7 @@ import { channelRecipientStore, messageSearchStore, messageStore, userTopicStore
 import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
+import { streamStore } from "../store/streams.js";
 import { nowSeconds } from "../util/time.js";
 import { doLinkAttachments } from "./attachments.js";
 import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
@@ -323,6 +324,7 @@ export async function doSendMessage(
   let automaticPolicy: number | undefined;
   if (destination.kind === "channel") {
     const stream = destination.access.stream;
+    await streamStore.countChannelMessage(tx.q, destination.recipientId, message.date_sent);
     if (await messageStore.setStreamFirstMessageIdIfNull(tx.q, stream.id, message.id)) {
       // Zulip sends this only when a deletion moves first_message_id; a channel's first message
       // changes it too, so clients that saw the channel created learn it (state stays consistent).

@@ -7,6 +7,8 @@ import * as renameExtraEmojiType from "./migrations/2026-11-24T0900-rename-extra
 import * as createEventQueues from "./migrations/2026-11-24T0910-create-event-queues.js";
 import * as addBotDefaults from "./migrations/2026-11-25T1130-add-bot-defaults.js";
 import * as createMissedMessageEmails from "./migrations/2026-11-25T1200-create-missed-message-emails.js";
+import * as addUserMessageFlagIndexes from "./migrations/2026-11-25T1230-add-user-message-flag-indexes.js";
+import * as createChannelDailyMessages from "./migrations/2026-11-25T1300-create-channel-daily-messages.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -20,6 +22,8 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-24T0910-create-event-queues": createEventQueues,
   "2026-11-25T1130-add-bot-defaults": addBotDefaults,
   "2026-11-25T1200-create-missed-message-emails": createMissedMessageEmails,
+  "2026-11-25T1230-add-user-message-flag-indexes": addUserMessageFlagIndexes,
+  "2026-11-25T1300-create-channel-daily-messages": createChannelDailyMessages,
 };
 
 class StaticProvider implements MigrationProvider {

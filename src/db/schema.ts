@@ -309,6 +309,13 @@ export interface MissedMessageEmailsTable {
   scheduled_at: number;
 }
 
+export interface ChannelDailyMessagesTable {
+  recipient_id: number;
+  /** UNIX day (date_sent / 86400). */
+  day: number;
+  count: number;
+}
+
 export interface PushDevicesTable {
   id: Id;
   user_id: number;
@@ -401,6 +408,7 @@ export interface Database {
   bot_services: BotServicesTable;
   push_devices: PushDevicesTable;
   missed_message_emails: MissedMessageEmailsTable;
+  channel_daily_messages: ChannelDailyMessagesTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   sessions: SessionsTable;

@@ -29,16 +29,16 @@ export const messageStore = {
     return q.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
   },
 
-  /** The realm's messages with these ids, in id order. */
+  /**
+   * The realm's messages with these ids, in id order. The realm is checked on the rows, not in
+   * SQL: with `realm_id = ?` in the query, SQLite's planner walked the (realm_id, date_sent) index
+   * over every message of the realm (66 ms for 100 ids among 1M messages) instead of 100 key
+   * look-ups.
+   */
   async listByIds(q: Executor, realmId: number, ids: readonly number[]): Promise<Message[]> {
     if (ids.length === 0) return [];
-    return q
-      .selectFrom("messages")
-      .selectAll()
-      .where("realm_id", "=", realmId)
-      .where("id", "in", [...new Set(ids)])
-      .orderBy("id")
-      .execute();
+    const rows = await q.selectFrom("messages").selectAll().where("id", "in", [...new Set(ids)]).orderBy("id").execute();
+    return rows.filter((m) => m.realm_id === realmId);
   },
 
   async topicHasMessages(q: Executor, recipientId: number, topic: string): Promise<boolean> {

@@ -1,8 +1,10 @@
-import type { Insertable, Updateable } from "kysely";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Stream, StreamsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 
 export { subscriptionStore } from "./subscriptions.js";
+
+const DAY_SECONDS = 86400;
 
 export const streamStore = {
   async insert(q: Executor, row: Insertable<StreamsTable>): Promise<Stream> {
@@ -74,8 +76,9 @@ export const streamStore = {
   },
 
   /**
-   * Per channel recipient: messages sent since `trafficSince`, and whether any message was sent
-   * since `activeSince`. One grouped query over the (recipient_id, id) index.
+   * Per channel recipient, from the daily counts: messages sent on the days since `trafficSince`,
+   * and the start of the last day with a message (when it is after `activeSince`). At most one
+   * row per channel and day is read, whatever the number of messages.
    */
   async messageActivity(
     q: Executor,
@@ -85,22 +88,41 @@ export const streamStore = {
   ): Promise<Map<number, { recentCount: number; lastSent: number }>> {
     const result = new Map<number, { recentCount: number; lastSent: number }>();
     if (recipientIds.length === 0) return result;
-    const since = Math.min(trafficSince, activeSince);
+    const trafficDay = Math.floor(trafficSince / DAY_SECONDS);
+    const sinceDay = Math.floor(Math.min(trafficSince, activeSince) / DAY_SECONDS);
     const rows = await q
-      .selectFrom("messages")
+      .selectFrom("channel_daily_messages")
       .select((eb) => [
         "recipient_id",
-        eb.fn.max("date_sent").as("last_sent"),
-        eb.fn.sum<number>(eb.case().when("date_sent", ">", trafficSince).then(1).else(0).end()).as("recent_count"),
+        eb.fn.max("day").as("last_day"),
+        eb.fn.sum<number>(eb.case().when("day", ">=", trafficDay).then(eb.ref("count")).else(0).end()).as("recent_count"),
       ])
-      .where("recipient_id", "in", recipientIds)
-      .where("date_sent", ">", since)
+      .where("recipient_id", "in", [...recipientIds])
+      .where("day", ">=", sinceDay)
       .groupBy("recipient_id")
       .execute();
     for (const row of rows) {
-      result.set(Number(row.recipient_id), { recentCount: Number(row.recent_count ?? 0), lastSent: Number(row.last_sent ?? 0) });
+      result.set(Number(row.recipient_id), { recentCount: Number(row.recent_count ?? 0), lastSent: Number(row.last_day ?? 0) * DAY_SECONDS });
     }
     return result;
+  },
+
+  /** Counts a new channel message in its day. */
+  async countChannelMessage(q: Executor, recipientId: number, dateSent: number): Promise<void> {
+    const day = Math.floor(dateSent / DAY_SECONDS);
+    await q
+      .insertInto("channel_daily_messages")
+      .values({ recipient_id: recipientId, day, count: 1 })
+      .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + 1` }))
+      .execute();
+  },
+
+  /** Recomputes every daily count from the messages (bulk loaders). */
+  async rebuildDailyCounts(q: Executor): Promise<void> {
+    await q.deleteFrom("channel_daily_messages").execute();
+    await sql`insert into channel_daily_messages (recipient_id, day, count)
+      select recipient_id, date_sent / 86400, count(*) from messages where is_channel_message = 1
+      group by recipient_id, date_sent / 86400`.execute(q);
   },
 };
 
