@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServerProcess, type ServerProcess } from "../support/process.js";
+import { apiCaller, firstStartCredentials, freePort, startServerProcess, type ServerProcess } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { freshDatabase } from "../support/testDb.js";
 
@@ -202,17 +202,8 @@ describe("across a kill -9", () => {
     if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
     let parley: ServerProcess = await startServerProcess(env);
     cleanups.push(() => parley.stop());
-    const email = /email:\s+(\S+)/.exec(parley.output())![1];
-    const apiKey = /API key:\s+(\S+)/.exec(parley.output())![1];
-    const call = async (method: string, path: string, params: Record<string, string> = {}) => {
-      const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
-      const res = await fetch(`${parley.baseUrl}/api/v1${path}${query}`, {
-        method,
-        headers: { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
-        body: method === "GET" ? undefined : new URLSearchParams(params),
-      });
-      return res.json();
-    };
+    const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
+    const call = async (method: string, path: string, params: Record<string, string> = {}) => (await api(method, path, params)).body;
     const botPort = await freePort(); // nothing listens there yet: the bot's server is down
     const bot = await call("POST", "/bots", { full_name: "Durable Bot", short_name: "durable", bot_type: "3", payload_url: JSON.stringify(`http://127.0.0.1:${botPort}/hook`) });
     expect(bot.result).toBe("success");

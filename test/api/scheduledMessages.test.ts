@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
-import { startServerProcess, type ServerProcess } from "../support/process.js";
+import { apiCaller, firstStartCredentials, startServerProcess, type ServerProcess } from "../support/process.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 import { freshDatabase } from "../support/testDb.js";
 
@@ -370,17 +370,10 @@ describe("across a restart", () => {
     if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
     let server: ServerProcess = await startServerProcess(env);
     cleanups.push(() => server.stop());
-    const email = /email:\s+(\S+)/.exec(server.output())![1];
-    const apiKey = /API key:\s+(\S+)/.exec(server.output())![1];
+    const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => {
-      const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
-      const res = await fetch(`${server.baseUrl}/api/v1${path}${query}`, {
-        method,
-        headers: { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
-        body: method === "GET" ? undefined : new URLSearchParams(params),
-      });
-      const body = await res.json();
-      validateResponse(method, `/api/v1${path}`, res.status, body);
+      const { status, body } = await api(method, path, params);
+      validateResponse(method, `/api/v1${path}`, status, body);
       return body;
     };
     const me = (await call("GET", "/users/me")).user_id as number;

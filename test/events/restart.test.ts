@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
-import { startServerProcess, type ServerProcess } from "../support/process.js";
+import { firstStartCredentials, type ServerProcess, startServerProcess } from "../support/process.js";
 import { freshDatabase } from "../support/testDb.js";
 
 // Issue 4 item 6: a graceful restart keeps every queue and its undelivered events; clients go on
@@ -50,8 +50,7 @@ describe("event queues across a graceful restart", () => {
   it("keep their undelivered events and go on waking long-polls", async () => {
     const env = await serverEnv();
     let server = await start(env);
-    const email = /email:\s+(\S+)/.exec(server.output())![1];
-    const apiKey = /API key:\s+(\S+)/.exec(server.output())![1];
+    const { email, apiKey } = firstStartCredentials(server.output());
     const api = client(() => server, email, apiKey);
     const userId = (await api.me()).body.user_id as number;
 

@@ -58,3 +58,25 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     },
   };
 }
+
+/** The owner account a first start prints (email and API key). */
+export function firstStartCredentials(output: string): { email: string; apiKey: string } {
+  return { email: /email:\s+(\S+)/.exec(output)![1], apiKey: /API key:\s+(\S+)/.exec(output)![1] };
+}
+
+/**
+ * Calls the API of a server process as the given account: form-encoded bodies, query strings for
+ * GET. `baseUrl` is read at each call, so the caller keeps working across a restart.
+ */
+export function apiCaller(baseUrl: () => string, credentials: { email: string; apiKey: string }) {
+  const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+  return async (method: string, path: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
+    const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
+    const res = await fetch(`${baseUrl()}/api/v1${path}${query}`, {
+      method,
+      headers: { Authorization: authorization },
+      body: method === "GET" ? undefined : new URLSearchParams(params),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+}

@@ -6,7 +6,7 @@ import { type Kysely, sql } from "kysely";
  * rows instead of a scan of every message the user received. The WHERE of each is exactly the
  * condition the queries use (src/lib/narrow/operators.ts, src/store), so both engines pick them.
  */
-const INDEXES: Array<[string, string]> = [
+export const USER_MESSAGE_FLAG_INDEXES: Array<[string, string]> = [
   ["user_messages_unread", "(flags & 1) = 0"],
   ["user_messages_starred", "(flags & 2) <> 0"],
   ["user_messages_mentioned", "(flags & 56) <> 0"],
@@ -15,7 +15,16 @@ const INDEXES: Array<[string, string]> = [
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {
-  for (const [name, predicate] of INDEXES) {
-    await sql`create index ${sql.id(name)} on user_messages (user_id, message_id) where ${sql.raw(predicate)}`.execute(db);
+  await createUserMessageFlagIndexes(db);
+}
+
+/** Bulk loaders (scripts/bench-org.ts) drop these first and create them again at the end. */
+export async function createUserMessageFlagIndexes(db: Kysely<any>): Promise<void> {
+  for (const [name, predicate] of USER_MESSAGE_FLAG_INDEXES) {
+    await sql`create index if not exists ${sql.id(name)} on user_messages (user_id, message_id) where ${sql.raw(predicate)}`.execute(db);
   }
+}
+
+export async function dropUserMessageFlagIndexes(db: Kysely<any>): Promise<void> {
+  for (const [name] of USER_MESSAGE_FLAG_INDEXES) await sql`drop index if exists ${sql.id(name)}`.execute(db);
 }
