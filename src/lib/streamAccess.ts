@@ -39,27 +39,30 @@ export interface ChannelAccess {
   canRemoveSubscribers: boolean;
 }
 
-/** The user's group memberships, computed once per request and reused for every channel. */
+/**
+ * The user's group memberships, computed once per request and reused for every channel. The
+ * pending lookups are cached (not only their results), so that checking many channels at once
+ * (Promise.all) still runs each query once.
+ */
 export class AccessSubject {
-  private groups: Set<number> | null = null;
-  private subscribed: Set<number> | null = null;
+  private groups: Promise<Set<number>> | null = null;
+  private subscribed: Promise<Set<number>> | null = null;
 
   constructor(readonly user: User) {}
 
-  async groupIds(q: Executor): Promise<Set<number>> {
-    return (this.groups ??= await groupMembershipStore.groupIdsContainingUser(q, this.user.id));
+  groupIds(q: Executor): Promise<Set<number>> {
+    return (this.groups ??= groupMembershipStore.groupIdsContainingUser(q, this.user.id));
   }
 
   /** Recipient ids of the channels the user is actively subscribed to. */
-  async subscribedRecipientIds(q: Executor): Promise<Set<number>> {
-    if (this.subscribed) return this.subscribed;
-    const rows = await q
+  subscribedRecipientIds(q: Executor): Promise<Set<number>> {
+    return (this.subscribed ??= q
       .selectFrom("subscriptions")
       .select("recipient_id")
       .where("user_id", "=", this.user.id)
       .where("active", "=", 1)
-      .execute();
-    return (this.subscribed = new Set(rows.map((r) => r.recipient_id)));
+      .execute()
+      .then((rows) => new Set(rows.map((r) => r.recipient_id))));
   }
 
   /** Forget cached subscriptions after this request changed them. */
