@@ -8,7 +8,7 @@ import { isMeMessage, renderMessageContent, type RenderedMessage } from "../lib/
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
-import { flagsToList, MessageFlag } from "../models/messageFlags.js";
+import { ANY_MENTION_FLAGS, flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { isGuest, isModerator } from "../models/roles.js";
 import { channelRecipientStore, type Message, messageEditStore, messageSearchStore, messageStore, moveAudienceStore, topicPolicyStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
 import { userMessageEditStore } from "../store/userMessages.js";
@@ -226,14 +226,18 @@ async function updateMentionFlags(tx: Tx, message: Message, rendered: RenderedMe
   const topicParticipants =
     rendered.wildcard === "topic" ? new Set([message.sender_id, ...(await messageStore.topicSenderIds(tx.q, message.recipient_id, message.subject))]) : new Set<number>();
   const result = new Map<number, number>();
+  // The rows whose flags change, by their new mention bits: at most four statements in all.
+  const changedBy = new Map<number, number[]>();
   for (const row of await userMessageEditStore.rowsFor(tx.q, message.id)) {
-    const set = (flags: number, bit: number, on: boolean) => (on ? flags | bit : flags & ~bit);
-    let flags = set(row.flags, MessageFlag.MENTIONED, rendered.mentionedUserIds.has(row.user_id));
-    flags = set(flags, MessageFlag.STREAM_WILDCARD_MENTIONED, rendered.wildcard === "stream");
-    flags = set(flags, MessageFlag.TOPIC_WILDCARD_MENTIONED, topicParticipants.has(row.user_id));
-    if (flags !== row.flags) await userMessageEditStore.setFlags(tx.q, row.user_id, message.id, flags);
+    const bits =
+      (rendered.mentionedUserIds.has(row.user_id) ? MessageFlag.MENTIONED : 0) |
+      (rendered.wildcard === "stream" ? MessageFlag.STREAM_WILDCARD_MENTIONED : 0) |
+      (topicParticipants.has(row.user_id) ? MessageFlag.TOPIC_WILDCARD_MENTIONED : 0);
+    const flags = (row.flags & ~ANY_MENTION_FLAGS) | bits;
+    if (flags !== row.flags) changedBy.set(bits, [...(changedBy.get(bits) ?? []), row.user_id]);
     result.set(row.user_id, flags);
   }
+  for (const [bits, userIds] of changedBy) await userMessageEditStore.changeFlags(tx.q, message.id, userIds, bits, ANY_MENTION_FLAGS & ~bits);
   return result;
 }
 
@@ -323,11 +327,8 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   const changedIds = changed.map((m) => m.id);
   const countsAsMove = edit.streamEdited || (edit.topicEdited && !edit.topicResolved && !edit.topicUnresolved);
   const placement = moved ? { recipient_id: newStream.recipient_id!, subject: edit.targetTopic, ...(countsAsMove ? { last_moved_time: now } : {}) } : {};
-  for (const m of changed) {
-    const history = withEditEntry(m.edit_history, m.id === message.id ? entry : moveEntry);
-    const columns = { ...placement, ...(m.id === message.id ? targetColumns : {}), edit_history: history };
-    await messageEditStore.update(tx.q, m.id, columns);
-  }
+  await messageEditStore.update(tx.q, message.id, { ...placement, ...targetColumns, edit_history: withEditEntry(message.edit_history, entry) });
+  await messageEditStore.updateWithHistoryEntry(tx.q, others.map((m) => m.id), placement, JSON.stringify(moveEntry));
   const refreshed = await messageStore.listByIds(tx.q, realm.id, changedIds);
   await messageSearchStore.index(tx.q, refreshed);
 

@@ -243,6 +243,21 @@ export const messageEditStore = {
     await q.updateTable("messages").set(changes).where("id", "=", id).execute();
   },
 
+  /**
+   * One statement for many messages: `changes` on each, and `entryJson` (one edit history entry,
+   * as JSON) put first in each message's edit_history (a JSON list, newest first) — the same text
+   * as withEditEntry would write for every message.
+   */
+  async updateWithHistoryEntry(q: Executor, ids: readonly number[], changes: Updateable<MessagesTable>, entryJson: string): Promise<void> {
+    if (ids.length === 0) return;
+    const rest = sql<string>`case when edit_history is null or edit_history = '[]' then ']' else ',' || substr(edit_history, 2) end`;
+    await q
+      .updateTable("messages")
+      .set({ ...changes, edit_history: sql<string>`'[' || cast(${entryJson} as text) || ${rest}` })
+      .where("id", "in", [...ids])
+      .execute();
+  },
+
   /** The topic's messages (case-insensitive topic), oldest first; optionally from `fromId` on. */
   async topicMessages(q: Executor, recipientId: number, topic: string, fromId = 0): Promise<Message[]> {
     return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where(sameTopic(topic)).where("id", ">=", fromId).orderBy("id").execute();

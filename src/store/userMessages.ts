@@ -106,8 +106,15 @@ export const userMessageEditStore = {
     return rows.map((r) => r.user_id);
   },
 
-  async setFlags(q: Executor, userId: number, messageId: number, flags: number): Promise<void> {
-    await q.updateTable("user_messages").set({ flags }).where("user_id", "=", userId).where("message_id", "=", messageId).execute();
+  /** Sets the bits of `set` and clears those of `clear` on these users' rows of one message. */
+  async changeFlags(q: Executor, messageId: number, userIds: readonly number[], set: number, clear: number): Promise<void> {
+    if (userIds.length === 0) return;
+    await q
+      .updateTable("user_messages")
+      .set({ flags: sql<number>`(flags & ${sql.lit(~clear)}) | ${sql.lit(set)}` })
+      .where("message_id", "=", messageId)
+      .where("user_id", "in", [...userIds])
+      .execute();
   },
 
   /** Adds `bits` to the flags of the user's rows for these messages. */

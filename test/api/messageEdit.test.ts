@@ -200,6 +200,26 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect((await topicMessages("Denmark", "single")).map((m) => m.id)).toEqual([ids[0]]);
   });
 
+  it("puts each move first in the history of every moved message, keeping its earlier edits", async () => {
+    const ids = [await send("hamlet", "Denmark", "twice", "1"), await send("hamlet", "Denmark", "twice", "2 ünïcödé \"quoted\""), await send("hamlet", "Denmark", "twice", "3")];
+    expectSuccess(await patch("hamlet", ids[1], { content: "2 edited ✔ \"quoted\"" }));
+    const quiet = { propagate_mode: "change_all", send_notification_to_new_thread: false };
+    expectSuccess(await patch("hamlet", ids[0], { topic: "twice 2", ...quiet }));
+    expectSuccess(await patch("iago", ids[2], { topic: "twice 3", ...quiet }));
+    for (const id of ids) {
+      const row = await message(id);
+      const history = JSON.parse(row.edit_history!);
+      // Stored as JSON.stringify writes it (the text clients get back must not change).
+      expect(row.edit_history).toBe(JSON.stringify(history));
+      expect(history.slice(0, 2)).toEqual([
+        { user_id: IAGO, timestamp: row.last_moved_time, prev_topic: "twice 2", topic: "twice 3" },
+        { user_id: HAMLET, timestamp: history[1].timestamp, prev_topic: "twice", topic: "twice 2" },
+      ]);
+      expect(history).toHaveLength(id === ids[1] ? 3 : 2);
+    }
+    expect(JSON.parse((await message(ids[1])).edit_history!)[2]).toMatchObject({ user_id: HAMLET, prev_content: "2 ünïcödé \"quoted\"" });
+  });
+
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
     const a = await send("hamlet", "Denmark", "muted here", "x");
     await send("hamlet", "Denmark", "merge target", "y");
