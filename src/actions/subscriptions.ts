@@ -1,12 +1,13 @@
 import { sendNewSubscriptionNotices } from "./channelNotices.js";
-import type { Realm, Stream, User } from "../db/schema.js";
+import type { Insertable } from "kysely";
+import type { Realm, Stream, SubscriptionsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, InsufficientPermissionError } from "../http/errors.js";
 import { checkGroupSettingValue, STREAM_GROUP_SETTINGS, systemGroupIds, type GroupSettingValue, type StreamGroupSettingName } from "../lib/groupSettings.js";
 import { AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
 import { isAdmin, isGuest } from "../models/roles.js";
-import { auditLogStore } from "../store/auditLog.js";
+import { type AuditEntry, auditLogStore } from "../store/auditLog.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore, type Subscription } from "../store/subscriptions.js";
 import { checkChannelCreationPermissions, checkStreamName, doCreateStream, doSetDefaultStream, normalizeDescription, parseMessageRetentionDays, sendStreamDeletion, type NewStream } from "./streams.js";
@@ -169,16 +170,17 @@ export async function bulkAddSubscriptions(
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const subscribed: SubPair[] = [];
   const alreadySubscribed: SubPair[] = [];
+  // Planned for every user first, then written in one statement per table.
+  const usedColors = await subscriptionStore.colorsByUser(tx.q, users.map((u) => u.id));
+  const inserts: Insertable<SubscriptionsTable>[] = [];
+  const reactivate: number[] = [];
+  const audit: AuditEntry[] = [];
   for (const user of users) {
     const mine = existing.filter((s) => s.user_id === user.id);
     const fresh = streams.filter((s) => !mine.some((m) => m.recipient_id === s.recipient_id));
-    const palette = pickColors(await subscriptionStore.listColors(tx.q, user.id), colors, fresh.map((s) => s.recipient_id!));
-    await subscriptionStore.insertMany(
-      tx.q,
-      fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })),
-    );
-    const reactivate = mine.filter((m) => !m.active);
-    await subscriptionStore.setActive(tx.q, reactivate.map((m) => m.id), true);
+    const palette = pickColors(usedColors.get(user.id) ?? [], colors, fresh.map((s) => s.recipient_id!));
+    inserts.push(...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })));
+    reactivate.push(...mine.filter((m) => !m.active).map((m) => m.id));
     for (const stream of streams) {
       const row = mine.find((m) => m.recipient_id === stream.recipient_id);
       if (row?.active) {
@@ -186,7 +188,7 @@ export async function bulkAddSubscriptions(
         continue;
       }
       subscribed.push({ user, stream });
-      await auditLogStore.insert(tx.q, {
+      audit.push({
         realm_id: realm.id,
         event_type: row ? "subscription_activated" : "subscription_created",
         acting_user_id: actor?.id ?? null,
@@ -195,6 +197,9 @@ export async function bulkAddSubscriptions(
       });
     }
   }
+  await subscriptionStore.insertMany(tx.q, inserts);
+  await subscriptionStore.setActive(tx.q, reactivate, true);
+  await auditLogStore.insertMany(tx.q, audit);
   if (subscribed.length > 0) await notifySubscriptionsAdded(tx, realm, streams, subscribed, audienceBefore);
   return { subscribed, alreadySubscribed };
 }
@@ -274,6 +279,8 @@ export async function bulkRemoveSubscriptions(
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const removed: SubPair[] = [];
   const notSubscribed: SubPair[] = [];
+  const deactivate: number[] = [];
+  const audit: AuditEntry[] = [];
   for (const user of users) {
     for (const stream of streams) {
       const row = rows.find((r) => r.user_id === user.id && r.recipient_id === stream.recipient_id && r.active);
@@ -281,9 +288,9 @@ export async function bulkRemoveSubscriptions(
         notSubscribed.push({ user, stream });
         continue;
       }
-      await subscriptionStore.setActive(tx.q, [row.id], false);
+      deactivate.push(row.id);
       removed.push({ user, stream });
-      await auditLogStore.insert(tx.q, {
+      audit.push({
         realm_id: realm.id,
         event_type: "subscription_deactivated",
         acting_user_id: actor?.id ?? null,
@@ -292,6 +299,8 @@ export async function bulkRemoveSubscriptions(
       });
     }
   }
+  await subscriptionStore.setActive(tx.q, deactivate, false);
+  await auditLogStore.insertMany(tx.q, audit);
   if (removed.length === 0) return { removed, notSubscribed };
   for (const user of new Set(removed.map((p) => p.user))) {
     const subs = removed.filter((p) => p.user === user).map(({ stream }) => ({ name: stream.name, stream_id: stream.id }));

@@ -31,10 +31,13 @@ export const subscriptionStore = {
     return q.selectFrom("subscriptions").selectAll().where("user_id", "=", userId).where("active", "=", 1).orderBy("id").execute();
   },
 
-  /** Colours of all the user's subscriptions, past ones included (Zulip's pick_colors input). */
-  async listColors(q: Executor, userId: number): Promise<string[]> {
-    const rows = await q.selectFrom("subscriptions").select("color").where("user_id", "=", userId).execute();
-    return rows.map((r) => r.color);
+  /** Colours of all of each user's subscriptions, past ones included (Zulip's pick_colors input). */
+  async colorsByUser(q: Executor, userIds: readonly number[]): Promise<Map<number, string[]>> {
+    const result = new Map<number, string[]>(userIds.map((id) => [id, []]));
+    if (userIds.length === 0) return result;
+    const rows = await q.selectFrom("subscriptions").select(["user_id", "color"]).where("user_id", "in", [...userIds]).execute();
+    for (const r of rows) result.get(r.user_id)?.push(r.color);
+    return result;
   },
 
   async setActive(q: Executor, ids: readonly number[], active: boolean): Promise<void> {
