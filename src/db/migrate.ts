@@ -9,6 +9,7 @@ import * as addBotDefaults from "./migrations/2026-11-25T1130-add-bot-defaults.j
 import * as createMissedMessageEmails from "./migrations/2026-11-25T1200-create-missed-message-emails.js";
 import * as addUserMessageFlagIndexes from "./migrations/2026-11-25T1230-add-user-message-flag-indexes.js";
 import * as createChannelDailyMessages from "./migrations/2026-11-25T1300-create-channel-daily-messages.js";
+import * as addUserEmailLookupIndexes from "./migrations/2026-11-25T1400-add-user-email-lookup-indexes.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-25T1200-create-missed-message-emails": createMissedMessageEmails,
   "2026-11-25T1230-add-user-message-flag-indexes": addUserMessageFlagIndexes,
   "2026-11-25T1300-create-channel-daily-messages": createChannelDailyMessages,
+  "2026-11-25T1400-add-user-email-lookup-indexes": addUserEmailLookupIndexes,
 };
 
 class StaticProvider implements MigrationProvider {
