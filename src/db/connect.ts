@@ -28,6 +28,10 @@ export function openDb(database: Config["database"]): Db {
     sqlite.pragma(`synchronous = ${database.synchronous}`);
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("busy_timeout = 5000");
+    // 32 MiB of page cache (SQLite's default is 2 MiB): a message to 1,000 users dirties ~2,000
+    // index pages, and a group commit of several such messages spilled the default cache to disk
+    // mid-transaction (ten 1,000-recipient messages per commit: 24 -> 19 ms per message).
+    sqlite.pragma("cache_size = -32768");
     const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
     return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, close: () => kysely.destroy() };
   }

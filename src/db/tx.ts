@@ -3,6 +3,7 @@ import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
 import { nowSeconds } from "../util/time.js";
 import type { Db } from "./connect.js";
 import type { Dialect } from "./dialect.js";
+import { groupCommitterFor, type Pending } from "./groupCommit.js";
 import type { Database } from "./schema.js";
 
 /** Anything queries can run on: the database or an open transaction. Store functions take this. */
@@ -36,57 +37,67 @@ export interface TxServices {
 }
 
 
+function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pending): Tx {
+  let wantsWake = false;
+  const tx: Tx = {
+    q: trx,
+    dialect: services.db.dialect,
+    sendEventOnCommit(event, userIds) {
+      pending.hasEvents = true;
+      const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
+      const users = [...new Set(userIds)];
+      pending.hooks.push(() => services.events.dispatchCommitted(frozen, users));
+    },
+    async enqueueJob(kind, payload, options = {}) {
+      await tx.enqueueJobs(kind, [payload], options);
+    },
+    async enqueueJobs(kind, payloads, options = {}) {
+      if (payloads.length === 0) return;
+      const now = nowSeconds();
+      const rows = payloads.map((payload) => ({
+        kind,
+        payload: JSON.stringify(payload),
+        run_at: options.runAt ?? now,
+        max_attempts: options.maxAttempts ?? 5,
+        created_at: now,
+      }));
+      for (let i = 0; i < rows.length; i += 500) await trx.insertInto("jobs").values(rows.slice(i, i + 500)).execute();
+      if (!wantsWake) {
+        wantsWake = true;
+        pending.hooks.push(() => services.wakeJobs());
+      }
+    },
+    afterCommit(hook) {
+      pending.hooks.push(hook);
+    },
+  };
+  return tx;
+}
+
 /**
  * Runs `fn` in one transaction. After COMMIT, the events and job wake-ups it queued are
  * released; on rollback they are dropped. Nested calls reuse the outer transaction.
+ *
+ * On SQLite, transactions that are waiting for the single connection at the same moment share
+ * one COMMIT (group commit, db/groupCommit.ts): each runs in its own SAVEPOINT, so a failing one
+ * is rolled back alone, and none is acknowledged before the shared COMMIT is durable.
  */
 export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
   if (outer) return fn(outer);
-  const hooks: Array<() => void> = [];
-  let hasEvents = false;
+  if (services.db.dialect.name === "sqlite") {
+    return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)));
+  }
+  const pending: Pending = { hooks: [], hasEvents: false };
   let releaseGate: (() => void) | undefined;
   try {
     const result = await services.db.kysely.transaction().execute(async (trx) => {
-      let wantsWake = false;
-      const tx: Tx = {
-        q: trx,
-        dialect: services.db.dialect,
-        sendEventOnCommit(event, userIds) {
-          hasEvents = true;
-          const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
-          const users = [...new Set(userIds)];
-          hooks.push(() => services.events.dispatchCommitted(frozen, users));
-        },
-        async enqueueJob(kind, payload, options = {}) {
-          await tx.enqueueJobs(kind, [payload], options);
-        },
-        async enqueueJobs(kind, payloads, options = {}) {
-          if (payloads.length === 0) return;
-          const now = nowSeconds();
-          const rows = payloads.map((payload) => ({
-            kind,
-            payload: JSON.stringify(payload),
-            run_at: options.runAt ?? now,
-            max_attempts: options.maxAttempts ?? 5,
-            created_at: now,
-          }));
-          for (let i = 0; i < rows.length; i += 500) await trx.insertInto("jobs").values(rows.slice(i, i + 500)).execute();
-          if (!wantsWake) {
-            wantsWake = true;
-            hooks.push(() => services.wakeJobs());
-          }
-        },
-        afterCommit(hook) {
-          hooks.push(hook);
-        },
-      };
-      const value = await fn(tx);
+      const value = await fn(makeTx(services, trx, pending));
       // From just before COMMIT until its events are delivered, no register takes a snapshot
       // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
-      if (hasEvents) releaseGate = await services.events.gate.enterShared();
+      if (pending.hasEvents) releaseGate = await services.events.gate.enterShared();
       return value;
     });
-    for (const hook of hooks) hook();
+    for (const hook of pending.hooks) hook();
     return result;
   } finally {
     releaseGate?.();

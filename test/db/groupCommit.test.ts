@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { transaction } from "../../src/appContext.js";
+import { expectSuccess, useTestServer } from "../support/testApp.js";
+
+const t = useTestServer();
+
+async function jobKinds(prefix: string): Promise<string[]> {
+  const rows = await t.ctx.db.kysely.selectFrom("jobs").select("kind").where("kind", "like", `${prefix}%`).orderBy("kind").execute();
+  return rows.map((r) => r.kind);
+}
+
+// On SQLite, transactions waiting at the same moment share one COMMIT (src/db/groupCommit.ts);
+// on PostgreSQL each has its own. Either way each is all-or-nothing on its own.
+describe("transactions started together", () => {
+  it("commit each one's writes and hooks, and roll back only the one that failed", async () => {
+    t.ctx.jobs.stop();
+    try {
+      const hooks: string[] = [];
+      const unit = (name: string, fail: boolean) =>
+        transaction(t.ctx, async (tx) => {
+          await tx.enqueueJob(`group-commit-${name}`, {});
+          tx.afterCommit(() => hooks.push(name));
+          if (fail) throw new Error(`${name} failed`);
+          return name;
+        });
+      const results = await Promise.allSettled([unit("a", false), unit("b", true), unit("c", false), unit("d", true), unit("e", false)]);
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
+      expect((results[1] as PromiseRejectedResult).reason.message).toBe("b failed");
+      expect(results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<string>).value)).toEqual(["a", "c", "e"]);
+      expect(await jobKinds("group-commit-")).toEqual(["group-commit-a", "group-commit-c", "group-commit-e"]);
+      expect(hooks.sort()).toEqual(["a", "c", "e"]);
+    } finally {
+      await t.ctx.db.kysely.deleteFrom("jobs").where("kind", "like", "group-commit-%").execute();
+      t.ctx.jobs.start();
+    }
+  });
+
+  it("deliver every concurrent send once to every queue", async () => {
+    const queue = expectSuccess(await t.post("othello", "/api/v1/register", { event_types: ["message"] }));
+    const sends = Array.from({ length: 30 }, (_, i) =>
+      t.post(i % 2 ? "hamlet" : "iago", "/api/v1/messages", { type: "stream", to: "Verona", topic: "burst", content: `burst ${i}` }),
+    );
+    const ids = (await Promise.all(sends)).map((res) => expectSuccess(res).id as number);
+    expect(new Set(ids).size).toBe(30);
+    const { events } = expectSuccess(await t.get("othello", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true }));
+    const received = events.filter((e: any) => e.type === "message").map((e: any) => e.message.id);
+    expect(received.sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
