@@ -2,7 +2,7 @@
 // PARLEY_DATA_DIR): Zulip's development realm plus 1,000 users, 100 channels and (by default)
 // 1,000,000 messages with their per-user rows, written in bulk. Used by scripts/bench.mjs.
 //   node --import tsx scripts/bench-org.ts [--messages N]
-// Channel sizes: "bench-all" has every user; "bench-100" has 100 members; 98 channels have 10.
+// Channel sizes: "bench-all" has every user; "bench-100" has 100 members; "bench-50" 50; 97 have 10.
 // hamlet@zulip.com (the benchmark's reader) is in bench-all, bench-100 and 10 small channels.
 import { parseArgs } from "node:util";
 import type { Insertable } from "kysely";
@@ -53,8 +53,12 @@ interface BenchChannel { name: string; recipientId: number; members: number[]; w
 const channels: BenchChannel[] = [];
 await transaction(ctx, async (tx) => {
   for (let i = 0; i < CHANNELS; i++) {
-    const name = i === 0 ? "bench-all" : i === 1 ? "bench-100" : `bench-${String(i).padStart(3, "0")}`;
-    const members = i === 0 ? userIds : i === 1 ? [hamlet.id, ...others.slice(0, 99)] : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
+    const name = i === 0 ? "bench-all" : i === 1 ? "bench-100" : i === 2 ? "bench-50" : `bench-${String(i).padStart(3, "0")}`;
+    const members =
+      i === 0 ? userIds
+      : i === 1 ? [hamlet.id, ...others.slice(0, 99)]
+      : i === 2 ? [hamlet.id, ...others.slice(100, 149)]
+      : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
     const stream = await tx.q
       .insertInto("streams")
       .values({

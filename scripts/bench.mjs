@@ -1,23 +1,32 @@
 #!/usr/bin/env node
-// `npm run bench`: starts Parley as a separate process on each database engine (SQLite always;
-// PostgreSQL when PARLEY_TEST_POSTGRES_URL is set), loads it over real HTTP from another process
-// (autocannon), and writes docs/benchmarks.md. Each figure is also given as a ratio to limits
-// measured in the same run: the server's cheapest authenticated endpoint, and a raw one-row
-// insert transaction with the same durability settings.
+// `npm run bench`: the scenarios of issue 7 on SQLite, and on PostgreSQL when
+// PARLEY_TEST_POSTGRES_URL is set. Parley runs as a separate process; load comes from other
+// processes over real HTTP (autocannon, scripts/bench-fanout.mjs and its pollers). Writes
+// docs/benchmarks.md and docs/benchmarks.svg.
 //
-// Then it builds a large organization (scripts/bench-org.ts: 1,000 users, 100 channels,
-// --messages N messages, default 1,000,000) and measures sending and fetching on it.
+// Per engine:
+//   limits   a raw one-row insert transaction (same durability settings), and the server's cheapest
+//            authenticated endpoint (GET /users/me) — every figure is also given as a ratio to both;
+//   (f)      start-up time and idle RSS of an empty server;
+//   small    the benchmark organization without messages (1,000 users, 100 channels):
+//            (g) memory per idle queue over 10,000 queues, (a) sending to a 50-member channel
+//            while its 50 members long-poll, (b) the same with 1,000 members and queues, (c) direct
+//            messages between random pairs while all 1,000 users long-poll;
+//   large    the same organization with --messages N (default 1,000,000): (f) start-up and idle
+//            RSS, (d) GET /messages newest 100 for channel+topic, search, is:unread, is:mentioned,
+//            (e) POST /register for a user with 100 subscriptions.
 //
-// Options: --seconds N (per scenario, default 5), --connections N (default 20), --messages N,
-// --no-write.
-import { execFileSync, spawn } from "node:child_process";
+// Options: --seconds N (per scenario, default 5), --connections N (autocannon throughput
+// connections, default 20), --messages N, --no-write.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { measureEvents } from "./bench-events.mjs";
+import { targetChart } from "./bench-chart.mjs";
+import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
+import { devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -29,45 +38,9 @@ const { values: opts } = parseArgs({
 });
 const SECONDS = Number(opts.seconds);
 const CONNECTIONS = Number(opts.connections);
-const ROOT = path.resolve(import.meta.dirname, "..");
-
-function progress(text) {
-  process.stderr.write(`\r\x1b[K${text}`);
-}
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function rssMiB(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
-
-async function startServer(env) {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
-    cwd: ROOT,
-    env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMITS: "0", ...env },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error("server exited during start");
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { child, base, startMs: performance.now() - started };
-}
+const IDLE_QUEUES = 10_000;
+// Sending loops in the fan-out scenarios (each waits for its answer before sending again).
+const SENDERS = 8;
 
 function autocannon(args) {
   const out = execFileSync(process.execPath, [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-d", String(SECONDS), ...args], {
@@ -93,7 +66,7 @@ function rawInsertLimit(engine) {
     : `
       const pg = require("pg");
       (async () => {
-        const c = new pg.Client({ connectionString: ${JSON.stringify(engine.url)} }); await c.connect();
+        const c = new pg.Client({ connectionString: ${JSON.stringify(engine.scratchUrl)} }); await c.connect();
         await c.query("create table if not exists t (id bigserial primary key, body text not null, at bigint not null)");
         const end = Date.now() + ${SECONDS * 1000}; let n = 0;
         while (Date.now() < end) { await c.query("insert into t (body, at) values ($1, $2)", ["hello", Date.now()]); n++; }
@@ -102,45 +75,138 @@ function rawInsertLimit(engine) {
   return Number(execFileSync(process.execPath, ["-e", script], { cwd: ROOT }).toString().trim());
 }
 
-/** Builds the large organization into a fresh database of `engine`, then loads it. */
-async function measureLargeOrganization(engine) {
+function buildOrganization(env, messages) {
+  const started = performance.now();
+  const out = execFileSync(process.execPath, ["--import", "tsx", "scripts/bench-org.ts", "--messages", String(messages)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return { ...JSON.parse(out.toString().trim().split("\n").pop()), buildSeconds: (performance.now() - started) / 1000 };
+}
+
+const authHeader = (client) => `Authorization=${client.auth}`;
+
+/** The cheapest authenticated endpoint on `server`: throughput at CONNECTIONS, latency at 1. */
+async function cheapest(server, hamlet) {
+  const loaded = autocannon(["-H", authHeader(hamlet), `${server.base}/api/v1/users/me`]);
+  const single = await sequentialLatency(hamlet, "/users/me", SECONDS);
+  return { rps: loaded.rps, p50: single.p50 };
+}
+
+/** (f) for an empty server: a first start (creates the database) and a second one. */
+async function measureEmptyServer(engine, say) {
   const fresh = await engine.freshDatabase();
   try {
-    progress(`${engine.name}: building the organization (${Number(opts.messages).toLocaleString()} messages)…`);
-    const built = performance.now();
-    const out = execFileSync(process.execPath, ["--import", "tsx", "scripts/bench-org.ts", "--messages", opts.messages], {
-      cwd: ROOT,
-      env: { ...process.env, ...fresh.env },
-      stdio: ["ignore", "pipe", "inherit"],
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const org = { ...JSON.parse(out.toString().trim().split("\n").pop()), buildSeconds: (performance.now() - built) / 1000 };
+    say("empty server: first start…");
+    const first = await startServer(fresh.env);
+    await stopServer(first);
+    say("empty server: second start…");
+    const second = await startServer(fresh.env);
+    await sleep(1000);
+    const idleRss = rssMiB(second.child.pid);
+    await stopServer(second);
+    return { firstStartMs: first.startMs, startMs: second.startMs, idleRss };
+  } finally {
+    await fresh.cleanup();
+  }
+}
+
+/** (g), (a), (b), (c) on the organization without messages. */
+async function measureSmallOrganization(engine, say) {
+  const fresh = await engine.freshDatabase();
+  try {
+    say("building the organization without messages…");
+    buildOrganization(fresh.env, 0);
     const server = await startServer({ ...fresh.env, PARLEY_DEV: "1" });
-    await new Promise((r) => setTimeout(r, 1000));
-    const idleRss = rssMiB(server.child.pid);
-    const login = await (await fetch(`${server.base}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "hamlet@zulip.com" }) })).json();
-    const auth = `Authorization=Basic ${Buffer.from(`${login.email}:${login.api_key}`).toString("base64")}`;
-    const form = "Content-Type=application/x-www-form-urlencoded";
-    const get = (narrow) =>
-      `${server.base}/api/v1/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify(narrow) })}`;
-    const scenarios = [
-      ["GET /users/me (cheapest authenticated, same server)", ["-H", auth, `${server.base}/api/v1/users/me`]],
-      ["POST /messages to a 100-member channel", ["-H", auth, "-H", form, "-m", "POST", "-b", "type=stream&to=bench-100&topic=load&content=hello%20world", `${server.base}/api/v1/messages`]],
-      ["POST /messages to a 1,000-member channel", ["-H", auth, "-H", form, "-m", "POST", "-b", "type=stream&to=bench-all&topic=load&content=hello%20world", `${server.base}/api/v1/messages`]],
-      ["GET /messages newest 100, channel + topic", ["-H", auth, get([{ operator: "channel", operand: "bench-100" }, { operator: "topic", operand: "topic 3" }])]],
-      ["GET /messages newest 100, search", ["-H", auth, get([{ operator: "search", operand: "castle ghost" }])]],
-      ["GET /messages newest 100, is:unread", ["-H", auth, get([{ operator: "is", operand: "unread" }])]],
-      ["GET /messages newest 100, is:mentioned", ["-H", auth, get([{ operator: "is", operand: "mentioned" }])]],
-    ];
-    const measured = [];
-    for (const [label, args] of scenarios) {
-      progress(`${engine.name} (large): ${label} for ${SECONDS}s…`);
-      measured.push({ label, ...autocannon(args) });
+    try {
+      const hamlet = await devClient(server.base, "hamlet@zulip.com");
+      say("cheapest endpoint…");
+      const limit = await cheapest(server, hamlet);
+      say("API keys for 1,000 users…");
+      const users = (await hamlet.call("GET", "/users")).members.filter((u) => u.is_active && !u.is_bot);
+      const clients = new Map();
+      for (const u of users) clients.set(u.user_id, await devClient(server.base, u.email));
+      const all = [...clients.values()];
+      const idle = await measureIdleQueues(server, all, IDLE_QUEUES, say);
+
+      const streams = (await hamlet.call("GET", "/streams")).streams;
+      const membersOf = async (name) => {
+        const id = streams.find((s) => s.name === name).stream_id;
+        return (await hamlet.call("GET", `/streams/${id}/members`)).subscribers.map((userId) => clients.get(userId)).filter(Boolean);
+      };
+      const channelScenario = async (name, processes) => {
+        const members = await membersOf(name);
+        let i = 0;
+        return measureFanout(server, {
+          members, processes, seconds: SECONDS, concurrency: SENDERS, progress: (t) => say(`${name}: ${t}`),
+          next: () => ({ client: members[i++ % members.length], params: { type: "stream", to: name, topic: "load", content: `hello ${i}` }, expected: members.length }),
+        });
+      };
+      const fifty = await channelScenario("bench-50", 1);
+      const thousand = await channelScenario("bench-all", 2);
+      let seed = 7;
+      const random = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+      const direct = await measureFanout(server, {
+        members: all, processes: 2, seconds: SECONDS, concurrency: SENDERS, progress: (t) => say(`direct messages: ${t}`),
+        next: () => {
+          const from = all[random(all.length)];
+          let to = all[random(all.length)];
+          if (to === from) to = all[(all.indexOf(from) + 1) % all.length];
+          return { client: from, params: { type: "direct", to: JSON.stringify([to.email]), content: "hello" }, expected: 2 };
+        },
+      });
+      return { limit, idle, fifty, thousand, direct };
+    } finally {
+      await stopServer(server);
     }
-    const events = await measureEvents(server, { seconds: SECONDS, progress: (text) => progress(`${engine.name} (large): ${text}`) });
-    server.child.kill("SIGTERM");
-    await new Promise((r) => server.child.once("exit", r));
-    return { org, startMs: server.startMs, idleRss, measured, events };
+  } finally {
+    await fresh.cleanup();
+  }
+}
+
+/** (f), (d), (e) on the organization with `--messages` messages. */
+async function measureLargeOrganization(engine, say) {
+  const fresh = await engine.freshDatabase();
+  try {
+    say(`building the organization (${Number(opts.messages).toLocaleString()} messages)…`);
+    const org = buildOrganization(fresh.env, opts.messages);
+    const server = await startServer({ ...fresh.env, PARLEY_DEV: "1" });
+    try {
+      await sleep(1000);
+      const idleRss = rssMiB(server.child.pid);
+      const hamlet = await devClient(server.base, "hamlet@zulip.com");
+      say("cheapest endpoint…");
+      const limit = await cheapest(server, hamlet);
+      const get = (narrow) => `/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify(narrow) })}`;
+      const fetches = [
+        ["channel + topic", [{ operator: "channel", operand: "bench-100" }, { operator: "topic", operand: "topic 3" }], 5],
+        ["search", [{ operator: "search", operand: "castle ghost" }], 50],
+        ["is:unread", [{ operator: "is", operand: "unread" }], 10],
+        ["is:mentioned", [{ operator: "is", operand: "mentioned" }], 10],
+      ];
+      const measured = [];
+      for (const [label, narrow, target] of fetches) {
+        say(`GET /messages ${label}…`);
+        measured.push({ label, target, ...(await sequentialLatency(hamlet, get(narrow), SECONDS)) });
+      }
+      say("POST /register with 100 subscriptions…");
+      const channels = (await hamlet.call("GET", "/streams")).streams.map((s) => ({ name: s.name })).slice(0, 100);
+      await hamlet.call("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify(channels) });
+      const subscriptions = (await hamlet.call("GET", "/users/me/subscriptions")).subscriptions.length;
+      const registerMs = [];
+      for (let i = 0; i < 21; i++) {
+        const started = performance.now();
+        const reg = await hamlet.call("POST", "/register", {});
+        if (i > 0) registerMs.push(performance.now() - started);
+        await hamlet.call("DELETE", "/events", { queue_id: reg.queue_id });
+      }
+      registerMs.sort((a, b) => a - b);
+      return { org, startMs: server.startMs, idleRss, limit, measured, register: { subscriptions, p50: percentile(registerMs, 50), p99: percentile(registerMs, 99) } };
+    } finally {
+      await stopServer(server);
+    }
   } finally {
     await fresh.cleanup();
   }
@@ -148,142 +214,171 @@ async function measureLargeOrganization(engine) {
 
 async function engines() {
   const list = [];
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
   list.push({
-    name: "SQLite", kind: "sqlite", env: { PARLEY_DATA_DIR: dir }, scratchFile: path.join(dir, "scratch.sqlite3"),
-    cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    name: "SQLite", kind: "sqlite", scratchFile: path.join(scratchDir, "scratch.sqlite3"),
+    cleanup: async () => fs.rmSync(scratchDir, { recursive: true, force: true }),
     freshDatabase: async () => {
       const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-org-"));
       return { env: { PARLEY_DATA_DIR: d }, cleanup: async () => fs.rmSync(d, { recursive: true, force: true }) };
     },
   });
   const adminUrl = process.env.PARLEY_TEST_POSTGRES_URL;
-  if (adminUrl) {
-    const name = `parley_bench_${process.pid}`;
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`drop database if exists ${name}`);
-    await admin.query(`create database ${name}`);
-    await admin.end();
+  if (!adminUrl) {
+    console.error("PARLEY_TEST_POSTGRES_URL is not set: PostgreSQL is not measured.");
+    return list;
+  }
+  const admin = async (statement) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(statement);
+    } finally {
+      await c.end();
+    }
+  };
+  const urlOf = (name) => {
     const url = new URL(adminUrl);
     url.pathname = `/${name}`;
-    const pgDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-pg-"));
-    const freshDatabase = async () => {
-      const orgName = `${name}_org`;
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${orgName}`);
-      await c.query(`create database ${orgName}`);
-      await c.end();
-      const orgUrl = new URL(adminUrl);
-      orgUrl.pathname = `/${orgName}`;
-      const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-pg-org-"));
+    return url.toString();
+  };
+  const scratch = `parley_bench_${process.pid}`;
+  await admin(`drop database if exists ${scratch}`);
+  await admin(`create database ${scratch}`);
+  let n = 0;
+  list.push({
+    name: "PostgreSQL", kind: "postgres", scratchUrl: urlOf(scratch),
+    cleanup: async () => admin(`drop database if exists ${scratch} with (force)`),
+    freshDatabase: async () => {
+      const name = `${scratch}_${++n}`;
+      await admin(`drop database if exists ${name}`);
+      await admin(`create database ${name}`);
+      const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-pg-"));
       return {
-        env: { PARLEY_DATA_DIR: d, PARLEY_DATABASE_URL: orgUrl.toString() },
+        env: { PARLEY_DATA_DIR: d, PARLEY_DATABASE_URL: urlOf(name) },
         cleanup: async () => {
-          const c2 = new pg.Client({ connectionString: adminUrl });
-          await c2.connect();
-          await c2.query(`drop database if exists ${orgName} with (force)`);
-          await c2.end();
+          await admin(`drop database if exists ${name} with (force)`);
           fs.rmSync(d, { recursive: true, force: true });
         },
       };
-    };
-    list.push({
-      name: "PostgreSQL", kind: "postgres", url: url.toString(), freshDatabase,
-      env: { PARLEY_DATA_DIR: pgDir, PARLEY_DATABASE_URL: url.toString() },
-      cleanup: async () => {
-        const c = new pg.Client({ connectionString: adminUrl });
-        await c.connect();
-        await c.query(`drop database if exists ${name} with (force)`);
-        await c.end();
-        fs.rmSync(pgDir, { recursive: true, force: true });
-      },
-    });
-  } else {
-    console.error("PARLEY_TEST_POSTGRES_URL is not set: PostgreSQL is not measured.");
-  }
+    },
+  });
   return list;
 }
 
 const results = [];
 for (const engine of await engines()) {
+  const say = (text) => progress(`${engine.name}: ${text}`);
   try {
-    progress(`${engine.name}: starting server (development organization)…`);
-    const server = await startServer({ ...engine.env, PARLEY_DEV: "1" });
-    await new Promise((r) => setTimeout(r, 1000));
-    const idleRss = rssMiB(server.child.pid);
-    const login = await (await fetch(`${server.base}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "hamlet@zulip.com" }) })).json();
-    const auth = `Authorization=Basic ${Buffer.from(`${login.email}:${login.api_key}`).toString("base64")}`;
-    const scenarios = [
-      ["GET /api/v1/users/me (cheapest authenticated)", ["-H", auth, `${server.base}/api/v1/users/me`]],
-      ["GET /api/v1/users (15 users)", ["-H", auth, `${server.base}/api/v1/users`]],
-      ["GET /api/v1/server_settings (no auth)", [`${server.base}/api/v1/server_settings`]],
-      ["POST /api/v1/users/me/status (one write transaction)", ["-H", auth, "-m", "POST", "-H", "Content-Type=application/x-www-form-urlencoded", "-b", "status_text=busy", `${server.base}/api/v1/users/me/status`]],
-    ];
-    const measured = [];
-    for (const [label, args] of scenarios) {
-      progress(`${engine.name}: ${label} for ${SECONDS}s…`);
-      measured.push({ label, ...autocannon(args) });
-    }
-    const loadedRss = rssMiB(server.child.pid);
-    server.child.kill("SIGTERM");
-    await new Promise((r) => server.child.once("exit", r));
-    progress(`${engine.name}: raw insert limit for ${SECONDS}s…`);
+    say(`raw insert limit for ${SECONDS}s…`);
     const insertLimit = rawInsertLimit(engine);
-    const large = await measureLargeOrganization(engine);
-    results.push({ engine: engine.name, startMs: server.startMs, idleRss, loadedRss, measured, insertLimit, large });
+    const empty = await measureEmptyServer(engine, say);
+    const small = await measureSmallOrganization(engine, say);
+    const large = await measureLargeOrganization(engine, say);
+    results.push({ engine: engine.name, insertLimit, empty, small, large });
   } finally {
     await engine.cleanup();
   }
 }
 progress("");
 
-const fmt = (n, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+// ---- The figures, as rows with targets and ratios. ----
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d }) : "–");
+
+/** Rows of one engine's results: { id, label, value, unit, target, higherIsBetter, limit }. */
+function rowsOf(r) {
+  const S = r.small;
+  const L = r.large;
+  const insertMs = 1000 / r.insertLimit;
+  const rate = (value) => ({ cheapest: value / S.limit.rps, insert: value / r.insertLimit });
+  const small = (value) => ({ cheapest: value / S.limit.p50, insert: value / insertMs });
+  const large = (value) => ({ cheapest: value / L.limit.p50, insert: value / insertMs });
+  const rows = [
+    { id: "a", label: "(a) messages/s to a 50-member channel, 50 polling", value: S.fifty.messagesPerSecond, unit: "msg/s", target: 500, up: true, ratio: rate(S.fifty.messagesPerSecond) },
+    { id: "a", label: "(a) p99 POST → last member's GET /events", value: S.fifty.deliveryP99, unit: "ms", target: 50, up: false, ratio: small(S.fifty.deliveryP99) },
+    { id: "b", label: "(b) messages/s to a 1,000-member channel, 1,000 polling", value: S.thousand.messagesPerSecond, unit: "msg/s", target: 300, up: true, ratio: rate(S.thousand.messagesPerSecond) },
+    { id: "b", label: "(b) p99 POST → last member's GET /events", value: S.thousand.deliveryP99, unit: "ms", up: false, ratio: small(S.thousand.deliveryP99) },
+    { id: "c", label: "(c) direct messages/s, random pairs, 1,000 polling", value: S.direct.messagesPerSecond, unit: "msg/s", up: true, ratio: rate(S.direct.messagesPerSecond) },
+    { id: "c", label: "(c) p99 POST → recipient's GET /events", value: S.direct.deliveryP99, unit: "ms", up: false, ratio: small(S.direct.deliveryP99) },
+    ...L.measured.map((m) => ({ id: "d", label: `(d) GET /messages newest 100, ${m.label}, p50`, value: m.p50, unit: "ms", target: m.target, up: false, ratio: large(m.p50) })),
+    { id: "e", label: `(e) POST /register, ${L.register.subscriptions} subscriptions, p50`, value: L.register.p50, unit: "ms", target: 30, up: false, ratio: large(L.register.p50) },
+    { id: "f", label: "(f) start-up, empty server (second start)", value: r.empty.startMs, unit: "ms", target: 1000, up: false },
+    { id: "f", label: "(f) idle RSS, empty server", value: r.empty.idleRss, unit: "MiB", target: 100, up: false },
+    { id: "f", label: "(f) start-up, large organization", value: L.startMs, unit: "ms", up: false },
+    { id: "f", label: "(f) idle RSS, large organization", value: L.idleRss, unit: "MiB", up: false },
+    { id: "g", label: `(g) memory per idle queue (${fmt(S.idle.queues)} queues)`, value: S.idle.kibPerQueue, unit: "KiB", target: 15, up: false },
+  ];
+  return rows.map((row) => ({ ...row, met: row.target === undefined ? undefined : row.up ? row.value >= row.target : row.value < row.target }));
+}
+
 const lines = [
   "# Benchmarks",
   "",
   "Produced by `npm run bench` (scripts/bench.mjs); PostgreSQL is measured when `PARLEY_TEST_POSTGRES_URL` is set.",
-  `Load: autocannon in a separate process over HTTP on loopback, ${CONNECTIONS} connections, ${SECONDS} s per scenario.`,
-  "Server: one Parley process, development organization, rate limits off. Machine: " + `${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+  `Machine: ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. One Parley process (development organization, rate limits off);`,
+  `load from separate processes over HTTP on loopback, sharing the machine's cores: autocannon (${CONNECTIONS} connections) for throughput, one request at a time for latency, ${SENDERS} sending loops and long-polling`,
+  `children for the fan-out scenarios, ${SECONDS} s per scenario.`,
   "",
-  "The ratio columns compare each figure with limits measured in the same run: the server's cheapest authenticated endpoint (`GET /users/me`), and a raw one-row insert transaction from a separate process with the same durability settings (SQLite WAL + synchronous=FULL; PostgreSQL defaults).",
+  "Every figure is also given as a ratio to two limits measured in the same run: the same server's cheapest authenticated endpoint",
+  "(`GET /users/me`: its requests/s under load for rates, its p50 latency at one connection for times), and a raw one-row insert",
+  "transaction from a separate process with the same durability settings (SQLite WAL + synchronous=FULL, Parley's default; PostgreSQL",
+  "defaults): its transactions/s for rates, its time per transaction for times.",
+  "",
+  "![Figures against their targets](benchmarks.svg)",
   "",
 ];
-for (const r of results) {
-  const cheapest = r.measured[0].rps;
-  lines.push(`## ${r.engine}`, "");
-  lines.push(`Start-up to first /health answer: ${fmt(r.startMs)} ms. RSS idle: ${fmt(r.idleRss, 1)} MiB; after the load: ${fmt(r.loadedRss, 1)} MiB. Raw insert limit: ${fmt(r.insertLimit)} transactions/s.`, "");
-  lines.push("| scenario | requests/s | p50 ms | p99 ms | errors | × cheapest endpoint | × raw insert |", "|---|---:|---:|---:|---:|---:|---:|");
-  for (const m of r.measured) {
-    lines.push(`| ${m.label} | ${fmt(m.rps)} | ${fmt(m.p50, 1)} | ${fmt(m.p99, 1)} | ${m.errors} | ${fmt(m.rps / cheapest, 2)} | ${fmt(m.rps / r.insertLimit, 2)} |`);
-  }
-  lines.push("");
+const perEngine = results.map((r) => ({ r, rows: rowsOf(r) }));
+for (const { r, rows } of perEngine) {
+  const S = r.small;
   const L = r.large;
-  const base = L.measured[0];
-  lines.push(`### ${r.engine}: large organization`, "");
-  lines.push(`${fmt(L.org.messages)} messages, ${fmt(L.org.userMessageRows)} per-user message rows, 1,000 users, 100 channels; built in ${fmt(L.org.buildSeconds)} s. Start-up: ${fmt(L.startMs)} ms; idle RSS ${fmt(L.idleRss, 1)} MiB. The reader is hamlet (in bench-all, bench-100 and 10 small channels).`, "");
-  lines.push("| scenario | requests/s | p50 ms | p99 ms | errors | × GET /users/me requests/s | p50 ÷ GET /users/me p50 |", "|---|---:|---:|---:|---:|---:|---:|");
-  for (const m of L.measured) {
-    lines.push(`| ${m.label} | ${fmt(m.rps)} | ${fmt(m.p50, 1)} | ${fmt(m.p99, 1)} | ${m.errors} | ${fmt(m.rps / base.rps, 2)} | ${fmt(m.p50 / Math.max(base.p50, 0.1), 1)} |`);
+  lines.push(`## ${r.engine}`, "");
+  lines.push(
+    `Limits: raw insert ${fmt(r.insertLimit)} transactions/s (${fmt(1000 / r.insertLimit, 2)} ms each); GET /users/me ${fmt(S.limit.rps)} requests/s, p50 ${fmt(S.limit.p50, 1)} ms at one connection`,
+    `(organization of 1,000 users; ${fmt(L.limit.rps)} requests/s and ${fmt(L.limit.p50, 1)} ms on the large one). First start of an empty server (creates the database): ${fmt(r.empty.firstStartMs)} ms.`,
+    `Large organization: ${fmt(L.org.messages)} messages, ${fmt(L.org.userMessageRows)} per-user message rows, 1,000 users, 100 channels, built in ${fmt(L.org.buildSeconds)} s; the reader is hamlet.`,
+    "",
+  );
+  lines.push("| scenario | figure | target | met | × cheapest endpoint | × raw insert |", "|---|---:|---:|:---:|---:|---:|");
+  for (const row of rows) {
+    const target = row.target === undefined ? "" : `${row.up ? "≥" : "<"} ${fmt(row.target)} ${row.unit}`;
+    const met = row.met === undefined ? "" : row.met ? "yes" : "**no**";
+    lines.push(`| ${row.label} | ${fmt(row.value, row.unit === "msg/s" ? 0 : 1)} ${row.unit} | ${target} | ${met} | ${row.ratio ? fmt(row.ratio.cheapest, 2) : ""} | ${row.ratio ? fmt(row.ratio.insert, 2) : ""} |`);
   }
   lines.push("");
-  const E = L.events;
-  lines.push(`#### ${r.engine}: event queues (scripts/bench-events.mjs)`, "");
-  lines.push(`${fmt(E.queues)} users each register a queue and long-poll it over its own HTTP connection (one client process); hamlet sends to bench-all (every user).`, "");
-  lines.push("| figure | value |", "|---|---:|");
-  lines.push(`| delivery latency, POST /messages returning → recipient's GET /events returning, p50 | ${fmt(E.latencyP50, 1)} ms |`);
-  lines.push(`| same, p99 (${fmt(E.deliveries)} deliveries) | ${fmt(E.latencyP99, 1)} ms |`);
-  lines.push(`| messages/s sustained while delivering each to ${fmt(E.queues)} queues (4 senders) | ${fmt(E.messagesPerSecond, 1)} |`);
-  lines.push(`| event deliveries/s (until every queue had every message) | ${fmt(E.deliveriesPerSecond)} |`);
-  lines.push(`| memory per idle queue (server RSS delta, ${fmt(E.idleQueues)} queues) | ${fmt(E.kibPerQueue, 1)} KiB |`);
-  lines.push(`| memory per waiting poll (server RSS delta, ${fmt(E.queues)} polls) | ${fmt(E.kibPerPoll, 1)} KiB |`);
-  lines.push(`| POST /register, every section, user with ${E.registerSubscriptions} subscriptions, p50 of 10 | ${fmt(E.registerP50, 1)} ms |`);
-  lines.push(`| same, slowest of 10 | ${fmt(E.registerMax, 1)} ms |`);
-  lines.push(`| deliveries missing / poll errors | ${E.missing} / ${E.pollErrors} |`);
+  lines.push("| fan-out detail | (a) 50 members | (b) 1,000 members | (c) direct |", "|---|---:|---:|---:|");
+  const cols = [S.fifty, S.thousand, S.direct];
+  lines.push(`| queues polling | ${cols.map((c) => fmt(c.queues)).join(" | ")} |`);
+  lines.push(`| messages sent | ${cols.map((c) => fmt(c.messages)).join(" | ")} |`);
+  lines.push(`| POST /messages p50 / p99 ms | ${cols.map((c) => `${fmt(c.postP50, 1)} / ${fmt(c.postP99, 1)}`).join(" | ")} |`);
+  lines.push(`| POST → last delivery p50 / p99 ms | ${cols.map((c) => `${fmt(c.deliveryP50, 1)} / ${fmt(c.deliveryP99, 1)}`).join(" | ")} |`);
+  lines.push(`| deliveries missing / errors | ${cols.map((c) => `${c.missing} / ${c.errors}`).join(" | ")} |`);
   lines.push("");
 }
-lines.push("Latencies are under load (all connections busy), so they include queueing.", "");
+if (perEngine.length === 2) {
+  const [a, b] = perEngine;
+  lines.push(`## ${b.r.engine} against ${a.r.engine}`, "", `Issue 7 asks that no scenario be more than 3× slower on ${b.r.engine}.`, "");
+  lines.push(`| scenario | ${a.r.engine} | ${b.r.engine} | slower by | within 3× |`, "|---|---:|---:|---:|:---:|");
+  a.rows.forEach((row, i) => {
+    const other = b.rows[i];
+    const slower = row.up ? row.value / other.value : other.value / row.value;
+    lines.push(`| ${row.label} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${fmt(slower, 2)}× | ${slower <= 3 ? "yes" : "**no**"} |`);
+  });
+  lines.push("");
+}
+const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
+if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");
-if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
+
+const chartRows = perEngine[0].rows
+  .map((row, i) => ({ row, i }))
+  .filter(({ row }) => row.target !== undefined)
+  .map(({ row, i }) => ({
+    label: row.label,
+    engines: Object.fromEntries(perEngine.map(({ r, rows }) => [r.engine, rows[i].up ? rows[i].value / rows[i].target : rows[i].target / rows[i].value])),
+  }));
+const svg = targetChart(chartRows, perEngine.map(({ r }) => r.engine));
+if (!opts["no-write"]) {
+  fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
+  fs.writeFileSync(path.join(ROOT, "docs/benchmarks.svg"), svg);
+}
 console.log(text);

@@ -1,0 +1,131 @@
+// Shared pieces of the benchmark scripts (scripts/bench*.mjs): starting a Parley process, a small
+// keep-alive HTTP client, and the figures' arithmetic.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** Wall-clock milliseconds with sub-millisecond precision, comparable between processes. */
+export const nowMs = () => performance.timeOrigin + performance.now();
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function progress(text) {
+  process.stderr.write(`\r\x1b[K${text}`);
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function rssMiB(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+}
+
+export async function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns `parley serve` with `env`; resolves once /health answers, with the time that took.
+ * PARLEY_BENCH_NODE_ARGS adds node options to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ */
+export async function startServer(env) {
+  const port = await freePort();
+  const started = performance.now();
+  const nodeArgs = (process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/cli.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMITS: "0", ...env },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error("server exited during start");
+    try {
+      if ((await fetch(`${base}/health`)).ok) break;
+    } catch {}
+    await sleep(10);
+  }
+  return { child, base, startMs: performance.now() - started };
+}
+
+export async function stopServer(server) {
+  if (server.child.exitCode !== null) return;
+  server.child.kill("SIGTERM");
+  await new Promise((r) => server.child.once("exit", r));
+}
+
+// One keep-alive connection per concurrent request (each waiting poll holds one).
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+
+export function request(method, url, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent, headers: body ? { ...headers, "Content-Length": Buffer.byteLength(body) } : headers }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString()));
+        } catch (error) {
+          reject(error);
+        }
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/** A Zulip API client for one user (HTTP basic auth with the API key). */
+export class Client {
+  constructor(base, email, apiKey) {
+    this.base = base;
+    this.email = email;
+    this.apiKey = apiKey;
+    this.auth = "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64");
+  }
+  async call(method, urlPath, params = {}) {
+    const body = new URLSearchParams(params);
+    const url = method === "GET" ? `${this.base}/api/v1${urlPath}?${body}` : `${this.base}/api/v1${urlPath}`;
+    const headers = { Authorization: this.auth, ...(method === "GET" ? {} : { "Content-Type": "application/x-www-form-urlencoded" }) };
+    const json = await request(method, url, headers, method === "GET" ? undefined : body.toString());
+    if (json.result !== "success") throw new Error(`${method} ${urlPath}: ${json.msg}`);
+    return json;
+  }
+}
+
+/** Development-mode login (PARLEY_DEV=1): the API key of `email`. */
+export async function devClient(base, email) {
+  const json = await request("POST", `${base}/api/v1/dev_fetch_api_key`, { "Content-Type": "application/x-www-form-urlencoded" }, new URLSearchParams({ username: email }).toString());
+  if (json.result !== "success") throw new Error(`dev_fetch_api_key ${email}: ${json.msg}`);
+  return new Client(base, email, json.api_key);
+}
+
+/** GET `url` one request at a time for `seconds`: requests/s and latency percentiles (ms, sub-ms precision). */
+export async function sequentialLatency(client, urlPath, seconds) {
+  const times = [];
+  const until = performance.now() + seconds * 1000;
+  let errors = 0;
+  while (performance.now() < until) {
+    const started = performance.now();
+    try {
+      await client.call("GET", urlPath.split("?")[0], Object.fromEntries(new URLSearchParams(urlPath.split("?")[1] ?? "")));
+    } catch {
+      errors += 1;
+    }
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { rps: times.length / seconds, p50: percentile(times, 50), p99: percentile(times, 99), errors };
+}
