@@ -1,12 +1,15 @@
 import { rm } from "node:fs/promises";
-import sharp from "sharp";
 import { type AppContext, transaction } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
 import { isThumbnailable, newPathId, thumbnailKey, uploadUrl } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
+import { lazy } from "../util/lazy.js";
 import { nowSeconds } from "../util/time.js";
+
+// sharp (libvips: 70 ms and 20 MB) is loaded by the first thumbnail job.
+const loadSharp = lazy(async () => (await import("sharp")).default);
 
 /**
  * Uploaded files as attachments (Zulip's zerver/actions/uploads.py): created by an upload,
@@ -203,6 +206,7 @@ export async function deleteIfUnclaimed(ctx: AppContext, payload: { attachmentId
 export async function makeThumbnail(ctx: AppContext, payload: { pathId: string }): Promise<void> {
   const original = await ctx.blobs.readAll(payload.pathId);
   if (!original) return; // deleted meanwhile
+  const sharp = await loadSharp();
   let thumbnail: Buffer;
   try {
     thumbnail = await sharp(original, { limitInputPixels: 50_000_000, animated: false })

