@@ -9,10 +9,12 @@ import { rewriteLocalLink, sanitizeUrl } from "./urls.js";
  * become links, then Unicode emoji characters (and emoticons, when the sender translates them)
  * become emoji spans.
  */
-const linkify = new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: false, urlAuth: true })
-  .add("ftp:", null)
-  .add("//", null)
-  .tlds(["app", "dev", "io", "ai", "cloud", "xyz", "online", "site", "tech", "blog", "page", "zulipchat"], true);
+let linkify: LinkifyIt | undefined;
+const linkifier = (): LinkifyIt =>
+  (linkify ??= new LinkifyIt({ fuzzyLink: true, fuzzyEmail: true, fuzzyIP: false, urlAuth: true })
+    .add("ftp:", null)
+    .add("//", null)
+    .tlds(["app", "dev", "io", "ai", "cloud", "xyz", "online", "site", "tech", "blog", "page", "zulipchat"], true));
 
 /** File extensions that look like domains (Zulip's common_false_positives). */
 const FALSE_TLDS = new Set(["java", "md", "mov", "py", "zip"]);
@@ -48,7 +50,7 @@ interface Found {
 }
 
 function findLinks(text: string, realmUrl: string | undefined): Found[] {
-  const matches = linkify.match(text) ?? [];
+  const matches = linkifier().match(text) ?? [];
   const found: Found[] = [];
   for (const m of matches) {
     trimTrailingPunctuation(m);

@@ -1,4 +1,6 @@
-import markdownIt, { type MarkdownIt } from "markdown-it";
+import { createRequire } from "node:module";
+import type markdownItModule from "markdown-it";
+import type { MarkdownIt } from "markdown-it";
 import { autolinkPlugin } from "./autolink.js";
 import { backticksPlugin } from "./backticks.js";
 import { emojiPlugin } from "./emoji.js";
@@ -23,6 +25,9 @@ export const MAX_NESTING = 32;
  * parts.
  */
 export function buildEngine(): MarkdownIt {
+  // Loaded here, on first use (its CommonJS build, as rendering is synchronous): an idle server
+  // does not need it.
+  const markdownIt = createRequire(import.meta.url)("markdown-it") as typeof markdownItModule;
   const md = markdownIt("default", { html: false, linkify: false, typographer: false, breaks: true, maxNesting: MAX_NESTING });
   md.block.ruler.disable(["lheading", "html_block"]);
   md.inline.ruler.disable(["html_inline", "escape"]);

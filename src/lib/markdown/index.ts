@@ -12,7 +12,8 @@ export const MAX_RENDERED_LENGTH = 1_000_000;
 
 export class MarkdownRenderingError extends Error {}
 
-const engine = buildEngine();
+// markdown-it and the plugins are set up by the first message rendered, not at start.
+let engine: ReturnType<typeof buildEngine> | undefined;
 
 /**
  * Names the content may refer to, for the caller to look up before rendering. A cheap scan:
@@ -72,6 +73,7 @@ export function renderMarkdown(content: string, refs: ResolvedReferences, option
     topicWildcard: false,
     hasImage: false,
   };
+  engine ??= buildEngine();
   const html = engine.render(content.replaceAll("\r\n", "\n"), env as unknown as Record<string, unknown>).replace(/\n+$/, "");
   if (html.length > MAX_RENDERED_LENGTH) throw new MarkdownRenderingError("Rendered message is too long");
   const hrefs = collectHrefs(html);

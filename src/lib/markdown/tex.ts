@@ -1,9 +1,15 @@
-import katex from "katex";
+import { createRequire } from "node:module";
+import type katexModule from "katex";
 import type { MarkdownIt, StateInline } from "markdown-it";
 import { escapeHtmlFull, escapeText } from "./escape.js";
 
+// KaTeX (10 MB, 30 ms to load) is loaded by the first message with math, not at start.
+const require = createRequire(import.meta.url);
+let katex: typeof katexModule | undefined;
+
 /** KaTeX with bounded work: no \href or other trusted commands, limited macro expansion. */
 function renderTex(tex: string, displayMode: boolean): string | null {
+  katex ??= require("katex") as typeof katexModule;
   try {
     return katex.renderToString(tex, { displayMode, throwOnError: true, trust: false, maxExpand: 1000, maxSize: 100, strict: "ignore" });
   } catch {
