@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// Builds dist/cli.js, the JavaScript that `npm start` runs (scripts/start.mjs): src/cli.ts and the
+// pure-JavaScript packages it imports, bundled by esbuild into one ES module. Loading that one
+// file instead of transpiling ~200 TypeScript files through tsx and resolving ~800 package files
+// is what makes the server start in well under a second.
+//
+// `node scripts/build.mjs` builds (npm runs it as `prepare` after `npm install`); isBuilt() tells
+// whether an input changed since the last build. The inputs are the files esbuild read (recorded
+// from its metafile), this script and package.json; a change of size or modification time of any
+// of them, or a missing one, means a rebuild.
+//
+// Tests, `npm run dev`, `npx parley` and the scripts keep running src/ through tsx.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const DIST = path.join(ROOT, "dist");
+const BUILD_INFO = path.join(DIST, "build-info.json");
+
+/**
+ * Left out of the bundle and loaded from node_modules at run time: native addons, and packages
+ * that src/ loads only on first use (bundled, they would be parsed at every start).
+ */
+const EXTERNAL = [
+  "better-sqlite3",
+  "sharp",
+  "pg-native",
+  "@tus/server",
+  "@tus/file-store",
+  "nodemailer",
+  "katex",
+  "highlight.js",
+  "markdown-it",
+];
+
+/** Files next to a source module that it reads at run time (createRequire relative to itself). */
+const ASSETS = [["src/lib/emojiTable.json", "emojiTable.json"]];
+
+function fingerprint(inputs) {
+  const hash = crypto.createHash("sha256");
+  for (const file of inputs) {
+    let stat;
+    try {
+      stat = fs.statSync(path.join(ROOT, file));
+    } catch {
+      stat = null;
+    }
+    hash.update(`${file}\0${stat ? `${stat.size}\0${stat.mtimeMs}` : "missing"}\n`);
+  }
+  return hash.digest("hex");
+}
+
+function writeAtomically(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, contents);
+  fs.renameSync(temporary, file);
+}
+
+/** Bundles src/cli.ts into dist/; returns the number of input files. */
+export async function build() {
+  const esbuild = await import("esbuild");
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: ["src/cli.ts"],
+      outfile: "dist/cli.js",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      external: EXTERNAL,
+      // Bundled CommonJS packages require() Node's built-ins and the external packages.
+      banner: { js: 'import { createRequire as __parleyCreateRequire } from "node:module";\nconst require = __parleyCreateRequire(import.meta.url);' },
+      // `NODE_OPTIONS=--enable-source-maps npm start` gives stack traces in src/ terms.
+      sourcemap: "linked",
+      metafile: true,
+      write: false,
+      logLevel: "warning",
+    });
+    fs.mkdirSync(DIST, { recursive: true });
+    for (const [from, to] of ASSETS) writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
+    for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
+    const inputs = [
+      ...Object.keys(result.metafile.inputs),
+      ...ASSETS.map(([from]) => from),
+      "scripts/build.mjs",
+      "package.json",
+    ].sort();
+    writeAtomically(BUILD_INFO, JSON.stringify({ fingerprint: fingerprint(inputs), inputs }));
+    return inputs.length;
+  } finally {
+    await esbuild.stop();
+  }
+}
+
+/** Whether dist/ was built from exactly the files that are there now. */
+export function isBuilt() {
+  try {
+    const info = JSON.parse(fs.readFileSync(BUILD_INFO, "utf8"));
+    return info.fingerprint === fingerprint(info.inputs) && fs.existsSync(path.join(DIST, "cli.js"));
+  } catch {
+    return false; // never built
+  }
+}
+
+if (import.meta.filename === path.resolve(process.argv[1] ?? "")) {
+  const started = performance.now();
+  const inputs = await build();
+  process.stderr.write(`built dist/cli.js from ${inputs} files in ${Math.round(performance.now() - started)} ms\n`);
+}

@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import sharp from "sharp";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT, apiCaller, firstStartCredentials, freePort } from "./support/process.js";
+import { freshDatabase } from "./support/testDb.js";
+
+/**
+ * `npm start` runs dist/cli.js, src/ bundled with its packages by scripts/build.mjs, not src/
+ * through tsx as the other tests do. This drives that bundle through what it must not lose:
+ * routes and plugins (form, multipart, cookies), the database driver, and the packages loaded
+ * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer).
+ */
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const fn of cleanups) await fn();
+});
+
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("npm start (the precompiled bundle)", () => {
+  it("serves the API, renders, stores uploads and thumbnails, takes tus uploads and writes emails", async () => {
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    const port = await freePort();
+    let out = "";
+    const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs", "serve"], {
+      cwd: REPO_ROOT,
+      env: {
+        ...process.env,
+        PARLEY_HOST: "127.0.0.1",
+        PARLEY_PORT: String(port),
+        PARLEY_LOG_LEVEL: "warn",
+        PARLEY_DATA_DIR: db.dataDir,
+        ...(db.database.kind === "postgres" ? { PARLEY_DATABASE_URL: db.database.url } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (d) => (out += d));
+    child.stderr!.on("data", (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    cleanups.push(async () => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await until("GET /health", async () => {
+      if (child.exitCode !== null) throw new Error(`server exited:\n${out}`);
+      return (await fetch(`${base}/health`).catch(() => undefined))?.ok ? true : undefined;
+    });
+
+    const credentials = firstStartCredentials(out);
+    const auth = { Authorization: "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64") };
+    const api = apiCaller(() => base, credentials);
+    const me = await api("GET", "/users/me");
+    expect(me.body).toMatchObject({ result: "success", email: credentials.email });
+
+    // Markdown with code and math: markdown-it, highlight.js and KaTeX, loaded on first use.
+    const sent = await api("POST", "/messages", {
+      type: "direct",
+      to: JSON.stringify([me.body.user_id]),
+      content: "**bold** $$x^2$$\n```python\nprint('hi')\n```",
+    });
+    expect(sent.body.result).toBe("success");
+    const message = await api("GET", `/messages/${sent.body.id}`);
+    expect(message.body.message.content).toContain("<strong>bold</strong>");
+    expect(message.body.message.content).toContain('<span class="katex">');
+    expect(message.body.message.content).toContain('<div class="codehilite" data-code-language="Python">');
+    expect(message.body.message.content).toContain('<span class="nb">print</span>');
+
+    // A multipart upload, served back, and its thumbnail made by sharp in a background job.
+    const png = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#3366cc" } }).png().toBuffer();
+    const form = new FormData();
+    form.append("file", new Blob([png], { type: "image/png" }), "photo.png");
+    const uploaded = await (await fetch(`${base}/api/v1/user_uploads`, { method: "POST", headers: auth, body: form })).json();
+    expect(uploaded.result).toBe("success");
+    const served = await fetch(base + uploaded.url, { headers: auth });
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+    const thumbnailUrl = `${base}${uploaded.url.replace("/user_uploads/", "/user_uploads/thumbnail/")}/840x560.webp`;
+    const thumbnail = await until("the thumbnail", async () => {
+      const res = await fetch(thumbnailUrl, { headers: auth });
+      return res.status === 200 ? res : undefined;
+    });
+    expect(thumbnail.headers.get("content-type")).toBe("image/webp");
+
+    // A tus upload in one PATCH.
+    const data = Buffer.from("resumable bytes");
+    const created = await fetch(`${base}/api/v1/tus`, {
+      method: "POST",
+      headers: { ...auth, "Tus-Resumable": "1.0.0", "Upload-Length": String(data.length), "Upload-Metadata": `filename ${Buffer.from("r.txt").toString("base64")}` },
+    });
+    expect(created.status).toBe(201);
+    const patched = await fetch(base + created.headers.get("location")!, {
+      method: "PATCH",
+      headers: { ...auth, "Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream" },
+      body: data,
+    });
+    expect(patched.status).toBe(200);
+    const finished = await patched.json();
+    expect(await (await fetch(base + finished.url, { headers: auth })).text()).toBe("resumable bytes");
+
+    // An email (the email change confirmation) composed by nodemailer into the outbox.
+    expect((await api("PATCH", "/settings", { email: "new-owner@parley.example" })).body.result).toBe("success");
+    const outbox = path.join(db.dataDir, "outbox");
+    const eml = await until("the email in the outbox", async () =>
+      fs.existsSync(outbox) ? fs.readdirSync(outbox).find((f) => f.endsWith(".eml")) : undefined,
+    );
+    expect(fs.readFileSync(path.join(outbox, eml), "utf8")).toContain("To: new-owner@parley.example");
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  }, 60_000);
+});
