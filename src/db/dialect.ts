@@ -50,6 +50,11 @@ export interface Dialect {
    * READ on PostgreSQL; on SQLite every transaction is one (and its single connection is held).
    */
   snapshotTransaction<DB>(db: Kysely<DB>): TransactionBuilder<DB>;
+  /**
+   * Whether concurrent write transactions should share COMMITs (db/groupCommit.ts): SQLite has one
+   * connection, whose writers queue anyway; PostgreSQL runs them side by side on its pool.
+   */
+  readonly groupCommit: boolean;
 }
 
 export interface SearchableMessage {
@@ -83,6 +88,7 @@ const sqlite: Dialect = {
   forUpdate: (query) => query,
   forUpdateSkipLocked: (query) => query,
   snapshotTransaction: (db) => db.transaction(),
+  groupCommit: true,
   async bumpIdSequence(db, table, minimum) {
     // AUTOINCREMENT tables keep their high-water mark in sqlite_sequence.
     const row = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
@@ -124,6 +130,7 @@ const postgres: Dialect = {
   forUpdate: (query) => query.forUpdate(),
   forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
   snapshotTransaction: (db) => db.transaction().setIsolationLevel("repeatable read"),
+  groupCommit: false,
   async bumpIdSequence(db, table, minimum) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
       greatest(${minimum}::bigint, (select coalesce(max(id), 0) from ${sql.table(table)})))`.execute(db);

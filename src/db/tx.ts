@@ -78,13 +78,13 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
  * Runs `fn` in one transaction. After COMMIT, the events and job wake-ups it queued are
  * released; on rollback they are dropped. Nested calls reuse the outer transaction.
  *
- * On SQLite, transactions that are waiting for the single connection at the same moment share
- * one COMMIT (group commit, db/groupCommit.ts): each runs in its own SAVEPOINT, so a failing one
+ * Where the dialect asks for it (SQLite's single connection), transactions waiting at the same
+ * moment share one COMMIT (group commit, db/groupCommit.ts): each runs in its own SAVEPOINT, so a failing one
  * is rolled back alone, and none is acknowledged before the shared COMMIT is durable.
  */
 export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
   if (outer) return fn(outer);
-  if (services.db.dialect.name === "sqlite") {
+  if (services.db.dialect.groupCommit) {
     return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)));
   }
   const pending: Pending = { hooks: [], hasEvents: false };
