@@ -36,14 +36,15 @@ export async function freePort() {
 }
 
 /**
- * Spawns `parley serve` with `env`; resolves once /health answers, with the time that took.
+ * Spawns `parley serve` (as `npm start` does) with `env`; resolves once /health answers, with the time that took.
  * PARLEY_BENCH_NODE_ARGS adds node options to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  */
 export async function startServer(env) {
   const port = await freePort();
   const started = performance.now();
   const nodeArgs = (process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "src/cli.ts", "serve"], {
+  // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first).
+  const child = spawn(process.execPath, [...nodeArgs, "scripts/start.mjs", "serve"], {
     cwd: ROOT,
     env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMITS: "0", ...env },
     stdio: ["ignore", "ignore", "inherit"],
