@@ -309,7 +309,7 @@ function rowsOf(r) {
     { id: "f", label: "(f) idle RSS, empty server", value: r.empty.idleRss, unit: "MiB", target: 100, up: false },
     { id: "f", label: "(f) start-up, large organization", value: L.startMs, unit: "ms", up: false },
     { id: "f", label: "(f) idle RSS, large organization", value: L.idleRss, unit: "MiB", up: false },
-    { id: "g", label: `(g) memory per idle queue (${fmt(S.idle.queues)} queues)`, value: S.idle.kibPerQueue, unit: "KiB", target: 15, up: false },
+    { id: "g", label: `(g) memory per idle queue (${fmt(S.idle.queues)} queues)`, value: S.idle.kibPerQueue, unit: "KiB", target: 15, up: false, noisy: true },
   ];
   return rows.map((row) => ({ ...row, met: row.target === undefined ? undefined : row.up ? row.value >= row.target : row.value < row.target }));
 }
@@ -364,7 +364,9 @@ if (perEngine.length === 2) {
   a.rows.forEach((row, i) => {
     const other = b.rows[i];
     const slower = row.up ? row.value / other.value : other.value / row.value;
-    lines.push(`| ${row.label} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${fmt(slower, 2)}× | ${slower <= 3 ? "yes" : "**no**"} |`);
+    // A figure within measurement noise of zero (RSS growth per idle queue) has no meaningful ratio.
+    const verdict = row.noisy || !Number.isFinite(slower) ? "n/a" : slower <= 3 ? "yes" : "**no**";
+    lines.push(`| ${row.label} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`);
   });
   lines.push("");
 }

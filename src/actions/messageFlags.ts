@@ -104,7 +104,7 @@ export async function checkUpdateMessageFlagsForNarrow(tx: Tx, user: User, realm
   const numAfter = Math.min(req.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
 
   const narrow = await buildNarrow({ q: tx.q, subject: new AccessSubject(user), me: user }, req.terms);
-  const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where };
+  const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
   const anchor = req.anchor ?? (await narrowQueryStore.firstUnreadId(tx.q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
   const before = (await narrowQueryStore.range(tx.q, query, "<", anchor, numBefore)).reverse();

@@ -10,6 +10,7 @@ import * as createMissedMessageEmails from "./migrations/2026-11-25T1200-create-
 import * as addUserMessageFlagIndexes from "./migrations/2026-11-25T1230-add-user-message-flag-indexes.js";
 import * as createChannelDailyMessages from "./migrations/2026-11-25T1300-create-channel-daily-messages.js";
 import * as addUserEmailLookupIndexes from "./migrations/2026-11-25T1400-add-user-email-lookup-indexes.js";
+import * as addUserMessageFlagStatistics from "./migrations/2026-11-25T1500-add-user-message-flag-statistics.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-25T1230-add-user-message-flag-indexes": addUserMessageFlagIndexes,
   "2026-11-25T1300-create-channel-daily-messages": createChannelDailyMessages,
   "2026-11-25T1400-add-user-email-lookup-indexes": addUserEmailLookupIndexes,
+  "2026-11-25T1500-add-user-message-flag-statistics": addUserMessageFlagStatistics,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -94,7 +94,7 @@ export const getMessages = endpoint({
       const q = tx.q;
       const subject = new AccessSubject(user);
       const narrow = await buildNarrow({ q, subject, me: user }, terms);
-      const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where };
+      const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.amongIds(q, query, messageIds);
         const messages = await messagePayloads(q, user, realm, rows, narrow, options);
@@ -170,7 +170,7 @@ export const messagesMatchNarrow = endpoint({
   handler: async ({ ctx, user, realm, params }) => {
     const q = ctx.db.kysely;
     const narrow = await buildNarrow({ q, subject: new AccessSubject(user), me: user }, canonicalTerms(params.narrow));
-    const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: false, where: narrow.where };
+    const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: false, where: narrow.where, searchesText: narrow.searchWords !== null };
     const rows = await narrowQueryStore.amongIds(q, query, params.msg_ids);
     const messages = await messageStore.listByIds(q, realm.id, rows.map((r) => r.id));
     const result: Record<string, { match_content: string; match_subject: string }> = {};

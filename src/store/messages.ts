@@ -144,6 +144,8 @@ export interface NarrowQuery {
   /** false: only messages the user received (drives from the (user_id, message_id) key). */
   includeHistory: boolean;
   where: RawBuilder<boolean>;
+  /** The narrow has a full-text `search` term (the dialect may plan it row by row). */
+  searchesText: boolean;
 }
 
 export interface NarrowRow {
@@ -181,7 +183,7 @@ export const narrowQueryStore = {
           left join user_messages um on um.message_id = m.id and um.user_id = ${narrow.userId}
           where m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`
       : sql<NarrowRow>`select um.message_id as id, um.flags as flags from user_messages um
-          join messages m on m.id = um.message_id
+          ${narrow.searchesText ? dialectOf(q).joinMessagesRowByRow : sql`join messages m on m.id = um.message_id`}
           where um.user_id = ${narrow.userId} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
     const result = await query.execute(q);
     return result.rows.map((r) => ({ id: Number(r.id), flags: r.flags === null ? null : Number(r.flags) }));
