@@ -379,7 +379,8 @@ const chartRows = perEngine[0].rows
   .filter(({ row }) => row.target !== undefined)
   .map(({ row, i }) => ({
     label: row.label,
-    engines: Object.fromEntries(perEngine.map(({ r, rows }) => [r.engine, rows[i].up ? rows[i].value / rows[i].target : rows[i].target / rows[i].value])),
+    // A size at or below zero (RSS noise) is as far below its limit as the chart shows.
+    engines: Object.fromEntries(perEngine.map(({ r, rows }) => [r.engine, rows[i].up ? rows[i].value / rows[i].target : rows[i].target / Math.max(rows[i].value, 1e-9)])),
   }));
 const svg = targetChart(chartRows, perEngine.map(({ r }) => r.engine));
 if (!opts["no-write"]) {
