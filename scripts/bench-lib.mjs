@@ -50,14 +50,19 @@ export async function startServer(env) {
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
+  await waitForHealth(child, base);
+  return { child, base, startMs: performance.now() - started };
+}
+
+/** Resolves once `base`/health answers; throws if `child` exits first. */
+export async function waitForHealth(child, base) {
   for (;;) {
     if (child.exitCode !== null) throw new Error("server exited during start");
     try {
-      if ((await fetch(`${base}/health`)).ok) break;
+      if ((await fetch(`${base}/health`)).ok) return;
     } catch {}
-    await sleep(10);
+    await sleep(5);
   }
-  return { child, base, startMs: performance.now() - started };
 }
 
 export async function stopServer(server) {

@@ -11,10 +11,10 @@
 // --keep keeps the data directories; PARLEY_* variables in the environment are passed through.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { freePort, ROOT, rssMiB, waitForHealth } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -23,22 +23,6 @@ const { values: opts } = parseArgs({
     keep: { type: "boolean", default: false },
   },
 });
-const ROOT = path.resolve(import.meta.dirname, "..");
-
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function rssMiB(pid) {
-  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
-}
 
 /** The pid of the process that listens (npm start runs it as a child of npm's shell). */
 function serverPid(child) {
@@ -77,14 +61,7 @@ async function start(dataDir) {
     stdio: ["ignore", "ignore", "inherit"],
     detached: true,
   });
-  const base = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error("server exited during start");
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitForHealth(child, `http://127.0.0.1:${port}`);
   const ms = performance.now() - started;
   await new Promise((r) => setTimeout(r, 1000));
   const rss = rssMiB(serverPid(child));
