@@ -23,8 +23,7 @@ let server: { ctx: AppContext & { jobs: JobRunner }; app: FastifyInstance } | un
 beforeAll(async () => {
   const db = await freshDatabase();
   drop = db.drop;
-  env = { PARLEY_DATA_DIR: db.dataDir, PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "warn" };
-  if (db.database.kind === "postgres") env.PARLEY_DATABASE_URL = db.database.url;
+  env = { ...db.env, PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "warn" };
 });
 
 afterAll(async () => {

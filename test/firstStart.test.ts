@@ -13,9 +13,7 @@ afterAll(async () => {
 async function databaseEnv(): Promise<Record<string, string>> {
   const db = await freshDatabase();
   cleanups.push(db.drop);
-  const env: Record<string, string> = { PARLEY_DATA_DIR: db.dataDir };
-  if (db.database.kind === "postgres") env.PARLEY_DATABASE_URL = db.database.url;
-  return env;
+  return db.env;
 }
 
 function basic(email: string, key: string) {

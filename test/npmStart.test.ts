@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, apiCaller, firstStartCredentials, freePort } from "./support/process.js";
+import { apiCaller, firstStartCredentials, startServerProcess } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
 
 /**
@@ -31,33 +30,13 @@ describe("npm start (the precompiled bundle)", () => {
   it("serves the API, renders, stores uploads and thumbnails, takes tus uploads and writes emails", async () => {
     const db = await freshDatabase();
     cleanups.push(db.drop);
-    const port = await freePort();
-    let out = "";
-    const child: ChildProcess = spawn(process.execPath, ["scripts/start.mjs", "serve"], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        PARLEY_HOST: "127.0.0.1",
-        PARLEY_PORT: String(port),
-        PARLEY_LOG_LEVEL: "warn",
-        PARLEY_DATA_DIR: db.dataDir,
-        ...(db.database.kind === "postgres" ? { PARLEY_DATABASE_URL: db.database.url } : {}),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const server = await startServerProcess(db.env, ["scripts/start.mjs", "serve"]);
     cleanups.push(async () => {
-      if (child.exitCode === null) child.kill("SIGKILL");
+      await server.stop("SIGKILL");
     });
-    const base = `http://127.0.0.1:${port}`;
-    await until("GET /health", async () => {
-      if (child.exitCode !== null) throw new Error(`server exited:\n${out}`);
-      return (await fetch(`${base}/health`).catch(() => undefined))?.ok ? true : undefined;
-    });
+    const base = server.baseUrl;
 
-    const credentials = firstStartCredentials(out);
+    const credentials = firstStartCredentials(server.output());
     const auth = { Authorization: "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64") };
     const api = apiCaller(() => base, credentials);
     const me = await api("GET", "/users/me");
@@ -115,7 +94,6 @@ describe("npm start (the precompiled bundle)", () => {
     );
     expect(fs.readFileSync(path.join(outbox, eml), "utf8")).toContain("To: new-owner@parley.example");
 
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect(await server.stop("SIGTERM")).toBe(0);
   }, 60_000);
 });

@@ -200,8 +200,7 @@ describe("across a kill -9", () => {
     const fresh = await freshDatabase();
     cleanups.push(fresh.drop);
     // A short lease: a job the killed process had claimed is taken again soon.
-    const env: Record<string, string> = { PARLEY_DATA_DIR: fresh.dataDir, PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
-    if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
+    const env = { ...fresh.env, PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
     let parley: ServerProcess = await startServerProcess(env);
     cleanups.push(() => parley.stop());
     const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));

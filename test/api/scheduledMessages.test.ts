@@ -366,8 +366,7 @@ describe("across a restart", () => {
   it("sends a message that came due while the server was stopped", async () => {
     const fresh = await freshDatabase();
     cleanups.push(fresh.drop);
-    const env: Record<string, string> = { PARLEY_DATA_DIR: fresh.dataDir };
-    if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
+    const env = fresh.env;
     let server: ServerProcess = await startServerProcess(env);
     cleanups.push(() => server.stop());
     const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));

@@ -14,8 +14,7 @@ describe("acknowledged messages across a kill -9", () => {
   it("are all stored after the restart", async () => {
     const fresh = await freshDatabase();
     cleanups.push(fresh.drop);
-    const env: Record<string, string> = { PARLEY_DATA_DIR: fresh.dataDir };
-    if (fresh.database.kind === "postgres") env.PARLEY_DATABASE_URL = fresh.database.url;
+    const env = fresh.env;
     let parley: ServerProcess = await startServerProcess(env);
     cleanups.push(() => parley.stop());
     const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));

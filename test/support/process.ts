@@ -23,11 +23,14 @@ export interface ServerProcess {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Starts `parley serve` as a separate process and waits until /health answers. */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `parley serve` as a separate process and waits until /health answers: `src/` through tsx,
+ * or with `args` another entry point (e.g. the bundle `npm start` runs: scripts/start.mjs serve).
+ */
+export async function startServerProcess(env: Record<string, string>, args = ["--import", "tsx", "src/cli.ts", "serve"]): Promise<ServerProcess> {
   const port = await freePort();
   let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],

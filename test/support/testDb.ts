@@ -13,13 +13,22 @@ export const TEST_ENGINE: "sqlite" | "postgres" = process.env.PARLEY_TEST_DATABA
 
 let counter = 0;
 
-export async function freshDatabase(): Promise<{ database: Config["database"]; dataDir: string; drop: () => Promise<void> }> {
+export interface FreshDatabase {
+  database: Config["database"];
+  dataDir: string;
+  /** What a `parley` process (test/support/process.ts) needs in its environment to use it. */
+  env: Record<string, string>;
+  drop: () => Promise<void>;
+}
+
+export async function freshDatabase(): Promise<FreshDatabase> {
   counter += 1;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   if (TEST_ENGINE === "sqlite") {
     return {
       database: { kind: "sqlite", file: path.join(dataDir, "test.sqlite3"), synchronous: "NORMAL" },
       dataDir,
+      env: { PARLEY_DATA_DIR: dataDir },
       drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
     };
   }
@@ -35,6 +44,7 @@ export async function freshDatabase(): Promise<{ database: Config["database"]; d
   return {
     database: { kind: "postgres", url: url.toString() },
     dataDir,
+    env: { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString() },
     drop: async () => {
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
