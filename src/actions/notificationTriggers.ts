@@ -6,8 +6,8 @@ import { userTopicFollowStore } from "../store/userTopicFollows.js";
 /**
  * Why a new message may notify a receiver by push or email (Zulip's notification triggers): a
  * direct message, a mention (personal or wildcard), or a topic the receiver follows. The sender
- * and receivers whose copy starts read get nothing. One query for followed topics, whatever
- * the number of receivers.
+ * and receivers whose copy starts read get nothing. One query for the topic's followers (not a
+ * list of every receiver), whatever the number of receivers.
  */
 export type NotificationTrigger = "direct_message" | "mentioned" | "stream_wildcard_mentioned" | "topic_wildcard_mentioned" | "followed_topic";
 
@@ -20,8 +20,9 @@ export async function notificationTriggers(
   const result = new Map<number, NotificationTrigger>();
   const candidates = rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0);
   if (candidates.length === 0) return result;
-  const unmentioned = channel ? candidates.filter((r) => (r.flags & (MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED)) === 0) : [];
-  const followers = channel && unmentioned.length > 0 ? await userTopicFollowStore.followers(tx.q, channel.streamId, channel.topic, unmentioned.map((r) => r.user_id)) : new Set<number>();
+  const anyMention = MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED;
+  const someUnmentioned = candidates.some((r) => (r.flags & anyMention) === 0);
+  const followers = channel && someUnmentioned ? await userTopicFollowStore.followers(tx.q, channel.streamId, channel.topic) : new Set<number>();
   for (const row of candidates) {
     if (!channel) result.set(row.user_id, "direct_message");
     else if (row.flags & MessageFlag.MENTIONED) result.set(row.user_id, "mentioned");

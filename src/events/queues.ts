@@ -171,12 +171,12 @@ export class EventQueueRegistry {
     }
   }
 
-  /** Shutdown, first step: pending polls answer now and new ones do not wait. Queues still fill. */
   /** Whether the user has an event queue here (Zulip's "not off Zulip", for push notifications). */
   hasQueueFor(userId: number): boolean {
     return (this.byUser.get(userId)?.size ?? 0) > 0;
   }
 
+  /** Shutdown, first step: pending polls answer now and new ones do not wait. Queues still fill. */
   close(): void {
     this.closing = true;
     for (const queue of this.queues.values()) queue.finishWaiter([]);

@@ -10,8 +10,9 @@ import { MessageFlag } from "../models/messageFlags.js";
 export const userMessageStore = {
   /** One multi-row insert; rows sorted by (message_id, user_id) append fastest. */
   async insertMany(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
-    if (rows.length === 0) return;
-    await q.insertInto("user_messages").values([...rows]).execute();
+    // 5,000 rows (15,000 bound values) per statement: under SQLite's and PostgreSQL's limits on
+    // bound values, however large the channel.
+    for (let i = 0; i < rows.length; i += 5000) await q.insertInto("user_messages").values(rows.slice(i, i + 5000)).execute();
   },
 
   /** The user's flags for each of `messageIds` the user received (absent: not received). */
