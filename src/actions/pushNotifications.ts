@@ -34,8 +34,6 @@ export const PUSH_NOTIFICATION_JOB = "push_notification";
 export const PUSH_REMOVAL_JOB = "push_notification_remove";
 export const PUSH_BOUNCER_DEVICE_JOB = "push_bouncer_device";
 
-type Trigger = NotificationTrigger;
-
 /** Called by doSendMessage with the receivers a message may notify (notificationTriggers). */
 export async function queuePushNotifications(tx: Tx, message: Message, triggers: ReadonlyMap<number, NotificationTrigger>): Promise<void> {
   if (triggers.size === 0) return;
@@ -54,7 +52,7 @@ export async function queuePushRemovals(tx: Tx, userId: number, messageIds: read
   await tx.enqueueJob(PUSH_REMOVAL_JOB, { userId, messageIds: [...active].sort((a, b) => a - b) });
 }
 
-function settingAllows(user: User, trigger: Trigger): boolean {
+function settingAllows(user: User, trigger: NotificationTrigger): boolean {
   const settings = userSettings(user);
   if (trigger === "followed_topic") return settings.enable_followed_topic_push_notifications;
   return settings.enable_offline_push_notifications;
@@ -165,7 +163,7 @@ function notificationText(html: string): { content: string; truncated: boolean }
 }
 
 /** Job: send one message's notification to the receiver's devices through the bouncer. */
-export async function sendPushNotification(ctx: AppContext, job: { userId: number; messageId: number; trigger: Trigger }): Promise<void> {
+export async function sendPushNotification(ctx: AppContext, job: { userId: number; messageId: number; trigger: NotificationTrigger }): Promise<void> {
   if (!pushConfigured(ctx)) return;
   const q = ctx.db.kysely;
   const user = await userStore.getById(q, job.userId);
