@@ -64,25 +64,40 @@ export async function channelsByRecipient(q: Executor, subject: AccessSubject, r
   return result;
 }
 
+/** The user's access to every channel of the realm, as queries over many messages need it. */
+export interface ChannelReadability {
+  /** Channel recipient ids whose messages the user may not read at all now. */
+  unreadable: number[];
+  /** Readable channel recipient ids whose history is protected (readable only if received). */
+  protectedHistory: number[];
+  /** Readable channels by recipient id. */
+  readable: Map<number, ChannelAccess>;
+  /** Every channel of the realm (readable or not, archived too) by stream id. */
+  byStreamId: Map<number, ChannelAccess>;
+}
+
 /**
- * For queries over many messages (narrows): the realm's channel recipient ids whose messages the
- * user may not read at all now, and those whose history is protected (readable only if received).
+ * For queries over many messages (narrows): every channel of the realm with the user's access
+ * (one query for the channels, one for the user's groups and subscriptions).
  */
-export async function channelReadability(q: Executor, subject: AccessSubject): Promise<{ unreadable: number[]; protectedHistory: number[]; readable: Map<number, ChannelAccess> }> {
+export async function channelReadability(q: Executor, subject: AccessSubject): Promise<ChannelReadability> {
+  await subject.preload(q);
   const streams = await channelRecipientStore.streamsInRealm(q, subject.user.realm_id);
   const unreadable: number[] = [];
   const protectedHistory: number[] = [];
   const readable = new Map<number, ChannelAccess>();
+  const byStreamId = new Map<number, ChannelAccess>();
   for (const stream of streams) {
-    if (stream.recipient_id === null) continue;
     const access = await channelAccess(q, subject, stream);
+    byStreamId.set(stream.id, access);
+    if (stream.recipient_id === null) continue;
     if (!access.canReadContent) unreadable.push(stream.recipient_id);
     else {
       readable.set(stream.recipient_id, access);
       if (!historyIsPublic(stream)) protectedHistory.push(stream.recipient_id);
     }
   }
-  return { unreadable, protectedHistory, readable };
+  return { unreadable, protectedHistory, readable, byStreamId };
 }
 
 /** accessMessage for changes (reactions, edits): also refuses messages in archived channels. */

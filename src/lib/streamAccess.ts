@@ -65,6 +65,17 @@ export class AccessSubject {
       .then((rows) => new Set(rows.map((r) => r.recipient_id))));
   }
 
+  /**
+   * Loads both group memberships and subscriptions in one statement, for requests that will ask
+   * about both (reads over many channels: narrows, POST /register). Does nothing once either is loaded.
+   */
+  async preload(q: Executor): Promise<void> {
+    if (this.groups || this.subscribed) return;
+    const { groupIds, subscribedRecipientIds } = await groupMembershipStore.groupIdsAndSubscriptions(q, this.user.id);
+    this.groups ??= Promise.resolve(groupIds);
+    this.subscribed ??= Promise.resolve(subscribedRecipientIds);
+  }
+
   /** Forget cached subscriptions after this request changed them. */
   forgetSubscriptions(): void {
     this.subscribed = null;

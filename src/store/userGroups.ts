@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from "kysely";
+import { type Insertable, sql, type Updateable } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import type { UserGroup, UserGroupsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
@@ -207,30 +207,37 @@ export const userGroupStore = {
   },
 };
 
+/**
+ * The CTE `containing(group_id)`: the groups `userId` is a direct member of, and their supergroups
+ * through any chain of subgroups (UNION, not UNION ALL, so a cycle ends the recursion).
+ */
+const containingGroups = (userId: number) => sql`with recursive containing(group_id) as (
+    select group_id from user_group_members where user_id = ${userId}
+    union
+    select s.supergroup_id from user_group_subgroups s join containing c on c.group_id = s.subgroup_id
+  )`;
+
 /** Group membership as the access rules need it: every group that contains a user, through subgroups. */
 export const groupMembershipStore = {
-  /** Ids of all groups `userId` belongs to, directly or through any chain of subgroups. */
+  /** Ids of all groups `userId` belongs to, directly or through any chain of subgroups (one statement). */
   async groupIdsContainingUser(q: Executor, userId: number): Promise<Set<number>> {
-    const found = new Set<number>();
-    const direct = await q.selectFrom("user_group_members").select("group_id").where("user_id", "=", userId).execute();
-    let frontier = direct.map((r) => r.group_id);
-    for (const id of frontier) found.add(id);
-    // Walk up to supergroups; the hierarchy is shallow (system groups are 7 deep), so a few rounds.
-    while (frontier.length > 0) {
-      const parents = await q
-        .selectFrom("user_group_subgroups")
-        .select("supergroup_id")
-        .where("subgroup_id", "in", frontier)
-        .execute();
-      frontier = [];
-      for (const { supergroup_id } of parents) {
-        if (!found.has(supergroup_id)) {
-          found.add(supergroup_id);
-          frontier.push(supergroup_id);
-        }
-      }
-    }
-    return found;
+    const rows = await sql<{ group_id: number }>`${containingGroups(userId)} select group_id from containing`.execute(q);
+    return new Set(rows.rows.map((r) => Number(r.group_id)));
+  },
+
+  /**
+   * What the access rules ask about a user, in one statement: the groups containing the user (as
+   * groupIdsContainingUser) and the recipient ids of the user's active subscriptions.
+   */
+  async groupIdsAndSubscriptions(q: Executor, userId: number): Promise<{ groupIds: Set<number>; subscribedRecipientIds: Set<number> }> {
+    const rows = await sql<{ kind: string; id: number }>`${containingGroups(userId)}
+      select 'group' as kind, group_id as id from containing
+      union all
+      select 'subscription' as kind, recipient_id as id from subscriptions where user_id = ${userId} and active = 1`.execute(q);
+    const groupIds = new Set<number>();
+    const subscribedRecipientIds = new Set<number>();
+    for (const row of rows.rows) (row.kind === "group" ? groupIds : subscribedRecipientIds).add(Number(row.id));
+    return { groupIds, subscribedRecipientIds };
   },
 
   /** Those of `userIds` who are members of `groupId`, directly or through any chain of subgroups. */

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { userMessageStore } from "../../store/userMessages.js";
 import { accessMessages, channelReadability } from "../messageAccess.js";
-import { BadNarrowError, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
+import { BadNarrowError, type BuildContext, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
 import type { NarrowTerm } from "./parse.js";
 
 export { BadNarrowError, type NarrowContext } from "./operators.js";
@@ -22,7 +22,9 @@ export interface BuiltNarrow {
   searchWords: string[] | null;
 }
 
-export async function buildNarrow(ctx: NarrowContext, rawTerms: readonly NarrowTerm[]): Promise<BuiltNarrow> {
+export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly NarrowTerm[]): Promise<BuiltNarrow> {
+  // Every narrow needs the access rules of every channel; channel terms are resolved from them too.
+  const ctx: BuildContext = { ...narrowCtx, channels: await channelReadability(narrowCtx.q, narrowCtx.subject) };
   const terms = await resolveWithOperator(ctx, rawTerms);
   const conditions: Condition[] = [];
   let history = false;
@@ -38,13 +40,13 @@ export async function buildNarrow(ctx: NarrowContext, rawTerms: readonly NarrowT
     if (built.searchWords && !term.negated) searchWords = [...(searchWords ?? []), ...built.searchWords];
   }
   const includeHistory = history && !personalOnly;
-  conditions.push(await accessCondition(ctx, includeHistory));
+  conditions.push(accessCondition(ctx, includeHistory));
   return { where: sql<boolean>`(${sql.join(conditions, sql` and `)})`, includeHistory, searchWords };
 }
 
 /** SECURITY.md's reading rules as a condition: the same rules as messageAccess.accessMessages. */
-async function accessCondition(ctx: NarrowContext, includeHistory: boolean): Promise<Condition> {
-  const { unreadable, readable, protectedHistory } = await channelReadability(ctx.q, ctx.subject);
+function accessCondition(ctx: BuildContext, includeHistory: boolean): Condition {
+  const { unreadable, readable, protectedHistory } = ctx.channels;
   const notUnreadable = unreadable.length > 0 ? sql<boolean>`m.recipient_id not in (${sql.join(unreadable)})` : sql<boolean>`1 = 1`;
   if (!includeHistory) return notUnreadable;
   const protectedSet = new Set(protectedHistory);
@@ -57,7 +59,7 @@ async function accessCondition(ctx: NarrowContext, includeHistory: boolean): Pro
  * Zulip 10's `with` operator: the conversation that contains the message now. Its channel,
  * topic and dm terms replace the narrow's; an inaccessible message leaves the narrow without it.
  */
-async function resolveWithOperator(ctx: NarrowContext, terms: readonly NarrowTerm[]): Promise<NarrowTerm[]> {
+async function resolveWithOperator(ctx: BuildContext, terms: readonly NarrowTerm[]): Promise<NarrowTerm[]> {
   const withTerm = terms.find((t) => t.operator === "with");
   if (!withTerm) return [...terms];
   const rest = terms.filter((t) => t.operator !== "with");
@@ -67,14 +69,9 @@ async function resolveWithOperator(ctx: NarrowContext, terms: readonly NarrowTer
   const message = found.message;
   const kept = rest.filter((t) => !["channel", "topic", "dm", "dm-including"].includes(t.operator));
   if (message.is_channel_message) {
-    const streamId = await streamIdOf(ctx, message.recipient_id);
+    const streamId = ctx.channels.readable.get(message.recipient_id)!.stream.id;
     return [{ operator: "channel", operand: streamId, negated: false }, { operator: "topic", operand: message.subject, negated: false }, ...kept];
   }
   const participants = await userMessageStore.userIdsFor(ctx.q, message.id);
   return [{ operator: "dm", operand: participants, negated: false }, ...kept];
-}
-
-async function streamIdOf(ctx: NarrowContext, recipientId: number): Promise<number> {
-  const { readable } = await channelReadability(ctx.q, ctx.subject);
-  return readable.get(recipientId)!.stream.id;
 }

@@ -7,7 +7,7 @@ import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { systemBotStore, VisibilityPolicy } from "../../store/messages.js";
 import { userStore } from "../../store/users.js";
-import { historyIsPublic } from "../messageAccess.js";
+import { type ChannelReadability, historyIsPublic } from "../messageAccess.js";
 import { SYSTEM_BOT_REALM } from "../realms.js";
 import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelAccess } from "../streamAccess.js";
 import type { Operand } from "./parse.js";
@@ -25,6 +25,11 @@ export interface NarrowContext {
   q: Executor;
   subject: AccessSubject;
   me: User;
+}
+
+/** What buildNarrow hands the builders: the caller's context and the user's access to every channel. */
+export interface BuildContext extends NarrowContext {
+  channels: ChannelReadability;
 }
 
 export interface Built {
@@ -46,17 +51,27 @@ const TRUE: Condition = sql<boolean>`1 = 1`;
 const FALSE: Condition = sql<boolean>`1 = 0`;
 const flagSet = (bits: number) => sql<boolean>`(um.flags & ${sql.lit(bits)}) <> 0`;
 
-async function channelFor(ctx: NarrowContext, operand: Operand): Promise<ChannelAccess> {
+/**
+ * The channel the operand names, if the user may see it (accessStreamById/ByName's "metadata"
+ * rule). Found among the realm's channels already loaded for the access rules, by id or by exact
+ * name; another spelling of a name is left to the database, whose lower() decides which
+ * spellings match.
+ */
+async function channelFor(ctx: BuildContext, operand: Operand): Promise<ChannelAccess> {
+  const channels = [...ctx.channels.byStreamId.values()];
+  const known =
+    typeof operand === "number" ? ctx.channels.byStreamId.get(operand) : typeof operand === "string" ? channels.find((c) => c.stream.name === operand) : undefined;
+  if (known?.canSeeMetadata) return known;
   try {
-    if (typeof operand === "number") return await accessStreamById(ctx.q, ctx.subject, operand);
-    if (typeof operand === "string") return await accessStreamByName(ctx.q, ctx.subject, operand);
+    if (typeof operand === "number" && !known) return await accessStreamById(ctx.q, ctx.subject, operand);
+    if (typeof operand === "string" && !known) return await accessStreamByName(ctx.q, ctx.subject, operand);
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
   }
   throw new BadNarrowError(`unknown channel ${String(operand)}`);
 }
 
-export async function byChannel(ctx: NarrowContext, operand: Operand): Promise<Built> {
+export async function byChannel(ctx: BuildContext, operand: Operand): Promise<Built> {
   const access = await channelFor(ctx, operand);
   return {
     where: sql<boolean>`m.recipient_id = ${access.stream.recipient_id}`,
@@ -221,7 +236,7 @@ export function bySearch(ctx: NarrowContext, operand: Operand): Built {
   return { where: words.length > 0 ? searchCondition(ctx.q, words) : FALSE, searchWords: words };
 }
 
-export const BUILDERS: Record<string, (ctx: NarrowContext, operand: Operand) => Built | Promise<Built>> = {
+export const BUILDERS: Record<string, (ctx: BuildContext, operand: Operand) => Built | Promise<Built>> = {
   channel: byChannel,
   channels: byChannels,
   topic: byTopic,
