@@ -11,7 +11,7 @@ import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions 
 import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
-import { messageStore, type NarrowQuery, type NarrowRow, narrowQueryStore } from "../store/messages.js";
+import { messageStore, type NarrowMessage, type NarrowQuery, narrowQueryStore } from "../store/messages.js";
 
 /** Zulip's MAX_MESSAGES_PER_FETCH and LARGER_THAN_MAX_MESSAGE_ID. */
 const MAX_MESSAGES_PER_FETCH = 5000;
@@ -96,7 +96,7 @@ export const getMessages = endpoint({
       const narrow = await buildNarrow({ q, subject, me: user }, terms);
       const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
       if (messageIds !== undefined) {
-        const rows = await narrowQueryStore.amongIds(q, query, messageIds);
+        const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
         const messages = await messagePayloads(q, user, realm, rows, narrow, options);
         return { found_anchor: false, found_newest: false, found_oldest: false, history_limited: false, messages };
       }
@@ -104,10 +104,13 @@ export const getMessages = endpoint({
       if (anchor === null) anchor = (await narrowQueryStore.firstUnreadId(q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
       const anchoredToLeft = anchor === 0;
       const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
-      const before = (await narrowQueryStore.range(q, query, "<", anchor, numBefore)).reverse();
-      const after = anchoredToRight ? [] : await narrowQueryStore.range(q, query, includeAnchor ? ">=" : ">", anchor, numAfter + (includeAnchor ? 1 : 0));
-      const anchorRows = after.filter((r) => r.id === anchor);
-      const afterRows = after.filter((r) => r.id !== anchor).slice(0, numAfter);
+      const { before, after } = await narrowQueryStore.messagesAround(q, query, anchor, {
+        before: numBefore,
+        after: anchoredToRight ? 0 : numAfter + (includeAnchor ? 1 : 0),
+        includeAnchor,
+      });
+      const anchorRows = after.filter((r) => r.message.id === anchor);
+      const afterRows = after.filter((r) => r.message.id !== anchor).slice(0, numAfter);
       const rows = [...before, ...anchorRows, ...afterRows];
       return {
         anchor,
@@ -125,15 +128,12 @@ async function messagePayloads(
   q: Executor,
   viewer: User,
   realm: Realm,
-  rows: NarrowRow[],
+  rows: NarrowMessage[],
   narrow: BuiltNarrow,
   options: MessagePayloadOptions,
 ): Promise<MessagePayload[]> {
-  const messages = await messageStore.listByIds(q, realm.id, rows.map((r) => r.id));
-  const flags = new Map(rows.map((r) => [r.id, r.flags]));
-  const builder = await MessagePayloadBuilder.load(q, realm, messages);
-  return messages.map((message) => {
-    const bits = flags.get(message.id) ?? null;
+  const builder = await MessagePayloadBuilder.load(q, realm, rows.map((r) => r.message));
+  return rows.map(({ message, flags: bits }) => {
     const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), options, viewer);
     if (narrow.searchWords) Object.assign(payload, searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords));
     return payload;
@@ -171,10 +171,9 @@ export const messagesMatchNarrow = endpoint({
     const q = ctx.db.kysely;
     const narrow = await buildNarrow({ q, subject: new AccessSubject(user), me: user }, canonicalTerms(params.narrow));
     const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: false, where: narrow.where, searchesText: narrow.searchWords !== null };
-    const rows = await narrowQueryStore.amongIds(q, query, params.msg_ids);
-    const messages = await messageStore.listByIds(q, realm.id, rows.map((r) => r.id));
+    const rows = await narrowQueryStore.messagesAmongIds(q, query, params.msg_ids);
     const result: Record<string, { match_content: string; match_subject: string }> = {};
-    for (const message of messages) result[message.id] = searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords ?? []);
+    for (const { message } of rows) result[message.id] = searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords ?? []);
     return { messages: result };
   },
 });

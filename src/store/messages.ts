@@ -154,6 +154,12 @@ export interface NarrowRow {
   flags: number | null;
 }
 
+/** A matching message, whole, with the viewer's flags (null as in NarrowRow). */
+export interface NarrowMessage {
+  message: Message;
+  flags: number | null;
+}
+
 /** Runs narrows (src/lib/narrow builds them): one query per call, whatever the result size. */
 export const narrowQueryStore = {
   /** The oldest matching message the user has not read (received messages only). */
@@ -165,30 +171,75 @@ export const narrowQueryStore = {
   /** Matching messages on one side of `anchor` (op "<", ">", ">="), nearest first. */
   async range(q: Executor, narrow: NarrowQuery, op: "<" | ">" | ">=", anchor: number, limit: number, extra?: RawBuilder<boolean>): Promise<NarrowRow[]> {
     if (limit <= 0) return [];
-    const id = narrow.includeHistory ? sql.ref("m.id") : sql.ref("um.message_id");
-    const order = op === "<" ? sql`desc` : sql`asc`;
-    const bound = sql`${id} ${sql.raw(op)} ${anchor}`;
-    return this.run(q, narrow, sql`${bound}${extra ? sql` and ${extra}` : sql``} order by ${id} ${order} limit ${limit}`);
+    const rows = await narrowSelect(q, narrow, ID_COLUMNS, rangeTail(narrow, op, anchor, limit, extra)).execute(q);
+    return rows.rows.map((r) => ({ id: Number(r.id), flags: flagsOf(r.flags) }));
   },
 
   /** The matching messages among `ids`, in id order. */
   async amongIds(q: Executor, narrow: NarrowQuery, ids: readonly number[]): Promise<NarrowRow[]> {
     if (ids.length === 0) return [];
-    return this.run(q, narrow, sql`m.id in (${sql.join([...new Set(ids)])}) order by m.id asc`);
+    const rows = await narrowSelect(q, narrow, ID_COLUMNS, amongTail(ids)).execute(q);
+    return rows.rows.map((r) => ({ id: Number(r.id), flags: flagsOf(r.flags) }));
   },
 
-  async run(q: Executor, narrow: NarrowQuery, tail: RawBuilder<unknown>): Promise<NarrowRow[]> {
-    const query = narrow.includeHistory
-      ? sql<NarrowRow>`select m.id as id, um.flags as flags from messages m
-          left join user_messages um on um.message_id = m.id and um.user_id = ${narrow.userId}
-          where m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`
-      : sql<NarrowRow>`select um.message_id as id, um.flags as flags from user_messages um
-          ${narrow.searchesText ? dialectOf(q).joinMessagesRowByRow : sql`join messages m on m.id = um.message_id`}
-          where um.user_id = ${narrow.userId} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
-    const result = await query.execute(q);
-    return result.rows.map((r) => ({ id: Number(r.id), flags: r.flags === null ? null : Number(r.flags) }));
+  /** amongIds with the whole messages. */
+  async messagesAmongIds(q: Executor, narrow: NarrowQuery, ids: readonly number[]): Promise<NarrowMessage[]> {
+    if (ids.length === 0) return [];
+    return toNarrowMessages((await narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, amongTail(ids)).execute(q)).rows);
+  },
+
+  /**
+   * The whole matching messages around `anchor`, in one statement: up to `before` below it and up
+   * to `after` from it on (`includeAnchor`: the anchor itself too), each side in ascending order.
+   */
+  async messagesAround(
+    q: Executor,
+    narrow: NarrowQuery,
+    anchor: number,
+    sides: { before: number; after: number; includeAnchor: boolean },
+  ): Promise<{ before: NarrowMessage[]; after: NarrowMessage[] }> {
+    const parts = [];
+    if (sides.before > 0) parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, "<", anchor, sides.before)));
+    if (sides.after > 0) parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, sides.includeAnchor ? ">=" : ">", anchor, sides.after)));
+    if (parts.length === 0) return { before: [], after: [] };
+    // Each side keeps its own ORDER BY and LIMIT inside a derived table.
+    const query = parts.length === 1 ? parts[0] : sql<MessageColumns>`select * from (${parts[0]}) as before_anchor union all select * from (${parts[1]}) as after_anchor`;
+    const rows = toNarrowMessages((await query.execute(q)).rows).sort((a, b) => a.message.id - b.message.id);
+    return { before: rows.filter((r) => r.message.id < anchor), after: rows.filter((r) => r.message.id >= anchor) };
   },
 };
+
+type MessageColumns = Message & { um_flags: number | null };
+const ID_COLUMNS = sql`m.id as id, um.flags as flags`;
+const MESSAGE_COLUMNS = sql`m.*, um.flags as um_flags`;
+const flagsOf = (flags: unknown) => (flags === null ? null : Number(flags));
+
+function toNarrowMessages(rows: MessageColumns[]): NarrowMessage[] {
+  return rows.map(({ um_flags, ...message }) => ({ message, flags: flagsOf(um_flags) }));
+}
+
+/**
+ * The narrow's SELECT of `columns` (on `m` and `um`), in one of the two shapes: all messages of
+ * the realm joined to the viewer's rows (history), or the viewer's rows joined to their messages.
+ */
+function narrowSelect<Row = { id: number; flags: number | null }>(q: Executor, narrow: NarrowQuery, columns: RawBuilder<unknown>, tail: RawBuilder<unknown>): RawBuilder<Row> {
+  return narrow.includeHistory
+    ? sql<Row>`select ${columns} from messages m
+          left join user_messages um on um.message_id = m.id and um.user_id = ${narrow.userId}
+          where m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`
+    : sql<Row>`select ${columns} from user_messages um
+          ${narrow.searchesText ? dialectOf(q).joinMessagesRowByRow : sql`join messages m on m.id = um.message_id`}
+          where um.user_id = ${narrow.userId} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
+}
+
+function rangeTail(narrow: NarrowQuery, op: "<" | ">" | ">=", anchor: number, limit: number, extra?: RawBuilder<boolean>): RawBuilder<unknown> {
+  const id = narrow.includeHistory ? sql.ref("m.id") : sql.ref("um.message_id");
+  const order = op === "<" ? sql`desc` : sql`asc`;
+  const bound = sql`${id} ${sql.raw(op)} ${anchor}`;
+  return sql`${bound}${extra ? sql` and ${extra}` : sql``} order by ${id} ${order} limit ${limit}`;
+}
+
+const amongTail = (ids: readonly number[]) => sql`m.id in (${sql.join([...new Set(ids)])}) order by m.id asc`;
 
 /** Topics of a channel: listing and the messages of one topic (topics endpoints). */
 export const topicStore = {
