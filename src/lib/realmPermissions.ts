@@ -17,6 +17,15 @@ export async function realmGroupPermissionId(q: Executor, realm: Realm, name: Re
   return (await userGroupStore.getSystemGroup(q, realm.id, REALM_GROUP_PERMISSIONS[name].default_group_name)).id;
 }
 
+/** realmGroupPermissionId with the realm's system groups (name → id) at hand: no query. */
+export function realmGroupPermissionIdAmong(realm: Realm, name: RealmGroupPermissionName, systemGroups: ReadonlyMap<string, number>): number {
+  const stored = storedRealmGroupPermission(realm, name);
+  if (stored !== undefined) return stored;
+  const id = systemGroups.get(REALM_GROUP_PERMISSIONS[name].default_group_name);
+  if (id === undefined) throw new Error(`realm ${realm.id} has no system group ${REALM_GROUP_PERMISSIONS[name].default_group_name}`);
+  return id;
+}
+
 /**
  * Zulip's user_has_permission_for_group_setting: membership (direct or through subgroups) of the
  * setting's group; guests never hold a permission that may not be granted to role:everyone.

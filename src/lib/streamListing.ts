@@ -1,4 +1,4 @@
-import type { User } from "../db/schema.js";
+import type { Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore } from "../store/subscriptions.js";
@@ -14,10 +14,16 @@ export interface StreamListOptions {
   include_can_access_content: boolean;
 }
 
-/** Zulip's get_streams_for_user: the union of the requested sources, each limited by access. */
-export async function streamsForUser(q: Executor, user: User, opts: StreamListOptions) {
-  const subject = new AccessSubject(user);
-  const all = await streamStore.listInRealm(q, user.realm_id, { excludeArchived: opts.exclude_archived });
+/**
+ * Zulip's get_streams_for_user: the union of the requested sources, each limited by access.
+ * `loaded`: the user's AccessSubject and every channel of the realm (archived too, ascending
+ * ids), when the caller has them already.
+ */
+export async function streamsForUser(q: Executor, user: User, opts: StreamListOptions, loaded?: { subject: AccessSubject; realmStreams: readonly Stream[] }) {
+  const subject = loaded?.subject ?? new AccessSubject(user);
+  const all = loaded
+    ? loaded.realmStreams.filter((s) => !(opts.exclude_archived && s.is_archived))
+    : await streamStore.listInRealm(q, user.realm_id, { excludeArchived: opts.exclude_archived });
   const accesses = await Promise.all(all.map((s) => channelAccess(q, subject, s)));
   if (opts.include_all) return accesses.filter((a) => a.canSeeMetadata).map((a) => a.stream);
   const ownerSubscribed = new Set<number>();

@@ -40,10 +40,14 @@ export async function loadStreamPayloadContext(
   q: Executor,
   realmId: number,
   streams: readonly Stream[],
+  /** The realm's system groups (name → id), when the caller has them already. */
+  knownSystemGroups?: ReadonlyMap<string, number>,
 ): Promise<StreamPayloadContext> {
   const now = nowSeconds();
   const groupIds = streams.flatMap((s) => STREAM_GROUP_SETTING_NAMES.map((name) => s[`${name}_id`])).filter((id): id is number => id !== null);
-  const systemGroups = await q.selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", realmId).where("is_system_group", "=", 1).execute();
+  const systemGroups = knownSystemGroups
+    ? [...knownSystemGroups].map(([name, id]) => ({ id, name }))
+    : await q.selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", realmId).where("is_system_group", "=", 1).execute();
   const recipientIds = streams.map((s) => s.recipient_id).filter((id): id is number => id !== null);
   return {
     groupValues: await groupSettingApiValues(q, realmId, groupIds),

@@ -1,11 +1,10 @@
 import type { Executor } from "../../db/tx.js";
 import { isAdmin } from "../../models/roles.js";
-import { AccessSubject, channelAccess } from "../../lib/streamAccess.js";
+import { channelAccess } from "../../lib/streamAccess.js";
 import { streamsForUser } from "../../lib/streamListing.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../../lib/streamPayload.js";
-import { streamStore } from "../../store/streams.js";
 import { subscriptionStore } from "../../store/subscriptions.js";
-import { type StateRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./index.js";
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -15,7 +14,7 @@ const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1
  * with include_web_public, and include_all for administrators). Archived channels only for clients
  * with the archived_channels capability.
  */
-export async function fetchChannelState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+export async function fetchChannelState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const { user, realm, client } = req;
   const state: Record<string, unknown> = {};
   const withArchived = client.capabilities.archived_channels;
@@ -23,12 +22,14 @@ export async function fetchChannelState(q: Executor, req: StateRequest): Promise
   const wantStreams = wants(req, "stream");
   if (!wantSubs && !wantStreams) return state;
 
-  const all = await streamStore.listInRealm(q, realm.id, { excludeArchived: !withArchived });
-  const payloadCtx = await loadStreamPayloadContext(q, realm.id, all);
+  const realmStreams = await req.reads.realmStreams();
+  const all = realmStreams.filter((s) => withArchived || !s.is_archived);
+  const payloadCtx = await loadStreamPayloadContext(q, realm.id, all, await req.reads.systemGroups());
+  const subject = req.reads.subject;
+  await subject.preload(q);
 
   if (wantSubs) {
-    const subject = new AccessSubject(user);
-    const rows = await subscriptionStore.listForUsers(q, [user.id], all.map((s) => s.recipient_id!));
+    const rows = await req.reads.channelSubscriptions();
     const subByRecipient = new Map(rows.map((r) => [r.recipient_id, r]));
     const includeSubscribers = req.includeSubscribers !== false;
     const subscribers = includeSubscribers ? await subscriptionStore.subscriberIds(q, all.map((s) => s.recipient_id!)) : null;
@@ -62,7 +63,7 @@ export async function fetchChannelState(q: Executor, req: StateRequest): Promise
       include_all: isAdmin(user),
       include_owner_subscribed: false,
       include_can_access_content: false,
-    });
+    }, { subject, realmStreams });
     state.streams = visible.map((s) => buildStreamPayload(s, payloadCtx)).sort(byName);
   }
   return state;

@@ -4,16 +4,14 @@ import { RecipientType } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { VisibilityPolicy } from "../../store/messages.js";
-import { streamStore } from "../../store/streams.js";
-import { subscriptionStore } from "../../store/subscriptions.js";
-import { type StateRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./index.js";
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out (old_unreads_missing). */
 export const MAX_UNREAD_MESSAGES = 50_000;
 const RECENT_DIRECT_MESSAGES = 1000;
 
 /** Sections about messages: message (max_message_id), unread_msgs, recent_private_conversations, starred_messages. */
-export async function fetchMessageState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+export async function fetchMessageState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   if (wants(req, "message")) {
     const row = await q.selectFrom("user_messages").select((eb) => eb.fn.max("message_id").as("max")).where("user_id", "=", req.user.id).executeTakeFirst();
@@ -30,16 +28,17 @@ export async function fetchMessageState(q: Executor, req: StateRequest): Promise
  * not counted; muted channels and topics count toward nothing but their own list, and their
  * wildcard mentions are not mentions.
  */
-async function unreadState(q: Executor, req: StateRequest) {
+async function unreadState(q: Executor, req: SectionRequest) {
   const me = req.user.id;
   const rows = await initialStateStore.unreadMessages(q, me, MAX_UNREAD_MESSAGES);
   rows.sort((a, b) => a.id - b.id);
   const channelRecipients = [...new Set(rows.filter((r) => r.recipient_type === RecipientType.STREAM).map((r) => r.recipient_id))];
-  const subs = await subscriptionStore.listForUsers(q, [me], channelRecipients);
+  const unreadIn = new Set(channelRecipients);
+  const subs = (await req.reads.channelSubscriptions()).filter((s) => unreadIn.has(s.recipient_id));
   const activeSubs = new Map(subs.filter((s) => s.active).map((s) => [s.recipient_id, s]));
-  const streams = await streamStore.listByRecipientIds(q, req.realm.id, [...activeSubs.keys()]);
+  const streams = (await req.reads.realmStreams()).filter((s) => activeSubs.has(s.recipient_id!));
   const streamIds = new Map(streams.map((s) => [s.recipient_id!, s.id]));
-  const topics = await initialStateStore.userTopics(q, me);
+  const topics = await req.reads.userTopics();
   const policy = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const groupMembers = await directMessageGroupStore.listByRecipientIds(q, rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id));
   const topicName = (topic: string) => (topic === "" && !req.client.capabilities.empty_topic_name ? req.client.emptyTopicDisplayName : topic);
@@ -82,7 +81,7 @@ async function unreadState(q: Executor, req: StateRequest) {
 }
 
 /** Zulip's get_recent_private_conversations: the newest message of each recent conversation. */
-async function recentConversations(q: Executor, req: StateRequest) {
+async function recentConversations(q: Executor, req: SectionRequest) {
   const me = req.user.id;
   const rows = await initialStateStore.recentDirectMessages(q, me, RECENT_DIRECT_MESSAGES);
   const groupMembers = await directMessageGroupStore.listByRecipientIds(q, rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id));

@@ -4,17 +4,17 @@ import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
 import { listScheduledMessages } from "../../actions/scheduledMessages.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../../actions/messageSend.js";
 import type { Executor } from "../../db/tx.js";
-import { groupSettingApiValues, systemGroupIds } from "../../lib/groupSettings.js";
+import { groupSettingApiValues } from "../../lib/groupSettings.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../../lib/messagePayload.js";
 import { ProfileFieldType } from "../../lib/profileData.js";
 import { realmIconUrl } from "../../lib/realms.js";
 import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
-import { realmGroupPermissionId } from "../../lib/realmPermissions.js";
+import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { escapeHtml } from "../../util/html.js";
-import { type StateRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./index.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {
@@ -75,16 +75,16 @@ const DEFAULT_EXTERNAL_ACCOUNTS = {
  * custom_profile_fields, default_streams, alert_words, muted_users, drafts, scheduled_messages,
  * user_topic).
  */
-export async function fetchRealmState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+export async function fetchRealmState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const { realm, user } = req;
   const state: Record<string, unknown> = {};
   if (wants(req, "realm")) {
     const settings = realmSettings(realm);
     for (const [name, value] of Object.entries(settings)) state[`realm_${name}`] = value;
-    const ids = await Promise.all(REALM_GROUP_PERMISSION_NAMES.map((name) => realmGroupPermissionId(q, realm, name)));
+    const systemGroups = await req.reads.systemGroups();
+    const ids = REALM_GROUP_PERMISSION_NAMES.map((name) => realmGroupPermissionIdAmong(realm, name, systemGroups));
     const values = await groupSettingApiValues(q, realm.id, ids);
     REALM_GROUP_PERMISSION_NAMES.forEach((name, i) => (state[`realm_${name}`] = values.get(ids[i]) ?? ids[i]));
-    const systemGroups = await systemGroupIds(q, realm.id);
     Object.assign(state, SERVER_CONSTANTS, {
       realm_name: realm.name,
       realm_description: realm.description === "" ? "" : `<p>${escapeHtml(realm.description)}</p>`,
@@ -144,7 +144,7 @@ export async function fetchRealmState(q: Executor, req: StateRequest): Promise<R
     }));
   }
   if (wants(req, "scheduled_messages")) state.scheduled_messages = await listScheduledMessages(q, user);
-  if (wants(req, "user_topic")) state.user_topics = await initialStateStore.userTopics(q, user.id);
+  if (wants(req, "user_topic")) state.user_topics = await req.reads.userTopics();
   return state;
 }
 
