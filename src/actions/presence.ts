@@ -63,10 +63,15 @@ export async function doUpdateUserPresence(tx: Tx, realm: Realm, user: User, sta
 }
 
 /** Every visible presence of the realm within the history window, keyed as the client asks. */
-export async function realmPresences(q: Executor, realm: Realm, opts: { slim: boolean; now: number; historyDays?: number }): Promise<Record<string, unknown>> {
+export async function realmPresences(
+  q: Executor,
+  realm: Realm,
+  /** users: the realm's users, when the caller has them already. */
+  opts: { slim: boolean; now: number; historyDays?: number; users?: readonly User[] },
+): Promise<Record<string, unknown>> {
   if (realmSettings(realm).presence_disabled) return {};
   const rows = await initialStateStore.presences(q, realm.id, opts.now - (opts.historyDays ?? PRESENCE_HISTORY_DAYS) * 86400);
-  const users = new Map((await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id))).map((u) => [u.id, u]));
+  const users = new Map((opts.users ?? (await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id)))).map((u) => [u.id, u]));
   const out: Record<string, unknown> = {};
   for (const row of rows) {
     const user = users.get(row.user_id);

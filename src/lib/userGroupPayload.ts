@@ -23,8 +23,13 @@ export type UserGroupPayload = {
 } & Record<UserGroupSettingName, GroupSettingValue>;
 
 /** Zulip's user_groups_in_realm_serialized: every named group of the realm, ascending ids. */
-export async function userGroupsForRealm(q: Executor, realmId: number, opts: { includeDeactivated: boolean }): Promise<UserGroupPayload[]> {
-  return buildUserGroupPayloads(q, realmId, await userGroupStore.listNamed(q, realmId, opts.includeDeactivated));
+/** `opts.systemGroups`: the realm's system groups (name → id), when the caller has them already. */
+export async function userGroupsForRealm(
+  q: Executor,
+  realmId: number,
+  opts: { includeDeactivated: boolean; systemGroups?: ReadonlyMap<string, number> },
+): Promise<UserGroupPayload[]> {
+  return buildUserGroupPayloads(q, realmId, await userGroupStore.listNamed(q, realmId, opts.includeDeactivated), opts.systemGroups?.get("role:nobody"));
 }
 
 /** The payload of one group (for the user_group/add event). */
@@ -39,9 +44,9 @@ export async function userGroupSettingValue(q: Executor, realmId: number, group:
   return (await groupSettingApiValues(q, realmId, [id])).get(id) ?? id;
 }
 
-async function buildUserGroupPayloads(q: Executor, realmId: number, groups: readonly UserGroup[]): Promise<UserGroupPayload[]> {
+async function buildUserGroupPayloads(q: Executor, realmId: number, groups: readonly UserGroup[], nobodyId?: number): Promise<UserGroupPayload[]> {
   if (groups.length === 0) return [];
-  const nobody = (await userGroupStore.getSystemGroup(q, realmId, "role:nobody")).id;
+  const nobody = nobodyId ?? (await userGroupStore.getSystemGroup(q, realmId, "role:nobody")).id;
   const settingIds = groups.flatMap((g) => USER_GROUP_SETTING_NAMES.map((name) => groupSettingId(g, name, nobody)));
   const settingRows = await settingGroupStore.listByIds(q, realmId, settingIds);
   const anonymousIds = settingRows.filter((r) => r.named === 0).map((r) => r.id);

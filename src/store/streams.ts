@@ -138,26 +138,25 @@ export const settingGroupStore = {
       .execute();
   },
 
-  /** Direct members (active accounts only) and direct subgroups of each group, ascending ids. */
+  /** Direct members (active accounts only) and direct subgroups of each group, ascending ids (one statement). */
   async directMembership(q: Executor, groupIds: readonly number[]): Promise<Map<number, { members: number[]; subgroups: number[] }>> {
     const result = new Map(groupIds.map((id) => [id, { members: [] as number[], subgroups: [] as number[] }]));
     if (groupIds.length === 0) return result;
-    const members = await q
+    const members = q
       .selectFrom("user_group_members")
       .innerJoin("users", "users.id", "user_group_members.user_id")
-      .select(["user_group_members.group_id", "user_group_members.user_id"])
+      .select([sql<string>`'member'`.as("kind"), "user_group_members.group_id as group_id", "user_group_members.user_id as id"])
       .where("user_group_members.group_id", "in", groupIds)
-      .where("users.is_active", "=", 1)
-      .orderBy("user_group_members.user_id")
-      .execute();
-    for (const m of members) result.get(m.group_id)!.members.push(m.user_id);
-    const subgroups = await q
+      .where("users.is_active", "=", 1);
+    const subgroups = q
       .selectFrom("user_group_subgroups")
-      .select(["supergroup_id", "subgroup_id"])
-      .where("supergroup_id", "in", groupIds)
-      .orderBy("subgroup_id")
-      .execute();
-    for (const s of subgroups) result.get(s.supergroup_id)!.subgroups.push(s.subgroup_id);
+      .select([sql<string>`'subgroup'`.as("kind"), "supergroup_id as group_id", "subgroup_id as id"])
+      .where("supergroup_id", "in", groupIds);
+    const rows = await members.unionAll(subgroups).orderBy("id").execute();
+    for (const row of rows) {
+      const entry = result.get(Number(row.group_id))!;
+      (row.kind === "member" ? entry.members : entry.subgroups).push(Number(row.id));
+    }
     return result;
   },
 

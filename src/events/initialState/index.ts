@@ -6,6 +6,7 @@ import { AccessSubject } from "../../lib/streamAccess.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { streamStore } from "../../store/streams.js";
 import { type Subscription, subscriptionStore } from "../../store/subscriptions.js";
+import { userStore } from "../../store/users.js";
 import type { ClientDescriptor } from "../clientEvents.js";
 import { fetchChannelState } from "./channels.js";
 import { fetchMessageState } from "./messages.js";
@@ -49,6 +50,16 @@ export class SharedReads {
   /** System group name → id. */
   systemGroups(): Promise<Map<string, number>> {
     return this.once("systemGroups", () => systemGroupIds(this.q, this.user.realm_id));
+  }
+
+  /** Every user of the realm, deactivated ones too, ascending ids. */
+  realmUsers(): Promise<User[]> {
+    return this.once("realmUsers", () => userStore.listInRealm(this.q, this.user.realm_id));
+  }
+
+  /** Whether the sections will read every user of the realm anyway (realm_user, realm_bot). */
+  readsRealmUsers(req: StateRequest): boolean {
+    return wants(req, "realm_user") || wants(req, "realm_bot");
   }
 
   /** Every channel of the realm, archived ones too, ascending ids. */

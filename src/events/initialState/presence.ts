@@ -1,16 +1,17 @@
 import { realmPresences } from "../../actions/presence.js";
 import type { Executor } from "../../db/tx.js";
 import { nowSeconds } from "../../util/time.js";
-import { type StateRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./index.js";
 
 /**
  * The presence section (Zulip's get_presences_for_realm): the modern format keyed by user id for
  * slim_presence (and simplified_presence_events) clients, the legacy format keyed by email otherwise.
  */
-export async function fetchPresenceState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+export async function fetchPresenceState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   if (!wants(req, "presence")) return {};
   const now = nowSeconds();
   const slim = req.client.slimPresence || req.client.capabilities.simplified_presence_events;
-  const presences = await realmPresences(q, req.realm, { slim, now, historyDays: req.presenceHistoryLimitDays ?? undefined });
+  const users = req.reads.readsRealmUsers(req) ? await req.reads.realmUsers() : undefined;
+  const presences = await realmPresences(q, req.realm, { slim, now, historyDays: req.presenceHistoryLimitDays ?? undefined, users });
   return { presences, presence_last_update_id: -1, server_timestamp: now };
 }

@@ -114,7 +114,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     });
   }
   if (wants(req, "realm_user_groups")) {
-    state.realm_user_groups = await userGroupsForRealm(q, realm.id, { includeDeactivated: req.client.capabilities.include_deactivated_groups });
+    state.realm_user_groups = await userGroupsForRealm(q, realm.id, {
+      includeDeactivated: req.client.capabilities.include_deactivated_groups,
+      systemGroups: await req.reads.systemGroups(),
+    });
   }
   if (wants(req, "realm_emoji")) state.realm_emoji = await getRealmEmojiDict(q, realm.id);
   if (wants(req, "custom_profile_fields")) {

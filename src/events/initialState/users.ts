@@ -9,7 +9,7 @@ import { isAdmin } from "../../models/roles.js";
 import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
 import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
-import { type StateRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./index.js";
 
 const EMOJISET_CHOICES = [
   { key: "google", text: "Google" },
@@ -18,10 +18,10 @@ const EMOJISET_CHOICES = [
 ];
 
 /** Sections about people: realm_user (users and one's own account), realm_bot, user_settings, user_status. */
-export async function fetchUserState(q: Executor, req: StateRequest): Promise<Record<string, unknown>> {
+export async function fetchUserState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const { user, realm, client } = req;
   const state: Record<string, unknown> = {};
-  const everyone = wants(req, "realm_user") || wants(req, "realm_bot") ? await userStore.listInRealm(q, realm.id) : [];
+  const everyone = req.reads.readsRealmUsers(req) ? await req.reads.realmUsers() : [];
   if (wants(req, "realm_user")) {
     const profileData = await fetchProfileData(q, realm.id, null);
     const options = { clientGravatar: client.clientGravatar, profileData };
