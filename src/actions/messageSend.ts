@@ -395,12 +395,15 @@ async function notifyNewMessage(
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
   const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
   for (const row of rows) {
-    const flags = flagsToList(row.flags);
-    const payload = builder.build(message, row.user_id, flags, payloadOptions);
     const withQueue = row.user_id === sender.id && options.queueId !== undefined;
-    const key = JSON.stringify([flags, payload.recipient_id, withQueue]);
+    // A channel message's payload depends on the flags only (built once per group); a direct
+    // message's also on the viewer (the 1:1 recipient_id each side sees), and it has few receivers.
+    const viewerPayload = message.is_channel_message ? undefined : builder.build(message, row.user_id, flagsToList(row.flags), payloadOptions);
+    const key = `${row.flags} ${withQueue ? 1 : 0} ${viewerPayload?.recipient_id ?? ""}`;
     let group = groups.get(key);
     if (!group) {
+      const flags = flagsToList(row.flags);
+      const payload = viewerPayload ?? builder.build(message, row.user_id, flags, payloadOptions);
       // raw_content and sender_uses_gravatar let each queue give its client the content and
       // avatar it registered for (apply_markdown, client_gravatar); they are never sent.
       const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };

@@ -54,13 +54,55 @@ export interface ClientDescriptor {
 const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id", "all_public_streams", "unless_capability", "modern_presences"] as const;
 
 /**
- * The events `event` becomes for this client: none when the client should not get it, usually
- * one, several for a bulk deletion sent to a client that cannot take it.
+ * One event as a client receives it, shared by every queue whose client gets the same form (a
+ * message to 1,000 users is rewritten and serialized once per form, not once per queue).
  */
-export function eventsForClient(client: ClientDescriptor, queueId: string, event: ParleyEvent): ParleyEvent[] {
-  if (!acceptsEvent(client, event)) return [];
-  const out = rewriteForClient(client, queueId, event);
-  return Array.isArray(out) ? out : [out];
+export class ClientEvent {
+  private serialized: string | undefined;
+
+  constructor(readonly body: ParleyEvent) {}
+
+  /** The body as JSON, computed once. */
+  get json(): string {
+    return (this.serialized ??= JSON.stringify(this.body));
+  }
+}
+
+/**
+ * The events `event` becomes for this client: none when the client should not get it, usually
+ * one, several for a bulk deletion sent to a client that cannot take it. Clients that registered
+ * alike (variantKey) share the result.
+ */
+export function eventsForClient(client: ClientDescriptor, queueId: string, event: ParleyEvent): readonly ClientEvent[] {
+  // Only the queue a message was sent from gets its local_message_id (local echo).
+  const key = event.sender_queue_id === queueId ? `${variantKey(client)}\u0000own` : variantKey(client);
+  let forms = formsByEvent.get(event);
+  if (!forms) formsByEvent.set(event, (forms = new Map()));
+  let out = forms.get(key);
+  if (!out) {
+    const rewritten = acceptsEvent(client, event) ? rewriteForClient(client, queueId, event) : [];
+    out = (Array.isArray(rewritten) ? rewritten : [rewritten]).map((body) => new ClientEvent(body));
+    forms.set(key, out);
+  }
+  return out;
+}
+
+/** Each committed event's client forms, by variantKey; dropped with the event. */
+const formsByEvent = new WeakMap<ParleyEvent, Map<string, readonly ClientEvent[]>>();
+const variantKeys = new WeakMap<ClientDescriptor, string>();
+
+/**
+ * What decides how an event looks to this client (everything acceptsEvent and rewriteForClient
+ * read), as a string: equal keys, equal events. The user matters only to a `dm` narrow.
+ */
+function variantKey(client: ClientDescriptor): string {
+  let key = variantKeys.get(client);
+  if (key === undefined) {
+    const { userId, realmId: _realm, ...rest } = client;
+    key = JSON.stringify([rest, client.narrow.length > 0 ? userId : null]);
+    variantKeys.set(client, key);
+  }
+  return key;
 }
 
 function acceptsEvent(client: ClientDescriptor, event: ParleyEvent): boolean {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../db/tx.js";
 import { eventQueueStore } from "../store/eventQueues.js";
-import { type ClientDescriptor, eventsForClient } from "./clientEvents.js";
+import { type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 
 /**
@@ -11,7 +11,17 @@ import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
  * `timeoutMs` is dropped. On a graceful shutdown every queue is saved to the database and
  * restored at the next start, so clients keep polling across restarts.
  */
-export type QueuedEvent = ParleyEvent & { id: number };
+/** An event in one queue: its number there and the form its client gets (shared between queues). */
+export interface QueuedEvent {
+  id: number;
+  event: ClientEvent;
+}
+
+/** Events as the JSON list GET /events answers: each shared form's JSON with the queue's event id. */
+export function eventsJson(events: readonly QueuedEvent[]): string {
+  const one = (e: QueuedEvent) => (e.event.json === "{}" ? `{"id":${e.id}}` : `{"id":${e.id},${e.event.json.slice(1)}`);
+  return `[${events.map(one).join(",")}]`;
+}
 
 interface Waiter {
   lastEventId: number;
@@ -45,8 +55,8 @@ export class EventQueue {
     return this.waiter !== null;
   }
 
-  push(event: ParleyEvent): void {
-    this.events.push({ ...event, id: this.nextEventId++ });
+  push(event: ClientEvent): void {
+    this.events.push({ id: this.nextEventId++, event });
     if (this.waiter && !this.flushScheduled) {
       // Events of one commit are pushed in one tick; answer once with all of them.
       this.flushScheduled = true;
@@ -90,7 +100,7 @@ export class EventQueue {
     const events = new Promise<QueuedEvent[]>((resolve) => (respond = resolve));
     const timer = setTimeout(() => {
       if (this.waiter?.timer !== timer) return;
-      this.push({ type: "heartbeat" });
+      this.push(new ClientEvent({ type: "heartbeat" }));
     }, this.heartbeatMs);
     timer.unref?.();
     const waiter: Waiter = { lastEventId, respond, timer };
@@ -122,12 +132,13 @@ export class EventQueue {
   }
 
   snapshot(): SavedQueue {
-    return { id: this.id, client: this.client, events: this.events, nextEventId: this.nextEventId, newestPrunedId: this.newestPrunedId, lastActivityMs: this.lastActivityMs };
+    const events = this.events.map(({ id, event }) => ({ ...event.body, id }));
+    return { id: this.id, client: this.client, events, nextEventId: this.nextEventId, newestPrunedId: this.newestPrunedId, lastActivityMs: this.lastActivityMs };
   }
 
   static restore(saved: SavedQueue, heartbeatMs: number): EventQueue {
     const queue = new EventQueue(saved.id, saved.client, heartbeatMs, saved.lastActivityMs);
-    queue.events = saved.events;
+    queue.events = saved.events.map(({ id, ...body }) => ({ id, event: new ClientEvent(body) }));
     queue.nextEventId = saved.nextEventId;
     queue.newestPrunedId = saved.newestPrunedId;
     return queue;
@@ -137,7 +148,7 @@ export class EventQueue {
 export interface SavedQueue {
   id: string;
   client: ClientDescriptor;
-  events: QueuedEvent[];
+  events: Array<ParleyEvent & { id: number }>;
   nextEventId: number;
   newestPrunedId: number;
   lastActivityMs: number;

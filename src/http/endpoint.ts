@@ -33,6 +33,14 @@ export interface HandlerArgs<P, A extends AuthMode> {
 
 export type HandlerResult = Record<string, unknown> | void;
 
+/**
+ * A response field's value already serialized as JSON (GET /events: an event is serialized once
+ * for every queue that gets it). mount.ts writes it into the response as it is.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = AuthMode> {
   auth: A;
   params: S;

@@ -2,8 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { RateLimitRule } from "../config.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
-import type { Endpoint } from "./endpoint.js";
-import { parseParams } from "./endpoint.js";
+import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
 import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
 import type { RateLimitState } from "./rateLimit.js";
@@ -87,7 +86,14 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
   if (ep.raw) return reply;
   const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-  return reply.send(body);
+  if (!Object.values(body).some((value) => value instanceof JsonText)) return reply.send(body);
+  return reply.type("application/json; charset=utf-8").send(jsonWithJsonText(body));
+}
+
+/** The body as JSON, with JsonText values written as they are. */
+function jsonWithJsonText(body: Record<string, unknown>): string {
+  const fields = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`);
+  return `{${fields.join(",")}}`;
 }
 
 /** Path segments reach handlers as text; a NUL byte in one is refused here for all of them. */

@@ -1,8 +1,7 @@
 import type { User } from "../db/schema.js";
-import type { EventQueue } from "../events/queues.js";
-import type { EventQueueRegistry } from "../events/queues.js";
+import { type EventQueue, type EventQueueRegistry, eventsJson } from "../events/queues.js";
 import { BadEventQueueIdError, badRequest } from "../http/errors.js";
-import { endpoint } from "../http/endpoint.js";
+import { endpoint, JsonText } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 
 /** The user's queue `queueId` (Zulip's access_client_descriptor). */
@@ -28,13 +27,13 @@ export const getEvents = endpoint({
     queue.prune(lastEventId);
     if (params.dont_block || ctx.eventQueues.closing) {
       queue.lastActivityMs = Date.now();
-      return { events: queue.eventsAfter(lastEventId), queue_id: queue.id };
+      return { events: new JsonText(eventsJson(queue.eventsAfter(lastEventId))), queue_id: queue.id };
     }
     const poll = queue.wait(lastEventId, Date.now());
     // A client that hangs up stops waiting; its queue stays for its next poll.
     raw.reply.raw.once("close", poll.cancel);
     const events = await poll.events;
-    return { events, queue_id: queue.id };
+    return { events: new JsonText(eventsJson(events)), queue_id: queue.id };
   },
 });
 

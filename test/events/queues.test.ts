@@ -48,6 +48,25 @@ describe("POST /register + GET /events", () => {
     expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }), 400, "An event newer than -1 has already been pruned!");
   });
 
+  it("gives each queue the form of the event its registration asked for, also when many queues share one", async () => {
+    // Queues registered alike share one rewritten event; these four differ in what they asked for.
+    const plain = await register("hamlet", { event_types: ["message"], apply_markdown: false });
+    const html = await register("hamlet", { event_types: ["message"], apply_markdown: true });
+    const html2 = await register("hamlet", { event_types: ["message"], apply_markdown: true });
+    const modern = await register("hamlet", { event_types: ["message"], apply_markdown: true, client_capabilities: { empty_topic_name: true } });
+    const otherUser = await register("iago", { event_types: ["message"], apply_markdown: true });
+    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "", content: "*shared*" })).id;
+    const first = async (who: string, queueId: string) => (await poll(who, queueId, -1, { dont_block: "true" })).events[0];
+    const [a, b, c, d, e] = [await first("hamlet", plain.queue_id), await first("hamlet", html.queue_id), await first("hamlet", html2.queue_id), await first("hamlet", modern.queue_id), await first("iago", otherUser.queue_id)];
+    expect(a.message).toMatchObject({ id, content: "*shared*", content_type: "text/x-markdown" });
+    expect(b.message).toMatchObject({ id, content: "<p><em>shared</em></p>", content_type: "text/html" });
+    expect(c).toEqual(b);
+    expect(b.message.subject).not.toBe("");
+    expect(d.message).toMatchObject({ id, subject: "" });
+    expect(e.message).toEqual(b.message);
+    expect([a, b, c, d, e].map((x) => x.id)).toEqual([0, 0, 0, 0, 0]);
+  });
+
   it("filters by event_types and never delivers other users' private events", async () => {
     const reg = await register("cordelia", { event_types: ["message"] });
     await sendToDenmark("othello", "cordelia is not subscribed to Denmark");
