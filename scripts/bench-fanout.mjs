@@ -4,7 +4,7 @@
 // shares the machine with both, over real HTTP on loopback.
 import { fork } from "node:child_process";
 import path from "node:path";
-import { nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
+import { cpuMs, nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
 
 function startPoller() {
   const child = fork(path.join(ROOT, "scripts/bench-poller.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
@@ -40,6 +40,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const sent = [];
   const postMs = [];
   let sendErrors = 0;
+  const cpuBefore = cpuMs(server.child.pid);
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
@@ -61,12 +62,15 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const expectedTotal = sent.reduce((n, s) => n + s.expected, 0);
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline && pollers.reduce((n, p) => n + p.delivered, 0) < expectedTotal) await sleep(20);
+  const serverCpuMs = cpuMs(server.child.pid) - cpuBefore;
 
   const merged = new Map();
   let pollErrors = 0;
+  let polls = 0;
   for (const p of pollers) {
     const report = await p.ask({ cmd: "stop" });
     pollErrors += report.pollErrors;
+    polls += report.polls;
     for (const [id, count, at] of report.deliveries) {
       const m = merged.get(id);
       if (m) {
@@ -94,6 +98,10 @@ export async function measureFanout(server, { members, processes, seconds, concu
     deliveryP99: percentile(latencies, 99),
     missing,
     errors: sendErrors + pollErrors,
+    // Answered polls that carried messages, per message sent: how much the long-polls batch.
+    pollsPerMessage: polls / Math.max(1, sent.length),
+    // The server's CPU time per message, sending and delivering (until the last delivery).
+    serverCpuMsPerMessage: serverCpuMs / Math.max(1, sent.length),
   };
 }
 

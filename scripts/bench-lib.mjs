@@ -25,6 +25,12 @@ export function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 }
 
+/** CPU time (user + system) the process has used so far, in ms (Linux, 100 ticks/s). */
+export function cpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export async function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer();

@@ -11,6 +11,7 @@ const deliveries = new Map();
 let total = 0;
 let polling = false;
 let pollErrors = 0;
+let polls = 0;
 let loops = [];
 let ticker;
 
@@ -19,6 +20,7 @@ async function pollLoop(q) {
     try {
       const res = await q.client.call("GET", "/events", { queue_id: q.queueId, last_event_id: String(q.lastEventId) });
       const at = nowMs();
+      if (res.events.some((e) => e.type === "message")) polls += 1;
       for (const e of res.events) {
         q.lastEventId = Math.max(q.lastEventId, e.id);
         if (e.type !== "message") continue;
@@ -58,6 +60,6 @@ process.on("message", async (msg) => {
     clearInterval(ticker);
     await Promise.all(queues.map((q) => q.client.call("DELETE", "/events", { queue_id: q.queueId }).catch(() => undefined)));
     await Promise.race([Promise.all(loops), sleep(5000)]);
-    process.send({ deliveries: [...deliveries].map(([id, [count, at]]) => [id, count, at]), pollErrors }, () => process.exit(0));
+    process.send({ deliveries: [...deliveries].map(([id, [count, at]]) => [id, count, at]), pollErrors, polls }, () => process.exit(0));
   }
 });

@@ -355,6 +355,8 @@ for (const { r, rows } of perEngine) {
   lines.push(`| POST /messages p50 / p99 ms | ${cols.map((c) => `${fmt(c.postP50, 1)} / ${fmt(c.postP99, 1)}`).join(" | ")} |`);
   lines.push(`| POST → last delivery p50 / p99 ms | ${cols.map((c) => `${fmt(c.deliveryP50, 1)} / ${fmt(c.deliveryP99, 1)}`).join(" | ")} |`);
   lines.push(`| deliveries missing / errors | ${cols.map((c) => `${c.missing} / ${c.errors}`).join(" | ")} |`);
+  lines.push(`| answered polls per message | ${cols.map((c) => fmt(c.pollsPerMessage, 1)).join(" | ")} |`);
+  lines.push(`| server CPU ms per message | ${cols.map((c) => fmt(c.serverCpuMsPerMessage, 2)).join(" | ")} |`);
   lines.push("");
 }
 if (perEngine.length === 2) {
