@@ -62,9 +62,8 @@ export async function sendNewSubscriptionNotices(
     entry.names.push(stream.name);
     namesByUser.set(user.id, entry);
   }
-  for (const { user, names } of namesByUser.values()) {
-    await sendNotificationBotDirectMessages(tx, realm, [user], youWereSubscribedMessage(actor, names), { renderAs: actor });
-  }
+  const notices = [...namesByUser.values()].map(({ user, names }) => ({ user, content: youWereSubscribedMessage(actor, names) }));
+  await sendNotificationBotDirectMessages(tx, realm, notices, { renderAs: actor });
 
   const readByActor = new Set([actor.id]);
   if (announce && created.length > 0) {

@@ -11,7 +11,7 @@ import { RecipientType } from "../models/roles.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, messageSearchStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { channelRecipientStore, type Message, messageSearchStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
 import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
@@ -279,32 +279,106 @@ export async function doSendMessage(
   rendered: RenderedMessage,
   options: SendOptions,
 ): Promise<SendMessageResult> {
-  const topic = destination.kind === "channel" ? destination.topic : "";
-  const isNewTopic = destination.kind === "channel" && !(await messageStore.topicHasMessages(tx.q, destination.recipientId, topic));
-  const message = await messageStore.insert(tx.q, {
-    realm_id: realm.id,
-    sender_id: sender.id,
-    recipient_id: destination.recipientId,
-    subject: topic,
-    content,
-    rendered_content: rendered.html,
-    rendered_content_version: 1,
-    date_sent: nowSeconds(),
-    sending_client: options.clientName,
-    has_attachment: rendered.hasAttachment ? 1 : 0,
-    has_image: rendered.hasImage ? 1 : 0,
-    has_link: rendered.hasLink ? 1 : 0,
-    is_channel_message: destination.kind === "channel" ? 1 : 0,
-  });
-  await messageSearchStore.index(tx.q, [message]);
-  await doLinkAttachments(tx, message.id, rendered.attachments);
-  if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
-  else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
+  return (await doSendMessages(tx, sender, realm, [{ destination, content, rendered, options }]))[0];
+}
 
+/** One message of doSendMessages: checked (checkMessage) and rendered, not yet written. */
+export interface OutgoingMessage {
+  destination: Destination;
+  content: string;
+  rendered: RenderedMessage;
+  options: SendOptions;
+}
+
+/**
+ * doSendMessage for several messages from one sender (the Notification Bot's notices to many
+ * users): the same rows and events as sending them one by one, in that order, with one statement
+ * per table for all of them where the messages go to direct-message conversations.
+ */
+export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoing: readonly OutgoingMessage[]): Promise<SendMessageResult[]> {
+  if (outgoing.length === 0) return [];
+  const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
+  // A topic is new when it has no message yet, nor an earlier one of this batch.
+  const newTopic: boolean[] = [];
+  for (const [i, { destination: d }] of outgoing.entries()) {
+    const earlier = outgoing.slice(0, i).some(({ destination: e }) => e.kind === "channel" && d.kind === "channel" && e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
+    newTopic.push(d.kind === "channel" && !earlier && !(await messageStore.topicHasMessages(tx.q, d.recipientId, d.topic)));
+  }
+  const date = nowSeconds();
+  const messages = await messageStore.insertMany(
+    tx.q,
+    outgoing.map(({ destination, content, rendered, options }) => ({
+      realm_id: realm.id,
+      sender_id: sender.id,
+      recipient_id: destination.recipientId,
+      subject: topicOf(destination),
+      content,
+      rendered_content: rendered.html,
+      rendered_content_version: 1,
+      date_sent: date,
+      sending_client: options.clientName,
+      has_attachment: rendered.hasAttachment ? 1 : 0,
+      has_image: rendered.hasImage ? 1 : 0,
+      has_link: rendered.hasLink ? 1 : 0,
+      is_channel_message: destination.kind === "channel" ? 1 : 0,
+    })),
+  );
+  await messageSearchStore.index(tx.q, messages);
+  const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
+  for (const [i, { destination, rendered, options }] of outgoing.entries()) {
+    const message = messages[i];
+    await doLinkAttachments(tx, message.id, rendered.attachments);
+    if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
+    else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
+    rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options));
+  }
+  await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
+  const notifications = [];
+  for (const [i, { destination }] of outgoing.entries()) {
+    const channel = destination.kind === "channel" ? { streamId: destination.access.stream.id, topic: destination.topic } : null;
+    notifications.push({ message: messages[i], triggers: await notificationTriggers(tx, sender, rowsByMessage[i], channel) });
+  }
+  await queuePushNotifications(tx, notifications);
+  await queueMissedMessageEmails(tx, notifications);
+
+  const results: SendMessageResult[] = [];
+  for (const [i, { destination }] of outgoing.entries()) {
+    const message = messages[i];
+    let automaticPolicy: number | undefined;
+    if (destination.kind === "channel") {
+      const stream = destination.access.stream;
+      await streamStore.countChannelMessage(tx.q, destination.recipientId, message.date_sent);
+      if (await messageStore.setStreamFirstMessageIdIfNull(tx.q, stream.id, message.id)) {
+        // Zulip sends this only when a deletion moves first_message_id; a channel's first message
+        // changes it too, so clients that saw the channel created learn it (state stays consistent).
+        const audience = (await metadataAudience(tx.q, realm.id, [stream])).get(stream.id)!;
+        tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audience);
+      }
+      automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, newTopic[i]);
+    }
+    results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
+  }
+  const builder = await MessagePayloadBuilder.load(tx.q, realm, messages);
+  for (const [i, { destination, options }] of outgoing.entries()) {
+    const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
+    notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel);
+  }
+  return results;
+}
+
+/** The message's user_messages rows: one per receiver, with the flags the message gives each. */
+async function receiverRows(
+  tx: Tx,
+  sender: User,
+  message: Message,
+  destination: Destination,
+  rendered: RenderedMessage,
+  options: SendOptions,
+): Promise<Array<{ user_id: number; message_id: number; flags: number }>> {
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =
     rendered.wildcard === "topic" && destination.kind === "channel"
-      ? new Set([sender.id, ...(await messageStore.topicSenderIds(tx.q, destination.recipientId, topic))])
+      ? new Set([sender.id, ...(await messageStore.topicSenderIds(tx.q, destination.recipientId, destination.topic))])
       : new Set<number>();
   const flagsOf = (userId: number): number => {
     let flags = destination.kind === "direct" ? MessageFlag.IS_PRIVATE : 0;
@@ -315,28 +389,7 @@ export async function doSendMessage(
     if (rendered.wildcard === "topic" && topicParticipants.has(userId)) flags |= MessageFlag.TOPIC_WILDCARD_MENTIONED;
     return flags;
   };
-  const rows = [...receiverIds].sort((a, b) => a - b).map((user_id) => ({ user_id, message_id: message.id, flags: flagsOf(user_id) }));
-  await userMessageStore.insertMany(tx.q, rows);
-  const triggers = await notificationTriggers(tx, sender, rows, destination.kind === "channel" ? { streamId: destination.access.stream.id, topic } : null);
-  await queuePushNotifications(tx, message, triggers);
-  await queueMissedMessageEmails(tx, message, triggers);
-
-  let automaticPolicy: number | undefined;
-  if (destination.kind === "channel") {
-    const stream = destination.access.stream;
-    await streamStore.countChannelMessage(tx.q, destination.recipientId, message.date_sent);
-    if (await messageStore.setStreamFirstMessageIdIfNull(tx.q, stream.id, message.id)) {
-      // Zulip sends this only when a deletion moves first_message_id; a channel's first message
-      // changes it too, so clients that saw the channel created learn it (state stays consistent).
-      const audience = (await metadataAudience(tx.q, realm.id, [stream])).get(stream.id)!;
-      tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audience);
-    }
-    automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, isNewTopic);
-  }
-
-  const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
-  await notifyNewMessage(tx, realm, message, rows, sender, options, isPublicChannel);
-  return automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy };
+  return [...receiverIds].sort((a, b) => a - b).map((user_id) => ({ user_id, message_id: message.id, flags: flagsOf(user_id) }));
 }
 
 /**
@@ -382,16 +435,16 @@ async function applyAutomaticTopicPolicy(tx: Tx, sender: User, destination: Extr
  * ride only on the sender's event, for the queue that sent it (local echo). A message to a public
  * channel also goes, with no flags, to the realm's all_public_streams queues of non-recipients.
  */
-async function notifyNewMessage(
+function notifyNewMessage(
   tx: Tx,
+  builder: MessagePayloadBuilder,
   realm: Realm,
-  message: Awaited<ReturnType<typeof messageStore.insert>>,
+  message: Message,
   rows: Array<{ user_id: number; flags: number }>,
   sender: User,
   options: SendOptions,
   isPublicChannel: boolean,
-): Promise<void> {
-  const builder = await MessagePayloadBuilder.load(tx.q, realm, [message]);
+): void {
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
   const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
   for (const row of rows) {

@@ -23,16 +23,22 @@ import type { NotificationTrigger } from "./notificationTriggers.js";
  */
 export const MISSED_MESSAGE_EMAIL_JOB = "missed_message_email";
 
-export async function queueMissedMessageEmails(tx: Tx, message: Message, triggers: ReadonlyMap<number, NotificationTrigger>): Promise<void> {
-  if (triggers.size === 0) return;
+/** Called by doSendMessages with the receivers each message (all of one realm) may notify. */
+export async function queueMissedMessageEmails(tx: Tx, sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>): Promise<void> {
+  const userIds = new Set(sent.flatMap(({ triggers }) => [...triggers.keys()]));
+  if (userIds.size === 0) return;
+  const listed = await userStore.listByIds(tx.q, sent[0].message.realm_id, [...userIds]);
+  const users = new Map(listed.filter((u) => !u.is_bot && u.is_active).map((u) => [u.id, u]));
+  if (users.size === 0) return;
   const now = nowSeconds();
-  const users = (await userStore.listByIds(tx.q, message.realm_id, [...triggers.keys()])).filter((u) => !u.is_bot && u.is_active);
-  if (users.length === 0) return;
-  const pending = await missedMessageEmailStore.usersWithPending(tx.q, users.map((u) => u.id));
-  await missedMessageEmailStore.addMany(tx.q, users.map((u) => ({ user_id: u.id, message_id: message.id, trigger: triggers.get(u.id)!, scheduled_at: now })));
+  const pending = await missedMessageEmailStore.usersWithPending(tx.q, [...users.keys()]);
+  const rows = sent.flatMap(({ message, triggers }) =>
+    [...triggers].filter(([userId]) => users.has(userId)).map(([userId, trigger]) => ({ user_id: userId, message_id: message.id, trigger, scheduled_at: now })),
+  );
+  await missedMessageEmailStore.addMany(tx.q, rows);
   // The first waiting message of a user schedules the batch, after the user's batching period.
   const byDelay = new Map<number, number[]>();
-  for (const user of users.filter((u) => !pending.has(u.id))) {
+  for (const user of [...users.values()].filter((u) => !pending.has(u.id))) {
     const delay = Math.max(0, userSettings(user).email_notifications_batching_period_seconds);
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), user.id]);
   }

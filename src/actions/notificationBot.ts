@@ -1,10 +1,10 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { renderMessageContent } from "../lib/messageRendering.js";
+import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { internalChannelAccess } from "../lib/streamAccess.js";
 import { channelRecipientStore, systemBotStore } from "../store/messages.js";
-import { doSendMessage } from "./messageSend.js";
+import { doSendMessage, doSendMessages, type OutgoingMessage } from "./messageSend.js";
 
 /** Zulip's Notification Bot, a cross-realm bot of the system realm. */
 export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
@@ -42,13 +42,25 @@ export async function sendNotificationBotChannelMessage(
   return (await doSendMessage(tx, bot, realm, destination, content, rendered, sendOptions)).id;
 }
 
-/** Zulip's internal_send_private_message from the Notification Bot to each of `users`. */
-export async function sendNotificationBotDirectMessages(tx: Tx, realm: Realm, users: readonly User[], content: string, options: NoticeOptions = {}): Promise<void> {
+/**
+ * Zulip's internal_send_private_message from the Notification Bot: each notice to its user, all
+ * sent together (doSendMessages), each distinct text rendered once.
+ */
+export async function sendNotificationBotDirectMessages(
+  tx: Tx,
+  realm: Realm,
+  notices: ReadonlyArray<{ user: User; content: string }>,
+  options: NoticeOptions = {},
+): Promise<void> {
   const bot = await getNotificationBot(tx);
-  if (!bot || users.length === 0) return;
-  const rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content);
-  for (const user of users) {
+  if (!bot || notices.length === 0) return;
+  const renders = new Map<string, RenderedMessage>();
+  const outgoing: OutgoingMessage[] = [];
+  for (const { user, content } of notices) {
+    let rendered = renders.get(content);
+    if (!rendered) renders.set(content, (rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content)));
     const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
-    await doSendMessage(tx, bot, realm, destination, content, rendered, { readBySender: false, clientName: "Internal" });
+    outgoing.push({ destination, content, rendered, options: { readBySender: false, clientName: "Internal" } });
   }
+  await doSendMessages(tx, bot, realm, outgoing);
 }

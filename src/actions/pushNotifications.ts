@@ -34,11 +34,14 @@ export const PUSH_NOTIFICATION_JOB = "push_notification";
 export const PUSH_REMOVAL_JOB = "push_notification_remove";
 export const PUSH_BOUNCER_DEVICE_JOB = "push_bouncer_device";
 
-/** Called by doSendMessage with the receivers a message may notify (notificationTriggers). */
-export async function queuePushNotifications(tx: Tx, message: Message, triggers: ReadonlyMap<number, NotificationTrigger>): Promise<void> {
-  if (triggers.size === 0) return;
-  const withDevices = await pushDeviceStore.usersWithDevices(tx.q, [...triggers.keys()]);
-  const jobs = [...triggers].filter(([userId]) => withDevices.has(userId)).map(([userId, trigger]) => ({ userId, messageId: message.id, trigger }));
+/** Called by doSendMessages with the receivers each message may notify (notificationTriggers). */
+export async function queuePushNotifications(tx: Tx, sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>): Promise<void> {
+  const userIds = new Set(sent.flatMap(({ triggers }) => [...triggers.keys()]));
+  if (userIds.size === 0) return;
+  const withDevices = await pushDeviceStore.usersWithDevices(tx.q, [...userIds]);
+  const jobs = sent.flatMap(({ message, triggers }) =>
+    [...triggers].filter(([userId]) => withDevices.has(userId)).map(([userId, trigger]) => ({ userId, messageId: message.id, trigger })),
+  );
   await tx.enqueueJobs(PUSH_NOTIFICATION_JOB, jobs);
 }
 

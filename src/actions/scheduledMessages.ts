@@ -284,7 +284,7 @@ async function sendFailureNotification(tx: Tx, row: ScheduledMessage, reason: st
   const content =
     `The message you scheduled for <time:${pythonDatetime(row.scheduled_timestamp)}>  was not sent because of the following error:` +
     `\n\n> ${reason}\n\n[View scheduled messages](#scheduled)`;
-  await sendNotificationBotDirectMessages(tx, realm, [user], content);
+  await sendNotificationBotDirectMessages(tx, realm, [{ user, content }]);
 }
 
 /** str() of a UTC datetime in Python, as Zulip writes the time: "2023-04-16 16:27:00+00:00". */

@@ -364,7 +364,8 @@ async function doAddSubgroups(tx: Tx, realm: Realm, group: UserGroup, subgroupId
 async function notifyMembershipChange(tx: Tx, realm: Realm, actor: User, users: User[], group: UserGroup, verb: "added you to" | "removed you from"): Promise<void> {
   const recipients = users.filter((u) => u.id !== actor.id && !u.is_bot);
   if (recipients.length === 0) return;
-  await sendNotificationBotDirectMessages(tx, realm, recipients, `@_**${actor.full_name}|${actor.id}** ${verb} the group @_*${group.name}*.`);
+  const content = `@_**${actor.full_name}|${actor.id}** ${verb} the group @_*${group.name}*.`;
+  await sendNotificationBotDirectMessages(tx, realm, recipients.map((user) => ({ user, content })));
 }
 
 // ---- POST /user_groups/{id}/deactivate ----

@@ -29,6 +29,13 @@ export const messageStore = {
     return q.insertInto("messages").values(row).returningAll().executeTakeFirstOrThrow();
   },
 
+  /** One statement for all `rows`; the messages come back in the order of `rows` (ids ascending). */
+  async insertMany(q: Executor, rows: readonly Insertable<MessagesTable>[]): Promise<Message[]> {
+    if (rows.length === 0) return [];
+    const inserted = await q.insertInto("messages").values([...rows]).returningAll().execute();
+    return inserted.sort((a, b) => a.id - b.id);
+  },
+
   /**
    * The realm's messages with these ids, in id order. The realm is checked on the rows, not in
    * SQL: with `realm_id = ?` in the query, SQLite's planner walked the (realm_id, date_sent) index

@@ -71,6 +71,33 @@ describe("subscribed-you notices", () => {
   });
 });
 
+describe("subscribed-you notices to several users at once", () => {
+  it("gives each user their own direct message and event, with the channels that are new to them", async () => {
+    const names = ["othello", "prospero", "aaron"];
+    const users = await Promise.all(names.map((n) => t.user(n)));
+    // prospero is already in "notice many b": his notice names only "notice many a".
+    await createChannel("iago", "notice many a");
+    await createChannel("iago", "notice many b");
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice many b" }], principals: [users[1].id] }));
+    const queues = await Promise.all(names.map(async (n) => expectSuccess(await t.post(n, "/api/v1/register", { event_types: JSON.stringify(["message"]) }))));
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice many a" }, { name: "notice many b" }], principals: users.map((u) => u.id) }));
+
+    const latest = await Promise.all(names.map(async (n) => (await messagesIn(n, [{ operator: "dm", operand: [BOT] }])).at(-1)));
+    expect(latest.map((m) => m.content)).toEqual([
+      "@_**Iago|11** subscribed you to the following channels:\n\n* #**notice many a**\n* #**notice many b**\n",
+      "@_**Iago|11** subscribed you to #**notice many a**.",
+      "@_**Iago|11** subscribed you to the following channels:\n\n* #**notice many a**\n* #**notice many b**\n",
+    ]);
+    expect(new Set(latest.map((m) => m.id)).size).toBe(3);
+    latest.forEach((m, i) => expect(m.display_recipient.map((r: { email: string }) => r.email).sort()).toEqual([BOT, users[i].email].sort()));
+    for (const [i, n] of names.entries()) {
+      const { events } = expectSuccess(await t.get(n, "/api/v1/events", { queue_id: queues[i].queue_id, last_event_id: "-1", dont_block: "true" }));
+      const messageEvents = events.filter((e: { type: string; message?: { sender_email: string } }) => e.type === "message" && e.message?.sender_email === BOT);
+      expect(messageEvents.map((e: { message: { id: number } }) => e.message.id)).toEqual([latest[i].id]);
+    }
+  });
+});
+
 describe("channel events notices", () => {
   it("records renames and description changes as Zulip words them", async () => {
     const id = await createChannel("iago", "notice old", { description: "first" });
