@@ -93,7 +93,8 @@ describe("outgoing webhook bots", () => {
     await runJobsNow();
     expect(received).toHaveLength(1);
     expect(JSON.parse(received[0].body)).toMatchObject({ trigger: "mention", data: "hey @**Mention Bot** are you there", message: { type: "stream", display_recipient: "Verona", subject: "hooks" } });
-    expect((await topicMessages("hooks")).at(-1)).toMatchObject({ sender_id: bot.id, content: "you rang?" });
+    // The job may run before or after the second message is sent: the reply is in the topic, once.
+    expect((await topicMessages("hooks")).filter((m: { sender_id: number }) => m.sender_id === bot.id)).toMatchObject([{ content: "you rang?" }]);
 
     answer = { body: { response_not_required: true } };
     const before = (await topicMessages("hooks")).length;
