@@ -2,8 +2,6 @@ import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
-import { realmStore } from "../store/realms.js";
-import { sessionStore } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
@@ -41,11 +39,9 @@ export async function authenticateApiKeyOrSession(
 ): Promise<{ user: User; realm: Realm }> {
   if (authorization) return authenticateAuthorizationHeader(ctx, authorization);
   if (!sessionKey) throw new UnauthorizedError();
-  const session = await sessionStore.getUnexpired(ctx.db.kysely, sessionKey, nowSeconds());
-  const user = session ? await userStore.getById(ctx.db.kysely, session.user_id) : undefined;
-  const realm = user ? await realmStore.getById(ctx.db.kysely, user.realm_id) : undefined;
-  if (!user || !realm || !user.is_active || realm.deactivated) throw new UnauthorizedError();
-  return { user, realm };
+  const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, nowSeconds());
+  if (!found || !found.user.is_active || found.realm.deactivated) throw new UnauthorizedError();
+  return found;
 }
 
 /** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */
@@ -54,17 +50,17 @@ export async function authenticateByApiKey(ctx: AppContext, email: string, apiKe
     throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
   }
   if (email.includes("\u0000")) throw new InvalidApiKeyError(); // no account has such an email
-  const candidates = await userStore.listByApiEmail(ctx.db.kysely, email);
+  // One statement: the candidates come with their realms.
+  const candidates = await userStore.listByApiEmailWithRealm(ctx.db.kysely, email);
   // Compare against every candidate so the time taken does not depend on which one matched.
-  let user: User | undefined;
+  let found: { user: User; realm: Realm } | undefined;
   for (const candidate of candidates) {
-    if (apiKeysEqual(candidate.api_key, apiKey)) user = candidate;
+    if (apiKeysEqual(candidate.user.api_key, apiKey)) found = candidate;
   }
-  if (!user) throw new InvalidApiKeyError();
-  const realm = await realmStore.getById(ctx.db.kysely, user.realm_id);
-  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
-  if (!user.is_active) throw new UserDeactivatedError();
-  return { user, realm };
+  if (!found) throw new InvalidApiKeyError();
+  if (found.realm.deactivated) throw new RealmDeactivatedError();
+  if (!found.user.is_active) throw new UserDeactivatedError();
+  return found;
 }
 
 /** `Basic base64(email:key)`, read as strictly as Zulip's get_basic_credentials. */

@@ -2,6 +2,38 @@ import type { Executor } from "../db/tx.js";
 import type { Realm, RealmsTable } from "../db/schema.js";
 import type { Insertable, Updateable } from "kysely";
 
+/**
+ * Every realm column, each as `realm__<column>`: for a query that selects a realm together with
+ * the rows of another table (users), whose column names (`id`, `name`...) would clash.
+ * splitPrefixedRealm rebuilds the realm; it does not compile when this list misses a column.
+ */
+export const prefixedRealmColumns = [
+  "realms.id as realm__id",
+  "realms.string_id as realm__string_id",
+  "realms.name as realm__name",
+  "realms.description as realm__description",
+  "realms.date_created as realm__date_created",
+  "realms.deactivated as realm__deactivated",
+  "realms.icon_source as realm__icon_source",
+  "realms.icon_version as realm__icon_version",
+  "realms.message_retention_days as realm__message_retention_days",
+  "realms.settings as realm__settings",
+] as const;
+
+const PREFIX = "realm__";
+export type PrefixedRealm = { [K in keyof Realm & string as `realm__${K}`]: Realm[K] };
+
+/** A row selected with prefixedRealmColumns, split into the realm and the rest of the row. */
+export function splitPrefixedRealm<R extends PrefixedRealm>(row: R): { realm: Realm; rest: Omit<R, keyof PrefixedRealm> } {
+  const realm: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(PREFIX)) realm[key.slice(PREFIX.length)] = value;
+    else rest[key] = value;
+  }
+  return { realm: realm as Realm, rest: rest as Omit<R, keyof PrefixedRealm> };
+}
+
 export const realmStore = {
   async getById(q: Executor, id: number): Promise<Realm | undefined> {
     return q.selectFrom("realms").selectAll().where("id", "=", id).executeTakeFirst();

@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
-import type { NewUser, User, UserUpdate } from "../db/schema.js";
+import type { NewUser, Realm, User, UserUpdate } from "../db/schema.js";
+import { type PrefixedRealm, prefixedRealmColumns, splitPrefixedRealm } from "./realms.js";
 
 export const userStore = {
   async getById(q: Executor, id: number): Promise<User | undefined> {
@@ -26,6 +27,36 @@ export const userStore = {
       .selectAll()
       .where((eb) => eb.or([eb(sql`lower(email)`, "=", lower), eb(sql`lower(delivery_email)`, "=", lower)]))
       .execute();
+  },
+
+  /**
+   * listByApiEmail with each user's realm, in one statement (API authentication runs it on every
+   * request).
+   */
+  async listByApiEmailWithRealm(q: Executor, email: string): Promise<Array<{ user: User; realm: Realm }>> {
+    const lower = email.toLowerCase();
+    const rows = await q
+      .selectFrom("users")
+      .innerJoin("realms", "realms.id", "users.realm_id")
+      .selectAll("users")
+      .select(prefixedRealmColumns)
+      .where((eb) => eb.or([eb(sql`lower(users.email)`, "=", lower), eb(sql`lower(users.delivery_email)`, "=", lower)]))
+      .execute();
+    return rows.map(userAndRealm);
+  },
+
+  /** The user of an unexpired web session, with their realm, in one statement. */
+  async getWithRealmBySession(q: Executor, sessionKey: string, now: number): Promise<{ user: User; realm: Realm } | undefined> {
+    const row = await q
+      .selectFrom("sessions")
+      .innerJoin("users", "users.id", "sessions.user_id")
+      .innerJoin("realms", "realms.id", "users.realm_id")
+      .selectAll("users")
+      .select(prefixedRealmColumns)
+      .where("sessions.session_key", "=", sessionKey)
+      .where("sessions.expires_at", ">", now)
+      .executeTakeFirst();
+    return row && userAndRealm(row);
   },
 
   async getByApiKey(q: Executor, apiKey: string): Promise<User | undefined> {
@@ -155,3 +186,8 @@ export const userStore = {
       .execute();
   },
 };
+
+function userAndRealm(row: User & PrefixedRealm): { user: User; realm: Realm } {
+  const { realm, rest } = splitPrefixedRealm(row);
+  return { user: rest, realm };
+}
