@@ -1,4 +1,5 @@
-import type { Realm, Stream, User } from "../db/schema.js";
+import type { Insertable } from "kysely";
+import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import {
@@ -10,6 +11,7 @@ import {
   storeGroupSetting,
   systemGroupIds,
   webPublicStreamsEnabled,
+  type AnonymousGroupValue,
   type GroupSettingChange,
   type GroupSettingValue,
   type StreamGroupSettingName,
@@ -127,35 +129,75 @@ export async function checkChannelCreationPermissions(tx: Tx, subject: AccessSub
  * see it (Zulip's create_stream_if_needed). The caller checked the name and permissions.
  */
 export async function doCreateStream(tx: Tx, realm: Realm, creator: User | null, spec: NewStream): Promise<Stream> {
+  return (await doCreateStreams(tx, realm, creator, [spec]))[0];
+}
+
+/**
+ * doCreateStream for several channels (Zulip's create_streams_if_needed): the same rows and
+ * events as creating them one by one, in that order, with one statement per table for all of
+ * them. Returns the channels in the order of `specs`.
+ */
+export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null, specs: readonly NewStream[]): Promise<Stream[]> {
+  if (specs.length === 0) return [];
   const groups = await systemGroupIds(tx.q, realm.id);
-  const settingIds: Partial<Record<`${StreamGroupSettingName}_id`, number>> = {};
-  for (const name of STREAM_GROUP_SETTING_NAMES) {
-    const given = spec.groupSettings[name];
-    const fallback = STREAM_GROUP_SETTINGS[name].defaultGroup;
-    const value: GroupSettingValue =
-      given ?? (fallback === "stream_creator_or_nobody" ? (creator ? { direct_members: [creator.id], direct_subgroups: [] } : groups.get("role:nobody")!) : groups.get(fallback)!);
-    settingIds[`${name}_id`] = await storeGroupSetting(tx.q, realm.id, value);
-  }
-  const stream = await streamStore.insert(tx.q, {
-    realm_id: realm.id,
-    name: spec.name,
-    description: spec.description,
-    rendered_description: renderStreamDescription(spec.description),
-    invite_only: spec.invite_only ? 1 : 0,
-    is_web_public: spec.is_web_public ? 1 : 0,
-    // Public channels always share history; private ones protect it unless asked (Zulip's default).
-    history_public_to_subscribers: !spec.invite_only || spec.history_public_to_subscribers === true ? 1 : 0,
-    date_created: nowSeconds(),
-    creator_id: creator?.id ?? null,
-    message_retention_days: spec.message_retention_days,
-    ...settingIds,
+  const values = specs.map((spec) =>
+    Object.fromEntries(
+      STREAM_GROUP_SETTING_NAMES.map((name): [StreamGroupSettingName, GroupSettingValue] => {
+        const given = spec.groupSettings[name];
+        const fallback = STREAM_GROUP_SETTINGS[name].defaultGroup;
+        return [
+          name,
+          given ??
+            (fallback === "stream_creator_or_nobody" ? (creator ? { direct_members: [creator.id], direct_subgroups: [] } : groups.get("role:nobody")!) : groups.get(fallback)!),
+        ];
+      }),
+    ) as Record<StreamGroupSettingName, GroupSettingValue>,
+  );
+  // The anonymous groups of every channel, in the order creating them one by one would make them.
+  const anonymous = values.flatMap((v) => STREAM_GROUP_SETTING_NAMES.map((name) => v[name]).filter((g): g is AnonymousGroupValue => typeof g !== "number"));
+  const anonymousIds = await settingGroupStore.createAnonymousMany(
+    tx.q,
+    realm.id,
+    anonymous.map((g) => ({ members: g.direct_members, subgroups: g.direct_subgroups })),
+  );
+  let nextAnonymous = 0;
+  const date = nowSeconds();
+  const rows = specs.map((spec, i): Insertable<StreamsTable> => {
+    const settingIds: Partial<Record<`${StreamGroupSettingName}_id`, number>> = {};
+    for (const name of STREAM_GROUP_SETTING_NAMES) {
+      const value = values[i][name];
+      settingIds[`${name}_id`] = typeof value === "number" ? value : anonymousIds[nextAnonymous++];
+    }
+    return {
+      realm_id: realm.id,
+      name: spec.name,
+      description: spec.description,
+      rendered_description: renderStreamDescription(spec.description),
+      invite_only: spec.invite_only ? 1 : 0,
+      is_web_public: spec.is_web_public ? 1 : 0,
+      // Public channels always share history; private ones protect it unless asked (Zulip's default).
+      history_public_to_subscribers: !spec.invite_only || spec.history_public_to_subscribers === true ? 1 : 0,
+      date_created: date,
+      creator_id: creator?.id ?? null,
+      message_retention_days: spec.message_retention_days,
+      ...settingIds,
+    };
   });
-  const recipientId = await recipientStore.insert(tx.q, RecipientType.STREAM, stream.id);
-  await streamStore.update(tx.q, stream.id, { recipient_id: recipientId });
-  const created = { ...stream, recipient_id: recipientId };
-  await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_created", acting_user_id: creator?.id ?? null, modified_stream_id: stream.id });
-  const audience = (await metadataAudience(tx.q, realm.id, [created])).get(created.id)!;
-  await sendStreamCreation(tx, realm, [created], audience, { traffic: false });
+  const streams = await streamStore.insertMany(tx.q, rows);
+  const recipientIds = await recipientStore.insertMany(tx.q, RecipientType.STREAM, streams.map((s) => s.id));
+  await streamStore.linkRecipients(tx.q, streams.map((s) => s.id));
+  const created = streams.map((s) => ({ ...s, recipient_id: recipientIds.get(s.id)! }));
+  await auditLogStore.insertMany(
+    tx.q,
+    created.map((s) => ({ realm_id: realm.id, event_type: "stream_created", acting_user_id: creator?.id ?? null, modified_stream_id: s.id })),
+  );
+  // One `stream create` event per channel, to whoever may see it.
+  const audiences = await metadataAudience(tx.q, realm.id, created);
+  const ctx = withoutTraffic(await loadStreamPayloadContext(tx.q, realm.id, created, groups));
+  for (const stream of created) {
+    const users = [...audiences.get(stream.id)!];
+    if (users.length > 0) tx.sendEventOnCommit({ type: "stream", op: "create", streams: [buildStreamPayload(stream, ctx)] }, users);
+  }
   return created;
 }
 

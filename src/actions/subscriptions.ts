@@ -10,7 +10,7 @@ import { isAdmin, isGuest } from "../models/roles.js";
 import { type AuditEntry, auditLogStore } from "../store/auditLog.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore, type Subscription } from "../store/subscriptions.js";
-import { checkChannelCreationPermissions, checkStreamName, doCreateStream, doSetDefaultStream, normalizeDescription, parseMessageRetentionDays, sendStreamDeletion, type NewStream } from "./streams.js";
+import { checkChannelCreationPermissions, checkStreamName, doCreateStreams, doSetDefaultStream, normalizeDescription, parseMessageRetentionDays, sendStreamDeletion, type NewStream } from "./streams.js";
 
 /** Zulip's STREAM_ASSIGNMENT_COLORS, handed out in order to a user's new subscriptions. */
 export const STREAM_ASSIGNMENT_COLORS = [
@@ -93,7 +93,8 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
     message_retention_days: retention,
     groupSettings,
   }));
-  for (const spec of specs) await checkChannelCreationPermissions(tx, subject, realm, spec, req.is_default_stream);
+  // The new channels differ only in name and description: one check covers them all.
+  if (specs.length > 0) await checkChannelCreationPermissions(tx, subject, realm, specs[0], req.is_default_stream);
 
   const authorized: Stream[] = [];
   const unauthorized: Stream[] = [];
@@ -110,8 +111,7 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
   if (cannotAddOthers) throw new InsufficientPermissionError();
   const subscribers = subscribingOthers ? await resolvePrincipals(tx, user, principals) : [user];
 
-  const created: Stream[] = [];
-  for (const spec of specs) created.push(await doCreateStream(tx, realm, user, spec));
+  const created = await doCreateStreams(tx, realm, user, specs);
   if (req.is_default_stream) for (const stream of created) await doSetDefaultStream(tx, realm, stream, true);
 
   const colorByRecipient = new Map<number, string>();

@@ -15,6 +15,13 @@ export const recipientStore = {
     return row.id;
   },
 
+  /** Recipients of one type for many objects in one statement: type_id → recipient id. */
+  async insertMany(q: Executor, type: number, typeIds: readonly number[]): Promise<Map<number, number>> {
+    if (typeIds.length === 0) return new Map();
+    const rows = await q.insertInto("recipients").values(typeIds.map((type_id) => ({ type, type_id }))).returning(["id", "type_id"]).execute();
+    return new Map(rows.map((r) => [r.type_id, r.id]));
+  },
+
   async listByIds(q: Executor, ids: readonly number[]): Promise<Array<{ id: number; type: number; type_id: number }>> {
     if (ids.length === 0) return [];
     return q.selectFrom("recipients").selectAll().where("id", "in", [...new Set(ids)]).execute();

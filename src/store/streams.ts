@@ -1,6 +1,7 @@
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Stream, StreamsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { RecipientType } from "../models/roles.js";
 
 export { subscriptionStore } from "./subscriptions.js";
 
@@ -11,8 +12,31 @@ export const streamStore = {
     return q.insertInto("streams").values(row).returningAll().executeTakeFirstOrThrow();
   },
 
+  /** One statement for all `rows`; the channels come back in the order of `rows` (ids ascending). */
+  async insertMany(q: Executor, rows: readonly Insertable<StreamsTable>[]): Promise<Stream[]> {
+    if (rows.length === 0) return [];
+    const inserted = await q.insertInto("streams").values([...rows]).returningAll().execute();
+    return inserted.sort((a, b) => a.id - b.id);
+  },
+
   async update(q: Executor, id: number, changes: Updateable<StreamsTable>): Promise<void> {
     await q.updateTable("streams").set(changes).where("id", "=", id).execute();
+  },
+
+  /** Sets each channel's recipient_id to its channel recipient (one statement for all). */
+  async linkRecipients(q: Executor, streamIds: readonly number[]): Promise<void> {
+    if (streamIds.length === 0) return;
+    await q
+      .updateTable("streams")
+      .set((eb) => ({
+        recipient_id: eb
+          .selectFrom("recipients")
+          .select("recipients.id")
+          .where("recipients.type", "=", RecipientType.STREAM)
+          .whereRef("recipients.type_id", "=", "streams.id"),
+      }))
+      .where("id", "in", [...streamIds])
+      .execute();
   },
 
   async getById(q: Executor, realmId: number, id: number): Promise<Stream | undefined> {
@@ -107,6 +131,25 @@ export const streamStore = {
     return result;
   },
 
+  /** Counts new channel messages in their days: one statement for all, whatever the number of channels. */
+  async countChannelMessages(q: Executor, messages: ReadonlyArray<{ recipientId: number; dateSent: number }>): Promise<void> {
+    // One row per (recipient, day): an upsert may not touch the same row twice in one statement.
+    const counts = new Map<string, { recipient_id: number; day: number; count: number }>();
+    for (const { recipientId, dateSent } of messages) {
+      const day = Math.floor(dateSent / DAY_SECONDS);
+      const key = `${recipientId} ${day}`;
+      const entry = counts.get(key);
+      if (entry) entry.count += 1;
+      else counts.set(key, { recipient_id: recipientId, day, count: 1 });
+    }
+    if (counts.size === 0) return;
+    await q
+      .insertInto("channel_daily_messages")
+      .values([...counts.values()])
+      .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + excluded.count` }))
+      .execute();
+  },
+
   /** Counts a new channel message in its day. */
   async countChannelMessage(q: Executor, recipientId: number, dateSent: number): Promise<void> {
     const day = Math.floor(dateSent / DAY_SECONDS);
@@ -181,6 +224,23 @@ export const settingGroupStore = {
       result.set(root, new Set(members.map((m) => m.user_id)));
     }
     return result;
+  },
+
+  /** Anonymous groups, one insert per table for all; their ids in the order of `groups`. */
+  async createAnonymousMany(q: Executor, realmId: number, groups: ReadonlyArray<{ members: readonly number[]; subgroups: readonly number[] }>): Promise<number[]> {
+    if (groups.length === 0) return [];
+    const rows = await q
+      .insertInto("user_groups")
+      .values(groups.map(() => ({ realm_id: realmId, name: null, named: 0, is_system_group: 0 })))
+      .returning("id")
+      .execute();
+    // Ids are handed out in the order of the rows.
+    const ids = rows.map((r) => r.id).sort((a, b) => a - b);
+    const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: ids[i], user_id })));
+    const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: ids[i], subgroup_id })));
+    if (members.length > 0) await q.insertInto("user_group_members").values(members).execute();
+    if (subgroups.length > 0) await q.insertInto("user_group_subgroups").values(subgroups).execute();
+    return ids;
   },
 
   async createAnonymous(q: Executor, realmId: number, members: readonly number[], subgroups: readonly number[]): Promise<number> {
