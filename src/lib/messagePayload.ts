@@ -1,9 +1,8 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
-import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, type Message, messageStore, type Reaction, recipientStore, type Submessage, systemBotStore } from "../store/messages.js";
-import { userStore } from "../store/users.js";
+import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
+import type { Message, Reaction, Submessage } from "../store/messages.js";
 import { isMeMessage } from "./messageRendering.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor } from "./userPayload.js";
@@ -45,28 +44,25 @@ export class MessagePayloadBuilder {
   ) {}
 
   static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
-    const ids = messages.map((m) => m.id);
-    const recipients = new Map((await recipientStore.listByIds(q, messages.map((m) => m.recipient_id))).map((r) => [r.id, r]));
-    const ofType = (type: number) => [...recipients.values()].filter((r) => r.type === type);
-    const streams = await channelRecipientStore.streamsByRecipientIds(q, realm.id, ofType(RecipientType.STREAM).map((r) => r.id));
-    const groupMembers = await directMessageGroupStore.listByRecipientIds(q, ofType(RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id));
-    const userIds = new Set<number>([
-      ...messages.map((m) => m.sender_id),
-      ...ofType(RecipientType.PERSONAL).map((r) => r.type_id),
-      ...[...groupMembers.values()].flat(),
-    ]);
-    const users = new Map((await userStore.listByIds(q, realm.id, [...userIds])).map((u) => [u.id, u]));
-    // Cross-realm system bots (Notification Bot) send into this realm.
-    for (const bot of await systemBotStore.listByIds(q, SYSTEM_BOT_REALM, [...userIds].filter((id) => !users.has(id)))) users.set(bot.id, bot);
-    return new MessagePayloadBuilder(
-      realm,
-      users,
-      recipients,
-      new Map(streams.map((s) => [s.recipient_id!, { id: s.id, name: s.name }])),
-      groupMembers,
-      groupBy(await messageStore.listReactions(q, ids)),
-      groupBy(await messageStore.listSubmessages(q, ids)),
-    );
+    // Three statements for any number of messages: recipients with their channels and groups,
+    // then the users they name (cross-realm system bots included), then reactions and submessages.
+    const recipients = new Map<number, { type: number; type_id: number }>();
+    const streamNames = new Map<number, { id: number; name: string }>();
+    const groupMembers = new Map<number, number[]>();
+    const userIds = new Set<number>(messages.map((m) => m.sender_id));
+    for (const r of await messagePayloadLookupStore.recipients(q, realm.id, messages.map((m) => m.recipient_id))) {
+      recipients.set(r.id, { type: r.type, type_id: r.type_id });
+      if (r.type === RecipientType.STREAM && r.stream_id !== null) streamNames.set(r.id, { id: r.stream_id, name: r.stream_name! });
+      if (r.type === RecipientType.PERSONAL) userIds.add(r.type_id);
+      if (r.type === RecipientType.DIRECT_MESSAGE_GROUP && r.member_key !== null) {
+        const members = r.member_key.split(",").map(Number);
+        groupMembers.set(r.id, members);
+        for (const id of members) userIds.add(id);
+      }
+    }
+    const users = new Map((await messagePayloadLookupStore.usersAndSystemBots(q, realm.id, SYSTEM_BOT_REALM, [...userIds])).map((u) => [u.id, u]));
+    const { reactions, submessages } = await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
+    return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages));
   }
 
   /**

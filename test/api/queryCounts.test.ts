@@ -138,8 +138,8 @@ const GROUP_COMMIT = TEST_ENGINE === "sqlite" ? 2 : 0; // SQLite's group commit 
 const BUDGET: Record<string, number> = {
   "POST /register (all sections, include_subscribers)": 33,
   "POST /register (defaults)": 32,
-  "GET /messages": 12 + GROUP_COMMIT,
-  "GET /messages first_unread": 12 + GROUP_COMMIT,
+  "GET /messages": 10 + GROUP_COMMIT,
+  "GET /messages first_unread": 10 + GROUP_COMMIT,
 };
 
 /** Counts taken before the organization grows (realm-wide reads: users, channels, register). */
