@@ -2,7 +2,7 @@ import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { streamStore } from "../store/streams.js";
-import { type NoticeOptions, sendNotificationBotChannelMessage, sendNotificationBotDirectMessages } from "./notificationBot.js";
+import { type NoticeOptions, sendNotificationBotChannelMessage, sendNotificationBotChannelMessages, sendNotificationBotDirectMessages } from "./notificationBot.js";
 
 /**
  * The Notification Bot's notices about channels, with Zulip 10's texts: the "channel events" topic
@@ -76,12 +76,13 @@ export async function sendNewSubscriptionNotices(
       await sendNotificationBotChannelMessage(tx, realm, target, NEW_CHANNELS_TOPIC, content, { renderAs: actor, alsoReadBy: readByActor });
     }
   }
-  for (const stream of created) {
+  const creationNotices = created.flatMap((stream) => {
     const label = creationPolicyLabel(stream);
-    if (label === null) continue;
+    if (label === null) return [];
     const content = `${label} channel created by ${silentMention(actor)}. **Description:**${quoted(stream.description)}`;
-    await sendChannelEventsNotice(tx, realm, stream, actor, content, { alsoReadBy: readByActor });
-  }
+    return [{ stream, topic: CHANNEL_EVENTS_TOPIC, content }];
+  });
+  await sendNotificationBotChannelMessages(tx, realm, creationNotices, { renderAs: actor, alsoReadBy: readByActor });
 }
 
 /** Zulip's you_were_just_subscribed_message. */

@@ -20,7 +20,7 @@ import { nowSeconds } from "../util/time.js";
 import { doLinkAttachments } from "./attachments.js";
 import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
 import { queueMissedMessageEmails } from "./missedMessageEmails.js";
-import { notificationTriggers } from "./notificationTriggers.js";
+import { bulkNotificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
@@ -292,17 +292,23 @@ export interface OutgoingMessage {
 
 /**
  * doSendMessage for several messages from one sender (the Notification Bot's notices to many
- * users): the same rows and events as sending them one by one, in that order, with one statement
- * per table for all of them where the messages go to direct-message conversations.
+ * users or channels): the same rows and events as sending them one by one, in that order, with
+ * one statement per table for all of them (messages, search, user_messages, jobs, daily counts,
+ * first_message_id, topic and follower look-ups).
  */
 export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoing: readonly OutgoingMessage[]): Promise<SendMessageResult[]> {
   if (outgoing.length === 0) return [];
   const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
-  // A topic is new when it has no message yet, nor an earlier one of this batch.
-  const newTopic: boolean[] = [];
-  for (const [i, { destination: d }] of outgoing.entries()) {
-    const earlier = outgoing.slice(0, i).some(({ destination: e }) => e.kind === "channel" && d.kind === "channel" && e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
-    newTopic.push(d.kind === "channel" && !earlier && !(await messageStore.topicHasMessages(tx.q, d.recipientId, d.topic)));
+  const channelMessages = outgoing.flatMap(({ destination: d }, i) => (d.kind === "channel" ? [{ i, destination: d }] : []));
+  // A topic is new when it has no message yet, nor an earlier one of this batch. Only the automatic
+  // topic policies of a human sender ask.
+  const newTopic: boolean[] = outgoing.map(() => false);
+  if (!sender.is_bot && channelMessages.length > 0) {
+    const hasMessages = await messageStore.topicsHaveMessages(tx.q, channelMessages.map(({ destination: d }) => ({ recipientId: d.recipientId, topic: d.topic })));
+    for (const [k, { i, destination: d }] of channelMessages.entries()) {
+      const earlier = channelMessages.slice(0, k).some(({ destination: e }) => e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
+      newTopic[i] = !earlier && !hasMessages[k];
+    }
   }
   const date = nowSeconds();
   const messages = await messageStore.insertMany(
@@ -333,13 +339,20 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options));
   }
   await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
-  const notifications = [];
-  for (const [i, { destination }] of outgoing.entries()) {
-    const channel = destination.kind === "channel" ? { streamId: destination.access.stream.id, topic: destination.topic } : null;
-    notifications.push({ message: messages[i], triggers: await notificationTriggers(tx, sender, rowsByMessage[i], channel) });
-  }
+  const triggers = await bulkNotificationTriggers(
+    tx,
+    sender,
+    outgoing.map(({ destination: d }, i) => ({ rows: rowsByMessage[i], channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic } : null })),
+  );
+  const notifications = messages.map((message, i) => ({ message, triggers: triggers[i] }));
   await queuePushNotifications(tx, notifications);
   await queueMissedMessageEmails(tx, notifications);
+
+  // The channels' daily counts and first messages, for all the channel messages at once.
+  await streamStore.countChannelMessages(tx.q, channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, dateSent: messages[i].date_sent })));
+  const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(tx.q, channelMessages.map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: messages[i].id })));
+  const firstStreams = channelMessages.filter(({ destination: d }) => firstIn.has(d.access.stream.id)).map(({ destination: d }) => d.access.stream);
+  const audiences = firstStreams.length > 0 ? await metadataAudience(tx.q, realm.id, [...new Map(firstStreams.map((s) => [s.id, s])).values()]) : new Map<number, Set<number>>();
 
   const results: SendMessageResult[] = [];
   for (const [i, { destination }] of outgoing.entries()) {
@@ -347,12 +360,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     let automaticPolicy: number | undefined;
     if (destination.kind === "channel") {
       const stream = destination.access.stream;
-      await streamStore.countChannelMessage(tx.q, destination.recipientId, message.date_sent);
-      if (await messageStore.setStreamFirstMessageIdIfNull(tx.q, stream.id, message.id)) {
+      if (firstIn.has(stream.id)) {
         // Zulip sends this only when a deletion moves first_message_id; a channel's first message
         // changes it too, so clients that saw the channel created learn it (state stays consistent).
-        const audience = (await metadataAudience(tx.q, realm.id, [stream])).get(stream.id)!;
-        tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audience);
+        // The first of this batch's messages to the channel is the one that set it.
+        firstIn.delete(stream.id);
+        tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audiences.get(stream.id)!);
       }
       automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, newTopic[i]);
     }

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
+import { renderMessageContent, renderMessageContents, type RenderedMessage } from "../lib/messageRendering.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { internalChannelAccess } from "../lib/streamAccess.js";
 import { channelRecipientStore, systemBotStore } from "../store/messages.js";
@@ -40,6 +40,31 @@ export async function sendNotificationBotChannelMessage(
   const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers };
   const sendOptions = { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy };
   return (await doSendMessage(tx, bot, realm, destination, content, rendered, sendOptions)).id;
+}
+
+/**
+ * sendNotificationBotChannelMessage for several notices, each to its channel and topic, all sent
+ * together (doSendMessages): the same messages, flags and events as sending them one by one, in
+ * this order. Returns the message ids in the order of `notices`, or null without a Notification Bot.
+ */
+export async function sendNotificationBotChannelMessages(
+  tx: Tx,
+  realm: Realm,
+  notices: ReadonlyArray<{ stream: Stream; topic: string; content: string }>,
+  options: NoticeOptions = {},
+): Promise<number[] | null> {
+  const bot = await getNotificationBot(tx);
+  if (!bot) return null;
+  if (notices.length === 0) return [];
+  const rendered = await renderMessageContents(tx.q, realm, options.renderAs ?? bot, notices.map((n) => n.content));
+  const receivers = await channelRecipientStore.activeSubscribersOf(tx.q, notices.map((n) => n.stream.recipient_id!));
+  const outgoing: OutgoingMessage[] = notices.map(({ stream, topic, content }, i) => {
+    const recipientId = stream.recipient_id!;
+    // Each message gets its own copy of the receivers (rows are built per message).
+    const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers: [...receivers.get(recipientId)!] };
+    return { destination, content, rendered: rendered[i], options: { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy } };
+  });
+  return (await doSendMessages(tx, bot, realm, outgoing)).map((r) => r.id);
 }
 
 /**

@@ -17,18 +17,31 @@ export async function notificationTriggers(
   rows: ReadonlyArray<{ user_id: number; flags: number }>,
   channel: { streamId: number; topic: string } | null,
 ): Promise<Map<number, NotificationTrigger>> {
-  const result = new Map<number, NotificationTrigger>();
-  const candidates = rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0);
-  if (candidates.length === 0) return result;
+  return (await bulkNotificationTriggers(tx, sender, [{ rows, channel }]))[0];
+}
+
+/** notificationTriggers for several messages from one sender: one query for the followers of all their topics. */
+export async function bulkNotificationTriggers(
+  tx: Tx,
+  sender: User,
+  messages: ReadonlyArray<{ rows: ReadonlyArray<{ user_id: number; flags: number }>; channel: { streamId: number; topic: string } | null }>,
+): Promise<Array<Map<number, NotificationTrigger>>> {
   const anyMention = MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED;
-  const someUnmentioned = candidates.some((r) => (r.flags & anyMention) === 0);
-  const followers = channel && someUnmentioned ? await userTopicFollowStore.followers(tx.q, channel.streamId, channel.topic) : new Set<number>();
-  for (const row of candidates) {
-    if (!channel) result.set(row.user_id, "direct_message");
-    else if (row.flags & MessageFlag.MENTIONED) result.set(row.user_id, "mentioned");
-    else if (row.flags & MessageFlag.TOPIC_WILDCARD_MENTIONED) result.set(row.user_id, "topic_wildcard_mentioned");
-    else if (row.flags & MessageFlag.STREAM_WILDCARD_MENTIONED) result.set(row.user_id, "stream_wildcard_mentioned");
-    else if (followers.has(row.user_id)) result.set(row.user_id, "followed_topic");
-  }
-  return result;
+  const candidates = messages.map(({ rows }) => rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0));
+  // Followers matter only to channel messages with a receiver whom no mention notifies.
+  const needFollowers = messages.flatMap(({ channel }, i) => (channel && candidates[i].some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : []));
+  const followerSets = await userTopicFollowStore.followersOfTopics(tx.q, needFollowers.map(({ channel }) => channel));
+  const followersOf = new Map(needFollowers.map(({ i }, k) => [i, followerSets[k]]));
+  return messages.map(({ channel }, i) => {
+    const result = new Map<number, NotificationTrigger>();
+    const followers = followersOf.get(i) ?? new Set<number>();
+    for (const row of candidates[i]) {
+      if (!channel) result.set(row.user_id, "direct_message");
+      else if (row.flags & MessageFlag.MENTIONED) result.set(row.user_id, "mentioned");
+      else if (row.flags & MessageFlag.TOPIC_WILDCARD_MENTIONED) result.set(row.user_id, "topic_wildcard_mentioned");
+      else if (row.flags & MessageFlag.STREAM_WILDCARD_MENTIONED) result.set(row.user_id, "stream_wildcard_mentioned");
+      else if (followers.has(row.user_id)) result.set(row.user_id, "followed_topic");
+    }
+    return result;
+  });
 }

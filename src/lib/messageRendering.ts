@@ -3,9 +3,10 @@ import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
 import type { Attachment } from "../store/attachments.js";
 import { renderLookupStore } from "../store/renderLookups.js";
-import { collectReferences, type MentionableUser, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
+import { collectReferences, type MentionableUser, type References, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
 import { AccessSubject, channelAccess } from "./streamAccess.js";
 import { claimableAttachments } from "./uploadAccess.js";
+import { pathIdFromLinkedPath } from "./uploadFiles.js";
 
 /**
  * Renders a message at send time and reports what it mentions and contains. The only caller of
@@ -22,7 +23,7 @@ export async function renderMessageContent(
   content: string,
   options: { realmUrl?: string } = {},
 ): Promise<RenderedMessage> {
-  const refs = await resolveReferences(q, realm, sender, content);
+  const refs = await resolveReferences(q, realm, sender, collectReferences(content));
   const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
     translateEmoticons: userSettings(sender).translate_emoticons,
@@ -31,8 +32,30 @@ export async function renderMessageContent(
   return { ...result, attachments, hasAttachment: attachments.length > 0 };
 }
 
-async function resolveReferences(q: Executor, realm: Realm, sender: User, content: string): Promise<ResolvedReferences> {
-  const wanted = collectReferences(content);
+/**
+ * renderMessageContent for several contents from one sender (the Notification Bot's notices):
+ * one look-up per kind for the names all of them refer to, each distinct content rendered once;
+ * the renderings in the order of `contents`.
+ */
+export async function renderMessageContents(q: Executor, realm: Realm, sender: User, contents: readonly string[]): Promise<RenderedMessage[]> {
+  const distinct = [...new Set(contents)];
+  if (distinct.length === 0) return [];
+  // A name one content wants finds every user, group, channel and emoji of that name; the others'
+  // names add entries the content never asks for, so each renders as it would alone.
+  const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
+  const results = distinct.map((content) => renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons }));
+  const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
+  const rendered = new Map(
+    distinct.map((content, i) => {
+      const own = new Set(results[i].linkedUploadPaths.map(pathIdFromLinkedPath));
+      const attachments = claimable.filter((a) => own.has(a.path_id));
+      return [content, { ...results[i], attachments, hasAttachment: attachments.length > 0 }];
+    }),
+  );
+  return contents.map((content) => rendered.get(content)!);
+}
+
+async function resolveReferences(q: Executor, realm: Realm, sender: User, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
     renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames.map((n) => n.toLowerCase())),
     renderLookupStore.namedGroups(q, realm.id, wanted.groupNames.map((n) => n.toLowerCase())),
@@ -67,6 +90,17 @@ async function resolveReferences(q: Executor, realm: Realm, sender: User, conten
         { id: e.id, name: e.name, source_url: `/user_avatars/${realm.id}/emoji/images/${e.file_name ?? e.id}`, deactivated: e.deactivated === 1 },
       ]),
     ),
+  };
+}
+
+function mergeReferences(all: ReadonlyArray<References>): References {
+  const union = <T>(pick: (r: References) => readonly T[]) => [...new Set(all.flatMap(pick))];
+  return {
+    userNames: union((r) => r.userNames),
+    userIds: union((r) => r.userIds),
+    groupNames: union((r) => r.groupNames),
+    streamNames: union((r) => r.streamNames),
+    emojiNames: union((r) => r.emojiNames),
   };
 }
 

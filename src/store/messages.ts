@@ -60,6 +60,27 @@ export const messageStore = {
     return row !== undefined;
   },
 
+  /**
+   * topicHasMessages for many (recipient, topic) pairs in one statement (an EXISTS per distinct
+   * pair, each stopping at its first message, compared in SQL as topicHasMessages does); the
+   * answers in the order of `topics`.
+   */
+  async topicsHaveMessages(q: Executor, topics: ReadonlyArray<{ recipientId: number; topic: string }>): Promise<boolean[]> {
+    const keyOf = (t: { recipientId: number; topic: string }) => `${t.recipientId} ${t.topic}`;
+    const distinct = [...new Map(topics.map((t) => [keyOf(t), t])).values()];
+    if (distinct.length === 0) return [];
+    const row = await q
+      .selectNoFrom((eb) =>
+        distinct.map((t, i) =>
+          eb.exists(eb.selectFrom("messages").select("id").where("recipient_id", "=", t.recipientId).where(sameTopic(t.topic)).limit(1)).as(`t${i}`),
+        ),
+      )
+      .executeTakeFirstOrThrow();
+    const values = row as Record<string, unknown>;
+    const found = new Map(distinct.map((t, i) => [keyOf(t), Boolean(Number(values[`t${i}`]) || values[`t${i}`] === true)]));
+    return topics.map((t) => found.get(keyOf(t))!);
+  },
+
   /** Whether any message matches one of the (recipient, optional sender) pairs. */
   async existsFor(q: Executor, pairs: ReadonlyArray<{ recipientId: number; senderId?: number }>): Promise<boolean> {
     if (pairs.length === 0) return false;
@@ -86,6 +107,29 @@ export const messageStore = {
     return Number(result.numUpdatedRows) > 0;
   },
 
+  /**
+   * setStreamFirstMessageIdIfNull for many channels in one statement (each channel's first
+   * message: the lowest id given for it); returns the channels whose first_message_id it set.
+   */
+  async setStreamsFirstMessageIdIfNull(q: Executor, firsts: ReadonlyArray<{ streamId: number; messageId: number }>): Promise<Set<number>> {
+    const lowest = new Map<number, number>();
+    for (const { streamId, messageId } of firsts) lowest.set(streamId, Math.min(messageId, lowest.get(streamId) ?? Infinity));
+    if (lowest.size === 0) return new Set();
+    const rows = await q
+      .updateTable("streams")
+      .set((eb) => {
+        const pairs = [...lowest];
+        let whens = eb.case("id").when(pairs[0][0]).then(pairs[0][1]);
+        for (const [streamId, messageId] of pairs.slice(1)) whens = whens.when(streamId).then(messageId);
+        return { first_message_id: whens.end() };
+      })
+      .where("id", "in", [...lowest.keys()])
+      .where("first_message_id", "is", null)
+      .returning("id")
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
   async listReactions(q: Executor, messageIds: readonly number[]): Promise<Reaction[]> {
     if (messageIds.length === 0) return [];
     return q.selectFrom("reactions").selectAll().where("message_id", "in", [...messageIds]).orderBy("id").execute();
@@ -106,6 +150,22 @@ export const channelRecipientStore = {
 
   async streamsInRealm(q: Executor, realmId: number): Promise<Stream[]> {
     return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).execute();
+  },
+
+  /** activeSubscribers of many channels in one statement: recipient id → rows (every id present). */
+  async activeSubscribersOf(q: Executor, recipientIds: readonly number[]): Promise<Map<number, Array<{ user_id: number; is_muted: number }>>> {
+    const result = new Map(recipientIds.map((id) => [id, [] as Array<{ user_id: number; is_muted: number }>]));
+    if (result.size === 0) return result;
+    const rows = await q
+      .selectFrom("subscriptions")
+      .select(["recipient_id", "user_id", "is_muted"])
+      .where("recipient_id", "in", [...result.keys()])
+      .where("active", "=", 1)
+      .where("is_user_active", "=", 1)
+      .orderBy("user_id")
+      .execute();
+    for (const { recipient_id, user_id, is_muted } of rows) result.get(recipient_id)!.push({ user_id, is_muted });
+    return result;
   },
 
   /** Active subscriptions of active users, with their mute state. */

@@ -14,4 +14,29 @@ export const userTopicFollowStore = {
       .execute();
     return new Set(rows.map((r) => r.user_id));
   },
+
+  /**
+   * followers for many (channel, topic) pairs in one statement (topics compared in SQL, as
+   * followers does); the sets in the order of `topics`.
+   */
+  async followersOfTopics(q: Executor, topics: ReadonlyArray<{ streamId: number; topic: string }>): Promise<Array<Set<number>>> {
+    const keyOf = (t: { streamId: number; topic: string }) => `${t.streamId} ${t.topic}`;
+    const distinct = [...new Map(topics.map((t) => [keyOf(t), t])).values()];
+    if (distinct.length === 0) return [];
+    const select = (t: { streamId: number; topic: string }, i: number) =>
+      q
+        .selectFrom("user_topics")
+        .select(["user_id", sql<number>`${sql.lit(i)}`.as("i")])
+        .where("stream_id", "=", t.streamId)
+        .where(sql<boolean>`lower(topic_name) = lower(${t.topic})`)
+        .where("visibility_policy", "=", VisibilityPolicy.FOLLOWED);
+    let query = select(distinct[0], 0);
+    for (const [i, t] of distinct.entries()) if (i > 0) query = query.unionAll(select(t, i));
+    const rows = await query.execute();
+    const sets = distinct.map(() => new Set<number>());
+    for (const row of rows) sets[Number(row.i)].add(row.user_id);
+    const byKey = new Map(distinct.map((t, i) => [keyOf(t), sets[i]]));
+    return topics.map((t) => byKey.get(keyOf(t))!);
+  },
 };
+

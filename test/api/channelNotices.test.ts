@@ -50,6 +50,48 @@ describe("channel creation notices", () => {
     expect((await messagesIn("iago", topicOf(shared, "channel events")))[0].content).toMatch(/^\*\*Private, shared history\*\* channel created by /);
   });
 
+  it("gives each of several channels created in one request its own notice, read by the creator only, and its events", async () => {
+    const hamlet = await t.user("hamlet");
+    const iago = await t.user("iago");
+    const queue = expectSuccess(await t.post("hamlet", "/api/v1/register", { event_types: JSON.stringify(["message", "stream", "subscription"]) }));
+    const names = ["notice batch a", "notice batch b", "notice batch c"];
+    const descriptions = ["First one", "", "Ask @**King Hamlet** about #**Verona**"];
+    expectSuccess(
+      await t.post("iago", SUBS, { subscriptions: names.map((name, i) => ({ name, description: descriptions[i] })), principals: [iago.id, hamlet.id] }),
+    );
+    const ids = await Promise.all(
+      names.map(async (name) => Number((await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow()).id)),
+    );
+    const quotedText = ["First one", "*No description.*", "Ask @**King Hamlet** about #**Verona**"];
+    const notices: number[] = [];
+    for (const [i, id] of ids.entries()) {
+      const iagos = await messagesIn("iago", topicOf(id, "channel events"));
+      const hamlets = await messagesIn("hamlet", topicOf(id, "channel events"));
+      expect(iagos).toHaveLength(1);
+      expect(iagos[0]).toMatchObject({ sender_email: BOT, content: `**Public** channel created by @_**Iago|11**. **Description:**\n\`\`\`\` quote\n${quotedText[i]}\n\`\`\`\`` });
+      expect(iagos[0].flags).toContain("read");
+      expect(hamlets.map((m) => m.id)).toEqual([iagos[0].id]);
+      expect(hamlets[0].flags).not.toContain("read");
+      notices.push(iagos[0].id);
+    }
+    expect(new Set(notices).size).toBe(3);
+    // As rendered one at a time: the mention and the channel link resolve in the third notice only.
+    const rendered = expectSuccess(await t.get("hamlet", `/api/v1/messages/${notices[2]}`, {})).message.content;
+    expect(rendered).toContain(`data-user-id="${hamlet.id}"`);
+    expect(rendered).toContain('class="stream"');
+
+    const { events } = expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: "-1", dont_block: "true" }));
+    const created = events.filter((e: any) => e.type === "stream" && e.op === "create").flatMap((e: any) => e.streams.map((s: any) => s.stream_id));
+    expect(created).toEqual(ids);
+    const added = events.filter((e: any) => e.type === "subscription" && e.op === "add").flatMap((e: any) => e.subscriptions.map((s: any) => s.stream_id));
+    expect([...added].sort()).toEqual([...ids].sort());
+    const firsts = events.filter((e: any) => e.type === "stream" && e.op === "update" && e.property === "first_message_id");
+    expect(firsts.map((e: any) => [e.stream_id, e.value])).toEqual(ids.map((id, i) => [id, notices[i]]));
+    const messages = events.filter((e: any) => e.type === "message");
+    expect(messages.map((e: any) => e.message.id)).toEqual(notices);
+    expect(messages.map((e: any) => e.flags)).toEqual([[], [], expect.not.arrayContaining(["read"])]);
+  });
+
   it("announces several channels in one message", async () => {
     expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice a" }, { name: "notice b" }], announce: true }));
     const announced = (await messagesIn("iago", topicOf(1, "new channels"))).at(-1);
