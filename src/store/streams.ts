@@ -203,26 +203,24 @@ export const settingGroupStore = {
     return result;
   },
 
-  /** All active members of each group, directly or through any chain of subgroups. */
+  /**
+   * All active members of each group, directly or through any chain of subgroups: one statement
+   * for all the groups (UNION, not UNION ALL, so a cycle ends the recursion).
+   */
   async recursiveMemberIds(q: Executor, groupIds: readonly number[]): Promise<Map<number, Set<number>>> {
-    const result = new Map<number, Set<number>>();
-    for (const root of new Set(groupIds)) {
-      const seen = new Set<number>([root]);
-      let frontier = [root];
-      while (frontier.length > 0) {
-        const rows = await q.selectFrom("user_group_subgroups").select("subgroup_id").where("supergroup_id", "in", frontier).execute();
-        frontier = rows.map((r) => r.subgroup_id).filter((id) => !seen.has(id));
-        for (const id of frontier) seen.add(id);
-      }
-      const members = await q
-        .selectFrom("user_group_members")
-        .innerJoin("users", "users.id", "user_group_members.user_id")
-        .select("user_group_members.user_id")
-        .where("user_group_members.group_id", "in", [...seen])
-        .where("users.is_active", "=", 1)
-        .execute();
-      result.set(root, new Set(members.map((m) => m.user_id)));
-    }
+    const roots = [...new Set(groupIds)];
+    const result = new Map(roots.map((id) => [id, new Set<number>()]));
+    if (roots.length === 0) return result;
+    const rows = await sql<{ root: number; user_id: number }>`with recursive tree(root, group_id) as (
+        select id, id from user_groups where id in (${sql.join(roots)})
+        union
+        select t.root, s.subgroup_id from user_group_subgroups s join tree t on t.group_id = s.supergroup_id
+      )
+      select t.root as root, m.user_id as user_id from tree t
+        join user_group_members m on m.group_id = t.group_id
+        join users u on u.id = m.user_id
+      where u.is_active = 1`.execute(q);
+    for (const row of rows.rows) result.get(Number(row.root))?.add(Number(row.user_id));
     return result;
   },
 

@@ -533,6 +533,14 @@ describe("POST /users/me/subscriptions", () => {
     );
   });
 
+  it("creates 1 vs 10 private channels (their audiences through permission groups, in one statement)", async () => {
+    expectSameCount(
+      "POST /users/me/subscriptions, 1 vs 10 new private channels",
+      await queries("POST", "iago", "/users/me/subscriptions", { subscriptions: [{ name: "qc private 0" }], invite_only: true }),
+      await queries("POST", "iago", "/users/me/subscriptions", { subscriptions: range(10, 1).map((i) => ({ name: `qc private ${i}` })), invite_only: true }),
+    );
+  });
+
   it("adds one subscriber to a channel of 3 vs 30", async () => {
     expectSameCount(
       "POST /users/me/subscriptions, 1 user into 3 vs 30 subscribers",
