@@ -3,21 +3,9 @@ import type { Executor } from "../db/tx.js";
 import { VisibilityPolicy } from "./messages.js";
 
 export const userTopicFollowStore = {
-  /** Everyone who follows the topic: a few users, however large the channel. */
-  async followers(q: Executor, streamId: number, topic: string): Promise<Set<number>> {
-    const rows = await q
-      .selectFrom("user_topics")
-      .select("user_id")
-      .where("stream_id", "=", streamId)
-      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
-      .where("visibility_policy", "=", VisibilityPolicy.FOLLOWED)
-      .execute();
-    return new Set(rows.map((r) => r.user_id));
-  },
-
   /**
-   * followers for many (channel, topic) pairs in one statement (topics compared in SQL, as
-   * followers does); the sets in the order of `topics`.
+   * Who follows each (channel, topic): a few users per topic, however large the channel. One
+   * statement for all pairs (topics compared case-insensitively in SQL); sets in `topics` order.
    */
   async followersOfTopics(q: Executor, topics: ReadonlyArray<{ streamId: number; topic: string }>): Promise<Array<Set<number>>> {
     const keyOf = (t: { streamId: number; topic: string }) => `${t.streamId} ${t.topic}`;
