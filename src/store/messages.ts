@@ -119,8 +119,10 @@ export const messageStore = {
       .updateTable("streams")
       .set((eb) => {
         const pairs = [...lowest];
-        let whens = eb.case("id").when(pairs[0][0]).then(pairs[0][1]);
-        for (const [streamId, messageId] of pairs.slice(1)) whens = whens.when(streamId).then(messageId);
+        // Bound and typed values: then(n) would write n into the SQL text, a new statement per message.
+        const id = (messageId: number) => eb.cast<number>(eb.val(messageId), dialectOf(q).bigint);
+        let whens = eb.case("id").when(pairs[0][0]).then(id(pairs[0][1]));
+        for (const [streamId, messageId] of pairs.slice(1)) whens = whens.when(streamId).then(id(messageId));
         return { first_message_id: whens.end() };
       })
       .where("id", "in", [...lowest.keys()])
