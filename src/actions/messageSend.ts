@@ -371,7 +371,8 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     }
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
-  const builder = await MessagePayloadBuilder.load(tx.q, realm, messages);
+  const channels = outgoing.flatMap(({ destination: d }) => (d.kind === "channel" ? [d.access.stream] : []));
+  const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, { users: [sender], channels });
   for (const [i, { destination, options }] of outgoing.entries()) {
     const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
     notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel);

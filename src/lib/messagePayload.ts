@@ -1,4 +1,4 @@
-import type { Realm, User } from "../db/schema.js";
+import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
 import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
@@ -44,13 +44,38 @@ export class MessagePayloadBuilder {
   ) {}
 
   static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
-    // Three statements for any number of messages: recipients with their channels and groups,
-    // then the users they name (cross-realm system bots included), then reactions and submessages.
+    return this.loadKnowing(q, realm, messages, { users: [], channels: [], justSent: false });
+  }
+
+  /**
+   * load() for messages just sent (doSendMessages), with what the sender already holds: their
+   * channels and users are not read again, and new messages have no reactions or submessages.
+   * A channel message from a known sender costs no statement at all.
+   */
+  static async loadJustSent(q: Executor, realm: Realm, messages: readonly Message[], known: { users: readonly User[]; channels: readonly Stream[] }): Promise<MessagePayloadBuilder> {
+    return this.loadKnowing(q, realm, messages, { ...known, justSent: true });
+  }
+
+  private static async loadKnowing(
+    q: Executor,
+    realm: Realm,
+    messages: readonly Message[],
+    known: { users: readonly User[]; channels: readonly Stream[]; justSent: boolean },
+  ): Promise<MessagePayloadBuilder> {
+    // At most three statements for any number of messages: recipients with their channels and
+    // groups, then the users they name (cross-realm system bots included), then reactions and
+    // submessages.
     const recipients = new Map<number, { type: number; type_id: number }>();
     const streamNames = new Map<number, { id: number; name: string }>();
     const groupMembers = new Map<number, number[]>();
     const userIds = new Set<number>(messages.map((m) => m.sender_id));
-    for (const r of await messagePayloadLookupStore.recipients(q, realm.id, messages.map((m) => m.recipient_id))) {
+    for (const channel of known.channels) {
+      if (channel.recipient_id === null || channel.realm_id !== realm.id) continue;
+      recipients.set(channel.recipient_id, { type: RecipientType.STREAM, type_id: channel.id });
+      streamNames.set(channel.recipient_id, { id: channel.id, name: channel.name });
+    }
+    const unknownRecipients = [...new Set(messages.map((m) => m.recipient_id))].filter((id) => !recipients.has(id));
+    for (const r of await messagePayloadLookupStore.recipients(q, realm.id, unknownRecipients)) {
       recipients.set(r.id, { type: r.type, type_id: r.type_id });
       if (r.type === RecipientType.STREAM && r.stream_id !== null) streamNames.set(r.id, { id: r.stream_id, name: r.stream_name! });
       if (r.type === RecipientType.PERSONAL) userIds.add(r.type_id);
@@ -60,8 +85,12 @@ export class MessagePayloadBuilder {
         for (const id of members) userIds.add(id);
       }
     }
-    const users = new Map((await messagePayloadLookupStore.usersAndSystemBots(q, realm.id, SYSTEM_BOT_REALM, [...userIds])).map((u) => [u.id, u]));
-    const { reactions, submessages } = await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
+    const users = new Map(known.users.filter((u) => userIds.has(u.id)).map((u) => [u.id, u]));
+    const unknownUsers = [...userIds].filter((id) => !users.has(id));
+    for (const user of await messagePayloadLookupStore.usersAndSystemBots(q, realm.id, SYSTEM_BOT_REALM, unknownUsers)) users.set(user.id, user);
+    const { reactions, submessages } = known.justSent
+      ? { reactions: [], submessages: [] }
+      : await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
     return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages));
   }
 
