@@ -17,9 +17,12 @@ export interface QueuedEvent {
   event: ClientEvent;
 }
 
-/** Events as the JSON list GET /events answers: each shared form's JSON with the queue's event id. */
+/**
+ * Events as the JSON list GET /events answers: each shared form's JSON with the queue's event id
+ * added last (as `{ ...event, id }` would: the queue's id wins).
+ */
 export function eventsJson(events: readonly QueuedEvent[]): string {
-  const one = (e: QueuedEvent) => (e.event.json === "{}" ? `{"id":${e.id}}` : `{"id":${e.id},${e.event.json.slice(1)}`);
+  const one = (e: QueuedEvent) => (e.event.json === "{}" ? `{"id":${e.id}}` : `${e.event.json.slice(0, -1)},"id":${e.id}}`);
   return `[${events.map(one).join(",")}]`;
 }
 
