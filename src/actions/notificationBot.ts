@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { renderMessageContent, renderMessageContents, type RenderedMessage } from "../lib/messageRendering.js";
+import { renderMessageContent, renderMessageContents } from "../lib/messageRendering.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { internalChannelAccess } from "../lib/streamAccess.js";
 import { channelRecipientStore, systemBotStore } from "../store/messages.js";
@@ -79,13 +79,13 @@ export async function sendNotificationBotDirectMessages(
 ): Promise<void> {
   const bot = await getNotificationBot(tx);
   if (!bot || notices.length === 0) return;
-  const renders = new Map<string, RenderedMessage>();
+  const texts = [...new Set(notices.map((n) => n.content))];
+  const rendered = await renderMessageContents(tx.q, realm, options.renderAs ?? bot, texts);
+  const renders = new Map(texts.map((text, i) => [text, rendered[i]]));
   const outgoing: OutgoingMessage[] = [];
   for (const { user, content } of notices) {
-    let rendered = renders.get(content);
-    if (!rendered) renders.set(content, (rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content)));
     const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
-    outgoing.push({ destination, content, rendered, options: { readBySender: false, clientName: "Internal" } });
+    outgoing.push({ destination, content, rendered: renders.get(content)!, options: { readBySender: false, clientName: "Internal" } });
   }
   await doSendMessages(tx, bot, realm, outgoing);
 }
