@@ -20,7 +20,7 @@ import { nowSeconds } from "../util/time.js";
 import { doLinkAttachments } from "./attachments.js";
 import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
 import { queueMissedMessageEmails } from "./missedMessageEmails.js";
-import { bulkNotificationTriggers } from "./notificationTriggers.js";
+import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
@@ -339,7 +339,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options));
   }
   await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
-  const triggers = await bulkNotificationTriggers(
+  const triggers = await notificationTriggers(
     tx,
     sender,
     outgoing.map(({ destination: d }, i) => ({ rows: rowsByMessage[i], channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic } : null })),

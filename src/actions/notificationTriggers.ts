@@ -11,17 +11,8 @@ import { userTopicFollowStore } from "../store/userTopicFollows.js";
  */
 export type NotificationTrigger = "direct_message" | "mentioned" | "stream_wildcard_mentioned" | "topic_wildcard_mentioned" | "followed_topic";
 
+/** The triggers of each of several messages from one sender: one query for the followers of all their topics. */
 export async function notificationTriggers(
-  tx: Tx,
-  sender: User,
-  rows: ReadonlyArray<{ user_id: number; flags: number }>,
-  channel: { streamId: number; topic: string } | null,
-): Promise<Map<number, NotificationTrigger>> {
-  return (await bulkNotificationTriggers(tx, sender, [{ rows, channel }]))[0];
-}
-
-/** notificationTriggers for several messages from one sender: one query for the followers of all their topics. */
-export async function bulkNotificationTriggers(
   tx: Tx,
   sender: User,
   messages: ReadonlyArray<{ rows: ReadonlyArray<{ user_id: number; flags: number }>; channel: { streamId: number; topic: string } | null }>,

@@ -17,7 +17,7 @@ import {
   type StreamGroupSettingName,
 } from "../lib/groupSettings.js";
 import { type AccessSubject, type ChannelAccess, hasRealmPermission, metadataAudience } from "../lib/streamAccess.js";
-import { buildStreamPayload, loadStreamPayloadContext, streamPostPolicy, withoutTraffic } from "../lib/streamPayload.js";
+import { buildStreamPayload, loadStreamPayloadContext, streamPostPolicy } from "../lib/streamPayload.js";
 import { isAdmin, isOwner, RecipientType } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { recipientStore } from "../store/messages.js";
@@ -65,8 +65,7 @@ async function sendStreamCreation(
 ): Promise<void> {
   const users = [...userIds];
   if (users.length === 0 || streams.length === 0) return;
-  const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams);
-  const payloadCtx = opts.traffic ? ctx : withoutTraffic(ctx);
+  const payloadCtx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: opts.traffic });
   const event = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
   tx.sendEventOnCommit(opts.unlessCapability ? { ...event, unless_capability: opts.unlessCapability } : event, users);
 }
@@ -89,7 +88,7 @@ async function sendStreamUpdate(tx: Tx, stream: Stream, fields: Record<string, u
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
   const ids = await streamStore.defaultStreamIds(tx.q, realm.id);
   const streams = (await streamStore.listInRealm(tx.q, realm.id, { excludeArchived: false })).filter((s) => ids.has(s.id));
-  const ctx = withoutTraffic(await loadStreamPayloadContext(tx.q, realm.id, streams));
+  const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: false });
   const users = await tx.q.selectFrom("users").select("id").where("realm_id", "=", realm.id).where("is_active", "=", 1).where("role", "!=", 600).execute();
   const payloads = streams.map((s) => buildStreamPayload(s, ctx)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   tx.sendEventOnCommit({ type: "default_streams", default_streams: payloads }, users.map((u) => u.id));
@@ -125,17 +124,10 @@ export async function checkChannelCreationPermissions(tx: Tx, subject: AccessSub
 }
 
 /**
- * Creates a channel with its recipient and permission groups, and announces it to whoever may
- * see it (Zulip's create_stream_if_needed). The caller checked the name and permissions.
- */
-export async function doCreateStream(tx: Tx, realm: Realm, creator: User | null, spec: NewStream): Promise<Stream> {
-  return (await doCreateStreams(tx, realm, creator, [spec]))[0];
-}
-
-/**
- * doCreateStream for several channels (Zulip's create_streams_if_needed): the same rows and
- * events as creating them one by one, in that order, with one statement per table for all of
- * them. Returns the channels in the order of `specs`.
+ * Creates channels with their recipients and permission groups, and announces each to whoever may
+ * see it (Zulip's create_streams_if_needed): the same rows and events as creating them one by one,
+ * in that order, with one statement per table for all of them. The caller checked the names and
+ * permissions. Returns the channels in the order of `specs`.
  */
 export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null, specs: readonly NewStream[]): Promise<Stream[]> {
   if (specs.length === 0) return [];
@@ -193,7 +185,7 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
   );
   // One `stream create` event per channel, to whoever may see it.
   const audiences = await metadataAudience(tx.q, realm.id, created);
-  const ctx = withoutTraffic(await loadStreamPayloadContext(tx.q, realm.id, created, groups));
+  const ctx = await loadStreamPayloadContext(tx.q, realm.id, created, { systemGroups: groups, traffic: false });
   for (const stream of created) {
     const users = [...audiences.get(stream.id)!];
     if (users.length > 0) tx.sendEventOnCommit({ type: "stream", op: "create", streams: [buildStreamPayload(stream, ctx)] }, users);

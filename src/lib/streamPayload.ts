@@ -40,27 +40,27 @@ export async function loadStreamPayloadContext(
   q: Executor,
   realmId: number,
   streams: readonly Stream[],
-  /** The realm's system groups (name → id), when the caller has them already. */
-  knownSystemGroups?: ReadonlyMap<string, number>,
+  options: {
+    /** The realm's system groups (name → id), when the caller has them already. */
+    systemGroups?: ReadonlyMap<string, number>;
+    /** false: stream_weekly_traffic stays null and is not read (creation events, as Zulip). */
+    traffic?: boolean;
+  } = {},
 ): Promise<StreamPayloadContext> {
   const now = nowSeconds();
   const groupIds = streams.flatMap((s) => STREAM_GROUP_SETTING_NAMES.map((name) => s[`${name}_id`])).filter((id): id is number => id !== null);
-  const systemGroups = knownSystemGroups
-    ? [...knownSystemGroups].map(([name, id]) => ({ id, name }))
+  const systemGroups = options.systemGroups
+    ? [...options.systemGroups].map(([name, id]) => ({ id, name }))
     : await q.selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", realmId).where("is_system_group", "=", 1).execute();
   const recipientIds = streams.map((s) => s.recipient_id).filter((id): id is number => id !== null);
   return {
     groupValues: await groupSettingApiValues(q, realmId, groupIds),
     systemGroupNames: new Map(systemGroups.map((g) => [g.id, g.name ?? ""])),
-    activity: await streamStore.messageActivity(q, recipientIds, now - TRAFFIC_DAYS * DAY, now - ACTIVE_DAYS * DAY),
+    activity: options.traffic === false ? null : await streamStore.messageActivity(q, recipientIds, now - TRAFFIC_DAYS * DAY, now - ACTIVE_DAYS * DAY),
     now,
   };
 }
 
-/** The same context with stream_weekly_traffic left null (creation events, as Zulip). */
-export function withoutTraffic(ctx: StreamPayloadContext): StreamPayloadContext {
-  return { ...ctx, activity: null };
-}
 
 /** Zulip's round_to_2_significant_digits (Python round: halves to even). */
 function roundTo2SignificantDigits(n: number): number {

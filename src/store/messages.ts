@@ -56,14 +56,12 @@ export const messageStore = {
   },
 
   async topicHasMessages(q: Executor, recipientId: number, topic: string): Promise<boolean> {
-    const row = await q.selectFrom("messages").select("id").where("recipient_id", "=", recipientId).where(sameTopic(topic)).limit(1).executeTakeFirst();
-    return row !== undefined;
+    return (await this.topicsHaveMessages(q, [{ recipientId, topic }]))[0];
   },
 
   /**
-   * topicHasMessages for many (recipient, topic) pairs in one statement (an EXISTS per distinct
-   * pair, each stopping at its first message, compared in SQL as topicHasMessages does); the
-   * answers in the order of `topics`.
+   * Whether each (recipient, topic) has a message, in one statement (an EXISTS per distinct pair,
+   * each stopping at its first message; topics compared case-insensitively); in `topics` order.
    */
   async topicsHaveMessages(q: Executor, topics: ReadonlyArray<{ recipientId: number; topic: string }>): Promise<boolean[]> {
     const keyOf = (t: { recipientId: number; topic: string }) => `${t.recipientId} ${t.topic}`;
@@ -101,14 +99,8 @@ export const messageStore = {
     return rows.map((r) => r.sender_id);
   },
 
-  /** True when this message became the channel's first_message_id. */
-  async setStreamFirstMessageIdIfNull(q: Executor, streamId: number, messageId: number): Promise<boolean> {
-    const result = await q.updateTable("streams").set({ first_message_id: messageId }).where("id", "=", streamId).where("first_message_id", "is", null).executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
-  },
-
   /**
-   * setStreamFirstMessageIdIfNull for many channels in one statement (each channel's first
+   * Sets each channel's first_message_id where it is null, in one statement (a channel's first
    * message: the lowest id given for it); returns the channels whose first_message_id it set.
    */
   async setStreamsFirstMessageIdIfNull(q: Executor, firsts: ReadonlyArray<{ streamId: number; messageId: number }>): Promise<Set<number>> {
@@ -172,14 +164,7 @@ export const channelRecipientStore = {
 
   /** Active subscriptions of active users, with their mute state. */
   async activeSubscribers(q: Executor, recipientId: number): Promise<Array<{ user_id: number; is_muted: number }>> {
-    return q
-      .selectFrom("subscriptions")
-      .select(["user_id", "is_muted"])
-      .where("recipient_id", "=", recipientId)
-      .where("active", "=", 1)
-      .where("is_user_active", "=", 1)
-      .orderBy("user_id")
-      .execute();
+    return (await this.activeSubscribersOf(q, [recipientId])).get(recipientId)!;
   },
 };
 
@@ -251,14 +236,7 @@ export const narrowQueryStore = {
     return rows.rows.map((r) => ({ id: Number(r.id), flags: flagsOf(r.flags) }));
   },
 
-  /** The matching messages among `ids`, in id order. */
-  async amongIds(q: Executor, narrow: NarrowQuery, ids: readonly number[]): Promise<NarrowRow[]> {
-    if (ids.length === 0) return [];
-    const rows = await narrowSelect(q, narrow, ID_COLUMNS, amongTail(ids)).execute(q);
-    return rows.rows.map((r) => ({ id: Number(r.id), flags: flagsOf(r.flags) }));
-  },
-
-  /** amongIds with the whole messages. */
+  /** The whole matching messages among `ids`, in id order. */
   async messagesAmongIds(q: Executor, narrow: NarrowQuery, ids: readonly number[]): Promise<NarrowMessage[]> {
     if (ids.length === 0) return [];
     return toNarrowMessages((await narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, amongTail(ids)).execute(q)).rows);

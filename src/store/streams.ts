@@ -150,16 +150,6 @@ export const streamStore = {
       .execute();
   },
 
-  /** Counts a new channel message in its day. */
-  async countChannelMessage(q: Executor, recipientId: number, dateSent: number): Promise<void> {
-    const day = Math.floor(dateSent / DAY_SECONDS);
-    await q
-      .insertInto("channel_daily_messages")
-      .values({ recipient_id: recipientId, day, count: 1 })
-      .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + 1` }))
-      .execute();
-  },
-
   /** Recomputes every daily count from the messages (bulk loaders). */
   async rebuildDailyCounts(q: Executor): Promise<void> {
     await q.deleteFrom("channel_daily_messages").execute();

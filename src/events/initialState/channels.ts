@@ -24,7 +24,7 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
 
   const realmStreams = await req.reads.realmStreams();
   const all = realmStreams.filter((s) => withArchived || !s.is_archived);
-  const payloadCtx = await loadStreamPayloadContext(q, realm.id, all, await req.reads.systemGroups());
+  const payloadCtx = await loadStreamPayloadContext(q, realm.id, all, { systemGroups: await req.reads.systemGroups() });
   const subject = req.reads.subject;
   await subject.preload(q);
 
