@@ -1,9 +1,8 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiCaller, firstStartCredentials, freePort, startServerProcess, type ServerProcess } from "../support/process.js";
+import { apiCaller, firstStartCredentials, freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
-import { freshDatabase } from "../support/testDb.js";
 
 // A timeout with room for a loaded CI machine (at 0.5 s a normal answer sometimes came too late and
 // was retried); the timeout test holds its answers well past it.
@@ -192,18 +191,12 @@ describe("embedded bots", () => {
 // A real server process killed with SIGKILL right after a message to the bot was acknowledged, while
 // the bot's server is down: after a restart the job is still there and the bot answers.
 describe("across a kill -9", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  });
+  const servers = useServerProcesses();
 
   it("delivers the webhook after the restart", async () => {
-    const fresh = await freshDatabase();
-    cleanups.push(fresh.drop);
     // A short lease: a job the killed process had claimed is taken again soon.
-    const env = { ...fresh.env, PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
-    let parley: ServerProcess = await startServerProcess(env);
-    cleanups.push(() => parley.stop());
+    const env = { ...(await servers.freshEnv()), PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
+    let parley: ServerProcess = await servers.start(env);
     const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => (await api(method, path, params)).body;
     const botPort = await freePort(); // nothing listens there yet: the bot's server is down
@@ -224,9 +217,8 @@ describe("across a kill -9", () => {
       });
     });
     await new Promise<void>((resolve) => botServer.listen(botPort, "127.0.0.1", resolve));
-    cleanups.push(() => new Promise((resolve) => botServer.close(resolve)));
-    parley = await startServerProcess(env);
-    cleanups.push(() => parley.stop());
+    servers.onCleanup(() => new Promise((resolve) => botServer.close(resolve)));
+    parley = await servers.start(env);
 
     let reply: any;
     for (let i = 0; i < 240 && !reply; i++) {

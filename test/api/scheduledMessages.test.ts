@@ -1,8 +1,7 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
-import { apiCaller, firstStartCredentials, startServerProcess, type ServerProcess } from "../support/process.js";
+import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
-import { freshDatabase } from "../support/testDb.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
@@ -358,17 +357,11 @@ describe("scheduled_messages events", () => {
 // A real server process: a message scheduled before a shutdown and due while the server is down
 // is sent when it starts again.
 describe("across a restart", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  });
+  const servers = useServerProcesses();
 
   it("sends a message that came due while the server was stopped", async () => {
-    const fresh = await freshDatabase();
-    cleanups.push(fresh.drop);
-    const env = fresh.env;
-    let server: ServerProcess = await startServerProcess(env);
-    cleanups.push(() => server.stop());
+    const env = await servers.freshEnv();
+    let server: ServerProcess = await servers.start(env);
     const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => {
       const { status, body } = await api(method, path, params);
@@ -383,8 +376,7 @@ describe("across a restart", () => {
     expect(await server.stop()).toBe(0);
     while (now() <= at) await sleep(250);
     const restartedAt = now();
-    server = await startServerProcess(env);
-    cleanups.push(() => server.stop());
+    server = await servers.start(env);
 
     let found: any[] = [];
     for (let i = 0; i < 50 && found.length === 0; i++) {

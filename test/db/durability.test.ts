@@ -1,22 +1,15 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { apiCaller, firstStartCredentials, startServerProcess, type ServerProcess } from "../support/process.js";
-import { freshDatabase } from "../support/testDb.js";
+import { describe, expect, it } from "vitest";
+import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 
 // A real server process with the default durability settings (SQLite: WAL, synchronous=FULL, group
 // commit) is killed with SIGKILL as soon as a burst of concurrent sends has been acknowledged:
 // after a restart every acknowledged message is there.
 describe("acknowledged messages across a kill -9", () => {
-  const cleanups: Array<() => Promise<unknown>> = [];
-  afterAll(async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  });
+  const servers = useServerProcesses();
 
   it("are all stored after the restart", async () => {
-    const fresh = await freshDatabase();
-    cleanups.push(fresh.drop);
-    const env = fresh.env;
-    let parley: ServerProcess = await startServerProcess(env);
-    cleanups.push(() => parley.stop());
+    const env = await servers.freshEnv();
+    let parley: ServerProcess = await servers.start(env);
     const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
     const channel = await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "durable" }]) });
     expect(channel.status).toBe(200);
@@ -28,8 +21,7 @@ describe("acknowledged messages across a kill -9", () => {
     expect(sends.map((s) => s.status)).toEqual(Array(40).fill(200));
     const acknowledged = sends.map((s) => s.body.id as number).sort((a, b) => a - b);
 
-    parley = await startServerProcess(env);
-    cleanups.push(() => parley.stop());
+    parley = await servers.start(env);
     const fetched = await api("GET", "/messages", {
       anchor: "newest", num_before: "100", num_after: "0", apply_markdown: "false",
       narrow: JSON.stringify([{ operator: "channel", operand: "durable" }, { operator: "topic", operand: "burst" }]),

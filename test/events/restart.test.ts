@@ -1,27 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
-import { firstStartCredentials, type ServerProcess, startServerProcess } from "../support/process.js";
-import { freshDatabase } from "../support/testDb.js";
+import { firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 
 // Issue 4 item 6: a graceful restart keeps every queue and its undelivered events; clients go on
 // polling the same queue without registering again. Runs the real server as a separate process.
 
-const cleanups: Array<() => Promise<unknown>> = [];
-afterAll(async () => {
-  for (const fn of cleanups.reverse()) await fn();
-});
-
-async function serverEnv(): Promise<Record<string, string>> {
-  const db = await freshDatabase();
-  cleanups.push(db.drop);
-  return db.env;
-}
-
-async function start(env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startServerProcess(env);
-  cleanups.push(() => server.stop());
-  return server;
-}
+const { freshEnv: serverEnv, start } = useServerProcesses();
 
 function client(server: () => ServerProcess, email: string, apiKey: string) {
   const headers = { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") };

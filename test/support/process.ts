@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import { afterAll } from "vitest";
+import { freshDatabase } from "./testDb.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -81,5 +83,32 @@ export function apiCaller(baseUrl: () => string, credentials: { email: string; a
       body: method === "GET" ? undefined : new URLSearchParams(params),
     });
     return { status: res.status, body: await res.json() };
+  };
+}
+
+/**
+ * Server processes for one test file: `freshEnv` makes a database and gives the environment a
+ * server needs for it, `start` runs a server. After the file every server is stopped and every
+ * database dropped, newest first (also what `onCleanup` adds).
+ */
+export function useServerProcesses() {
+  const cleanups: Array<() => Promise<unknown>> = [];
+  afterAll(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return {
+    async freshEnv(): Promise<Record<string, string>> {
+      const db = await freshDatabase();
+      cleanups.push(db.drop);
+      return db.env;
+    },
+    async start(env: Record<string, string>): Promise<ServerProcess> {
+      const server = await startServerProcess(env);
+      cleanups.push(() => server.stop());
+      return server;
+    },
+    onCleanup(fn: () => Promise<unknown>): void {
+      cleanups.push(fn);
+    },
   };
 }
