@@ -1,3 +1,4 @@
+import { type ClientDialect, jsonInDialect } from "../lib/clientDialect.js";
 import type { ParleyEvent } from "./dispatch.js";
 
 /**
@@ -48,6 +49,8 @@ export interface ClientDescriptor {
   capabilities: ClientCapabilities;
   /** realm_empty_topic_display_name, for clients without the empty_topic_name capability. */
   emptyTopicDisplayName: string;
+  /** The names the registering client understands (lib/clientDialect.ts); absent in queues saved before it existed: "spec". */
+  dialect?: ClientDialect;
 }
 
 /** Keys the server adds to an event for delivery decisions; never sent to clients. */
@@ -58,9 +61,10 @@ const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id",
  * message to 1,000 users is rewritten and serialized once per form, not once per queue).
  */
 export class ClientEvent {
-  private serialized: string | undefined;
-
-  constructor(readonly body: ParleyEvent) {}
+  constructor(
+    readonly body: ParleyEvent,
+    private serialized?: string,
+  ) {}
 
   /** The body as JSON, computed once. */
   get json(): string {
@@ -81,10 +85,18 @@ export function eventsForClient(client: ClientDescriptor, queueId: string, event
   let out = forms.get(key);
   if (!out) {
     const rewritten = acceptsEvent(client, event) ? rewriteForClient(client, queueId, event) : [];
-    out = (Array.isArray(rewritten) ? rewritten : [rewritten]).map((body) => new ClientEvent(body));
+    out = (Array.isArray(rewritten) ? rewritten : [rewritten]).map((body) => clientEventInDialect(body, client.dialect));
     forms.set(key, out);
   }
   return out;
+}
+
+/** The event in the client's dialect; its JSON, needed for the translation, is kept. */
+function clientEventInDialect(body: ParleyEvent, dialect: ClientDialect | undefined): ClientEvent {
+  if (dialect !== "zulip") return new ClientEvent(body);
+  const json = JSON.stringify(body);
+  const translated = jsonInDialect(json, dialect);
+  return translated === json ? new ClientEvent(body, json) : new ClientEvent(JSON.parse(translated) as ParleyEvent, translated);
 }
 
 /** Each committed event's client forms, by variantKey; dropped with the event. */

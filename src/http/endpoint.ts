@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
+import type { ClientDialect } from "../lib/clientDialect.js";
 import type { UploadedFile } from "./mount.js";
 import { ConfusingArgumentsError, MissingArgumentError } from "./errors.js";
 import type { ParamSpec, ParamValues } from "./params.js";
@@ -17,6 +18,8 @@ export interface RequestInfo {
   userAgent: string;
   /** Zulip's `client` name: the User-Agent's product token ("ZulipMobile", "python-zulip-api"...). */
   clientName: string;
+  /** Which names the client understands where our spec and Zulip differ (lib/clientDialect.ts). */
+  dialect: ClientDialect;
   /** File parts of a multipart body. */
   files: UploadedFile[];
 }

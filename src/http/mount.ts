@@ -4,6 +4,7 @@ import type { RateLimitRule } from "../config.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
+import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
 import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
 import type { RateLimitState } from "./rateLimit.js";
 
@@ -67,6 +68,8 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
     applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
   }
 
+  const userAgent = request.headers["user-agent"];
+  const dialect = clientDialectOf(userAgent, request.url.startsWith("/json/"));
   const input = collectInput(request);
   const { values, ignored } = parseParams(ep.params, input.fields);
   const result = await ep.handler({
@@ -77,8 +80,9 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
     realm,
     request: {
       ip,
-      userAgent: request.headers["user-agent"] ?? "",
-      clientName: clientNameFromUserAgent(request.headers["user-agent"]),
+      userAgent: userAgent ?? "",
+      clientName: clientNameFromUserAgent(userAgent),
+      dialect,
       files: input.files,
     },
     raw: { request, reply },
@@ -86,13 +90,17 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
   if (ep.raw) return reply;
   const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
-  if (!Object.values(body).some((value) => value instanceof JsonText)) return reply.send(body);
-  return reply.type("application/json; charset=utf-8").send(jsonWithJsonText(body));
+  const hasJsonText = Object.values(body).some((value) => value instanceof JsonText);
+  if (!hasJsonText && dialect === "spec") return reply.send(body);
+  return reply.type("application/json; charset=utf-8").send(bodyJson(body, dialect));
 }
 
-/** The body as JSON, with JsonText values written as they are. */
-function jsonWithJsonText(body: Record<string, unknown>): string {
-  const fields = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`);
+/**
+ * The body as JSON in the client's dialect. JsonText values are written as they are: they are
+ * events, already in the dialect of the queue they come from.
+ */
+function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string {
+  const fields = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : jsonInDialect(JSON.stringify(value), dialect)}`);
   return `{${fields.join(",")}}`;
 }
 

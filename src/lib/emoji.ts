@@ -57,8 +57,8 @@ export function codeToUnicodeEmoji(code: string): string {
 
 /**
  * Emoji namespaces. Our API spec names the built-in extra emoji "service_extra_emoji" (Zulip
- * calls it "zulip_extra_emoji"); the spec wins, so we store and send its name and accept
- * Zulip's as an input alias.
+ * calls it "zulip_extra_emoji"). We store the spec's name and accept Zulip's as an input alias;
+ * Zulip's own clients are answered with Zulip's name (lib/clientDialect.ts), others with ours.
  */
 export const REACTION_TYPES = ["unicode_emoji", "realm_emoji", "service_extra_emoji"] as const;
 export type ReactionType = (typeof REACTION_TYPES)[number];

@@ -30,7 +30,7 @@ export const registerQueue = endpoint({
     narrow: p.json(z.array(narrowElement)).default([]),
     queue_lifespan_secs: p.int({ min: 0 }).default(0),
   },
-  handler: async ({ ctx, user, realm, params }) => {
+  handler: async ({ ctx, user, realm, params, request }) => {
     // Zulip's can_access_public_streams: guests cannot read every public channel.
     if (params.all_public_streams && isGuest(user)) throw badRequest("User not authorized for this query");
     const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
@@ -52,6 +52,7 @@ export const registerQueue = endpoint({
       slimPresence: params.slim_presence,
       capabilities,
       emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
+      dialect: request.dialect,
     };
     const fetchTypes = params.fetch_event_types ?? params.event_types;
     const { queue, state } = await openQueueWithState(ctx, client, (q) =>

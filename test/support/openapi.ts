@@ -36,12 +36,18 @@ interface Spec {
   compiled: WeakMap<Schema, ValidateFunction>;
 }
 
-let spec: Spec | undefined;
+/**
+ * The client dialect a response is checked in (src/lib/clientDialect.ts): Zulip's own clients
+ * get Zulip's strict enums; other clients may also get the names our API spec uses.
+ */
+export type ValidationDialect = "zulip" | "spec";
+const specs = new Map<ValidationDialect, Spec>();
 
-function loadSpec(): Spec {
-  if (spec) return spec;
+function loadSpec(dialect: ValidationDialect): Spec {
+  const loaded = specs.get(dialect);
+  if (loaded) return loaded;
   const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
-  applySeedSpecOverrides(document);
+  applySeedSpecOverrides(document, dialect);
   const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries<Schema>(resolved.paths)) {
@@ -55,24 +61,26 @@ function loadSpec(): Spec {
   ajvFormats.default(ajv);
   ajv.addFormat("binary", true);
   const codedErrorBase = resolved.components.schemas.CodedErrorBase;
-  spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
+  const spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
+  specs.set(dialect, spec);
   return spec;
 }
 
 /**
  * Where our API spec (api-spec.md) states something Zulip's OpenAPI contradicts, the spec wins;
  * the schema is widened here so responses are checked against what we promise:
- * - reaction_type of Zulip's built-in extra emoji is "service_extra_emoji" (Zulip: "zulip_extra_emoji").
+ * - reaction_type of Zulip's built-in extra emoji is "service_extra_emoji" (Zulip: "zulip_extra_emoji"),
+ *   for clients other than Zulip's own (the "spec" dialect; Zulip's clients get Zulip's enum).
  * And where Zulip's server sends a field its OpenAPI omits, which our spec requires:
  * - `local_message_id` on the message event delivered to the queue the message was sent from.
  */
-function applySeedSpecOverrides(node: unknown): void {
+function applySeedSpecOverrides(node: unknown, dialect: ValidationDialect): void {
   if (Array.isArray(node)) {
-    for (const item of node) applySeedSpecOverrides(item);
+    for (const item of node) applySeedSpecOverrides(item, dialect);
     return;
   }
   if (!isPlainObject(node)) return;
-  if (Array.isArray(node.enum) && node.enum.includes("zulip_extra_emoji")) node.enum = [...node.enum, "service_extra_emoji"];
+  if (dialect === "spec" && Array.isArray(node.enum) && node.enum.includes("zulip_extra_emoji")) node.enum = [...node.enum, "service_extra_emoji"];
   const properties = node.properties as Record<string, Schema> | undefined;
   if (properties && typeof node.description === "string" && node.description.startsWith("Event type for messages.") && properties.message) {
     properties.local_message_id = { type: "string" };
@@ -103,7 +111,7 @@ function applySeedSpecOverrides(node: unknown): void {
       },
     ];
   }
-  for (const value of Object.values(node)) applySeedSpecOverrides(value);
+  for (const value of Object.values(node)) applySeedSpecOverrides(value, dialect);
 }
 
 /** Replaces every `$ref` by the (shared) object it points to. */
@@ -204,10 +212,10 @@ function compileTemplate(template: string): { pattern: RegExp; literalSegments: 
   return { pattern: new RegExp(`^${parts.join("/")}$`), literalSegments };
 }
 
-function findOperation(method: string, pathname: string): Operation | undefined {
+function findOperation(method: string, pathname: string, dialect: ValidationDialect): Operation | undefined {
   const relative = safeDecode(pathname.replace(/^\/api\/v1(?=\/)/, "").replace(/\/+$/, ""));
   const lower = method.toLowerCase();
-  return loadSpec()
+  return loadSpec(dialect)
     .operations.filter((op) => op.method === lower && op.pattern.test(relative))
     .sort((a, b) => b.literalSegments - a.literalSegments)[0];
 }
@@ -224,8 +232,8 @@ function jsonSchemaOf(response: Schema | undefined): Schema | undefined {
   return response?.content?.["application/json"]?.schema;
 }
 
-function validator(schema: Schema): ValidateFunction {
-  const s = loadSpec();
+function validator(schema: Schema, dialect: ValidationDialect): ValidateFunction {
+  const s = loadSpec(dialect);
   let fn = s.compiled.get(schema);
   if (!fn) {
     fn = s.ajv.compile(toAjvSchema(schema));
@@ -247,15 +255,15 @@ function formatErrors(errors: ErrorObject[] | null | undefined): string {
  * A 4xx/5xx body must match the documented error schema or at least Zulip's error envelope
  * (`result: "error"`, `msg`, `code`), since the reference documents only typical errors.
  */
-export function validateResponse(method: string, pathname: string, status: number, body: unknown): void {
-  const op = findOperation(method, pathname);
+export function validateResponse(method: string, pathname: string, status: number, body: unknown, dialect: ValidationDialect = "spec"): void {
+  const op = findOperation(method, pathname, dialect);
   if (!op) return;
   const documented = op.responses[String(status)] ?? op.responses.default;
   const where = `${method.toUpperCase()} ${pathname} (${op.method.toUpperCase()} ${op.template}) → ${status}`;
   if (status >= 400) {
     const schema = jsonSchemaOf(documented);
-    if (schema && validator(schema)(body)) return;
-    const generic = validator(loadSpec().genericError);
+    if (schema && validator(schema, dialect)(body)) return;
+    const generic = validator(loadSpec(dialect).genericError, dialect);
     if (generic(body)) return;
     throw new Error(`OpenAPI: error response is not a Zulip error envelope at ${where}:\n${formatErrors(generic.errors)}\nbody: ${JSON.stringify(body)}`);
   }
@@ -264,7 +272,7 @@ export function validateResponse(method: string, pathname: string, status: numbe
   }
   const schema = jsonSchemaOf(documented);
   if (!schema) return;
-  const validate = validator(schema);
+  const validate = validator(schema, dialect);
   if (!validate(body)) {
     throw new Error(`OpenAPI: response does not match the reference schema at ${where}:\n${formatErrors(validate.errors)}\nbody: ${JSON.stringify(body).slice(0, 4000)}`);
   }

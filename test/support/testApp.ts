@@ -10,6 +10,7 @@ import type { JobRunner } from "../../src/jobs/runner.js";
 import { seedTestRealm, type TestUserName } from "./seed.js";
 import { freshDatabase } from "./testDb.js";
 import { validateResponse } from "./openapi.js";
+import { clientDialectOf } from "../../src/lib/clientDialect.js";
 
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
 
@@ -119,7 +120,7 @@ export class TestServer {
     }
     const response = { status: res.status, headers: res.headers, body: parsed };
     if (!options.skipOpenApi && path.startsWith("/api/v1/") && method !== "HEAD") {
-      validateResponse(method, url.pathname, response.status, parsed);
+      validateResponse(method, url.pathname, response.status, parsed, clientDialectOf(Object.entries(headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1]));
     }
     return response;
   }
