@@ -1,3 +1,4 @@
+import { submessageStore } from "../store/submessages.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -70,6 +71,8 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
   const origStream = message.is_channel_message ? (await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [message.recipient_id]))[0] : null;
   if (streamId !== undefined && origStream?.id === streamId) streamId = undefined;
   validatePayload(message, streamId, topic, req.propagateMode, req.content);
+  // Zulip's is_widget_message: a poll or to-do list keeps the content it was made from.
+  if (req.content !== undefined && (await submessageStore.exists(tx.q, message.id))) throw badRequest("Widgets cannot be edited.");
 
   const content = req.content === undefined ? null : normalizeEditedContent(req.content);
   const rendered = content === null ? null : await renderMessageContent(tx.q, realm, user, content);

@@ -1,3 +1,4 @@
+import { insertWidgetSubmessages } from "./submessages.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -330,6 +331,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     })),
   );
   await messageSearchStore.index(tx.q, messages);
+  const widgets = await insertWidgetSubmessages(tx, sender.id, outgoing.map(({ content }, i) => ({ message: messages[i], content })));
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];
@@ -372,7 +374,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
   const channels = outgoing.flatMap(({ destination: d }) => (d.kind === "channel" ? [d.access.stream] : []));
-  const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, { users: [sender], channels });
+  const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, { users: [sender], channels, submessages: widgets });
   for (const [i, { destination, options }] of outgoing.entries()) {
     const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
     notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel);

@@ -6,6 +6,7 @@ import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
 import * as reactions from "../routes/reactions.js";
+import * as submessages from "../routes/submessages.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
 import * as bots from "../routes/bots.js";
@@ -106,6 +107,7 @@ export const ROUTES: readonly RouteEntry[] = [
   // reactions and custom emoji
   { method: "POST", path: "/messages/:message_id/reactions", endpoint: reactions.addReaction },
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
+  { method: "POST", path: "/submessage", endpoint: submessages.addSubmessage },
   { method: "GET", path: "/realm/emoji", endpoint: realmEmoji.listEmoji },
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },

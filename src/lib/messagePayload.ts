@@ -44,15 +44,21 @@ export class MessagePayloadBuilder {
   ) {}
 
   static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
-    return this.loadKnowing(q, realm, messages, { users: [], channels: [], justSent: false });
+    return this.loadKnowing(q, realm, messages, { users: [], channels: [], submessages: [], justSent: false });
   }
 
   /**
    * load() for messages just sent (doSendMessages), with what the sender already holds: their
-   * channels and users are not read again, and new messages have no reactions or submessages.
-   * A channel message from a known sender costs no statement at all.
+   * channels and users are not read again, and new messages have no reactions, and no
+   * submessages but the widgets the sender just made (`known.submessages`). A channel message from
+   * a known sender costs no statement at all.
    */
-  static async loadJustSent(q: Executor, realm: Realm, messages: readonly Message[], known: { users: readonly User[]; channels: readonly Stream[] }): Promise<MessagePayloadBuilder> {
+  static async loadJustSent(
+    q: Executor,
+    realm: Realm,
+    messages: readonly Message[],
+    known: { users: readonly User[]; channels: readonly Stream[]; submessages: readonly Submessage[] },
+  ): Promise<MessagePayloadBuilder> {
     return this.loadKnowing(q, realm, messages, { ...known, justSent: true });
   }
 
@@ -60,7 +66,7 @@ export class MessagePayloadBuilder {
     q: Executor,
     realm: Realm,
     messages: readonly Message[],
-    known: { users: readonly User[]; channels: readonly Stream[]; justSent: boolean },
+    known: { users: readonly User[]; channels: readonly Stream[]; submessages: readonly Submessage[]; justSent: boolean },
   ): Promise<MessagePayloadBuilder> {
     // At most three statements for any number of messages: recipients with their channels and
     // groups, then the users they name (cross-realm system bots included), then reactions and
@@ -89,7 +95,7 @@ export class MessagePayloadBuilder {
     const unknownUsers = [...userIds].filter((id) => !users.has(id));
     for (const user of await messagePayloadLookupStore.usersAndSystemBots(q, realm.id, SYSTEM_BOT_REALM, unknownUsers)) users.set(user.id, user);
     const { reactions, submessages } = known.justSent
-      ? { reactions: [], submessages: [] }
+      ? { reactions: [], submessages: [...known.submessages] }
       : await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
     return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages));
   }
