@@ -17,7 +17,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
-import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "./messageSend.js";
+import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, truncate } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
 
@@ -123,10 +123,6 @@ function validatePayload(message: Message, streamId: number | undefined, topic: 
 function normalizeEditedContent(raw: string): string {
   const body = raw.trimEnd() === "" ? "(deleted)" : raw.trimEnd().replace(/^\n+/, "");
   return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");
-}
-
-function truncate(text: string, max: number, marker: string): string {
-  return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
 }
 
 async function buildStreamEdit(

@@ -99,7 +99,8 @@ export function checkTopicCharacters(topic: string): void {
 }
 const UNPRINTABLE = /^[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]$/u;
 
-function truncate(text: string, max: number, marker: string): string {
+/** Zulip's truncate_content: at most `max` characters, ending in `marker` when cut. */
+export function truncate(text: string, max: number, marker: string): string {
   return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
 }
 

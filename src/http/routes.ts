@@ -5,6 +5,7 @@ import * as messageFlags from "../routes/messageFlags.js";
 import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
+import * as messageReports from "../routes/messageReports.js";
 import * as reactions from "../routes/reactions.js";
 import * as submessages from "../routes/submessages.js";
 import * as register from "../routes/register.js";
@@ -108,6 +109,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/messages/:message_id/reactions", endpoint: reactions.addReaction },
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
   { method: "POST", path: "/submessage", endpoint: submessages.addSubmessage },
+  { method: "POST", path: "/messages/:message_id/report", endpoint: messageReports.reportMessage },
   { method: "GET", path: "/realm/emoji", endpoint: realmEmoji.listEmoji },
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },
