@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import multipart from "@fastify/multipart";
@@ -22,6 +23,9 @@ import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/mu
 import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
+import { externalContent } from "./http/externalContent.js";
+import { setCamoKey } from "./lib/camo.js";
+import { serverSecret } from "./lib/serverSecret.js";
 import { JobRunner } from "./jobs/runner.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
 
@@ -47,6 +51,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
   } as AppContext & { jobs: JobRunner };
   ctx.jobs = new JobRunner(ctx);
   registerJobHandlers(ctx.jobs);
+  setCamoKey(createHmac("sha256", serverSecret(config.dataDir)).update("camo").digest());
   ctx.wakeJobs = () => ctx.jobs.wake();
   await ensureRetentionJob(ctx);
   return ctx;
@@ -107,6 +112,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });
+  await app.register(externalContent, { ctx });
   await app.register(tusUploads, { ctx });
   await app.register(sessionPages, { ctx });
   await app.register(incomingWebhooks, { ctx });

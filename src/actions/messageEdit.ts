@@ -1,4 +1,5 @@
 import { submessageStore } from "../store/submessages.js";
+import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -78,6 +79,7 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
   const rendered = content === null ? null : await renderMessageContent(tx.q, realm, user, content);
   if (rendered) await checkUserGroupMentionAllowed(tx.q, subject, realm, rendered.mentionedGroupIds);
 
+  if (rendered) await queueUrlPreviews(tx, realm, user, [{ message: { ...message, content: content! }, links: rendered.linksForPreview }]);
   if (!origStream) {
     await doUpdateDirectMessage(tx, user, message, content!, rendered!, now);
     return { detached_uploads: await doRelinkAttachments(tx, user, message.id, rendered!.attachments) };
@@ -261,7 +263,7 @@ function contentChanges(message: Message, content: string, rendered: RenderedMes
 }
 
 /** One update_message event per distinct flags list, as Zulip's per-user flags. */
-function sendUpdateEvents(tx: Tx, event: Record<string, unknown>, flagsByUser: Map<number, string[]>): void {
+export function sendUpdateEvents(tx: Tx, event: Record<string, unknown>, flagsByUser: Map<number, string[]>): void {
   const groups = new Map<string, number[]>();
   for (const [userId, flags] of flagsByUser) {
     const key = JSON.stringify(flags);

@@ -1,4 +1,5 @@
 import { insertWidgetSubmessages } from "./submessages.js";
+import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -333,6 +334,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   );
   await messageSearchStore.index(tx.q, messages);
   const widgets = await insertWidgetSubmessages(tx, sender.id, outgoing.map(({ content }, i) => ({ message: messages[i], content })));
+  await queueUrlPreviews(tx, realm, sender, outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })));
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];

@@ -4,6 +4,7 @@ import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRe
 import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
 import { PUSH_BOUNCER_DEVICE_JOB, PUSH_NOTIFICATION_JOB, PUSH_REMOVAL_JOB, sendPushNotification, sendPushRemoval, syncBouncerDevice } from "../actions/pushNotifications.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
+import { fetchUrlPreviews, URL_PREVIEW_JOB } from "../actions/urlPreviews.js";
 import { deliverEmail } from "../email/deliver.js";
 import type { JobRunner } from "./runner.js";
 
@@ -20,4 +21,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(PUSH_REMOVAL_JOB, sendPushRemoval);
   runner.register(PUSH_BOUNCER_DEVICE_JOB, syncBouncerDevice);
   runner.register(MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails);
+  runner.register(URL_PREVIEW_JOB, fetchUrlPreviews);
 }

@@ -1,3 +1,5 @@
+import { camoUrl } from "./camo.js";
+import type { UrlEmbed } from "./markdown/types.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
@@ -21,12 +23,14 @@ export async function renderMessageContent(
   realm: Realm,
   sender: User,
   content: string,
-  options: { realmUrl?: string } = {},
+  options: { realmUrl?: string; urlEmbeds?: ReadonlyMap<string, UrlEmbed | null> } = {},
 ): Promise<RenderedMessage> {
   const refs = await resolveReferences(q, realm, sender, collectReferences(content));
   const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
     translateEmoticons: userSettings(sender).translate_emoticons,
+    mediaProxy: camoUrl,
+    urlEmbeds: options.urlEmbeds,
   });
   const attachments = await claimableAttachments(q, sender, result.linkedUploadPaths);
   return { ...result, attachments, hasAttachment: attachments.length > 0 };
@@ -43,7 +47,7 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   // A name one content wants finds every user, group, channel and emoji of that name; the others'
   // names add entries the content never asks for, so each renders as it would alone.
   const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
-  const results = distinct.map((content) => renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons }));
+  const results = distinct.map((content) => renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl }));
   const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
   const rendered = new Map(
     distinct.map((content, i) => {

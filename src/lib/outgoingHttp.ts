@@ -57,7 +57,53 @@ export interface OutgoingResponse {
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 
 /** POSTs `body`; resolves with any HTTP status, rejects with OutgoingHttpError when no answer came. */
-export function postOutgoing(req: OutgoingRequest): Promise<OutgoingResponse> {
+export async function postOutgoing(req: OutgoingRequest): Promise<OutgoingResponse> {
+  const response = await requestOutgoing({
+    method: "POST",
+    url: req.url,
+    body: req.body,
+    headers: { ...req.headers, "Content-Type": req.contentType },
+    timeoutMs: req.timeoutMs,
+    allowHosts: req.allowHosts,
+    maxBytes: MAX_RESPONSE_BYTES,
+  });
+  return { status: response.status, text: response.body.toString("utf8") };
+}
+
+export interface OutgoingFetch {
+  method: "GET" | "POST";
+  url: string;
+  body?: string;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  allowHosts: readonly string[];
+  /** Bytes of the body kept; the rest is discarded and `truncated` set. */
+  maxBytes: number;
+  /** GET only: redirects followed, each target checked again (default 0). */
+  maxRedirects?: number;
+}
+
+export interface OutgoingFetchResponse {
+  status: number;
+  /** The URL that answered (after redirects). */
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  truncated: boolean;
+}
+
+/** One request under the rules above; resolves with any HTTP status, rejects with OutgoingHttpError. */
+export async function requestOutgoing(req: OutgoingFetch): Promise<OutgoingFetchResponse> {
+  let url = req.url;
+  for (let redirects = 0; ; redirects++) {
+    const response = await requestOnce({ ...req, url });
+    const location = response.headers.location;
+    if (req.method !== "GET" || response.status < 300 || response.status >= 400 || !location || redirects >= (req.maxRedirects ?? 0)) return response;
+    url = new URL(location, url).toString();
+  }
+}
+
+function requestOnce(req: OutgoingFetch): Promise<OutgoingFetchResponse> {
   const url = new URL(req.url);
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
   const allowed = req.allowHosts.includes(hostname);
@@ -82,23 +128,30 @@ export function postOutgoing(req: OutgoingRequest): Promise<OutgoingResponse> {
       return;
     }
     const client = url.protocol === "https:" ? https : http;
+    const headers: Record<string, string | number> = { ...req.headers, "User-Agent": "Parley/1.0" };
+    if (req.body !== undefined) headers["Content-Length"] = Buffer.byteLength(req.body);
     const request = client.request(
       url,
-      {
-        method: "POST",
-        headers: { ...req.headers, "Content-Type": req.contentType, "Content-Length": Buffer.byteLength(req.body), "User-Agent": "Parley/1.0" },
-        lookup: checkedLookup as never,
-        timeout: req.timeoutMs,
-        agent: false,
-      },
+      { method: req.method, headers, lookup: checkedLookup as never, timeout: req.timeoutMs, agent: false },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;
+        let truncated = false;
+        const finish = () =>
+          resolve({ status: response.statusCode ?? 0, url: url.toString(), headers: response.headers, body: Buffer.concat(chunks), truncated });
         response.on("data", (chunk: Buffer) => {
+          if (size + chunk.length > req.maxBytes) {
+            chunks.push(chunk.subarray(0, req.maxBytes - size));
+            size = req.maxBytes;
+            truncated = true;
+            response.destroy();
+            finish();
+            return;
+          }
           size += chunk.length;
-          if (size <= MAX_RESPONSE_BYTES) chunks.push(chunk);
+          chunks.push(chunk);
         });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("end", finish);
         response.on("error", (error) => reject(new OutgoingHttpError("connection", error.message)));
       },
     );

@@ -72,6 +72,7 @@ export function renderMarkdown(content: string, refs: ResolvedReferences, option
     streamWildcard: false,
     topicWildcard: false,
     hasImage: false,
+    linksForPreview: [],
   };
   engine ??= buildEngine();
   const html = engine.render(content.replaceAll("\r\n", "\n"), env as unknown as Record<string, unknown>).replace(/\n+$/, "");
@@ -88,5 +89,6 @@ export function renderMarkdown(content: string, refs: ResolvedReferences, option
     hasAttachment: uploads.length > 0,
     isMeMessage: isMeMessage(content, html),
     linkedUploadPaths: uploads,
+    linksForPreview: env.linksForPreview,
   };
 }

@@ -1,6 +1,6 @@
 import type { MarkdownIt, StateCore, Token } from "markdown-it";
-import { escapeAttr } from "./escape.js";
-import { type RenderEnv, renderEnv } from "./types.js";
+import { escapeAttr, escapeText } from "./escape.js";
+import { type RenderEnv, renderEnv, type UrlEmbed } from "./types.js";
 import { uploadPathId, urlPathLower } from "./urls.js";
 
 /**
@@ -11,6 +11,8 @@ import { uploadPathId, urlPathLower } from "./urls.js";
  */
 const IMAGE_EXTENSIONS = [".bmp", ".gif", ".jpe", ".jpeg", ".jpg", ".png", ".webp"];
 const VIDEO_EXTENSIONS = [".mp4", ".webm"];
+/** What Python's mimetypes.guess_type calls audio/* (Zulip's audio players). */
+const AUDIO_EXTENSIONS = [".aac", ".flac", ".m4a", ".mp3", ".oga", ".ogg", ".opus", ".wav", ".weba"];
 const PREVIEW_LIMIT = 24;
 
 interface FoundLink {
@@ -21,11 +23,41 @@ interface FoundLink {
   alone: boolean;
 }
 
-function mediaKind(href: string): "image" | "video" | null {
+type PreviewKind = "image" | "video" | "youtube";
+
+function mediaKind(href: string): PreviewKind | null {
   const path = urlPathLower(href);
   if (IMAGE_EXTENSIONS.some((ext) => path.endsWith(ext))) return "image";
   if (VIDEO_EXTENSIONS.some((ext) => path.endsWith(ext))) return "video";
+  if (youtubeId(href) !== null) return "youtube";
   return null;
+}
+
+const YOUTUBE_HOSTS = new Set(["m.youtube.com", "www.youtube.com", "www.youtube-nocookie.com", "youtube.com", "youtube-nocookie.com"]);
+
+/** The video id of a YouTube link (Zulip's youtube_id), or null. */
+export function youtubeId(href: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(href);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+  let id: string | null = null;
+  if (YOUTUBE_HOSTS.has(url.hostname)) {
+    if ((url.pathname === "/watch" || url.pathname === "/watch_popup") && url.searchParams.has("v")) id = url.searchParams.get("v");
+    else if (url.pathname === "/watch_videos" && url.searchParams.has("video_ids")) id = url.searchParams.get("video_ids")!.split(",")[0];
+    else if (/^\/(embed|shorts|v)\//.test(url.pathname)) id = url.pathname.split("/")[2] ?? null;
+  } else if (url.hostname === "youtu.be") {
+    id = url.pathname.slice(1);
+  }
+  return id !== null && /^[0-9A-Za-z_-]+$/.test(id) ? id : null;
+}
+
+export function isAudioUrl(href: string): boolean {
+  const path = urlPathLower(href);
+  return AUDIO_EXTENSIONS.some((ext) => path.endsWith(ext));
 }
 
 function linksOf(children: Token[]): { href: string; text: string; bare: boolean }[] {
@@ -40,9 +72,15 @@ function linksOf(children: Token[]): { href: string; text: string; bare: boolean
   return links;
 }
 
-function previewHtml(env: RenderEnv, link: FoundLink, kind: "image" | "video"): string {
+function previewHtml(env: RenderEnv, link: FoundLink, kind: PreviewKind): string {
+  if (kind === "youtube") {
+    // Zulip's handle_youtube_url_inlining: the thumbnail, through the media proxy.
+    const id = youtubeId(link.href)!;
+    const thumbnail = proxied(env, `https://i.ytimg.com/vi/${id}/default.jpg`);
+    return `<div class="youtube-video message_inline_image"><a data-id="${escapeAttr(id)}" href="${escapeAttr(link.href)}"><img src="${escapeAttr(thumbnail)}"></a></div>`;
+  }
   const isUpload = uploadPathId(link.href, env.options.realmUrl) !== null;
-  const src = isUpload || !env.options.mediaProxy ? link.href : env.options.mediaProxy(link.href);
+  const src = isUpload ? link.href : proxied(env, link.href);
   const title = link.title ? ` title="${escapeAttr(link.title)}"` : "";
   const a = `<a href="${escapeAttr(link.href)}"${title}>`;
   if (kind === "video") {
@@ -73,15 +111,26 @@ function previewsRule(state: StateCore): void {
 
   const done = new Set<string>();
   const inserts = new Map<number, { html: string[]; remove: boolean }>();
+  const embeds: string[] = [];
   for (const link of found) {
-    const kind = mediaKind(link.href);
-    if (!kind || done.has(link.href)) continue;
+    if (done.has(link.href)) continue;
     done.add(link.href);
-    if (kind === "image") env.hasImage = true;
+    const kind = mediaKind(link.href);
+    if (kind !== "image" && kind !== "video") websitePreview(env, state, link, kind === "youtube", embeds);
+    if (!kind) continue;
+    if (kind === "image" || kind === "youtube") env.hasImage = true;
     const entry = inserts.get(link.paragraph) ?? { html: [], remove: false };
     entry.html.push(previewHtml(env, link, kind));
-    entry.remove ||= link.alone;
+    // A YouTube link stays: only the thumbnail is added.
+    entry.remove ||= link.alone && kind !== "youtube";
     inserts.set(link.paragraph, entry);
+  }
+  // Website previews go at the end of the message (Zulip's add_embed appends to the root).
+  if (embeds.length > 0) {
+    const html = new state.Token("zulip_html", "", 0);
+    html.content = embeds.join("");
+    html.block = true;
+    tokens.push(html);
   }
   // Apply from the end so earlier indexes stay valid.
   for (const [paragraph, entry] of [...inserts].sort(([a], [b]) => b - a)) {
@@ -95,6 +144,102 @@ function previewsRule(state: StateCore): void {
   }
 }
 
+/**
+ * The website preview of an external link (Zulip's url_embed_data part of
+ * InlineInterestingLinkProcessor): links not looked at yet are reported for the preview job; a
+ * YouTube or oEmbed-video link shown by its bare URL gets the video's title as its text.
+ */
+function websitePreview(env: RenderEnv, state: StateCore, link: FoundLink, isYoutube: boolean, embeds: string[]): void {
+  if (!isExternalHttp(link.href, env.options.realmUrl)) return;
+  const known = env.options.urlEmbeds;
+  if (!known?.has(link.href)) {
+    env.linksForPreview.push(link.href);
+    return;
+  }
+  const embed = known.get(link.href);
+  if (!embed) return;
+  if (isYoutube) {
+    if (embed.title) retitleBareLink(state, link, `YouTube - ${embed.title}`);
+    return;
+  }
+  const html = embedHtml(env, link.href, embed);
+  if (html) embeds.push(html);
+  if (embed.type === "video" && embed.title && /^https?:\/\/(www\.)?vimeo\.com\//.test(link.href)) retitleBareLink(state, link, `Vimeo - ${embed.title}`);
+}
+
+function isExternalHttp(href: string, realmUrl: string | undefined): boolean {
+  try {
+    const url = new URL(href);
+    return (url.protocol === "http:" || url.protocol === "https:") && (!realmUrl || url.host !== new URL(realmUrl).host);
+  } catch {
+    return false;
+  }
+}
+
+/** Zulip's add_embed / add_oembed_data: nothing without an image. */
+function embedHtml(env: RenderEnv, href: string, embed: UrlEmbed): string | null {
+  if (!embed.image) return null;
+  const image = proxied(env, embed.image);
+  const title = embed.title ? ` title="${escapeAttr(embed.title)}"` : "";
+  if (embed.type === "photo") {
+    return `<div class="message_inline_image"><a href="${escapeAttr(href)}"${title}><img src="${escapeAttr(image)}"></a></div>`;
+  }
+  if (embed.type === "video") {
+    const dataId = embed.html ? ` data-id="${escapeAttr(embed.html)}"` : "";
+    return `<div class="embed-video message_inline_image"><a href="${escapeAttr(href)}"${title}${dataId}><img src="${escapeAttr(image)}"></a></div>`;
+  }
+  const style = `background-image: url("${image.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\a ")}")`;
+  const parts = [`<div class="message_embed"><a class="message_embed_image" href="${escapeAttr(href)}" style="${escapeAttr(style)}"></a><div class="data-container">`];
+  if (embed.title) parts.push(`<div class="message_embed_title"><a href="${escapeAttr(href)}" title="${escapeAttr(embed.title)}">${escapeText(embed.title)}</a></div>`);
+  if (embed.description) parts.push(`<div class="message_embed_description">${escapeText(embed.description)}</div>`);
+  parts.push("</div></div>");
+  return parts.join("");
+}
+
+/** The first link to `link.href` that shows its own URL gets `title` as its text instead. */
+function retitleBareLink(state: StateCore, link: FoundLink, title: string): void {
+  const children = state.tokens[link.paragraph + 1]?.children ?? [];
+  for (let i = 0; i + 2 < children.length; i++) {
+    const open = children[i];
+    if (open.type !== "link_open" || open.attrGet("href") !== link.href) continue;
+    const text = children[i + 1];
+    if (text.type === "text" && text.content === link.href && children[i + 2].type === "link_close") text.content = title;
+    return;
+  }
+}
+
+function proxied(env: RenderEnv, url: string): string {
+  return env.options.mediaProxy ? env.options.mediaProxy(url) : url;
+}
+
+/**
+ * `![title](url)` of an audio file becomes Zulip's audio player (Zulip 11's inline audio; the
+ * `!` is otherwise plain text before a link, as in Zulip 10).
+ */
+function audioRule(state: StateCore): void {
+  const env = renderEnv(state);
+  for (const block of state.tokens) {
+    const children = block.type === "inline" ? block.children : null;
+    if (!children) continue;
+    for (let i = 1; i < children.length; i++) {
+      const before = children[i - 1];
+      const open = children[i];
+      if (open.type !== "link_open" || open.markup === "linkify" || before.type !== "text" || !before.content.endsWith("!")) continue;
+      const href = String(open.attrGet("href") ?? "");
+      if (!isAudioUrl(href)) continue;
+      let close = i + 1;
+      while (children[close].type !== "link_close") close++;
+      const title = children.slice(i + 1, close).map((t) => t.content).join("");
+      const src = uploadPathId(href, env.options.realmUrl) !== null ? href : proxied(env, href);
+      const player = new state.Token("zulip_html", "", 0);
+      player.content = `<audio controls preload="metadata" src="${escapeAttr(src)}" title="${escapeAttr(title)}"></audio>`;
+      children.splice(i, close - i + 1, player);
+      before.content = before.content.slice(0, -1);
+    }
+  }
+}
+
 export function previewsPlugin(md: MarkdownIt): void {
+  md.core.ruler.push("zulip_audio", audioRule);
   md.core.ruler.push("zulip_previews", previewsRule);
 }

@@ -25,6 +25,22 @@ export interface RenderOptions {
   translateEmoticons?: boolean;
   /** Rewrites an external image or video URL for display (a camo proxy); default: unchanged. */
   mediaProxy?: (url: string) => string;
+  /**
+   * What the URL-preview job found for the message's links (Zulip's url_embed_data): a link with
+   * an entry is previewed (null: looked at, nothing to show); without this map no link is.
+   */
+  urlEmbeds?: ReadonlyMap<string, UrlEmbed | null>;
+}
+
+/** A web page's preview (Zulip's UrlEmbedData / UrlOEmbedData). */
+export interface UrlEmbed {
+  /** "video" and "photo" come from oEmbed; anything else is an Open Graph / generic page. */
+  type: "video" | "photo" | "page";
+  title: string | null;
+  description: string | null;
+  image: string | null;
+  /** oEmbed videos: the player's HTML, which clients load on demand (data-id). */
+  html: string | null;
 }
 
 export interface RenderResult {
@@ -38,6 +54,8 @@ export interface RenderResult {
   isMeMessage: boolean;
   /** Upload path ids ("2/ab/cdef/file.png") linked from the message, for claiming attachments. */
   linkedUploadPaths: string[];
+  /** External links that could get a website preview and have no `urlEmbeds` entry yet. */
+  linksForPreview: string[];
 }
 
 export interface References {
@@ -57,6 +75,7 @@ export interface RenderEnv {
   streamWildcard: boolean;
   topicWildcard: boolean;
   hasImage: boolean;
+  linksForPreview: string[];
   /** Set while the inline content being parsed sits inside a quote (mentions there are silent). */
   inQuote?: boolean;
 }
