@@ -10,7 +10,7 @@ import type { JobRunner } from "../../src/jobs/runner.js";
 import { seedTestRealm, type TestUserName } from "./seed.js";
 import { freshDatabase } from "./testDb.js";
 import { validateResponse } from "./openapi.js";
-import { clientDialectOf } from "../../src/lib/clientDialect.js";
+import { clientDialectOf, jsonInDialect } from "../../src/lib/clientDialect.js";
 
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
 
@@ -120,7 +120,11 @@ export class TestServer {
     }
     const response = { status: res.status, headers: res.headers, body: parsed };
     if (!options.skipOpenApi && path.startsWith("/api/v1/") && method !== "HEAD") {
-      validateResponse(method, url.pathname, response.status, parsed, clientDialectOf(Object.entries(headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1]));
+      const dialect = clientDialectOf(Object.entries(headers).find(([name]) => name.toLowerCase() === "user-agent")?.[1]);
+      validateResponse(method, url.pathname, response.status, parsed, dialect);
+      // What a Zulip client would have received differs only by lib/clientDialect.ts's
+      // translation: every response of the suite is also checked against Zulip's strict enums.
+      if (dialect === "spec" && typeof parsed === "object" && parsed !== null) validateResponse(method, url.pathname, response.status, JSON.parse(jsonInDialect(text, "zulip")), "zulip");
     }
     return response;
   }
