@@ -84,7 +84,7 @@ export async function checkMessage(tx: Tx, sender: User, realm: Realm, req: Pick
 }
 
 /** Zulip's normalize_body: trailing whitespace and leading newlines dropped; over-long text truncated. */
-function normalizeContent(raw: string): string {
+export function normalizeContent(raw: string): string {
   const body = raw.trimEnd().replace(/^\n+/, "");
   if (body.length === 0) throw badRequest("Message must not be empty");
   return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");

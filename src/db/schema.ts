@@ -309,6 +309,22 @@ export interface MissedMessageEmailsTable {
   scheduled_at: number;
 }
 
+export interface SavedSnippetsTable {
+  id: Id;
+  realm_id: number;
+  user_id: number;
+  title: string;
+  content: string;
+  date_created: number;
+}
+
+export interface BotStorageTable {
+  id: Id;
+  bot_id: number;
+  key: string;
+  value: string;
+}
+
 export interface ChannelDailyMessagesTable {
   recipient_id: number;
   /** UNIX day (date_sent / 86400). */
@@ -409,6 +425,8 @@ export interface Database {
   push_devices: PushDevicesTable;
   missed_message_emails: MissedMessageEmailsTable;
   channel_daily_messages: ChannelDailyMessagesTable;
+  saved_snippets: SavedSnippetsTable;
+  bot_storage: BotStorageTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   sessions: SessionsTable;

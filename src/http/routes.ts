@@ -5,6 +5,8 @@ import * as messageFlags from "../routes/messageFlags.js";
 import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
+import * as botStorage from "../routes/botStorage.js";
+import * as drafts from "../routes/drafts.js";
 import * as messageReports from "../routes/messageReports.js";
 import * as reactions from "../routes/reactions.js";
 import * as submessages from "../routes/submessages.js";
@@ -110,6 +112,18 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
   { method: "POST", path: "/submessage", endpoint: submessages.addSubmessage },
   { method: "POST", path: "/messages/:message_id/report", endpoint: messageReports.reportMessage },
+  // drafts, saved snippets, bot storage
+  { method: "GET", path: "/drafts", endpoint: drafts.listDrafts },
+  { method: "POST", path: "/drafts", endpoint: drafts.createDrafts },
+  { method: "PATCH", path: "/drafts/:draft_id", endpoint: drafts.editDraft },
+  { method: "DELETE", path: "/drafts/:draft_id", endpoint: drafts.deleteDraft },
+  { method: "GET", path: "/saved_snippets", endpoint: drafts.listSavedSnippets },
+  { method: "POST", path: "/saved_snippets", endpoint: drafts.createSavedSnippet },
+  { method: "PATCH", path: "/saved_snippets/:saved_snippet_id", endpoint: drafts.editSavedSnippet },
+  { method: "DELETE", path: "/saved_snippets/:saved_snippet_id", endpoint: drafts.deleteSavedSnippet },
+  { method: "GET", path: "/bot_storage", endpoint: botStorage.getStorage },
+  { method: "PUT", path: "/bot_storage", endpoint: botStorage.putStorage },
+  { method: "DELETE", path: "/bot_storage", endpoint: botStorage.removeStorage },
   { method: "GET", path: "/realm/emoji", endpoint: realmEmoji.listEmoji },
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },

@@ -23,10 +23,6 @@ export const initialStateStore = {
     return rows.map((r) => ({ id: r.muted_user_id, timestamp: r.date_muted }));
   },
 
-  async drafts(q: Executor, userId: number) {
-    return q.selectFrom("drafts").selectAll().where("user_id", "=", userId).orderBy("last_edit_time").execute();
-  },
-
   async defaultStreamIds(q: Executor, realmId: number): Promise<number[]> {
     return (await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realmId).orderBy("stream_id").execute()).map((r) => r.stream_id);
   },

@@ -292,6 +292,21 @@ describe("state consistency: attachments (GET /attachments, which POST /register
   });
 });
 
+describe("state consistency: drafts and saved snippets", () => {
+  it("drafts (add, update, remove) and saved_snippets (add, update, remove)", async () => {
+    const denmark = await streamId("Denmark");
+    await expectConsistent(async () => {
+      const { ids } = await post("hamlet", "/drafts", { drafts: JSON.stringify([{ type: "stream", to: [denmark], topic: "t", content: "one", timestamp: 1_700_000_000 }, { type: "", to: [], topic: "", content: "two", timestamp: 1_700_000_050 }]) });
+      await patch("hamlet", `/drafts/${ids[0]}`, { draft: JSON.stringify({ type: "stream", to: [denmark], topic: "t", content: "one, later", timestamp: 1_700_000_100 }) });
+      await del("hamlet", `/drafts/${ids[1]}`);
+      const snippet = (await post("hamlet", "/saved_snippets", { title: "Hi", content: "Hello there" })).saved_snippet_id;
+      await post("hamlet", "/saved_snippets", { title: "Bye", content: "Goodbye" });
+      await patch("hamlet", `/saved_snippets/${snippet}`, { title: "Hello" });
+      await del("hamlet", `/saved_snippets/${snippet}`);
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

@@ -42,11 +42,14 @@ interface Spec {
  */
 export type ValidationDialect = "zulip" | "spec";
 const specs = new Map<ValidationDialect, Spec>();
+let parsedDocument: Schema | undefined;
 
 function loadSpec(dialect: ValidationDialect): Spec {
   const loaded = specs.get(dialect);
   if (loaded) return loaded;
-  const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  // The file is parsed once; each dialect overrides its own copy.
+  parsedDocument ??= parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  const document = structuredClone(parsedDocument);
   applySeedSpecOverrides(document, dialect);
   const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
   const operations: Operation[] = [];

@@ -117,6 +117,10 @@ export class ClientState {
         return;
       case "scheduled_messages":
         return this.applyScheduledMessages(event);
+      case "drafts":
+        return this.applyDrafts(event);
+      case "saved_snippets":
+        return this.applySavedSnippets(event);
       default:
         throw new Error(`stateReducer: no rule for event type ${event.type}`);
     }
@@ -523,6 +527,24 @@ export class ClientState {
     } else {
       throw new Error("stateReducer: legacy presence events are not reduced (register with simplified_presence_events)");
     }
+  }
+
+  /** Zulip's web app keeps drafts ordered by their edit time. */
+  private applyDrafts(event: Event): void {
+    const s = this.state;
+    if (!s.drafts) return;
+    if (event.op === "add") s.drafts.push(...structuredClone(event.drafts));
+    else if (event.op === "update") s.drafts = s.drafts.map((d: any) => (d.id === event.draft.id ? structuredClone(event.draft) : d));
+    else if (event.op === "remove") s.drafts = s.drafts.filter((d: any) => d.id !== event.draft_id);
+    s.drafts.sort((a: any, b: any) => a.timestamp - b.timestamp || a.id - b.id);
+  }
+
+  private applySavedSnippets(event: Event): void {
+    const s = this.state;
+    if (!s.saved_snippets) return;
+    if (event.op === "add") s.saved_snippets.push(structuredClone(event.saved_snippet));
+    else if (event.op === "update") s.saved_snippets = s.saved_snippets.map((x: any) => (x.id === event.saved_snippet.id ? structuredClone(event.saved_snippet) : x));
+    else if (event.op === "remove") s.saved_snippets = s.saved_snippets.filter((x: any) => x.id !== event.saved_snippet_id);
   }
 
   private applyScheduledMessages(event: Event): void {

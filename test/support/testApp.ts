@@ -138,6 +138,9 @@ export class TestServer {
   patch(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
     return this.request("PATCH", who, path, params, options);
   }
+  put(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
+    return this.request("PUT", who, path, params, options);
+  }
   delete(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
     return this.request("DELETE", who, path, params, options);
   }

@@ -1,3 +1,7 @@
+import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
+import { userSettings } from "../../models/userSettings.js";
+import { draftStore } from "../../store/drafts.js";
+import { savedSnippetStore } from "../../store/savedSnippets.js";
 import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
 import { customProfileFieldDict } from "../../actions/customProfileFields.js";
 import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
@@ -132,19 +136,13 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "realm_filters")) state.realm_filters = [];
   if (wants(req, "realm_playgrounds")) state.realm_playgrounds = [];
   if (wants(req, "realm_domains")) state.realm_domains = [];
-  if (wants(req, "saved_snippets")) state.saved_snippets = [];
+  if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) state.onboarding_steps = [];
   if (wants(req, "alert_words")) state.alert_words = await initialStateStore.alertWords(q, user.id);
   if (wants(req, "muted_users")) state.muted_users = await initialStateStore.mutedUsers(q, user.id);
   if (wants(req, "drafts")) {
-    state.drafts = (await initialStateStore.drafts(q, user.id)).map((d) => ({
-      id: d.id,
-      type: d.type,
-      to: JSON.parse(d.to) as number[],
-      topic: d.topic,
-      content: d.content,
-      timestamp: d.last_edit_time,
-    }));
+    // Zulip sends drafts only to users who synchronize them.
+    state.drafts = userSettings(user).enable_drafts_synchronization ? (await draftStore.listForUser(q, user.id)).map(draftPayload) : [];
   }
   if (wants(req, "scheduled_messages")) state.scheduled_messages = await listScheduledMessages(q, user);
   if (wants(req, "user_topic")) state.user_topics = await req.reads.userTopics();
