@@ -1,3 +1,4 @@
+import { mutedUserStore } from "../store/mutedUsers.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
@@ -335,13 +336,15 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   await messageSearchStore.index(tx.q, messages);
   const widgets = await insertWidgetSubmessages(tx, sender.id, outgoing.map(({ content }, i) => ({ message: messages[i], content })));
   await queueUrlPreviews(tx, realm, sender, outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })));
+  // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
+  const mutedBy = await mutedUserStore.mutersOf(tx.q, sender.id);
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];
     await doLinkAttachments(tx, message.id, rendered.attachments);
     if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
     else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
-    rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options));
+    rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options, mutedBy));
   }
   await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
   const triggers = await notificationTriggers(
@@ -393,6 +396,7 @@ async function receiverRows(
   destination: Destination,
   rendered: RenderedMessage,
   options: SendOptions,
+  mutedBy: ReadonlySet<number>,
 ): Promise<Array<{ user_id: number; message_id: number; flags: number }>> {
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =
@@ -403,6 +407,7 @@ async function receiverRows(
     let flags = destination.kind === "direct" ? MessageFlag.IS_PRIVATE : 0;
     if (userId === sender.id && options.readBySender) flags |= MessageFlag.READ;
     if (options.alsoReadBy === "all" || options.alsoReadBy?.has(userId)) flags |= MessageFlag.READ;
+    if (mutedBy.has(userId)) flags |= MessageFlag.READ;
     if (rendered.mentionedUserIds.has(userId)) flags |= MessageFlag.MENTIONED;
     if (rendered.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
     if (rendered.wildcard === "topic" && topicParticipants.has(userId)) flags |= MessageFlag.TOPIC_WILDCARD_MENTIONED;

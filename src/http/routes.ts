@@ -8,7 +8,9 @@ import * as messages from "../routes/messages.js";
 import * as botStorage from "../routes/botStorage.js";
 import * as drafts from "../routes/drafts.js";
 import * as messageReports from "../routes/messageReports.js";
+import * as mutedUsers from "../routes/mutedUsers.js";
 import * as reactions from "../routes/reactions.js";
+import * as readReceipts from "../routes/readReceipts.js";
 import * as submessages from "../routes/submessages.js";
 import * as register from "../routes/register.js";
 import * as scheduledMessages from "../routes/scheduledMessages.js";
@@ -112,6 +114,9 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
   { method: "POST", path: "/submessage", endpoint: submessages.addSubmessage },
   { method: "POST", path: "/messages/:message_id/report", endpoint: messageReports.reportMessage },
+  { method: "GET", path: "/messages/:message_id/read_receipts", endpoint: readReceipts.getReadReceipts },
+  { method: "POST", path: "/users/me/muted_users/:muted_user_id", endpoint: mutedUsers.muteUser },
+  { method: "DELETE", path: "/users/me/muted_users/:muted_user_id", endpoint: mutedUsers.unmuteUser },
   // drafts, saved snippets, bot storage
   { method: "GET", path: "/drafts", endpoint: drafts.listDrafts },
   { method: "POST", path: "/drafts", endpoint: drafts.createDrafts },

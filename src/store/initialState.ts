@@ -18,11 +18,6 @@ export const initialStateStore = {
     return (await q.selectFrom("alert_words").select("word").where("user_id", "=", userId).orderBy("id").execute()).map((r) => r.word);
   },
 
-  async mutedUsers(q: Executor, userId: number): Promise<Array<{ id: number; timestamp: number }>> {
-    const rows = await q.selectFrom("muted_users").select(["muted_user_id", "date_muted"]).where("user_id", "=", userId).orderBy("muted_user_id").execute();
-    return rows.map((r) => ({ id: r.muted_user_id, timestamp: r.date_muted }));
-  },
-
   async defaultStreamIds(q: Executor, realmId: number): Promise<number[]> {
     return (await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realmId).orderBy("stream_id").execute()).map((r) => r.stream_id);
   },

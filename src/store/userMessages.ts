@@ -48,17 +48,25 @@ export const userMessageFlagStore = {
   },
 
   /** The user's unread message ids in id order: all, or of one channel, or of one topic of it. */
-  async unreadIds(q: Executor, userId: number, opts: { recipientId?: number; topic?: string; limit?: number } = {}): Promise<number[]> {
+  async unreadIds(q: Executor, userId: number, opts: { recipientId?: number; topic?: string; senderId?: number; limit?: number } = {}): Promise<number[]> {
+    const unread = sql<boolean>`(um.flags & ${sql.lit(MessageFlag.READ)}) = 0`;
+    if (opts.recipientId === undefined && opts.senderId === undefined) {
+      let query = q.selectFrom("user_messages as um").select("um.message_id").where("um.user_id", "=", userId).where(unread).orderBy("um.message_id");
+      if (opts.limit !== undefined) query = query.limit(opts.limit);
+      return (await query.execute()).map((r) => r.message_id);
+    }
     let query = q
       .selectFrom("user_messages as um")
+      .innerJoin("messages as m", "m.id", "um.message_id")
       .select("um.message_id")
       .where("um.user_id", "=", userId)
-      .where(sql<boolean>`(um.flags & ${sql.lit(MessageFlag.READ)}) = 0`)
+      .where(unread)
       .orderBy("um.message_id");
     if (opts.recipientId !== undefined) {
-      query = query.innerJoin("messages as m", "m.id", "um.message_id").where("m.recipient_id", "=", opts.recipientId);
+      query = query.where("m.recipient_id", "=", opts.recipientId);
       if (opts.topic !== undefined) query = query.where(sql<boolean>`lower(m.subject) = lower(${opts.topic})`);
     }
+    if (opts.senderId !== undefined) query = query.where("m.sender_id", "=", opts.senderId);
     if (opts.limit !== undefined) query = query.limit(opts.limit);
     return (await query.execute()).map((r) => r.message_id);
   },

@@ -307,6 +307,18 @@ describe("state consistency: drafts and saved snippets", () => {
   });
 });
 
+describe("state consistency: muted users", () => {
+  it("muted_users and the read flags muting sets", async () => {
+    const othello = await userId("othello");
+    await send("othello", "Denmark", "muting", "unread until muted");
+    await expectConsistent(async () => {
+      await post("hamlet", `/users/me/muted_users/${othello}`);
+      await send("othello", "Denmark", "muting", "arrives read for hamlet");
+      await del("hamlet", `/users/me/muted_users/${othello}`);
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

@@ -1,7 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Dialect } from "../dialect.js";
 
-/** Saved snippets (Zulip's SavedSnippet) and the key-value storage bots keep state in (BotStorageData). */
+/**
+ * Saved snippets (Zulip's SavedSnippet), the key-value storage bots keep state in
+ * (BotStorageData), and an index for who muted a message's sender (read at every send).
+ */
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
   await d
     .addIdColumn(db.schema.createTable("saved_snippets"))
@@ -20,4 +23,5 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn("value", "text", (c) => c.notNull())
     .execute();
   await db.schema.createIndex("bot_storage_bot_key").on("bot_storage").columns(["bot_id", "key"]).unique().execute();
+  await db.schema.createIndex("muted_users_muted_user").on("muted_users").column("muted_user_id").execute();
 }

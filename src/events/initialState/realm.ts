@@ -1,6 +1,7 @@
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
 import { userSettings } from "../../models/userSettings.js";
 import { draftStore } from "../../store/drafts.js";
+import { mutedUserStore } from "../../store/mutedUsers.js";
 import { savedSnippetStore } from "../../store/savedSnippets.js";
 import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
 import { customProfileFieldDict } from "../../actions/customProfileFields.js";
@@ -139,7 +140,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) state.onboarding_steps = [];
   if (wants(req, "alert_words")) state.alert_words = await initialStateStore.alertWords(q, user.id);
-  if (wants(req, "muted_users")) state.muted_users = await initialStateStore.mutedUsers(q, user.id);
+  if (wants(req, "muted_users")) state.muted_users = await mutedUserStore.list(q, user.id);
   if (wants(req, "drafts")) {
     // Zulip sends drafts only to users who synchronize them.
     state.drafts = userSettings(user).enable_drafts_synchronization ? (await draftStore.listForUser(q, user.id)).map(draftPayload) : [];
