@@ -1,3 +1,5 @@
+import { usersWithAlertWords } from "../lib/alertWords.js";
+import { alertWordStore } from "../store/alertWords.js";
 import { mutedUserStore } from "../store/mutedUsers.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
@@ -28,6 +30,7 @@ import { queuePushNotifications } from "./pushNotifications.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
 export const MAX_MESSAGE_LENGTH = 10000;
+const NO_USERS: ReadonlySet<number> = new Set();
 export const MAX_TOPIC_LENGTH = 60;
 const WILDCARD_MENTION_THRESHOLD = 15;
 
@@ -338,13 +341,15 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   await queueUrlPreviews(tx, realm, sender, outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })));
   // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
   const mutedBy = await mutedUserStore.mutersOf(tx.q, sender.id);
+  const alertWords = await alertWordStore.inRealm(tx.q, realm.id);
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];
     await doLinkAttachments(tx, message.id, rendered.attachments);
     if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
     else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
-    rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options, mutedBy));
+    const alerted = alertWords.length > 0 ? usersWithAlertWords(message.content, alertWords) : NO_USERS;
+    rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options, { mutedBy, alerted }));
   }
   await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
   const triggers = await notificationTriggers(
@@ -396,7 +401,7 @@ async function receiverRows(
   destination: Destination,
   rendered: RenderedMessage,
   options: SendOptions,
-  mutedBy: ReadonlySet<number>,
+  users: { mutedBy: ReadonlySet<number>; alerted: ReadonlySet<number> },
 ): Promise<Array<{ user_id: number; message_id: number; flags: number }>> {
   const receiverIds = destination.kind === "channel" ? destination.receivers.map((r) => r.user_id) : destination.participantIds;
   const topicParticipants =
@@ -407,7 +412,8 @@ async function receiverRows(
     let flags = destination.kind === "direct" ? MessageFlag.IS_PRIVATE : 0;
     if (userId === sender.id && options.readBySender) flags |= MessageFlag.READ;
     if (options.alsoReadBy === "all" || options.alsoReadBy?.has(userId)) flags |= MessageFlag.READ;
-    if (mutedBy.has(userId)) flags |= MessageFlag.READ;
+    if (users.mutedBy.has(userId)) flags |= MessageFlag.READ;
+    if (users.alerted.has(userId)) flags |= MessageFlag.HAS_ALERT_WORD;
     if (rendered.mentionedUserIds.has(userId)) flags |= MessageFlag.MENTIONED;
     if (rendered.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
     if (rendered.wildcard === "topic" && topicParticipants.has(userId)) flags |= MessageFlag.TOPIC_WILDCARD_MENTIONED;

@@ -5,6 +5,7 @@ import * as messageFlags from "../routes/messageFlags.js";
 import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
 import * as messages from "../routes/messages.js";
+import * as alertWords from "../routes/alertWords.js";
 import * as botStorage from "../routes/botStorage.js";
 import * as drafts from "../routes/drafts.js";
 import * as messageReports from "../routes/messageReports.js";
@@ -115,6 +116,9 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/submessage", endpoint: submessages.addSubmessage },
   { method: "POST", path: "/messages/:message_id/report", endpoint: messageReports.reportMessage },
   { method: "GET", path: "/messages/:message_id/read_receipts", endpoint: readReceipts.getReadReceipts },
+  { method: "GET", path: "/users/me/alert_words", endpoint: alertWords.listAlertWords },
+  { method: "POST", path: "/users/me/alert_words", endpoint: alertWords.addAlertWords },
+  { method: "DELETE", path: "/users/me/alert_words", endpoint: alertWords.removeAlertWords },
   { method: "POST", path: "/users/me/muted_users/:muted_user_id", endpoint: mutedUsers.muteUser },
   { method: "DELETE", path: "/users/me/muted_users/:muted_user_id", endpoint: mutedUsers.unmuteUser },
   // drafts, saved snippets, bot storage

@@ -14,10 +14,6 @@ export const initialStateStore = {
       .execute();
   },
 
-  async alertWords(q: Executor, userId: number): Promise<string[]> {
-    return (await q.selectFrom("alert_words").select("word").where("user_id", "=", userId).orderBy("id").execute()).map((r) => r.word);
-  },
-
   async defaultStreamIds(q: Executor, realmId: number): Promise<number[]> {
     return (await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realmId).orderBy("stream_id").execute()).map((r) => r.stream_id);
   },

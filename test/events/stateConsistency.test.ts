@@ -319,6 +319,15 @@ describe("state consistency: muted users", () => {
   });
 });
 
+describe("state consistency: alert words", () => {
+  it("alert_words", async () => {
+    await expectConsistent(async () => {
+      await post("hamlet", "/users/me/alert_words", { alert_words: JSON.stringify(["consistency", "words"]) });
+      await del("hamlet", "/users/me/alert_words", { alert_words: JSON.stringify(["words"]) });
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

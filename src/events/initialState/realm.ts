@@ -1,5 +1,6 @@
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
 import { userSettings } from "../../models/userSettings.js";
+import { alertWordStore } from "../../store/alertWords.js";
 import { draftStore } from "../../store/drafts.js";
 import { mutedUserStore } from "../../store/mutedUsers.js";
 import { savedSnippetStore } from "../../store/savedSnippets.js";
@@ -139,7 +140,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "realm_domains")) state.realm_domains = [];
   if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) state.onboarding_steps = [];
-  if (wants(req, "alert_words")) state.alert_words = await initialStateStore.alertWords(q, user.id);
+  if (wants(req, "alert_words")) state.alert_words = await alertWordStore.list(q, user.id);
   if (wants(req, "muted_users")) state.muted_users = await mutedUserStore.list(q, user.id);
   if (wants(req, "drafts")) {
     // Zulip sends drafts only to users who synchronize them.
