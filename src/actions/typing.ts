@@ -1,9 +1,11 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
+import { accessMessage } from "../lib/messageAccess.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
 import { channelRecipientStore, systemBotStore } from "../store/messages.js";
+import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { normalizeTopic } from "./messageSend.js";
@@ -40,4 +42,30 @@ export async function sendChannelTyping(tx: Tx, sender: User, realm: Realm, stre
   const users = await userStore.listByIds(tx.q, realm.id, receivers.map((r) => r.user_id));
   const notify = users.filter((u) => u.is_active && userSettings(u).receives_typing_notifications).map((u) => u.id);
   tx.sendEventOnCommit({ type: "typing", op, message_type: "stream", sender: person(sender), stream_id: streamId, topic }, notify);
+}
+
+/**
+ * Zulip's check_send_message_edit_typing_notification: "typing_edit_message" to those who would
+ * see the edit (the direct message's participants, or the channel's subscribers), under the
+ * same settings and channel-size limit as typing a new message.
+ */
+export async function sendMessageEditTyping(tx: Tx, sender: User, messageId: number, op: "start" | "stop"): Promise<void> {
+  const { message } = await accessMessage(tx.q, new AccessSubject(sender), messageId);
+  const settings = userSettings(sender);
+  let audience: number[];
+  let recipient: { type: "channel"; channel_id: number; topic: string } | { type: "direct"; user_ids: number[] };
+  if (message.is_channel_message) {
+    if (!settings.send_stream_typing_notifications) throw badRequest("User has disabled typing notifications for stream messages");
+    const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, sender.realm_id, [message.recipient_id]);
+    audience = (await channelRecipientStore.activeSubscribers(tx.q, message.recipient_id)).map((r) => r.user_id);
+    if (audience.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
+    recipient = { type: "channel", channel_id: stream.id, topic: message.subject };
+  } else {
+    if (!settings.send_private_typing_notifications) throw badRequest("User has disabled typing notifications for direct messages");
+    audience = await userMessageStore.userIdsFor(tx.q, message.id);
+    recipient = { type: "direct", user_ids: [...audience].sort((a, b) => a - b) };
+  }
+  const users = await userStore.listByIds(tx.q, sender.realm_id, audience);
+  const notify = users.filter((u) => u.is_active && userSettings(u).receives_typing_notifications).map((u) => u.id);
+  tx.sendEventOnCommit({ type: "typing_edit_message", op, sender_id: sender.id, message_id: message.id, recipient }, notify);
 }

@@ -50,6 +50,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/events", endpoint: events.getEvents },
   { method: "DELETE", path: "/events", endpoint: events.deleteEventQueue },
   { method: "POST", path: "/typing", endpoint: typing.sendTypingNotification },
+  { method: "POST", path: "/messages/:message_id/typing", endpoint: typing.sendMessageEditTypingNotification },
   { method: "POST", path: "/users/me/presence", endpoint: presence.updatePresence },
   { method: "GET", path: "/realm/presence", endpoint: presence.getRealmPresence },
   { method: "GET", path: "/users/:user_id_or_email/presence", endpoint: presence.getUserPresence },

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { transaction } from "../appContext.js";
-import { sendChannelTyping, sendDirectTyping } from "../actions/typing.js";
+import { sendChannelTyping, sendDirectTyping, sendMessageEditTyping } from "../actions/typing.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
-import { p } from "../http/params.js";
+import { p, pathParam } from "../http/params.js";
 
 /** POST /typing (Zulip's send_notification_backend). */
 export const sendTypingNotification = endpoint({
@@ -27,5 +27,15 @@ export const sendTypingNotification = endpoint({
     if (streamId === undefined) throw badRequest("Missing stream_id");
     if (topic === undefined) throw badRequest("Missing topic");
     await transaction(ctx, (tx) => sendChannelTyping(tx, user, realm, streamId, topic, params.op));
+  },
+});
+
+/** POST /messages/{message_id}/typing: typing while editing a message (Zulip 10.0, feature level 351). */
+export const sendMessageEditTypingNotification = endpoint({
+  auth: "user",
+  params: { op: p.enum(["start", "stop"]) },
+  handler: async ({ ctx, user, params, path }) => {
+    const messageId = pathParam.int(path.message_id, "message_id");
+    await transaction(ctx, (tx) => sendMessageEditTyping(tx, user, messageId, params.op));
   },
 });

@@ -59,3 +59,30 @@ describe("POST /typing", () => {
     expectError(await t.post(null, "/api/v1/typing", { op: "start", to: "[12]" }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
   });
 });
+
+describe("POST /messages/{message_id}/typing", () => {
+  const editRegister = async (who: string) => expectSuccess(await t.post(who, "/api/v1/register", { event_types: ["typing_edit_message"] }));
+
+  it("tells a channel message's subscribers that its content is being edited", async () => {
+    const denmark = expectSuccess(await t.get("hamlet", "/api/v1/get_stream_id", { stream: "Denmark" })).stream_id;
+    const id = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "edits", content: "draft" })).id;
+    const [othello, cordelia] = [await editRegister("othello"), await editRegister("cordelia")];
+    expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "start" }));
+    expect(await typingEvents("othello", othello.queue_id)).toEqual([
+      { id: 0, type: "typing_edit_message", op: "start", sender_id: (await t.user("hamlet")).id, message_id: id, recipient: { type: "channel", channel_id: denmark, topic: "edits" } },
+    ]);
+    expect(await typingEvents("cordelia", cordelia.queue_id)).toEqual([]); // not subscribed to Denmark
+  });
+
+  it("tells a direct message's participants, and refuses messages the user cannot read", async () => {
+    const [hamlet, othello] = [await t.user("hamlet"), await t.user("othello")];
+    const id = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "private", to: JSON.stringify([othello.id]), content: "psst" })).id;
+    const queue = await editRegister("othello");
+    expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "stop" }));
+    expect(await typingEvents("othello", queue.queue_id)).toEqual([
+      expect.objectContaining({ type: "typing_edit_message", op: "stop", message_id: id, recipient: { type: "direct", user_ids: [hamlet.id, othello.id].sort((a, b) => a - b) } }),
+    ]);
+    expectError(await t.post("iago", `/api/v1/messages/${id}/typing`, { op: "start" }), 400, "Invalid message(s)");
+    expectError(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "typing" }), 400, "Invalid op");
+  });
+});

@@ -62,6 +62,7 @@ export class ClientState {
     switch (event.type) {
       case "heartbeat":
       case "typing":
+      case "typing_edit_message":
       case "restart":
       case "reaction":
       case "submessage":
