@@ -191,3 +191,20 @@ describe("DELETE /streams/{id}", () => {
     expect(expectSuccess(await t.get("aaron", `/api/v1/streams/${id}`)).stream.is_archived).toBe(false);
   });
 });
+
+describe("a public channel nobody is subscribed to", () => {
+  it("takes messages, and is renamed, described and archived with its notices", async () => {
+    const id = await createChannel("hamlet", "empty public");
+    expectSuccess(await t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: ["empty public"] }));
+    // A message with no recipients is valid; all_public_streams queues still get it.
+    const { result: sent, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages", { type: "stream", to: id, topic: "alone", content: "anyone?" }));
+    const { id: messageId } = expectSuccess(sent);
+    const messageEvents = events.filter((e) => e.event.type === "message");
+    expect(messageEvents.map((e) => [e.users, e.event.flags, (e.event as any).message.id])).toEqual([[[], [], messageId]]);
+    expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${messageId}`)).message.content).toBe("<p>anyone?</p>");
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { new_name: "still empty" }));
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { description: "nobody here" }));
+    expectSuccess(await t.delete("iago", `/api/v1/streams/${id}`));
+    expect(await streamRow(id)).toMatchObject({ name: "still empty", description: "nobody here", is_archived: 1 });
+  });
+});
