@@ -3,6 +3,7 @@ import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
 import type { Attachment } from "../store/attachments.js";
 import { renderLookupStore } from "../store/renderLookups.js";
+import { userGroupStore } from "../store/userGroups.js";
 import { collectReferences, type MentionableUser, type References, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
 import { AccessSubject, channelAccess } from "./streamAccess.js";
 import { claimableAttachments } from "./uploadAccess.js";
@@ -29,7 +30,19 @@ export async function renderMessageContent(
     translateEmoticons: userSettings(sender).translate_emoticons,
   });
   const attachments = await claimableAttachments(q, sender, result.linkedUploadPaths);
-  return { ...result, attachments, hasAttachment: attachments.length > 0 };
+  return { ...(await withGroupMembersMentioned(q, result)), attachments, hasAttachment: attachments.length > 0 };
+}
+
+/**
+ * Zulip's mentions_user_ids.update(mention_data.get_group_members(...)): the members of a
+ * mentioned group, through its subgroups, are mentioned too (the `mentioned` flag). Sending
+ * checks that the sender may mention each group (checkUserGroupMentionAllowed).
+ */
+async function withGroupMembersMentioned<T extends RenderResult>(q: Executor, result: T): Promise<T> {
+  if (result.mentionedGroupIds.size === 0) return result;
+  const groupIds = await userGroupStore.withRecursiveSubgroups(q, [...result.mentionedGroupIds]);
+  const members = await userGroupStore.activeMemberIdsOfGroups(q, [...groupIds]);
+  return { ...result, mentionedUserIds: new Set([...result.mentionedUserIds, ...members]) };
 }
 
 /**
@@ -43,7 +56,10 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   // A name one content wants finds every user, group, channel and emoji of that name; the others'
   // names add entries the content never asks for, so each renders as it would alone.
   const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
-  const results = distinct.map((content) => renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons }));
+  const results: RenderResult[] = [];
+  for (const content of distinct) {
+    results.push(await withGroupMembersMentioned(q, renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons })));
+  }
   const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
   const rendered = new Map(
     distinct.map((content, i) => {
