@@ -171,6 +171,12 @@ describe("PATCH /settings: changing settings", () => {
       { type: "realm_user", op: "update", person: { email: "aaron@zulip.com", user_id: aaron.id, timezone: "Asia/Kolkata" } },
     ]);
     expect(events[2].users).toContain((await t.user("hamlet")).id);
+    // /register shows it in user_settings, and at the top level to clients older than feature level 89.
+    const modern = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } }));
+    expect(modern.user_settings.timezone).toBe("Asia/Kolkata");
+    expect(modern).not.toHaveProperty("timezone");
+    const legacy = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings", "update_display_settings"] }));
+    expect([legacy.user_settings.timezone, legacy.timezone]).toEqual(["Asia/Kolkata", "Asia/Kolkata"]);
     expectSuccess(await patchSettings("aaron", { timezone: "" }));
     expect((await t.user("aaron")).timezone).toBe("");
   });
