@@ -71,7 +71,19 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   return contents.map((content) => rendered.get(content)!);
 }
 
-async function resolveReferences(q: Executor, realm: Realm, sender: User, wanted: References): Promise<ResolvedReferences> {
+/**
+ * Zulip's render_stream_description: a channel description through the Markdown processor.
+ * Channel links resolve to the channels `author` may see; with no author (a channel the server
+ * creates) they stay text.
+ */
+export async function renderChannelDescription(q: Executor, realm: Realm, author: User | null, text: string): Promise<string> {
+  if (text === "") return "";
+  const wanted = collectReferences(text);
+  const refs = await resolveReferences(q, realm, author, author ? wanted : { ...wanted, streamNames: [] });
+  return renderMarkdown(text, refs).html;
+}
+
+async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
     renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames.map((n) => n.toLowerCase())),
     renderLookupStore.namedGroups(q, realm.id, wanted.groupNames.map((n) => n.toLowerCase())),
@@ -89,10 +101,10 @@ async function resolveReferences(q: Executor, realm: Realm, sender: User, wanted
   for (const key of ambiguous) usersByName.delete(key);
 
   // Channel links only to channels the sender may see: never reveal a private channel's id.
-  const subject = new AccessSubject(sender);
+  const subject = sender && new AccessSubject(sender);
   const streamsByName = new Map<string, { id: number; name: string }>();
   for (const stream of streams) {
-    if ((await channelAccess(q, subject, stream)).canSeeMetadata) streamsByName.set(stream.name.toLowerCase(), { id: stream.id, name: stream.name });
+    if (subject && (await channelAccess(q, subject, stream)).canSeeMetadata) streamsByName.set(stream.name.toLowerCase(), { id: stream.id, name: stream.name });
   }
 
   return {
