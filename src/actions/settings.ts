@@ -136,6 +136,10 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
       extra_data: { property: name, old_value: old, new_value: value },
     });
     notifySettingChange(tx, user, name, value);
+    if (name === "allow_private_data_export") {
+      // Administrators see who consents to exports of private data (Zulip 10.0, feature level 312).
+      tx.sendEventOnCommit({ type: "realm_export_consent", user_id: user.id, consented: value }, await userStore.listActiveAdminIds(tx.q, user.realm_id));
+    }
   }
   if (changesTimezone) {
     const person = { email: user.email, user_id: user.id, timezone };

@@ -160,6 +160,21 @@ describe("PATCH /settings: changing settings", () => {
     ]);
   });
 
+  it("tells administrators when a user changes consent to private data exports", async () => {
+    const hamlet = await t.user("hamlet");
+    const queue = expectSuccess(await t.post("iago", "/api/v1/register", { event_types: ["realm_export_consent"] }));
+    const { result: res, events } = await t.captureEvents(() => patchSettings("hamlet", { allow_private_data_export: true }));
+    expectSuccess(res);
+    const consent = events.filter((e) => e.event.type === "realm_export_consent");
+    expect(consent.map((e) => e.event)).toEqual([{ type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
+    const admins = await t.ctx.db.kysely.selectFrom("users").select("id").where("role", "<=", 200).where("is_bot", "=", 0).where("is_active", "=", 1).execute();
+    expect(consent[0].users.sort((a, b) => a - b)).toEqual(admins.map((u) => u.id).sort((a, b) => a - b));
+    expect(consent[0].users).not.toContain(hamlet.id);
+    const polled = expectSuccess(await t.get("iago", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
+    expect(polled).toEqual([{ id: 0, type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
+    expectSuccess(await patchSettings("hamlet", { allow_private_data_export: false }));
+  });
+
   it("changes the time zone and tells everyone in the organization", async () => {
     const aaron = await t.user("aaron");
     const { result: res, events } = await t.captureEvents(() => patchSettings("aaron", { timezone: "Asia/Kolkata" }));
