@@ -5,7 +5,7 @@ import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, RateLimitedError } from "../http/errors.js";
 import { randomString } from "../lib/apiKeys.js";
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/passwords.js";
+import { hashPassword, passwordLengthAllowed, verifyPassword } from "../lib/passwords.js";
 import { canSeeDeliveryEmail } from "../lib/userPayload.js";
 import {
   LANGUAGES,
@@ -90,8 +90,7 @@ async function checkPasswordChange(ctx: AppContext, user: User, oldPassword: str
     ctx.rateLimiter.hit(key, rule);
     throw badRequest("Wrong password!");
   }
-  const length = [...newPassword].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) throw badRequest("New password is too weak!");
+  if (!passwordLengthAllowed(newPassword, ctx.config.dev)) throw badRequest("New password is too weak!");
   return hashPassword(newPassword, ctx.config.fastPasswordHashing);
 }
 

@@ -10,6 +10,7 @@ import { ProfileFieldType } from "../../lib/profileData.js";
 import { realmIconUrl } from "../../lib/realms.js";
 import { EMBEDDED_BOTS } from "../../lib/embeddedBots.js";
 import { SERVER_GENERATION } from "../../models/version.js";
+import { passwordRules } from "../../lib/passwords.js";
 import { THUMBNAIL_SIZE } from "../../lib/uploadFiles.js";
 import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
 import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
@@ -60,10 +61,6 @@ export const SERVER_CONSTANTS = {
   upgrade_text_for_wide_organization_logo: "",
   realm_is_zephyr_mirror_realm: false,
   realm_push_notifications_enabled_end_timestamp: null,
-  development_environment: false,
-  password_min_length: 6,
-  password_max_length: 100,
-  password_min_guesses: 10000,
   settings_send_digest_emails: false,
   realm_password_auth_enabled: true,
   realm_email_auth_enabled: true,
@@ -93,6 +90,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     const ids = REALM_GROUP_PERMISSION_NAMES.map((name) => realmGroupPermissionIdAmong(realm, name, systemGroups));
     const values = await groupSettingApiValues(q, realm.id, ids);
     REALM_GROUP_PERMISSION_NAMES.forEach((name, i) => (state[`realm_${name}`] = values.get(ids[i]) ?? ids[i]));
+    const passwords = passwordRules(req.config.dev);
     Object.assign(state, SERVER_CONSTANTS, {
       realm_name: realm.name,
       realm_description: realm.description === "" ? "" : `<p>${escapeHtml(realm.description)}</p>`,
@@ -121,6 +119,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_upload_quota_mib: null,
       jitsi_server_url: settings.jitsi_server_url ?? SERVER_CONSTANTS.server_jitsi_server_url,
       server_generation: SERVER_GENERATION,
+      development_environment: req.config.dev,
+      password_min_length: passwords.minLength,
+      password_max_length: passwords.maxLength,
+      password_min_guesses: passwords.minGuesses,
       server_emoji_data_url: `${req.config.externalUrl}/static/generated/emoji/emoji_api.json`,
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       realm_available_video_chat_providers: { disabled: { name: "None", id: 0 }, jitsi_meet: { name: "Jitsi Meet", id: 1 } },
