@@ -17,7 +17,7 @@ import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
-import { userTopicStore } from "../../store/userTopics.js";
+import { VisibilityPolicy } from "../../store/messages.js";
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
@@ -181,7 +181,11 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "user_topic")) state.user_topics = await req.reads.userTopics();
   // The legacy list zulip-terminal asks for; clients that also ask for user_topic get that only.
   if (wants(req, "muted_topics") && (req.fetchEventTypes === null || !wants(req, "user_topic"))) {
-    state.muted_topics = await userTopicStore.mutedTopics(q, user.id);
+    // From the reads the other sections share: [channel name, topic, time muted].
+    const names = new Map((await req.reads.realmStreams()).map((s) => [s.id, s.name]));
+    state.muted_topics = (await req.reads.userTopics())
+      .filter((t) => t.visibility_policy === VisibilityPolicy.MUTED && names.has(t.stream_id))
+      .map((t) => [names.get(t.stream_id)!, t.topic_name, Number(t.last_updated)]);
   }
   return state;
 }
