@@ -24,6 +24,7 @@ import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
+import { notifyExportConsent } from "./createUser.js";
 
 /** PATCH /settings, already parsed: each field is undefined when not sent. */
 export interface SettingsUpdate {
@@ -135,10 +136,7 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
       extra_data: { property: name, old_value: old, new_value: value },
     });
     notifySettingChange(tx, user, name, value);
-    if (name === "allow_private_data_export") {
-      // Administrators see who consents to exports of private data (Zulip 10.0, feature level 312).
-      tx.sendEventOnCommit({ type: "realm_export_consent", user_id: user.id, consented: value }, await userStore.listActiveAdminIds(tx.q, user.realm_id));
-    }
+    if (name === "allow_private_data_export") await notifyExportConsent(tx, updated);
   }
   if (changesTimezone) {
     const person = { email: user.email, user_id: user.id, timezone };

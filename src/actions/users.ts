@@ -11,7 +11,7 @@ import { auditLogStore } from "../store/auditLog.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { checkProfileData, doUpdateProfileData, type ProfileDataEntry } from "./customProfileFields.js";
-import { doCreateUser } from "./createUser.js";
+import { doCreateUser, notifyExportConsent } from "./createUser.js";
 import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 const NAME_MAX_LENGTH = 100;
@@ -245,4 +245,5 @@ export async function doReactivateUser(tx: Tx, user: User, actor: User | null): 
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [user.id] }, audience);
   }
   await notifySubscriberPeers(tx, { id: user.realm_id }, user, "peer_add");
+  await notifyExportConsent(tx, user);
 }

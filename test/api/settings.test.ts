@@ -173,6 +173,15 @@ describe("PATCH /settings: changing settings", () => {
     const polled = expectSuccess(await t.get("iago", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
     expect(polled).toEqual([{ id: 0, type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
     expectSuccess(await patchSettings("hamlet", { allow_private_data_export: false }));
+    // Also when a user is created or reactivated (their consent is not in those events).
+    const consentsOf = (captured: Array<{ event: any }>) => captured.filter((e) => e.event.type === "realm_export_consent").map((e) => e.event);
+    const created = await t.captureEvents(() => t.post("iago", "/api/v1/users", { email: "consent@zulip.com", password: "consent-pass", full_name: "Consent" }));
+    const newId = expectSuccess(created.result).user_id;
+    expect(consentsOf(created.events)).toEqual([{ type: "realm_export_consent", user_id: newId, consented: false }]);
+    expectSuccess(await t.delete("iago", `/api/v1/users/${newId}`));
+    const reactivated = await t.captureEvents(() => t.post("iago", `/api/v1/users/${newId}/reactivate`));
+    expectSuccess(reactivated.result);
+    expect(consentsOf(reactivated.events)).toEqual([{ type: "realm_export_consent", user_id: newId, consented: false }]);
   });
 
   it("changes the time zone and tells everyone in the organization", async () => {

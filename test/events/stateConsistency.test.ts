@@ -295,9 +295,8 @@ describe("state consistency: attachments (GET /attachments, which POST /register
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();
-    // Types with no state to keep (typing, heartbeat; realm_export_consent updates what GET
-    // /export/realm/consents lists, not /register) or not yet reachable from the API.
-    const exempt = new Set(["heartbeat", "typing", "reaction", "restart", "update_display_settings", "update_global_notifications", "default_streams", "realm_export_consent"]);
+    // Types with no state to keep (typing, heartbeat) or not yet reachable from the API.
+    const exempt = new Set(["heartbeat", "typing", "reaction", "restart", "update_display_settings", "update_global_notifications", "default_streams"]);
     const missing = [...emitted].filter((type) => !appliedTypes.has(type) && !exempt.has(type));
     expect(missing).toEqual([]);
   });

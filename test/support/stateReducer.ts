@@ -117,6 +117,9 @@ export class ClientState {
         return;
       case "scheduled_messages":
         return this.applyScheduledMessages(event);
+      case "realm_export_consent":
+        // Updates what GET /export/realm/consents lists; /register has no such state.
+        return;
       default:
         throw new Error(`stateReducer: no rule for event type ${event.type}`);
     }
