@@ -1,5 +1,6 @@
 import { transaction, type AppContext } from "./appContext.js";
 import { doCreateRealm } from "./actions/realms.js";
+import { doSetUpNewRealm } from "./actions/onboarding.js";
 import { doCreateUser } from "./actions/createUser.js";
 import { generatePassword, hashPassword } from "./lib/passwords.js";
 import { Role } from "./models/roles.js";
@@ -16,8 +17,8 @@ export interface FirstStartCredentials {
 
 /**
  * On an empty database: in development mode, seed Zulip's development organization; otherwise
- * create the organization and its owner (PARLEY_ADMIN_EMAIL / PARLEY_ADMIN_PASSWORD, or a
- * generated password). Returns the owner's credentials the first time only.
+ * create the organization (with Zulip's system bots, initial channels and welcome messages) and
+ * its owner (PARLEY_ADMIN_EMAIL / PARLEY_ADMIN_PASSWORD, or a generated password). Returns the owner's credentials the first time only.
  */
 export async function ensureOrganization(ctx: AppContext): Promise<FirstStartCredentials | null> {
   if ((await realmStore.list(ctx.db.kysely)).length > 0) return null;
@@ -30,7 +31,7 @@ export async function ensureOrganization(ctx: AppContext): Promise<FirstStartCre
   const passwordHash = await hashPassword(password, ctx.config.fastPasswordHashing);
   const owner = await transaction(ctx, async (tx) => {
     const realm = await doCreateRealm(tx, { string_id: "", name: ctx.config.organizationName });
-    return doCreateUser(tx, realm, {
+    const created = await doCreateUser(tx, realm, {
       email,
       full_name: "Owner",
       password_hash: passwordHash,
@@ -38,6 +39,8 @@ export async function ensureOrganization(ctx: AppContext): Promise<FirstStartCre
       can_create_users: true,
       can_change_user_emails: true,
     });
+    await doSetUpNewRealm(tx, realm, created);
+    return created;
   });
   return {
     realmName: ctx.config.organizationName,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import type { Config } from "./config.js";
-import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
+import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
@@ -13,7 +13,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     zulip_version: ZULIP_VERSION,
     zulip_merge_base: ZULIP_MERGE_BASE,
     zulip_feature_level: ZULIP_FEATURE_LEVEL,
-    server_generation: Math.floor(Date.now() / 1000),
+    server_generation: SERVER_GENERATION,
   });
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);

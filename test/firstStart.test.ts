@@ -16,6 +16,48 @@ async function databaseEnv(): Promise<Record<string, string>> {
   return db.env;
 }
 
+/**
+ * What Zulip 10.2 gives a new organization: its system bots, the default channels "Zulip",
+ * "sandbox" and "general" (which takes new-channel announcements) with their descriptions, the
+ * owner subscribed, and Welcome Bot's messages; so a first message and the Notification Bot's
+ * notices work.
+ */
+async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string, string>) {
+  const api = async (method: string, path: string, params: Record<string, string> = {}) => {
+    const query = method === "GET" ? `?${new URLSearchParams(params)}` : "";
+    const res = await fetch(`${baseUrl}/api/v1${path}${query}`, { method, headers: auth, body: method === "GET" ? undefined : new URLSearchParams(params) });
+    const body = await res.json();
+    expect(body).toMatchObject({ result: "success" });
+    return body;
+  };
+  const state = await api("POST", "/register", { fetch_event_types: JSON.stringify(["subscription", "default_streams", "realm", "realm_user"]) });
+  const channels = Object.fromEntries(state.subscriptions.map((s: any) => [s.name, s]));
+  expect(Object.keys(channels).sort()).toEqual(["Zulip", "general", "sandbox"]);
+  expect(channels.Zulip.description).toBe("Questions and discussion about using Zulip.");
+  expect(channels.general.description).toBe("For team-wide conversations");
+  expect(channels.sandbox.rendered_description).toContain('<span aria-label="test tube" class="emoji emoji-1f9ea" role="img" title="test tube">:test_tube:</span>');
+  expect([...state.realm_default_streams].sort()).toEqual(Object.values(channels).map((s: any) => s.stream_id).sort());
+  expect(state.realm_new_stream_announcements_stream_id).toBe(channels.general.stream_id);
+  expect(state.realm_zulip_update_announcements_stream_id).toBe(channels.general.stream_id);
+  expect(state.cross_realm_bots.map((b: any) => b.email)).toEqual(expect.arrayContaining(["notification-bot@zulip.com", "welcome-bot@zulip.com"]));
+
+  const { messages } = await api("GET", "/messages", { anchor: "oldest", num_before: "0", num_after: "50", narrow: "[]" });
+  expect(messages.map((m: any) => `${m.display_recipient} > ${m.subject}`)).toEqual([
+    ...Array(2).fill("Zulip > moving messages"),
+    ...Array(2).fill("sandbox > experiments"),
+    ...Array(3).fill("sandbox > start a conversation"),
+    ...Array(2).fill("general > greetings"),
+    ...Array(3).fill("Zulip > welcome to Zulip!"),
+  ]);
+  expect(new Set(messages.map((m: any) => m.sender_email))).toEqual(new Set(["welcome-bot@zulip.com"]));
+  expect(messages[7].reactions).toMatchObject([{ emoji_name: "wave", user_id: messages[7].sender_id }]);
+
+  await api("POST", "/messages", { type: "stream", to: "general", topic: "hello", content: "First!" });
+  await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "brand new" }]), announce: "true" });
+  const notices = await api("GET", "/messages", { anchor: "newest", num_before: "5", num_after: "0", narrow: JSON.stringify([{ operator: "channel", operand: "general" }, { operator: "topic", operand: "new channels" }]) });
+  expect(notices.messages.map((m: any) => m.sender_email)).toEqual(["notification-bot@zulip.com"]);
+}
+
 function basic(email: string, key: string) {
   return { Authorization: "Basic " + Buffer.from(`${email}:${key}`).toString("base64") };
 }
@@ -40,6 +82,7 @@ describe("first start (npm start on an empty database)", () => {
       body: new URLSearchParams({ username: email!, password: password! }),
     });
     expect(await login.json()).toMatchObject({ result: "success", api_key: apiKey, email });
+    await expectZulipsNewOrganization(first.baseUrl, basic(email!, apiKey!));
     expect(await first.stop()).toBe(0);
 
     const second = await startServerProcess(env);

@@ -4,6 +4,7 @@ import { generateApiKey } from "../lib/apiKeys.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
+import { userSettings } from "../models/userSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
@@ -105,5 +106,16 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [created.id] }, audience);
   }
   await notifySubscriberPeers(tx, realm, created as User, "peer_add");
+  await notifyExportConsent(tx, created as User);
   return created;
+}
+
+/**
+ * Zulip's realm_export_consent event (feature level 312): administrators learn a user's consent
+ * to exports of private data when it changes and when the user is created or reactivated.
+ */
+export async function notifyExportConsent(tx: Tx, user: User): Promise<void> {
+  if (user.is_bot) return;
+  const consented = userSettings(user).allow_private_data_export;
+  tx.sendEventOnCommit({ type: "realm_export_consent", user_id: user.id, consented }, await userStore.listActiveAdminIds(tx.q, user.realm_id));
 }

@@ -476,6 +476,9 @@ function notifyNewMessage(
   isPublicChannel: boolean,
 ): void {
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
+  // raw_content and sender_uses_gravatar let each queue give its client the content and avatar
+  // it registered for (apply_markdown, client_gravatar); they are never sent.
+  const sharedFields = { raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
   const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
   for (const row of rows) {
     const withQueue = row.user_id === sender.id && options.queueId !== undefined;
@@ -487,9 +490,7 @@ function notifyNewMessage(
     if (!group) {
       const flags = flagsToList(row.flags);
       const payload = viewerPayload ?? builder.build(message, row.user_id, flags, payloadOptions);
-      // raw_content and sender_uses_gravatar let each queue give its client the content and
-      // avatar it registered for (apply_markdown, client_gravatar); they are never sent.
-      const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
+      const event: Record<string, unknown> = { type: "message", message: payload, flags, ...sharedFields };
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;
@@ -500,8 +501,9 @@ function notifyNewMessage(
   }
   for (const { event, users } of groups.values()) tx.sendEventOnCommit(event as { type: string }, users);
   if (isPublicChannel) {
-    const { event } = groups.values().next().value!;
-    const { sender_queue_id: _q, local_message_id: _l, ...shared } = event;
+    // A channel nobody is subscribed to has no receivers (a valid message): built for no viewer.
+    const first = groups.values().next().value?.event ?? { message: builder.build(message, null, [], payloadOptions), ...sharedFields };
+    const { sender_queue_id: _q, local_message_id: _l, ...shared } = first;
     const allPublicStreams = { realm_id: realm.id, except_user_ids: rows.map((r) => r.user_id) };
     tx.sendEventOnCommit({ ...shared, type: "message", flags: [], all_public_streams: allPublicStreams }, []);
   }

@@ -55,6 +55,17 @@ export async function sendNotificationBotChannelMessages(
 ): Promise<number[] | null> {
   const bot = await getNotificationBot(tx);
   if (!bot) return null;
+  return sendSystemBotChannelMessages(tx, realm, bot, notices, options);
+}
+
+/** sendNotificationBotChannelMessages from any system bot (Welcome Bot's welcome messages). */
+export async function sendSystemBotChannelMessages(
+  tx: Tx,
+  realm: Realm,
+  bot: User,
+  notices: ReadonlyArray<{ stream: Stream; topic: string; content: string }>,
+  options: NoticeOptions = {},
+): Promise<number[]> {
   if (notices.length === 0) return [];
   const rendered = await renderMessageContents(tx.q, realm, options.renderAs ?? bot, notices.map((n) => n.content));
   const receivers = await channelRecipientStore.activeSubscribersOf(tx.q, notices.map((n) => n.stream.recipient_id!));

@@ -42,6 +42,7 @@ export async function doUpdateUserPresence(tx: Tx, realm: Realm, user: User, sta
     realm_id: realm.id,
     last_connected_time: now,
     last_active_time: status === "active" ? now : (old?.last_active_time ?? null),
+    last_update_id: await presenceStore.nextUpdateId(tx.q, realm.id),
   };
   await presenceStore.upsert(tx.q, row);
   const wasOffline = !old || old.last_connected_time === null || now - old.last_connected_time > PRESENCE_OFFLINE_THRESHOLD_SECONDS;
@@ -62,22 +63,31 @@ export async function doUpdateUserPresence(tx: Tx, realm: Realm, user: User, sta
   );
 }
 
-/** Every visible presence of the realm within the history window, keyed as the client asks. */
+/**
+ * Zulip's get_presences_for_realm: every visible presence of the realm within the history window,
+ * keyed as the client asks, and the highest update id among them. A client that gives the
+ * last_update_id it has gets only presences changed since (and that id back if none did);
+ * without one, an empty answer has id -1.
+ */
 export async function realmPresences(
   q: Executor,
   realm: Realm,
   /** users: the realm's users, when the caller has them already. */
-  opts: { slim: boolean; now: number; historyDays?: number; users?: readonly User[] },
-): Promise<Record<string, unknown>> {
-  if (realmSettings(realm).presence_disabled) return {};
-  const rows = await initialStateStore.presences(q, realm.id, opts.now - (opts.historyDays ?? PRESENCE_HISTORY_DAYS) * 86400);
+  opts: { slim: boolean; now: number; historyDays?: number; lastUpdateId?: number; users?: readonly User[] },
+): Promise<{ presences: Record<string, unknown>; lastUpdateId: number }> {
+  if (realmSettings(realm).presence_disabled || opts.historyDays === 0) return { presences: {}, lastUpdateId: opts.lastUpdateId ?? -1 };
+  const after = opts.lastUpdateId ?? null;
+  // Once a client has presences, the window adds nothing to the update ids (Zulip).
+  const since = after === null || after <= 0 ? opts.now - (opts.historyDays ?? PRESENCE_HISTORY_DAYS) * 86400 : null;
+  const rows = await initialStateStore.presences(q, realm.id, { since, after });
   const users = new Map((opts.users ?? (await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id)))).map((u) => [u.id, u]));
-  const out: Record<string, unknown> = {};
+  const presences: Record<string, unknown> = {};
   for (const row of rows) {
     const user = users.get(row.user_id);
     if (!user || !userSettings(user).presence_enabled) continue;
-    if (opts.slim) out[String(user.id)] = modernPresence(row);
-    else out[user.email] = legacyPresence(row, opts.now);
+    if (opts.slim) presences[String(user.id)] = modernPresence(row);
+    else presences[user.email] = legacyPresence(row, opts.now);
   }
-  return out;
+  const lastUpdateId = rows.length > 0 ? Math.max(...rows.map((r) => r.last_update_id)) : (opts.lastUpdateId ?? -1);
+  return { presences, lastUpdateId };
 }

@@ -5,7 +5,7 @@ import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, RateLimitedError } from "../http/errors.js";
 import { randomString } from "../lib/apiKeys.js";
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/passwords.js";
+import { hashPassword, passwordLengthAllowed, verifyPassword } from "../lib/passwords.js";
 import { canSeeDeliveryEmail } from "../lib/userPayload.js";
 import {
   LANGUAGES,
@@ -24,6 +24,7 @@ import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
+import { notifyExportConsent } from "./createUser.js";
 
 /** PATCH /settings, already parsed: each field is undefined when not sent. */
 export interface SettingsUpdate {
@@ -90,8 +91,7 @@ async function checkPasswordChange(ctx: AppContext, user: User, oldPassword: str
     ctx.rateLimiter.hit(key, rule);
     throw badRequest("Wrong password!");
   }
-  const length = [...newPassword].length;
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) throw badRequest("New password is too weak!");
+  if (!passwordLengthAllowed(newPassword, ctx.config.dev)) throw badRequest("New password is too weak!");
   return hashPassword(newPassword, ctx.config.fastPasswordHashing);
 }
 
@@ -136,6 +136,7 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
       extra_data: { property: name, old_value: old, new_value: value },
     });
     notifySettingChange(tx, user, name, value);
+    if (name === "allow_private_data_export") await notifyExportConsent(tx, updated);
   }
   if (changesTimezone) {
     const person = { email: user.email, user_id: user.id, timezone };

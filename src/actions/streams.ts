@@ -22,7 +22,7 @@ import { isAdmin, isOwner, RecipientType } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { recipientStore } from "../store/messages.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
-import { escapeHtml } from "../util/html.js";
+import { renderChannelDescription } from "../lib/messageRendering.js";
 import { nowSeconds } from "../util/time.js";
 import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
 
@@ -41,9 +41,6 @@ export function checkStreamName(name: string): void {
 /** Descriptions are one line (Zulip replaces newlines) rendered as a paragraph. */
 export function normalizeDescription(text: string): string {
   return text.replace(/\r?\n|\r/g, " ");
-}
-export function renderStreamDescription(text: string): string {
-  return text === "" ? "" : `<p>${escapeHtml(text)}</p>`;
 }
 
 /** Zulip's parse_message_retention_days with Stream.MESSAGE_RETENTION_SPECIAL_VALUES_MAP. */
@@ -154,6 +151,8 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
   );
   let nextAnonymous = 0;
   const date = nowSeconds();
+  const renderedDescriptions: string[] = [];
+  for (const spec of specs) renderedDescriptions.push(await renderChannelDescription(tx.q, realm, creator, spec.description));
   const rows = specs.map((spec, i): Insertable<StreamsTable> => {
     const settingIds: Partial<Record<`${StreamGroupSettingName}_id`, number>> = {};
     for (const name of STREAM_GROUP_SETTING_NAMES) {
@@ -164,7 +163,7 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
       realm_id: realm.id,
       name: spec.name,
       description: spec.description,
-      rendered_description: renderStreamDescription(spec.description),
+      rendered_description: renderedDescriptions[i],
       invite_only: spec.invite_only ? 1 : 0,
       is_web_public: spec.is_web_public ? 1 : 0,
       // Public channels always share history; private ones protect it unless asked (Zulip's default).
@@ -313,7 +312,7 @@ export async function doRenameStream(tx: Tx, realm: Realm, stream: Stream, newNa
 }
 
 export async function doChangeStreamDescription(tx: Tx, realm: Realm, stream: Stream, description: string, actor: User): Promise<Stream> {
-  const rendered = renderStreamDescription(description);
+  const rendered = await renderChannelDescription(tx.q, realm, actor, description);
   await streamStore.update(tx.q, stream.id, { description, rendered_description: rendered });
   await auditLogStore.insert(tx.q, {
     realm_id: stream.realm_id,

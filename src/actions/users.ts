@@ -2,7 +2,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
+import { passwordLengthAllowed } from "../lib/passwords.js";
 import { EmailVisibility } from "../lib/userPayload.js";
 import { isAdmin, isOwner, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
@@ -11,7 +11,7 @@ import { auditLogStore } from "../store/auditLog.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { checkProfileData, doUpdateProfileData, type ProfileDataEntry } from "./customProfileFields.js";
-import { doCreateUser } from "./createUser.js";
+import { doCreateUser, notifyExportConsent } from "./createUser.js";
 import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 const NAME_MAX_LENGTH = 100;
@@ -38,11 +38,9 @@ export interface CreateUserRequest {
   password_hash: string;
 }
 
-/** Zulip's password length rule for new passwords. */
-export function checkNewPassword(password: string): string {
-  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
-    throw badRequest("The password is too weak.");
-  }
+/** Zulip's password length rule for new passwords (any length up to the maximum in development mode). */
+export function checkNewPassword(password: string, dev: boolean): string {
+  if (!passwordLengthAllowed(password, dev)) throw badRequest("The password is too weak.");
   return password;
 }
 
@@ -247,4 +245,5 @@ export async function doReactivateUser(tx: Tx, user: User, actor: User | null): 
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [user.id] }, audience);
   }
   await notifySubscriberPeers(tx, { id: user.realm_id }, user, "peer_add");
+  await notifyExportConsent(tx, user);
 }

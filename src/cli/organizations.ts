@@ -1,6 +1,7 @@
 import { transaction } from "../appContext.js";
 import { doCreateUser } from "../actions/createUser.js";
 import { doCreateRealm } from "../actions/realms.js";
+import { doSetUpNewRealm } from "../actions/onboarding.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
 import { Role } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
@@ -54,6 +55,7 @@ export const createOrganizationCommand: Command = {
           can_create_users: true,
           can_change_user_emails: true,
         });
+        await doSetUpNewRealm(tx, realm, owner);
         return { realm, owner };
       });
       print(`Created the organization "${realm.name}" (string id "${realm.string_id}", id ${realm.id}) and its owner:`);

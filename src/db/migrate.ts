@@ -11,6 +11,7 @@ import * as addUserMessageFlagIndexes from "./migrations/2026-11-25T1230-add-use
 import * as createChannelDailyMessages from "./migrations/2026-11-25T1300-create-channel-daily-messages.js";
 import * as addUserEmailLookupIndexes from "./migrations/2026-11-25T1400-add-user-email-lookup-indexes.js";
 import * as addUserMessageFlagStatistics from "./migrations/2026-11-25T1500-add-user-message-flag-statistics.js";
+import * as addPresenceUpdateIds from "./migrations/2026-11-26T0100-bugs15-add-presence-update-ids.js";
 import * as createSavedSnippetsBotStorage from "./migrations/2026-11-26T0200-create-saved-snippets-bot-storage.js";
 
 /**
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-25T1300-create-channel-daily-messages": createChannelDailyMessages,
   "2026-11-25T1400-add-user-email-lookup-indexes": addUserEmailLookupIndexes,
   "2026-11-25T1500-add-user-message-flag-statistics": addUserMessageFlagStatistics,
+  "2026-11-26T0100-bugs15-add-presence-update-ids": addPresenceUpdateIds,
   "2026-11-26T0200-create-saved-snippets-bot-storage": createSavedSnippetsBotStorage,
 };
 

@@ -258,6 +258,14 @@ export interface UserPresencesTable {
   realm_id: number;
   last_connected_time: number | null;
   last_active_time: number | null;
+  /** The organization's presence sequence number of the last change (Zulip's last_update_id). */
+  last_update_id: Generated<number>;
+}
+
+/** Zulip's PresenceSequence: the last presence update id given out in each organization. */
+export interface PresenceSequencesTable {
+  realm_id: number;
+  last_update_id: number;
 }
 
 export interface MutedUsersTable {
@@ -417,6 +425,7 @@ export interface Database {
   custom_profile_field_values: CustomProfileFieldValuesTable;
   user_statuses: UserStatusesTable;
   user_presences: UserPresencesTable;
+  presence_sequences: PresenceSequencesTable;
   muted_users: MutedUsersTable;
   alert_words: AlertWordsTable;
   drafts: DraftsTable;

@@ -1,11 +1,12 @@
 import { hashPassword } from "../lib/passwords.js";
 import { transaction, type AppContext } from "../appContext.js";
 import { doCreateRealm } from "../actions/realms.js";
+import { ensureSystemBots } from "../actions/onboarding.js";
 import { doCreateUser } from "../actions/createUser.js";
 import type { Realm } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { isRenderedFieldType, ProfileFieldType, renderProfileFieldValue } from "../lib/profileData.js";
-import { BotType, RecipientType, Role } from "../models/roles.js";
+import { RecipientType, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
 import { messageSearchStore, messageStore, recipientStore } from "../store/messages.js";
@@ -27,13 +28,7 @@ import { nowSeconds } from "../util/time.js";
  */
 export const DEV_PASSWORD = "parleydev";
 
-export const SYSTEM_BOTS = [
-  { id: 1, email: "notification-bot@zulip.com", full_name: "Notification Bot" },
-  { id: 2, email: "emailgateway@zulip.com", full_name: "Email Gateway" },
-  { id: 3, email: "nagios-send-bot@zulip.com", full_name: "Nagios Send Bot" },
-  { id: 4, email: "nagios-receive-bot@zulip.com", full_name: "Nagios Receive Bot" },
-  { id: 5, email: "welcome-bot@zulip.com", full_name: "Welcome Bot" },
-] as const;
+export { SYSTEM_BOTS } from "../models/systemBots.js";
 
 export const DEV_USERS = [
   { id: 6, email: "aaron@zulip.com", full_name: "aaron", role: Role.MEMBER },
@@ -52,10 +47,7 @@ export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
   // One hash for every development user: they share the well-known development password.
   const passwordHash = await hashPassword(DEV_PASSWORD, ctx.config.fastPasswordHashing);
   return transaction(ctx, async (tx) => {
-    const internal = await doCreateRealm(tx, { string_id: "zulipinternal", name: "System use only" });
-    for (const bot of SYSTEM_BOTS) {
-      await doCreateUser(tx, internal, { ...bot, password_hash: null, is_bot: true, bot_type: BotType.GENERIC });
-    }
+    await ensureSystemBots(tx);
     const realm = await doCreateRealm(tx, {
       string_id: "zulip",
       name: "Zulip Dev",

@@ -5,6 +5,7 @@ import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
 import type { Attachment } from "../store/attachments.js";
 import { renderLookupStore } from "../store/renderLookups.js";
+import { userGroupStore } from "../store/userGroups.js";
 import { collectReferences, type MentionableUser, type References, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
 import { AccessSubject, channelAccess } from "./streamAccess.js";
 import { claimableAttachments } from "./uploadAccess.js";
@@ -33,7 +34,19 @@ export async function renderMessageContent(
     urlEmbeds: options.urlEmbeds,
   });
   const attachments = await claimableAttachments(q, sender, result.linkedUploadPaths);
-  return { ...result, attachments, hasAttachment: attachments.length > 0 };
+  return { ...(await withGroupMembersMentioned(q, result)), attachments, hasAttachment: attachments.length > 0 };
+}
+
+/**
+ * Zulip's mentions_user_ids.update(mention_data.get_group_members(...)): the members of a
+ * mentioned group, through its subgroups, are mentioned too (the `mentioned` flag). Sending
+ * checks that the sender may mention each group (checkUserGroupMentionAllowed).
+ */
+async function withGroupMembersMentioned<T extends RenderResult>(q: Executor, result: T): Promise<T> {
+  if (result.mentionedGroupIds.size === 0) return result;
+  const groupIds = await userGroupStore.withRecursiveSubgroups(q, [...result.mentionedGroupIds]);
+  const members = await userGroupStore.activeMemberIdsOfGroups(q, [...groupIds]);
+  return { ...result, mentionedUserIds: new Set([...result.mentionedUserIds, ...members]) };
 }
 
 /**
@@ -47,7 +60,10 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   // A name one content wants finds every user, group, channel and emoji of that name; the others'
   // names add entries the content never asks for, so each renders as it would alone.
   const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
-  const results = distinct.map((content) => renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl }));
+  const results: RenderResult[] = [];
+  for (const content of distinct) {
+    results.push(await withGroupMembersMentioned(q, renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl })));
+  }
   const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
   const rendered = new Map(
     distinct.map((content, i) => {
@@ -59,7 +75,19 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   return contents.map((content) => rendered.get(content)!);
 }
 
-async function resolveReferences(q: Executor, realm: Realm, sender: User, wanted: References): Promise<ResolvedReferences> {
+/**
+ * Zulip's render_stream_description: a channel description through the Markdown processor.
+ * Channel links resolve to the channels `author` may see; with no author (a channel the server
+ * creates) they stay text.
+ */
+export async function renderChannelDescription(q: Executor, realm: Realm, author: User | null, text: string): Promise<string> {
+  if (text === "") return "";
+  const wanted = collectReferences(text);
+  const refs = await resolveReferences(q, realm, author, author ? wanted : { ...wanted, streamNames: [] });
+  return renderMarkdown(text, refs, { mediaProxy: camoUrl }).html;
+}
+
+async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
     renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames.map((n) => n.toLowerCase())),
     renderLookupStore.namedGroups(q, realm.id, wanted.groupNames.map((n) => n.toLowerCase())),
@@ -77,10 +105,10 @@ async function resolveReferences(q: Executor, realm: Realm, sender: User, wanted
   for (const key of ambiguous) usersByName.delete(key);
 
   // Channel links only to channels the sender may see: never reveal a private channel's id.
-  const subject = new AccessSubject(sender);
+  const subject = sender && new AccessSubject(sender);
   const streamsByName = new Map<string, { id: number; name: string }>();
   for (const stream of streams) {
-    if ((await channelAccess(q, subject, stream)).canSeeMetadata) streamsByName.set(stream.name.toLowerCase(), { id: stream.id, name: stream.name });
+    if (subject && (await channelAccess(q, subject, stream)).canSeeMetadata) streamsByName.set(stream.name.toLowerCase(), { id: stream.id, name: stream.name });
   }
 
   return {

@@ -16,6 +16,22 @@ const scrypt = promisify(crypto.scrypt) as (
 export const PASSWORD_MIN_LENGTH = 6;
 export const PASSWORD_MAX_LENGTH = 100;
 
+/**
+ * Zulip's PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH and PASSWORD_MIN_GUESSES: its development
+ * settings (PARLEY_DEV=1 here) set the minimums to 0, so any password up to the maximum is
+ * accepted (Zulip's API examples create a user with the password "temp").
+ */
+export function passwordRules(dev: boolean): { minLength: number; maxLength: number; minGuesses: number } {
+  return dev ? { minLength: 0, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 0 } : { minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 10000 };
+}
+
+/** Zulip's check_password_strength on length: counted in characters (code points). */
+export function passwordLengthAllowed(password: string, dev: boolean): boolean {
+  const { minLength, maxLength } = passwordRules(dev);
+  const length = [...password].length;
+  return length >= minLength && length <= maxLength;
+}
+
 const PRODUCTION = { N: 2 ** 15, r: 8, p: 1 };
 const FAST_FOR_TESTS = { N: 2 ** 10, r: 8, p: 1 };
 const KEY_LENGTH = 32;

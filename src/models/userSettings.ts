@@ -205,6 +205,13 @@ export const NOTIFICATION_SOUNDS = [
   "tintong", "up", "wood block", "zaping", "zing", "zulip",
 ] as const;
 
+/** Zulip's emojiset_choices as /register lists them. */
+export const EMOJISET_CHOICES = [
+  { key: "google", text: "Google" },
+  { key: "twitter", text: "Twitter" },
+  { key: "text", text: "Plain text" },
+];
+
 /** Longest email batching period Zulip accepts: one week. */
 export const MAX_EMAIL_BATCHING_PERIOD_SECONDS = 7 * 24 * 60 * 60;
 

@@ -26,8 +26,8 @@ export const updatePresence = endpoint({
     if (params.ping_only) return {};
     // Zulip: slim_presence or last_update_id asks for the modern format.
     const slim = params.slim_presence || params.last_update_id !== undefined;
-    const presences = await realmPresences(ctx.db.kysely, realm, { slim, now, historyDays: params.history_limit_days });
-    return { presences, server_timestamp: now, zephyr_mirror_active: false, ...(params.last_update_id !== undefined ? { presence_last_update_id: -1 } : {}) };
+    const { presences, lastUpdateId } = await realmPresences(ctx.db.kysely, realm, { slim, now, historyDays: params.history_limit_days, lastUpdateId: params.last_update_id });
+    return { presences, server_timestamp: now, zephyr_mirror_active: false, presence_last_update_id: lastUpdateId };
   },
 });
 
@@ -37,7 +37,7 @@ export const getRealmPresence = endpoint({
   params: {},
   handler: async ({ ctx, realm }) => {
     const now = nowSeconds();
-    return { presences: await realmPresences(ctx.db.kysely, realm, { slim: false, now }), server_timestamp: now };
+    return { presences: (await realmPresences(ctx.db.kysely, realm, { slim: false, now })).presences, server_timestamp: now };
   },
 });
 

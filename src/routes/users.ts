@@ -66,7 +66,7 @@ export const createUser = endpoint({
   },
   handler: async ({ ctx, user, realm, params }) => {
     requireAdministrator(user);
-    const passwordHash = await hashPassword(checkNewPassword(params.password), ctx.config.fastPasswordHashing);
+    const passwordHash = await hashPassword(checkNewPassword(params.password, ctx.config.dev), ctx.config.fastPasswordHashing);
     const created = await transaction(ctx, (tx) =>
       checkCreateUser(tx, user, realm, { email: params.email, full_name: params.full_name, password_hash: passwordHash }),
     );

@@ -67,16 +67,18 @@ export const initialStateStore = {
     return rows.map((r) => r.message_id);
   },
 
-  async presences(q: Executor, realmId: number, since: number) {
-    return q
+  /** Presences of active humans connected since `since` (if given) and changed after update id `after` (if given). */
+  async presences(q: Executor, realmId: number, filter: { since: number | null; after: number | null }) {
+    let query = q
       .selectFrom("user_presences as p")
       .innerJoin("users as u", "u.id", "p.user_id")
-      .select(["p.user_id", "p.last_connected_time", "p.last_active_time"])
+      .select(["p.user_id", "p.last_connected_time", "p.last_active_time", "p.last_update_id"])
       .where("p.realm_id", "=", realmId)
       .where("u.is_active", "=", 1)
-      .where("u.is_bot", "=", 0)
-      .where("p.last_connected_time", ">=", since)
-      .execute();
+      .where("u.is_bot", "=", 0);
+    if (filter.since !== null) query = query.where("p.last_connected_time", ">=", filter.since);
+    if (filter.after !== null) query = query.where("p.last_update_id", ">", filter.after);
+    return query.execute();
   },
 };
 

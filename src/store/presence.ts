@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { UserPresencesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 
@@ -11,11 +11,22 @@ export const presenceStore = {
   },
 
   async upsert(q: Executor, row: PresenceRow): Promise<void> {
-    const changes = { last_connected_time: row.last_connected_time, last_active_time: row.last_active_time };
+    const changes = { last_connected_time: row.last_connected_time, last_active_time: row.last_active_time, last_update_id: row.last_update_id };
     await q
       .insertInto("user_presences")
       .values(row)
       .onConflict((oc) => oc.column("user_id").doUpdateSet(changes))
       .execute();
+  },
+
+  /** The next number of the organization's presence sequence (Zulip's PresenceSequence), taken under its row lock. */
+  async nextUpdateId(q: Executor, realmId: number): Promise<number> {
+    const row = await q
+      .insertInto("presence_sequences")
+      .values({ realm_id: realmId, last_update_id: 1 })
+      .onConflict((oc) => oc.column("realm_id").doUpdateSet({ last_update_id: sql<number>`presence_sequences.last_update_id + 1` }))
+      .returning("last_update_id")
+      .executeTakeFirstOrThrow();
+    return Number(row.last_update_id);
   },
 };

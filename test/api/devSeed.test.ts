@@ -27,6 +27,15 @@ describe("POST /api/v1/dev_fetch_api_key in development mode", () => {
   it("rejects an unknown user", async () => {
     expectError(await t.post(null, "/api/v1/dev_fetch_api_key", { username: "nobody@zulip.com" }), 401, "Your username or password is incorrect", "AUTHENTICATION_FAILED");
   });
+
+  it("accepts any password up to the maximum length, as Zulip's development settings do", async () => {
+    // Zulip's API example for POST /users.
+    expectSuccess(await t.post("iago", "/api/v1/users", { email: "newbie@zulip.com", password: "temp", full_name: "New User" }));
+    expectSuccess(await t.patch("cordelia", "/api/v1/settings", { old_password: "parleydev", new_password: "x" }));
+    expectError(await t.patch("cordelia", "/api/v1/settings", { old_password: "x", new_password: "x".repeat(101) }), 400, "New password is too weak!");
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm"] }));
+    expect(state).toMatchObject({ development_environment: true, password_min_length: 0, password_max_length: 100, password_min_guesses: 0 });
+  });
 });
 
 describe("POST /api/v1/dev_fetch_api_key outside development mode", () => {
@@ -34,6 +43,12 @@ describe("POST /api/v1/dev_fetch_api_key outside development mode", () => {
 
   it("is refused", async () => {
     expectError(await t.post(null, "/api/v1/dev_fetch_api_key", { username: "hamlet@zulip.com" }), 400, "DevAuthBackend not enabled.");
+  });
+
+  it("keeps the production password rules", async () => {
+    expectError(await t.post("iago", "/api/v1/users", { email: "newbie@zulip.com", password: "temp", full_name: "New User" }), 400, "The password is too weak.");
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm"] }));
+    expect(state).toMatchObject({ development_environment: false, password_min_length: 6, password_max_length: 100, password_min_guesses: 10000 });
   });
 });
 

@@ -72,6 +72,21 @@ describe("POST /api/v1/messages to a channel", () => {
     expect(message.content).toContain('<span class="user-mention" data-user-id="12">@Othello, the Moor of Venice</span>');
   });
 
+  it("mentions the members of a mentioned group, through its subgroups, unless silent", async () => {
+    const [othello, iago] = [(await t.user("othello")).id, (await t.user("iago")).id];
+    const create = async (name: string, members: number[], subgroups: number[] = []) =>
+      expectSuccess(await t.post("hamlet", "/api/v1/user_groups/create", { name, description: name, members, subgroups })).group_id;
+    const inner = await create("mentioned inner", [othello]);
+    await create("mentioned outer", [iago], [inner]);
+    const body = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @*mentioned outer*" }));
+    const rows = await userMessages(body.id);
+    expect(rows.filter((r) => (r.flags & 8) !== 0).map((r) => r.user_id)).toEqual([iago, othello].sort((a, b) => a - b));
+    const { message } = expectSuccess(await t.get("othello", `/api/v1/messages/${body.id}`));
+    expect(message.flags).toContain("mentioned");
+    const silent = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @_*mentioned outer*" }));
+    expect((await userMessages(silent.id)).filter((r) => (r.flags & 8) !== 0)).toEqual([]);
+  });
+
   it("truncates long content and topics as Zulip does", async () => {
     const body = expectSuccess(
       await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "t".repeat(70), content: "a".repeat(10_050) }),

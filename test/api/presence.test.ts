@@ -45,6 +45,27 @@ describe("presence", () => {
     expect(state.presences[String(hamlet.id)]).toMatchObject({ active_timestamp: expect.any(Number) });
   });
 
+  it("numbers presence changes: a client gets those after its last_update_id, and the highest id sent", async () => {
+    const [hamlet, othello] = [await t.user("hamlet"), await t.user("othello")];
+    const ping = async (who: string, params: Record<string, unknown> = {}) =>
+      expectSuccess(await t.post(who, "/api/v1/users/me/presence", { status: "active", ...params }));
+    const first = await ping("hamlet", { last_update_id: -1 });
+    expect(first.presences).toHaveProperty(String(hamlet.id));
+    expect(first.presence_last_update_id).toBeGreaterThan(0);
+    const second = await ping("othello", { last_update_id: first.presence_last_update_id });
+    expect(Object.keys(second.presences)).toEqual([String(othello.id)]);
+    expect(second.presence_last_update_id).toBeGreaterThan(first.presence_last_update_id);
+    const third = await ping("hamlet", { last_update_id: first.presence_last_update_id });
+    expect(Object.keys(third.presences).sort()).toEqual([String(hamlet.id), String(othello.id)].sort());
+    expect(third.presence_last_update_id).toBeGreaterThan(second.presence_last_update_id);
+    // Without last_update_id: the legacy format, still with the highest id; none sent: the client's id back.
+    expect((await ping("iago")).presence_last_update_id).toBe(third.presence_last_update_id + 1);
+    expect(await ping("iago", { last_update_id: 10_000, history_limit_days: 0 })).toMatchObject({ presences: {}, presence_last_update_id: 10_000 });
+    const state = expectSuccess(await t.post("othello", "/api/v1/register", { fetch_event_types: ["presence"] }));
+    // iago's second ping took the next id too.
+    expect(state.presence_last_update_id).toBe(third.presence_last_update_id + 2);
+  });
+
   it("hides users who turned presence off, and rejects bad input", async () => {
     const iago = await t.user("iago");
     expectSuccess(await t.patch("iago", "/api/v1/settings", { presence_enabled: false }));

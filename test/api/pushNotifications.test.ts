@@ -66,7 +66,21 @@ describe("device tokens", () => {
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcd", appid: "bad app id!" }), 400, "Invalid app ID");
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcd" }), 400, "Missing 'appid' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await t.post("cordelia", "/api/v1/users/me/android_gcm_reg_id", { token: "" }), 400, "Empty or invalid length token");
-    expectError(await t.delete("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcdef" }), 400, "Token does not exist");
+    expectError(await t.delete("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcdefgh" }), 400, "Token does not exist");
+  });
+
+  it("accepts the APNs tokens Zulip 10.2 decodes as base64, leniently, and refuses the others", async () => {
+    const register = (token: string) => t.post("cordelia", "/api/v1/users/me/apns_device_token", { token, appid: "org.zulip.Zulip" });
+    // Zulip's API example; hex; padded; characters outside the alphabet are skipped; padding ends the token.
+    for (const token of ["apple-tokenbb", "c0ffee00c0ffee00", "c0ffee==", "ab!cd", "ab==whatever"]) {
+      expectSuccess(await register(token));
+      expectSuccess(await t.delete("cordelia", "/api/v1/users/me/apns_device_token", { token }));
+    }
+    // Incomplete quads (1 or 2-3 characters left over, unpadded) and non-ASCII text.
+    for (const token of ["a", "abcde", "abc", "c0ffee", "tökn"]) {
+      expectError(await register(token), 400, "Invalid APNS token");
+      expectError(await t.delete("cordelia", "/api/v1/users/me/apns_device_token", { token }), 400, "Invalid APNS token");
+    }
   });
 });
 

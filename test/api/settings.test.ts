@@ -160,6 +160,30 @@ describe("PATCH /settings: changing settings", () => {
     ]);
   });
 
+  it("tells administrators when a user changes consent to private data exports", async () => {
+    const hamlet = await t.user("hamlet");
+    const queue = expectSuccess(await t.post("iago", "/api/v1/register", { event_types: ["realm_export_consent"] }));
+    const { result: res, events } = await t.captureEvents(() => patchSettings("hamlet", { allow_private_data_export: true }));
+    expectSuccess(res);
+    const consent = events.filter((e) => e.event.type === "realm_export_consent");
+    expect(consent.map((e) => e.event)).toEqual([{ type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
+    const admins = await t.ctx.db.kysely.selectFrom("users").select("id").where("role", "<=", 200).where("is_bot", "=", 0).where("is_active", "=", 1).execute();
+    expect(consent[0].users.sort((a, b) => a - b)).toEqual(admins.map((u) => u.id).sort((a, b) => a - b));
+    expect(consent[0].users).not.toContain(hamlet.id);
+    const polled = expectSuccess(await t.get("iago", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
+    expect(polled).toEqual([{ id: 0, type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
+    expectSuccess(await patchSettings("hamlet", { allow_private_data_export: false }));
+    // Also when a user is created or reactivated (their consent is not in those events).
+    const consentsOf = (captured: Array<{ event: any }>) => captured.filter((e) => e.event.type === "realm_export_consent").map((e) => e.event);
+    const created = await t.captureEvents(() => t.post("iago", "/api/v1/users", { email: "consent@zulip.com", password: "consent-pass", full_name: "Consent" }));
+    const newId = expectSuccess(created.result).user_id;
+    expect(consentsOf(created.events)).toEqual([{ type: "realm_export_consent", user_id: newId, consented: false }]);
+    expectSuccess(await t.delete("iago", `/api/v1/users/${newId}`));
+    const reactivated = await t.captureEvents(() => t.post("iago", `/api/v1/users/${newId}/reactivate`));
+    expectSuccess(reactivated.result);
+    expect(consentsOf(reactivated.events)).toEqual([{ type: "realm_export_consent", user_id: newId, consented: false }]);
+  });
+
   it("changes the time zone and tells everyone in the organization", async () => {
     const aaron = await t.user("aaron");
     const { result: res, events } = await t.captureEvents(() => patchSettings("aaron", { timezone: "Asia/Kolkata" }));
@@ -171,6 +195,12 @@ describe("PATCH /settings: changing settings", () => {
       { type: "realm_user", op: "update", person: { email: "aaron@zulip.com", user_id: aaron.id, timezone: "Asia/Kolkata" } },
     ]);
     expect(events[2].users).toContain((await t.user("hamlet")).id);
+    // /register shows it in user_settings, and at the top level to clients older than feature level 89.
+    const modern = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } }));
+    expect(modern.user_settings.timezone).toBe("Asia/Kolkata");
+    expect(modern).not.toHaveProperty("timezone");
+    const legacy = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings", "update_display_settings"] }));
+    expect([legacy.user_settings.timezone, legacy.timezone]).toEqual(["Asia/Kolkata", "Asia/Kolkata"]);
     expectSuccess(await patchSettings("aaron", { timezone: "" }));
     expect((await t.user("aaron")).timezone).toBe("");
   });

@@ -76,11 +76,28 @@ describe("PATCH /streams/{id}", () => {
     expectSuccess(res);
     // The Notification Bot's notices (test/api/channelNotices.test.ts) come as message events.
     expect(events.filter((e) => e.event.type === "stream").map((e) => e.event)).toEqual([
-      { type: "stream", op: "update", stream_id: id, name: "pub1", property: "description", value: "about **it**", rendered_description: "<p>about **it**</p>" },
+      { type: "stream", op: "update", stream_id: id, name: "pub1", property: "description", value: "about **it**", rendered_description: "<p>about <strong>it</strong></p>" },
       { type: "stream", op: "update", stream_id: id, name: "pub1", property: "name", value: "pub one" },
     ]);
     expect(events[0].users).not.toContain(13);
     expect((await streamRow(id)).name).toBe("pub one");
+  });
+
+  it("renders descriptions with the Markdown processor wherever they are served", async () => {
+    const description = "About *this*, see #**Denmark** and @**King Hamlet**";
+    const rendered =
+      '<p>About <em>this</em>, see <a class="stream" data-stream-id="2" href="/#narrow/channel/2-Denmark">#Denmark</a> and ' +
+      '<span class="user-mention" data-user-id="10">@King Hamlet</span></p>';
+    const created = await createChannel("hamlet", "rendered one", { description });
+    const { events } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description: `${description}!` })));
+    expect(events.find((e) => e.event.type === "stream")!.event.rendered_description).toBe(rendered.replace("</span></p>", "</span>!</p>"));
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description }));
+    expect(expectSuccess(await t.get("hamlet", `/api/v1/streams/${created}`)).stream.rendered_description).toBe(rendered);
+    const listed = expectSuccess(await t.get("hamlet", "/api/v1/streams")).streams.find((s: any) => s.stream_id === created);
+    expect(listed.rendered_description).toBe(rendered);
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["subscription", "stream"] }));
+    expect(state.subscriptions.find((s: any) => s.stream_id === created).rendered_description).toBe(rendered);
+    expect(state.streams.find((s: any) => s.stream_id === created).rendered_description).toBe(rendered);
   });
 
   it("lets the creator administer through the anonymous group, but not others", async () => {
@@ -189,5 +206,22 @@ describe("DELETE /streams/{id}", () => {
       ["create", null, "archived_channels"],
     ]);
     expect(expectSuccess(await t.get("aaron", `/api/v1/streams/${id}`)).stream.is_archived).toBe(false);
+  });
+});
+
+describe("a public channel nobody is subscribed to", () => {
+  it("takes messages, and is renamed, described and archived with its notices", async () => {
+    const id = await createChannel("hamlet", "empty public");
+    expectSuccess(await t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: ["empty public"] }));
+    // A message with no recipients is valid; all_public_streams queues still get it.
+    const { result: sent, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages", { type: "stream", to: id, topic: "alone", content: "anyone?" }));
+    const { id: messageId } = expectSuccess(sent);
+    const messageEvents = events.filter((e) => e.event.type === "message");
+    expect(messageEvents.map((e) => [e.users, e.event.flags, (e.event as any).message.id])).toEqual([[[], [], messageId]]);
+    expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${messageId}`)).message.content).toBe("<p>anyone?</p>");
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { new_name: "still empty" }));
+    expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { description: "nobody here" }));
+    expectSuccess(await t.delete("iago", `/api/v1/streams/${id}`));
+    expect(await streamRow(id)).toMatchObject({ name: "still empty", description: "nobody here", is_archived: 1 });
   });
 });

@@ -1,4 +1,7 @@
+import fs from "node:fs";
 import { describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { OPENAPI_FILE } from "../support/openapi.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -108,5 +111,72 @@ describe("POST /register initial state", () => {
     expect(names(hamlet.subscriptions)).toContain("core team");
     expect([...names(cordelia.subscriptions), ...names(cordelia.never_subscribed), ...names(cordelia.streams)]).not.toContain("core team");
     expect(names(iago.streams)).toContain("core team");
+  });
+});
+
+/**
+ * The keys of Zulip 10.2's POST /register response by the fetch_event_types value that asks for
+ * them, read from the reference OpenAPI ("Present if `x` is present in `fetch_event_types`").
+ * Keys described otherwise are realm settings and server constants of the `realm` section, but
+ * for the few named here.
+ */
+function referenceKeysByEventType(): Map<string, string[]> {
+  const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 });
+  const schema = document.paths["/register"].post.responses["200"].content["application/json"].schema;
+  const properties: Record<string, { description?: string }> = {};
+  const collect = (node: any) => {
+    if (node.$ref) node = document.components.schemas[node.$ref.split("/").pop()];
+    for (const part of node.allOf ?? []) collect(part);
+    Object.assign(properties, node.properties ?? {});
+  };
+  collect(schema);
+  const always = ["result", "msg", "ignored_parameters_unsupported", "queue_id", "last_event_id", "zulip_feature_level", "zulip_version", "zulip_merge_base"];
+  // Present only for demo organizations; and a copy of a personal setting the reference lists by mistake.
+  const conditional = ["demo_organization_scheduled_deletion_date", "receives_typing_notifications"];
+  const byType = new Map<string, string[]>();
+  const add = (type: string, key: string) => byType.set(type, [...(byType.get(type) ?? []), key]);
+  for (const [key, property] of Object.entries(properties)) {
+    if (always.includes(key) || conditional.includes(key)) continue;
+    const types = [...(property.description ?? "").matchAll(/Present if `(\w+)` is\s+present in\s+`fetch_event_types`/g)].map((m) => m[1]);
+    if (types.length > 0) for (const type of types) add(type, key);
+    else if (key === "drafts") add("drafts", key);
+    else if (key === "unread_msgs") add("message,update_message_flags", key);
+    else if (/^(realm|server)_/.test(key)) add("realm", key);
+    else throw new Error(`no section known for ${key}`);
+  }
+  return byType;
+}
+
+describe("POST /register sections (Zulip's fetch_initial_state_data)", () => {
+  const byType = referenceKeysByEventType();
+
+  it("has, for each fetch_event_types value, every key Zulip 10.2 returns", async () => {
+    const missing: string[] = [];
+    for (const [types, keys] of byType) {
+      const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: types.split(",") }));
+      for (const key of keys) if (!(key in state)) missing.push(`${types}: ${key}`);
+    }
+    expect(missing).toEqual([]);
+    expect([...byType.keys()]).toEqual(expect.arrayContaining(["realm", "muted_topics", "stop_words", "realm_user_settings_defaults", "update_display_settings"]));
+  });
+
+  it("has every key with no fetch_event_types but the legacy settings, which user_settings_object clients do not get", async () => {
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { client_capabilities: { user_settings_object: true } }));
+    const legacy = new Set([...byType.get("update_display_settings")!, ...byType.get("update_global_notifications")!]);
+    const missing = [...byType.values()].flat().filter((key) => !legacy.has(key) && !(key in state));
+    expect(missing).toEqual([]);
+    // realm_name_in_email_notifications_policy is also the name of an organization setting.
+    expect([...legacy].filter((key) => key in state)).toEqual(["realm_name_in_email_notifications_policy"]);
+  });
+
+  it("gives zulip-terminal's muted_topics unless the client asks for user_topic", async () => {
+    const denmark = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "Denmark").executeTakeFirstOrThrow();
+    expectSuccess(await t.post("hamlet", "/api/v1/user_topics", { stream_id: denmark.id, topic: "muted here", visibility_policy: 1 }));
+    const terminal = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["muted_topics", "message", "realm"] }));
+    expect(terminal.muted_topics).toEqual([["Denmark", "muted here", expect.any(Number)]]);
+    expect(terminal.realm_allow_edit_history).toBe(true);
+    const modern = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["muted_topics", "user_topic"] }));
+    expect(modern).not.toHaveProperty("muted_topics");
+    expect(modern.user_topics).toContainEqual(expect.objectContaining({ topic_name: "muted here", visibility_policy: 1 }));
   });
 });

@@ -122,6 +122,9 @@ export class ClientState {
         return this.applyDrafts(event);
       case "saved_snippets":
         return this.applySavedSnippets(event);
+      case "realm_export_consent":
+        // Updates what GET /export/realm/consents lists; /register has no such state.
+        return;
       default:
         throw new Error(`stateReducer: no rule for event type ${event.type}`);
     }
@@ -569,7 +572,8 @@ const MENTION_FLAGS = new Set(["mentioned", "stream_wildcard_mentioned", "topic_
  */
 export function stateDifferences(fresh: State, applied: State, ignore: readonly string[] = []): string[] {
   const out: string[] = [];
-  const skip = new Set(["queue_id", "last_event_id", "server_timestamp", ...ignore]);
+  // presence_last_update_id is a polling cursor for POST /users/me/presence, which no event moves (Zulip's apply_event).
+  const skip = new Set(["queue_id", "last_event_id", "server_timestamp", "presence_last_update_id", ...ignore]);
   const keys = new Set([...Object.keys(fresh), ...Object.keys(applied)].filter((k) => !skip.has(k)));
   for (const key of keys) compare(canonical(key, fresh[key]), canonical(key, applied[key]), key, out);
   return out;

@@ -12,6 +12,6 @@ export async function fetchPresenceState(q: Executor, req: SectionRequest): Prom
   const now = nowSeconds();
   const slim = req.client.slimPresence || req.client.capabilities.simplified_presence_events;
   const users = req.reads.readsRealmUsers(req) ? await req.reads.realmUsers() : undefined;
-  const presences = await realmPresences(q, req.realm, { slim, now, historyDays: req.presenceHistoryLimitDays ?? undefined, users });
-  return { presences, presence_last_update_id: -1, server_timestamp: now };
+  const { presences, lastUpdateId } = await realmPresences(q, req.realm, { slim, now, historyDays: req.presenceHistoryLimitDays ?? undefined, users });
+  return { presences, presence_last_update_id: lastUpdateId, server_timestamp: now };
 }

@@ -14,11 +14,17 @@ import { groupSettingApiValues } from "../../lib/groupSettings.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../../lib/messagePayload.js";
 import { ProfileFieldType } from "../../lib/profileData.js";
 import { realmIconUrl } from "../../lib/realms.js";
+import { EMBEDDED_BOTS } from "../../lib/embeddedBots.js";
+import { SERVER_GENERATION } from "../../models/version.js";
+import { passwordRules } from "../../lib/passwords.js";
+import { THUMBNAIL_SIZE } from "../../lib/uploadFiles.js";
 import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
 import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
+import { VisibilityPolicy } from "../../store/messages.js";
+import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
 
@@ -45,9 +51,11 @@ export const SERVER_CONSTANTS = {
   server_name_changes_disabled: false,
   server_needs_upgrade: false,
   server_web_public_streams_enabled: true,
-  server_jitsi_server_url: null,
+  // Zulip's default JITSI_SERVER_URL.
+  server_jitsi_server_url: "https://meet.jit.si",
   server_can_summarize_topics: false,
-  giphy_api_key: "",
+  // The one thumbnail format Parley makes (lib/uploadFiles.ts; Zulip 10.2 also makes an animated one).
+  server_thumbnail_formats: [{ name: `${THUMBNAIL_SIZE}.webp`, max_width: 840, max_height: 560, format: "webp", animated: false }],
   giphy_rating_options: {
     disabled: { name: "GIPHY integration disabled", id: 0 },
     y: { name: "Allow GIPHY content rated Y (very young audience)", id: 1 },
@@ -59,10 +67,7 @@ export const SERVER_CONSTANTS = {
   upgrade_text_for_wide_organization_logo: "",
   realm_is_zephyr_mirror_realm: false,
   realm_push_notifications_enabled_end_timestamp: null,
-  development_environment: false,
-  password_min_length: 6,
-  password_max_length: 100,
-  password_min_guesses: 10000,
+  settings_send_digest_emails: false,
   realm_password_auth_enabled: true,
   realm_email_auth_enabled: true,
   realm_authentication_methods: {
@@ -91,6 +96,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     const ids = REALM_GROUP_PERMISSION_NAMES.map((name) => realmGroupPermissionIdAmong(realm, name, systemGroups));
     const values = await groupSettingApiValues(q, realm.id, ids);
     REALM_GROUP_PERMISSION_NAMES.forEach((name, i) => (state[`realm_${name}`] = values.get(ids[i]) ?? ids[i]));
+    const passwords = passwordRules(req.config.dev);
     Object.assign(state, SERVER_CONSTANTS, {
       realm_name: realm.name,
       realm_description: realm.description === "" ? "" : `<p>${escapeHtml(realm.description)}</p>`,
@@ -111,14 +117,35 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_signup_announcements_stream_id: settings.signup_announcements_stream_id,
       realm_zulip_update_announcements_stream_id: settings.zulip_update_announcements_stream_id,
       realm_plan_type: 1,
-      realm_embedded_bots: [],
-      realm_incoming_webhook_bots: [],
+      realm_allow_edit_history: settings.message_edit_history_visibility_policy !== "none",
+      realm_create_public_stream_policy: legacyPolicy(state.realm_can_create_public_channel_group, systemGroups, COMMON_POLICIES, 1),
+      realm_create_private_stream_policy: legacyPolicy(state.realm_can_create_private_channel_group, systemGroups, COMMON_POLICIES, 1),
+      realm_create_web_public_stream_policy: legacyPolicy(state.realm_can_create_web_public_channel_group, systemGroups, WEB_PUBLIC_POLICIES, 4),
+      realm_bot_domain: new URL(req.config.externalUrl).hostname,
+      realm_upload_quota_mib: null,
+      jitsi_server_url: settings.jitsi_server_url ?? SERVER_CONSTANTS.server_jitsi_server_url,
+      server_generation: SERVER_GENERATION,
+      development_environment: req.config.dev,
+      password_min_length: passwords.minLength,
+      password_max_length: passwords.maxLength,
+      password_min_guesses: passwords.minGuesses,
       server_emoji_data_url: `${req.config.externalUrl}/static/generated/emoji/emoji_api.json`,
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       realm_available_video_chat_providers: { disabled: { name: "None", id: 0 }, jitsi_meet: { name: "Jitsi Meet", id: 1 } },
       max_file_upload_size_mib: req.config.uploads.maxFileSizeMib,
     });
   }
+  if (wants(req, "realm_user_settings_defaults")) {
+    // PATCH /realm/user_settings_defaults is not served yet: new users get the built-in defaults.
+    state.realm_user_settings_defaults = { ...USER_SETTING_DEFAULTS, emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
+  }
+  if (wants(req, "realm_billing")) state.realm_billing = { has_pending_sponsorship_request: false };
+  if (wants(req, "realm_embedded_bots")) state.realm_embedded_bots = Object.keys(EMBEDDED_BOTS).map((name) => ({ name, config: {} }));
+  if (wants(req, "realm_incoming_webhook_bots")) state.realm_incoming_webhook_bots = [];
+  if (wants(req, "video_calls")) state.has_zoom_token = false;
+  if (wants(req, "giphy")) state.giphy_api_key = "";
+  // Parley's full-text search ignores no words (db/dialect.ts: FTS5 unicode61, tsvector 'simple').
+  if (wants(req, "stop_words")) state.stop_words = [];
   if (wants(req, "realm_user_groups")) {
     state.realm_user_groups = await userGroupsForRealm(q, realm.id, {
       includeDeactivated: req.client.capabilities.include_deactivated_groups,
@@ -139,7 +166,11 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "realm_playgrounds")) state.realm_playgrounds = [];
   if (wants(req, "realm_domains")) state.realm_domains = [];
   if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
-  if (wants(req, "onboarding_steps")) state.onboarding_steps = [];
+  if (wants(req, "onboarding_steps")) {
+    state.onboarding_steps = [];
+    // No navigation tour video: the onboarding video experience is off.
+    state.navigation_tour_video_url = null;
+  }
   if (wants(req, "alert_words")) state.alert_words = await alertWordStore.list(q, user.id);
   if (wants(req, "muted_users")) state.muted_users = await mutedUserStore.list(q, user.id);
   if (wants(req, "drafts")) {
@@ -148,6 +179,14 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   }
   if (wants(req, "scheduled_messages")) state.scheduled_messages = await listScheduledMessages(q, user);
   if (wants(req, "user_topic")) state.user_topics = await req.reads.userTopics();
+  // The legacy list zulip-terminal asks for; clients that also ask for user_topic get that only.
+  if (wants(req, "muted_topics") && (req.fetchEventTypes === null || !wants(req, "user_topic"))) {
+    // From the reads the other sections share: [channel name, topic, time muted].
+    const names = new Map((await req.reads.realmStreams()).map((s) => [s.id, s.name]));
+    state.muted_topics = (await req.reads.userTopics())
+      .filter((t) => t.visibility_policy === VisibilityPolicy.MUTED && names.has(t.stream_id))
+      .map((t) => [names.get(t.stream_id)!, t.topic_name, Number(t.last_updated)]);
+  }
   return state;
 }
 
@@ -161,6 +200,29 @@ const PROFILE_FIELD_TYPE_NAMES: Record<number, string> = {
   7: "External account",
   8: "Pronouns",
 };
+
+/** Zulip's SYSTEM_GROUPS_ENUM_MAP, limited to the values each legacy policy setting had. */
+const COMMON_POLICIES: Array<[string, number]> = [
+  ["role:members", 1],
+  ["role:administrators", 2],
+  ["role:fullmembers", 3],
+  ["role:moderators", 4],
+];
+const WEB_PUBLIC_POLICIES: Array<[string, number]> = [
+  ["role:administrators", 2],
+  ["role:moderators", 4],
+  ["role:nobody", 6],
+  ["role:owners", 7],
+];
+
+/**
+ * Zulip's get_corresponding_policy_value_for_group_setting: the deprecated policy of a group
+ * setting held by a system group, or `fallback` (the largest group the old policy allowed).
+ */
+function legacyPolicy(value: unknown, systemGroups: Map<string, number>, policies: Array<[string, number]>, fallback: number): number {
+  for (const [name, policy] of policies) if (systemGroups.get(name) === value) return policy;
+  return fallback;
+}
 
 /** Zulip's deprecated wildcard_mention_policy, derived from can_mention_many_users_group. */
 export function wildcardMentionPolicy(value: unknown, systemGroups: Map<string, number>): number {

@@ -6,16 +6,10 @@ import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
 import { buildBotDicts } from "../../lib/botPayload.js";
 import { buildUserPayload } from "../../lib/userPayload.js";
 import { isAdmin } from "../../models/roles.js";
-import { LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
+import { EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
 import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./index.js";
-
-const EMOJISET_CHOICES = [
-  { key: "google", text: "Google" },
-  { key: "twitter", text: "Twitter" },
-  { key: "text", text: "Plain text" },
-];
 
 /** Sections about people: realm_user (users and one's own account), realm_bot, user_settings, user_status. */
 export async function fetchUserState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
@@ -58,15 +52,18 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     const bots = everyone.filter((u) => u.is_bot && (isAdmin(user) || u.bot_owner_id === user.id));
     state.realm_bots = await buildBotDicts(q, user, bots);
   }
+  const settings = userSettings(user);
   if (wants(req, "user_settings")) {
-    const settings = { ...userSettings(user), available_notification_sounds: [...NOTIFICATION_SOUNDS], emojiset_choices: EMOJISET_CHOICES };
-    state.user_settings = settings;
-    if (!client.capabilities.user_settings_object) {
-      // Zulip's legacy top-level copies for clients older than feature level 89.
-      for (const [name, value] of Object.entries(settings)) {
-        if (LEGACY_DISPLAY_SETTINGS.has(name) || LEGACY_NOTIFICATION_SETTINGS.has(name) || name === "timezone") state[name] = value;
-      }
-    }
+    state.user_settings = { ...settings, timezone: user.timezone, available_notification_sounds: [...NOTIFICATION_SOUNDS], emojiset_choices: EMOJISET_CHOICES };
+  }
+  // Zulip's legacy top-level copies for clients older than feature level 89.
+  if (wants(req, "update_display_settings") && !client.capabilities.user_settings_object) {
+    for (const name of LEGACY_DISPLAY_SETTINGS) state[name] = settings[name as keyof typeof settings];
+    Object.assign(state, { timezone: user.timezone, emojiset_choices: EMOJISET_CHOICES });
+  }
+  if (wants(req, "update_global_notifications") && !client.capabilities.user_settings_object) {
+    for (const name of LEGACY_NOTIFICATION_SETTINGS) state[name] = settings[name as keyof typeof settings];
+    state.available_notification_sounds = [...NOTIFICATION_SOUNDS];
   }
   if (wants(req, "user_status")) {
     const byId = new Map(everyone.map((u) => [u.id, u]));
