@@ -1,3 +1,4 @@
+import { ApiError } from "../http/errors.js";
 import { createHash } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import { transaction } from "../appContext.js";
@@ -244,4 +245,22 @@ export async function syncBouncerDevice(ctx: AppContext, job: { op: "register" |
   });
   if (job.appId) form.set("ios_app_id", job.appId);
   await postToBouncer(ctx, `push/${job.op}`, form.toString(), "application/x-www-form-urlencoded");
+}
+
+/**
+ * POST /mobile_push/test_notification (Zulip's send_test_push_notification_api): a "test"
+ * notification, now, to the device with `token` or to all of the user's devices. As in Zulip, a
+ * server without push configured accepts it and sends nothing.
+ */
+export async function sendTestPushNotification(ctx: AppContext, user: User, realm: Realm, token: string | undefined): Promise<void> {
+  const all = await pushDeviceStore.listForUser(ctx.db.kysely, user.id);
+  const devices = token === undefined ? all : all.filter((d) => d.token === token);
+  if (token !== undefined && devices.length === 0) throw new ApiError("Device not recognized", { code: "INVALID_PUSH_DEVICE_TOKEN" });
+  if (!pushConfigured(ctx) || devices.length === 0) return;
+  const fields = { ...realmFields(ctx, realm, user), event: "test", time: Math.floor(Date.now() / 1000) };
+  await deliverPush(ctx, user, realm.id, devices, {
+    gcm: fields,
+    gcmPriority: "high",
+    apns: { alert: { title: "Test notification", body: `This is a test notification from ${realm.name} (${ctx.config.externalUrl}).` }, sound: "default", badge: 0, custom: { zulip: fields } },
+  });
 }

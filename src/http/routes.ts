@@ -109,6 +109,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "DELETE", path: "/users/me/apns_device_token", endpoint: pushDevices.removeApnsToken },
   { method: "POST", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.addFcmToken },
   { method: "DELETE", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.removeFcmToken },
+  { method: "POST", path: "/mobile_push/test_notification", endpoint: pushDevices.sendTestNotification },
   // organization settings
   { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
   // reactions and custom emoji

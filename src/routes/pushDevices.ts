@@ -2,6 +2,7 @@ import { checkAppId, checkToken, doAddPushDevice, doRemovePushDevice } from "../
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
+import { sendTestPushNotification } from "../actions/pushNotifications.js";
 import { PushDeviceKind } from "../store/pushDevices.js";
 
 /** POST /users/me/apns_device_token */
@@ -42,5 +43,14 @@ export const removeFcmToken = endpoint({
   handler: async ({ ctx, user, params }) => {
     const token = checkToken(params.token, PushDeviceKind.FCM);
     await transaction(ctx, (tx) => doRemovePushDevice(tx, user, PushDeviceKind.FCM, token, ctx.config.pushBouncer !== undefined));
+  },
+});
+
+/** POST /mobile_push/test_notification */
+export const sendTestNotification = endpoint({
+  auth: "user",
+  params: { token: p.string().optional() },
+  handler: async ({ ctx, user, realm, params }) => {
+    await sendTestPushNotification(ctx, user, realm, params.token);
   },
 });

@@ -143,3 +143,21 @@ describe("push notifications", () => {
     expectSuccess(await t.patch("hamlet", "/api/v1/settings", { enable_offline_push_notifications: true }));
   });
 });
+
+describe("POST /mobile_push/test_notification", () => {
+  it("sends a test notification to the device named, or to all the user's devices", async () => {
+    expectSuccess(await t.post("prospero", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-prospero-1" }));
+    expectSuccess(await t.post("prospero", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-prospero-2" }));
+    await t.drainJobs();
+    received.length = 0;
+    expectSuccess(await t.post("prospero", "/api/v1/mobile_push/test_notification", { token: "fcm-prospero-2" }));
+    const [one] = notifies();
+    expect(one.gcm_payload).toMatchObject({ event: "test", realm_name: expect.any(String), user_id: (await t.user("prospero")).id });
+    expect(JSON.stringify(one)).toContain("fcm-prospero-2");
+    expect(JSON.stringify(one)).not.toContain("fcm-prospero-1");
+    received.length = 0;
+    expectSuccess(await t.post("prospero", "/api/v1/mobile_push/test_notification"));
+    expect(JSON.stringify(notifies())).toContain("fcm-prospero-1");
+    expectError(await t.post("prospero", "/api/v1/mobile_push/test_notification", { token: "not-mine" }), 400, "Device not recognized", "INVALID_PUSH_DEVICE_TOKEN");
+  });
+});
