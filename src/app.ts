@@ -24,6 +24,7 @@ import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { externalContent } from "./http/externalContent.js";
+import { videoCallPages } from "./http/videoCallPages.js";
 import { setCamoKey } from "./lib/camo.js";
 import { serverSecret } from "./lib/serverSecret.js";
 import { JobRunner } from "./jobs/runner.js";
@@ -113,6 +114,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });
   await app.register(externalContent, { ctx });
+  await app.register(videoCallPages, { ctx });
   await app.register(tusUploads, { ctx });
   await app.register(sessionPages, { ctx });
   await app.register(incomingWebhooks, { ctx });

@@ -51,6 +51,8 @@ const envSchema = z.object({
   PARLEY_APNS_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://api.push.apple.com"),
   PARLEY_FCM_CREDENTIALS_FILE: z.string().min(1).optional(),
   PARLEY_FCM_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
+  PARLEY_BIG_BLUE_BUTTON_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PARLEY_BIG_BLUE_BUTTON_SECRET: z.string().min(1).optional(),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
   PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
@@ -108,6 +110,8 @@ export interface Config {
   /** Direct delivery to Apple and Google, when their credentials are configured. */
   apns?: ApnsSettings;
   fcm?: FcmSettings;
+  /** A BigBlueButton server for video calls (Zulip's BIG_BLUE_BUTTON_URL and _SECRET). */
+  bigBlueButton?: { url: string; secret: string };
   /** How long a claimed job is reserved for the process that claimed it. */
   jobLeaseSeconds: number;
   fastPasswordHashing: boolean;
@@ -165,10 +169,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         ? { endpoint: e.PARLEY_APNS_ENDPOINT, keyFile: path.resolve(e.PARLEY_APNS_KEY_FILE), keyId: e.PARLEY_APNS_KEY_ID, teamId: e.PARLEY_APNS_TEAM_ID }
         : undefined,
     fcm: e.PARLEY_FCM_CREDENTIALS_FILE ? { endpoint: e.PARLEY_FCM_ENDPOINT, credentialsFile: path.resolve(e.PARLEY_FCM_CREDENTIALS_FILE) } : undefined,
+    bigBlueButton: bigBlueButtonSettings(e),
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };
+}
+
+function bigBlueButtonSettings(e: z.output<typeof envSchema>): { url: string; secret: string } | undefined {
+  const { PARLEY_BIG_BLUE_BUTTON_URL: url, PARLEY_BIG_BLUE_BUTTON_SECRET: secret } = e;
+  if (url === undefined && secret === undefined) return undefined;
+  if (url === undefined || secret === undefined) {
+    throw new ConfigError("Invalid configuration:\n  PARLEY_BIG_BLUE_BUTTON_URL and PARLEY_BIG_BLUE_BUTTON_SECRET must be set together");
+  }
+  return { url: url.endsWith("/") ? url : `${url}/`, secret };
 }
 
 function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {

@@ -26,6 +26,7 @@ import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
 import * as presence from "../routes/presence.js";
 import * as typing from "../routes/typing.js";
+import * as videoCalls from "../routes/videoCalls.js";
 import * as topics from "../routes/topics.js";
 import * as users from "../routes/users.js";
 import * as userStatus from "../routes/userStatus.js";
@@ -110,6 +111,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.addFcmToken },
   { method: "DELETE", path: "/users/me/android_gcm_reg_id", endpoint: pushDevices.removeFcmToken },
   { method: "POST", path: "/mobile_push/test_notification", endpoint: pushDevices.sendTestNotification },
+  { method: "GET", path: "/calls/bigbluebutton/create", endpoint: videoCalls.createBigBlueButtonCall },
   // organization settings
   { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
   // reactions and custom emoji
