@@ -3,10 +3,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import ajvFormats from "ajv-formats";
-import { parse as parseYaml } from "yaml";
 
 /**
- * Validates Parley's responses against Zulip's reference OpenAPI file, as Zulip's own test suite
+ * Validates Parley's responses against Zulip's reference OpenAPI file (its checked-in reduction,
+ * test/fixtures/zulip-openapi.json, made by scripts/generate-test-fixtures.mjs), as Zulip's own test suite
  * does (zerver/openapi/openapi.py): `$ref`s resolved, `allOf` parts merged naively into one
  * object schema (Zulip writes `allOf: [Base, {additionalProperties: false, properties: {x: {}}}]`,
  * which a plain JSON Schema validator would reject), then OpenAPI 3.0's `nullable` rewritten
@@ -17,7 +17,7 @@ import { parse as parseYaml } from "yaml";
 type Schema = Record<string, any>;
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const OPENAPI_FILE = path.resolve(repoRoot, "../shared/reference/zulip-openapi.yaml");
+export const OPENAPI_FILE = path.join(repoRoot, "test/fixtures/zulip-openapi.json");
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 interface Operation {
@@ -40,7 +40,7 @@ let spec: Spec | undefined;
 
 function loadSpec(): Spec {
   if (spec) return spec;
-  const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Schema;
   applySeedSpecOverrides(document);
   const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
   const operations: Operation[] = [];
@@ -74,12 +74,12 @@ function applySeedSpecOverrides(node: unknown): void {
   if (!isPlainObject(node)) return;
   if (Array.isArray(node.enum) && node.enum.includes("zulip_extra_emoji")) node.enum = [...node.enum, "service_extra_emoji"];
   const properties = node.properties as Record<string, Schema> | undefined;
-  if (properties && typeof node.description === "string" && node.description.startsWith("Event type for messages.") && properties.message) {
+  if (properties && eventTypeOf(node) === "message" && properties.message) {
     properties.local_message_id = { type: "string" };
   }
   // The simplified_presence_events capability (named by our issue, from Zulip 11) has the modern
   // presence event, which the 10.2 file does not know: {type: "presence", id, presences}.
-  if (Array.isArray(node.oneOf) && node.oneOf.some((s) => isPlainObject(s) && typeof s.description === "string" && s.description.startsWith("Event sent to all users in an organization when a user comes"))) {
+  if (Array.isArray(node.oneOf) && node.oneOf.some((s) => eventTypeOf(s) === "presence")) {
     node.oneOf = [
       ...node.oneOf,
       {
@@ -104,6 +104,18 @@ function applySeedSpecOverrides(node: unknown): void {
     ];
   }
   for (const value of Object.values(node)) applySeedSpecOverrides(value);
+}
+
+/**
+ * The event type an event schema of GET /events describes: its `type` property is written
+ * `allOf: [{$ref: EventTypeSchema}, {enum: [the type]}]` (before $refs are resolved).
+ */
+function eventTypeOf(schema: unknown): string | undefined {
+  if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return undefined;
+  const parts = (schema.properties as Schema).type?.allOf;
+  if (!Array.isArray(parts)) return undefined;
+  const values = parts.find((part) => Array.isArray(part?.enum))?.enum;
+  return Array.isArray(values) && values.length === 1 ? values[0] : undefined;
 }
 
 /** Replaces every `$ref` by the (shared) object it points to. */
@@ -184,6 +196,14 @@ function toAjvSchema(schema: Schema, memo = new Map<Schema, Schema>()): Schema {
   const result = schema.nullable === true ? { anyOf: [out, { type: "null" }] } : out;
   memo.set(schema, result);
   return result;
+}
+
+/** The event types the reference's GET /events response describes (one schema or more each). */
+export function referenceEventTypes(): Set<string> {
+  const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Schema;
+  const response = document.paths["/events"].get.responses["200"].content["application/json"].schema;
+  const events = response.allOf.find((part: Schema) => part.properties?.events).properties.events;
+  return new Set(events.items.oneOf.map(eventTypeOf).filter((type: string | undefined) => type !== undefined));
 }
 
 /** `/users/{user_id}` → a RegExp over the decoded path below /api/v1. */
