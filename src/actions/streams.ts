@@ -84,14 +84,14 @@ async function sendStreamUpdate(tx: Tx, stream: Stream, fields: Record<string, u
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
 }
 
-/** Zulip's notify_default_streams: the realm's default channels, to every active non-guest. */
+/**
+ * Zulip's notify_default_streams: the realm's default channels, to every active non-guest. Channel
+ * IDs since feature level 330, in POST /register's order (realm_default_streams).
+ */
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
-  const ids = await streamStore.defaultStreamIds(tx.q, realm.id);
-  const streams = (await streamStore.listInRealm(tx.q, realm.id, { excludeArchived: false })).filter((s) => ids.has(s.id));
-  const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: false });
+  const ids = [...(await streamStore.defaultStreamIds(tx.q, realm.id))].sort((a, b) => a - b);
   const users = await tx.q.selectFrom("users").select("id").where("realm_id", "=", realm.id).where("is_active", "=", 1).where("role", "!=", 600).execute();
-  const payloads = streams.map((s) => buildStreamPayload(s, ctx)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  tx.sendEventOnCommit({ type: "default_streams", default_streams: payloads }, users.map((u) => u.id));
+  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.map((u) => u.id));
 }
 
 // ---- creation ----

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { validateResponse } from "./openapi.js";
+import { committedEventViolations } from "./eventSchemas.js";
+import { validateEvent, validateResponse } from "./openapi.js";
 
 /** Response examples of the reference (test/fixtures, from scripts/generate-test-fixtures.mjs). */
 const examples: { path: string; method: string; status: string; example: unknown }[] = JSON.parse(
@@ -77,5 +78,29 @@ describe("validateResponse", () => {
   it("rejects a 4xx body that is not a Zulip error envelope", () => {
     expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 401, { result: "error", msg: "Nope" })).toThrow(/required property 'code'/);
     expect(() => validateResponse("GET", "/api/v1/users/me", 404, "Not Found")).toThrow(/not a Zulip error envelope/);
+  });
+});
+
+describe("committed events against GET /events (useTestServer checks every one after each test)", () => {
+  it("accepts a matching event and rejects one of a shape or type the reference does not describe", () => {
+    expect(committedEventViolations({ type: "default_streams", default_streams: [1, 3] })).toEqual([]);
+    // Before feature level 330 the event carried channel objects; Parley once sent those.
+    const [modern, legacy] = committedEventViolations({ type: "default_streams", default_streams: [{ stream_id: 1, name: "Verona" }] });
+    expect(modern).toMatch(/default_streams\/0 must be integer/);
+    expect(legacy).toBe(modern);
+    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual([
+      expect.stringMatching(/describes no event of type "parley_only_event"/),
+      expect.stringMatching(/describes no event of type "parley_only_event"/),
+    ]);
+  });
+
+  it("checks the forms clients receive, legacy ones included", () => {
+    const event = { type: "stream", op: "update", stream_id: 1, name: "Verona", property: "is_archived", value: true };
+    expect(committedEventViolations(event)).toEqual([]);
+    // A client without archived_channels gets it as a stream delete: both forms are checked.
+    const violations = committedEventViolations({ ...event, stream_id: "1" });
+    expect(violations).toHaveLength(2);
+    expect(violations[1]).toMatch(/"op":"delete"/);
+    expect(() => validateEvent({ type: "stream", op: "delete", streams: [{ stream_id: 1 }], stream_ids: [1], id: 0 })).not.toThrow();
   });
 });

@@ -30,6 +30,8 @@ interface Operation {
 
 interface Spec {
   operations: Operation[];
+  /** GET /events' event schemas, by event type. */
+  eventSchemas: Map<string, Schema[]>;
   /** Any Zulip error envelope: result "error", a msg and a code, maybe more fields. */
   genericError: Schema;
   ajv: Ajv;
@@ -55,7 +57,7 @@ function loadSpec(): Spec {
   ajvFormats.default(ajv);
   ajv.addFormat("binary", true);
   const codedErrorBase = resolved.components.schemas.CodedErrorBase;
-  spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
+  spec = { operations, eventSchemas: eventSchemasByType(resolved), genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
   return spec;
 }
 
@@ -76,6 +78,11 @@ function applySeedSpecOverrides(node: unknown): void {
   const properties = node.properties as Record<string, Schema> | undefined;
   if (properties && eventTypeOf(node) === "message" && properties.message) {
     properties.local_message_id = { type: "string" };
+  }
+  // Zulip sends `value: null` when a channel's message_retention_days returns to the organization's
+  // default (do_change_stream_message_retention_days); the file's stream update `value` omits null.
+  if (properties?.value && eventTypeOf(node) === "stream" && properties.op?.enum?.includes("update")) {
+    properties.value = { ...properties.value, nullable: true };
   }
   // The simplified_presence_events capability (named by our issue, from Zulip 11) has the modern
   // presence event, which the 10.2 file does not know: {type: "presence", id, presences}.
@@ -198,12 +205,40 @@ function toAjvSchema(schema: Schema, memo = new Map<Schema, Schema>()): Schema {
   return result;
 }
 
+/** GET /events' event schemas (after $refs and allOf are resolved), by their `type`. */
+function eventSchemasByType(resolved: Schema): Map<string, Schema[]> {
+  const response = resolved.paths["/events"].get.responses["200"].content["application/json"].schema;
+  const out = new Map<string, Schema[]>();
+  for (const schema of response.properties.events.items.oneOf as Schema[]) {
+    const type = schema.properties?.type?.enum;
+    if (!Array.isArray(type) || type.length !== 1) throw new Error("an event schema of GET /events names no single type");
+    out.set(type[0], [...(out.get(type[0]) ?? []), schema]);
+  }
+  return out;
+}
+
 /** The event types the reference's GET /events response describes (one schema or more each). */
 export function referenceEventTypes(): Set<string> {
-  const document = JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Schema;
-  const response = document.paths["/events"].get.responses["200"].content["application/json"].schema;
-  const events = response.allOf.find((part: Schema) => part.properties?.events).properties.events;
-  return new Set(events.items.oneOf.map(eventTypeOf).filter((type: string | undefined) => type !== undefined));
+  return new Set(loadSpec().eventSchemas.keys());
+}
+
+/**
+ * Throws unless `event` (as a client receives it from GET /events, `id` included) matches one of
+ * the reference's schemas for its type; an event type the reference does not describe throws too.
+ */
+export function validateEvent(event: { type: string; [key: string]: unknown }): void {
+  const candidates = loadSpec().eventSchemas.get(event.type);
+  if (!candidates) throw new Error(`OpenAPI: GET /events describes no event of type ${JSON.stringify(event.type)}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
+  const failures: Array<{ sameOp: boolean; errors: string }> = [];
+  for (const schema of candidates) {
+    const validate = validator(schema);
+    if (validate(event as unknown)) return;
+    const ops = schema.properties?.op?.enum;
+    failures.push({ sameOp: Array.isArray(ops) && ops.includes(event.op), errors: formatErrors(validate.errors) });
+  }
+  // The schema of the same `op` explains best; else the one with the fewest complaints.
+  const closest = failures.sort((a, b) => Number(b.sameOp) - Number(a.sameOp) || a.errors.split("\n").length - b.errors.split("\n").length)[0];
+  throw new Error(`OpenAPI: event does not match the reference's ${event.type} event schemas (closest of ${candidates.length}):\n${closest.errors}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
 }
 
 /** `/users/{user_id}` → a RegExp over the decoded path below /api/v1. */
