@@ -22,6 +22,7 @@ import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
 import { queueMissedMessageEmails } from "./missedMessageEmails.js";
 import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
+import type { NewMessageEvent } from "../events/types.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -460,7 +461,7 @@ function notifyNewMessage(
   isPublicChannel: boolean,
 ): void {
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
-  const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
+  const groups = new Map<string, { event: NewMessageEvent; users: number[] }>();
   for (const row of rows) {
     const withQueue = row.user_id === sender.id && options.queueId !== undefined;
     // A channel message's payload depends on the flags only (built once per group); a direct
@@ -473,7 +474,7 @@ function notifyNewMessage(
       const payload = viewerPayload ?? builder.build(message, row.user_id, flags, payloadOptions);
       // raw_content and sender_uses_gravatar let each queue give its client the content and
       // avatar it registered for (apply_markdown, client_gravatar); they are never sent.
-      const event: Record<string, unknown> = { type: "message", message: payload, flags, raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
+      const event: NewMessageEvent = { type: "message", message: payload, flags, raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;
@@ -482,7 +483,7 @@ function notifyNewMessage(
     }
     group.users.push(row.user_id);
   }
-  for (const { event, users } of groups.values()) tx.sendEventOnCommit(event as { type: string }, users);
+  for (const { event, users } of groups.values()) tx.sendEventOnCommit(event, users);
   if (isPublicChannel) {
     const { event } = groups.values().next().value!;
     const { sender_queue_id: _q, local_message_id: _l, ...shared } = event;

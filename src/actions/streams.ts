@@ -25,6 +25,7 @@ import { settingGroupStore, streamStore, subscriptionStore } from "../store/stre
 import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
+import type { StreamEvent } from "../events/types.js";
 
 export const MAX_STREAM_NAME_LENGTH = 60;
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
@@ -66,7 +67,7 @@ async function sendStreamCreation(
   const users = [...userIds];
   if (users.length === 0 || streams.length === 0) return;
   const payloadCtx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: opts.traffic });
-  const event = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
+  const event: StreamEvent = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
   tx.sendEventOnCommit(opts.unlessCapability ? { ...event, unless_capability: opts.unlessCapability } : event, users);
 }
 
@@ -79,7 +80,7 @@ export function sendStreamDeletion(tx: Tx, streams: readonly Stream[], userIds: 
   );
 }
 
-async function sendStreamUpdate(tx: Tx, stream: Stream, fields: Record<string, unknown>, audience?: Iterable<number>): Promise<void> {
+async function sendStreamUpdate(tx: Tx, stream: Stream, fields: { property: string; value: unknown; [field: string]: unknown }, audience?: Iterable<number>): Promise<void> {
   const users = audience ?? (await metadataAudience(tx.q, stream.realm_id, [stream])).get(stream.id)!;
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
 }

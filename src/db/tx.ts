@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
+import type { ServerEvent } from "../events/types.js";
 import { nowSeconds } from "../util/time.js";
 import type { Db } from "./connect.js";
 import type { Dialect } from "./dialect.js";
@@ -20,7 +21,7 @@ export interface Tx {
   readonly q: Transaction<Database>;
   readonly dialect: Dialect;
   /** The event is JSON-round-tripped now and delivered to `userIds`' queues after commit. */
-  sendEventOnCommit(event: ParleyEvent, userIds: Iterable<number>): void;
+  sendEventOnCommit(event: ServerEvent, userIds: Iterable<number>): void;
   /** Writes a durable job row in this transaction; the job runner is woken after commit. */
   enqueueJob(kind: string, payload: unknown, options?: JobOptions): Promise<void>;
   /** Many jobs of one kind in one statement (fan-out work: one per receiver). */
