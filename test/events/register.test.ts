@@ -110,3 +110,36 @@ describe("POST /register initial state", () => {
     expect(names(iago.streams)).toContain("core team");
   });
 });
+
+describe("POST /register: the user's permission flags follow the organization's group settings", () => {
+  const FLAGS = ["can_create_streams", "can_create_public_streams", "can_create_private_streams", "can_create_web_public_streams", "can_subscribe_other_users", "can_invite_others_to_realm"];
+  const flags = async (who: string) => {
+    const state = expectSuccess(await t.post(who, "/api/v1/register", { fetch_event_types: ["realm_user"] }));
+    return Object.fromEntries(FLAGS.map((name) => [name, state[name]]));
+  };
+  const setting = async (name: string, group: string) => expectSuccess(await t.patch("desdemona", "/api/v1/realm", { [name]: { new: await t.systemGroupId(group) } }));
+
+  it("with Zulip's defaults: members may, guests may not; web-public channels need spectator access and owners", async () => {
+    const member = { can_create_streams: true, can_create_public_streams: true, can_create_private_streams: true, can_create_web_public_streams: false, can_subscribe_other_users: true, can_invite_others_to_realm: true };
+    expect(await flags("hamlet")).toEqual(member);
+    expect(await flags("polonius")).toEqual(Object.fromEntries(FLAGS.map((name) => [name, false])));
+    expect(await flags("desdemona")).toEqual(member);
+    expectSuccess(await t.patch("iago", "/api/v1/realm", { enable_spectator_access: true }));
+    expect((await flags("desdemona")).can_create_web_public_streams).toBe(true);
+    expect((await flags("iago")).can_create_web_public_streams).toBe(false);
+    expectSuccess(await t.patch("iago", "/api/v1/realm", { enable_spectator_access: false }));
+  });
+
+  it("after the settings change: each flag reads its own group setting", async () => {
+    await setting("can_create_public_channel_group", "role:administrators");
+    await setting("can_add_subscribers_group", "role:moderators");
+    await setting("can_invite_users_group", "role:nobody");
+    expect(await flags("hamlet")).toMatchObject({ can_create_public_streams: false, can_create_private_streams: true, can_create_streams: true, can_subscribe_other_users: false, can_invite_others_to_realm: false });
+    expect(await flags("iago")).toMatchObject({ can_create_public_streams: true, can_subscribe_other_users: true, can_invite_others_to_realm: false });
+    await setting("can_create_private_channel_group", "role:administrators");
+    expect(await flags("hamlet")).toMatchObject({ can_create_streams: false, can_create_private_streams: false });
+    // Back to Zulip's defaults for the tests that follow.
+    for (const name of ["can_create_public_channel_group", "can_create_private_channel_group", "can_add_subscribers_group", "can_invite_users_group"]) await setting(name, "role:members");
+    expect((await flags("hamlet")).can_invite_others_to_realm).toBe(true);
+  });
+});
