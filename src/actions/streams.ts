@@ -1,7 +1,7 @@
 import type { Insertable } from "kysely";
 import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import {
   checkGroupSettingValue,
   groupSettingApiValues,
@@ -286,7 +286,7 @@ async function checkGroupSettingChanges(
     const config = STREAM_GROUP_SETTINGS[name];
     if (change.old !== undefined) {
       const expected = await checkGroupSettingValue(tx.q, realm.id, name, config, change.old, nobody);
-      if (!sameGroupSetting(expected, current)) throw badRequest("'old' value does not match the expected value.");
+      if (!sameGroupSetting(expected, current)) throw new OldSettingValueMismatchError();
     }
     const value = await checkGroupSettingValue(tx.q, realm.id, name, config, change.new, nobody);
     if (sameGroupSetting(value, current)) continue;

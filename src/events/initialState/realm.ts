@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
 import { customProfileFieldDict } from "../../actions/customProfileFields.js";
 import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
@@ -15,6 +16,7 @@ import { isGuest } from "../../models/roles.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { escapeHtml } from "../../util/html.js";
+import { parseJsonColumn } from "../../util/jsonColumn.js";
 import { type SectionRequest, wants } from "./index.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
@@ -144,7 +146,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     state.drafts = (await initialStateStore.drafts(q, user.id)).map((d) => ({
       id: d.id,
       type: d.type,
-      to: JSON.parse(d.to) as number[],
+      to: parseJsonColumn(z.array(z.number().int()), d.to, "drafts.to"),
       topic: d.topic,
       content: d.content,
       timestamp: d.last_edit_time,
