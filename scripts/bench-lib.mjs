@@ -124,7 +124,10 @@ export async function devClient(base, email) {
   return new Client(base, email, json.api_key);
 }
 
-/** GET `url` one request at a time for `seconds`: requests/s and latency percentiles (ms, sub-ms precision). */
+/**
+ * GET `url` one request at a time for `seconds`: successful requests/s and their latency
+ * percentiles (ms, sub-ms precision). A failed request is counted in `errors`, never a sample.
+ */
 export async function sequentialLatency(client, urlPath, seconds) {
   const times = [];
   const until = performance.now() + seconds * 1000;
@@ -135,9 +138,18 @@ export async function sequentialLatency(client, urlPath, seconds) {
       await client.call("GET", urlPath.split("?")[0], Object.fromEntries(new URLSearchParams(urlPath.split("?")[1] ?? "")));
     } catch {
       errors += 1;
+      continue;
     }
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
   return { rps: times.length / seconds, p50: percentile(times, 50), p99: percentile(times, 99), errors };
+}
+
+/**
+ * Throughput counts successful (2xx) responses only. autocannon's latency figures include every
+ * response, so a run with errors is marked wherever it is shown (errors > 0).
+ */
+export function autocannonFigures(r) {
+  return { rps: r["2xx"] / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }

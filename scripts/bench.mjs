@@ -26,7 +26,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { targetChart } from "./bench-chart.mjs";
 import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
-import { devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { autocannonFigures, devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -47,8 +47,7 @@ function autocannon(args) {
     maxBuffer: 64 * 1024 * 1024,
     stdio: ["ignore", "pipe", "ignore"],
   });
-  const r = JSON.parse(out.toString());
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+  return autocannonFigures(JSON.parse(out.toString()));
 }
 
 /** One-row insert transactions per second from a separate process, same durability settings. */
@@ -92,7 +91,7 @@ const authHeader = (client) => `Authorization=${client.auth}`;
 async function cheapest(server, hamlet) {
   const loaded = autocannon(["-H", authHeader(hamlet), `${server.base}/api/v1/users/me`]);
   const single = await sequentialLatency(hamlet, "/users/me", SECONDS);
-  return { rps: loaded.rps, p50: single.p50 };
+  return { rps: loaded.rps, p50: single.p50, errors: loaded.errors + single.errors };
 }
 
 /** (f) for an empty server: a first start (creates the database) and a second one. */
@@ -296,14 +295,16 @@ function rowsOf(r) {
   const rate = (value) => ({ cheapest: value / S.limit.rps, insert: value / r.insertLimit });
   const small = (value) => ({ cheapest: value / S.limit.p50, insert: value / insertMs });
   const large = (value) => ({ cheapest: value / L.limit.p50, insert: value / insertMs });
+  // Failures of a fan-out scenario: failed sends and polls, and deliveries that never came.
+  const failed = (f) => f.errors + f.missing;
   const rows = [
-    { id: "a", label: "(a) messages/s to a 50-member channel, 50 polling", value: S.fifty.messagesPerSecond, unit: "msg/s", target: 500, up: true, ratio: rate(S.fifty.messagesPerSecond) },
-    { id: "a", label: "(a) p99 POST → last member's GET /events", value: S.fifty.deliveryP99, unit: "ms", target: 50, up: false, ratio: small(S.fifty.deliveryP99) },
-    { id: "b", label: "(b) messages/s to a 1,000-member channel, 1,000 polling", value: S.thousand.messagesPerSecond, unit: "msg/s", target: 300, up: true, ratio: rate(S.thousand.messagesPerSecond) },
-    { id: "b", label: "(b) p99 POST → last member's GET /events", value: S.thousand.deliveryP99, unit: "ms", up: false, ratio: small(S.thousand.deliveryP99) },
-    { id: "c", label: "(c) direct messages/s, random pairs, 1,000 polling", value: S.direct.messagesPerSecond, unit: "msg/s", up: true, ratio: rate(S.direct.messagesPerSecond) },
-    { id: "c", label: "(c) p99 POST → recipient's GET /events", value: S.direct.deliveryP99, unit: "ms", up: false, ratio: small(S.direct.deliveryP99) },
-    ...L.measured.map((m) => ({ id: "d", label: `(d) GET /messages newest 100, ${m.label}, p50`, value: m.p50, unit: "ms", target: m.target, up: false, ratio: large(m.p50) })),
+    { id: "a", label: "(a) messages/s to a 50-member channel, 50 polling", value: S.fifty.messagesPerSecond, unit: "msg/s", target: 500, up: true, ratio: rate(S.fifty.messagesPerSecond), errors: failed(S.fifty) },
+    { id: "a", label: "(a) p99 POST → last member's GET /events", value: S.fifty.deliveryP99, unit: "ms", target: 50, up: false, ratio: small(S.fifty.deliveryP99), errors: failed(S.fifty) },
+    { id: "b", label: "(b) messages/s to a 1,000-member channel, 1,000 polling", value: S.thousand.messagesPerSecond, unit: "msg/s", target: 300, up: true, ratio: rate(S.thousand.messagesPerSecond), errors: failed(S.thousand) },
+    { id: "b", label: "(b) p99 POST → last member's GET /events", value: S.thousand.deliveryP99, unit: "ms", up: false, ratio: small(S.thousand.deliveryP99), errors: failed(S.thousand) },
+    { id: "c", label: "(c) direct messages/s, random pairs, 1,000 polling", value: S.direct.messagesPerSecond, unit: "msg/s", up: true, ratio: rate(S.direct.messagesPerSecond), errors: failed(S.direct) },
+    { id: "c", label: "(c) p99 POST → recipient's GET /events", value: S.direct.deliveryP99, unit: "ms", up: false, ratio: small(S.direct.deliveryP99), errors: failed(S.direct) },
+    ...L.measured.map((m) => ({ id: "d", label: `(d) GET /messages newest 100, ${m.label}, p50`, value: m.p50, unit: "ms", target: m.target, up: false, ratio: large(m.p50), errors: m.errors })),
     { id: "e", label: `(e) POST /register, ${L.register.subscriptions} subscriptions, p50`, value: L.register.p50, unit: "ms", target: 30, up: false, ratio: large(L.register.p50) },
     { id: "f", label: "(f) start-up, empty server (second start)", value: r.empty.startMs, unit: "ms", target: 1000, up: false },
     { id: "f", label: "(f) idle RSS, empty server", value: r.empty.idleRss, unit: "MiB", target: 100, up: false },
@@ -311,7 +312,12 @@ function rowsOf(r) {
     { id: "f", label: "(f) idle RSS, large organization", value: L.idleRss, unit: "MiB", up: false },
     { id: "g", label: `(g) memory per idle queue (${fmt(S.idle.queues)} queues)`, value: S.idle.kibPerQueue, unit: "KiB", target: 15, up: false, noisy: true },
   ];
-  return rows.map((row) => ({ ...row, met: row.target === undefined ? undefined : row.up ? row.value >= row.target : row.value < row.target }));
+  // A scenario with errors never meets its target: its figures describe a server that failed.
+  return rows.map((row) => ({
+    ...row,
+    errors: row.errors ?? 0,
+    met: row.target === undefined ? undefined : (row.errors ?? 0) === 0 && (row.up ? row.value >= row.target : row.value < row.target),
+  }));
 }
 
 const lines = [
@@ -336,16 +342,17 @@ for (const { r, rows } of perEngine) {
   const L = r.large;
   lines.push(`## ${r.engine}`, "");
   lines.push(
-    `Limits: raw insert ${fmt(r.insertLimit)} transactions/s (${fmt(1000 / r.insertLimit, 2)} ms each); GET /users/me ${fmt(S.limit.rps)} requests/s, p50 ${fmt(S.limit.p50, 1)} ms at one connection`,
+    `Limits: raw insert ${fmt(r.insertLimit)} transactions/s (${fmt(1000 / r.insertLimit, 2)} ms each); GET /users/me ${fmt(S.limit.rps)} requests/s, p50 ${fmt(S.limit.p50, 1)} ms at one connection${S.limit.errors + L.limit.errors > 0 ? ` (**${S.limit.errors + L.limit.errors} failed requests**)` : ""}`,
     `(organization of 1,000 users; ${fmt(L.limit.rps)} requests/s and ${fmt(L.limit.p50, 1)} ms on the large one). First start of an empty server (creates the database): ${fmt(r.empty.firstStartMs)} ms.`,
     `Large organization: ${fmt(L.org.messages)} messages, ${fmt(L.org.userMessageRows)} per-user message rows, 1,000 users, 100 channels, built in ${fmt(L.org.buildSeconds)} s; the reader is hamlet.`,
     "",
   );
-  lines.push("| scenario | figure | target | met | × cheapest endpoint | × raw insert |", "|---|---:|---:|:---:|---:|---:|");
+  lines.push("| scenario | figure | target | met | errors | × cheapest endpoint | × raw insert |", "|---|---:|---:|:---:|---:|---:|---:|");
   for (const row of rows) {
     const target = row.target === undefined ? "" : `${row.up ? "≥" : "<"} ${fmt(row.target)} ${row.unit}`;
     const met = row.met === undefined ? "" : row.met ? "yes" : "**no**";
-    lines.push(`| ${row.label} | ${fmt(row.value, row.unit === "msg/s" ? 0 : 1)} ${row.unit} | ${target} | ${met} | ${row.ratio ? fmt(row.ratio.cheapest, 2) : ""} | ${row.ratio ? fmt(row.ratio.insert, 2) : ""} |`);
+    const errors = row.errors > 0 ? `**${fmt(row.errors)}**` : "0";
+    lines.push(`| ${row.label}${row.errors > 0 ? " ⚠" : ""} | ${fmt(row.value, row.unit === "msg/s" ? 0 : 1)} ${row.unit} | ${target} | ${met} | ${errors} | ${row.ratio ? fmt(row.ratio.cheapest, 2) : ""} | ${row.ratio ? fmt(row.ratio.insert, 2) : ""} |`);
   }
   lines.push("");
   lines.push("| fan-out detail | (a) 50 members | (b) 1,000 members | (c) direct |", "|---|---:|---:|---:|");
@@ -368,13 +375,22 @@ if (perEngine.length === 2) {
     const slower = row.up ? row.value / other.value : other.value / row.value;
     // A figure within measurement noise of zero (RSS growth per idle queue) has no meaningful ratio.
     const verdict = row.noisy || !Number.isFinite(slower) ? "n/a" : slower <= 3 ? "yes" : "**no**";
-    lines.push(`| ${row.label} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`);
+    lines.push(`| ${row.label}${row.errors + other.errors > 0 ? " ⚠ (errors)" : ""} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`);
   });
   lines.push("");
 }
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");
+
+// Failed requests, printed whatever else is written: a figure measured with errors is not one.
+for (const { r, rows } of perEngine) {
+  const failing = rows.filter((row) => row.errors > 0);
+  const limitErrors = r.small.limit.errors + r.large.limit.errors;
+  if (failing.length === 0 && limitErrors === 0) console.error(`${r.engine}: no failed requests`);
+  if (limitErrors > 0) console.error(`${r.engine}: GET /users/me (cheapest endpoint): ${limitErrors} failed requests`);
+  for (const row of failing) console.error(`${r.engine}: ${row.label}: ${row.errors} failed requests or missing deliveries (marked ⚠)`);
+}
 
 const chartRows = perEngine[0].rows
   .map((row, i) => ({ row, i }))

@@ -1,15 +1,16 @@
 #!/usr/bin/env node
 // Builds src/lib/emojiTable.json from Zulip's emoji name table
-// (../shared/reference/zulip-emoji-names.json: code point(s) -> canonical name and aliases).
+// (test/fixtures/zulip-emoji-names.json, copied from ../shared/reference by
+// scripts/generate-test-fixtures.mjs: code point(s) -> canonical name and aliases).
 // Usage: node scripts/generate-emoji-table.mjs [reference.json] [output.json]
 // The test test/markdown/emojiTable.test.ts calls buildEmojiTable() and fails when the
-// committed table differs, so the server never reads ../shared at run time.
+// committed table differs, so neither the server nor the tests read ../shared.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-export const defaultReference = path.resolve(root, "../shared/reference/zulip-emoji-names.json");
+export const defaultReference = path.join(root, "test/fixtures/zulip-emoji-names.json");
 export const defaultOutput = path.join(root, "src/lib/emojiTable.json");
 
 /** Zulip's own emoji, outside Unicode (zerver/lib/emoji.py: "zulip", reaction_type zulip_extra_emoji). */

@@ -21,7 +21,7 @@ import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { RateLimiter } from "./http/rateLimit.js";
-import { ROUTES } from "./http/routes.js";
+import { isListedRoute, ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { externalContent } from "./http/externalContent.js";
 import { videoCallPages } from "./http/videoCallPages.js";
@@ -68,6 +68,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: 30 * 1024 * 1024,
     trustProxy: "127.0.0.1",
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
+  });
+  // Every route is in the route table (http/routes.ts): a module that adds another stops the start.
+  app.addHook("onRoute", (route) => {
+    for (const method of [route.method].flat()) {
+      if (!isListedRoute(method, route.url)) throw new Error(`${method} ${route.url} is not in the route table (src/http/routes.ts)`);
+    }
   });
   await app.register(formbody);
   await app.register(cookie);

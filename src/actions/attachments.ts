@@ -7,6 +7,7 @@ import { isThumbnailable, newPathId, thumbnailKey, uploadUrl } from "../lib/uplo
 import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { lazy } from "../util/lazy.js";
 import { nowSeconds } from "../util/time.js";
+import type { AttachmentEvent } from "../events/types.js";
 
 // sharp (libvips: 70 ms and 20 MB) is loaded by the first thumbnail job.
 const loadSharp = lazy(async () => (await import("sharp")).default);
@@ -56,7 +57,7 @@ async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: r
   const linked = await attachmentStore.linkedMessages(tx.q, attachments.map((a) => a.id));
   const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
   for (const attachment of attachments) {
-    const event = { type: "attachment", op, attachment: buildPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
+    const event: AttachmentEvent = { type: "attachment", op, attachment: buildPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
     tx.sendEventOnCommit(event, [attachment.owner_id]);
   }
 }

@@ -1,17 +1,18 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { BadNameOrUsernameError, badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { buildBotDicts } from "../lib/botPayload.js";
 import { EMBEDDED_BOTS } from "../lib/embeddedBots.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
-import { BotType, isAdmin, isGuest, isOwner, Role } from "../models/roles.js";
+import { BotType, isAdmin, isOwner, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { botServiceStore } from "../store/botServices.js";
 import { userStore } from "../store/users.js";
 import { doCreateUser } from "./createUser.js";
 import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } from "./users.js";
+import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
 
 /**
  * Bots (Zulip's zerver/views/users.py add_bot_backend, patch_bot_backend, …): created by members
@@ -22,12 +23,6 @@ import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } f
  */
 export const ServiceInterface = { GENERIC: 1, SLACK: 2 } as const;
 const BOT_TYPES = new Set<number>([BotType.GENERIC, BotType.INCOMING_WEBHOOK, BotType.OUTGOING_WEBHOOK, BotType.EMBEDDED]);
-
-/** Zulip's require_member_or_admin for the /bots endpoints. */
-export function requireMemberOrAdmin(user: User): void {
-  if (isGuest(user)) throw badRequest("Not allowed for guest users");
-  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
-}
 
 /** Zulip's access_bot_by_id: the bot's owner or an administrator; "No such bot" otherwise missing. */
 export async function accessBotById(tx: Tx, actor: User, botId: number): Promise<User> {
@@ -89,10 +84,10 @@ export interface CreateBotRequest {
 export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomain: string, req: CreateBotRequest) {
   requireMemberOrAdmin(actor);
   const shortName = req.shortName.trim();
-  if (shortName === "" || !/^[A-Za-z0-9._+-]+$/.test(shortName)) throw badRequest("Bad name or username");
+  if (shortName === "" || !/^[A-Za-z0-9._+-]+$/.test(shortName)) throw new BadNameOrUsernameError();
   const fullName = checkFullName(req.fullName);
   const email = `${shortName}-bot@${botDomain}`.toLowerCase();
-  if (email.length > 254) throw badRequest("Bad name or username");
+  if (email.length > 254) throw new BadNameOrUsernameError();
   if (await userStore.getByEmail(tx.q, realm.id, email)) throw badRequest("Username already in use");
   if (await userStore.activeFullNameTaken(tx.q, realm.id, fullName)) throw badRequest("Name is already in use!");
   const subject = new AccessSubject(actor);

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { CustomProfileField, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
@@ -5,6 +6,7 @@ import { isRenderedFieldType, PROFILE_FIELD_TYPES, ProfileFieldType, renderProfi
 import { isAdmin } from "../models/roles.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
 import { userStore } from "../store/users.js";
+import { parseJsonColumn } from "../util/jsonColumn.js";
 
 /** Zulip's limits and default external accounts (Zulip 10). */
 const NAME_MAX_LENGTH = 40;
@@ -205,7 +207,7 @@ async function checkFieldValue(tx: Tx, realmId: number, field: CustomProfileFiel
     }
     case ProfileFieldType.SELECT: {
       const text = checkCappedString(value, name, Infinity);
-      const choices = JSON.parse(field.field_data || "{}") as Record<string, unknown>;
+      const choices = parseJsonColumn(z.record(z.string(), z.unknown()), field.field_data || "{}", "custom_profile_fields.field_data");
       if (!Object.hasOwn(choices, text)) throw badRequest(`'${text}' is not a valid choice for '${name}'.`);
       return text;
     }

@@ -10,6 +10,7 @@ import { channelRecipientStore, type Message, messageEditStore, messageSearchSto
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { prepareMessageDeletion } from "./attachments.js";
+import type { DeleteMessageEvent } from "../events/types.js";
 
 /** Zulip 10.2's default message_content_delete_limit_seconds (null: no limit). */
 
@@ -47,10 +48,10 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = new Set(await eventRecipientIdsForMessage(tx.q, first));
   if (actingUser) audience.add(actingUser.id);
-  const event: Record<string, unknown> = { type: "delete_message", message_ids: ids };
   const [stream] = first.is_channel_message ? await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]) : [];
-  if (stream) Object.assign(event, { message_type: "stream", stream_id: stream.id, topic: first.subject });
-  else event.message_type = "private";
+  const event: DeleteMessageEvent = stream
+    ? { type: "delete_message", message_ids: ids, message_type: "stream", stream_id: stream.id, topic: first.subject }
+    : { type: "delete_message", message_ids: ids, message_type: "private" };
 
   await messageSearchStore.unindex(tx.q, ids);
   const releaseUploads = await prepareMessageDeletion(tx, ids);
@@ -59,5 +60,5 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   if (stream && stream.first_message_id !== null && ids.includes(stream.first_message_id)) {
     await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
   }
-  tx.sendEventOnCommit(event as { type: string }, audience);
+  tx.sendEventOnCommit(event, audience);
 }

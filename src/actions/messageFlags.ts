@@ -12,6 +12,7 @@ import { subscriptionStore } from "../store/streams.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { policyKey, userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
 import { queuePushRemovals } from "./pushNotifications.js";
+import type { UpdateMessageFlagsEvent } from "../events/types.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
@@ -77,9 +78,9 @@ export async function doUpdateMessageFlags(tx: Tx, user: User, change: FlagChang
   if (change.bit === MessageFlag.READ && change.add) await queuePushRemovals(tx, user.id, changed);
 
   const op = change.add ? "add" : "remove";
-  const event: Record<string, unknown> = { type: "update_message_flags", op, operation: op, flag: change.flag, messages: changed, all: false };
+  const event: UpdateMessageFlagsEvent = { type: "update_message_flags", op, operation: op, flag: change.flag, messages: changed, all: false };
   if (change.bit === MessageFlag.READ && !change.add) event.message_details = await unreadMessageDetails(q, user, changed);
-  tx.sendEventOnCommit(event as { type: string }, [user.id]);
+  tx.sendEventOnCommit(event, [user.id]);
   return { changed, ignoredChannelIds };
 }
 

@@ -27,6 +27,7 @@ import { queueOutgoingWebhooks } from "./outgoingWebhooks.js";
 import { queueMissedMessageEmails } from "./missedMessageEmails.js";
 import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
+import type { NewMessageEvent } from "../events/types.js";
 
 /** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
 export const MAX_MESSAGE_LENGTH = 10000;
@@ -479,7 +480,7 @@ function notifyNewMessage(
   // raw_content and sender_uses_gravatar let each queue give its client the content and avatar
   // it registered for (apply_markdown, client_gravatar); they are never sent.
   const sharedFields = { raw_content: message.content, sender_uses_gravatar: sender.avatar_source === "G" && sender.email === sender.delivery_email };
-  const groups = new Map<string, { event: Record<string, unknown>; users: number[] }>();
+  const groups = new Map<string, { event: NewMessageEvent; users: number[] }>();
   for (const row of rows) {
     const withQueue = row.user_id === sender.id && options.queueId !== undefined;
     // A channel message's payload depends on the flags only (built once per group); a direct
@@ -490,7 +491,7 @@ function notifyNewMessage(
     if (!group) {
       const flags = flagsToList(row.flags);
       const payload = viewerPayload ?? builder.build(message, row.user_id, flags, payloadOptions);
-      const event: Record<string, unknown> = { type: "message", message: payload, flags, ...sharedFields };
+      const event: NewMessageEvent = { type: "message", message: payload, flags, ...sharedFields };
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;
@@ -499,10 +500,10 @@ function notifyNewMessage(
     }
     group.users.push(row.user_id);
   }
-  for (const { event, users } of groups.values()) tx.sendEventOnCommit(event as { type: string }, users);
+  for (const { event, users } of groups.values()) tx.sendEventOnCommit(event, users);
   if (isPublicChannel) {
     // A channel nobody is subscribed to has no receivers (a valid message): built for no viewer.
-    const first = groups.values().next().value?.event ?? { message: builder.build(message, null, [], payloadOptions), ...sharedFields };
+    const first: NewMessageEvent = groups.values().next().value?.event ?? { type: "message", message: builder.build(message, null, [], payloadOptions), flags: [], ...sharedFields };
     const { sender_queue_id: _q, local_message_id: _l, ...shared } = first;
     const allPublicStreams = { realm_id: realm.id, except_user_ids: rows.map((r) => r.user_id) };
     tx.sendEventOnCommit({ ...shared, type: "message", flags: [], all_public_streams: allPublicStreams }, []);

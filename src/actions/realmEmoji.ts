@@ -6,10 +6,11 @@ import type { UploadedFile } from "../http/mount.js";
 import { emojiCodeForName } from "../lib/emoji.js";
 import { removeEmojiFile, sniffEmojiImage, writeEmojiFile } from "../lib/emojiFiles.js";
 import { AccessSubject, hasRealmPermission } from "../lib/streamAccess.js";
-import { isAdmin, isGuest } from "../models/roles.js";
+import { isAdmin } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { type RealmEmoji, realmEmojiStore } from "../store/realmEmoji.js";
 import { userStore } from "../store/users.js";
+import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
 
 /** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
 export const MAX_EMOJI_FILE_SIZE_MIB = 5;
@@ -57,8 +58,7 @@ function checkValidEmojiName(name: string): void {
  * random name; if the database change then fails, the file is removed again.
  */
 export async function checkAddRealmEmoji(ctx: AppContext, user: User, realm: Realm, rawName: string, files: readonly UploadedFile[]): Promise<void> {
-  if (isGuest(user)) throw badRequest("Not allowed for guest users");
-  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
+  requireMemberOrAdmin(user);
   const name = rawName.trim().replaceAll(" ", "_");
   checkValidEmojiName(name);
 

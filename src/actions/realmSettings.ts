@@ -1,7 +1,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { wildcardMentionPolicy } from "../events/initialState/realm.js";
-import { badRequest, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import {
   checkGroupSettingValue,
   type GroupSettingChange,
@@ -139,7 +139,7 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     const currentValue = currentValues.get(currentIds[i]) ?? currentIds[i];
     if (change.old !== undefined) {
       const expected = await checkRealmGroupSetting(tx, realm, name, change.old, nobody, systemGroups);
-      if (!sameGroupSetting(expected, currentValue)) throw badRequest("'old' value does not match the expected value.");
+      if (!sameGroupSetting(expected, currentValue)) throw new OldSettingValueMismatchError();
     }
     const value = await checkRealmGroupSetting(tx, realm, name, change.new, nobody, systemGroups);
     if (!sameGroupSetting(value, currentValue)) groupChanges.push([name, value]);

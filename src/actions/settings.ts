@@ -3,7 +3,7 @@ import { transaction, type AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { badRequest, RateLimitedError } from "../http/errors.js";
+import { badRequest, BotRequestNotAllowedError, RateLimitedError } from "../http/errors.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hashPassword, passwordLengthAllowed, verifyPassword } from "../lib/passwords.js";
 import { canSeeDeliveryEmail } from "../lib/userPayload.js";
@@ -25,6 +25,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
 import { notifyExportConsent } from "./createUser.js";
+import { parseJsonColumn } from "../util/jsonColumn.js";
 
 /** PATCH /settings, already parsed: each field is undefined when not sent. */
 export interface SettingsUpdate {
@@ -43,7 +44,7 @@ export interface SettingsUpdate {
  * transaction opens.
  */
 export async function checkUpdateSettings(ctx: AppContext, user: User, update: SettingsUpdate): Promise<void> {
-  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
+  if (user.is_bot) throw new BotRequestNotAllowedError();
   checkSettingValues(update.settings);
   const passwordHash =
     update.new_password === undefined ? undefined : await checkPasswordChange(ctx, user, update.old_password, update.new_password);
@@ -228,6 +229,9 @@ export class ConfirmationLinkError extends Error {
 }
 
 /** Applies the email change a confirmation link stands for. Returns the old and new addresses. */
+/** confirmations.data of an email change. */
+const emailChangeData = z.object({ old_email: z.string(), new_email: z.string() });
+
 export async function checkConfirmEmailChange(tx: Tx, key: string) {
   const now = nowSeconds();
   const confirmation = await confirmationStore.getByKey(tx.q, EMAIL_CHANGE, key);
@@ -236,7 +240,7 @@ export async function checkConfirmEmailChange(tx: Tx, key: string) {
   }
   const expired = new ConfirmationLinkError("expired", "This confirmation link has expired or has already been used.");
   if (confirmation.used_at !== null || confirmation.expires_at <= now) throw expired;
-  const { old_email: oldEmail, new_email: newEmail } = JSON.parse(confirmation.data) as { old_email: string; new_email: string };
+  const { old_email: oldEmail, new_email: newEmail } = parseJsonColumn(emailChangeData, confirmation.data, "confirmations.data (email change)");
   const user = await userStore.getById(tx.q, confirmation.user_id);
   const realm = user && (await realmStore.getById(tx.q, user.realm_id));
   if (!user || !realm || !user.is_active || realm.deactivated) {

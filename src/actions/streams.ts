@@ -1,7 +1,7 @@
 import type { Insertable } from "kysely";
 import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import {
   checkGroupSettingValue,
   groupSettingApiValues,
@@ -25,6 +25,7 @@ import { settingGroupStore, streamStore, subscriptionStore } from "../store/stre
 import { renderChannelDescription } from "../lib/messageRendering.js";
 import { nowSeconds } from "../util/time.js";
 import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
+import type { StreamEvent } from "../events/types.js";
 
 export const MAX_STREAM_NAME_LENGTH = 60;
 export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
@@ -63,7 +64,7 @@ async function sendStreamCreation(
   const users = [...userIds];
   if (users.length === 0 || streams.length === 0) return;
   const payloadCtx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: opts.traffic });
-  const event = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
+  const event: StreamEvent = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
   tx.sendEventOnCommit(opts.unlessCapability ? { ...event, unless_capability: opts.unlessCapability } : event, users);
 }
 
@@ -76,19 +77,19 @@ export function sendStreamDeletion(tx: Tx, streams: readonly Stream[], userIds: 
   );
 }
 
-async function sendStreamUpdate(tx: Tx, stream: Stream, fields: Record<string, unknown>, audience?: Iterable<number>): Promise<void> {
+async function sendStreamUpdate(tx: Tx, stream: Stream, fields: { property: string; value: unknown; [field: string]: unknown }, audience?: Iterable<number>): Promise<void> {
   const users = audience ?? (await metadataAudience(tx.q, stream.realm_id, [stream])).get(stream.id)!;
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
 }
 
-/** Zulip's notify_default_streams: the realm's default channels, to every active non-guest. */
+/**
+ * Zulip's notify_default_streams: the realm's default channels, to every active non-guest. Channel
+ * IDs since feature level 330, in POST /register's order (realm_default_streams).
+ */
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
-  const ids = await streamStore.defaultStreamIds(tx.q, realm.id);
-  const streams = (await streamStore.listInRealm(tx.q, realm.id, { excludeArchived: false })).filter((s) => ids.has(s.id));
-  const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: false });
+  const ids = [...(await streamStore.defaultStreamIds(tx.q, realm.id))].sort((a, b) => a - b);
   const users = await tx.q.selectFrom("users").select("id").where("realm_id", "=", realm.id).where("is_active", "=", 1).where("role", "!=", 600).execute();
-  const payloads = streams.map((s) => buildStreamPayload(s, ctx)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  tx.sendEventOnCommit({ type: "default_streams", default_streams: payloads }, users.map((u) => u.id));
+  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.map((u) => u.id));
 }
 
 // ---- creation ----
@@ -284,7 +285,7 @@ async function checkGroupSettingChanges(
     const config = STREAM_GROUP_SETTINGS[name];
     if (change.old !== undefined) {
       const expected = await checkGroupSettingValue(tx.q, realm.id, name, config, change.old, nobody);
-      if (!sameGroupSetting(expected, current)) throw badRequest("'old' value does not match the expected value.");
+      if (!sameGroupSetting(expected, current)) throw new OldSettingValueMismatchError();
     }
     const value = await checkGroupSettingValue(tx.q, realm.id, name, config, change.new, nobody);
     if (sameGroupSetting(value, current)) continue;

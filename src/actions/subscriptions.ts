@@ -2,7 +2,7 @@ import { sendNewSubscriptionNotices } from "./channelNotices.js";
 import type { Insertable } from "kysely";
 import type { Realm, Stream, SubscriptionsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError } from "../http/errors.js";
+import { badRequest, GuestNotAllowedError, InsufficientPermissionError, InvalidChannelIdError, TargetUserDeactivatedError } from "../http/errors.js";
 import { checkGroupSettingValue, STREAM_GROUP_SETTINGS, systemGroupIds, type GroupSettingValue, type StreamGroupSettingName } from "../lib/groupSettings.js";
 import { AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
@@ -33,7 +33,7 @@ async function resolvePrincipals(tx: Tx, actor: User, principals: Principals): P
   const found = (p: number | string) =>
     users.some((u) => (typeof p === "number" ? u.id === p : u.email.toUpperCase() === p.trim().toUpperCase()));
   if (!principals.every(found)) throw badRequest("No such user");
-  if (users.some((u) => !u.is_active)) throw badRequest("User is deactivated");
+  if (users.some((u) => !u.is_active)) throw new TargetUserDeactivatedError();
   return users.sort((a, b) => a.id - b.id);
 }
 
@@ -62,7 +62,7 @@ export type AddSubscriptionsResult = {
 /** Zulip's add_subscriptions_backend: creates missing channels, then subscribes; all checks first. */
 export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, realm: Realm, req: AddSubscriptionsRequest): Promise<AddSubscriptionsResult> {
   const user = subject.user;
-  if (isGuest(user)) throw badRequest("Not allowed for guest users");
+  if (isGuest(user)) throw new GuestNotAllowedError();
   const nobody = (await systemGroupIds(tx.q, realm.id)).get("role:nobody")!;
   const groupSettings: NewStream["groupSettings"] = {};
   for (const [name, value] of Object.entries(req.groupSettings) as Array<[StreamGroupSettingName, GroupSettingValue]>) {
@@ -354,7 +354,7 @@ export async function checkUpdateSubscriptionProperties(tx: Tx, subject: AccessS
   for (const change of changes) {
     const stream = await streamStore.getById(tx.q, user.realm_id, change.stream_id);
     const access = stream && !stream.is_archived ? await channelAccess(tx.q, subject, stream) : null;
-    if (!access?.canReadContent) throw badRequest("Invalid channel ID");
+    if (!access?.canReadContent) throw new InvalidChannelIdError();
     const sub = await subscriptionStore.getActive(tx.q, user.id, stream!.recipient_id!);
     if (!sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
     planned.push({ sub, stream: stream!, change });

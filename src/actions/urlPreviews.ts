@@ -4,6 +4,7 @@ import type { Tx } from "../db/tx.js";
 import type { UrlEmbed } from "../lib/markdown/types.js";
 import { renderMessageContent } from "../lib/messageRendering.js";
 import { fetchUrlEmbed } from "../lib/urlEmbeds.js";
+import type { JobPayload } from "../models/jobPayloads.js";
 import { flagsToList } from "../models/messageFlags.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { type Message, messageEditStore, messageStore } from "../store/messages.js";
@@ -18,15 +19,10 @@ import { sendUpdateEvents } from "./messageEdit.js";
  * that changes the HTML, stores it and tells the message's receivers with a rendering-only
  * update_message event. Only for organizations with inline_url_embed_preview, not for bots.
  */
-export const URL_PREVIEW_JOB = "url_preview";
+export const URL_PREVIEW_JOB = "url_preview" as const;
 
-export interface UrlPreviewJob {
-  realmId: number;
-  messageId: number;
-  /** The content the links came from: an edit since then has queued its own job. */
-  content: string;
-  urls: string[];
-}
+/** `content`: the content the links came from (an edit since then has queued its own job). */
+export type UrlPreviewJob = JobPayload<"url_preview">;
 
 export async function queueUrlPreviews(tx: Tx, realm: Realm, sender: User, sent: ReadonlyArray<{ message: Message; links: readonly string[] }>): Promise<void> {
   if (sender.is_bot || !realmSettings(realm).inline_url_embed_preview) return;

@@ -1,6 +1,6 @@
 import type { Realm, User, UserGroup } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest, OldSettingValueMismatchError, UserGroupDeactivatedError } from "../http/errors.js";
 import {
   checkGroupSettingValue,
   normalizeGroupSetting,
@@ -84,7 +84,7 @@ async function accessPotentialSubgroups(tx: Tx, realm: Realm, ids: readonly numb
   const found = await userGroupStore.listNamedByIds(tx.q, realm.id, ids);
   const missing = ids.find((id) => !found.some((g) => g.id === id));
   if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
-  if (found.some((g) => g.deactivated)) throw badRequest("User group is deactivated.");
+  if (found.some((g) => g.deactivated)) throw new UserGroupDeactivatedError();
   return { subgroups: found, recursive: await userGroupStore.withRecursiveSubgroups(tx.q, found.map((g) => g.id)) };
 }
 
@@ -169,7 +169,7 @@ export async function checkUpdateUserGroup(tx: Tx, subject: AccessSubject, realm
     const current = await userGroupSettingValue(tx.q, realm.id, group, setting);
     // Zulip's validate_group_setting_value_change: 'old' guards against races, before the new value is checked.
     if (change.old !== undefined && !sameGroupSetting(normalizeGroupSetting(change.old, nobody), current)) {
-      throw badRequest("'old' value does not match the expected value.");
+      throw new OldSettingValueMismatchError();
     }
     if (sameGroupSetting(normalizeGroupSetting(change.new, nobody), current)) continue;
     const value = await checkGroupSettingValue(tx.q, realm.id, setting, USER_GROUP_SETTINGS[setting], change.new, nobody);

@@ -1,12 +1,12 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import type { ParleyEvent } from "../events/dispatch.js";
 import { badRequest } from "../http/errors.js";
 import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { userStatusStore, type UserStatusChanges, type UserStatusRow } from "../store/userStatuses.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import type { UserStatusEvent } from "../events/types.js";
 
 export interface UpdateStatusRequest {
   away?: boolean;
@@ -78,7 +78,7 @@ export async function doUpdateUserStatus(tx: Tx, user: User, req: UpdateStatusRe
   }
   await userStatusStore.upsert(tx.q, user.id, changes, nowSeconds());
 
-  const event: ParleyEvent = { type: "user_status", user_id: user.id };
+  const event: UserStatusEvent = { type: "user_status", user_id: user.id };
   if (req.away !== undefined) event.away = req.away;
   Object.assign(event, changes);
   tx.sendEventOnCommit(event, await userStore.listActiveIds(tx.q, user.realm_id));

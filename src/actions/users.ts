@@ -1,7 +1,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { BadNameOrUsernameError, badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
 import { passwordLengthAllowed } from "../lib/passwords.js";
 import { EmailVisibility } from "../lib/userPayload.js";
 import { isAdmin, isOwner, Role } from "../models/roles.js";
@@ -48,7 +48,7 @@ export function checkNewPassword(password: string, dev: boolean): string {
 export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest): Promise<User> {
   if (!actor.can_create_users) throw badRequest("User not authorized to create users");
   const fullName = checkFullName(req.full_name);
-  if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw badRequest("Bad name or username");
+  if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw new BadNameOrUsernameError();
   if (await userStore.getByEmail(tx.q, realm.id, req.email)) throw badRequest(`Email '${req.email}' already in use`);
   return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password_hash: req.password_hash, acting_user_id: actor.id });
 }

@@ -1,5 +1,7 @@
 import type { Kysely, Transaction } from "kysely";
 import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
+import type { ServerEvent } from "../events/types.js";
+import { type JobKind, type JobPayload, parseJobPayload } from "../models/jobPayloads.js";
 import { nowSeconds } from "../util/time.js";
 import type { Db } from "./connect.js";
 import type { Dialect } from "./dialect.js";
@@ -20,11 +22,11 @@ export interface Tx {
   readonly q: Transaction<Database>;
   readonly dialect: Dialect;
   /** The event is JSON-round-tripped now and delivered to `userIds`' queues after commit. */
-  sendEventOnCommit(event: ParleyEvent, userIds: Iterable<number>): void;
-  /** Writes a durable job row in this transaction; the job runner is woken after commit. */
-  enqueueJob(kind: string, payload: unknown, options?: JobOptions): Promise<void>;
+  sendEventOnCommit(event: ServerEvent, userIds: Iterable<number>): void;
+  /** Writes a durable job row in this transaction (payload checked: models/jobPayloads.ts); the job runner is woken after commit. */
+  enqueueJob<K extends JobKind>(kind: K, payload: JobPayload<K>, options?: JobOptions): Promise<void>;
   /** Many jobs of one kind in one statement (fan-out work: one per receiver). */
-  enqueueJobs(kind: string, payloads: readonly unknown[], options?: JobOptions): Promise<void>;
+  enqueueJobs<K extends JobKind>(kind: K, payloads: readonly JobPayload<K>[], options?: JobOptions): Promise<void>;
   afterCommit(hook: () => void): void;
 }
 
@@ -56,7 +58,7 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
       const now = nowSeconds();
       const rows = payloads.map((payload) => ({
         kind,
-        payload: JSON.stringify(payload),
+        payload: JSON.stringify(parseJobPayload(kind, payload)),
         run_at: options.runAt ?? now,
         max_attempts: options.maxAttempts ?? 5,
         created_at: now,

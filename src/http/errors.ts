@@ -160,3 +160,58 @@ export class BadEventQueueIdError extends ApiError {
     super(`Bad event queue ID: ${queueId}`, { code: "BAD_EVENT_QUEUE_ID", data: { queue_id: queueId } });
   }
 }
+
+// Texts Zulip raises from several places, named once (Zulip's decorators and access helpers).
+
+/** Zulip's @human_users_only. */
+export class BotRequestNotAllowedError extends ApiError {
+  constructor() {
+    super("This endpoint does not accept bot requests.");
+  }
+}
+
+/** Zulip's @require_member_or_admin, for guests. */
+export class GuestNotAllowedError extends ApiError {
+  constructor() {
+    super("Not allowed for guest users");
+  }
+}
+
+/** Zulip's access_stream_by_id: the channel does not exist or the user may not have it. */
+export class InvalidChannelIdError extends ApiError {
+  constructor() {
+    super("Invalid channel ID");
+  }
+}
+
+/** A user named in the request is deactivated. */
+export class TargetUserDeactivatedError extends ApiError {
+  constructor() {
+    super("User is deactivated");
+  }
+}
+
+export class UserGroupDeactivatedError extends ApiError {
+  constructor() {
+    super("User group is deactivated.");
+  }
+}
+
+/** A group setting change whose `old` value is not the current one. */
+export class OldSettingValueMismatchError extends ApiError {
+  constructor() {
+    super("'old' value does not match the expected value.");
+  }
+}
+
+export class MalformedJsonError extends ApiError {
+  constructor() {
+    super("Malformed JSON");
+  }
+}
+
+export class BadNameOrUsernameError extends ApiError {
+  constructor() {
+    super("Bad name or username");
+  }
+}

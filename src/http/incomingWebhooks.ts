@@ -6,7 +6,7 @@ import { isWellFormedApiKey } from "../lib/apiKeys.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { authenticateAuthorizationHeader } from "./auth.js";
-import { ApiError, badRequest, UnauthorizedError } from "./errors.js";
+import { ApiError, MalformedJsonError, UnauthorizedError } from "./errors.js";
 
 /**
  * Incoming webhooks at Zulip's URLs, /api/v1/external/{integration}?api_key=…&stream=…&topic=…:
@@ -29,7 +29,7 @@ async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ u
 }
 
 function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw badRequest("Malformed JSON");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new MalformedJsonError();
   return body as Record<string, unknown>;
 }
 
@@ -39,7 +39,7 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
 
   app.post("/api/v1/external/json", async (request: WebhookRequest, reply) => {
     const { user, realm } = await webhookBot(ctx, request);
-    if (request.body === undefined || request.body === null) throw badRequest("Malformed JSON");
+    if (request.body === undefined || request.body === null) throw new MalformedJsonError();
     const message = jsonIntegrationMessage(request.body);
     await transaction(ctx, (tx) => sendWebhookMessage(tx, user, realm, target(request), message.topic, message.content));
     return reply.send({ result: "success", msg: "" });
@@ -54,7 +54,7 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
         payload = objectBody(JSON.parse(body.payload));
       } catch (error) {
         if (error instanceof ApiError) throw error;
-        throw badRequest("Malformed JSON");
+        throw new MalformedJsonError();
       }
     } else {
       payload = objectBody(body);

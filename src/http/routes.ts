@@ -185,3 +185,43 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/user_groups/:user_group_id/subgroups", endpoint: userGroups.updateUserGroupSubgroups },
   // (end user groups)
 ];
+
+/** A route served by its own module outside the endpoint machinery above (full URL, Fastify syntax). */
+export interface HttpRouteEntry {
+  methods: readonly ("GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "HEAD" | "OPTIONS")[];
+  path: string;
+  servedBy: string;
+  about: string;
+}
+
+/**
+ * Every other route the server answers. app.ts refuses to start when a module registers a route
+ * listed in neither table; docs/api-coverage.md lists these (scripts/api-coverage.mjs).
+ */
+export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
+  { methods: ["POST", "HEAD", "PATCH", "DELETE", "OPTIONS"], path: "/api/v1/tus", servedBy: "src/http/tus.ts", about: "resumable uploads (tus 1.0.0: creation, creation-with-upload, termination, expiration; feature level 296)" },
+  { methods: ["POST", "HEAD", "PATCH", "DELETE", "OPTIONS"], path: "/api/v1/tus/*", servedBy: "src/http/tus.ts", about: "an upload in progress" },
+  { methods: ["GET"], path: "/user_uploads/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an uploaded file" },
+  { methods: ["GET"], path: "/user_uploads/download/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an uploaded file as a download" },
+  { methods: ["GET"], path: "/user_uploads/thumbnail/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an image's thumbnail (`…/840x560.webp`)" },
+  { methods: ["GET"], path: "/user_uploads/temporary/:token/:filename", servedBy: "src/http/userUploads.ts", about: "an uploaded file by a temporary URL" },
+  { methods: ["GET"], path: "/user_avatars/:realm_id/emoji/images/:file", servedBy: "src/http/emojiFiles.ts", about: "custom emoji images" },
+  { methods: ["GET"], path: "/external_content/:digest/:hex", servedBy: "src/http/externalContent.ts", about: "the camo-compatible media proxy of message images and previews" },
+  { methods: ["GET"], path: "/calls/bigbluebutton/join", servedBy: "src/http/videoCallPages.ts", about: "a BigBlueButton join link: creates the meeting, then redirects there" },
+  { methods: ["GET"], path: "/static/generated/emoji/emoji_api.json", servedBy: "src/app.ts", about: "`server_emoji_data_url`" },
+  { methods: ["GET"], path: "/health", servedBy: "src/app.ts", about: "health check (reads the database)" },
+  { methods: ["POST"], path: "/accounts/login/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign in" },
+  { methods: ["POST"], path: "/accounts/logout/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign out" },
+  { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
+  { methods: ["POST"], path: "/api/v1/external/json", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: any JSON" },
+  { methods: ["POST"], path: "/api/v1/external/slack_incoming", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: Slack-compatible" },
+];
+
+/** Whether (method, url) as Fastify registers it is listed in ROUTES or HTTP_ROUTES (HEAD: also a listed GET's). */
+export function isListedRoute(method: string, url: string): boolean {
+  const apiPath = url.startsWith("/api/v1/") ? url.slice("/api/v1".length) : undefined;
+  const listed = (m: string) =>
+    (apiPath !== undefined && ROUTES.some((r) => r.method === m && r.path === apiPath)) ||
+    HTTP_ROUTES.some((r) => r.path === url && (r.methods as readonly string[]).includes(m));
+  return listed(method) || (method === "HEAD" && listed("GET"));
+}

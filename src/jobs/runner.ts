@@ -1,5 +1,6 @@
 import type { AppContext } from "../appContext.js";
 import type { Job } from "../db/schema.js";
+import { isJobKind, type JobKind, type JobPayload, parseJobPayload } from "../models/jobPayloads.js";
 import { nowSeconds } from "../util/time.js";
 
 /**
@@ -9,13 +10,13 @@ import { nowSeconds } from "../util/time.js";
  * expires. Failures are retried with exponential backoff until max_attempts, then left `failed`
  * with the error text.
  */
-export type JobHandler = (ctx: AppContext, payload: any, job: Job) => Promise<void>;
+export type JobHandler<K extends JobKind = JobKind> = (ctx: AppContext, payload: JobPayload<K>, job: Job) => Promise<void>;
 
 const POLL_MS = 1000;
 const WORKERS = 4;
 
 export class JobRunner {
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly handlers = new Map<string, JobHandler<any>>();
   private timer: NodeJS.Timeout | null = null;
   private running = false;
   private again = false;
@@ -24,7 +25,7 @@ export class JobRunner {
 
   constructor(private readonly ctx: AppContext) {}
 
-  register(kind: string, handler: JobHandler): void {
+  register<K extends JobKind>(kind: K, handler: JobHandler<K>): void {
     this.handlers.set(kind, handler);
   }
 
@@ -126,8 +127,8 @@ export class JobRunner {
     const handler = this.handlers.get(job.kind);
     const q = this.ctx.db.kysely;
     try {
-      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
-      await handler(this.ctx, JSON.parse(job.payload), job);
+      if (!handler || !isJobKind(job.kind)) throw new Error(`no handler for job kind ${job.kind}`);
+      await handler(this.ctx, parseJobPayload(job.kind, JSON.parse(job.payload)), job);
       await q.updateTable("jobs").set({ status: "done", finished_at: nowSeconds(), locked_until: null }).where("id", "=", job.id).execute();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -1,12 +1,7 @@
 import { pathParam } from "../http/params.js";
 import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import {
-  badRequest,
-  InsufficientPermissionError,
-  OrganizationAdministratorRequiredError,
-  OrganizationOwnerRequiredError,
-} from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError, TargetUserDeactivatedError } from "../http/errors.js";
 import { isAdmin, isOwner } from "../models/roles.js";
 import { userStore } from "../store/users.js";
 import { canSeeDeliveryEmail } from "./userPayload.js";
@@ -45,7 +40,7 @@ export async function accessUserByEmail(q: Executor, viewer: User, email: string
 
 function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): User {
   if (target.is_bot && !opts.allowBots) throw noSuchUser();
-  if (!target.is_active && !opts.allowDeactivated) throw badRequest("User is deactivated");
+  if (!target.is_active && !opts.allowDeactivated) throw new TargetUserDeactivatedError();
   if (opts.forAdministration && !canAdministerUser(viewer, target)) throw new InsufficientPermissionError();
   return target;
 }

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import type { Message } from "../store/messages.js";
+import { parseJsonColumn } from "../util/jsonColumn.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "./messagePayload.js";
 
 /**
@@ -18,6 +20,19 @@ export interface EditHistoryEntry {
   stream?: number;
 }
 
+const editHistorySchema = z.array(
+  z.object({
+    user_id: z.number().int().nullable(),
+    timestamp: z.number(),
+    prev_content: z.string().optional(),
+    prev_rendered_content: z.string().nullable().optional(),
+    prev_topic: z.string().optional(),
+    topic: z.string().optional(),
+    prev_stream: z.number().int().optional(),
+    stream: z.number().int().optional(),
+  }),
+) satisfies z.ZodType<EditHistoryEntry[]>;
+
 export interface HistorySnapshot {
   topic: string;
   content: string;
@@ -33,7 +48,7 @@ export interface HistorySnapshot {
 }
 
 export function parseEditHistory(json: string | null): EditHistoryEntry[] {
-  return json === null ? [] : (JSON.parse(json) as EditHistoryEntry[]);
+  return json === null ? [] : parseJsonColumn(editHistorySchema, json, "messages.edit_history");
 }
 
 /** The stored history with `entry` as its newest edit. */

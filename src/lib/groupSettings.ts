@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest, TargetUserDeactivatedError, UserGroupDeactivatedError } from "../http/errors.js";
 import { realmSettings } from "../models/realmSettings.js";
 import type { SystemGroupName } from "../models/systemGroups.js";
 import { settingGroupStore } from "../store/streams.js";
@@ -116,7 +116,7 @@ export async function checkGroupSettingValue(
   for (const id of groupIds) {
     const group = groups.find((g) => g.id === id);
     if (!group || !group.named) throw badRequest("Invalid user group");
-    if (group.deactivated) throw badRequest("User group is deactivated.");
+    if (group.deactivated) throw new UserGroupDeactivatedError();
     if (group.is_system_group) {
       const refused = group.name === "role:internet" || (group.name === "role:everyone" && !config.allowEveryone);
       if (refused) throw badRequest(`'${settingName}' setting cannot be set to '${group.name}' group.`);
@@ -136,7 +136,7 @@ export async function checkGroupSettingValue(
     for (const id of value.direct_members) {
       const user = users.find((u) => u.id === id);
       if (!user) throw badRequest("Invalid user ID: " + id);
-      if (!user.is_active) throw badRequest("User is deactivated");
+      if (!user.is_active) throw new TargetUserDeactivatedError();
     }
   }
   return value;

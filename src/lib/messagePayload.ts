@@ -3,6 +3,7 @@ import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
 import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
 import type { Message, Reaction, Submessage } from "../store/messages.js";
+import { parseEditHistory } from "./editHistory.js";
 import { isMeMessage } from "./messageRendering.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor } from "./userPayload.js";
@@ -152,7 +153,7 @@ export class MessagePayloadBuilder {
         payload.recipient_id = sender.recipient_id;
       }
     }
-    if (message.edit_history !== null) payload.edit_history = JSON.parse(message.edit_history);
+    if (message.edit_history !== null) payload.edit_history = parseEditHistory(message.edit_history);
     if (message.last_edit_time !== null) payload.last_edit_timestamp = message.last_edit_time;
     if (message.last_moved_time !== null) payload.last_moved_timestamp = message.last_moved_time;
     return payload;

@@ -34,3 +34,17 @@ export async function hasRealmPermission(q: Executor, subject: AccessSubject, re
   if (!REALM_GROUP_PERMISSIONS[name].allow_everyone_group && isGuest(subject.user)) return false;
   return (await subject.groupIds(q)).has(await realmGroupPermissionId(q, realm, name));
 }
+
+/** hasRealmPermission for several permissions, with the realm's system groups (name → id) at hand. */
+export async function hasRealmPermissions<N extends RealmGroupPermissionName>(
+  q: Executor,
+  subject: AccessSubject,
+  realm: Realm,
+  names: readonly N[],
+  systemGroups: ReadonlyMap<string, number>,
+): Promise<Record<N, boolean>> {
+  const groupIds = await subject.groupIds(q);
+  const held = (name: N) =>
+    (REALM_GROUP_PERMISSIONS[name].allow_everyone_group || !isGuest(subject.user)) && groupIds.has(realmGroupPermissionIdAmong(realm, name, systemGroups));
+  return Object.fromEntries(names.map((name) => [name, held(name)])) as Record<N, boolean>;
+}

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest, InvalidChannelIdError } from "../http/errors.js";
 import { isAdmin, isGuest } from "../models/roles.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";
@@ -167,13 +167,13 @@ export async function accessStreamById(
   const stream = await streamStore.getById(q, subject.user.realm_id, streamId);
   const access = stream ? await channelAccess(q, subject, stream) : null;
   const refuseArchived = opts.requireActive === true && need !== "administer";
-  if (!access || (access.stream.is_archived && refuseArchived)) throw badRequest("Invalid channel ID");
+  if (!access || (access.stream.is_archived && refuseArchived)) throw new InvalidChannelIdError();
   if (need === "administer") {
     if (access.canAdminister) return access;
     if (access.canReadContent) throw badRequest("You do not have permission to administer this channel.");
-    throw badRequest("Invalid channel ID");
+    throw new InvalidChannelIdError();
   }
-  if (!allows(access, need)) throw badRequest("Invalid channel ID");
+  if (!allows(access, need)) throw new InvalidChannelIdError();
   return access;
 }
 

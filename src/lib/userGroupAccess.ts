@@ -1,7 +1,7 @@
 import type { Realm, User, UserGroup } from "../db/schema.js";
 import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError } from "../http/errors.js";
+import { badRequest, BotRequestNotAllowedError, GuestNotAllowedError, InsufficientPermissionError, UserGroupDeactivatedError } from "../http/errors.js";
 import { isGuest } from "../models/roles.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { userGroupStore } from "../store/userGroups.js";
@@ -17,10 +17,10 @@ import type { AccessSubject } from "./streamAccess.js";
  * (group-setting values) look missing.
  */
 
-/** Zulip's require_member_or_admin: the /user_groups endpoints refuse guests and bots. */
+/** Zulip's require_member_or_admin: endpoints (user groups, bots, custom emoji) that refuse guests and bots. */
 export function requireMemberOrAdmin(user: User): void {
-  if (isGuest(user)) throw badRequest("Not allowed for guest users");
-  if (user.is_bot) throw badRequest("This endpoint does not accept bot requests.");
+  if (isGuest(user)) throw new GuestNotAllowedError();
+  if (user.is_bot) throw new BotRequestNotAllowedError();
 }
 
 /** Zulip's require_user_group_create_permission: the realm's can_create_groups. */
@@ -38,7 +38,7 @@ export async function getUserGroupInRealm(
 ): Promise<UserGroup> {
   const group = await userGroupStore.getNamed(q, realmId, groupId, opts.lock);
   if (!group) throw badRequest("Invalid user group");
-  if (!opts.allowDeactivated && group.deactivated) throw badRequest("User group is deactivated.");
+  if (!opts.allowDeactivated && group.deactivated) throw new UserGroupDeactivatedError();
   return group;
 }
 

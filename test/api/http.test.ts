@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { buildApp } from "../../src/app.js";
+import { HTTP_ROUTES, ROUTES } from "../../src/http/routes.js";
 import { validateResponse } from "../support/openapi.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -164,6 +166,23 @@ describe("authentication", () => {
       expectError(res, 401, "This organization has been deactivated", "UNAUTHORIZED");
     } finally {
       await t.ctx.db.kysely.updateTable("realms").set({ deactivated: 0 }).where("id", "=", realmId).execute();
+    }
+  });
+});
+
+describe("the route table", () => {
+  it("lists every route the server answers, and the server refuses to start with an unlisted one", async () => {
+    const app = await buildApp(t.ctx);
+    try {
+      expect(() => app.get("/not-in-the-table", async () => "hidden")).toThrow(/GET \/not-in-the-table is not in the route table/);
+      await app.ready();
+      const listed = [
+        ...ROUTES.map((r) => [r.method, `/api/v1${r.path}`] as const),
+        ...HTTP_ROUTES.flatMap((r) => r.methods.map((m) => [m, r.path] as const)),
+      ];
+      for (const [method, url] of listed) expect(app.hasRoute({ method, url }), `${method} ${url}`).toBe(true);
+    } finally {
+      await app.close();
     }
   });
 });

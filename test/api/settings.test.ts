@@ -227,8 +227,8 @@ describe("PATCH /settings: changing settings", () => {
   });
 
   it("is also served at the deprecated /settings/display and /settings/notifications", async () => {
-    expectSuccess(await t.patch("ZOE", "/api/v1/settings/display", { high_contrast_mode: true }, { skipOpenApi: true }));
-    expectSuccess(await t.patch("ZOE", "/api/v1/settings/notifications", { enable_digest_emails: false }, { skipOpenApi: true }));
+    expectSuccess(await t.patch("ZOE", "/api/v1/settings/display", { high_contrast_mode: true }));
+    expectSuccess(await t.patch("ZOE", "/api/v1/settings/notifications", { enable_digest_emails: false }));
     expect(await settingsOf("ZOE")).toMatchObject({ high_contrast_mode: true, enable_digest_emails: false });
   });
 });

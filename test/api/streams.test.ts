@@ -174,6 +174,10 @@ describe("PATCH /streams/{id}", () => {
     expectError(await t.patch("hamlet", `/api/v1/streams/${id}`, { is_default_stream: true }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_default_stream: true })));
     expect(events[0].event.type).toBe("default_streams");
+    // Channel IDs since feature level 330, as POST /register's realm_default_streams.
+    const { realm_default_streams: defaults } = expectSuccess(await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) }));
+    expect(events[0].event.default_streams).toEqual(defaults);
+    expect(defaults).toContain(id);
     expect(events[0].users).not.toContain(13);
     expectSuccess(await t.patch("desdemona", `/api/v1/streams/${id}`, { message_retention_days: 30 }));
     expect((await streamRow(id)).message_retention_days).toBe(30);

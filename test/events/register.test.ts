@@ -1,7 +1,6 @@
 import fs from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import { OPENAPI_FILE } from "../support/openapi.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -116,28 +115,22 @@ describe("POST /register initial state", () => {
 
 /**
  * The keys of Zulip 10.2's POST /register response by the fetch_event_types value that asks for
- * them, read from the reference OpenAPI ("Present if `x` is present in `fetch_event_types`").
+ * them, read from the reference OpenAPI ("Present if `x` is present in `fetch_event_types`") by
+ * scripts/generate-test-fixtures.mjs into test/fixtures/register-sections.json.
  * Keys described otherwise are realm settings and server constants of the `realm` section, but
  * for the few named here.
  */
+const REGISTER_SECTIONS_FILE = fileURLToPath(new URL("../fixtures/register-sections.json", import.meta.url));
+
 function referenceKeysByEventType(): Map<string, string[]> {
-  const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 });
-  const schema = document.paths["/register"].post.responses["200"].content["application/json"].schema;
-  const properties: Record<string, { description?: string }> = {};
-  const collect = (node: any) => {
-    if (node.$ref) node = document.components.schemas[node.$ref.split("/").pop()];
-    for (const part of node.allOf ?? []) collect(part);
-    Object.assign(properties, node.properties ?? {});
-  };
-  collect(schema);
+  const sections = JSON.parse(fs.readFileSync(REGISTER_SECTIONS_FILE, "utf8")) as Record<string, string[]>;
   const always = ["result", "msg", "ignored_parameters_unsupported", "queue_id", "last_event_id", "zulip_feature_level", "zulip_version", "zulip_merge_base"];
   // Present only for demo organizations; and a copy of a personal setting the reference lists by mistake.
   const conditional = ["demo_organization_scheduled_deletion_date", "receives_typing_notifications"];
   const byType = new Map<string, string[]>();
   const add = (type: string, key: string) => byType.set(type, [...(byType.get(type) ?? []), key]);
-  for (const [key, property] of Object.entries(properties)) {
+  for (const [key, types] of Object.entries(sections)) {
     if (always.includes(key) || conditional.includes(key)) continue;
-    const types = [...(property.description ?? "").matchAll(/Present if `(\w+)` is\s+present in\s+`fetch_event_types`/g)].map((m) => m[1]);
     if (types.length > 0) for (const type of types) add(type, key);
     else if (key === "drafts") add("drafts", key);
     else if (key === "unread_msgs") add("message,update_message_flags", key);
@@ -178,5 +171,38 @@ describe("POST /register sections (Zulip's fetch_initial_state_data)", () => {
     const modern = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["muted_topics", "user_topic"] }));
     expect(modern).not.toHaveProperty("muted_topics");
     expect(modern.user_topics).toContainEqual(expect.objectContaining({ topic_name: "muted here", visibility_policy: 1 }));
+  });
+});
+
+describe("POST /register: the user's permission flags follow the organization's group settings", () => {
+  const FLAGS = ["can_create_streams", "can_create_public_streams", "can_create_private_streams", "can_create_web_public_streams", "can_subscribe_other_users", "can_invite_others_to_realm"];
+  const flags = async (who: string) => {
+    const state = expectSuccess(await t.post(who, "/api/v1/register", { fetch_event_types: ["realm_user"] }));
+    return Object.fromEntries(FLAGS.map((name) => [name, state[name]]));
+  };
+  const setting = async (name: string, group: string) => expectSuccess(await t.patch("desdemona", "/api/v1/realm", { [name]: { new: await t.systemGroupId(group) } }));
+
+  it("with Zulip's defaults: members may, guests may not; web-public channels need spectator access and owners", async () => {
+    const member = { can_create_streams: true, can_create_public_streams: true, can_create_private_streams: true, can_create_web_public_streams: false, can_subscribe_other_users: true, can_invite_others_to_realm: true };
+    expect(await flags("hamlet")).toEqual(member);
+    expect(await flags("polonius")).toEqual(Object.fromEntries(FLAGS.map((name) => [name, false])));
+    expect(await flags("desdemona")).toEqual(member);
+    expectSuccess(await t.patch("iago", "/api/v1/realm", { enable_spectator_access: true }));
+    expect((await flags("desdemona")).can_create_web_public_streams).toBe(true);
+    expect((await flags("iago")).can_create_web_public_streams).toBe(false);
+    expectSuccess(await t.patch("iago", "/api/v1/realm", { enable_spectator_access: false }));
+  });
+
+  it("after the settings change: each flag reads its own group setting", async () => {
+    await setting("can_create_public_channel_group", "role:administrators");
+    await setting("can_add_subscribers_group", "role:moderators");
+    await setting("can_invite_users_group", "role:nobody");
+    expect(await flags("hamlet")).toMatchObject({ can_create_public_streams: false, can_create_private_streams: true, can_create_streams: true, can_subscribe_other_users: false, can_invite_others_to_realm: false });
+    expect(await flags("iago")).toMatchObject({ can_create_public_streams: true, can_subscribe_other_users: true, can_invite_others_to_realm: false });
+    await setting("can_create_private_channel_group", "role:administrators");
+    expect(await flags("hamlet")).toMatchObject({ can_create_streams: false, can_create_private_streams: false });
+    // Back to Zulip's defaults for the tests that follow.
+    for (const name of ["can_create_public_channel_group", "can_create_private_channel_group", "can_add_subscribers_group", "can_invite_users_group"]) await setting(name, "role:members");
+    expect((await flags("hamlet")).can_invite_others_to_realm).toBe(true);
   });
 });

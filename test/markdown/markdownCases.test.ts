@@ -4,10 +4,11 @@ import { renderMarkdown } from "../../src/lib/markdown/index.js";
 import { testRealmRefs } from "./testRealm.js";
 
 /**
- * Zulip's own Markdown cases (zerver/tests/fixtures/markdown_test_cases.json at 10.2), loaded at
- * test time from the shared reference folder, rendered with Zulip's test realm.
+ * Zulip's own Markdown cases (zerver/tests/fixtures/markdown_test_cases.json at 10.2), copied
+ * from the shared reference folder into test/fixtures by scripts/generate-test-fixtures.mjs,
+ * rendered with Zulip's test realm.
  */
-const CASES_PATH = new URL("../../../shared/reference/markdown_test_cases.json", import.meta.url);
+const CASES_PATH = new URL("../fixtures/markdown_test_cases.json", import.meta.url);
 
 interface RegularCase {
   name: string;

@@ -1,15 +1,17 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { parse as parseYaml } from "yaml";
-import { OPENAPI_FILE, validateResponse } from "./openapi.js";
+import { committedEventViolations } from "./eventSchemas.js";
+import { validateEvent, validateResponse } from "./openapi.js";
 
-const document = parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"));
+/** Response examples of the reference (test/fixtures, from scripts/generate-test-fixtures.mjs). */
+const examples: { path: string; method: string; status: string; example: unknown }[] = JSON.parse(
+  fs.readFileSync(new URL("../fixtures/zulip-openapi-examples.json", import.meta.url), "utf8"),
+);
 
-/** The `example` of a response schema written as `allOf: [Base, {..., example}]` in the reference. */
 function exampleOf(template: string, method: string, status = "200"): any {
-  const schema = document.paths[template][method].responses[status].content["application/json"].schema;
-  const part = schema.allOf.find((p: any) => p.example !== undefined);
-  return structuredClone(part.example);
+  const found = examples.find((e) => e.path === template && e.method === method && e.status === status);
+  if (!found) throw new Error(`no example for ${method} ${template} ${status} in test/fixtures/zulip-openapi-examples.json`);
+  return structuredClone(found.example);
 }
 
 const apiKeyResponse = { result: "success", msg: "", api_key: "gjA04ZYcqXKalvYMA8OeXSfzUOLrtbZv", email: "iago@zulip.com", user_id: 5 };
@@ -76,5 +78,29 @@ describe("validateResponse", () => {
   it("rejects a 4xx body that is not a Zulip error envelope", () => {
     expect(() => validateResponse("POST", "/api/v1/fetch_api_key", 401, { result: "error", msg: "Nope" })).toThrow(/required property 'code'/);
     expect(() => validateResponse("GET", "/api/v1/users/me", 404, "Not Found")).toThrow(/not a Zulip error envelope/);
+  });
+});
+
+describe("committed events against GET /events (useTestServer checks every one after each test)", () => {
+  it("accepts a matching event and rejects one of a shape or type the reference does not describe", () => {
+    expect(committedEventViolations({ type: "default_streams", default_streams: [1, 3] })).toEqual([]);
+    // Before feature level 330 the event carried channel objects; Parley once sent those.
+    const [modern, legacy] = committedEventViolations({ type: "default_streams", default_streams: [{ stream_id: 1, name: "Verona" }] });
+    expect(modern).toMatch(/default_streams\/0 must be integer/);
+    expect(legacy).toBe(modern);
+    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual([
+      expect.stringMatching(/describes no event of type "parley_only_event"/),
+      expect.stringMatching(/describes no event of type "parley_only_event"/),
+    ]);
+  });
+
+  it("checks the forms clients receive, legacy ones included", () => {
+    const event = { type: "stream", op: "update", stream_id: 1, name: "Verona", property: "is_archived", value: true };
+    expect(committedEventViolations(event)).toEqual([]);
+    // A client without archived_channels gets it as a stream delete: both forms are checked.
+    const violations = committedEventViolations({ ...event, stream_id: "1" });
+    expect(violations).toHaveLength(2);
+    expect(violations[1]).toMatch(/"op":"delete"/);
+    expect(() => validateEvent({ type: "stream", op: "delete", streams: [{ stream_id: 1 }], stream_ids: [1], id: 0 })).not.toThrow();
   });
 });

@@ -3,10 +3,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import ajvFormats from "ajv-formats";
-import { parse as parseYaml } from "yaml";
 
 /**
- * Validates Parley's responses against Zulip's reference OpenAPI file, as Zulip's own test suite
+ * Validates Parley's responses against Zulip's reference OpenAPI file (its checked-in reduction,
+ * test/fixtures/zulip-openapi.json, made by scripts/generate-test-fixtures.mjs), as Zulip's own test suite
  * does (zerver/openapi/openapi.py): `$ref`s resolved, `allOf` parts merged naively into one
  * object schema (Zulip writes `allOf: [Base, {additionalProperties: false, properties: {x: {}}}]`,
  * which a plain JSON Schema validator would reject), then OpenAPI 3.0's `nullable` rewritten
@@ -17,7 +17,7 @@ import { parse as parseYaml } from "yaml";
 type Schema = Record<string, any>;
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const OPENAPI_FILE = path.resolve(repoRoot, "../shared/reference/zulip-openapi.yaml");
+export const OPENAPI_FILE = path.join(repoRoot, "test/fixtures/zulip-openapi.json");
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 interface Operation {
@@ -30,6 +30,8 @@ interface Operation {
 
 interface Spec {
   operations: Operation[];
+  /** GET /events' event schemas, by event type. */
+  eventSchemas: Map<string, Schema[]>;
   /** Any Zulip error envelope: result "error", a msg and a code, maybe more fields. */
   genericError: Schema;
   ajv: Ajv;
@@ -48,7 +50,7 @@ function loadSpec(dialect: ValidationDialect): Spec {
   const loaded = specs.get(dialect);
   if (loaded) return loaded;
   // The file is parsed once; each dialect overrides its own copy.
-  parsedDocument ??= parseYaml(fs.readFileSync(OPENAPI_FILE, "utf8"), { maxAliasCount: -1 }) as Schema;
+  parsedDocument ??= JSON.parse(fs.readFileSync(OPENAPI_FILE, "utf8")) as Schema;
   const document = structuredClone(parsedDocument);
   applySeedSpecOverrides(document, dialect);
   const resolved = mergeAllOf(resolveRefs(document, document, new Map(), [])) as Schema;
@@ -64,7 +66,7 @@ function loadSpec(dialect: ValidationDialect): Spec {
   ajvFormats.default(ajv);
   ajv.addFormat("binary", true);
   const codedErrorBase = resolved.components.schemas.CodedErrorBase;
-  const spec = { operations, genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
+  const spec = { operations, eventSchemas: eventSchemasByType(resolved), genericError: toAjvSchema(codedErrorBase), ajv, compiled: new WeakMap() };
   specs.set(dialect, spec);
   return spec;
 }
@@ -85,12 +87,17 @@ function applySeedSpecOverrides(node: unknown, dialect: ValidationDialect): void
   if (!isPlainObject(node)) return;
   if (dialect === "spec" && Array.isArray(node.enum) && node.enum.includes("zulip_extra_emoji")) node.enum = [...node.enum, "service_extra_emoji"];
   const properties = node.properties as Record<string, Schema> | undefined;
-  if (properties && typeof node.description === "string" && node.description.startsWith("Event type for messages.") && properties.message) {
+  if (properties && eventTypeOf(node) === "message" && properties.message) {
     properties.local_message_id = { type: "string" };
+  }
+  // Zulip sends `value: null` when a channel's message_retention_days returns to the organization's
+  // default (do_change_stream_message_retention_days); the file's stream update `value` omits null.
+  if (properties?.value && eventTypeOf(node) === "stream" && properties.op?.enum?.includes("update")) {
+    properties.value = { ...properties.value, nullable: true };
   }
   // The simplified_presence_events capability (named by our issue, from Zulip 11) has the modern
   // presence event, which the 10.2 file does not know: {type: "presence", id, presences}.
-  if (Array.isArray(node.oneOf) && node.oneOf.some((s) => isPlainObject(s) && typeof s.description === "string" && s.description.startsWith("Event sent to all users in an organization when a user comes"))) {
+  if (Array.isArray(node.oneOf) && node.oneOf.some((s) => eventTypeOf(s) === "presence")) {
     node.oneOf = [
       ...node.oneOf,
       {
@@ -115,6 +122,18 @@ function applySeedSpecOverrides(node: unknown, dialect: ValidationDialect): void
     ];
   }
   for (const value of Object.values(node)) applySeedSpecOverrides(value, dialect);
+}
+
+/**
+ * The event type an event schema of GET /events describes: its `type` property is written
+ * `allOf: [{$ref: EventTypeSchema}, {enum: [the type]}]` (before $refs are resolved).
+ */
+function eventTypeOf(schema: unknown): string | undefined {
+  if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return undefined;
+  const parts = (schema.properties as Schema).type?.allOf;
+  if (!Array.isArray(parts)) return undefined;
+  const values = parts.find((part) => Array.isArray(part?.enum))?.enum;
+  return Array.isArray(values) && values.length === 1 ? values[0] : undefined;
 }
 
 /** Replaces every `$ref` by the (shared) object it points to. */
@@ -195,6 +214,42 @@ function toAjvSchema(schema: Schema, memo = new Map<Schema, Schema>()): Schema {
   const result = schema.nullable === true ? { anyOf: [out, { type: "null" }] } : out;
   memo.set(schema, result);
   return result;
+}
+
+/** GET /events' event schemas (after $refs and allOf are resolved), by their `type`. */
+function eventSchemasByType(resolved: Schema): Map<string, Schema[]> {
+  const response = resolved.paths["/events"].get.responses["200"].content["application/json"].schema;
+  const out = new Map<string, Schema[]>();
+  for (const schema of response.properties.events.items.oneOf as Schema[]) {
+    const type = schema.properties?.type?.enum;
+    if (!Array.isArray(type) || type.length !== 1) throw new Error("an event schema of GET /events names no single type");
+    out.set(type[0], [...(out.get(type[0]) ?? []), schema]);
+  }
+  return out;
+}
+
+/** The event types the reference's GET /events response describes (one schema or more each). */
+export function referenceEventTypes(): Set<string> {
+  return new Set(loadSpec("spec").eventSchemas.keys());
+}
+
+/**
+ * Throws unless `event` (as a client receives it from GET /events, `id` included) matches one of
+ * the reference's schemas for its type; an event type the reference does not describe throws too.
+ */
+export function validateEvent(event: { type: string; [key: string]: unknown }, dialect: ValidationDialect = "spec"): void {
+  const candidates = loadSpec(dialect).eventSchemas.get(event.type);
+  if (!candidates) throw new Error(`OpenAPI: GET /events describes no event of type ${JSON.stringify(event.type)}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
+  const failures: Array<{ sameOp: boolean; errors: string }> = [];
+  for (const schema of candidates) {
+    const validate = validator(schema, dialect);
+    if (validate(event as unknown)) return;
+    const ops = schema.properties?.op?.enum;
+    failures.push({ sameOp: Array.isArray(ops) && ops.includes(event.op), errors: formatErrors(validate.errors) });
+  }
+  // The schema of the same `op` explains best; else the one with the fewest complaints.
+  const closest = failures.sort((a, b) => Number(b.sameOp) - Number(a.sameOp) || a.errors.split("\n").length - b.errors.split("\n").length)[0];
+  throw new Error(`OpenAPI: event does not match the reference's ${event.type} event schemas (closest of ${candidates.length}):\n${closest.errors}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
 }
 
 /** `/users/{user_id}` → a RegExp over the decoded path below /api/v1. */

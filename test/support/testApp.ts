@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import { afterAll, beforeAll, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { buildApp, createContext } from "../../src/app.js";
 import type { AppContext } from "../../src/appContext.js";
 import { loadConfig, type Config } from "../../src/config.js";
@@ -11,6 +11,7 @@ import { seedTestRealm, type TestUserName } from "./seed.js";
 import { freshDatabase } from "./testDb.js";
 import { validateResponse } from "./openapi.js";
 import { clientDialectOf, jsonInDialect } from "../../src/lib/clientDialect.js";
+import { committedEventViolations } from "./eventSchemas.js";
 
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
 
@@ -41,6 +42,8 @@ export class TestServer {
   baseUrl = "";
   config!: Config;
   private close: Array<() => Promise<void>> = [];
+  /** Committed events no client form of which matches the reference (see eventSchemas.ts). */
+  eventViolations: string[] = [];
   private users = new Map<string, User>();
 
   async start(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<void> {
@@ -55,6 +58,7 @@ export class TestServer {
       rateLimits: { ...base.rateLimits, enabled: false, ...(overrides.rateLimits ?? {}) },
     };
     this.ctx = await createContext(this.config, pino({ level: process.env.PARLEY_TEST_LOG ?? "silent" }));
+    this.ctx.events.subscribe((event) => this.eventViolations.push(...committedEventViolations(event)));
     await seedTestRealm(this.ctx);
     const app = await buildApp(this.ctx);
     await app.listen({ host: "127.0.0.1", port: 0 });
@@ -219,6 +223,10 @@ export function useTestServer(overrides: Partial<Config> = {}, env: NodeJS.Proce
   const server = new TestServer();
   beforeAll(() => server.start(overrides, env), 60_000);
   afterAll(() => server.stop(), 60_000);
+  // Every event a test caused must match the reference's GET /events schema.
+  afterEach(() => {
+    expect(server.eventViolations.splice(0), "events that do not match the reference GET /events schema").toEqual([]);
+  });
   return server;
 }
 

@@ -21,6 +21,7 @@ import { THUMBNAIL_SIZE } from "../../lib/uploadFiles.js";
 import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
 import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
+import { isGuest } from "../../models/roles.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { VisibilityPolicy } from "../../store/messages.js";
@@ -159,7 +160,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       Object.entries(ProfileFieldType).map(([name, id]) => [name, { id, name: PROFILE_FIELD_TYPE_NAMES[id] }]),
     );
   }
-  if (wants(req, "default_streams")) state.realm_default_streams = await initialStateStore.defaultStreamIds(q, realm.id);
+  if (wants(req, "default_streams")) {
+    // Guests cannot see every default channel: Zulip shows them none (and sends them no default_streams events).
+    state.realm_default_streams = isGuest(user) ? [] : await initialStateStore.defaultStreamIds(q, realm.id);
+  }
   if (wants(req, "default_stream_groups")) state.realm_default_stream_groups = [];
   if (wants(req, "realm_linkifiers")) state.realm_linkifiers = [];
   if (wants(req, "realm_filters")) state.realm_filters = [];

@@ -5,11 +5,35 @@ import { fetchProfileData } from "../../lib/profileData.js";
 import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
 import { buildBotDicts } from "../../lib/botPayload.js";
 import { buildUserPayload } from "../../lib/userPayload.js";
+import { hasRealmPermissions } from "../../lib/realmPermissions.js";
+import { webPublicStreamsEnabled } from "../../lib/groupSettings.js";
 import { isAdmin } from "../../models/roles.js";
 import { EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
 import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./index.js";
+
+/** The realm_user section's permission flags, from the organization's group settings (Zulip 10.2). */
+async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<string, boolean>> {
+  // Group memberships with the subscriptions the channel sections read next: one statement.
+  await req.reads.subject.preload(q);
+  const held = await hasRealmPermissions(
+    q,
+    req.reads.subject,
+    req.realm,
+    ["can_create_public_channel_group", "can_create_private_channel_group", "can_create_web_public_channel_group", "can_add_subscribers_group", "can_invite_users_group"],
+    await req.reads.systemGroups(),
+  );
+  const webPublic = held.can_create_web_public_channel_group && webPublicStreamsEnabled(req.realm);
+  return {
+    can_create_streams: held.can_create_public_channel_group || held.can_create_private_channel_group || webPublic,
+    can_create_public_streams: held.can_create_public_channel_group,
+    can_create_private_streams: held.can_create_private_channel_group,
+    can_create_web_public_streams: webPublic,
+    can_subscribe_other_users: held.can_add_subscribers_group,
+    can_invite_others_to_realm: held.can_invite_users_group,
+  };
+}
 
 /** Sections about people: realm_user (users and one's own account), realm_bot, user_settings, user_status. */
 export async function fetchUserState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
@@ -39,12 +63,7 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
       is_owner: own.is_owner,
       is_moderator: user.role === 300,
       is_guest: own.is_guest,
-      can_create_streams: user.role !== 600,
-      can_create_public_streams: user.role !== 600,
-      can_create_private_streams: user.role !== 600,
-      can_create_web_public_streams: user.role === 100,
-      can_subscribe_other_users: user.role !== 600,
-      can_invite_others_to_realm: user.role !== 600,
+      ...(await ownPermissions(q, req)),
     });
   }
   if (wants(req, "realm_bot")) {
