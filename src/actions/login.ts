@@ -12,23 +12,22 @@ import { nowSeconds } from "../util/time.js";
 export const SESSION_SECONDS = 14 * 24 * 3600;
 
 /**
- * Password login (POST /fetch_api_key and the web login form): failed attempts are limited per
- * username; every candidate account is checked so timing does not tell which one matched.
+ * Password login (POST /fetch_api_key and the web login form): attempts are limited per username
+ * (a success forgets the earlier ones); every candidate account is checked so timing does not tell which one matched.
  */
 export async function passwordLogin(ctx: AppContext, username: string, password: string): Promise<{ user: User; realm: Realm }> {
   const key = `login:${username.toLowerCase()}`;
   const rule = ctx.config.rateLimits.login;
-  const state = ctx.rateLimiter.peek(key, rule);
+  // The attempt is counted before the password is checked (as Zulip's rate_limit_auth does), so
+  // parallel guesses cannot all pass the check while none has been counted yet.
+  const state = ctx.rateLimiter.hit(key, rule);
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
   const candidates = (await userStore.listByApiEmail(ctx.db.kysely, username)).filter((u) => !u.is_bot);
   let match: User | null = null;
   for (const candidate of candidates) {
     if (await verifyPassword(password, candidate.password_hash)) match = candidate;
   }
-  if (!match) {
-    ctx.rateLimiter.hit(key, rule);
-    throw new AuthenticationFailedError();
-  }
+  if (!match) throw new AuthenticationFailedError();
   if (!match.is_active) throw new UserDeactivatedError();
   const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();

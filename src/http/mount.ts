@@ -5,6 +5,7 @@ import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
 import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
+import { checkJsonLimits } from "./jsonLimits.js";
 import type { RateLimitState } from "./rateLimit.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -138,6 +139,8 @@ function collectInput(request: FastifyRequest): { fields: Record<string, string>
     }
   };
   put(request.query);
+  // A JSON body is walked below (JSON.stringify of its fields): bound it first.
+  if (request.body !== null && typeof request.body === "object" && !request.isMultipart()) checkJsonLimits(request.body, "Request body");
   put(request.body);
   return { fields, files };
 }
