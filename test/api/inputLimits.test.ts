@@ -99,3 +99,40 @@ describe("JSON bounds", () => {
     expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: deep, content: "x" }), 400, "to is nested too deeply (limit: 32 levels)");
   });
 });
+
+describe("long lists", () => {
+  const range = (n: number, from = 1) => Array.from({ length: n }, (_, i) => from + i);
+
+  /** Each case: a request with a list of `n` entries. */
+  const cases = (ids: { othello: number; hamlet: number }): Array<[string, (n: number) => Promise<Awaited<ReturnType<typeof t.get>>>]> => [
+    ["DM to n user ids", (n) => t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify(Array(n).fill(ids.othello)), content: "long list" })],
+    ["DM to n emails", (n) => t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify(Array(n).fill("othello@zulip.com")), content: "long list" })],
+    ["typing to n users", (n) => t.post("hamlet", "/api/v1/typing", { op: "start", to: JSON.stringify(Array(n).fill(ids.othello)) })],
+    ["typing to n distinct ids", (n) => t.post("hamlet", "/api/v1/typing", { op: "start", to: JSON.stringify(range(n)) })],
+    ["principals with n entries", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify(Array(n).fill("hamlet@zulip.com")) })],
+    ["principals with n distinct ids", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify(range(n)) })],
+    ["unsubscribe n channel names", (n) => t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(n).map((i) => `no such channel ${i}`)) })],
+    ["group with n members", (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ${n}`, description: "", members: JSON.stringify(Array(n).fill(ids.hamlet)) })],
+    ["group with n distinct ids", (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ids ${n}`, description: "", members: JSON.stringify(range(n)) })],
+    ["flags on n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "add", flag: "read" })],
+    ["unstar n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "remove", flag: "starred" })],
+    ["subscribe to n new channels", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(n).map((i) => ({ name: `new channel ${n} ${i}` }))) })],
+  ];
+
+  it("refuses lists of 100,000 entries with a 400", async () => {
+    const ids = { othello: (await t.user("othello")).id, hamlet: (await t.user("hamlet")).id };
+    for (const [what, send] of cases(ids)) {
+      const res = await send(100_000);
+      expect(res.status, what).toBe(400);
+      expect(res.body.msg, what).toMatch(/has too many items \(limit: 10000\)$/);
+    }
+  });
+
+  it("answers lists at the limit without a 5xx", async () => {
+    const ids = { othello: (await t.user("othello")).id, hamlet: (await t.user("hamlet")).id };
+    for (const [what, send] of cases(ids)) {
+      const res = await send(10_000);
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+    }
+  }, 120_000);
+});
