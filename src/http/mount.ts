@@ -46,6 +46,8 @@ export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: reado
   }
 }
 
+export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private";
+
 async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
@@ -59,6 +61,9 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
       applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
       throw error;
     }
+    // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
+    reply.header("Cache-Control", NEVER_CACHE);
+    reply.header("Expires", new Date().toUTCString());
     applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
     if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK && !ep.allowIncomingWebhookBots) {
