@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
-import { verifyPassword } from "../lib/passwords.js";
+import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
@@ -32,7 +32,16 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
   ctx.rateLimiter.reset(key);
+  await upgradePasswordHash(ctx, match, password);
   return { user: match, realm };
+}
+
+/** A hash made with a lower cost than today's is replaced now that the password is known. */
+async function upgradePasswordHash(ctx: AppContext, user: User, password: string): Promise<void> {
+  const current = user.password_hash;
+  if (!current || !needsRehash(current, ctx.config.fastPasswordHashing)) return;
+  const next = await hashPassword(password, ctx.config.fastPasswordHashing);
+  await userStore.replacePasswordHash(ctx.db.kysely, user.id, current, next);
 }
 
 /** A new web session for the user; returns the cookie value. */
