@@ -6,7 +6,7 @@ import { queueEmail } from "../email/queue.js";
 import { badRequest, RateLimitedError } from "../http/errors.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/passwords.js";
-import { canSeeDeliveryEmail } from "../lib/userPayload.js";
+import { canSeeDeliveryEmail, displayEmail } from "../lib/userPayload.js";
 import {
   LANGUAGES,
   LEGACY_DISPLAY_SETTINGS,
@@ -60,7 +60,7 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
     if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
     if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
     if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
-    await doChangeUserSettings(tx, user, update.settings, update.timezone);
+    await doChangeUserSettings(tx, user, update.settings, update.timezone, ctx.config.externalUrl);
   });
 }
 
@@ -112,7 +112,7 @@ async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHas
  * Zulip's do_change_user_setting for each value that differs from the current one: one row
  * update, then per setting an audit entry, the `user_settings` event and the legacy event.
  */
-export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone?: string) {
+export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
   const before = userSettings(user);
   const changed = Object.entries(requested).filter(
     ([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value,
@@ -143,7 +143,19 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
   }
   if (changed.some(([name]) => name === "email_address_visibility")) {
     await notifyDeliveryEmailVisibility(tx, user, updated);
+    await doUpdateDisplayEmail(tx, updated, externalUrl);
   }
+}
+
+/**
+ * Zulip's do_change_user_setting for email_address_visibility: the API email is the real address
+ * only while everyone may see it, else user{id}@{realm host}; everyone is told the new one.
+ */
+async function doUpdateDisplayEmail(tx: Tx, user: User, externalUrl: string): Promise<void> {
+  const email = displayEmail(user, externalUrl);
+  if (email === user.email) return;
+  await userStore.update(tx.q, user.id, { email });
+  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, new_email: email } }, await userStore.listActiveIds(tx.q, user.realm_id));
 }
 
 function notifySettingChange(tx: Tx, user: User, name: string, value: UserSettingValue): void {

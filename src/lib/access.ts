@@ -34,13 +34,22 @@ export async function accessUserById(q: Executor, viewer: User, userId: number, 
  * By Zulip API email, or by real email when the viewer may see it (Zulip 10.0, feature level 302).
  */
 export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
-  const lower = email.toLowerCase();
-  const candidates = await userStore.listByEmailInRealm(q, viewer.realm_id, email);
-  const target =
-    candidates.find((u) => u.email.toLowerCase() === lower) ??
-    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u));
+  const target = await findUserByEmail(q, viewer, email);
   if (!target) throw noSuchUser();
   return checkUserAccess(viewer, target, opts);
+}
+
+/**
+ * The user of the viewer's realm with this API email, or with this real email if the viewer may
+ * see it: a hidden address finds nobody (email_address_visibility), so no lookup tells it.
+ */
+export async function findUserByEmail(q: Executor, viewer: User, email: string): Promise<User | undefined> {
+  const lower = email.toLowerCase();
+  const candidates = await userStore.listByEmailInRealm(q, viewer.realm_id, email);
+  return (
+    candidates.find((u) => u.email.toLowerCase() === lower) ??
+    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u))
+  );
 }
 
 function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): User {

@@ -38,6 +38,16 @@ export function canSeeDeliveryEmail(viewer: User | null, target: User): boolean 
   }
 }
 
+/**
+ * The API email (`email` in every payload, `sender_email`) that `user` should have: the real
+ * address when everyone may see it (and for bots), else Zulip's `user{id}@{realm host}`
+ * (get_display_email_address). `externalUrl` gives the realm host.
+ */
+export function displayEmail(user: User, externalUrl: string): string {
+  if (user.is_bot || userSettings(user).email_address_visibility === EmailVisibility.EVERYONE) return user.delivery_email;
+  return `user${user.id}@${new URL(externalUrl).hostname}`;
+}
+
 export function gravatarUrl(email: string, avatarVersion: number): string {
   const hash = crypto.createHash("md5").update(email.trim().toLowerCase()).digest("hex");
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;
