@@ -1,5 +1,5 @@
 import { pathParam } from "../http/params.js";
-import type { User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import {
   badRequest,
@@ -7,8 +7,13 @@ import {
   OrganizationAdministratorRequiredError,
   OrganizationOwnerRequiredError,
 } from "../http/errors.js";
-import { isAdmin, isOwner } from "../models/roles.js";
+import { storedRealmGroupPermission } from "../models/realmSettings.js";
+import { isAdmin, isGuest, isOwner } from "../models/roles.js";
+import { realmStore } from "../store/realms.js";
+import { userAccessStore } from "../store/userAccess.js";
 import { userStore } from "../store/users.js";
+import { hasRealmPermission } from "./realmPermissions.js";
+import { AccessSubject } from "./streamAccess.js";
 import { canSeeDeliveryEmail } from "./userPayload.js";
 
 /**
@@ -27,7 +32,9 @@ const noSuchUser = () => badRequest("No such user");
 export async function accessUserById(q: Executor, viewer: User, userId: number, opts: UserAccessOptions): Promise<User> {
   const target = await userStore.getInRealm(q, viewer.realm_id, userId);
   if (!target) throw noSuchUser();
-  return checkUserAccess(viewer, target, opts);
+  checkUserAccess(viewer, target, opts);
+  if (!opts.forAdministration) await checkCanAccessUser(q, viewer, target);
+  return target;
 }
 
 /**
@@ -36,7 +43,9 @@ export async function accessUserById(q: Executor, viewer: User, userId: number, 
 export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
   const target = await findUserByEmail(q, viewer, email);
   if (!target) throw noSuchUser();
-  return checkUserAccess(viewer, target, opts);
+  checkUserAccess(viewer, target, opts);
+  if (!opts.forAdministration) await checkCanAccessUser(q, viewer, target);
+  return target;
 }
 
 /**
@@ -50,6 +59,29 @@ export async function findUserByEmail(q: Executor, viewer: User, email: string):
     candidates.find((u) => u.email.toLowerCase() === lower) ??
     candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u))
   );
+}
+
+/**
+ * Zulip's can_access_all_users_group: null when the viewer may access every user, else the ids
+ * of the humans they may access (every bot is accessible). Others appear as "Unknown user".
+ */
+export async function restrictedUserAccess(q: Executor, viewer: User, realm: Realm): Promise<Set<number> | null> {
+  // The setting holds role:everyone (the default) or role:members, which every non-guest is in:
+  // only a guest under a stored setting needs the group lookup.
+  if (!isGuest(viewer) || storedRealmGroupPermission(realm, "can_access_all_users_group") === undefined) return null;
+  if (await hasRealmPermission(q, new AccessSubject(viewer), realm, "can_access_all_users_group")) return null;
+  return userAccessStore.accessibleUserIds(q, viewer);
+}
+
+export function canAccessUser(accessible: ReadonlySet<number> | null, target: User): boolean {
+  return accessible === null || target.is_bot === 1 || accessible.has(target.id);
+}
+
+/** Reading an account the viewer may not access is refused as Zulip's access_user_common does. */
+async function checkCanAccessUser(q: Executor, viewer: User, target: User): Promise<void> {
+  if (target.is_bot || target.id === viewer.id) return;
+  const realm = await realmStore.getById(q, viewer.realm_id);
+  if (!realm || !canAccessUser(await restrictedUserAccess(q, viewer, realm), target)) throw new InsufficientPermissionError();
 }
 
 function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): User {
