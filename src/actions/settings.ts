@@ -4,6 +4,7 @@ import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, RateLimitedError } from "../http/errors.js";
+import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from "../lib/passwords.js";
 import { canSeeDeliveryEmail, displayEmail } from "../lib/userPayload.js";
@@ -139,7 +140,7 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
   }
   if (changesTimezone) {
     const person = { email: user.email, user_id: user.id, timezone };
-    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, await userStore.listActiveIds(tx.q, user.realm_id));
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, await userIdsWhoCanAccessUser(tx.q, user));
   }
   if (changed.some(([name]) => name === "email_address_visibility")) {
     await notifyDeliveryEmailVisibility(tx, user, updated);
@@ -155,7 +156,7 @@ async function doUpdateDisplayEmail(tx: Tx, user: User, externalUrl: string): Pr
   const email = displayEmail(user, externalUrl);
   if (email === user.email) return;
   await userStore.update(tx.q, user.id, { email });
-  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, new_email: email } }, await userStore.listActiveIds(tx.q, user.realm_id));
+  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, new_email: email } }, await userIdsWhoCanAccessUser(tx.q, user));
 }
 
 function notifySettingChange(tx: Tx, user: User, name: string, value: UserSettingValue): void {

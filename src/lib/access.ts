@@ -11,6 +11,7 @@ import { storedRealmGroupPermission } from "../models/realmSettings.js";
 import { isAdmin, isGuest, isOwner } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { userAccessStore } from "../store/userAccess.js";
+import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { hasRealmPermission } from "./realmPermissions.js";
 import { AccessSubject } from "./streamAccess.js";
@@ -71,6 +72,22 @@ export async function restrictedUserAccess(q: Executor, viewer: User, realm: Rea
   if (!isGuest(viewer) || storedRealmGroupPermission(realm, "can_access_all_users_group") === undefined) return null;
   if (await hasRealmPermission(q, new AccessSubject(viewer), realm, "can_access_all_users_group")) return null;
   return userAccessStore.accessibleUserIds(q, viewer);
+}
+
+/**
+ * The active users of the realm who may access `target` (Zulip's get_user_ids_who_can_access_user):
+ * the audience of events about that user. Access is symmetric, so a restricted guest may access
+ * `target` exactly when `target` shares a channel, group DM or DM with him.
+ */
+export async function userIdsWhoCanAccessUser(q: Executor, target: User): Promise<number[]> {
+  const everyone = await userStore.listActiveIds(q, target.realm_id);
+  if (target.is_bot) return everyone;
+  const realm = await realmStore.getById(q, target.realm_id);
+  const stored = realm ? storedRealmGroupPermission(realm, "can_access_all_users_group") : undefined;
+  if (stored === undefined || stored === (await userGroupStore.getSystemGroup(q, target.realm_id, "role:everyone")).id) return everyone;
+  const accessible = await userAccessStore.accessibleUserIds(q, target);
+  const guests = new Set((await userStore.listInRealm(q, target.realm_id)).filter((u) => isGuest(u)).map((u) => u.id));
+  return everyone.filter((id) => !guests.has(id) || accessible.has(id));
 }
 
 export function canAccessUser(accessible: ReadonlySet<number> | null, target: User): boolean {
