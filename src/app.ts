@@ -28,10 +28,12 @@ import { videoCallPages } from "./http/videoCallPages.js";
 import { setCamoKey } from "./lib/camo.js";
 import { serverSecret } from "./lib/serverSecret.js";
 import { JobRunner } from "./jobs/runner.js";
+import { prepareDataDirectory } from "./lib/dataDirectory.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
+  prepareDataDirectory(config);
   const db = openDb(config.database);
   await migrateToLatest(db.kysely, db.dialect);
   const events = new EventDispatcher();

@@ -2,11 +2,15 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import type { Config } from "./config.js";
+import { exposedDataFiles } from "./lib/dataDirectory.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
   const ctx = await createContext(config);
+  for (const file of exposedDataFiles(config)) {
+    ctx.log.warn(file, "Other users of this machine can read or write this data file: chmod go-rwx it (directories 700, files 600)");
+  }
   const restoredQueues = await ctx.eventQueues.restore(ctx.db.kysely);
   ctx.eventQueues.announceRestart({
     type: "restart",

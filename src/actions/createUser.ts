@@ -1,5 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
+import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { RecipientType, Role } from "../models/roles.js";
@@ -93,13 +94,8 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     modified_user_id: user.id,
   });
   const created = { ...user, recipient_id: recipient.id };
-  const recipients = await tx.q
-    .selectFrom("users")
-    .select("id")
-    .where("realm_id", "=", realm.id)
-    .where("is_active", "=", 1)
-    .execute();
-  const audience = recipients.map((r) => r.id);
+  // Guests restricted by can_access_all_users_group learn only of users they share something with.
+  const audience = await userIdsWhoCanAccessUser(tx.q, created);
   const profileData = input.is_bot ? undefined : new Map([[created.id, {}]]);
   tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false, profileData }) }, audience);
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, created.id)) {

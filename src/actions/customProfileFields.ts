@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { CustomProfileField, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
+import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { isRenderedFieldType, PROFILE_FIELD_TYPES, ProfileFieldType, renderProfileFieldValue } from "../lib/profileData.js";
 import { isAdmin } from "../models/roles.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
@@ -258,6 +259,6 @@ export async function doSetProfileFieldValue(tx: Tx, user: User, field: CustomPr
   if (rendered) data.rendered_value = rendered;
   tx.sendEventOnCommit(
     { type: "realm_user", op: "update", person: { user_id: user.id, custom_profile_field: data } },
-    await userStore.listActiveIds(tx.q, user.realm_id),
+    await userIdsWhoCanAccessUser(tx.q, user),
   );
 }

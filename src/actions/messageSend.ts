@@ -6,6 +6,7 @@ import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
+import { findUserByEmail } from "../lib/access.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
@@ -191,7 +192,7 @@ async function directDestination(tx: Tx, subject: AccessSubject, realm: Realm, t
     }
   } else {
     for (const email of indicator.emails) {
-      const user = await userStore.getByEmail(tx.q, sender.realm_id, email);
+      const user = await findUserByEmail(tx.q, sender, email);
       if (!user) throw badRequest(`Invalid email '${email}'`);
       recipients.push(user);
     }

@@ -4,9 +4,10 @@ import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, BotRequestNotAllowedError, RateLimitedError } from "../http/errors.js";
+import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hashPassword, passwordLengthAllowed, verifyPassword } from "../lib/passwords.js";
-import { canSeeDeliveryEmail } from "../lib/userPayload.js";
+import { canSeeDeliveryEmail, displayEmail } from "../lib/userPayload.js";
 import {
   LANGUAGES,
   LEGACY_DISPLAY_SETTINGS,
@@ -62,7 +63,7 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
     if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
     if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
     if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
-    await doChangeUserSettings(tx, user, update.settings, update.timezone);
+    await doChangeUserSettings(tx, user, update.settings, update.timezone, ctx.config.externalUrl);
   });
 }
 
@@ -113,7 +114,7 @@ async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHas
  * Zulip's do_change_user_setting for each value that differs from the current one: one row
  * update, then per setting an audit entry, the `user_settings` event and the legacy event.
  */
-export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone?: string) {
+export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
   const before = userSettings(user);
   const changed = Object.entries(requested).filter(
     ([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value,
@@ -141,11 +142,23 @@ export async function doChangeUserSettings(tx: Tx, user: User, requested: Partia
   }
   if (changesTimezone) {
     const person = { email: user.email, user_id: user.id, timezone };
-    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, await userStore.listActiveIds(tx.q, user.realm_id));
+    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, await userIdsWhoCanAccessUser(tx.q, user));
   }
   if (changed.some(([name]) => name === "email_address_visibility")) {
     await notifyDeliveryEmailVisibility(tx, user, updated);
+    await doUpdateDisplayEmail(tx, updated, externalUrl);
   }
+}
+
+/**
+ * Zulip's do_change_user_setting for email_address_visibility: the API email is the real address
+ * only while everyone may see it, else user{id}@{realm host}; everyone is told the new one.
+ */
+async function doUpdateDisplayEmail(tx: Tx, user: User, externalUrl: string): Promise<void> {
+  const email = displayEmail(user, externalUrl);
+  if (email === user.email) return;
+  await userStore.update(tx.q, user.id, { email });
+  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, new_email: email } }, await userIdsWhoCanAccessUser(tx.q, user));
 }
 
 function notifySettingChange(tx: Tx, user: User, name: string, value: UserSettingValue): void {

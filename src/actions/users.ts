@@ -2,6 +2,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { BadNameOrUsernameError, badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { passwordLengthAllowed } from "../lib/passwords.js";
 import { EmailVisibility } from "../lib/userPayload.js";
 import { isAdmin, isOwner, Role } from "../models/roles.js";
@@ -100,7 +101,7 @@ async function checkNewEmail(tx: Tx, actor: User, target: User, email: string): 
 }
 
 async function notifyUserUpdate(tx: Tx, user: User, person: Record<string, unknown>): Promise<void> {
-  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, ...person } }, await userStore.listActiveIds(tx.q, user.realm_id));
+  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, ...person } }, await userIdsWhoCanAccessUser(tx.q, user));
 }
 
 async function notifyBotUpdate(tx: Tx, bot: User, fields: Record<string, unknown>): Promise<void> {
@@ -121,7 +122,7 @@ export async function doChangeUserRole(tx: Tx, user: User, role: number, actor: 
     modified_user_id: user.id,
     extra_data: { old_value: oldRole, new_value: role },
   });
-  const audience = await userStore.listActiveIds(tx.q, user.realm_id);
+  const audience = await userIdsWhoCanAccessUser(tx.q, user);
   tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, role } }, audience);
 
   const oldGroups = directSystemGroupsForRole(oldRole);
@@ -238,7 +239,7 @@ export async function doReactivateUser(tx: Tx, user: User, actor: User | null): 
     acting_user_id: actor?.id ?? null,
     modified_user_id: user.id,
   });
-  const audience = await userStore.listActiveIds(tx.q, user.realm_id);
+  const audience = await userIdsWhoCanAccessUser(tx.q, { ...user, is_active: 1 });
   tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, is_active: true } }, audience);
   if (user.is_bot) await notifyBotUpdate(tx, user, { is_active: true });
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, user.id)) {

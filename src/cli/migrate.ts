@@ -1,5 +1,6 @@
 import { openDb } from "../db/connect.js";
 import { migrateToLatest } from "../db/migrate.js";
+import { prepareDataDirectory } from "../lib/dataDirectory.js";
 import { type Command, print } from "./command.js";
 
 /** `parley migrate`: applies pending migrations (the server also does at start) and names them. */
@@ -8,6 +9,7 @@ export const migrateCommand: Command = {
   summary: "Apply the pending database migrations and print their names.",
   options: {},
   async run(config) {
+    prepareDataDirectory(config);
     const db = openDb(config.database);
     try {
       const applied = await migrateToLatest(db.kysely, db.dialect);

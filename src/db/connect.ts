@@ -15,6 +15,12 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/** The files of an embedded database, main file first; none for a database server. */
+export function localDatabaseFiles(database: Config["database"]): string[] {
+  if (database.kind !== "sqlite" || database.file === ":memory:") return [];
+  return [database.file, `${database.file}-wal`, `${database.file}-shm`];
+}
+
 /** Opens the configured database. Does not migrate (see migrate.ts). */
 export function openDb(database: Config["database"]): Db {
   let count = 0;

@@ -6,6 +6,7 @@ import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
 import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
 import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
+import { checkJsonLimits } from "./jsonLimits.js";
 import type { RateLimitState } from "./rateLimit.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -46,6 +47,8 @@ export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: reado
   }
 }
 
+export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private";
+
 async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
@@ -59,6 +62,9 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
       applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
       throw error;
     }
+    // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
+    reply.header("Cache-Control", NEVER_CACHE);
+    reply.header("Expires", new Date().toUTCString());
     applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
     if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK && !ep.allowIncomingWebhookBots) {
@@ -146,6 +152,8 @@ function collectInput(request: FastifyRequest): { fields: Record<string, string>
     }
   };
   put(request.query);
+  // A JSON body is walked below (JSON.stringify of its fields): bound it first.
+  if (request.body !== null && typeof request.body === "object" && !request.isMultipart()) checkJsonLimits(request.body, "Request body");
   put(request.body);
   return { fields, files };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ApiError, badRequest } from "./errors.js";
+import { checkJsonLimits } from "./jsonLimits.js";
 
 /**
  * Declarative request parameters, Zulip's `typed_endpoint` for TypeScript. Every value arrives as
@@ -41,11 +42,14 @@ export type ParamSpec = Record<string, Param<any>>;
 export type ParamValues<S extends ParamSpec> = { [K in keyof S]: S[K] extends Param<infer T> ? T : never };
 
 function parseJson(raw: string, name: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(raw);
+    value = JSON.parse(raw);
   } catch {
     throw badRequest(`${name} is not valid JSON`);
   }
+  checkJsonLimits(value, name);
+  return value;
 }
 
 const NUL = /\u0000/;
@@ -103,6 +107,8 @@ function isIntSchema(schema: z.core.$ZodType | undefined): boolean {
  * non-number where an integer belongs reads "is not an integer" (zod reports it as a number).
  */
 export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema?: z.core.$ZodType): ApiError {
+  const decisive = issue.code === "invalid_union" ? decisiveUnionIssue(issue) : undefined;
+  if (decisive) return zodIssueToApiError(decisive, name, schema);
   const varName = name + issue.path.map((p) => `[${JSON.stringify(p)}]`).join("");
   switch (issue.code) {
     case "invalid_type": {
@@ -125,14 +131,28 @@ export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema
       return badRequest(`${varName} is too small`);
     case "too_big":
       if (issue.origin === "string") return badRequest(`${varName} is too long (limit: ${issue.maximum} characters)`);
+      if (issue.origin === "array") return badRequest(`${varName} has too many items (limit: ${issue.maximum})`);
       return badRequest(`${varName} is too large`);
     case "unrecognized_keys":
       return badRequest(`Argument "${issue.keys[0]}" at ${varName} is unexpected`);
     case "custom":
-      return badRequest(issue.message && issue.message !== "Invalid input" ? issue.message : `Invalid ${varName}`);
+      // A refinement's message may name the parameter as {var_name}.
+      return badRequest(issue.message && issue.message !== "Invalid input" ? issue.message.replaceAll("{var_name}", varName) : `Invalid ${varName}`);
     default:
       return badRequest(`Invalid ${varName}`);
   }
+}
+
+/**
+ * The issue that explains why a union failed when the value had the right type for exactly one
+ * member (a list too long for the list member of `string | int | list`), with its full path;
+ * undefined when the value fits no member's type.
+ */
+function decisiveUnionIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
+  const typeMatches = issue.errors.filter((branch) => !(branch.length > 0 && branch[0].code === "invalid_type" && branch[0].path.length === 0));
+  if (typeMatches.length !== 1 || typeMatches[0].length === 0) return undefined;
+  const inner = typeMatches[0][0];
+  return { ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue;
 }
 
 export const p = {
@@ -189,11 +209,14 @@ export const p = {
   textOrJson(): Param<unknown> {
     return new Param((raw, name) => {
       if (NUL.test(raw)) throw badRequest(`${name} contains NULL (0x00) characters.`);
+      let value: unknown;
       try {
-        return JSON.parse(raw);
+        value = JSON.parse(raw);
       } catch {
         return raw;
       }
+      checkJsonLimits(value, name);
+      return value;
     });
   },
 };

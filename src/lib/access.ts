@@ -1,9 +1,15 @@
 import { pathParam } from "../http/params.js";
-import type { User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError, TargetUserDeactivatedError } from "../http/errors.js";
-import { isAdmin, isOwner } from "../models/roles.js";
+import { storedRealmGroupPermission } from "../models/realmSettings.js";
+import { isAdmin, isGuest, isOwner } from "../models/roles.js";
+import { realmStore } from "../store/realms.js";
+import { userAccessStore } from "../store/userAccess.js";
+import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
+import { hasRealmPermission } from "./realmPermissions.js";
+import { AccessSubject } from "./streamAccess.js";
 import { canSeeDeliveryEmail } from "./userPayload.js";
 
 /**
@@ -22,20 +28,72 @@ const noSuchUser = () => badRequest("No such user");
 export async function accessUserById(q: Executor, viewer: User, userId: number, opts: UserAccessOptions): Promise<User> {
   const target = await userStore.getInRealm(q, viewer.realm_id, userId);
   if (!target) throw noSuchUser();
-  return checkUserAccess(viewer, target, opts);
+  checkUserAccess(viewer, target, opts);
+  if (!opts.forAdministration) await checkCanAccessUser(q, viewer, target);
+  return target;
 }
 
 /**
  * By Zulip API email, or by real email when the viewer may see it (Zulip 10.0, feature level 302).
  */
 export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
+  const target = await findUserByEmail(q, viewer, email);
+  if (!target) throw noSuchUser();
+  checkUserAccess(viewer, target, opts);
+  if (!opts.forAdministration) await checkCanAccessUser(q, viewer, target);
+  return target;
+}
+
+/**
+ * The user of the viewer's realm with this API email, or with this real email if the viewer may
+ * see it: a hidden address finds nobody (email_address_visibility), so no lookup tells it.
+ */
+export async function findUserByEmail(q: Executor, viewer: User, email: string): Promise<User | undefined> {
   const lower = email.toLowerCase();
   const candidates = await userStore.listByEmailInRealm(q, viewer.realm_id, email);
-  const target =
+  return (
     candidates.find((u) => u.email.toLowerCase() === lower) ??
-    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u));
-  if (!target) throw noSuchUser();
-  return checkUserAccess(viewer, target, opts);
+    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u))
+  );
+}
+
+/**
+ * Zulip's can_access_all_users_group: null when the viewer may access every user, else the ids
+ * of the humans they may access (every bot is accessible). Others appear as "Unknown user".
+ */
+export async function restrictedUserAccess(q: Executor, viewer: User, realm: Realm): Promise<Set<number> | null> {
+  // The setting holds role:everyone (the default) or role:members, which every non-guest is in:
+  // only a guest under a stored setting needs the group lookup.
+  if (!isGuest(viewer) || storedRealmGroupPermission(realm, "can_access_all_users_group") === undefined) return null;
+  if (await hasRealmPermission(q, new AccessSubject(viewer), realm, "can_access_all_users_group")) return null;
+  return userAccessStore.accessibleUserIds(q, viewer);
+}
+
+/**
+ * The active users of the realm who may access `target` (Zulip's get_user_ids_who_can_access_user):
+ * the audience of events about that user. Access is symmetric, so a restricted guest may access
+ * `target` exactly when `target` shares a channel, group DM or DM with him.
+ */
+export async function userIdsWhoCanAccessUser(q: Executor, target: User): Promise<number[]> {
+  const everyone = await userStore.listActiveIds(q, target.realm_id);
+  if (target.is_bot) return everyone;
+  const realm = await realmStore.getById(q, target.realm_id);
+  const stored = realm ? storedRealmGroupPermission(realm, "can_access_all_users_group") : undefined;
+  if (stored === undefined || stored === (await userGroupStore.getSystemGroup(q, target.realm_id, "role:everyone")).id) return everyone;
+  const accessible = await userAccessStore.accessibleUserIds(q, target);
+  const guests = new Set((await userStore.listInRealm(q, target.realm_id)).filter((u) => isGuest(u)).map((u) => u.id));
+  return everyone.filter((id) => !guests.has(id) || accessible.has(id));
+}
+
+export function canAccessUser(accessible: ReadonlySet<number> | null, target: User): boolean {
+  return accessible === null || target.is_bot === 1 || accessible.has(target.id);
+}
+
+/** Reading an account the viewer may not access is refused as Zulip's access_user_common does. */
+async function checkCanAccessUser(q: Executor, viewer: User, target: User): Promise<void> {
+  if (target.is_bot || target.id === viewer.id) return;
+  const realm = await realmStore.getById(q, viewer.realm_id);
+  if (!realm || !canAccessUser(await restrictedUserAccess(q, viewer, realm), target)) throw new InsufficientPermissionError();
 }
 
 function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): User {

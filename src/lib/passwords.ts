@@ -9,9 +9,10 @@ const scrypt = promisify(crypto.scrypt) as (
 ) => Promise<Buffer>;
 
 /**
- * Passwords are hashed with scrypt (memory-hard). Production cost: N=2^15, r=8, p=1 (32 MiB, the
- * OWASP recommendation). The parameters are stored with the hash, so they can be raised later
- * and old hashes still verify. Test suites may use N=2^10 (PARLEY_INSECURE_FAST_HASHING).
+ * Passwords are hashed with scrypt (memory-hard). Production cost: N=2^17, r=8, p=1 (128 MiB,
+ * OWASP's minimum for scrypt). The parameters are stored with the hash, so old hashes still
+ * verify, and a login with a hash below the current cost stores a new one (needsRehash). Test
+ * suites may use N=2^10 (PARLEY_INSECURE_FAST_HASHING).
  */
 export const PASSWORD_MIN_LENGTH = 6;
 export const PASSWORD_MAX_LENGTH = 100;
@@ -32,7 +33,7 @@ export function passwordLengthAllowed(password: string, dev: boolean): boolean {
   return length >= minLength && length <= maxLength;
 }
 
-const PRODUCTION = { N: 2 ** 15, r: 8, p: 1 };
+const PRODUCTION = { N: 2 ** 17, r: 8, p: 1 };
 const FAST_FOR_TESTS = { N: 2 ** 10, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
@@ -52,6 +53,14 @@ export async function verifyPassword(password: string, stored: string | null): P
   const params = { N, r: Number(r), p: Number(pp), maxmem: 128 * N * Number(r) * 2 };
   const actual = await scrypt(password.normalize("NFKC"), Buffer.from(saltB64, "base64"), expected.length, params);
   return crypto.timingSafeEqual(actual, expected);
+}
+
+/** Whether a hash that verified should be replaced: its cost is below what hashPassword uses now. */
+export function needsRehash(stored: string, fast = false): boolean {
+  const target = fast ? FAST_FOR_TESTS : PRODUCTION;
+  const [scheme, n, r, pp, , keyB64] = stored.split("$");
+  if (scheme !== "scrypt" || !keyB64) return true;
+  return Number(n) < target.N || Number(r) < target.r || Number(pp) < target.p || Buffer.from(keyB64, "base64").length < KEY_LENGTH;
 }
 
 /** A random password for first-start owners and CLI-created users. */

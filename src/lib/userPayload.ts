@@ -38,6 +38,45 @@ export function canSeeDeliveryEmail(viewer: User | null, target: User): boolean 
   }
 }
 
+/**
+ * The API email (`email` in every payload, `sender_email`) that `user` should have: the real
+ * address when everyone may see it (and for bots), else Zulip's `user{id}@{realm host}`
+ * (get_display_email_address). `externalUrl` gives the realm host.
+ */
+export function displayEmail(user: User, externalUrl: string): string {
+  if (user.is_bot || userSettings(user).email_address_visibility === EmailVisibility.EVERYONE) return user.delivery_email;
+  return fakeEmail(user.id, externalUrl);
+}
+
+/** Zulip's user{id}@{realm host}: the address shown instead of one the viewer may not know. */
+export function fakeEmail(userId: number, externalUrl: string): string {
+  return `user${userId}@${new URL(externalUrl).hostname}`;
+}
+
+/** Zulip's UserProfile.INACCESSIBLE_USER_NAME. */
+export const INACCESSIBLE_USER_NAME = "Unknown user";
+
+/** What a user restricted by can_access_all_users_group sees of a user they may not access (Zulip's get_data_for_inaccessible_user). */
+export function inaccessibleUserPayload(userId: number, externalUrl: string): Record<string, unknown> {
+  return {
+    email: fakeEmail(userId, externalUrl),
+    user_id: userId,
+    avatar_version: 1,
+    is_admin: false,
+    is_owner: false,
+    is_guest: false,
+    role: Role.MEMBER,
+    is_bot: false,
+    full_name: INACCESSIBLE_USER_NAME,
+    timezone: "",
+    is_active: true,
+    date_joined: isoFromSeconds(0),
+    delivery_email: null,
+    avatar_url: new URL("/static/images/unknown-user-avatar.png", externalUrl).toString(),
+    profile_data: {},
+  };
+}
+
 export function gravatarUrl(email: string, avatarVersion: number): string {
   const hash = crypto.createHash("md5").update(email.trim().toLowerCase()).digest("hex");
   return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${avatarVersion}`;

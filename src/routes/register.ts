@@ -6,6 +6,7 @@ import { badRequest } from "../http/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
+import { MAX_NARROW_TERMS } from "../lib/narrow/index.js";
 import { isGuest } from "../models/roles.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 
@@ -27,7 +28,7 @@ export const registerQueue = endpoint({
     client_capabilities: p.json(z.record(z.string(), z.unknown())).default({}),
     event_types: p.json(z.array(z.string()).nullable()).default(null),
     fetch_event_types: p.json(z.array(z.string()).nullable()).default(null),
-    narrow: p.json(z.array(narrowElement)).default([]),
+    narrow: p.json(z.array(narrowElement).max(MAX_NARROW_TERMS)).default([]),
     queue_lifespan_secs: p.int({ min: 0 }).default(0),
   },
   handler: async ({ ctx, user, realm, params, request }) => {

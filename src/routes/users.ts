@@ -6,9 +6,9 @@ import type { ProfileDataEntry } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
 import { p, pathParam } from "../http/params.js";
-import { accessUserById, accessUserByIdOrEmail, requireAdministrator } from "../lib/access.js";
+import { accessUserById, accessUserByIdOrEmail, canAccessUser, requireAdministrator, restrictedUserAccess } from "../lib/access.js";
 import { fetchProfileData } from "../lib/profileData.js";
-import { buildUserPayload } from "../lib/userPayload.js";
+import { buildUserPayload, inaccessibleUserPayload } from "../lib/userPayload.js";
 import { userStore } from "../store/users.js";
 
 
@@ -21,11 +21,18 @@ const readParams = {
 export const getMembers = endpoint({
   auth: "user",
   params: readParams,
-  handler: async ({ ctx, user, params }) => {
+  handler: async ({ ctx, user, realm, params }) => {
     const q = ctx.db.kysely;
     const users = await userStore.listInRealm(q, user.realm_id);
     const profileData = params.include_custom_profile_fields ? await fetchProfileData(q, user.realm_id, null) : undefined;
-    return { members: users.map((u) => buildUserPayload(user, u, { clientGravatar: params.client_gravatar, profileData })) };
+    const accessible = await restrictedUserAccess(q, user, realm);
+    return {
+      members: users.map((u) =>
+        canAccessUser(accessible, u)
+          ? buildUserPayload(user, u, { clientGravatar: params.client_gravatar, profileData })
+          : inaccessibleUserPayload(u.id, ctx.config.externalUrl),
+      ),
+    };
   },
 });
 

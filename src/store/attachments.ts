@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from "kysely";
 import type { AttachmentsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { insertInBatches } from "./batches.js";
 
 export type Attachment = Selectable<AttachmentsTable>;
 
@@ -54,11 +55,10 @@ export const attachmentStore = {
   /** Links the attachments to the message (ignoring links that exist). */
   async link(q: Executor, messageId: number, attachmentIds: readonly number[]): Promise<void> {
     if (attachmentIds.length === 0) return;
-    await q
-      .insertInto("attachment_messages")
-      .values(attachmentIds.map((attachment_id) => ({ attachment_id, message_id: messageId })))
-      .onConflict((oc) => oc.columns(["attachment_id", "message_id"]).doNothing())
-      .execute();
+    await insertInBatches(
+      attachmentIds.map((attachment_id) => ({ attachment_id, message_id: messageId })),
+      (batch) => q.insertInto("attachment_messages").values(batch).onConflict((oc) => oc.columns(["attachment_id", "message_id"]).doNothing()).execute(),
+    );
   },
 
   async unlink(q: Executor, messageId: number, attachmentIds: readonly number[]): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Executor } from "../db/tx.js";
 import { nowSeconds } from "../util/time.js";
+import { insertInBatches } from "./batches.js";
 
 export interface AuditEntry {
   realm_id: number;
@@ -33,6 +34,6 @@ export const auditLogStore = {
   async insertMany(q: Executor, entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const now = nowSeconds();
-    await q.insertInto("audit_log").values(entries.map((entry) => row(entry, now))).execute();
+    await insertInBatches(entries.map((entry) => row(entry, now)), (batch) => q.insertInto("audit_log").values(batch).execute());
   },
 };

@@ -3,6 +3,7 @@ import { dialectOf } from "../db/dialect.js";
 import type { MessagesTable, ReactionsTable, Stream, SubmessagesTable, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
+import { insertInBatches } from "./batches.js";
 
 export type Message = Selectable<MessagesTable>;
 export type Reaction = Selectable<ReactionsTable>;
@@ -18,7 +19,10 @@ export const recipientStore = {
   /** Recipients of one type for many objects in one statement: type_id → recipient id. */
   async insertMany(q: Executor, type: number, typeIds: readonly number[]): Promise<Map<number, number>> {
     if (typeIds.length === 0) return new Map();
-    const rows = await q.insertInto("recipients").values(typeIds.map((type_id) => ({ type, type_id }))).returning(["id", "type_id"]).execute();
+    const rows = await insertInBatches(
+      typeIds.map((type_id) => ({ type, type_id })),
+      (batch) => q.insertInto("recipients").values(batch).returning(["id", "type_id"]).execute(),
+    );
     return new Map(rows.map((r) => [r.type_id, r.id]));
   },
 
@@ -39,7 +43,7 @@ export const messageStore = {
   /** One statement for all `rows`; the messages come back in the order of `rows` (ids ascending). */
   async insertMany(q: Executor, rows: readonly Insertable<MessagesTable>[]): Promise<Message[]> {
     if (rows.length === 0) return [];
-    const inserted = await q.insertInto("messages").values([...rows]).returningAll().execute();
+    const inserted = await insertInBatches(rows, (batch) => q.insertInto("messages").values(batch).returningAll().execute());
     return inserted.sort((a, b) => a.id - b.id);
   },
 

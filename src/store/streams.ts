@@ -2,6 +2,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Stream, StreamsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
+import { insertInBatches } from "./batches.js";
 
 export { subscriptionStore } from "./subscriptions.js";
 
@@ -15,7 +16,7 @@ export const streamStore = {
   /** One statement for all `rows`; the channels come back in the order of `rows` (ids ascending). */
   async insertMany(q: Executor, rows: readonly Insertable<StreamsTable>[]): Promise<Stream[]> {
     if (rows.length === 0) return [];
-    const inserted = await q.insertInto("streams").values([...rows]).returningAll().execute();
+    const inserted = await insertInBatches(rows, (batch) => q.insertInto("streams").values(batch).returningAll().execute());
     return inserted.sort((a, b) => a.id - b.id);
   },
 
@@ -83,11 +84,10 @@ export const streamStore = {
   /** Makes the channels default channels of the realm (new users are subscribed to them). */
   async addDefaultStreams(q: Executor, realmId: number, streamIds: readonly number[]): Promise<void> {
     if (streamIds.length === 0) return;
-    await q
-      .insertInto("default_streams")
-      .values(streamIds.map((stream_id) => ({ realm_id: realmId, stream_id })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await insertInBatches(
+      streamIds.map((stream_id) => ({ realm_id: realmId, stream_id })),
+      (batch) => q.insertInto("default_streams").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+    );
   },
 
   async removeDefaultStream(q: Executor, realmId: number, streamId: number): Promise<void> {
@@ -143,11 +143,13 @@ export const streamStore = {
       else counts.set(key, { recipient_id: recipientId, day, count: 1 });
     }
     if (counts.size === 0) return;
-    await q
-      .insertInto("channel_daily_messages")
-      .values([...counts.values()])
-      .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + excluded.count` }))
-      .execute();
+    await insertInBatches([...counts.values()], (batch) =>
+      q
+        .insertInto("channel_daily_messages")
+        .values(batch)
+        .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + excluded.count` }))
+        .execute(),
+    );
   },
 
   /** Recomputes every daily count from the messages (bulk loaders). */
@@ -217,17 +219,16 @@ export const settingGroupStore = {
   /** Anonymous groups, one insert per table for all; their ids in the order of `groups`. */
   async createAnonymousMany(q: Executor, realmId: number, groups: ReadonlyArray<{ members: readonly number[]; subgroups: readonly number[] }>): Promise<number[]> {
     if (groups.length === 0) return [];
-    const rows = await q
-      .insertInto("user_groups")
-      .values(groups.map(() => ({ realm_id: realmId, name: null, named: 0, is_system_group: 0 })))
-      .returning("id")
-      .execute();
+    const rows = await insertInBatches(
+      groups.map(() => ({ realm_id: realmId, name: null, named: 0 as const, is_system_group: 0 as const })),
+      (batch) => q.insertInto("user_groups").values(batch).returning("id").execute(),
+    );
     // Ids are handed out in the order of the rows.
     const ids = rows.map((r) => r.id).sort((a, b) => a - b);
     const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: ids[i], user_id })));
     const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: ids[i], subgroup_id })));
-    if (members.length > 0) await q.insertInto("user_group_members").values(members).execute();
-    if (subgroups.length > 0) await q.insertInto("user_group_subgroups").values(subgroups).execute();
+    await insertInBatches(members, (batch) => q.insertInto("user_group_members").values(batch).execute());
+    await insertInBatches(subgroups, (batch) => q.insertInto("user_group_subgroups").values(batch).execute());
     return ids;
   },
 
@@ -247,12 +248,14 @@ export const settingGroupStore = {
       await q.deleteFrom("user_group_members").where("group_id", "=", groupId).execute();
       await q.deleteFrom("user_group_subgroups").where("supergroup_id", "=", groupId).execute();
     }
-    if (members.length > 0) {
-      await q.insertInto("user_group_members").values(members.map((user_id) => ({ group_id: groupId, user_id }))).execute();
-    }
-    if (subgroups.length > 0) {
-      await q.insertInto("user_group_subgroups").values(subgroups.map((subgroup_id) => ({ supergroup_id: groupId, subgroup_id }))).execute();
-    }
+    await insertInBatches(
+      members.map((user_id) => ({ group_id: groupId, user_id })),
+      (batch) => q.insertInto("user_group_members").values(batch).execute(),
+    );
+    await insertInBatches(
+      subgroups.map((subgroup_id) => ({ supergroup_id: groupId, subgroup_id })),
+      (batch) => q.insertInto("user_group_subgroups").values(batch).execute(),
+    );
   },
 
   async deleteAnonymous(q: Executor, groupId: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
 import type { SubscriptionsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { insertInBatches } from "./batches.js";
 
 export type Subscription = Selectable<SubscriptionsTable>;
 
@@ -8,7 +9,7 @@ export type Subscription = Selectable<SubscriptionsTable>;
 export const subscriptionStore = {
   async insertMany(q: Executor, rows: readonly Insertable<SubscriptionsTable>[]): Promise<void> {
     if (rows.length === 0) return;
-    await q.insertInto("subscriptions").values([...rows]).execute();
+    await insertInBatches(rows, (batch) => q.insertInto("subscriptions").values(batch).execute());
   },
 
   /** Every row (active or not) of these users for these recipients. */

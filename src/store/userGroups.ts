@@ -2,6 +2,7 @@ import { type Insertable, sql, type Updateable } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import type { UserGroup, UserGroupsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { insertInBatches } from "./batches.js";
 
 export const userGroupStore = {
   async insert(q: Executor, row: Insertable<UserGroupsTable>): Promise<UserGroup> {
@@ -28,11 +29,10 @@ export const userGroupStore = {
 
   async addMembers(q: Executor, groupId: number, userIds: readonly number[]): Promise<void> {
     if (userIds.length === 0) return;
-    await q
-      .insertInto("user_group_members")
-      .values(userIds.map((user_id) => ({ group_id: groupId, user_id })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await insertInBatches(
+      userIds.map((user_id) => ({ group_id: groupId, user_id })),
+      (batch) => q.insertInto("user_group_members").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+    );
   },
 
   async removeMemberFromGroups(q: Executor, userId: number, groupIds: readonly number[]): Promise<void> {
@@ -42,11 +42,10 @@ export const userGroupStore = {
 
   async addSubgroups(q: Executor, supergroupId: number, subgroupIds: readonly number[]): Promise<void> {
     if (subgroupIds.length === 0) return;
-    await q
-      .insertInto("user_group_subgroups")
-      .values(subgroupIds.map((subgroup_id) => ({ supergroup_id: supergroupId, subgroup_id })))
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await insertInBatches(
+      subgroupIds.map((subgroup_id) => ({ supergroup_id: supergroupId, subgroup_id })),
+      (batch) => q.insertInto("user_group_subgroups").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+    );
   },
 
   // ---- named user groups (the /user_groups endpoints) ----

@@ -2,6 +2,7 @@ import { type Insertable, sql } from "kysely";
 import type { UserMessagesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
+import { insertInBatches } from "./batches.js";
 
 /**
  * Per-user message state (Zulip's UserMessage): one row per (user, message) with a flags bitmask.
@@ -10,9 +11,7 @@ import { MessageFlag } from "../models/messageFlags.js";
 export const userMessageStore = {
   /** One multi-row insert; rows sorted by (message_id, user_id) append fastest. */
   async insertMany(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
-    // 5,000 rows (15,000 bound values) per statement: under SQLite's and PostgreSQL's limits on
-    // bound values, however large the channel.
-    for (let i = 0; i < rows.length; i += 5000) await q.insertInto("user_messages").values(rows.slice(i, i + 5000)).execute();
+    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).execute());
   },
 
   /** The user's flags for each of `messageIds` the user received (absent: not received). */
@@ -88,7 +87,7 @@ export const userMessageFlagStore = {
   /** Inserts rows, leaving alone any that a concurrent request created first. */
   async insertIfMissing(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
     if (rows.length === 0) return;
-    await q.insertInto("user_messages").values([...rows]).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute();
+    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute());
   },
 
   /** Who received each of `messageIds`. */
@@ -141,7 +140,7 @@ export const userMessageEditStore = {
   async insertMissing(q: Executor, userIds: readonly number[], messageIds: readonly number[], flags: number): Promise<void> {
     const rows = messageIds.flatMap((message_id) => userIds.map((user_id) => ({ user_id, message_id, flags })));
     if (rows.length === 0) return;
-    await q.insertInto("user_messages").values(rows).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute();
+    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute());
   },
 
   async deleteFor(q: Executor, userIds: readonly number[], messageIds: readonly number[]): Promise<void> {

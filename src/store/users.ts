@@ -95,6 +95,11 @@ export const userStore = {
     return q.insertInto("users").values(row).returningAll().executeTakeFirstOrThrow();
   },
 
+  /** Replaces the password hash only if it is still `current` (a concurrent password change wins). */
+  async replacePasswordHash(q: Executor, id: number, current: string, next: string): Promise<void> {
+    await q.updateTable("users").set({ password_hash: next }).where("id", "=", id).where("password_hash", "=", current).execute();
+  },
+
   async update(q: Executor, id: number, changes: UserUpdate): Promise<void> {
     await q.updateTable("users").set(changes).where("id", "=", id).execute();
   },

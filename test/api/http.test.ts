@@ -129,6 +129,14 @@ describe("error envelopes", () => {
 });
 
 describe("authentication", () => {
+  it("marks authenticated responses, errors included, as never to be cached (Zulip's never_cache)", async () => {
+    for (const res of [await t.get("hamlet", "/api/v1/users/me"), await t.get("hamlet", "/api/v1/messages/999999"), await t.get("hamlet", "/api/v1/users/me/subscriptions")]) {
+      expect(res.headers.get("cache-control")).toBe("max-age=0, no-cache, no-store, must-revalidate, private");
+      const expires = Date.parse(res.headers.get("expires") ?? "");
+      expect(Math.abs(expires - Date.now())).toBeLessThan(60_000);
+    }
+  });
+
   it("asks for credentials with 401 and WWW-Authenticate", async () => {
     const res = await t.get(null, "/api/v1/users/me");
     expectError(res, 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");

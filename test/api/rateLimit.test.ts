@@ -65,6 +65,33 @@ describe("rate limiting", () => {
     expectSuccess(await t.post(null, "/api/v1/fetch_api_key", { username: "iago@zulip.com", password: "parleydev" }, fromNewAddress()));
   });
 
+  it("counts parallel password guesses before checking them (POST /fetch_api_key)", async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, () => t.post(null, "/api/v1/fetch_api_key", { username: "polonius@zulip.com", password: "wrong" }, fromNewAddress())),
+    );
+    // Only as many guesses as the limit allows are checked; the others are refused unchecked.
+    expect(guesses.filter((res) => res.status === 401)).toHaveLength(3);
+    for (const res of guesses.filter((res) => res.status !== 401)) expectRateLimited(res);
+    expectRateLimited(await t.post(null, "/api/v1/fetch_api_key", { username: "polonius@zulip.com", password: "parleydev" }, fromNewAddress()));
+  });
+
+  it("counts parallel password guesses before checking them (POST /accounts/login/)", async () => {
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        const res = await fetch(t.baseUrl + "/accounts/login/", {
+          method: "POST",
+          redirect: "manual",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", ...fromNewAddress().headers },
+          body: new URLSearchParams({ username: "prospero@zulip.com", password: "wrong" }).toString(),
+        });
+        return res.status;
+      }),
+    );
+    expect(guesses.filter((status) => status !== 429)).toHaveLength(3);
+    // The web form and the API share one counter per username.
+    expectRateLimited(await t.post(null, "/api/v1/fetch_api_key", { username: "prospero@zulip.com", password: "parleydev" }, fromNewAddress()));
+  });
+
   it("forgets failed logins after a successful one", async () => {
     const address = fromNewAddress();
     for (let i = 0; i < 2; i++) {

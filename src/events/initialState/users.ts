@@ -4,7 +4,8 @@ import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
 import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
 import { buildBotDicts } from "../../lib/botPayload.js";
-import { buildUserPayload } from "../../lib/userPayload.js";
+import { canAccessUser, restrictedUserAccess } from "../../lib/access.js";
+import { buildUserPayload, inaccessibleUserPayload } from "../../lib/userPayload.js";
 import { hasRealmPermissions } from "../../lib/realmPermissions.js";
 import { webPublicStreamsEnabled } from "../../lib/groupSettings.js";
 import { isAdmin } from "../../models/roles.js";
@@ -44,8 +45,15 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     const profileData = await fetchProfileData(q, realm.id, null);
     const options = { clientGravatar: client.clientGravatar, profileData };
     const format = (u: User) => buildUserPayload(user, u, options);
-    state.realm_users = everyone.filter((u) => u.is_active).map(format);
-    state.realm_non_active_users = everyone.filter((u) => !u.is_active).map(format);
+    // Users the viewer may not access (can_access_all_users_group) are listed as Zulip's active "Unknown user".
+    const accessible = await restrictedUserAccess(q, user, realm);
+    const unknown = everyone.filter((u) => !canAccessUser(accessible, u));
+    const known = everyone.filter((u) => canAccessUser(accessible, u));
+    state.realm_users = [
+      ...known.filter((u) => u.is_active).map(format),
+      ...unknown.map((u) => inaccessibleUserPayload(u.id, req.config.externalUrl)),
+    ];
+    state.realm_non_active_users = known.filter((u) => !u.is_active).map(format);
     state.cross_realm_bots = (await listCrossRealmBots(q, SYSTEM_BOT_REALM)).map((bot) => ({
       ...buildUserPayload(user, bot, { clientGravatar: client.clientGravatar }),
       is_system_bot: true,

@@ -5,7 +5,7 @@ import { BadNarrowError, type BuildContext, BUILDERS, type Condition, messageIdO
 import type { NarrowTerm } from "./parse.js";
 
 export { BadNarrowError, type NarrowContext } from "./operators.js";
-export { canonicalTerms, narrowSchema, type NarrowTerm } from "./parse.js";
+export { canonicalTerms, MAX_NARROW_TERMS, narrowSchema, type NarrowTerm } from "./parse.js";
 export { searchFields } from "./search.js";
 
 /**
@@ -29,7 +29,8 @@ export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly N
   const conditions: Condition[] = [];
   let history = false;
   let personalOnly = false;
-  let searchWords: string[] | null = null;
+  const searchWords: string[] = [];
+  let searches = false;
   for (const term of terms) {
     const builder = BUILDERS[term.operator];
     if (!builder) throw new BadNarrowError(`unknown operator ${term.operator}`);
@@ -37,11 +38,14 @@ export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly N
     conditions.push(term.negated ? sql<boolean>`not (${built.where})` : built.where);
     if (built.history && !term.negated) history = true;
     if (built.personalOnly) personalOnly = true;
-    if (built.searchWords && !term.negated) searchWords = [...(searchWords ?? []), ...built.searchWords];
+    if (built.searchWords && !term.negated) {
+      searches = true;
+      searchWords.push(...built.searchWords);
+    }
   }
   const includeHistory = history && !personalOnly;
   conditions.push(accessCondition(ctx, includeHistory));
-  return { where: sql<boolean>`(${sql.join(conditions, sql` and `)})`, includeHistory, searchWords };
+  return { where: sql<boolean>`(${sql.join(conditions, sql` and `)})`, includeHistory, searchWords: searches ? searchWords : null };
 }
 
 /** SECURITY.md's reading rules as a condition: the same rules as messageAccess.accessMessages. */

@@ -7,6 +7,7 @@ import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { systemBotStore, VisibilityPolicy } from "../../store/messages.js";
 import { userStore } from "../../store/users.js";
+import { findUserByEmail } from "../access.js";
 import { type ChannelReadability, historyIsPublic } from "../messageAccess.js";
 import { SYSTEM_BOT_REALM } from "../realms.js";
 import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelAccess } from "../streamAccess.js";
@@ -106,7 +107,7 @@ async function userFor(ctx: NarrowContext, operand: string | number): Promise<Us
   if (typeof operand === "number") {
     return (await userStore.getInRealm(ctx.q, ctx.me.realm_id, operand)) ?? (await systemBotStore.listByIds(ctx.q, SYSTEM_BOT_REALM, [operand]))[0];
   }
-  return (await userStore.getByEmail(ctx.q, ctx.me.realm_id, operand)) ?? (await systemBotStore.getByEmail(ctx.q, SYSTEM_BOT_REALM, operand));
+  return (await findUserByEmail(ctx.q, ctx.me, operand)) ?? (await systemBotStore.getByEmail(ctx.q, SYSTEM_BOT_REALM, operand));
 }
 
 export async function bySender(ctx: NarrowContext, operand: Operand): Promise<Built> {

@@ -13,12 +13,26 @@ export interface NarrowTerm {
   negated: boolean;
 }
 
-const operand = z.union([z.string(), z.int(), z.array(z.union([z.string(), z.int()]))]);
+/**
+ * Bounds that keep one narrow cheap to build and to run: real clients send a handful of short
+ * terms (the web app's search box included).
+ */
+export const MAX_NARROW_TERMS = 100;
+export const MAX_OPERAND_LENGTH = 1000;
+export const MAX_OPERAND_ITEMS = 1000;
+
+/** Text in a narrow: bounded, and without NUL bytes (which neither database stores). */
+const text = (maxLength: number) =>
+  z
+    .string()
+    .max(maxLength)
+    .refine((value) => !value.includes("\u0000"), "{var_name} contains NULL (0x00) characters.");
+const operand = z.union([text(MAX_OPERAND_LENGTH), z.int(), z.array(z.union([text(MAX_OPERAND_LENGTH), z.int()])).max(MAX_OPERAND_ITEMS)]);
 const term = z.union([
-  z.tuple([z.string(), z.string()]),
-  z.object({ operator: z.string(), operand, negated: z.boolean().optional() }),
+  z.tuple([text(100), text(MAX_OPERAND_LENGTH)]),
+  z.object({ operator: text(100), operand, negated: z.boolean().optional() }),
 ]);
-export const narrowSchema = z.array(term);
+export const narrowSchema = z.array(term).max(MAX_NARROW_TERMS);
 
 const ALIASES: Record<string, string> = {
   stream: "channel",

@@ -1,0 +1,44 @@
+import type { User } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
+import { directMessageGroupStore } from "./directMessageGroups.js";
+
+/**
+ * Who a user restricted by can_access_all_users_group may know (Zulip's get_accessible_user_ids):
+ * themselves, the active subscribers of the channels they are subscribed to, the members of their
+ * group direct messages, and the users they exchanged direct messages with. Bots are not listed:
+ * everyone may access every bot.
+ */
+export const userAccessStore = {
+  async accessibleUserIds(q: Executor, viewer: User): Promise<Set<number>> {
+    const ids = new Set<number>([viewer.id]);
+    const coSubscribers = await q
+      .selectFrom("subscriptions as mine")
+      .innerJoin("subscriptions as theirs", "theirs.recipient_id", "mine.recipient_id")
+      .select("theirs.user_id")
+      .distinct()
+      .where("mine.user_id", "=", viewer.id)
+      .where("mine.active", "=", 1)
+      .where("theirs.active", "=", 1)
+      .where("theirs.is_user_active", "=", 1)
+      .execute();
+    for (const row of coSubscribers) ids.add(row.user_id);
+    const groups = await directMessageGroupStore.recipientIdsContaining(q, viewer.realm_id, [viewer.id]);
+    for (const members of (await directMessageGroupStore.listByRecipientIds(q, groups)).values()) {
+      for (const id of members) ids.add(id);
+    }
+    const sentTo = await q
+      .selectFrom("messages")
+      .innerJoin("users", "users.recipient_id", "messages.recipient_id")
+      .select("users.id")
+      .distinct()
+      .where("messages.sender_id", "=", viewer.id)
+      .where("messages.realm_id", "=", viewer.realm_id)
+      .execute();
+    for (const row of sentTo) ids.add(row.id);
+    if (viewer.recipient_id !== null) {
+      const receivedFrom = await q.selectFrom("messages").select("sender_id").distinct().where("recipient_id", "=", viewer.recipient_id).execute();
+      for (const row of receivedFrom) ids.add(row.sender_id);
+    }
+    return ids;
+  },
+};
