@@ -7,8 +7,7 @@ import { ensureRetentionJob } from "./actions/messageRetention.js";
 import type { AppContext } from "./appContext.js";
 import { createBlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
-import { openDb } from "./db/connect.js";
-import { migrateToLatest } from "./db/migrate.js";
+import { openMigratedDb } from "./db/migrate.js";
 import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
@@ -23,12 +22,13 @@ import { RateLimiter } from "./http/rateLimit.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { JobRunner } from "./jobs/runner.js";
+import { ensureWritableDataDir } from "./lib/dataDir.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
-  const db = openDb(config.database);
-  await migrateToLatest(db.kysely, db.dialect);
+  ensureWritableDataDir(config.dataDir);
+  const db = await openMigratedDb(config, log);
   const events = new EventDispatcher();
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
@@ -85,7 +85,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers } = errorEnvelope(error);
-    if (status >= 500) request.log.error({ err: error }, "request failed");
+    if (status >= 500 && !ctx.db.health.failed(error)) request.log.error({ err: error }, "request failed");
     reply.status(status).headers(headers).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

@@ -5,6 +5,7 @@ import { createOrganizationCommand } from "./cli/organizations.js";
 import { serveCommand } from "./cli/serve.js";
 import { apiKeyCommand, changeRoleCommand, createUserCommand, resetPasswordCommand } from "./cli/users.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { NewerDatabaseError } from "./db/migrate.js";
 
 /**
  * `parley <command> [options]`: the command line (`npx parley`, `npm run parley --`). `serve` is
@@ -54,7 +55,7 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof CliError) process.stderr.write(`parley: ${error.message}\n`);
-    else if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else if (error instanceof ConfigError || error instanceof NewerDatabaseError) process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`parley: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(error instanceof CliError ? error.exitCode : 1);
   },

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./blobs/s3.js";
@@ -10,7 +11,7 @@ import type { FcmSettings } from "./lib/fcm.js";
  */
 
 const boolFlag = z
-  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off"])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 const envSchema = z.object({
@@ -21,6 +22,7 @@ const envSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, "must start with postgres:// or sqlite:")
     .optional(),
+  PARLEY_DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_DEV: boolFlag.default(false),
   PARLEY_SMTP_URL: z
@@ -68,6 +70,8 @@ export interface Config {
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
   database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
+  /** How long connecting to PostgreSQL may take (at start and for each new pool connection). */
+  databaseTimeoutSeconds: number;
   externalUrl: string;
   dev: boolean;
   smtpUrl: string | undefined;
@@ -116,12 +120,27 @@ export interface Config {
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  // A variable set to nothing (`PARLEY_PORT=`) is a mistake, not a request for the default.
+  const empty = Object.keys(envSchema.shape).filter((name) => env[name] !== undefined && env[name]!.trim() === "");
+  if (empty.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${empty.map((name) => `  ${name}: is set but empty (unset it to use the default)`).join("\n")}`);
+  }
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.PARLEY_S3_BUCKET !== undefined && e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB > S3_MAX_SINGLE_PUT_MIB) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most ${S3_MAX_SINGLE_PUT_MIB} with PARLEY_S3_BUCKET (S3 stores at most 5 GB in one request; got ${e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB})`,
+    );
+  }
+  requireAllOrNone(e, ["PARLEY_PUSH_BOUNCER_URL", "PARLEY_PUSH_ORG_ID", "PARLEY_PUSH_ORG_KEY"]);
+  requireAllOrNone(e, ["PARLEY_APNS_KEY_FILE", "PARLEY_APNS_KEY_ID", "PARLEY_APNS_TEAM_ID"]);
+  for (const name of ["PARLEY_APNS_KEY_FILE", "PARLEY_FCM_CREDENTIALS_FILE"] as const) {
+    if (e[name] !== undefined) requireReadableFile(name, path.resolve(e[name]));
+  }
   const dataDir = path.resolve(e.PARLEY_DATA_DIR);
   const database: Config["database"] =
     e.PARLEY_DATABASE_URL === undefined
@@ -135,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: e.PARLEY_PORT,
     dataDir,
     database,
+    databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
     dev: e.PARLEY_DEV,
     smtpUrl: e.PARLEY_SMTP_URL,
@@ -171,6 +191,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   };
 }
 
+/** Settings that only work together: some set and some not stops the start. */
+function requireAllOrNone(e: z.output<typeof envSchema>, names: Array<keyof z.output<typeof envSchema>>): void {
+  const set = names.filter((name) => e[name] !== undefined);
+  if (set.length === 0 || set.length === names.length) return;
+  const missing = names.filter((name) => e[name] === undefined);
+  throw new ConfigError(`Invalid configuration:\n  ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set, so ${missing.join(", ")} must be set too`);
+}
+
+function requireReadableFile(name: string, file: string): void {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    if (!fs.statSync(file).isFile()) throw new Error("not a file");
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  ${name}: cannot read ${file} (${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
 function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
   if (e.PARLEY_S3_BUCKET === undefined) return undefined;
   const missing = (["PARLEY_S3_ENDPOINT", "PARLEY_S3_ACCESS_KEY_ID", "PARLEY_S3_SECRET_ACCESS_KEY"] as const).filter((name) => e[name] === undefined);
@@ -183,6 +220,9 @@ function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
     secretAccessKey: e.PARLEY_S3_SECRET_ACCESS_KEY!,
   };
 }
+
+/** S3 takes at most 5 GB in one PUT, which is how uploads are stored (no multipart uploads). */
+export const S3_MAX_SINGLE_PUT_MIB = Math.floor(5e9 / (1024 * 1024));
 
 function sqliteFile(p: string): string {
   return p === ":memory:" ? p : path.resolve(p);

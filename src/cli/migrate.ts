@@ -1,5 +1,4 @@
-import { openDb } from "../db/connect.js";
-import { migrateToLatest } from "../db/migrate.js";
+import { openMigratedDb } from "../db/migrate.js";
 import { type Command, print } from "./command.js";
 
 /** `parley migrate`: applies pending migrations (the server also does at start) and names them. */
@@ -8,14 +7,11 @@ export const migrateCommand: Command = {
   summary: "Apply the pending database migrations and print their names.",
   options: {},
   async run(config) {
-    const db = openDb(config.database);
-    try {
-      const applied = await migrateToLatest(db.kysely, db.dialect);
+    const db = await openMigratedDb(config, undefined, (applied) => {
       if (applied.length === 0) print("The database is up to date: no pending migrations.");
       for (const name of applied) print(`Applied ${name}`);
-      return 0;
-    } finally {
-      await db.close();
-    }
+    });
+    await db.close();
+    return 0;
   },
 };

@@ -84,7 +84,7 @@ export class JobRunner {
         await this.runDueJobs();
       } while (this.again && !this.stopped);
     } catch (error) {
-      this.ctx.log.error({ err: error }, "job runner pass failed");
+      if (!this.ctx.db.health.failed(error)) this.ctx.log.error({ err: error }, "job runner pass failed");
     } finally {
       this.running = false;
       for (const resolve of this.idleWaiters.splice(0)) resolve();
