@@ -19,6 +19,7 @@ import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { RateLimiter } from "./http/rateLimit.js";
+import { logRequests } from "./http/requestLog.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { JobRunner } from "./jobs/runner.js";
@@ -56,13 +57,13 @@ export async function createContext(config: Config, log = pino({ level: config.l
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log.child({ component: "http" }) as FastifyBaseLogger,
-    logController: new LogController({
-      disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
-    }),
+    // Fastify's own request lines would log URLs (and the API keys some carry): ours instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 30 * 1024 * 1024,
     trustProxy: "127.0.0.1",
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
+  logRequests(app);
   await app.register(formbody);
   await app.register(cookie);
   // File parts are cut off one byte past the largest allowed upload, so a too-large file is

@@ -1,8 +1,13 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import type { Config } from "./config.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
+
+/** In the data directory: the first start's generated password, when not shown on a terminal. */
+export const FIRST_START_PASSWORD_FILE = "first-start-password";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
@@ -24,7 +29,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       "",
       `Created the organization "${credentials.realmName}" and its owner. Save these; they are not shown again:`,
       `  email:    ${credentials.email}`,
-      ...(credentials.generatedPassword ? [`  password: ${credentials.generatedPassword}`] : []),
+      ...(credentials.generatedPassword ? [`  password: ${showGeneratedPassword(config.dataDir, credentials.generatedPassword)}`] : []),
       `  API key:  ${credentials.apiKey}`,
       `Try: curl -u '${credentials.email}:${credentials.apiKey}' ${config.externalUrl}/api/v1/users/me`,
       "",
@@ -45,4 +50,17 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await ctx.db.close();
     })());
   return { app, stop };
+}
+
+/**
+ * The generated password goes to the terminal; when standard output is not one (a service
+ * manager's journal, a container log), it goes to a file only this user may read instead, and
+ * the output says where.
+ */
+function showGeneratedPassword(dataDir: string, password: string): string {
+  if (process.stdout.isTTY) return password;
+  const file = path.join(dataDir, FIRST_START_PASSWORD_FILE);
+  fs.writeFileSync(file, password + "\n", { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return `written to ${file} (readable by this user only; delete it once saved)`;
 }
