@@ -1,5 +1,6 @@
 import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./cli/command.js";
 import { emailsCommand } from "./cli/emails.js";
+import { jobsCommand } from "./cli/jobs.js";
 import { migrateCommand } from "./cli/migrate.js";
 import { createOrganizationCommand } from "./cli/organizations.js";
 import { serveCommand } from "./cli/serve.js";
@@ -21,6 +22,7 @@ const COMMANDS: readonly Command[] = [
   apiKeyCommand,
   resetPasswordCommand,
   emailsCommand,
+  jobsCommand,
 ];
 
 function overview(): string {

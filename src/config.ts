@@ -42,6 +42,7 @@ const envSchema = z.object({
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
   /** A claimed job whose process died is taken again after this long; longer than any job runs. */
   PARLEY_JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(86400).default(120),
+  PARLEY_JOB_RETENTION_DAYS: z.coerce.number().min(0.00001).max(3650).default(14),
   PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(10),
   PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: z.string().default(""),
   PARLEY_PUSH_BOUNCER_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -114,6 +115,8 @@ export interface Config {
   fcm?: FcmSettings;
   /** How long a claimed job is reserved for the process that claimed it. */
   jobLeaseSeconds: number;
+  /** Finished (done or failed) jobs are deleted this long after they finished. */
+  jobRetentionDays: number;
   fastPasswordHashing: boolean;
 }
 
@@ -186,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         : undefined,
     fcm: e.PARLEY_FCM_CREDENTIALS_FILE ? { endpoint: e.PARLEY_FCM_ENDPOINT, credentialsFile: path.resolve(e.PARLEY_FCM_CREDENTIALS_FILE) } : undefined,
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
+    jobRetentionDays: e.PARLEY_JOB_RETENTION_DAYS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };

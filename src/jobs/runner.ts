@@ -1,5 +1,6 @@
 import type { AppContext } from "../appContext.js";
 import type { Job } from "../db/schema.js";
+import { jobStore } from "../store/jobs.js";
 import { nowSeconds } from "../util/time.js";
 
 /**
@@ -7,12 +8,14 @@ import { nowSeconds } from "../util/time.js";
  * change that causes it (Tx.enqueueJob), so a crash loses none. The runner claims a due job by
  * moving it to `running` with a lease; a job whose process died is taken again when its lease
  * expires. Failures are retried with exponential backoff until max_attempts, then left `failed`
- * with the error text.
+ * with the error text. Finished jobs (done or failed) are deleted PARLEY_JOB_RETENTION_DAYS after
+ * they finished, checked at most hourly.
  */
 export type JobHandler = (ctx: AppContext, payload: any, job: Job) => Promise<void>;
 
 const POLL_MS = 1000;
 const WORKERS = 4;
+const PRUNE_EVERY_SECONDS = 3600;
 
 export class JobRunner {
   private readonly handlers = new Map<string, JobHandler>();
@@ -21,6 +24,7 @@ export class JobRunner {
   private again = false;
   private stopped = true;
   private idleWaiters: Array<() => void> = [];
+  private prunedAt = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -83,6 +87,7 @@ export class JobRunner {
         this.again = false;
         await this.runDueJobs();
       } while (this.again && !this.stopped);
+      await this.pruneIfDue();
     } catch (error) {
       if (!this.ctx.db.health.failed(error)) this.ctx.log.error({ err: error }, "job runner pass failed");
     } finally {
@@ -90,6 +95,16 @@ export class JobRunner {
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       if (!this.stopped) this.timer = setTimeout(() => this.wake(), POLL_MS).unref();
     }
+  }
+
+  /** Deletes finished jobs past their retention, when the last pruning is old enough. */
+  private async pruneIfDue(): Promise<void> {
+    const retentionSeconds = this.ctx.config.jobRetentionDays * 86400;
+    const now = nowSeconds();
+    if (now - this.prunedAt < Math.min(PRUNE_EVERY_SECONDS, retentionSeconds / 2)) return;
+    this.prunedAt = now;
+    const pruned = await jobStore.pruneFinished(this.ctx.db.kysely, now - retentionSeconds);
+    if (pruned > 0) this.ctx.log.info({ pruned }, "deleted finished background jobs past their retention");
   }
 
   private async claim(): Promise<Job | undefined> {
