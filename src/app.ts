@@ -60,7 +60,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     // Fastify's own request lines would log URLs (and the API keys some carry): ours instead.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 30 * 1024 * 1024,
-    trustProxy: "127.0.0.1",
+    trustProxy: ctx.config.trustedProxies,
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   logRequests(app);

@@ -22,6 +22,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...s3, PARLEY_S3_BUCKET: "Not_A_Bucket" })).toThrow(ConfigError);
   });
 
+  it("trusts X-Forwarded-For from the loopback addresses unless PARLEY_TRUSTED_PROXIES says otherwise", () => {
+    expect(loadConfig({}).trustedProxies).toEqual(["127.0.0.1", "::1"]);
+    expect(loadConfig({ PARLEY_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.5,fd00::/8,loopback" }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.5", "fd00::/8", "loopback"]);
+  });
+
   it("selects PostgreSQL from PARLEY_DATABASE_URL", () => {
     const config = loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db" });
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db" });
@@ -38,6 +43,9 @@ describe("loadConfig", () => {
     ["PARLEY_SQLITE_SYNCHRONOUS", "OFF"],
     ["PARLEY_ADMIN_EMAIL", "nobody"],
     ["PARLEY_ADMIN_PASSWORD", "123"],
+    ["PARLEY_TRUSTED_PROXIES", "proxy.example"],
+    ["PARLEY_TRUSTED_PROXIES", "10.0.0.0/33"],
+    ["PARLEY_TRUSTED_PROXIES", "10.0.0.1,"],
   ])("rejects %s=%s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);

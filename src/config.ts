@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./blobs/s3.js";
@@ -36,6 +37,11 @@ const envSchema = z.object({
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
   PARLEY_RATE_LIMITS: boolFlag.default(true),
+  PARLEY_TRUSTED_PROXIES: z
+    .string()
+    .default("127.0.0.1,::1")
+    .transform((v) => v.split(",").map((p) => p.trim()))
+    .refine((list) => list.every(isProxyAddress), "must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8), or loopback, linklocal, uniquelocal"),
   PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(600),
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
@@ -80,6 +86,8 @@ export interface Config {
   logLevel: string;
   admin: { email: string | undefined; password: string | undefined };
   organizationName: string;
+  /** Proxies whose X-Forwarded-For is believed (the client address of rate limits and logs). */
+  trustedProxies: string[];
   rateLimits: {
     enabled: boolean;
     /** Authenticated requests per user. */
@@ -165,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.PARLEY_LOG_LEVEL,
     admin: { email: e.PARLEY_ADMIN_EMAIL, password: e.PARLEY_ADMIN_PASSWORD },
     organizationName: e.PARLEY_ORGANIZATION_NAME,
+    trustedProxies: e.PARLEY_TRUSTED_PROXIES,
     rateLimits: {
       enabled: e.PARLEY_RATE_LIMITS,
       user: { max: 200, windowSeconds: 60 },
@@ -193,6 +202,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split("/");
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
 }
 
 /** Settings that only work together: some set and some not stops the start. */
