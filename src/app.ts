@@ -19,17 +19,22 @@ import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { RateLimiter } from "./http/rateLimit.js";
+import { metricsEndpoint } from "./http/metrics.js";
 import { logRequests } from "./http/requestLog.js";
 import { ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { JobRunner } from "./jobs/runner.js";
 import { ensureWritableDataDir } from "./lib/dataDir.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
+import { Metrics } from "./metrics.js";
+import { jobStore } from "./store/jobs.js";
+import { nowSeconds } from "./util/time.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
   ensureWritableDataDir(config.dataDir);
-  const db = await openMigratedDb(config, log);
+  const metrics = new Metrics();
+  const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
@@ -44,11 +49,13 @@ export async function createContext(config: Config, log = pino({ level: config.l
     log,
     rateLimiter: new RateLimiter(config.rateLimits.enabled),
     blobs: createBlobStorage(config),
+    metrics,
     wakeJobs: () => {},
   } as AppContext & { jobs: JobRunner };
   ctx.jobs = new JobRunner(ctx);
   registerJobHandlers(ctx.jobs);
   ctx.wakeJobs = () => ctx.jobs.wake();
+  metrics.watch({ eventQueues, events, jobBacklog: () => jobStore.backlog(db.kysely, nowSeconds()), pool: db.poolStats });
   await ensureRetentionJob(ctx);
   return ctx;
 }
@@ -64,6 +71,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   logRequests(app);
+  metricsEndpoint(app, ctx);
   await app.register(formbody);
   await app.register(cookie);
   // File parts are cut off one byte past the largest allowed upload, so a too-large file is

@@ -37,6 +37,9 @@ const envSchema = z.object({
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
   PARLEY_RATE_LIMITS: boolFlag.default(true),
+  PARLEY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PARLEY_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  PARLEY_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   PARLEY_TRUSTED_PROXIES: z
     .string()
     .default("127.0.0.1,::1")
@@ -86,6 +89,8 @@ export interface Config {
   logLevel: string;
   admin: { email: string | undefined; password: string | undefined };
   organizationName: string;
+  /** Prometheus metrics: on their own listener, and/or on the main port to a bearer of the token. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
   /** Proxies whose X-Forwarded-For is believed (the client address of rate limits and logs). */
   trustedProxies: string[];
   rateLimits: {
@@ -174,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     admin: { email: e.PARLEY_ADMIN_EMAIL, password: e.PARLEY_ADMIN_PASSWORD },
     organizationName: e.PARLEY_ORGANIZATION_NAME,
     trustedProxies: e.PARLEY_TRUSTED_PROXIES,
+    metrics: { port: e.PARLEY_METRICS_PORT, host: e.PARLEY_METRICS_HOST, token: e.PARLEY_METRICS_TOKEN },
     rateLimits: {
       enabled: e.PARLEY_RATE_LIMITS,
       user: { max: 200, windowSeconds: 60 },

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
+import { serveMetrics } from "./http/metrics.js";
 import type { Config } from "./config.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
@@ -23,6 +24,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);
   await app.listen({ host: config.host, port: config.port });
+  const metricsServer = config.metrics.port === undefined ? null : await serveMetrics(ctx.metrics, config.metrics.host, config.metrics.port);
   ctx.jobs.start();
   if (credentials) {
     const lines = [
@@ -43,6 +45,8 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       // Event queues outlive a graceful restart: polls are answered, then queues are saved last.
       ctx.eventQueues.close();
       await app.close();
+      metricsServer?.closeAllConnections();
+      await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await ctx.jobs.stop();
       ctx.eventQueues.detach();
       const savedQueues = await ctx.eventQueues.save(ctx.db.kysely);

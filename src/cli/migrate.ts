@@ -7,9 +7,11 @@ export const migrateCommand: Command = {
   summary: "Apply the pending database migrations and print their names.",
   options: {},
   async run(config) {
-    const db = await openMigratedDb(config, undefined, (applied) => {
-      if (applied.length === 0) print("The database is up to date: no pending migrations.");
-      for (const name of applied) print(`Applied ${name}`);
+    const db = await openMigratedDb(config, {
+      onApplied(applied) {
+        if (applied.length === 0) print("The database is up to date: no pending migrations.");
+        for (const name of applied) print(`Applied ${name}`);
+      },
     });
     await db.close();
     return 0;

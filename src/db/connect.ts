@@ -16,6 +16,8 @@ export interface Db {
   queryCount(): number;
   /** Connection outages, logged once each (PostgreSQL). */
   readonly health: DatabaseHealth;
+  /** PostgreSQL's connection pool, for metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -24,14 +26,17 @@ export interface OpenDbOptions {
   log?: Logger;
   /** How long connecting to PostgreSQL may take before it counts as failed. */
   connectTimeoutSeconds?: number;
+  /** Told each statement's duration and whether it failed (metrics). */
+  onStatement?: (seconds: number, failed: boolean) => void;
 }
 
 /** Opens the configured database. Does not migrate (see migrate.ts) nor connect yet (see checkReachable). */
 export function openDb(database: Config["database"], options: OpenDbOptions = {}): Db {
   let count = 0;
   const health = new DatabaseHealth(options.log);
-  const log = (event: { level: "query" | "error"; error?: unknown }) => {
+  const log = (event: { level: "query" | "error"; error?: unknown; queryDurationMillis: number }) => {
     count += 1;
+    options.onStatement?.(event.queryDurationMillis / 1000, event.level === "error");
     if (event.level === "query") health.succeeded();
     else health.failed(event.error);
   };
@@ -74,7 +79,8 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   // pg emits an 'error' on the client too, which would crash the process without a listener.
   pool.on("connect", (client) => client.on("error", lost));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, health, close: () => kysely.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, health, poolStats, close: () => kysely.destroy() };
 }
 
 /**

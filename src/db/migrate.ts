@@ -58,8 +58,12 @@ async function appliedMigrations(kysely: Kysely<any>): Promise<string[]> {
 export class NewerDatabaseError extends Error {}
 
 /** Opens the configured database, checks that it answers, and applies pending migrations. */
-export async function openMigratedDb(config: Config, log?: Logger, onApplied?: (names: string[]) => void): Promise<Db> {
-  const db = openDb(config.database, { log, connectTimeoutSeconds: config.databaseTimeoutSeconds });
+export async function openMigratedDb(
+  config: Config,
+  options: { log?: Logger; onStatement?: (seconds: number, failed: boolean) => void; onApplied?: (names: string[]) => void } = {},
+): Promise<Db> {
+  const { log, onStatement, onApplied } = options;
+  const db = openDb(config.database, { log, onStatement, connectTimeoutSeconds: config.databaseTimeoutSeconds });
   try {
     await checkReachable(db, config.database, config.databaseTimeoutSeconds);
     const applied = await migrateToLatest(db.kysely, db.dialect);

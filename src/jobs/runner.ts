@@ -140,13 +140,17 @@ export class JobRunner {
   private async execute(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind);
     const q = this.ctx.db.kysely;
+    const started = performance.now();
+    const took = () => (performance.now() - started) / 1000;
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(this.ctx, JSON.parse(job.payload), job);
+      this.ctx.metrics.jobRun(job.kind, "done", took());
       await q.updateTable("jobs").set({ status: "done", finished_at: nowSeconds(), locked_until: null }).where("id", "=", job.id).execute();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const failed = job.attempts >= job.max_attempts;
+      this.ctx.metrics.jobRun(job.kind, failed ? "failed" : "retry", took());
       const backoff = Math.min(3600, 2 ** job.attempts * 5);
       this.ctx.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, err: message }, failed ? "job failed" : "job will be retried");
       await q

@@ -23,6 +23,19 @@ export const jobStore = {
     }
   },
 
+  /** Due pending jobs, failed jobs, and how long the oldest due job has waited (metrics). */
+  async backlog(q: Kysely<Database>, now: number): Promise<{ due: number; failed: number; lagSeconds: number }> {
+    const due = await q
+      .selectFrom("jobs")
+      .select((eb) => [eb.fn.countAll<number>().as("n"), eb.fn.min("run_at").as("oldest")])
+      .where("status", "=", "pending")
+      .where("run_at", "<=", now)
+      .executeTakeFirstOrThrow();
+    const failed = await q.selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "failed").executeTakeFirstOrThrow();
+    const oldest = due.oldest === null ? now : Number(due.oldest);
+    return { due: Number(due.n), failed: Number(failed.n), lagSeconds: Math.max(0, now - oldest) };
+  },
+
   /** Jobs not done: pending, running and failed, oldest first. */
   async listUnfinished(q: Kysely<Database>, limit: number): Promise<Job[]> {
     return q.selectFrom("jobs").selectAll().where("status", "in", ["pending", "running", "failed"]).orderBy("id").limit(limit).execute();
