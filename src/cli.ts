@@ -1,4 +1,5 @@
 import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./cli/command.js";
+import { backupCommand, restoreCommand } from "./cli/backup.js";
 import { emailsCommand } from "./cli/emails.js";
 import { jobsCommand } from "./cli/jobs.js";
 import { migrateCommand } from "./cli/migrate.js";
@@ -23,6 +24,8 @@ const COMMANDS: readonly Command[] = [
   resetPasswordCommand,
   emailsCommand,
   jobsCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 function overview(): string {

@@ -47,10 +47,11 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-async function appliedMigrations(kysely: Kysely<any>): Promise<string[]> {
+/** The names of the migrations this database has had, in order. */
+export async function appliedMigrations(kysely: Kysely<any>): Promise<string[]> {
   const tables = await kysely.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((t) => t.name === "parley_migrations")) return [];
-  const rows = await kysely.selectFrom("parley_migrations").select("name").execute();
+  const rows = await kysely.selectFrom("parley_migrations").select("name").orderBy("name").execute();
   return rows.map((r) => r.name as string);
 }
 
