@@ -114,7 +114,7 @@ export function useServerProcesses() {
 }
 
 /** Runs `parley <args>` (src/cli.ts through tsx) to its end with only `env`'s PARLEY_* settings. */
-export function runParley(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runParley(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
   return new Promise((resolve) => {
     execFile(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, timeout: timeoutMs }, (error, stdout, stderr) =>
