@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import { serveMetrics } from "./http/metrics.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** In the data directory: the first start's generated password, when not shown on a terminal. */
@@ -23,8 +23,9 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   });
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);
-  await app.listen({ host: config.host, port: config.port });
-  const metricsServer = config.metrics.port === undefined ? null : await serveMetrics(ctx.metrics, config.metrics.host, config.metrics.port);
+  await listening("PARLEY_HOST/PARLEY_PORT", config.host, config.port, () => app.listen({ host: config.host, port: config.port }));
+  const metricsPort = config.metrics.port;
+  const metricsServer = metricsPort === undefined ? null : await listening("PARLEY_METRICS_HOST/PARLEY_METRICS_PORT", config.metrics.host, metricsPort, () => serveMetrics(ctx.metrics, config.metrics.host, metricsPort));
   ctx.jobs.start();
   if (credentials) {
     const lines = [
@@ -54,6 +55,18 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await ctx.db.close();
     })());
   return { app, stop };
+}
+
+/** Runs `listen`; an address in use or not available stops the start naming the settings. */
+async function listening<T>(settings: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new ConfigError(`${settings}: ${host}:${port} is in use by another process`);
+    if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`${settings}: cannot listen on ${host}:${port} (${code})`);
+    throw error;
+  }
 }
 
 /**

@@ -68,6 +68,17 @@ describe("a start that cannot work stops with a message", () => {
     expectCleanFailure(result, `PARLEY_DATA_DIR: cannot write to ${dataDir}`);
   }, 90_000);
 
+  it("names the port settings when the port is in use", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => void taken.close());
+    const port = (taken.address() as net.AddressInfo).port;
+    const result = await runParley(["serve"], { PARLEY_DATA_DIR: tempDir(), PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port) });
+    expectCleanFailure(result, `PARLEY_HOST/PARLEY_PORT: 127.0.0.1:${port} is in use by another process`);
+    const metrics = await runParley(["serve"], { PARLEY_DATA_DIR: tempDir(), PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(await freePort()), PARLEY_METRICS_PORT: String(port) });
+    expectCleanFailure(metrics, `PARLEY_METRICS_HOST/PARLEY_METRICS_PORT: 127.0.0.1:${port} is in use by another process`);
+  }, 90_000);
+
   it("refuses an empty variable instead of using its default", async () => {
     const result = await runParley(["serve"], { PARLEY_DATA_DIR: tempDir(), PARLEY_PORT: "" });
     expectCleanFailure(result, "PARLEY_PORT: is set but empty (unset it to use the default)");
