@@ -65,8 +65,10 @@ describe("npm start and signals", () => {
     npm.stdout!.on("data", (d) => (out += d));
     npm.stderr!.on("data", (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)));
+    // Whatever happens, no process of this test outlives it (an orphan is reparented away from npm).
+    const seen = new Set<number>();
     servers.onCleanup(async () => {
-      for (const pid of descendants(npm.pid!)) if (alive(pid)) process.kill(pid, "SIGKILL");
+      for (const pid of [...seen, ...descendants(npm.pid!)]) if (alive(pid)) process.kill(pid, "SIGKILL");
       if (npm.exitCode === null) npm.kill("SIGKILL");
     });
     await waitFor(
@@ -81,6 +83,7 @@ describe("npm start and signals", () => {
     expect((await api("POST", "/register", { event_types: JSON.stringify(["message"]) })).body.result).toBe("success");
 
     const processes = descendants(npm.pid!);
+    for (const pid of processes) seen.add(pid);
     expect(processes.length).toBeGreaterThan(0);
     npm.kill("SIGTERM");
     await exited;
