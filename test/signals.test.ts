@@ -43,6 +43,15 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Still one of this test's processes (not a reused process id): running in this repository. */
+function ours(pid: number): boolean {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/cwd`) === REPO_ROOT;
+  } catch {
+    return false;
+  }
+}
+
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
@@ -68,7 +77,7 @@ describe("npm start and signals", () => {
     // Whatever happens, no process of this test outlives it (an orphan is reparented away from npm).
     const seen = new Set<number>();
     servers.onCleanup(async () => {
-      for (const pid of [...seen, ...descendants(npm.pid!)]) if (alive(pid)) process.kill(pid, "SIGKILL");
+      for (const pid of [...seen, ...descendants(npm.pid!)]) if (alive(pid) && ours(pid)) process.kill(pid, "SIGKILL");
       if (npm.exitCode === null) npm.kill("SIGKILL");
     });
     await waitFor(
