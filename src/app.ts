@@ -8,8 +8,7 @@ import { ensureRetentionJob } from "./actions/messageRetention.js";
 import type { AppContext } from "./appContext.js";
 import { createBlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
-import { openDb } from "./db/connect.js";
-import { migrateToLatest } from "./db/migrate.js";
+import { openMigratedDb } from "./db/migrate.js";
 import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
@@ -21,6 +20,8 @@ import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { RateLimiter } from "./http/rateLimit.js";
+import { metricsEndpoint } from "./http/metrics.js";
+import { logRequests } from "./http/requestLog.js";
 import { isListedRoute, ROUTES } from "./http/routes.js";
 import { registerJobHandlers } from "./jobs/handlers.js";
 import { externalContent } from "./http/externalContent.js";
@@ -28,14 +29,19 @@ import { videoCallPages } from "./http/videoCallPages.js";
 import { setCamoKey } from "./lib/camo.js";
 import { serverSecret } from "./lib/serverSecret.js";
 import { JobRunner } from "./jobs/runner.js";
+import { ensureWritableDataDir } from "./lib/dataDir.js";
 import { prepareDataDirectory } from "./lib/dataDirectory.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
+import { Metrics } from "./metrics.js";
+import { jobStore } from "./store/jobs.js";
+import { nowSeconds } from "./util/time.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
+  ensureWritableDataDir(config.dataDir);
   prepareDataDirectory(config);
-  const db = openDb(config.database);
-  await migrateToLatest(db.kysely, db.dialect);
+  const metrics = new Metrics();
+  const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
@@ -50,12 +56,14 @@ export async function createContext(config: Config, log = pino({ level: config.l
     log,
     rateLimiter: new RateLimiter(config.rateLimits.enabled),
     blobs: createBlobStorage(config),
+    metrics,
     wakeJobs: () => {},
   } as AppContext & { jobs: JobRunner };
   ctx.jobs = new JobRunner(ctx);
   registerJobHandlers(ctx.jobs);
   setCamoKey(createHmac("sha256", serverSecret(config.dataDir)).update("camo").digest());
   ctx.wakeJobs = () => ctx.jobs.wake();
+  metrics.watch({ eventQueues, events, jobBacklog: () => jobStore.backlog(db.kysely, nowSeconds()), pool: db.poolStats });
   await ensureRetentionJob(ctx);
   return ctx;
 }
@@ -64,11 +72,10 @@ export async function createContext(config: Config, log = pino({ level: config.l
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log.child({ component: "http" }) as FastifyBaseLogger,
-    logController: new LogController({
-      disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
-    }),
+    // Fastify's own request lines would log URLs (and the API keys some carry): ours instead.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 30 * 1024 * 1024,
-    trustProxy: "127.0.0.1",
+    trustProxy: ctx.config.trustedProxies,
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
   });
   // Every route is in the route table (http/routes.ts): a module that adds another stops the start.
@@ -77,6 +84,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       if (!isListedRoute(method, route.url)) throw new Error(`${method} ${route.url} is not in the route table (src/http/routes.ts)`);
     }
   });
+  logRequests(app);
+  metricsEndpoint(app, ctx);
   await app.register(formbody);
   await app.register(cookie);
   // File parts are cut off one byte past the largest allowed upload, so a too-large file is
@@ -99,7 +108,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers } = errorEnvelope(error);
-    if (status >= 500) request.log.error({ err: error }, "request failed");
+    if (status >= 500 && !ctx.db.health.failed(error)) request.log.error({ err: error }, "request failed");
     reply.status(status).headers(headers).send(body);
   });
   app.setNotFoundHandler((request, reply) => {

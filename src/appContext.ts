@@ -6,6 +6,7 @@ import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
 import type { EventDispatcher } from "./events/dispatch.js";
 import type { EventQueueRegistry } from "./events/queues.js";
 import type { RateLimiter } from "./http/rateLimit.js";
+import type { Metrics } from "./metrics.js";
 
 /** The process-wide services every handler, action and job can reach. Built once by app.ts. */
 export interface AppContext extends TxServices {
@@ -17,6 +18,8 @@ export interface AppContext extends TxServices {
   rateLimiter: RateLimiter;
   /** Uploaded files (local directory or bucket). */
   blobs: BlobStorage;
+  /** Prometheus metrics of this process. */
+  metrics: Metrics;
   wakeJobs: () => void;
 }
 

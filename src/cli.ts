@@ -1,10 +1,13 @@
 import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./cli/command.js";
+import { backupCommand, restoreCommand } from "./cli/backup.js";
 import { emailsCommand } from "./cli/emails.js";
+import { jobsCommand } from "./cli/jobs.js";
 import { migrateCommand } from "./cli/migrate.js";
 import { createOrganizationCommand } from "./cli/organizations.js";
 import { serveCommand } from "./cli/serve.js";
 import { apiKeyCommand, changeRoleCommand, createUserCommand, resetPasswordCommand } from "./cli/users.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { NewerDatabaseError } from "./db/migrate.js";
 
 /**
  * `parley <command> [options]`: the command line (`npx parley`, `npm run parley --`). `serve` is
@@ -20,6 +23,9 @@ const COMMANDS: readonly Command[] = [
   apiKeyCommand,
   resetPasswordCommand,
   emailsCommand,
+  jobsCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 function overview(): string {
@@ -54,7 +60,7 @@ main(process.argv.slice(2)).then(
   },
   (error) => {
     if (error instanceof CliError) process.stderr.write(`parley: ${error.message}\n`);
-    else if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else if (error instanceof ConfigError || error instanceof NewerDatabaseError) process.stderr.write(`${error.message}\n`);
     else process.stderr.write(`parley: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(error instanceof CliError ? error.exitCode : 1);
   },

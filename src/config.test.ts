@@ -1,5 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, S3_MAX_SINGLE_PUT_MIB, loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
   it("gives a working single-machine default", () => {
@@ -19,6 +22,11 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ...s3, PARLEY_S3_BUCKET: "Not_A_Bucket" })).toThrow(ConfigError);
   });
 
+  it("trusts X-Forwarded-For from the loopback addresses unless PARLEY_TRUSTED_PROXIES says otherwise", () => {
+    expect(loadConfig({}).trustedProxies).toEqual(["127.0.0.1", "::1"]);
+    expect(loadConfig({ PARLEY_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.5,fd00::/8,loopback" }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.5", "fd00::/8", "loopback"]);
+  });
+
   it("selects PostgreSQL from PARLEY_DATABASE_URL", () => {
     const config = loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db" });
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db" });
@@ -35,8 +43,46 @@ describe("loadConfig", () => {
     ["PARLEY_SQLITE_SYNCHRONOUS", "OFF"],
     ["PARLEY_ADMIN_EMAIL", "nobody"],
     ["PARLEY_ADMIN_PASSWORD", "123"],
+    ["PARLEY_TRUSTED_PROXIES", "proxy.example"],
+    ["PARLEY_TRUSTED_PROXIES", "10.0.0.0/33"],
+    ["PARLEY_TRUSTED_PROXIES", "10.0.0.1,"],
   ])("rejects %s=%s naming the variable", (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it.each(["PARLEY_PORT", "PARLEY_DATA_DIR", "PARLEY_DEV", "PARLEY_OUTGOING_HTTP_ALLOW_HOSTS", "PARLEY_DATABASE_URL"])("refuses %s set to nothing instead of using the default", (name) => {
+    expect(() => loadConfig({ [name]: "" })).toThrow(`${name}: is set but empty (unset it to use the default)`);
+    expect(() => loadConfig({ [name]: "  " })).toThrow(ConfigError);
+  });
+
+  it("refuses partial push settings and key files it cannot read", () => {
+    expect(() => loadConfig({ PARLEY_PUSH_BOUNCER_URL: "https://push.zulipchat.com" })).toThrow(
+      "PARLEY_PUSH_BOUNCER_URL is set, so PARLEY_PUSH_ORG_ID, PARLEY_PUSH_ORG_KEY must be set too",
+    );
+    expect(() => loadConfig({ PARLEY_PUSH_ORG_ID: "id", PARLEY_PUSH_ORG_KEY: "key" })).toThrow("so PARLEY_PUSH_BOUNCER_URL must be set too");
+    expect(loadConfig({ PARLEY_PUSH_BOUNCER_URL: "https://push.zulipchat.com", PARLEY_PUSH_ORG_ID: "id", PARLEY_PUSH_ORG_KEY: "key" }).pushBouncer).toEqual({
+      url: "https://push.zulipchat.com",
+      orgId: "id",
+      orgKey: "key",
+    });
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-config-"));
+    const key = path.join(dir, "AuthKey.p8");
+    fs.writeFileSync(key, "key");
+    expect(() => loadConfig({ PARLEY_APNS_KEY_FILE: key, PARLEY_APNS_KEY_ID: "KEY" })).toThrow("so PARLEY_APNS_TEAM_ID must be set too");
+    const missing = path.join(dir, "missing.p8");
+    expect(() => loadConfig({ PARLEY_APNS_KEY_FILE: missing, PARLEY_APNS_KEY_ID: "KEY", PARLEY_APNS_TEAM_ID: "TEAM" })).toThrow(`PARLEY_APNS_KEY_FILE: cannot read ${missing}`);
+    expect(loadConfig({ PARLEY_APNS_KEY_FILE: key, PARLEY_APNS_KEY_ID: "KEY", PARLEY_APNS_TEAM_ID: "TEAM" }).apns?.keyFile).toBe(key);
+    expect(() => loadConfig({ PARLEY_FCM_CREDENTIALS_FILE: path.join(dir, "nope.json") })).toThrow("PARLEY_FCM_CREDENTIALS_FILE: cannot read");
+    expect(() => loadConfig({ PARLEY_FCM_CREDENTIALS_FILE: dir })).toThrow("PARLEY_FCM_CREDENTIALS_FILE: cannot read");
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it("keeps uploads to a bucket within what S3 takes in one request (5 GB)", () => {
+    const s3 = { PARLEY_S3_BUCKET: "parley-files", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "id", PARLEY_S3_SECRET_ACCESS_KEY: "secret" };
+    expect(loadConfig({ ...s3, PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: String(S3_MAX_SINGLE_PUT_MIB) }).uploads.maxFileSizeMib).toBe(S3_MAX_SINGLE_PUT_MIB);
+    expect(() => loadConfig({ ...s3, PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: "10240" })).toThrow(/PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most 4768 with PARLEY_S3_BUCKET \(S3 stores at most 5 GB/);
+    expect(loadConfig({ PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: "10240" }).uploads.maxFileSizeMib).toBe(10240);
   });
 });

@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
 import type { S3Settings } from "./blobs/s3.js";
@@ -10,7 +12,7 @@ import type { FcmSettings } from "./lib/fcm.js";
  */
 
 const boolFlag = z
-  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off"])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 const envSchema = z.object({
@@ -21,6 +23,7 @@ const envSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, "must start with postgres:// or sqlite:")
     .optional(),
+  PARLEY_DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_DEV: boolFlag.default(false),
   PARLEY_SMTP_URL: z
@@ -34,12 +37,21 @@ const envSchema = z.object({
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
   PARLEY_RATE_LIMITS: boolFlag.default(true),
+  PARLEY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PARLEY_METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  PARLEY_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  PARLEY_TRUSTED_PROXIES: z
+    .string()
+    .default("127.0.0.1,::1")
+    .transform((v) => v.split(",").map((p) => p.trim()))
+    .refine((list) => list.every(isProxyAddress), "must be comma-separated IP addresses or CIDR ranges (e.g. 10.0.0.0/8), or loopback, linklocal, uniquelocal"),
   PARLEY_EVENT_QUEUE_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(600),
   PARLEY_EVENT_HEARTBEAT_SECONDS: z.coerce.number().min(0.05).max(300).default(45),
   PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: z.coerce.number().int().min(1).max(10240).default(100),
   PARLEY_UNCLAIMED_UPLOAD_DAYS: z.coerce.number().min(0.0001).max(3650).default(21),
   /** A claimed job whose process died is taken again after this long; longer than any job runs. */
   PARLEY_JOB_LEASE_SECONDS: z.coerce.number().int().min(5).max(86400).default(120),
+  PARLEY_JOB_RETENTION_DAYS: z.coerce.number().min(0.00001).max(3650).default(14),
   PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(120).default(10),
   PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: z.string().default(""),
   PARLEY_PUSH_BOUNCER_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -70,6 +82,8 @@ export interface Config {
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
   database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
+  /** How long connecting to PostgreSQL may take (at start and for each new pool connection). */
+  databaseTimeoutSeconds: number;
   externalUrl: string;
   dev: boolean;
   smtpUrl: string | undefined;
@@ -77,6 +91,10 @@ export interface Config {
   logLevel: string;
   admin: { email: string | undefined; password: string | undefined };
   organizationName: string;
+  /** Prometheus metrics: on their own listener, and/or on the main port to a bearer of the token. */
+  metrics: { port: number | undefined; host: string; token: string | undefined };
+  /** Proxies whose X-Forwarded-For is believed (the client address of rate limits and logs). */
+  trustedProxies: string[];
   rateLimits: {
     enabled: boolean;
     /** Authenticated requests per user. */
@@ -114,18 +132,35 @@ export interface Config {
   bigBlueButton?: { url: string; secret: string };
   /** How long a claimed job is reserved for the process that claimed it. */
   jobLeaseSeconds: number;
+  /** Finished (done or failed) jobs are deleted this long after they finished. */
+  jobRetentionDays: number;
   fastPasswordHashing: boolean;
 }
 
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  // A variable set to nothing (`PARLEY_PORT=`) is a mistake, not a request for the default.
+  const empty = Object.keys(envSchema.shape).filter((name) => env[name] !== undefined && env[name]!.trim() === "");
+  if (empty.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n${empty.map((name) => `  ${name}: is set but empty (unset it to use the default)`).join("\n")}`);
+  }
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`);
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.PARLEY_S3_BUCKET !== undefined && e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB > S3_MAX_SINGLE_PUT_MIB) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most ${S3_MAX_SINGLE_PUT_MIB} with PARLEY_S3_BUCKET (S3 stores at most 5 GB in one request; got ${e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB})`,
+    );
+  }
+  requireAllOrNone(e, ["PARLEY_PUSH_BOUNCER_URL", "PARLEY_PUSH_ORG_ID", "PARLEY_PUSH_ORG_KEY"]);
+  requireAllOrNone(e, ["PARLEY_APNS_KEY_FILE", "PARLEY_APNS_KEY_ID", "PARLEY_APNS_TEAM_ID"]);
+  for (const name of ["PARLEY_APNS_KEY_FILE", "PARLEY_FCM_CREDENTIALS_FILE"] as const) {
+    if (e[name] !== undefined) requireReadableFile(name, path.resolve(e[name]));
+  }
   const dataDir = path.resolve(e.PARLEY_DATA_DIR);
   const database: Config["database"] =
     e.PARLEY_DATABASE_URL === undefined
@@ -139,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: e.PARLEY_PORT,
     dataDir,
     database,
+    databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
     dev: e.PARLEY_DEV,
     smtpUrl: e.PARLEY_SMTP_URL,
@@ -146,6 +182,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: e.PARLEY_LOG_LEVEL,
     admin: { email: e.PARLEY_ADMIN_EMAIL, password: e.PARLEY_ADMIN_PASSWORD },
     organizationName: e.PARLEY_ORGANIZATION_NAME,
+    trustedProxies: e.PARLEY_TRUSTED_PROXIES,
+    metrics: { port: e.PARLEY_METRICS_PORT, host: e.PARLEY_METRICS_HOST, token: e.PARLEY_METRICS_TOKEN },
     rateLimits: {
       enabled: e.PARLEY_RATE_LIMITS,
       user: { max: 200, windowSeconds: 60 },
@@ -171,18 +209,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     fcm: e.PARLEY_FCM_CREDENTIALS_FILE ? { endpoint: e.PARLEY_FCM_ENDPOINT, credentialsFile: path.resolve(e.PARLEY_FCM_CREDENTIALS_FILE) } : undefined,
     bigBlueButton: bigBlueButtonSettings(e),
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
+    jobRetentionDays: e.PARLEY_JOB_RETENTION_DAYS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     ...overrides,
   };
 }
 
 function bigBlueButtonSettings(e: z.output<typeof envSchema>): { url: string; secret: string } | undefined {
+  requireAllOrNone(e, ["PARLEY_BIG_BLUE_BUTTON_URL", "PARLEY_BIG_BLUE_BUTTON_SECRET"]);
   const { PARLEY_BIG_BLUE_BUTTON_URL: url, PARLEY_BIG_BLUE_BUTTON_SECRET: secret } = e;
-  if (url === undefined && secret === undefined) return undefined;
-  if (url === undefined || secret === undefined) {
-    throw new ConfigError("Invalid configuration:\n  PARLEY_BIG_BLUE_BUTTON_URL and PARLEY_BIG_BLUE_BUTTON_SECRET must be set together");
-  }
+  if (url === undefined || secret === undefined) return undefined;
   return { url: url.endsWith("/") ? url : `${url}/`, secret };
+}
+
+function isProxyAddress(entry: string): boolean {
+  if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split("/");
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+}
+
+/** Settings that only work together: some set and some not stops the start. */
+function requireAllOrNone(e: z.output<typeof envSchema>, names: Array<keyof z.output<typeof envSchema>>): void {
+  const set = names.filter((name) => e[name] !== undefined);
+  if (set.length === 0 || set.length === names.length) return;
+  const missing = names.filter((name) => e[name] === undefined);
+  throw new ConfigError(`Invalid configuration:\n  ${set.join(", ")} ${set.length === 1 ? "is" : "are"} set, so ${missing.join(", ")} must be set too`);
+}
+
+function requireReadableFile(name: string, file: string): void {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    if (!fs.statSync(file).isFile()) throw new Error("not a file");
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  ${name}: cannot read ${file} (${error instanceof Error ? error.message : String(error)})`);
+  }
 }
 
 function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
@@ -197,6 +259,9 @@ function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
     secretAccessKey: e.PARLEY_S3_SECRET_ACCESS_KEY!,
   };
 }
+
+/** S3 takes at most 5 GB in one PUT, which is how uploads are stored (no multipart uploads). */
+export const S3_MAX_SINGLE_PUT_MIB = Math.floor(5e9 / (1024 * 1024));
 
 function sqliteFile(p: string): string {
   return p === ":memory:" ? p : path.resolve(p);

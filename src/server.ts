@@ -1,9 +1,15 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
-import type { Config } from "./config.js";
+import { serveMetrics } from "./http/metrics.js";
+import { type Config, ConfigError } from "./config.js";
 import { exposedDataFiles } from "./lib/dataDirectory.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
+
+/** In the data directory: the first start's generated password, when not shown on a terminal. */
+export const FIRST_START_PASSWORD_FILE = "first-start-password";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
@@ -21,14 +27,16 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   });
   const credentials = await ensureOrganization(ctx);
   const app = await buildApp(ctx);
-  await app.listen({ host: config.host, port: config.port });
+  await listening("PARLEY_HOST/PARLEY_PORT", config.host, config.port, () => app.listen({ host: config.host, port: config.port }));
+  const metricsPort = config.metrics.port;
+  const metricsServer = metricsPort === undefined ? null : await listening("PARLEY_METRICS_HOST/PARLEY_METRICS_PORT", config.metrics.host, metricsPort, () => serveMetrics(ctx.metrics, config.metrics.host, metricsPort));
   ctx.jobs.start();
   if (credentials) {
     const lines = [
       "",
       `Created the organization "${credentials.realmName}" and its owner. Save these; they are not shown again:`,
       `  email:    ${credentials.email}`,
-      ...(credentials.generatedPassword ? [`  password: ${credentials.generatedPassword}`] : []),
+      ...(credentials.generatedPassword ? [`  password: ${showGeneratedPassword(config.dataDir, credentials.generatedPassword)}`] : []),
       `  API key:  ${credentials.apiKey}`,
       `Try: curl -u '${credentials.email}:${credentials.apiKey}' ${config.externalUrl}/api/v1/users/me`,
       "",
@@ -42,6 +50,8 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       // Event queues outlive a graceful restart: polls are answered, then queues are saved last.
       ctx.eventQueues.close();
       await app.close();
+      metricsServer?.closeAllConnections();
+      await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await ctx.jobs.stop();
       ctx.eventQueues.detach();
       const savedQueues = await ctx.eventQueues.save(ctx.db.kysely);
@@ -49,4 +59,29 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await ctx.db.close();
     })());
   return { app, stop };
+}
+
+/** Runs `listen`; an address in use or not available stops the start naming the settings. */
+async function listening<T>(settings: string, host: string, port: number, listen: () => Promise<T>): Promise<T> {
+  try {
+    return await listen();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new ConfigError(`${settings}: ${host}:${port} is in use by another process`);
+    if (code === "EADDRNOTAVAIL" || code === "EACCES") throw new ConfigError(`${settings}: cannot listen on ${host}:${port} (${code})`);
+    throw error;
+  }
+}
+
+/**
+ * The generated password goes to the terminal; when standard output is not one (a service
+ * manager's journal, a container log), it goes to a file only this user may read instead, and
+ * the output says where.
+ */
+function showGeneratedPassword(dataDir: string, password: string): string {
+  if (process.stdout.isTTY) return password;
+  const file = path.join(dataDir, FIRST_START_PASSWORD_FILE);
+  fs.writeFileSync(file, password + "\n", { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return `written to ${file} (readable by this user only; delete it once saved)`;
 }

@@ -68,7 +68,12 @@ describe("first start (npm start on an empty database)", () => {
     const first = await startServerProcess(env);
     const out = first.output();
     const email = /email:\s+(\S+)/.exec(out)?.[1];
-    const password = /password:\s+(\S+)/.exec(out)?.[1];
+    // Standard output is not a terminal here: the password is in a file only the owner may read.
+    const passwordFile = path.join(env.PARLEY_DATA_DIR, "first-start-password");
+    expect(out).toContain(`password: written to ${passwordFile} (readable by this user only; delete it once saved)`);
+    expect(fs.statSync(passwordFile).mode & 0o777).toBe(0o600);
+    const password = fs.readFileSync(passwordFile, "utf8").trim();
+    expect(out).not.toContain(password);
     const apiKey = /API key:\s+(\S+)/.exec(out)?.[1];
     expect(email).toBe("owner@parley.example");
     expect(password).toMatch(/^\S{12,}$/);

@@ -1,5 +1,5 @@
-import { openDb } from "../db/connect.js";
-import { migrateToLatest } from "../db/migrate.js";
+import { openMigratedDb } from "../db/migrate.js";
+import { ensureWritableDataDir } from "../lib/dataDir.js";
 import { prepareDataDirectory } from "../lib/dataDirectory.js";
 import { type Command, print } from "./command.js";
 
@@ -9,15 +9,15 @@ export const migrateCommand: Command = {
   summary: "Apply the pending database migrations and print their names.",
   options: {},
   async run(config) {
+    ensureWritableDataDir(config.dataDir);
     prepareDataDirectory(config);
-    const db = openDb(config.database);
-    try {
-      const applied = await migrateToLatest(db.kysely, db.dialect);
-      if (applied.length === 0) print("The database is up to date: no pending migrations.");
-      for (const name of applied) print(`Applied ${name}`);
-      return 0;
-    } finally {
-      await db.close();
-    }
+    const db = await openMigratedDb(config, {
+      onApplied(applied) {
+        if (applied.length === 0) print("The database is up to date: no pending migrations.");
+        for (const name of applied) print(`Applied ${name}`);
+      },
+    });
+    await db.close();
+    return 0;
   },
 };

@@ -1,10 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import type { Config } from "../config.js";
+import type { Logger } from "pino";
+import { type Config, ConfigError } from "../config.js";
 import { type Dialect, dialectFor } from "./dialect.js";
+import { DatabaseHealth, errorText } from "./health.js";
 import type { Database } from "./schema.js";
 
 export interface Db {
@@ -12,6 +14,10 @@ export interface Db {
   readonly dialect: Dialect;
   /** Number of SQL statements executed so far (tests count queries per request with it). */
   queryCount(): number;
+  /** Connection outages, logged once each (PostgreSQL). */
+  readonly health: DatabaseHealth;
+  /** PostgreSQL's connection pool, for metrics. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -21,15 +27,33 @@ export function localDatabaseFiles(database: Config["database"]): string[] {
   return [database.file, `${database.file}-wal`, `${database.file}-shm`];
 }
 
-/** Opens the configured database. Does not migrate (see migrate.ts). */
-export function openDb(database: Config["database"]): Db {
+export interface OpenDbOptions {
+  /** Where connection outages are logged. */
+  log?: Logger;
+  /** How long connecting to PostgreSQL may take before it counts as failed. */
+  connectTimeoutSeconds?: number;
+  /** Told each statement's duration and whether it failed (metrics). */
+  onStatement?: (seconds: number, failed: boolean) => void;
+}
+
+/** Opens the configured database. Does not migrate (see migrate.ts) nor connect yet (see checkReachable). */
+export function openDb(database: Config["database"], options: OpenDbOptions = {}): Db {
   let count = 0;
-  const log = () => {
+  const health = new DatabaseHealth(options.log);
+  const log = (event: { level: "query" | "error"; error?: unknown; queryDurationMillis: number }) => {
     count += 1;
+    options.onStatement?.(event.queryDurationMillis / 1000, event.level === "error");
+    if (event.level === "query") health.succeeded();
+    else health.failed(event.error);
   };
   if (database.kind === "sqlite") {
-    if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
-    const sqlite = new SqliteDatabase(database.file);
+    let sqlite: SqliteDatabase.Database;
+    try {
+      if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
+      sqlite = new SqliteDatabase(database.file);
+    } catch (error) {
+      throw new ConfigError(`Cannot open the SQLite database ${database.file} (PARLEY_DATA_DIR or PARLEY_DATABASE_URL): ${errorText(error)}`);
+    }
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma(`synchronous = ${database.synchronous}`);
     sqlite.pragma("foreign_keys = ON");
@@ -38,12 +62,13 @@ export function openDb(database: Config["database"]): Db {
     // index pages, and a group commit of several such messages spilled the default cache to disk
     // mid-transaction (ten 1,000-recipient messages per commit: 24 -> 19 ms per message).
     sqlite.pragma("cache_size = -32768");
-    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), log });
-    return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, close: () => kysely.destroy() };
+    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }), log });
+    return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, health, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: database.url,
     max: 10,
+    connectionTimeoutMillis: (options.connectTimeoutSeconds ?? 10) * 1000,
     types: {
       // 64-bit integers (ids, times, counts) come back as JS numbers: our values stay below 2^53.
       getTypeParser: (oid: number, format?: any) =>
@@ -52,9 +77,63 @@ export function openDb(database: Config["database"]): Db {
   });
   // An idle connection can die (server restart, database dropped): pg reports it on the pool, and
   // the next query opens a new connection. Without a listener the process would crash.
-  pool.on("error", (error) => process.emitWarning(`PostgreSQL idle connection lost: ${error.message}`));
+  const lost = (error: Error) => {
+    if (!health.failed(error)) options.log?.warn({ err: error.message }, "PostgreSQL connection lost");
+  };
+  pool.on("error", lost);
+  // A connection can also die while checked out (a transaction in progress): its query fails, and
+  // pg emits an 'error' on the client too, which would crash the process without a listener.
+  pool.on("connect", (client) => client.on("error", lost));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
-  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, close: () => kysely.destroy() };
+  const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, health, poolStats, close: () => kysely.destroy() };
+}
+
+/**
+ * Runs one statement, so that a database that cannot be reached stops the start with a message
+ * naming PARLEY_DATABASE_URL: refused, unknown host, wrong password, or no answer in time.
+ */
+export async function checkReachable(db: Db, database: Config["database"], timeoutSeconds: number): Promise<void> {
+  if (database.kind === "sqlite") return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutSeconds} seconds`)), timeoutSeconds * 1000);
+  });
+  try {
+    await Promise.race([sql`select 1`.execute(db.kysely), timeout]);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const reason = code === "ECONNREFUSED" ? "connection refused (is PostgreSQL running and listening there?)" : /timeout/i.test(errorText(error)) ? `no answer within ${timeoutSeconds} seconds` : errorText(error);
+    throw new ConfigError(`Cannot use the database at PARLEY_DATABASE_URL (${redactedUrl(database.url)}): ${reason}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable URL)";
+  }
+}
+
+/**
+ * SQLite's DDL is transactional, but Kysely's SQLite adapter says otherwise, so its migrator would
+ * apply migrations outside a transaction: a process killed mid-migration would leave it half done.
+ * With this, pending migrations are applied in one transaction on SQLite as on PostgreSQL.
+ */
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): SqliteAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
 }
 
 /**

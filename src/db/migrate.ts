@@ -1,4 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from "kysely";
+import type { Logger } from "pino";
+import type { Config } from "../config.js";
+import { type Db, checkReachable, openDb } from "./connect.js";
 import type { Dialect } from "./dialect.js";
 import * as createSchema from "./migrations/2026-11-22T0330-create-schema.js";
 import * as addRealmEmojiActiveNameIndex from "./migrations/2026-11-22T0450-add-realm-emoji-active-name-index.js";
@@ -34,27 +37,78 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-26T0200-create-saved-snippets-bot-storage": createSavedSnippetsBotStorage,
 };
 
+type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
+
 class StaticProvider implements MigrationProvider {
-  constructor(private readonly dialect: Dialect) {}
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly migrations: Record<string, MigrationModule>,
+  ) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return Object.fromEntries(
-      Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, this.dialect) }]),
+      Object.entries(this.migrations).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, this.dialect) }]),
     );
   }
 }
 
+/** The names of the migrations this database has had, in order. */
+export async function appliedMigrations(kysely: Kysely<any>): Promise<string[]> {
+  const tables = await kysely.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((t) => t.name === "parley_migrations")) return [];
+  const rows = await kysely.selectFrom("parley_migrations").select("name").orderBy("name").execute();
+  return rows.map((r) => r.name as string);
+}
+
+/** A database this version of Parley cannot use (migrated by a newer version). */
+export class NewerDatabaseError extends Error {}
+
+/** Opens the configured database, checks that it answers, and applies pending migrations. */
+export async function openMigratedDb(
+  config: Config,
+  options: { log?: Logger; onStatement?: (seconds: number, failed: boolean) => void; onApplied?: (names: string[]) => void } = {},
+): Promise<Db> {
+  const { log, onStatement, onApplied } = options;
+  const db = openDb(config.database, { log, onStatement, connectTimeoutSeconds: config.databaseTimeoutSeconds });
+  try {
+    await checkReachable(db, config.database, config.databaseTimeoutSeconds);
+    const applied = await migrateToLatest(db.kysely, db.dialect);
+    onApplied?.(applied);
+    return db;
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+}
+
 /** Applies every pending migration; returns the names applied. Throws on failure. */
-export async function migrateToLatest(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
+export function migrateToLatest(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  return runMigrations(kysely, dialect, MIGRATIONS);
+}
+
+/**
+ * Applies the pending ones of `migrations`, all in one transaction (on both engines): a failure or
+ * a process killed half-way leaves the database as it was, and the next start applies them again.
+ * A database that has migrations this version does not know was made by a newer version: refused.
+ */
+export async function runMigrations(kysely: Kysely<any>, dialect: Dialect, migrations: Record<string, MigrationModule>): Promise<string[]> {
   const migrator = new Migrator({
     db: kysely,
-    provider: new StaticProvider(dialect),
+    provider: new StaticProvider(dialect, migrations),
     migrationTableName: "parley_migrations",
     migrationLockTableName: "parley_migrations_lock",
   });
+  const unknown = (await appliedMigrations(kysely)).filter((name) => !(name in migrations));
+  if (unknown.length > 0) {
+    throw new NewerDatabaseError(
+      `This database was upgraded by a newer version of Parley: it has migrations this version does not know (${unknown.join(", ")}). ` +
+        "Run that newer version, or restore a backup made before the upgrade (see docs/upgrading.md).",
+    );
+  }
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "(unknown)";
-    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(failed ? `Migration ${failed} failed: ${message}` : `Migrations failed: ${message}`);
   }
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
 }

@@ -209,6 +209,13 @@ export class EventQueueRegistry {
     return this.queues.size;
   }
 
+  /** Queues with a GET /events waiting on them (metrics). */
+  get parkedPolls(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) if (queue.isPolled) n += 1;
+    return n;
+  }
+
   create(client: ClientDescriptor): EventQueue {
     const queue = new EventQueue(randomUUID(), client, this.options.heartbeatMs, Date.now());
     this.add(queue);

@@ -4,6 +4,7 @@ import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { noteRequestUser } from "./requestLog.js";
 import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
 
 /**
@@ -13,7 +14,9 @@ import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, Unauth
  * UNAUTHORIZED carrying the specific text ("Invalid API key", "Account is deactivated", ...).
  */
 export async function authenticateApiRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
-  return authenticateAuthorizationHeader(ctx, request.headers.authorization);
+  const found = await authenticateAuthorizationHeader(ctx, request.headers.authorization);
+  noteRequestUser(request, found.user.id);
+  return found;
 }
 
 /** The same for a bare Authorization header value (the tus endpoint reads web Requests). */

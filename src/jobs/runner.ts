@@ -1,6 +1,7 @@
 import type { AppContext } from "../appContext.js";
 import type { Job } from "../db/schema.js";
 import { isJobKind, type JobKind, type JobPayload, parseJobPayload } from "../models/jobPayloads.js";
+import { jobStore } from "../store/jobs.js";
 import { nowSeconds } from "../util/time.js";
 
 /**
@@ -8,12 +9,14 @@ import { nowSeconds } from "../util/time.js";
  * change that causes it (Tx.enqueueJob), so a crash loses none. The runner claims a due job by
  * moving it to `running` with a lease; a job whose process died is taken again when its lease
  * expires. Failures are retried with exponential backoff until max_attempts, then left `failed`
- * with the error text.
+ * with the error text. Finished jobs (done or failed) are deleted PARLEY_JOB_RETENTION_DAYS after
+ * they finished, checked at most hourly.
  */
 export type JobHandler<K extends JobKind = JobKind> = (ctx: AppContext, payload: JobPayload<K>, job: Job) => Promise<void>;
 
 const POLL_MS = 1000;
 const WORKERS = 4;
+const PRUNE_EVERY_SECONDS = 3600;
 
 export class JobRunner {
   private readonly handlers = new Map<string, JobHandler<any>>();
@@ -22,6 +25,7 @@ export class JobRunner {
   private again = false;
   private stopped = true;
   private idleWaiters: Array<() => void> = [];
+  private prunedAt = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -84,13 +88,24 @@ export class JobRunner {
         this.again = false;
         await this.runDueJobs();
       } while (this.again && !this.stopped);
+      await this.pruneIfDue();
     } catch (error) {
-      this.ctx.log.error({ err: error }, "job runner pass failed");
+      if (!this.ctx.db.health.failed(error)) this.ctx.log.error({ err: error }, "job runner pass failed");
     } finally {
       this.running = false;
       for (const resolve of this.idleWaiters.splice(0)) resolve();
       if (!this.stopped) this.timer = setTimeout(() => this.wake(), POLL_MS).unref();
     }
+  }
+
+  /** Deletes finished jobs past their retention, when the last pruning is old enough. */
+  private async pruneIfDue(): Promise<void> {
+    const retentionSeconds = this.ctx.config.jobRetentionDays * 86400;
+    const now = nowSeconds();
+    if (now - this.prunedAt < Math.min(PRUNE_EVERY_SECONDS, retentionSeconds / 2)) return;
+    this.prunedAt = now;
+    const pruned = await jobStore.pruneFinished(this.ctx.db.kysely, now - retentionSeconds);
+    if (pruned > 0) this.ctx.log.info({ pruned }, "deleted finished background jobs past their retention");
   }
 
   private async claim(): Promise<Job | undefined> {
@@ -126,13 +141,17 @@ export class JobRunner {
   private async execute(job: Job): Promise<void> {
     const handler = this.handlers.get(job.kind);
     const q = this.ctx.db.kysely;
+    const started = performance.now();
+    const took = () => (performance.now() - started) / 1000;
     try {
       if (!handler || !isJobKind(job.kind)) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(this.ctx, parseJobPayload(job.kind, JSON.parse(job.payload)), job);
+      this.ctx.metrics.jobRun(job.kind, "done", took());
       await q.updateTable("jobs").set({ status: "done", finished_at: nowSeconds(), locked_until: null }).where("id", "=", job.id).execute();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const failed = job.attempts >= job.max_attempts;
+      this.ctx.metrics.jobRun(job.kind, failed ? "failed" : "retry", took());
       const backoff = Math.min(3600, 2 ** job.attempts * 5);
       this.ctx.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, err: message }, failed ? "job failed" : "job will be retried");
       await q

@@ -36,33 +36,65 @@ export class ApnsClient {
     return this.token.value;
   }
 
+  /**
+   * The HTTP/2 connection, opened on first use and kept: Apple asks providers to reuse one
+   * connection for many notifications rather than opening one each. A connection that fails,
+   * closes or is told to go away is replaced on the next send.
+   */
+  private session: http2.ClientHttp2Session | null = null;
+
+  private connection(): http2.ClientHttp2Session {
+    if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
+    const session = http2.connect(this.settings.endpoint);
+    const forget = () => {
+      if (this.session === session) this.session = null;
+    };
+    session.on("error", forget);
+    session.on("close", forget);
+    session.on("goaway", forget);
+    session.unref(); // an idle connection does not keep the process alive
+    this.session = session;
+    return session;
+  }
+
   /** Sends one notification; resolves with Apple's status (and reason for errors). */
   send(deviceToken: string, topic: string, payload: object, timeoutMs: number): Promise<ApnsResult> {
     return new Promise((resolve, reject) => {
-      const session = http2.connect(this.settings.endpoint);
-      const timer = setTimeout(() => {
-        session.destroy(new Error(`APNs did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      session.on("error", (error) => {
+      let request: http2.ClientHttp2Stream;
+      try {
+        request = this.connection().request({
+          ":method": "POST",
+          ":path": `/3/device/${encodeURIComponent(deviceToken)}`,
+          authorization: `bearer ${this.bearer(Date.now())}`,
+          "apns-topic": topic,
+          "apns-push-type": "alert",
+          "apns-priority": "10",
+          "content-type": "application/json",
+        });
+      } catch (error) {
+        this.session = null;
+        reject(error);
+        return;
+      }
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         reject(error);
-      });
-      const request = session.request({
-        ":method": "POST",
-        ":path": `/3/device/${encodeURIComponent(deviceToken)}`,
-        authorization: `bearer ${this.bearer(Date.now())}`,
-        "apns-topic": topic,
-        "apns-push-type": "alert",
-        "apns-priority": "10",
-        "content-type": "application/json",
-      });
+      };
+      const timer = setTimeout(() => {
+        fail(new Error(`APNs did not answer within ${timeoutMs} ms`));
+        request.close(http2.constants.NGHTTP2_CANCEL);
+      }, timeoutMs);
       let status = 0;
       let body = "";
       request.on("response", (headers) => (status = Number(headers[":status"])));
       request.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       request.on("end", () => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        session.close();
         let reason: string | undefined;
         try {
           reason = body ? (JSON.parse(body) as { reason?: string }).reason : undefined;
@@ -71,12 +103,15 @@ export class ApnsClient {
         }
         resolve({ status, reason });
       });
-      request.on("error", (error) => {
-        clearTimeout(timer);
-        session.destroy();
-        reject(error);
-      });
+      request.on("error", fail);
+      request.on("close", () => fail(new Error("APNs closed the stream without an answer")));
       request.end(JSON.stringify(payload));
     });
+  }
+
+  /** Closes the kept connection (tests; a stopping process just exits). */
+  close(): void {
+    this.session?.close();
+    this.session = null;
   }
 }

@@ -1,3 +1,4 @@
+import { diffArrays } from "diff";
 import { z } from "zod";
 import type { Message } from "../store/messages.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
@@ -89,13 +90,15 @@ export function editHistorySnapshots(message: Message, allowEmptyTopicName: bool
   return snapshots.reverse();
 }
 
-/** Above this many token pairs the diff marks the whole text as replaced (bounded work). */
-const MAX_DIFF_CELLS = 4_000_000;
+/** Above this many inserted plus deleted tokens the diff marks the whole text as replaced. */
+const MAX_EDIT_LENGTH = 1000;
 
 /**
  * Zulip's highlight_html_differences, word by word: text only in the new version is wrapped in
  * <span class="highlight_text_inserted">, text only in the old one in
- * <span class="highlight_text_deleted">; the new version's tags are kept.
+ * <span class="highlight_text_deleted">; the new version's tags are kept. A Myers diff (the
+ * `diff` package): time and memory grow with the size of the change, not the product of the
+ * two lengths, and stop at MAX_EDIT_LENGTH.
  */
 export function htmlDiff(before: string, after: string): string {
   const a = tokens(before);
@@ -106,29 +109,24 @@ export function htmlDiff(before: string, after: string): string {
     if (kind === "same" || (kind === "inserted" && markup)) out.push(text);
     else if (!markup) out.push(`<span class="highlight_text_${kind}">${text}</span>`);
   };
-  if (a.length * b.length > MAX_DIFF_CELLS) {
-    for (const token of b) emit(token, "inserted");
-    for (const token of a) emit(token, "deleted");
-    return `<div>${out.join("")}</div>`;
-  }
-  // Longest common subsequence table, from the end.
-  const lcs: Uint32Array[] = Array.from({ length: a.length + 1 }, () => new Uint32Array(b.length + 1));
-  for (let i = a.length - 1; i >= 0; i--) {
-    for (let j = b.length - 1; j >= 0; j--) lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-  }
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (i < a.length && j < b.length && a[i] === b[j]) {
-      emit(b[j], "same");
-      i++;
-      j++;
-    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      emit(b[j++], "inserted");
-    } else {
-      emit(a[i++], "deleted");
+  const changes = diffArrays(a, b, { maxEditLength: MAX_EDIT_LENGTH }) ?? [
+    { value: b, added: true, removed: false, count: b.length },
+    { value: a, added: false, removed: true, count: a.length },
+  ];
+  // Within each changed stretch, the inserted text comes before the deleted text.
+  let deleted: string[] = [];
+  for (const change of changes) {
+    if (change.removed) {
+      deleted.push(...change.value);
+      continue;
     }
+    if (!change.added) {
+      for (const token of deleted) emit(token, "deleted");
+      deleted = [];
+    }
+    for (const token of change.value) emit(token, change.added ? "inserted" : "same");
   }
+  for (const token of deleted) emit(token, "deleted");
   return `<div>${out.join("")}</div>`;
 }
 

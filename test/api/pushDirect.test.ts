@@ -29,6 +29,8 @@ const apns = http2.createServer((req, res) => {
     res.end(gone ? JSON.stringify({ reason: "Unregistered" }) : "");
   });
 });
+const apnsSessions: http2.ServerHttp2Session[] = [];
+apns.on("session", (session) => apnsSessions.push(session));
 await new Promise<void>((resolve) => apns.listen(0, "127.0.0.1", resolve));
 
 const fcmSeen: Seen[] = [];
@@ -57,6 +59,7 @@ writeFileSync(
 );
 
 afterAll(async () => {
+  for (const session of apnsSessions) session.destroy();
   await new Promise((resolve) => apns.close(resolve));
   fcm.closeAllConnections();
   await new Promise((resolve) => fcm.close(resolve));
@@ -113,5 +116,17 @@ describe("push straight to APNs and FCM", () => {
     await t.drainJobs();
     expectError(await t.delete("cordelia", "/api/v1/users/me/apns_device_token", { token: "dead".repeat(16) }), 400, "Token does not exist");
     expectError(await t.delete("cordelia", "/api/v1/users/me/android_gcm_reg_id", { token: "gone-token" }), 400, "Token does not exist");
+  });
+
+  it("sends every APNs notification over one kept HTTP/2 connection", async () => {
+    const iago = await t.user("iago");
+    expectSuccess(await t.post("iago", "/api/v1/users/me/apns_device_token", { token: "0f1e2d3c".repeat(8), appid: "org.zulip.Zulip" }));
+    const before = apnsSeen.length;
+    for (const content of ["one", "two", "three"]) {
+      expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: [iago.id], content }));
+      await t.drainJobs();
+    }
+    expect(apnsSeen.length - before).toBe(3);
+    expect(apnsSessions).toHaveLength(1);
   });
 });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { afterAll } from "vitest";
@@ -111,4 +111,14 @@ export function useServerProcesses() {
       cleanups.push(fn);
     },
   };
+}
+
+/** Runs `parley <args>` (src/cli.ts through tsx) to its end with only `env`'s PARLEY_* settings. */
+export function runParley(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, timeout: timeoutMs }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }

@@ -1,0 +1,120 @@
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
+
+/**
+ * docs/deployment.md's files, checked with the tools that understand them when this machine has
+ * them: the systemd unit with `systemd-analyze verify`, the nginx site with `nginx -t` and then
+ * for real in front of a Parley process (TLS, a long poll, an upload), the Dockerfile with hadolint.
+ */
+const servers = useServerProcesses();
+const has = (tool: string) => spawnSync("sh", ["-c", `command -v ${tool}`]).status === 0;
+const deployFile = (name: string) => fs.readFileSync(path.join(REPO_ROOT, "docs/deploy", name), "utf8");
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-deploy-"));
+  servers.onCleanup(async () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe("deployment files", () => {
+  it.skipIf(!has("systemd-analyze"))("the systemd unit passes systemd-analyze verify", () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, "parley.service"), deployFile("parley.service"));
+    const result = spawnSync("systemd-analyze", ["verify", path.join(dir, "parley.service")], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr.trim()).toBe("");
+  });
+
+  it("the Dockerfile runs the bundle as a non-root user with a data volume and a health check", () => {
+    const dockerfile = fs.readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/health/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/cli.js", "serve"\]$/m);
+    if (!has("hadolint")) {
+      console.warn("hadolint is not installed: the Dockerfile was not linted");
+      return;
+    }
+    const lint = spawnSync("hadolint", [path.join(REPO_ROOT, "Dockerfile")], { encoding: "utf8" });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+  });
+
+  it.skipIf(!has("nginx") || !has("openssl"))(
+    "the nginx site passes nginx -t and serves Parley over TLS: API, long poll, upload",
+    async () => {
+      const dir = tempDir();
+      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=chat.example.com", "-addext", "subjectAltName=DNS:chat.example.com", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")], { stdio: "ignore" });
+      const server = await servers.start({ ...(await servers.freshEnv()), PARLEY_EVENT_HEARTBEAT_SECONDS: "1", PARLEY_LOG_LEVEL: "info" });
+      const [httpPort, httpsPort] = [await freePort(), await freePort()];
+      const site = deployFile("nginx.conf")
+        .replace(/^\s*listen \[::\].*$/gm, "")
+        .replace("listen 80;", `listen 127.0.0.1:${httpPort};`)
+        .replace("listen 443 ssl http2;", `listen 127.0.0.1:${httpsPort} ssl http2;`)
+        .replace("server 127.0.0.1:9991;", `server ${new URL(server.baseUrl).host};`)
+        .replace("/etc/letsencrypt/live/chat.example.com/fullchain.pem", path.join(dir, "cert.pem"))
+        .replace("/etc/letsencrypt/live/chat.example.com/privkey.pem", path.join(dir, "key.pem"));
+      expect(site).not.toContain("letsencrypt");
+      fs.writeFileSync(path.join(dir, "parley.conf"), site);
+      fs.writeFileSync(
+        path.join(dir, "nginx.conf"),
+        `daemon off;\nworker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\nevents {}\nhttp {\n  access_log off;\n  include ${dir}/parley.conf;\n}\n`,
+      );
+      const nginxArgs = ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", path.join(dir, "error.log")];
+      const check = spawnSync("nginx", ["-t", ...nginxArgs], { encoding: "utf8" });
+      expect(check.status, check.stderr).toBe(0);
+
+      const nginx = spawn("nginx", nginxArgs, { stdio: "ignore" });
+      servers.onCleanup(async () => {
+        if (nginx.exitCode === null) {
+          nginx.kill("SIGQUIT");
+          await new Promise((r) => nginx.once("exit", r));
+        }
+      });
+      const ca = fs.readFileSync(path.join(dir, "cert.pem"));
+      const credentials = firstStartCredentials(server.output());
+      const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+      const request = (method: string, urlPath: string, body?: Buffer | string, headers: Record<string, string> = {}) =>
+        new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const req = https.request(
+            { host: "127.0.0.1", port: httpsPort, servername: "chat.example.com", ca, method, path: urlPath, headers: { Host: "chat.example.com", Authorization: authorization, ...headers } },
+            (res) => {
+              let text = "";
+              res.on("data", (c) => (text += c));
+              res.on("end", () => resolve({ status: res.statusCode!, body: text.startsWith("{") ? JSON.parse(text) : text }));
+            },
+          );
+          req.on("error", reject);
+          req.end(body);
+        });
+      const deadline = Date.now() + 10_000;
+      while ((await request("GET", "/health").catch(() => ({ status: 0 }))).status !== 200) {
+        if (Date.now() > deadline) throw new Error(`nginx did not start: ${fs.readFileSync(path.join(dir, "error.log"), "utf8")}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+
+      const me = await request("GET", "/api/v1/users/me");
+      expect(me.body).toMatchObject({ result: "success", email: credentials.email });
+      const registered = await request("POST", "/api/v1/register", "event_types=%5B%22message%22%5D", { "Content-Type": "application/x-www-form-urlencoded" });
+      expect(registered.body.result).toBe("success");
+      // A long poll through nginx is answered by Parley's heartbeat, not cut by the proxy.
+      const poll = await request("GET", `/api/v1/events?queue_id=${registered.body.queue_id}&last_event_id=-1`);
+      expect(poll.body).toMatchObject({ result: "success", events: [{ type: "heartbeat" }] });
+      // A 2 MB upload passes client_max_body_size and reaches Parley.
+      const boundary = "parleyboundary";
+      const file = Buffer.alloc(2 * 1024 * 1024, 7);
+      const form = Buffer.concat([
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        file,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const uploaded = await request("POST", "/api/v1/user_uploads", form, { "Content-Type": `multipart/form-data; boundary=${boundary}` });
+      expect(uploaded.body.result, JSON.stringify(uploaded.body)).toBe("success");
+    },
+    60_000,
+  );
+});
