@@ -85,13 +85,15 @@ describe("committed events against GET /events (useTestServer checks every one a
   it("accepts a matching event and rejects one of a shape or type the reference does not describe", () => {
     expect(committedEventViolations({ type: "default_streams", default_streams: [1, 3] })).toEqual([]);
     // Before feature level 330 the event carried channel objects; Parley once sent those.
-    const [modern, legacy] = committedEventViolations({ type: "default_streams", default_streams: [{ stream_id: 1, name: "Verona" }] });
+    // Forms: a modern and a legacy client in our spec's names, and a modern Zulip client.
+    const [modern, legacy, zulip] = committedEventViolations({ type: "default_streams", default_streams: [{ stream_id: 1, name: "Verona" }] });
     expect(modern).toMatch(/default_streams\/0 must be integer/);
     expect(legacy).toBe(modern);
-    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual([
-      expect.stringMatching(/describes no event of type "parley_only_event"/),
-      expect.stringMatching(/describes no event of type "parley_only_event"/),
-    ]);
+    expect(zulip).toBe(modern);
+    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual(Array(3).fill(expect.stringMatching(/describes no event of type "parley_only_event"/)));
+    // The :zulip: emoji: our spec's name passes for other clients; Zulip's clients get Zulip's name.
+    const reaction = { type: "reaction", op: "add", user_id: 1, user: { user_id: 1, email: "a@b.c", full_name: "A" }, message_id: 1, emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" };
+    expect(committedEventViolations(reaction)).toEqual([]);
   });
 
   it("checks the forms clients receive, legacy ones included", () => {
@@ -99,7 +101,7 @@ describe("committed events against GET /events (useTestServer checks every one a
     expect(committedEventViolations(event)).toEqual([]);
     // A client without archived_channels gets it as a stream delete: both forms are checked.
     const violations = committedEventViolations({ ...event, stream_id: "1" });
-    expect(violations).toHaveLength(2);
+    expect(violations).toHaveLength(3);
     expect(violations[1]).toMatch(/"op":"delete"/);
     expect(() => validateEvent({ type: "stream", op: "delete", streams: [{ stream_id: 1 }], stream_ids: [1], id: 0 })).not.toThrow();
   });
