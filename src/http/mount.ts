@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { RateLimitRule } from "../config.js";
+import type { Realm, User } from "../db/schema.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
@@ -33,26 +34,43 @@ export interface SpooledFile {
   truncated: boolean;
 }
 
-/** Mounts the route table under /api/v1. */
-export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteEntry[]): void {
+/**
+ * Where the route table is mounted and how its requests authenticate: /api/v1 with API keys
+ * (below), /json with the web session and its CSRF token (webSession.ts).
+ */
+export interface ApiSurface {
+  prefix: string;
+  /** Only for endpoints that need a user; throws the error to send. */
+  authenticate(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }>;
+  clientName(request: FastifyRequest): string;
+}
+
+export const API_V1: ApiSurface = {
+  prefix: "/api/v1",
+  authenticate: authenticateApiRequest,
+  clientName: (request) => clientNameFromUserAgent(request.headers["user-agent"]),
+};
+
+/** Mounts the route table under the surface's prefix (/api/v1 unless told). */
+export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteEntry[], surface: ApiSurface = API_V1): void {
   for (const route of routes) {
     app.route({
       method: route.method,
-      url: `/api/v1${route.path}`,
+      url: `${surface.prefix}${route.path}`,
       config: { spoolFiles: route.endpoint.spoolFiles === true },
-      handler: (request, reply) => handle(ctx, route.endpoint, request, reply),
+      handler: (request, reply) => handle(ctx, surface, route.endpoint, request, reply),
     });
   }
 }
 
-async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
+async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
   let user = null;
   let realm = null;
   if (ep.auth === "user") {
     try {
-      ({ user, realm } = await authenticateApiRequest(ctx, request));
+      ({ user, realm } = await surface.authenticate(ctx, request));
     } catch (error) {
       // Failed authentication counts against the client's address.
       applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
@@ -78,7 +96,7 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
     request: {
       ip,
       userAgent: request.headers["user-agent"] ?? "",
-      clientName: clientNameFromUserAgent(request.headers["user-agent"]),
+      clientName: surface.clientName(request),
       files: input.files,
     },
     raw: { request, reply },
