@@ -93,7 +93,7 @@ async function devLoginPage(ctx: AppContext): Promise<string> {
 function simplePage(title: string, body: string): string {
   return (
     `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-    `<meta name="color-scheme" content="light dark"><title>${escapeHtml(title)} | Parley</title><link rel="stylesheet" href="/static/pages.css"></head>` +
+    `<meta name="color-scheme" content="light dark"><title>${escapeHtml(title)} | Parley</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/static/pages.css"></head>` +
     `<body><main class="card">${body}</main></body></html>\n`
   );
 }

@@ -59,6 +59,7 @@ export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; use
     `<meta name="parley-csrf-token" content="${escapeHtml(page.csrfToken)}">`,
     `<meta name="parley-user-id" content="${page.userId}">`,
     `<title>Parley</title>`,
+    `<link rel="icon" href="data:,">`,
   ];
   let body = `<div id="app"><p class="boot">Loading…</p></div>`;
   if (assets.entry) {

@@ -1,0 +1,135 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { chromiumFound, launchChromium } from "../support/browser.js";
+import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+
+// The web app in a real Chromium: two people in two browser contexts, against a server process
+// in development mode (Zulip's development organization), restarted in the middle.
+const servers = useServerProcesses();
+let env: Record<string, string>;
+let server: ServerProcess;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let hamlet: Page;
+let othello: Page;
+const HAMLET_ID = 10;
+const OTHELLO_ID = 12;
+
+async function startServer(port: number): Promise<void> {
+  server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+}
+
+/** The unread count shown next to a sidebar entry (0 when none is shown). */
+async function sidebarCount(page: Page, selector: string): Promise<number> {
+  const text = await page.locator(`${selector} > a .count`).textContent({ timeout: 50 }).catch(() => null);
+  return text ? Number(text) : 0;
+}
+
+describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
+  beforeAll(async () => {
+    env = await servers.freshEnv();
+    await startServer(await freePort());
+    ({ browser, close: closeBrowser } = await launchChromium());
+  }, 60_000);
+  afterAll(async () => {
+    await closeBrowser?.();
+  });
+
+  it("signs in with a password, and through the development login", async () => {
+    hamlet = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await hamlet.goto(`${server.baseUrl}/`);
+    expect(new URL(hamlet.url()).pathname).toBe("/login/");
+    await hamlet.fill("#username", "hamlet@zulip.com");
+    await hamlet.fill("#password", "wrong");
+    await hamlet.click("button[type=submit]");
+    await expect.poll(() => hamlet.locator(".error").textContent()).toBe("Your username or password is incorrect");
+    await hamlet.fill("#password", DEV_PASSWORD);
+    await hamlet.click("button[type=submit]");
+    await hamlet.waitForSelector(".sidebar .channels");
+    expect(new URL(hamlet.url()).pathname).toBe("/");
+
+    othello = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    await othello.goto(`${server.baseUrl}/devlogin/`);
+    await othello.click("button:has-text('Othello, the Moor of Venice')");
+    await othello.waitForSelector(".sidebar .channels");
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Inbox");
+  }, 30_000);
+
+  it("opens the narrow of a URL hash, old spellings included", async () => {
+    await hamlet.goto(`${server.baseUrl}/#narrow/stream/Verona/subject/web.20test`);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
+    await expect.poll(() => hamlet.locator(".compose input[aria-label=Topic]").inputValue()).toBe("web test");
+  }, 20_000);
+
+  it("shows a channel message to the other person within a second, and its unread count until it is read", async () => {
+    const before = await sidebarCount(othello, "[data-channel-id='1']");
+    await hamlet.fill(".compose textarea", "Hello from the browser");
+    const sentAt = Date.now();
+    await hamlet.press(".compose textarea", "Control+Enter");
+    // Local echo at once, then the server's copy.
+    await hamlet.waitForSelector(".message .content:has-text('Hello from the browser')", { timeout: 1000 });
+    await expect.poll(() => sidebarCount(othello, "[data-channel-id='1']"), { timeout: 1000, interval: 25 }).toBe(before + 1);
+    expect(Date.now() - sentAt).toBeLessThan(1000);
+    await expect.poll(() => othello.locator(".inbox").textContent()).toContain("#Verona › web test");
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+
+    // Othello opens the topic: the message is seen, so read, and the count goes back.
+    await othello.click(".inbox a:has-text('#Verona › web test')");
+    await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
+    await expect.poll(() => sidebarCount(othello, "[data-channel-id='1']"), { timeout: 3000 }).toBe(before);
+    expect(othello.url()).toContain("#narrow/channel/1-Verona/topic/web.20test");
+  }, 20_000);
+
+  it("delivers a direct message within a second, with the sender's DM count", async () => {
+    await othello.goto(`${server.baseUrl}/#narrow/dm/${HAMLET_ID}-King-Hamlet`);
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("King Hamlet");
+    await hamlet.goto(`${server.baseUrl}/#inbox`);
+    await othello.fill(".compose textarea", "A private word");
+    const sentAt = Date.now();
+    await othello.press(".compose textarea", "Control+Enter");
+    await expect.poll(() => sidebarCount(hamlet, `.dms li:has(a[data-dm='${OTHELLO_ID}'])`), { timeout: 1000, interval: 25 }).toBe(1);
+    expect(Date.now() - sentAt).toBeLessThan(1000);
+    await hamlet.click(`.dms a[data-dm='${OTHELLO_ID}']`);
+    await hamlet.waitForSelector(".message .content:has-text('A private word')");
+    await expect.poll(() => sidebarCount(hamlet, `.dms li:has(a[data-dm='${OTHELLO_ID}'])`), { timeout: 3000 }).toBe(0);
+    // Back and forward move between the narrows.
+    await hamlet.goBack();
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Inbox");
+    await hamlet.goForward();
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Othello, the Moor of Venice");
+  }, 20_000);
+
+  it("carries on after a server restart without reloading, keeping what is typed", async () => {
+    await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
+    await othello.fill(".compose textarea", "a draft being typed");
+    for (const page of [hamlet, othello]) await page.evaluate(() => ((window as any).parleyNotReloaded = true));
+    const port = new URL(server.baseUrl).port;
+    await server.stop();
+    await startServer(Number(port));
+
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`).catch(() => {}); // a hash change, no reload
+    await hamlet.fill(".compose textarea", "After the restart");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('After the restart')", { timeout: 15_000 });
+    expect(await othello.locator(".compose textarea").inputValue()).toBe("a draft being typed");
+    for (const page of [hamlet, othello]) expect(await page.evaluate(() => (window as any).parleyNotReloaded)).toBe(true);
+  }, 40_000);
+
+  it("registers again when its event queue is gone, and catches up", async () => {
+    const oldQueue = await othello.locator("#app").getAttribute("data-queue-id");
+    await othello.evaluate(async (queueId) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      await fetch("/json/events", { method: "DELETE", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ queue_id: queueId! }) });
+    }, oldQueue);
+    await hamlet.fill(".compose textarea", "While the queue was gone");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('While the queue was gone')", { timeout: 15_000 });
+    expect(await othello.locator("#app").getAttribute("data-queue-id")).not.toBe(oldQueue);
+    expect(await othello.locator(".compose textarea").inputValue()).toBe("a draft being typed");
+    expect(await othello.evaluate(() => (window as any).parleyNotReloaded)).toBe(true);
+  }, 30_000);
+});
