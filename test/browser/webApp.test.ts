@@ -1,5 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a JavaScript module without types
+import { build, isBuilt } from "../../scripts/build.mjs";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { chromiumFound, launchChromium } from "../support/browser.js";
 import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
@@ -28,6 +30,8 @@ async function sidebarCount(page: Page, selector: string): Promise<number> {
 
 describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   beforeAll(async () => {
+    // The server serves dist/web: build it when web/ changed since the last build.
+    if (!isBuilt()) await build();
     env = await servers.freshEnv();
     await startServer(await freePort());
     ({ browser, close: closeBrowser } = await launchChromium());
@@ -102,6 +106,47 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Othello, the Moor of Venice");
   }, 20_000);
 
+  it("reacts, stars, edits, deletes and searches, and the other person sees each change", async () => {
+    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/actions`);
+    await hamlet.fill(".compose textarea", "Edit me");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });
+    await othello.waitForSelector(".message .content:has-text('Edit me')", { timeout: 1000 });
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+
+    await row(hamlet, "Edit me").hover();
+    await row(hamlet, "Edit me").locator("button[title='React with :+1:']").click();
+    await expect.poll(() => row(othello, "Edit me").locator(".reaction").textContent(), { timeout: 1000, interval: 25 }).toBe("👍 1");
+
+    await row(hamlet, "Edit me").locator("button[title='Star']").click();
+    await expect.poll(() => row(hamlet, "Edit me").locator(".star").count()).toBe(1);
+
+    await row(hamlet, "Edit me").hover();
+    await row(hamlet, "Edit me").locator("summary").click();
+    await row(hamlet, "Edit me").locator("button:has-text('Edit message')").click();
+    await hamlet.fill("textarea[aria-label='Edit message']", "Edited text");
+    await hamlet.click(".edit button[type=submit]");
+    await othello.waitForSelector(".message .content:has-text('Edited text')", { timeout: 1000 });
+    expect(await row(othello, "Edited text").locator(".edited").count()).toBe(1);
+    expect(await row(othello, "Edited text").locator(".reaction").textContent()).toBe("👍 1");
+
+    await hamlet.fill(".compose textarea", "Delete me");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('Delete me')", { timeout: 1000 });
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+    hamlet.once("dialog", (dialog) => void dialog.accept());
+    await row(hamlet, "Delete me").hover();
+    await row(hamlet, "Delete me").locator("summary").click();
+    await row(hamlet, "Delete me").locator("button:has-text('Delete message')").click();
+    await expect.poll(() => row(othello, "Delete me").count(), { timeout: 1000, interval: 25 }).toBe(0);
+
+    await othello.fill(".search input", "edited");
+    await othello.press(".search input", "Enter");
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Search: edited");
+    expect(othello.url()).toContain("#narrow/search/edited");
+    await othello.waitForSelector(".message .content:has-text('Edited text')");
+  }, 30_000);
+
   it("carries on after a server restart without reloading, keeping what is typed", async () => {
     await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
@@ -131,5 +176,50 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     expect(await othello.locator("#app").getAttribute("data-queue-id")).not.toBe(oldQueue);
     expect(await othello.locator(".compose textarea").inputValue()).toBe("a draft being typed");
     expect(await othello.evaluate(() => (window as any).parleyNotReloaded)).toBe(true);
+  }, 30_000);
+
+  it("follows the color scheme setting live, and fits a phone's width", async () => {
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await hamlet.waitForSelector(".message .content:has-text('After the restart')");
+    // Something of everything the Markdown makes, for the screenshots.
+    const sent = await othello.evaluate(async () => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      const content = "Looks good, @**King Hamlet**! :tada: Try `npm start`:\n```python\ndef greet(name):\n    return f\"Hello {name}\"\n```\n> Brevity is the soul of wit.\n\n| Act | Scene |\n|---|---|\n| I | ii |";
+      const res = await fetch("/json/messages", { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ type: "stream", to: "1", topic: "web test", content }) });
+      return (await res.json()).id as number;
+    });
+    await hamlet.waitForSelector(`.message[data-id="${sent}"] .user-mention`);
+    await hamlet.evaluate(async (id) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      await fetch(`/json/messages/${id}/reactions`, { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ emoji_name: "heart" }) });
+    }, sent);
+    await hamlet.waitForSelector(`.message[data-id="${sent}"] .reaction`);
+    const setScheme = (scheme: number) =>
+      hamlet.evaluate(async (value) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+        await fetch("/json/settings", { method: "PATCH", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ color_scheme: String(value) }) });
+      }, scheme);
+    const shots = process.env.PARLEY_SCREENSHOTS; // a directory: the README's screenshots (docs/screenshots)
+    const shoot = async (name: string) => shots && (await hamlet.screenshot({ path: `${shots}/${name}.png` }));
+    await setScheme(3);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await shoot("desktop-light");
+    await setScheme(2);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await shoot("desktop-dark");
+
+    await hamlet.setViewportSize({ width: 360, height: 740 });
+    // Nothing wider than the screen: no horizontal scrolling.
+    expect(await hamlet.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(false);
+    await shoot("phone-dark");
+    await hamlet.click("button.menu");
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(true);
+    await setScheme(3);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await shoot("phone-light-sidebar");
+    await hamlet.click(".sidebar a:has-text('Inbox')");
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(false);
+    await hamlet.setViewportSize({ width: 1280, height: 800 });
   }, 30_000);
 });

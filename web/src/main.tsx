@@ -5,6 +5,7 @@ import { App } from "./components/App.js";
 import { followRoute } from "./components/Compose.js";
 import { register, runEventLoop } from "./events.js";
 import { parseHash } from "./hash.js";
+import { installKeyboard } from "./keyboard.js";
 import { openNarrow, view } from "./messages.js";
 import { lookup, noteTopic, route, settings } from "./state.js";
 import "./style.css";
@@ -47,6 +48,7 @@ async function start(): Promise<void> {
   await register();
   render(<App />, root);
   window.addEventListener("hashchange", applyHash);
+  installKeyboard();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
   applyHash();

@@ -7,11 +7,17 @@ import { bumpUnread, unread } from "./state.js";
  * visible and focused, except in search views (as in Zulip). Batched into one POST per 300 ms.
  */
 const queued = new Set<number>();
+/** After "mark as unread", the view stops marking messages read until another view opens. */
+let pausedTerms: unknown = null;
+
+export function pauseReading(): void {
+  pausedTerms = view.value.terms;
+}
 let timer: ReturnType<typeof setTimeout> | null = null;
 
 export function markSeen(id: number): void {
   if (!unread.isUnread(id) || document.visibilityState !== "visible" || !document.hasFocus()) return;
-  if (view.value.terms.some((t) => t.operator === "search")) return;
+  if (view.value.terms.some((t) => t.operator === "search") || pausedTerms === view.value.terms) return;
   queued.add(id);
   timer ??= setTimeout(flush, 300);
 }

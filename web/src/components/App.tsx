@@ -3,6 +3,8 @@ import { Compose } from "./Compose.js";
 import { MessageList } from "./MessageList.js";
 import { Sidebar } from "./Sidebar.js";
 import { encodeHashComponent, narrowHash, type Term } from "../hash.js";
+import { notice } from "../actions.js";
+import { SHORTCUTS, showShortcuts } from "../keyboard.js";
 import { connection, lookup, realmName, route, subscriptions, unread, unreadVersion, userName } from "../state.js";
 
 const sidebarOpen = signal(false);
@@ -83,6 +85,22 @@ export function App() {
         {r.kind === "inbox" || r.kind === "home" ? <Inbox /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
         <Compose />
       </main>
+      {notice.value && <div class="notice" role="status">{notice.value}</div>}
+      {showShortcuts.value && (
+        <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
+          <h2>Keyboard shortcuts</h2>
+          <table>
+            <tbody>
+              {SHORTCUTS.map(([keys, what]) => (
+                <tr key={keys}>
+                  <td><kbd>{keys}</kbd></td>
+                  <td>{what}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
 import { type Destination, send } from "../outbox.js";
-import { route, settings, subscriptions, typing, userName, users } from "../state.js";
+import { type Message, route, settings, subscriptions, typing, userName, users } from "../state.js";
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
 
@@ -30,6 +30,20 @@ export function followRoute(): void {
   } else if (dm && /^\d+(,\d+)*$/.test(dm.operand)) {
     dmTo.value = dm.operand.split(",").map(Number);
   }
+}
+
+/** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
+export function replyTo(m: Message, text = ""): void {
+  if (m.type === "stream") {
+    dmTo.value = null;
+    channelId.value = m.stream_id!;
+    topic.value = m.subject;
+  } else {
+    const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== myUserId) : [];
+    dmTo.value = ids.length > 0 ? ids : [myUserId];
+  }
+  if (text) content.value = content.value ? `${content.value}\n${text}` : text;
+  setTimeout(focusCompose, 0);
 }
 
 let typingSentAt = 0;

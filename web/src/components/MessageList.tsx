@@ -5,6 +5,9 @@ import { narrowHash } from "../hash.js";
 import { view } from "../messages.js";
 import { retry, discard } from "../outbox.js";
 import { markSeen } from "../reading.js";
+import {
+  copyLink, deleteMessage, editing, markUnreadFrom, QUICK_REACTIONS, quoteAndReply, saveEdit, selectedId, startEdit, toggleReaction, toggleStar,
+} from "../actions.js";
 import { dmPeople } from "../unread.js";
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
@@ -53,13 +56,74 @@ function Reactions({ m }: { m: Message }) {
       {[...groups.values()].map((g) => {
         const glyph = g.type === "unicode_emoji" ? String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16))) : `:${g.name}:`;
         return (
-          <span key={g.code} class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`} title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`}>
+          <button type="button" key={g.code} class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`} title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`} onClick={() => toggleReaction(m, g.name, g.code, g.type)}>
             {glyph} <span class="n">{g.users.length}</span>
-          </span>
+          </button>
         );
       })}
     </div>
   );
+}
+
+function Actions({ m, all }: { m: Message; all: Message[] }) {
+  const own = m.sender_id === myUserId;
+  return (
+    <div class="actions" role="toolbar" aria-label="Message actions">
+      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph]) => (
+        <button type="button" key={name} title={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>{glyph}</button>
+      ))}
+      <button type="button" title={m.flags.includes("starred") ? "Unstar" : "Star"} class="star-action" onClick={() => toggleStar(m)}>{m.flags.includes("starred") ? "★" : "☆"}</button>
+      <details class="more">
+        <summary title="More actions">⋯</summary>
+        <div class="menu">
+          <button type="button" onClick={() => quoteAndReply(m)}>Quote and reply</button>
+          <button type="button" onClick={() => copyLink(m)}>Copy link to message</button>
+          <button type="button" onClick={() => markUnreadFrom(m, all)}>Mark as unread from here</button>
+          {QUICK_REACTIONS.slice(3).map(([name, glyph]) => (
+            <button type="button" key={name} onClick={() => toggleReaction(m, name)}>{glyph} React :{name}:</button>
+          ))}
+          {own && <button type="button" onClick={() => startEdit(m)}>Edit message</button>}
+          {own && <button type="button" class="danger" onClick={() => deleteMessage(m)}>Delete message</button>}
+        </div>
+      </details>
+    </div>
+  );
+}
+
+function EditBox({ id }: { id: number }) {
+  const e = editing.value!;
+  return (
+    <form class="edit" onSubmit={(ev) => (ev.preventDefault(), saveEdit())}>
+      <textarea
+        aria-label="Edit message"
+        value={e.content}
+        rows={3}
+        ref={(el) => el?.focus()}
+        onInput={(ev) => (editing.value = { id, content: ev.currentTarget.value })}
+        onKeyDown={(ev) => {
+          if (ev.key === "Escape") editing.value = null;
+          if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) (ev.preventDefault(), saveEdit());
+        }}
+      />
+      <button type="submit">Save</button> <button type="button" onClick={() => (editing.value = null)}>Cancel</button>
+    </form>
+  );
+}
+
+/**
+ * The server writes a Unicode emoji as `<span class="emoji emoji-1f389">:tada:</span>` (Zulip's
+ * web app draws it from a sprite sheet); the app shows the character itself instead.
+ */
+function showUnicodeEmoji(root: HTMLElement): void {
+  root.querySelectorAll<HTMLElement>(".content span.emoji").forEach((span) => {
+    const code = /\bemoji-([0-9a-f]+(?:-[0-9a-f]+)*)\b/.exec(span.className)?.[1];
+    if (!code || !span.textContent?.startsWith(":")) return;
+    try {
+      span.textContent = String.fromCodePoint(...code.split("-").map((hex) => parseInt(hex, 16)));
+    } catch {
+      // not a code point: keep the name
+    }
+  });
 }
 
 export function MessageList() {
@@ -68,7 +132,9 @@ export function MessageList() {
   const atBottom = useRef(true);
   useLayoutEffect(() => {
     const el = scroller.current;
-    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
+    if (!el) return;
+    showUnicodeEmoji(el);
+    if (atBottom.current) el.scrollTop = el.scrollHeight;
   }, [v.messages]);
   useEffect(() => {
     const el = scroller.current;
@@ -95,7 +161,13 @@ export function MessageList() {
     const unreadMark = !m.local && !m.flags.includes("read");
     const mentioned = m.flags.includes("mentioned") || m.flags.includes("wildcard_mentioned");
     rows.push(
-      <div key={m.local ? m.local.localId : m.id} class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${m.local ? `local ${m.local.state}` : ""}`} data-id={m.id} data-unread={unreadMark ? "" : undefined}>
+      <div
+        key={m.local ? m.local.localId : m.id}
+        class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""}`}
+        data-id={m.id}
+        data-unread={unreadMark ? "" : undefined}
+        onClick={(ev) => !(ev.target as HTMLElement).closest("a, button, summary, textarea") && (selectedId.value = m.id)}
+      >
         {showSender && (
           <div class="sender">
             <span class="avatar" aria-hidden="true">{m.sender_full_name.slice(0, 1)}</span>
@@ -104,7 +176,8 @@ export function MessageList() {
         )}
         <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeFormat.format(new Date(m.timestamp * 1000))}</time>
         {m.flags.includes("starred") && <span class="star" title="Starred">★</span>}
-        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.content }} />
+        {!m.local && <Actions m={m} all={v.messages} />}
+        {editing.value?.id === m.id ? <EditBox id={m.id} /> : <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.content }} />}
         {m.last_edit_timestamp && <span class="edited">(edited)</span>}
         <Reactions m={m} />
         {m.local?.state === "failed" && (
