@@ -19,7 +19,7 @@ const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
 
 async function startServer(port: number): Promise<void> {
-  server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+  server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_RATE_LIMITS: "0", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
 }
 
 /** The unread count shown next to a sidebar entry (0 when none is shown). */
@@ -124,14 +124,16 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => othello.locator(".view-title").textContent()).toBe("King Hamlet");
     await hamlet.goto(`${server.baseUrl}/#inbox`);
     await hamlet.waitForSelector(".view-title:has-text('Inbox')");
-    await watchFor(hamlet, `.dms a[data-dm='${OTHELLO_ID}'] .count`, "1");
+    const dmEntry = `.dms li:has(a[data-dm='${OTHELLO_ID}'])`;
+    const before = await sidebarCount(hamlet, dmEntry); // the development data has unread DMs
+    await watchFor(hamlet, `.dms a[data-dm='${OTHELLO_ID}'] .count`, String(before + 1));
     await othello.fill(".compose textarea", "A private word");
     const sentAt = await sendWithKeyboard(othello);
     expect(await latency(hamlet, sentAt)).toBeLessThan(1000);
-    expect(await sidebarCount(hamlet, `.dms li:has(a[data-dm='${OTHELLO_ID}'])`)).toBe(1);
+    expect(await sidebarCount(hamlet, dmEntry)).toBe(before + 1);
     await hamlet.click(`.dms a[data-dm='${OTHELLO_ID}']`);
     await hamlet.waitForSelector(".message .content:has-text('A private word')");
-    await expect.poll(() => sidebarCount(hamlet, `.dms li:has(a[data-dm='${OTHELLO_ID}'])`), { timeout: 3000 }).toBe(0);
+    await expect.poll(() => sidebarCount(hamlet, dmEntry), { timeout: 3000 }).toBe(0);
     // Back and forward move between the narrows.
     await hamlet.goBack();
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Inbox");
@@ -179,6 +181,41 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     expect(othello.url()).toContain("#narrow/search/edited");
     await othello.waitForSelector(".message .content:has-text('Edited text')");
   }, 30_000);
+
+  it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
+    const { api_key: key } = await (await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })).json();
+    const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };
+    for (let batch = 0; batch < 45; batch++) {
+      const sent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          fetch(`${server.baseUrl}/api/v1/messages`, { method: "POST", headers: auth, body: new URLSearchParams({ type: "stream", to: "Verona", topic: "long history", content: `Line ${batch * 10 + i + 1}` }) }),
+        ),
+      );
+      expect(sent.map((res) => res.status)).toEqual(Array(10).fill(200));
+    }
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/long.20history`);
+    await hamlet.waitForSelector(".message-list .message");
+    const list = hamlet.locator(".message-list");
+    const rows = () => hamlet.locator(".message-list .message").count();
+    const edge = () => hamlet.locator(".message-list .status.edge").textContent();
+    for (let i = 0; i < 40 && (await edge()) !== "This is the beginning of the conversation."; i++) {
+      await list.evaluate((el) => (el.scrollTop = 0));
+      await hamlet.waitForTimeout(150);
+      expect(await rows()).toBeLessThanOrEqual(300);
+    }
+    expect(await edge()).toBe("This is the beginning of the conversation.");
+    expect(await rows()).toBe(300);
+    const first = Number(await list.getAttribute("data-first"));
+    // Down again to the newest message (450 messages: ids first … first + 449).
+    let last = 0;
+    for (let i = 0; i < 40 && last - first < 449; i++) {
+      await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+      await hamlet.waitForTimeout(150);
+      expect(await rows()).toBeLessThanOrEqual(300);
+      last = Number(await list.getAttribute("data-last"));
+    }
+    expect(last - first).toBeGreaterThanOrEqual(449);
+  }, 90_000);
 
   it("carries on after a server restart without reloading, keeping what is typed", async () => {
     await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);

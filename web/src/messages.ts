@@ -11,23 +11,70 @@ import { conversationKey } from "./unread.js";
 export interface View {
   terms: Term[];
   messages: Message[];
+  /** The message to show first when the view opens (first unread, `near`, or newest). */
+  anchorId: number | null;
   loading: boolean;
+  /** Fetching older or newer history (scrolling). */
+  paging: boolean;
   foundOldest: boolean;
   foundNewest: boolean;
   error: string | null;
 }
 
-export const view = signal<View>({ terms: [], messages: [], loading: true, foundOldest: false, foundNewest: false, error: null });
+export const view = signal<View>({ terms: [], messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null });
 let fetchSerial = 0;
 
 const PAGE = 100;
+/** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
+export const CACHE_LIMIT = 1000;
+
+/** Older (direction -1) or newer (+1) history of the open view, on scrolling to its edge. */
+export async function page(direction: -1 | 1): Promise<void> {
+  const current = view.value;
+  if (current.loading || current.paging || (direction < 0 ? current.foundOldest : current.foundNewest)) return;
+  const confirmed = current.messages.filter((m) => !m.local);
+  const edge = direction < 0 ? confirmed[0] : confirmed[confirmed.length - 1];
+  if (!edge) return;
+  const serial = fetchSerial;
+  view.value = { ...current, paging: true };
+  try {
+    const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+    const result = await api.get("/messages", {
+      narrow: apiNarrow(filter),
+      anchor: edge.id,
+      include_anchor: false,
+      num_before: direction < 0 ? PAGE : 0,
+      num_after: direction > 0 ? PAGE : 0,
+      apply_markdown: true,
+      client_gravatar: true,
+    });
+    if (serial !== fetchSerial) return;
+    const now = view.value;
+    let messages = direction < 0 ? [...result.messages, ...now.messages] : [...now.messages.filter((m) => !m.local), ...result.messages, ...now.messages.filter((m) => m.local)];
+    let { foundOldest, foundNewest } = now;
+    if (direction < 0) foundOldest = result.found_oldest;
+    else foundNewest = result.found_newest;
+    if (messages.length > CACHE_LIMIT) {
+      if (direction < 0) {
+        messages = messages.slice(0, CACHE_LIMIT);
+        foundNewest = false;
+      } else {
+        messages = messages.slice(messages.length - CACHE_LIMIT);
+        foundOldest = false;
+      }
+    }
+    view.value = { ...now, messages, foundOldest, foundNewest, paging: false };
+  } catch (error) {
+    if (serial === fetchSerial) view.value = { ...view.value, paging: false, error: (error as Error).message };
+  }
+}
 
 /** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
 export async function openNarrow(terms: Term[]): Promise<void> {
   const serial = ++fetchSerial;
   const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
   const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
-  view.value = { terms, messages: [], loading: true, foundOldest: false, foundNewest: false, error: null };
+  view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
   try {
     const result = await api.get("/messages", {
       narrow: apiNarrow(filter),
@@ -38,7 +85,8 @@ export async function openNarrow(terms: Term[]): Promise<void> {
       client_gravatar: true,
     });
     if (serial !== fetchSerial) return;
-    view.value = { terms, messages: result.messages, loading: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
+    const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
+    view.value = { terms, messages: result.messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
   } catch (error) {
     if (serial !== fetchSerial) return;
     view.value = { ...view.value, loading: false, error: (error as Error).message };
