@@ -89,6 +89,10 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await othello.click("button:has-text('Othello, the Moor of Venice')");
     await othello.waitForSelector(".sidebar .channels");
     await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Inbox");
+    // Both report their presence: each sees the other active in the people list.
+    await expect.poll(() => othello.locator(`.user-list li.active[data-user-id='${HAMLET_ID}']`).count()).toBe(1);
+    await expect.poll(() => hamlet.locator(`.user-list li.active[data-user-id='${OTHELLO_ID}']`).count()).toBe(1);
+    expect(await othello.locator(".user-list li.offline[data-user-id='8']").count()).toBe(1); // cordelia, not signed in
   }, 30_000);
 
   it("opens the narrow of a URL hash, old spellings included", async () => {
@@ -264,6 +268,8 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       await fetch(`/json/messages/${id}/reactions`, { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ emoji_name: "heart" }) });
     }, sent);
     await hamlet.waitForSelector(`.message[data-id="${sent}"] .reaction`);
+    // Arriving in the open view, it is seen, so read.
+    await expect.poll(() => hamlet.locator(`.message[data-id="${sent}"][data-unread]`).count()).toBe(0);
     const setScheme = (scheme: number) =>
       hamlet.evaluate(async (value) => {
         const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;

@@ -6,6 +6,7 @@ import {
 } from "./state.js";
 import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
+import { loadPresences, mergePresences } from "./presence.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -20,7 +21,7 @@ const REGISTER_PARAMS = {
   client_gravatar: true,
   include_subscribers: false,
   slim_presence: true,
-  client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, user_settings_object: true, empty_topic_name: true },
+  client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, user_settings_object: true, empty_topic_name: true, simplified_presence_events: true },
 };
 
 export async function register(): Promise<void> {
@@ -34,6 +35,7 @@ export async function register(): Promise<void> {
   const s = state.user_settings ?? {};
   settings.value = { color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
   unread.load(state.unread_msgs, myUserId);
+  loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
   bumpUnread();
 }
@@ -128,6 +130,9 @@ function applyEvent(event: any): void {
       return;
     case "typing":
       return onTyping(event);
+    case "presence":
+      if (event.presences) mergePresences(event.presences);
+      return;
     default:
       return;
   }

@@ -6,6 +6,7 @@ import { followRoute } from "./components/Compose.js";
 import { register, runEventLoop } from "./events.js";
 import { parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
+import { startPresence } from "./presence.js";
 import { openNarrow, view } from "./messages.js";
 import { lookup, noteTopic, route, settings } from "./state.js";
 import "./style.css";
@@ -53,6 +54,7 @@ async function start(): Promise<void> {
   window.addEventListener("focus", () => (view.value = { ...view.value }));
   applyHash();
   void runEventLoop();
+  startPresence();
 }
 
 start().catch((error) => {

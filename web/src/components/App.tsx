@@ -2,6 +2,7 @@ import { signal } from "@preact/signals";
 import { Compose } from "./Compose.js";
 import { MessageList } from "./MessageList.js";
 import { Sidebar } from "./Sidebar.js";
+import { UserList } from "./UserList.js";
 import { encodeHashComponent, narrowHash, type Term } from "../hash.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
@@ -85,6 +86,7 @@ export function App() {
         {r.kind === "inbox" || r.kind === "home" ? <Inbox /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
         <Compose />
       </main>
+      <UserList />
       {notice.value && <div class="notice" role="status">{notice.value}</div>}
       {showShortcuts.value && (
         <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
