@@ -57,8 +57,50 @@ function writeAtomically(file, contents) {
   fs.renameSync(temporary, file);
 }
 
-/** Bundles src/cli.ts into dist/; returns the number of input files. */
+/** Every file under web/ (the web app's sources), relative to the repository. */
+function webInputs() {
+  const out = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) walk(rel);
+      else out.push(rel);
+    }
+  };
+  walk("web");
+  return out;
+}
+
+/**
+ * The web app (web/src, TypeScript + Preact) built by Vite into dist/web/: hashed file names and
+ * a manifest the server reads (src/http/webAppAssets.ts) to link the entry script and its CSS.
+ */
+async function buildWeb() {
+  const vite = await import("vite");
+  await vite.build({
+    root: path.join(ROOT, "web"),
+    configFile: false,
+    envDir: false,
+    publicDir: false,
+    logLevel: "warn",
+    base: "/static/webapp/",
+    oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+    build: {
+      outDir: path.join(DIST, "web"),
+      emptyOutDir: true,
+      manifest: true,
+      assetsDir: "",
+      target: "es2022",
+      modulePreload: { polyfill: false },
+      rollupOptions: { input: path.join(ROOT, "web/src/main.tsx") },
+    },
+  });
+  return webInputs();
+}
+
+/** Bundles src/cli.ts into dist/ and the web app into dist/web/; returns the number of input files. */
 export async function build() {
+  const web = await buildWeb();
   const esbuild = await import("esbuild");
   try {
     const result = await esbuild.build({
@@ -84,6 +126,7 @@ export async function build() {
     const inputs = [
       ...Object.keys(result.metafile.inputs),
       ...ASSETS.map(([from]) => from),
+      ...web,
       "scripts/build.mjs",
       "package.json",
     ].sort();
@@ -107,5 +150,5 @@ export function isBuilt() {
 if (import.meta.filename === path.resolve(process.argv[1] ?? "")) {
   const started = performance.now();
   const inputs = await build();
-  process.stderr.write(`built dist/cli.js from ${inputs} files in ${Math.round(performance.now() - started)} ms\n`);
+  process.stderr.write(`built dist/cli.js and dist/web/ from ${inputs} files in ${Math.round(performance.now() - started)} ms\n`);
 }

@@ -15,6 +15,8 @@ import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { sessionPages } from "./http/sessions.js";
+import { webAppPages } from "./http/webApp.js";
+import { JSON_SURFACE } from "./http/webSession.js";
 import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
@@ -127,6 +129,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   mountRoutes(app, ctx, ROUTES);
+  mountRoutes(app, ctx, ROUTES, JSON_SURFACE);
+  await app.register(webAppPages, { ctx });
   await app.register(accountPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });

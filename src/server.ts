@@ -38,6 +38,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       `  email:    ${credentials.email}`,
       ...(credentials.generatedPassword ? [`  password: ${showGeneratedPassword(config.dataDir, credentials.generatedPassword)}`] : []),
       `  API key:  ${credentials.apiKey}`,
+      `Open ${config.externalUrl}/ in a browser and log in with this email and password.`,
       `Try: curl -u '${credentials.email}:${credentials.apiKey}' ${config.externalUrl}/api/v1/users/me`,
       "",
     ];

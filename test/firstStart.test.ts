@@ -78,6 +78,7 @@ describe("first start (npm start on an empty database)", () => {
     expect(email).toBe("owner@parley.example");
     expect(password).toMatch(/^\S{12,}$/);
     expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(out).toMatch(/Open http:\/\/\S+\/ in a browser and log in with this email and password\./);
 
     const me = await (await fetch(`${first.baseUrl}/api/v1/users/me`, { headers: basic(email!, apiKey!) })).json();
     expect(me).toMatchObject({ result: "success", email, role: 100, is_owner: true });

@@ -94,6 +94,22 @@ describe("npm start (the precompiled bundle)", () => {
     );
     expect(fs.readFileSync(path.join(outbox, eml), "utf8")).toContain("To: new-owner@parley.example");
 
+    // The web app: the sign-in form, then the shell with the built script, served by the same process.
+    const password = /password:\s+(\S+)/.exec(server.output())![1];
+    const login = await fetch(`${base}/accounts/login/`, {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ username: credentials.email, password }),
+    });
+    expect(login.status).toBe(302);
+    const cookie = login.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const shell = await (await fetch(`${base}/`, { headers: { Cookie: cookie } })).text();
+    const script = /<script type="module" src="([^"]+)"><\/script>/.exec(shell)?.[1];
+    expect(script).toMatch(/^\/static\/webapp\/main-[\w-]+\.js$/);
+    const js = await fetch(base + script);
+    expect(js.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect((await js.text()).length).toBeGreaterThan(1000);
+
     expect(await server.stop("SIGTERM")).toBe(0);
   }, 60_000);
 });

@@ -44,18 +44,19 @@ async function upgradePasswordHash(ctx: AppContext, user: User, password: string
   await userStore.replacePasswordHash(ctx.db.kysely, user.id, current, next);
 }
 
-/** A new web session for the user; returns the cookie value. */
-export async function createSession(ctx: AppContext, user: User): Promise<{ key: string; maxAge: number }> {
+/** A new web session for the user; returns the cookie value and the session's CSRF token. */
+export async function createSession(ctx: AppContext, user: User): Promise<{ key: string; csrfToken: string; maxAge: number }> {
   const key = randomBytes(32).toString("base64url");
+  const csrfToken = randomBytes(24).toString("base64url");
   const now = nowSeconds();
   await sessionStore.insert(ctx.db.kysely, {
     session_key: key,
     user_id: user.id,
-    csrf_token: randomBytes(24).toString("base64url"),
+    csrf_token: csrfToken,
     created_at: now,
     expires_at: now + SESSION_SECONDS,
   });
-  return { key, maxAge: SESSION_SECONDS };
+  return { key, csrfToken, maxAge: SESSION_SECONDS };
 }
 
 export async function endSession(ctx: AppContext, key: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { RateLimitRule } from "../config.js";
+import type { Realm, User } from "../db/schema.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
@@ -35,28 +36,45 @@ export interface SpooledFile {
   truncated: boolean;
 }
 
-/** Mounts the route table under /api/v1. */
-export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteEntry[]): void {
+/**
+ * Where the route table is mounted and how its requests authenticate: /api/v1 with API keys
+ * (below), /json with the web session and its CSRF token (webSession.ts).
+ */
+export interface ApiSurface {
+  prefix: string;
+  /** Only for endpoints that need a user; throws the error to send. */
+  authenticate(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }>;
+  clientName(request: FastifyRequest): string;
+}
+
+export const API_V1: ApiSurface = {
+  prefix: "/api/v1",
+  authenticate: authenticateApiRequest,
+  clientName: (request) => clientNameFromUserAgent(request.headers["user-agent"]),
+};
+
+/** Mounts the route table under the surface's prefix (/api/v1 unless told). */
+export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: readonly RouteEntry[], surface: ApiSurface = API_V1): void {
   for (const route of routes) {
     app.route({
       method: route.method,
-      url: `/api/v1${route.path}`,
+      url: `${surface.prefix}${route.path}`,
       config: { spoolFiles: route.endpoint.spoolFiles === true },
-      handler: (request, reply) => handle(ctx, route.endpoint, request, reply),
+      handler: (request, reply) => handle(ctx, surface, route.endpoint, request, reply),
     });
   }
 }
 
 export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private";
 
-async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
+async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
   let user = null;
   let realm = null;
   if (ep.auth === "user") {
     try {
-      ({ user, realm } = await authenticateApiRequest(ctx, request));
+      ({ user, realm } = await surface.authenticate(ctx, request));
     } catch (error) {
       // Failed authentication counts against the client's address.
       applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
@@ -75,7 +93,8 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
   }
 
   const userAgent = request.headers["user-agent"];
-  const dialect = clientDialectOf(userAgent, request.url.startsWith("/json/"));
+  // Parley's web app is the /json surface's client: it gets Zulip's names.
+  const dialect = clientDialectOf(userAgent, surface.prefix === "/json");
   const input = collectInput(request);
   const { values, ignored } = parseParams(ep.params, input.fields);
   const result = await ep.handler({
@@ -87,7 +106,7 @@ async function handle(ctx: AppContext, ep: Endpoint<any, any>, request: FastifyR
     request: {
       ip,
       userAgent: userAgent ?? "",
-      clientName: clientNameFromUserAgent(userAgent),
+      clientName: surface.clientName(request),
       dialect,
       files: input.files,
     },

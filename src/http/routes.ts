@@ -207,6 +207,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/user_uploads/temporary/:token/:filename", servedBy: "src/http/userUploads.ts", about: "an uploaded file by a temporary URL" },
   { methods: ["GET"], path: "/user_avatars/:realm_id/emoji/images/:file", servedBy: "src/http/emojiFiles.ts", about: "custom emoji images" },
   { methods: ["GET"], path: "/external_content/:digest/:hex", servedBy: "src/http/externalContent.ts", about: "the camo-compatible media proxy of message images and previews" },
+  { methods: ["GET"], path: "/", servedBy: "src/http/webApp.ts", about: "the web app (signed in) or a redirect to /login/" },
+  { methods: ["GET"], path: "/login/", servedBy: "src/http/webApp.ts", about: "the sign-in page" },
+  { methods: ["GET"], path: "/accounts/login/", servedBy: "src/http/webApp.ts", about: "Zulip's sign-in URL: a redirect to /login/" },
+  { methods: ["GET", "POST"], path: "/devlogin/", servedBy: "src/http/webApp.ts", about: "development mode: sign in as any user" },
+  { methods: ["GET"], path: "/static/webapp/:file", servedBy: "src/http/webApp.ts", about: "the web app's built assets" },
+  { methods: ["GET"], path: "/static/pages.css", servedBy: "src/http/webApp.ts", about: "the sign-in pages' style" },
   { methods: ["GET"], path: "/calls/bigbluebutton/join", servedBy: "src/http/videoCallPages.ts", about: "a BigBlueButton join link: creates the meeting, then redirects there" },
   { methods: ["GET"], path: "/static/generated/emoji/emoji_api.json", servedBy: "src/app.ts", about: "`server_emoji_data_url`" },
   { methods: ["GET"], path: "/health", servedBy: "src/app.ts", about: "health check (reads the database)" },
@@ -217,9 +223,10 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["POST"], path: "/api/v1/external/slack_incoming", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: Slack-compatible" },
 ];
 
-/** Whether (method, url) as Fastify registers it is listed in ROUTES or HTTP_ROUTES (HEAD: also a listed GET's). */
+/** Whether (method, url) as Fastify registers it is listed in ROUTES (under /api/v1 or /json) or HTTP_ROUTES (HEAD: also a listed GET's). */
 export function isListedRoute(method: string, url: string): boolean {
-  const apiPath = url.startsWith("/api/v1/") ? url.slice("/api/v1".length) : undefined;
+  // The route table is mounted twice: /api/v1 (API keys) and /json (the web app's session).
+  const apiPath = url.startsWith("/api/v1/") ? url.slice("/api/v1".length) : url.startsWith("/json/") ? url.slice("/json".length) : undefined;
   const listed = (m: string) =>
     (apiPath !== undefined && ROUTES.some((r) => r.method === m && r.path === apiPath)) ||
     HTTP_ROUTES.some((r) => r.path === url && (r.methods as readonly string[]).includes(m));

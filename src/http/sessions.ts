@@ -2,18 +2,21 @@ import type { FastifyInstance } from "fastify";
 import { createSession, endSession, passwordLogin } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
 import { errorEnvelope } from "./mount.js";
+import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
+import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
 
 /**
  * Web sessions (Zulip's /accounts/login/ and /accounts/logout/): a password login sets the
- * `sessionid` cookie (HttpOnly, SameSite=Lax, Secure on https), which the endpoints a browser
- * reaches directly accept: file URLs under /user_uploads and the tus upload endpoint. Lax cookies
- * are not sent with cross-site POST/PATCH requests, so another site cannot upload as the user.
+ * `sessionid` and `csrftoken` cookies (HttpOnly, SameSite=Lax, Secure on https, webSession.ts).
+ * The session authenticates the web app's /json requests and the endpoints a browser reaches
+ * directly: file URLs under /user_uploads and the tus upload endpoint. Lax cookies are not sent
+ * with cross-site POST/PATCH requests, so another site cannot upload as the user.
+ * A failed login from the /login/ form (a browser asking for HTML) shows the form again with the error.
  */
-export const SESSION_COOKIE = "sessionid";
+export { SESSION_COOKIE };
 
 export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  const secure = ctx.config.externalUrl.startsWith("https:");
 
   app.post<{ Body: { username?: string; password?: string } }>("/accounts/login/", async (request, reply) => {
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
@@ -22,11 +25,15 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
     }
     try {
       const { user } = await passwordLogin(ctx, username.trim(), password);
-      const session = await createSession(ctx, user);
-      reply.setCookie(SESSION_COOKIE, session.key, { path: "/", httpOnly: true, sameSite: "lax", secure, maxAge: session.maxAge });
+      setSessionCookies(ctx, reply, await createSession(ctx, user));
       return reply.redirect("/", 302);
     } catch (error) {
       const { status, body, headers } = errorEnvelope(error);
+      if (wantsHtml(request) && status < 500) {
+        const retry = headers["Retry-After"];
+        const message = retry ? `Too many failed attempts. Try again in ${retry} seconds.` : String(body.msg);
+        return sendHtml(reply.headers(headers), status, loginPage(ctx, { error: message, email: username }));
+      }
       return reply.status(status).headers(headers).send(body);
     }
   });
@@ -34,7 +41,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
   app.post("/accounts/logout/", async (request, reply) => {
     const key = request.cookies[SESSION_COOKIE];
     if (key) await endSession(ctx, key);
-    reply.clearCookie(SESSION_COOKIE, { path: "/" });
+    clearSessionCookies(reply);
     return reply.redirect("/login/", 302);
   });
 }

@@ -45,18 +45,21 @@ export const userStore = {
     return rows.map(userAndRealm);
   },
 
-  /** The user of an unexpired web session, with their realm, in one statement. */
-  async getWithRealmBySession(q: Executor, sessionKey: string, now: number): Promise<{ user: User; realm: Realm } | undefined> {
+  /** The user of an unexpired web session, with their realm and the session's CSRF token, in one statement. */
+  async getWithRealmBySession(q: Executor, sessionKey: string, now: number): Promise<{ user: User; realm: Realm; csrfToken: string } | undefined> {
     const row = await q
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
       .innerJoin("realms", "realms.id", "users.realm_id")
       .selectAll("users")
       .select(prefixedRealmColumns)
+      .select("sessions.csrf_token as session__csrf_token")
       .where("sessions.session_key", "=", sessionKey)
       .where("sessions.expires_at", ">", now)
       .executeTakeFirst();
-    return row && userAndRealm(row);
+    if (!row) return undefined;
+    const { session__csrf_token: csrfToken, ...rest } = row;
+    return { ...userAndRealm(rest), csrfToken };
   },
 
   async getByApiKey(q: Executor, apiKey: string): Promise<User | undefined> {

@@ -30,7 +30,8 @@ export interface ServerProcess {
  * or with `args` another entry point (e.g. the bundle `npm start` runs: scripts/start.mjs serve).
  */
 export async function startServerProcess(env: Record<string, string>, args = ["--import", "tsx", "src/cli.ts", "serve"]): Promise<ServerProcess> {
-  const port = await freePort();
+  // PARLEY_PORT in `env` keeps a port across restarts (browser tests); otherwise a free one.
+  const port = env.PARLEY_PORT ? Number(env.PARLEY_PORT) : await freePort();
   let out = "";
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
@@ -50,7 +51,10 @@ export async function startServerProcess(env: Record<string, string>, args = ["-
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { createSession } from "../actions/login.js";
+import type { AppContext } from "../appContext.js";
+import { realmStore } from "../store/realms.js";
+import { userStore } from "../store/users.js";
+import { escapeHtml } from "../util/html.js";
+import { webAppShell, webAppAssets } from "./webAppAssets.js";
+import { sessionUser, setSessionCookies } from "./webSession.js";
+
+/**
+ * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
+ * /login/), `/login/` (the form posting to POST /accounts/login/, sessions.ts), `/devlogin/` in
+ * development mode (pick a user, no password) and the app's built files under /static/webapp/.
+ * Every page has a Content-Security-Policy that allows no inline script.
+ */
+export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  const assets = webAppAssets();
+
+  app.get("/", async (request, reply) => {
+    const found = await sessionUser(ctx, request);
+    if (!found) return reply.redirect("/login/", 302);
+    return sendHtml(reply, 200, webAppShell(assets, { csrfToken: found.csrfToken, userId: found.user.id }));
+  });
+
+  app.get("/login/", async (request, reply) => {
+    if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
+    return sendHtml(reply, 200, loginPage(ctx, {}));
+  });
+  app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
+
+  app.get("/devlogin/", async (_request, reply) => {
+    if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
+    return sendHtml(reply, 200, await devLoginPage(ctx));
+  });
+
+  app.post<{ Body: { email?: unknown } }>("/devlogin/", async (request, reply) => {
+    if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
+    const email = typeof request.body?.email === "string" ? request.body.email : "";
+    const user = (await userStore.listByApiEmail(ctx.db.kysely, email)).find((u) => u.is_active && !u.is_bot);
+    const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
+    if (!user || !realm || realm.deactivated) return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
+    setSessionCookies(ctx, reply, await createSession(ctx, user));
+    return reply.redirect("/", 302);
+  });
+
+  app.get<{ Params: { file: string } }>("/static/webapp/:file", async (request, reply) => {
+    const file = assets.files.get(request.params.file);
+    if (!file) return reply.status(404).type("text/plain; charset=utf-8").send("Not found");
+    // File names carry a content hash: cache for a year.
+    return reply.type(file.type).header("Cache-Control", "public, max-age=31536000, immutable").send(file.data);
+  });
+
+  app.get("/static/pages.css", async (_request, reply) => reply.type("text/css; charset=utf-8").header("Cache-Control", "public, max-age=3600").send(PAGES_CSS));
+}
+
+/** Whether the request is a browser's form submission or navigation (it asks for HTML). */
+export function wantsHtml(request: FastifyRequest): boolean {
+  return /\btext\/html\b/.test(request.headers.accept ?? "");
+}
+
+/** The sign-in form, with the error of a failed attempt and the email typed. */
+export function loginPage(ctx: AppContext, { error, email }: { error?: string; email?: string }): string {
+  const body =
+    `<h1>Log in to Parley</h1>` +
+    (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "") +
+    `<form method="post" action="/accounts/login/">` +
+    `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
+    `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
+    `<button type="submit">Log in</button></form>` +
+    (ctx.config.dev ? `<p class="hint"><a href="/devlogin/">Development login</a> (no password)</p>` : "");
+  return simplePage("Log in", body);
+}
+
+async function devLoginPage(ctx: AppContext): Promise<string> {
+  const items: string[] = [];
+  for (const realm of await realmStore.list(ctx.db.kysely)) {
+    if (realm.deactivated) continue;
+    const users = (await userStore.listInRealm(ctx.db.kysely, realm.id)).filter((u) => u.is_active && !u.is_bot);
+    users.sort((a, b) => a.full_name.localeCompare(b.full_name));
+    items.push(`<h2>${escapeHtml(realm.name)}</h2><div class="users">`);
+    for (const user of users) {
+      items.push(
+        `<form method="post" action="/devlogin/"><input type="hidden" name="email" value="${escapeHtml(user.email)}">` +
+          `<button type="submit" class="user">${escapeHtml(user.full_name)}<small>${escapeHtml(user.email)}</small></button></form>`,
+      );
+    }
+    items.push(`</div>`);
+  }
+  return simplePage("Development login", `<h1>Log in as</h1>${items.join("")}<p class="hint"><a href="/login/">Log in with a password</a></p>`);
+}
+
+function simplePage(title: string, body: string): string {
+  return (
+    `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<meta name="color-scheme" content="light dark"><title>${escapeHtml(title)} | Parley</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/static/pages.css"></head>` +
+    `<body><main class="card">${body}</main></body></html>\n`
+  );
+}
+
+/** No inline scripts or styles, nothing from other origins, no framing. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+export function sendHtml(reply: FastifyReply, status: number, html: string): FastifyReply {
+  return reply
+    .status(status)
+    .type("text/html; charset=utf-8")
+    .header("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    .header("Cache-Control", "no-store")
+    .header("Referrer-Policy", "same-origin")
+    .send(html);
+}
+
+const PAGES_CSS = `:root{color-scheme:light dark;--bg:#f5f5f7;--card:#fff;--text:#1d1d1f;--muted:#6e6e73;--accent:#2f6fde;--error:#c62828;--border:#d2d2d7}
+@media (prefers-color-scheme:dark){:root{--bg:#17181a;--card:#222326;--text:#ececf0;--muted:#9a9aa2;--accent:#6d9cf2;--error:#ff7b72;--border:#3a3b40}}
+*{box-sizing:border-box}body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif}
+.card{margin:8vh 16px;padding:24px;width:100%;max-width:420px;background:var(--card);border:1px solid var(--border);border-radius:12px}
+h1{font-size:1.4rem;margin:0 0 16px}h2{font-size:1rem;color:var(--muted);margin:20px 0 8px}
+label{display:block;margin:12px 0 4px;font-weight:600}input{width:100%;padding:10px;font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}
+button{font:inherit;cursor:pointer}form>button[type=submit]{margin-top:16px;width:100%;padding:10px;border:0;border-radius:8px;background:var(--accent);color:#fff;font-weight:600}
+.error{color:var(--error);margin:0 0 8px}.hint{color:var(--muted);font-size:.9rem;margin-top:16px}a{color:var(--accent)}
+.users form{margin:0}.users .user{display:block;width:100%;text-align:left;margin:4px 0;padding:8px 10px;border:1px solid var(--border);border-radius:8px;background:transparent;color:inherit}
+.user small{display:block;color:var(--muted)}
+`;

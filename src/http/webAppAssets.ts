@@ -1,0 +1,74 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { escapeHtml } from "../util/html.js";
+
+/**
+ * The web app's built files (Vite's output in dist/web/, scripts/build.mjs), read once at start
+ * and served from memory: a few hundred KB. The manifest names the entry script, its CSS and the
+ * chunks it imports, which the shell preloads.
+ */
+export interface WebAppAssets {
+  files: Map<string, { type: string; data: Buffer }>;
+  entry: { script: string; css: string[]; preload: string[] } | null;
+}
+
+const PUBLIC_PATH = "/static/webapp/";
+const TYPES: Record<string, string> = {
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+  ".map": "application/json",
+};
+
+/** dist/web next to the server bundle (dist/cli.js), or from src/http/ when run through tsx. */
+function webDir(): string | null {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.join(here, "web"), path.join(here, "..", "..", "dist", "web")]) {
+    if (fs.existsSync(path.join(candidate, ".vite", "manifest.json"))) return candidate;
+  }
+  return null;
+}
+
+export function webAppAssets(): WebAppAssets {
+  const dir = webDir();
+  const files = new Map<string, { type: string; data: Buffer }>();
+  if (!dir) return { files, entry: null };
+  for (const name of fs.readdirSync(dir)) {
+    const type = TYPES[path.extname(name)];
+    if (type) files.set(name, { type, data: fs.readFileSync(path.join(dir, name)) });
+  }
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, ".vite", "manifest.json"), "utf8")) as Record<
+    string,
+    { file: string; css?: string[]; imports?: string[]; isEntry?: boolean }
+  >;
+  const entryChunk = Object.values(manifest).find((chunk) => chunk.isEntry);
+  if (!entryChunk) return { files, entry: null };
+  const preload = (entryChunk.imports ?? []).map((key) => manifest[key]?.file).filter((file): file is string => !!file);
+  return { files, entry: { script: entryChunk.file, css: entryChunk.css ?? [], preload } };
+}
+
+/** The HTML of `/` for a signed-in user: the app's assets and the session's CSRF token. */
+export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; userId: number }): string {
+  const head: string[] = [
+    `<meta charset="utf-8">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<meta name="color-scheme" content="light dark">`,
+    `<meta name="parley-csrf-token" content="${escapeHtml(page.csrfToken)}">`,
+    `<meta name="parley-user-id" content="${page.userId}">`,
+    `<title>Parley</title>`,
+    `<link rel="icon" href="data:,">`,
+  ];
+  let body = `<div id="app"><p class="boot">Loading…</p></div>`;
+  if (assets.entry) {
+    for (const css of assets.entry.css) head.push(`<link rel="stylesheet" href="${PUBLIC_PATH}${css}">`);
+    for (const chunk of assets.entry.preload) head.push(`<link rel="modulepreload" href="${PUBLIC_PATH}${chunk}">`);
+    head.push(`<script type="module" src="${PUBLIC_PATH}${assets.entry.script}"></script>`);
+  } else {
+    head.push(`<link rel="stylesheet" href="/static/pages.css">`);
+    body = `<main class="card"><h1>The web app is not built</h1><p>Run <code>npm install</code> (or <code>node scripts/build.mjs</code>) and restart Parley.</p></main>`;
+  }
+  return `<!DOCTYPE html>\n<html lang="en"><head>${head.join("")}</head><body>${body}</body></html>\n`;
+}

@@ -1,0 +1,89 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import type { Realm, User } from "../db/schema.js";
+import { apiKeysEqual } from "../lib/apiKeys.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
+import { ApiError } from "./errors.js";
+import type { ApiSurface } from "./mount.js";
+
+/**
+ * The web app's side of the API: the route table mounted again under /json (as Zulip's web app
+ * calls it), authenticated by the `sessionid` cookie of POST /accounts/login/. Every request
+ * that may change state (any method but GET and HEAD) must carry the session's CSRF token in
+ * the X-CSRFToken header, as Django's CSRF middleware wants in Zulip: a cookie goes with
+ * requests another site makes the browser send, the token only with pages that can read it.
+ * An Authorization header authenticates by API key instead (no CSRF check: no cookie involved).
+ */
+export const SESSION_COOKIE = "sessionid";
+/** Zulip's name; the web app reads the token from its page (the cookie is HttpOnly). */
+export const CSRF_COOKIE = "csrftoken";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export class SessionRequiredError extends ApiError {
+  constructor() {
+    super("Not logged in: API authentication or user session required", {
+      code: "UNAUTHORIZED",
+      status: 401,
+      headers: { "WWW-Authenticate": 'Session realm="zulip"' },
+    });
+  }
+}
+
+export class CsrfError extends ApiError {
+  constructor(reason: string) {
+    super(`CSRF error: ${reason}`, { code: "CSRF_FAILED", status: 403 });
+  }
+}
+
+/** The signed-in user of a browser request, with the session's CSRF token; null when none. */
+export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
+  const key = request.cookies[SESSION_COOKIE];
+  if (!key) return null;
+  const found = await userStore.getWithRealmBySession(ctx.db.kysely, key, nowSeconds());
+  if (!found || !found.user.is_active || found.realm.deactivated) return null;
+  return found;
+}
+
+async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
+  if (request.headers.authorization) return authenticateApiRequest(ctx, request);
+  const found = await sessionUser(ctx, request);
+  if (!found) throw new SessionRequiredError();
+  if (!SAFE_METHODS.has(request.method)) checkCsrfToken(request, found.csrfToken);
+  return { user: found.user, realm: found.realm };
+}
+
+function checkCsrfToken(request: FastifyRequest, expected: string): void {
+  const sent = request.headers["x-csrftoken"];
+  if (typeof sent !== "string" || sent === "") throw new CsrfError("CSRF token missing.");
+  if (!apiKeysEqual(sent, expected)) throw new CsrfError("CSRF token from the 'X-Csrftoken' HTTP header incorrect.");
+}
+
+/**
+ * Zulip's process_client for browser views: requests from the web app are the "website" client,
+ * except Zulip's desktop app, which names itself in its User-Agent.
+ */
+function webClientName(request: FastifyRequest): string {
+  const name = clientNameFromUserAgent(request.headers["user-agent"]);
+  return name.startsWith("Zulip") ? name : "website";
+}
+
+export const JSON_SURFACE: ApiSurface = {
+  prefix: "/json",
+  authenticate: authenticateJsonRequest,
+  clientName: webClientName,
+};
+
+/** Starts a web session: the `sessionid` and `csrftoken` cookies (HttpOnly, SameSite=Lax, Secure on https). */
+export function setSessionCookies(ctx: AppContext, reply: FastifyReply, session: { key: string; csrfToken: string; maxAge: number }): void {
+  const options = { path: "/", httpOnly: true, sameSite: "lax" as const, secure: ctx.config.externalUrl.startsWith("https:"), maxAge: session.maxAge };
+  reply.setCookie(SESSION_COOKIE, session.key, options);
+  reply.setCookie(CSRF_COOKIE, session.csrfToken, options);
+}
+
+export function clearSessionCookies(reply: FastifyReply): void {
+  reply.clearCookie(SESSION_COOKIE, { path: "/" });
+  reply.clearCookie(CSRF_COOKIE, { path: "/" });
+}

@@ -1,0 +1,246 @@
+import { describe, expect, it } from "vitest";
+import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { validateResponse } from "../support/openapi.js";
+import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+
+// The web app's sign-in and its /json API: session cookies, CSRF tokens, the pages.
+const t = useTestServer({
+  dev: true,
+  rateLimits: {
+    enabled: true,
+    user: { max: 10_000, windowSeconds: 60 },
+    ip: { max: 10_000, windowSeconds: 60 },
+    login: { max: 3, windowSeconds: 1800 },
+    email: { max: 100, windowSeconds: 3600 },
+  },
+});
+const secure = useTestServer({ externalUrl: "https://chat.example.com" });
+
+/** A browser's view of a session: its cookies and the CSRF token of the page. */
+interface Browser {
+  cookie: string;
+  csrfToken: string;
+  setCookies: string[];
+}
+
+function cookiesOf(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    const eq = pair.indexOf("=");
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+async function formLogin(server: TestServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${server.baseUrl}/accounts/login/`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { Accept: "text/html,application/xhtml+xml", ...headers },
+    body: new URLSearchParams({ username: email, password }),
+  });
+}
+
+async function signIn(server: TestServer, email: string): Promise<Browser> {
+  const res = await formLogin(server, email, DEV_PASSWORD);
+  expect(res.status).toBe(302);
+  const cookies = cookiesOf(res);
+  const cookie = `sessionid=${cookies.sessionid}; csrftoken=${cookies.csrftoken}`;
+  const page = await (await fetch(`${server.baseUrl}/`, { headers: { Cookie: cookie } })).text();
+  const csrfToken = /<meta name="parley-csrf-token" content="([^"]+)">/.exec(page)?.[1] ?? "";
+  return { cookie, csrfToken, setCookies: res.headers.getSetCookie() };
+}
+
+async function json(browser: Browser | null, method: string, path: string, params: Record<string, string> = {}, headers: Record<string, string> = {}) {
+  const url = new URL(`${t.baseUrl}/json${path}`);
+  const init: RequestInit = { method, headers: { ...(browser ? { Cookie: browser.cookie } : {}), ...headers } };
+  if (method === "GET") for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  else init.body = new URLSearchParams(params);
+  const res = await fetch(url, init);
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+const csrf = (browser: Browser) => ({ "X-CSRFToken": browser.csrfToken });
+
+describe("signing in", () => {
+  it("sends a visitor without a session from / to /login/, which shows the form", async () => {
+    const root = await fetch(`${t.baseUrl}/`, { redirect: "manual" });
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/login/");
+    const login = await fetch(`${t.baseUrl}/login/`);
+    expect(login.status).toBe(200);
+    expect(login.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await login.text();
+    expect(html).toContain('<form method="post" action="/accounts/login/">');
+    expect(html).toContain('name="username"');
+    expect(html).toContain('name="password"');
+    expect(html).toContain('href="/devlogin/"'); // development mode
+  });
+
+  it("shows the error on the form after a wrong password, keeping the email", async () => {
+    const res = await formLogin(t, "cordelia@zulip.com", "not the password");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toContain('role="alert">Your username or password is incorrect</p>');
+    expect(html).toContain('value="cordelia@zulip.com"');
+    expect(cookiesOf(res).sessionid).toBeUndefined();
+  });
+
+  it("applies the login rate limit to the form, and says when to try again", async () => {
+    for (let i = 0; i < 3; i++) expect((await formLogin(t, "prospero@zulip.com", "wrong")).status).toBe(401);
+    const limited = await formLogin(t, "prospero@zulip.com", DEV_PASSWORD);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await limited.text()).toMatch(/Too many failed attempts\. Try again in \d+ seconds\./);
+    expect(cookiesOf(limited).sessionid).toBeUndefined();
+  });
+
+  it("sets HttpOnly, SameSite=Lax session and CSRF cookies, not Secure on http", async () => {
+    const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD);
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/");
+    const lines = res.headers.getSetCookie();
+    for (const name of ["sessionid", "csrftoken"]) {
+      const line = lines.find((l) => l.startsWith(`${name}=`))!;
+      expect(line).toMatch(/; HttpOnly/i);
+      expect(line).toMatch(/; SameSite=Lax/i);
+      expect(line).toMatch(/; Path=\//);
+      expect(line).not.toMatch(/; Secure/i);
+    }
+  });
+
+  it("marks the cookies Secure when PARLEY_EXTERNAL_URL is https", async () => {
+    const res = await formLogin(secure, "hamlet@zulip.com", DEV_PASSWORD);
+    expect(res.status).toBe(302);
+    const lines = res.headers.getSetCookie();
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/; Secure/i);
+  });
+
+  it("serves the app at / with a CSRF token and a policy that allows no inline script", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    expect(hamlet.csrfToken).toMatch(/^\S{20,}$/);
+    expect(hamlet.cookie).toContain(`csrftoken=${hamlet.csrfToken}`);
+    const res = await fetch(`${t.baseUrl}/`, { headers: { Cookie: hamlet.cookie } });
+    expect(res.status).toBe(200);
+    const policy = res.headers.get("content-security-policy")!;
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain("unsafe-inline");
+    expect(policy).toContain("frame-ancestors 'none'");
+    const html = await res.text();
+    expect(html).toContain(`<meta name="parley-user-id" content="${(await t.user("hamlet")).id}">`);
+    // Every script is a file of the app (no inline code), served from this server.
+    for (const tag of html.match(/<script[^>]*>/g) ?? []) {
+      const src = /src="([^"]+)"/.exec(tag)?.[1];
+      expect(src).toMatch(/^\/static\/webapp\//);
+      expect((await fetch(`${t.baseUrl}${src}`)).status).toBe(200);
+    }
+    // A signed-in visitor of /login/ goes to the app.
+    const login = await fetch(`${t.baseUrl}/login/`, { redirect: "manual", headers: { Cookie: hamlet.cookie } });
+    expect(login.headers.get("location")).toBe("/");
+  });
+
+  it("signs out: the session ends and its cookies are cleared", async () => {
+    const iago = await signIn(t, "iago@zulip.com");
+    expectSuccess(await json(iago, "GET", "/users/me"));
+    const out = await fetch(`${t.baseUrl}/accounts/logout/`, { method: "POST", redirect: "manual", headers: { Cookie: iago.cookie } });
+    expect(out.status).toBe(302);
+    expect(out.headers.get("location")).toBe("/login/");
+    const cleared = cookiesOf(out);
+    expect(cleared.sessionid).toBe("");
+    expect(cleared.csrftoken).toBe("");
+    expect((await json(iago, "GET", "/users/me")).status).toBe(401);
+    expect((await fetch(`${t.baseUrl}/`, { redirect: "manual", headers: { Cookie: iago.cookie } })).headers.get("location")).toBe("/login/");
+  });
+});
+
+describe("/json: the API with the session", () => {
+  it("answers as /api/v1 does, and refuses a request without a session", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    const viaJson = await json(hamlet, "GET", "/users/me");
+    validateResponse("GET", "/api/v1/users/me", viaJson.status, viaJson.body);
+    const viaApi = await t.get("hamlet", "/api/v1/users/me");
+    expect(viaJson.body).toEqual(viaApi.body);
+
+    const anonymous = await json(null, "GET", "/users/me");
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ result: "error", msg: "Not logged in: API authentication or user session required", code: "UNAUTHORIZED" });
+    expect(anonymous.headers.get("www-authenticate")).toBe('Session realm="zulip"');
+    const forged = await json({ cookie: "sessionid=not-a-session", csrfToken: "", setCookies: [] }, "GET", "/users/me");
+    expect(forged.status).toBe(401);
+    // Endpoints that need no user work without a session.
+    expectSuccess(await json(null, "GET", "/server_settings"));
+  });
+
+  it("refuses a state-changing request without the CSRF token, and changes nothing", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    const message = { type: "stream", to: "Verona", topic: "csrf", content: "forged" };
+    const missing = await json(hamlet, "POST", "/messages", message);
+    expect(missing.status).toBe(403);
+    expect(missing.body).toEqual({ result: "error", msg: "CSRF error: CSRF token missing.", code: "CSRF_FAILED" });
+    const wrong = await json(hamlet, "POST", "/messages", message, { "X-CSRFToken": "x".repeat(hamlet.csrfToken.length) });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.msg).toBe("CSRF error: CSRF token from the 'X-Csrftoken' HTTP header incorrect.");
+    // Another session's token is not this one's.
+    const othello = await signIn(t, "othello@zulip.com");
+    expect((await json(hamlet, "POST", "/messages", message, csrf(othello))).status).toBe(403);
+    expect((await json(hamlet, "PATCH", "/settings", { full_name: "Forged" })).body.code).toBe("CSRF_FAILED");
+    expect((await json(hamlet, "DELETE", "/users/me/subscriptions", { subscriptions: '["Verona"]' })).body.code).toBe("CSRF_FAILED");
+    expect((await t.get("hamlet", "/api/v1/users/me/subscriptions")).body.subscriptions.map((s: any) => s.name)).toContain("Verona");
+    const topic = await t.get("hamlet", "/api/v1/messages", { narrow: [{ operator: "topic", operand: "csrf" }], anchor: "newest", num_before: 10, num_after: 0 });
+    expect(topic.body.messages).toEqual([]);
+    expect((await t.user("hamlet")).full_name).toBe("King Hamlet");
+  });
+
+  it("accepts it with the token; the message comes from the website client", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    const sent = expectSuccess(await json(hamlet, "POST", "/messages", { type: "stream", to: "Verona", topic: "web", content: "from the browser" }, csrf(hamlet)));
+    const fetched = await json(hamlet, "GET", `/messages/${sent.id}`);
+    expect(fetched.body.message).toMatchObject({ id: sent.id, client: "website", content: "<p>from the browser</p>" });
+  });
+
+  it("registers and long-polls events with the session (GET needs no token)", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    const registered = expectSuccess(await json(hamlet, "POST", "/register", { event_types: JSON.stringify(["message"]), apply_markdown: "true" }, csrf(hamlet)));
+    const poll = json(hamlet, "GET", "/events", { queue_id: registered.queue_id, last_event_id: String(registered.last_event_id) });
+    await t.post("othello", "/api/v1/messages", { type: "private", to: JSON.stringify(["hamlet@zulip.com"]), content: "psst" });
+    const events = expectSuccess(await poll);
+    expect(events.events.some((e: any) => e.type === "message" && e.message.content === "<p>psst</p>")).toBe(true);
+    expectSuccess(await json(hamlet, "DELETE", "/events", { queue_id: registered.queue_id }, csrf(hamlet)));
+  });
+
+  it("takes API-key credentials too, without a CSRF token", async () => {
+    const res = await fetch(`${t.baseUrl}/json/users/me/presence`, {
+      method: "POST",
+      headers: { Authorization: await t.authHeader("othello") },
+      body: new URLSearchParams({ status: "active" }),
+    });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe("development login", () => {
+  it("lists the organization's people and signs in as the one picked", async () => {
+    const page = await (await fetch(`${t.baseUrl}/devlogin/`)).text();
+    expect(page).toContain('value="desdemona@zulip.com"');
+    expect(page).not.toContain("welcome-bot@zulip.com"); // bots cannot sign in
+    const res = await fetch(`${t.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "desdemona@zulip.com" }) });
+    expect(res.status).toBe(302);
+    const cookies = cookiesOf(res);
+    const me = await fetch(`${t.baseUrl}/json/users/me`, { headers: { Cookie: `sessionid=${cookies.sessionid}` } });
+    expect(await me.json()).toMatchObject({ email: "desdemona@zulip.com" });
+    const unknown = await fetch(`${t.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "nobody@zulip.com" }) });
+    expect(unknown.status).toBe(400);
+    expect(cookiesOf(unknown).sessionid).toBeUndefined();
+  });
+
+  it("does not exist outside development mode", async () => {
+    expect((await fetch(`${secure.baseUrl}/devlogin/`)).status).toBe(404);
+    const res = await fetch(`${secure.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "desdemona@zulip.com" }) });
+    expect(res.status).toBe(404);
+    expect(cookiesOf(res).sessionid).toBeUndefined();
+    expect(await (await fetch(`${secure.baseUrl}/login/`)).text()).not.toContain("/devlogin/");
+  });
+});

@@ -1,0 +1,316 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a JavaScript module without types
+import { build, isBuilt } from "../../scripts/build.mjs";
+import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { chromiumFound, launchChromium } from "../support/browser.js";
+import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+
+// The web app in a real Chromium: two people in two browser contexts, against a server process
+// in development mode (Zulip's development organization), restarted in the middle.
+const servers = useServerProcesses();
+let env: Record<string, string>;
+let server: ServerProcess;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let hamlet: Page;
+let othello: Page;
+const HAMLET_ID = 10;
+const OTHELLO_ID = 12;
+
+async function startServer(port: number): Promise<void> {
+  server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_RATE_LIMITS: "0", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+}
+
+/** The unread count shown next to a sidebar entry (0 when none is shown). */
+async function sidebarCount(page: Page, selector: string): Promise<number> {
+  const count = page.locator(`${selector} > a .count`);
+  return (await count.count()) === 0 ? 0 : Number(await count.textContent());
+}
+
+/**
+ * Latency as the people see it, measured in the pages (one clock: same machine), not including
+ * the test driver's round trips: the sender's page notes when the key is pressed, the receiver's
+ * page when `selector` first shows `text`.
+ */
+async function watchFor(page: Page, selector: string, text: string): Promise<void> {
+  await page.evaluate(
+    ([sel, want]) => {
+      const w = window as any;
+      w.parleySeenAt = null;
+      const check = () => {
+        if (w.parleySeenAt === null && document.querySelector(sel)?.textContent === want) w.parleySeenAt = Date.now();
+      };
+      new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
+      check();
+    },
+    [selector, text],
+  );
+}
+
+async function sendWithKeyboard(page: Page): Promise<number> {
+  const sentAt = await page.evaluate(() => Date.now());
+  await page.press(".compose textarea", "Control+Enter");
+  return sentAt;
+}
+
+async function latency(receiver: Page, sentAt: number): Promise<number> {
+  await expect.poll(() => receiver.evaluate(() => (window as any).parleySeenAt), { timeout: 5000 }).not.toBeNull();
+  return (await receiver.evaluate(() => (window as any).parleySeenAt)) - sentAt;
+}
+
+describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
+  beforeAll(async () => {
+    // The server serves dist/web: build it when web/ changed since the last build.
+    if (!isBuilt()) await build();
+    env = await servers.freshEnv();
+    await startServer(await freePort());
+    ({ browser, close: closeBrowser } = await launchChromium());
+  }, 60_000);
+  afterAll(async () => {
+    await closeBrowser?.();
+  });
+
+  it("signs in with a password, and through the development login", async () => {
+    hamlet = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    hamlet.on("pageerror", (error) => console.error("hamlet's page:", error));
+    await hamlet.goto(`${server.baseUrl}/`);
+    expect(new URL(hamlet.url()).pathname).toBe("/login/");
+    await hamlet.fill("#username", "hamlet@zulip.com");
+    await hamlet.fill("#password", "wrong");
+    await hamlet.click("button[type=submit]");
+    await expect.poll(() => hamlet.locator(".error").textContent()).toBe("Your username or password is incorrect");
+    await hamlet.fill("#password", DEV_PASSWORD);
+    await hamlet.click("button[type=submit]");
+    await hamlet.waitForSelector(".sidebar .channels");
+    expect(new URL(hamlet.url()).pathname).toBe("/");
+
+    othello = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    othello.on("pageerror", (error) => console.error("othello's page:", error));
+    await othello.goto(`${server.baseUrl}/devlogin/`);
+    await othello.click("button:has-text('Othello, the Moor of Venice')");
+    await othello.waitForSelector(".sidebar .channels");
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Inbox");
+    // Both report their presence: each sees the other active in the people list.
+    await expect.poll(() => othello.locator(`.user-list li.active[data-user-id='${HAMLET_ID}']`).count()).toBe(1);
+    await expect.poll(() => hamlet.locator(`.user-list li.active[data-user-id='${OTHELLO_ID}']`).count()).toBe(1);
+    expect(await othello.locator(".user-list li.offline[data-user-id='8']").count()).toBe(1); // cordelia, not signed in
+  }, 30_000);
+
+  it("opens the narrow of a URL hash, old spellings included", async () => {
+    await hamlet.goto(`${server.baseUrl}/#narrow/stream/Verona/subject/web.20test`);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
+    await expect.poll(() => hamlet.locator(".compose input[aria-label=Topic]").inputValue()).toBe("web test");
+  }, 20_000);
+
+  it("shows a channel message to the other person within a second, and its unread count until it is read", async () => {
+    await othello.waitForSelector("[data-channel-id='1'] > a .count");
+    const before = await sidebarCount(othello, "[data-channel-id='1']");
+    await watchFor(othello, "[data-channel-id='1'] > a .count", String(before + 1));
+    await hamlet.fill(".compose textarea", "Hello from the browser");
+    const sentAt = await sendWithKeyboard(hamlet);
+    // Local echo at once, then the server's copy.
+    await hamlet.waitForSelector(".message .content:has-text('Hello from the browser')");
+    expect(await latency(othello, sentAt)).toBeLessThan(1000);
+    expect(await sidebarCount(othello, "[data-channel-id='1']")).toBe(before + 1);
+    await expect.poll(() => othello.locator(".inbox").textContent()).toContain("#Verona › web test");
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+
+    // Othello opens the topic: the message is seen, so read, and the count goes back.
+    await othello.click(".inbox a:has-text('#Verona › web test')");
+    await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
+    await expect.poll(() => sidebarCount(othello, "[data-channel-id='1']"), { timeout: 3000 }).toBe(before);
+    expect(othello.url()).toContain("#narrow/channel/1-Verona/topic/web.20test");
+  }, 20_000);
+
+  it("delivers a direct message within a second, with the sender's DM count", async () => {
+    await othello.goto(`${server.baseUrl}/#narrow/dm/${HAMLET_ID}-King-Hamlet`);
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("King Hamlet");
+    await hamlet.goto(`${server.baseUrl}/#inbox`);
+    await hamlet.waitForSelector(".view-title:has-text('Inbox')");
+    const dmEntry = `.dms li:has(a[data-dm='${OTHELLO_ID}'])`;
+    const before = await sidebarCount(hamlet, dmEntry); // the development data has unread DMs
+    await watchFor(hamlet, `.dms a[data-dm='${OTHELLO_ID}'] .count`, String(before + 1));
+    await othello.fill(".compose textarea", "A private word");
+    const sentAt = await sendWithKeyboard(othello);
+    expect(await latency(hamlet, sentAt)).toBeLessThan(1000);
+    expect(await sidebarCount(hamlet, dmEntry)).toBe(before + 1);
+    await hamlet.click(`.dms a[data-dm='${OTHELLO_ID}']`);
+    await hamlet.waitForSelector(".message .content:has-text('A private word')");
+    await expect.poll(() => sidebarCount(hamlet, dmEntry), { timeout: 3000 }).toBe(0);
+    // Back and forward move between the narrows.
+    await hamlet.evaluate(() => history.back());
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Inbox");
+    await hamlet.evaluate(() => history.forward());
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Othello, the Moor of Venice");
+  }, 40_000);
+
+  it("reacts, stars, edits, deletes and searches, and the other person sees each change", async () => {
+    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/actions`);
+    await hamlet.fill(".compose textarea", "Edit me");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });
+    await othello.waitForSelector(".message .content:has-text('Edit me')");
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+
+    await row(hamlet, "Edit me").hover();
+    await row(hamlet, "Edit me").locator("button[title='React with :+1:']").click();
+    await expect.poll(() => row(othello, "Edit me").locator(".reaction").textContent()).toBe("👍 1");
+
+    await row(hamlet, "Edit me").locator("button[title='Star']").click();
+    await expect.poll(() => row(hamlet, "Edit me").locator(".star").count()).toBe(1);
+
+    await row(hamlet, "Edit me").hover();
+    await row(hamlet, "Edit me").locator("summary").click();
+    await row(hamlet, "Edit me").locator("button:has-text('Edit message')").click();
+    await hamlet.fill("textarea[aria-label='Edit message']", "Edited text");
+    await hamlet.click(".edit button[type=submit]");
+    await othello.waitForSelector(".message .content:has-text('Edited text')");
+    expect(await row(othello, "Edited text").locator(".edited").count()).toBe(1);
+    expect(await row(othello, "Edited text").locator(".reaction").textContent()).toBe("👍 1");
+
+    await hamlet.fill(".compose textarea", "Delete me");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('Delete me')");
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
+    hamlet.once("dialog", (dialog) => void dialog.accept());
+    await row(hamlet, "Delete me").hover();
+    await row(hamlet, "Delete me").locator("summary").click();
+    await row(hamlet, "Delete me").locator("button:has-text('Delete message')").click();
+    await expect.poll(() => row(othello, "Delete me").count()).toBe(0);
+
+    await othello.fill(".search input", "edited");
+    await othello.press(".search input", "Enter");
+    await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Search: edited");
+    expect(othello.url()).toContain("#narrow/search/edited");
+    await othello.waitForSelector(".message .content:has-text('Edited text')");
+  }, 30_000);
+
+  it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
+    const { api_key: key } = await (await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })).json();
+    const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };
+    for (let batch = 0; batch < 45; batch++) {
+      const sent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          fetch(`${server.baseUrl}/api/v1/messages`, { method: "POST", headers: auth, body: new URLSearchParams({ type: "stream", to: "Verona", topic: "long history", content: `Line ${batch * 10 + i + 1}` }) }),
+        ),
+      );
+      expect(sent.map((res) => res.status)).toEqual(Array(10).fill(200));
+    }
+    const ends = async (anchor: string) => {
+      const query = new URLSearchParams({ anchor, num_before: anchor === "newest" ? "1" : "0", num_after: anchor === "oldest" ? "1" : "0", narrow: JSON.stringify([{ operator: "topic", operand: "long history" }]) });
+      const { messages } = await (await fetch(`${server.baseUrl}/api/v1/messages?${query}`, { headers: auth })).json();
+      return messages[0].id as number;
+    };
+    const [oldest, newest] = [await ends("oldest"), await ends("newest")];
+    // Opened at the newest message (`near`), the first 200 or so are not fetched yet.
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/long.20history/near/${newest}`);
+    await hamlet.waitForSelector(".message-list .message");
+    const list = hamlet.locator(".message-list");
+    const rows = () => hamlet.locator(".message-list .message").count();
+    const edge = () => hamlet.locator(".message-list .status.edge").textContent();
+    const BEGINNING = "This is the beginning of the conversation.";
+    // Up to the first message: each scroll to the top moves the window or fetches older history.
+    await hamlet.waitForSelector(`.message-list .message[data-id="${newest}"]`);
+    for (let i = 0; i < 60 && (await edge()) !== BEGINNING; i++) {
+      const before = await list.getAttribute("data-first");
+      // Scrolled to the top (again: a scroll while a page is loading is ignored, as the app does).
+      const toTop = () => list.evaluate((el) => ((el.scrollTop = 0), el.dispatchEvent(new Event("scroll"))));
+      await expect.poll(async () => (await toTop(), (await list.getAttribute("data-first")) !== before || (await edge()) === BEGINNING), { timeout: 10_000 }).toBe(true);
+      expect(await rows()).toBeLessThanOrEqual(300);
+    }
+    expect(await edge()).toBe(BEGINNING);
+    expect(await rows()).toBe(300);
+    expect(Number(await hamlet.locator(".message-list .message").first().getAttribute("data-id"))).toBe(oldest);
+    expect(await hamlet.locator(`.message-list .message[data-id="${newest}"]`).count()).toBe(0);
+    // Down again to the newest message.
+    for (let i = 0; i < 40 && Number(await list.getAttribute("data-last")) < newest; i++) {
+      const last = Number(await list.getAttribute("data-last"));
+      const toBottom = () => list.evaluate((el) => ((el.scrollTop = el.scrollHeight), el.dispatchEvent(new Event("scroll"))));
+      await expect.poll(async () => (await toBottom(), Number(await list.getAttribute("data-last"))), { timeout: 10_000 }).toBeGreaterThan(last);
+      expect(await rows()).toBeLessThanOrEqual(300);
+    }
+    expect(Number(await list.getAttribute("data-last"))).toBe(newest);
+    expect(await hamlet.locator(`.message-list .message[data-id="${oldest}"]`).count()).toBe(0);
+  }, 90_000);
+
+  it("carries on after a server restart without reloading, keeping what is typed", async () => {
+    await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
+    await othello.fill(".compose textarea", "a draft being typed");
+    for (const page of [hamlet, othello]) await page.evaluate(() => ((window as any).parleyNotReloaded = true));
+    const port = new URL(server.baseUrl).port;
+    await server.stop();
+    await startServer(Number(port));
+
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`).catch(() => {}); // a hash change, no reload
+    await hamlet.fill(".compose textarea", "After the restart");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('After the restart')", { timeout: 15_000 });
+    expect(await othello.locator(".compose textarea").inputValue()).toBe("a draft being typed");
+    for (const page of [hamlet, othello]) expect(await page.evaluate(() => (window as any).parleyNotReloaded)).toBe(true);
+  }, 40_000);
+
+  it("registers again when its event queue is gone, and catches up", async () => {
+    const oldQueue = await othello.locator("#app").getAttribute("data-queue-id");
+    await othello.evaluate(async (queueId) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      await fetch("/json/events", { method: "DELETE", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ queue_id: queueId! }) });
+    }, oldQueue);
+    await hamlet.fill(".compose textarea", "While the queue was gone");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('While the queue was gone')", { timeout: 15_000 });
+    expect(await othello.locator("#app").getAttribute("data-queue-id")).not.toBe(oldQueue);
+    expect(await othello.locator(".compose textarea").inputValue()).toBe("a draft being typed");
+    expect(await othello.evaluate(() => (window as any).parleyNotReloaded)).toBe(true);
+  }, 30_000);
+
+  it("follows the color scheme setting live, and fits a phone's width", async () => {
+    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await hamlet.waitForSelector(".message .content:has-text('After the restart')");
+    // Something of everything the Markdown makes, for the screenshots.
+    const sent = await othello.evaluate(async () => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      const content = "Looks good, @**King Hamlet**! :tada: Try `npm start`:\n```python\ndef greet(name):\n    return f\"Hello {name}\"\n```\n> Brevity is the soul of wit.\n\n| Act | Scene |\n|---|---|\n| I | ii |";
+      const res = await fetch("/json/messages", { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ type: "stream", to: "1", topic: "web test", content }) });
+      return (await res.json()).id as number;
+    });
+    await hamlet.waitForSelector(`.message[data-id="${sent}"] .user-mention`);
+    await hamlet.evaluate(async (id) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      await fetch(`/json/messages/${id}/reactions`, { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ emoji_name: "heart" }) });
+    }, sent);
+    await hamlet.waitForSelector(`.message[data-id="${sent}"] .reaction`);
+    // Arriving in the open view, it is seen, so read.
+    await expect.poll(() => hamlet.locator(`.message[data-id="${sent}"][data-unread]`).count()).toBe(0);
+    const setScheme = (scheme: number) =>
+      hamlet.evaluate(async (value) => {
+        const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+        await fetch("/json/settings", { method: "PATCH", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ color_scheme: String(value) }) });
+      }, scheme);
+    const shots = process.env.PARLEY_SCREENSHOTS; // a directory: the README's screenshots (docs/screenshots)
+    const shoot = async (name: string) => shots && (await hamlet.screenshot({ path: `${shots}/${name}.png` }));
+    await setScheme(3);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await shoot("desktop-light");
+    await setScheme(2);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await shoot("desktop-dark");
+
+    await hamlet.setViewportSize({ width: 360, height: 740 });
+    // Nothing wider than the screen: no horizontal scrolling.
+    expect(await hamlet.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(false);
+    await shoot("phone-dark");
+    await hamlet.click("button.menu");
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(true);
+    await setScheme(3);
+    await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("light");
+    await shoot("phone-light-sidebar");
+    await hamlet.click(".sidebar a:has-text('Inbox')");
+    await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(false);
+    await hamlet.setViewportSize({ width: 1280, height: 800 });
+  }, 30_000);
+});

@@ -1,0 +1,95 @@
+import { signal } from "@preact/signals";
+import { api, myUserId } from "./api.js";
+import { narrowHash } from "./hash.js";
+import { conversationOf, lookup, type Message } from "./state.js";
+import { replyTo } from "./components/Compose.js";
+import { pauseReading } from "./reading.js";
+
+/**
+ * What a person can do to a message (Zulip's message actions): star, react, quote and reply,
+ * copy a link, edit and delete their own. Every change goes through the API; the screen changes
+ * when the event comes back, so every open client sees the same thing.
+ */
+export const selectedId = signal<number | null>(null);
+export const editing = signal<{ id: number; content: string } | null>(null);
+export const notice = signal("");
+
+export const QUICK_REACTIONS: Array<[string, string]> = [
+  ["+1", "👍"], ["heart", "❤️"], ["smile", "😄"], ["tada", "🎉"], ["working_on_it", "🛠️"], ["thinking", "🤔"],
+];
+
+function report(error: unknown): void {
+  notice.value = (error as Error).message;
+  setTimeout(() => (notice.value = ""), 5000);
+}
+
+export function toggleStar(m: Message): void {
+  const op = m.flags.includes("starred") ? "remove" : "add";
+  api.post("/messages/flags", { messages: [m.id], op, flag: "starred" }).catch(report);
+}
+
+export function toggleReaction(m: Message, emojiName: string, emojiCode?: string, reactionType?: string): void {
+  const mine = m.reactions.some((r) => r.user_id === myUserId && (emojiCode ? r.emoji_code === emojiCode && r.reaction_type === reactionType : r.emoji_name === emojiName));
+  const params = emojiCode ? { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType } : { emoji_name: emojiName };
+  (mine ? api.del(`/messages/${m.id}/reactions`, params) : api.post(`/messages/${m.id}/reactions`, params)).catch(report);
+}
+
+async function rawContent(id: number): Promise<string> {
+  const result = await api.get(`/messages/${id}`, { apply_markdown: false });
+  return result.raw_content ?? result.message.content;
+}
+
+export function messageLink(m: Message): string {
+  const c = conversationOf(m);
+  const terms =
+    c.kind === "channel"
+      ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+      : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
+  return `${location.origin}/${narrowHash([...terms, { operator: "near", operand: String(m.id), negated: false }], lookup)}`;
+}
+
+export async function quoteAndReply(m: Message): Promise<void> {
+  try {
+    const raw = await rawContent(m.id);
+    const fence = raw.includes("```") ? "````" : "```";
+    replyTo(m, `@_**${m.sender_full_name}|${m.sender_id}** [said](${messageLink(m)}):\n${fence}quote\n${raw}\n${fence}\n`);
+  } catch (error) {
+    report(error);
+  }
+}
+
+export async function copyLink(m: Message): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(messageLink(m));
+    notice.value = "Link copied";
+    setTimeout(() => (notice.value = ""), 2000);
+  } catch (error) {
+    report(error);
+  }
+}
+
+export async function startEdit(m: Message): Promise<void> {
+  try {
+    editing.value = { id: m.id, content: await rawContent(m.id) };
+  } catch (error) {
+    report(error);
+  }
+}
+
+export function saveEdit(): void {
+  const e = editing.value;
+  if (!e) return;
+  editing.value = null;
+  api.patch(`/messages/${e.id}`, { content: e.content }).catch(report);
+}
+
+export function deleteMessage(m: Message): void {
+  if (!confirm("Delete this message?")) return;
+  api.del(`/messages/${m.id}`).catch(report);
+}
+
+export function markUnreadFrom(m: Message, messages: Message[]): void {
+  const ids = messages.filter((x) => x.id >= m.id && !x.local).map((x) => x.id);
+  pauseReading();
+  api.post("/messages/flags", { messages: ids, op: "remove", flag: "read" }).catch(report);
+}

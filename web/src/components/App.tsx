@@ -1,0 +1,108 @@
+import { signal } from "@preact/signals";
+import { Compose } from "./Compose.js";
+import { MessageList } from "./MessageList.js";
+import { Sidebar } from "./Sidebar.js";
+import { UserList } from "./UserList.js";
+import { encodeHashComponent, narrowHash, type Term } from "../hash.js";
+import { notice } from "../actions.js";
+import { SHORTCUTS, showShortcuts } from "../keyboard.js";
+import { connection, lookup, realmName, route, subscriptions, unread, unreadVersion, userName } from "../state.js";
+
+const sidebarOpen = signal(false);
+
+function title(terms: readonly Term[]): string {
+  const channel = terms.find((t) => t.operator === "channel");
+  const topic = terms.find((t) => t.operator === "topic");
+  const dm = terms.find((t) => t.operator === "dm");
+  const search = terms.find((t) => t.operator === "search");
+  const is = terms.find((t) => t.operator === "is");
+  if (channel) {
+    const name = subscriptions.value.get(Number(channel.operand))?.name ?? channel.operand;
+    return topic ? `#${name} › ${topic.operand || "general chat"}` : `#${name}`;
+  }
+  if (dm) return dm.operand.split(",").map((id) => userName(Number(id))).join(", ");
+  if (search) return `Search: ${search.operand}`;
+  if (is?.operand === "starred") return "Starred messages";
+  if (is?.operand === "mentioned") return "Mentions";
+  if (is?.operand === "dm") return "Direct messages";
+  return "Combined feed";
+}
+
+/** Inbox: every conversation with unread messages, channels first. */
+function Inbox() {
+  unreadVersion.value;
+  const rows = [...unread.conversations().values()].filter(({ conversation: c }) => c.kind === "dm" || !subscriptions.value.get(c.channelId)?.is_muted);
+  rows.sort((a, b) => b.maxId - a.maxId);
+  return (
+    <div class="inbox">
+      {rows.length === 0 && <p class="status">You have no unread messages.</p>}
+      <ul>
+        {rows.map(({ conversation: c, count }) => {
+          const terms: Term[] =
+            c.kind === "channel"
+              ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+              : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
+          return (
+            <li key={narrowHash(terms, lookup)}>
+              <a href={narrowHash(terms, lookup)}>
+                <span class="name">{title(terms)}</span>
+                <span class="count">{count}</span>
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+export function App() {
+  const r = route.value;
+  const heading = r.kind === "narrow" ? title(r.terms) : r.kind === "inbox" || r.kind === "home" ? "Inbox" : r.kind === "invalid" ? "Invalid URL" : "Combined feed";
+  return (
+    <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""}`}>
+      <header class="top">
+        <button type="button" class="menu" aria-label="Menu" onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>☰</button>
+        <a class="realm" href="#">{realmName.value || "Parley"}</a>
+        <form
+          class="search"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const q = (e.currentTarget.elements.namedItem("q") as HTMLInputElement).value.trim();
+            if (q) location.hash = `#narrow/search/${encodeHashComponent(q)}`;
+          }}
+        >
+          <input name="q" type="search" placeholder="Search" aria-label="Search" />
+        </form>
+        {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
+        <form method="post" action="/accounts/logout/" class="logout">
+          <button type="submit">Log out</button>
+        </form>
+      </header>
+      <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
+      <main class="main">
+        <h1 class="view-title">{heading}</h1>
+        {r.kind === "inbox" || r.kind === "home" ? <Inbox /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
+        <Compose />
+      </main>
+      <UserList />
+      {notice.value && <div class="notice" role="status">{notice.value}</div>}
+      {showShortcuts.value && (
+        <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
+          <h2>Keyboard shortcuts</h2>
+          <table>
+            <tbody>
+              {SHORTCUTS.map(([keys, what]) => (
+                <tr key={keys}>
+                  <td><kbd>{keys}</kbd></td>
+                  <td>{what}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,136 @@
+import { signal } from "@preact/signals";
+import { useRef } from "preact/hooks";
+import { myUserId } from "../api.js";
+import { type Destination, send } from "../outbox.js";
+import { type Message, route, settings, subscriptions, typing, userName, users } from "../state.js";
+import { conversationKey } from "../unread.js";
+import { api } from "../api.js";
+
+/**
+ * The compose box, kept in signals outside the message view so that navigation, reconnection and
+ * re-registration never lose what is typed. The destination follows the open narrow.
+ */
+const content = signal("");
+const topic = signal("");
+const channelId = signal<number | null>(null);
+const dmTo = signal<number[] | null>(null);
+const error = signal("");
+
+/** Follows the open view: a topic or channel fills the destination, a DM the recipients. */
+export function followRoute(): void {
+  const r = route.value;
+  if (r.kind !== "narrow") return;
+  const channel = r.terms.find((t) => t.operator === "channel" && !t.negated);
+  const topicTerm = r.terms.find((t) => t.operator === "topic" && !t.negated);
+  const dm = r.terms.find((t) => t.operator === "dm" && !t.negated);
+  if (channel && /^\d+$/.test(channel.operand)) {
+    channelId.value = Number(channel.operand);
+    dmTo.value = null;
+    if (topicTerm) topic.value = topicTerm.operand;
+  } else if (dm && /^\d+(,\d+)*$/.test(dm.operand)) {
+    dmTo.value = dm.operand.split(",").map(Number);
+  }
+}
+
+/** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
+export function replyTo(m: Message, text = ""): void {
+  if (m.type === "stream") {
+    dmTo.value = null;
+    channelId.value = m.stream_id!;
+    topic.value = m.subject;
+  } else {
+    const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== myUserId) : [];
+    dmTo.value = ids.length > 0 ? ids : [myUserId];
+  }
+  if (text) content.value = content.value ? `${content.value}\n${text}` : text;
+  setTimeout(focusCompose, 0);
+}
+
+let typingSentAt = 0;
+function noteTyping(destination: Destination | null): void {
+  if (!destination || Date.now() - typingSentAt < 10_000) return;
+  typingSentAt = Date.now();
+  const params = destination.kind === "channel" ? { type: "stream", stream_id: destination.channelId, topic: destination.topic, op: "start" } : { type: "direct", to: destination.userIds, op: "start" };
+  api.post("/typing", params).catch(() => {});
+}
+
+function destination(): Destination | null {
+  if (dmTo.value) return { kind: "dm", userIds: dmTo.value };
+  if (channelId.value !== null) return { kind: "channel", channelId: channelId.value, topic: topic.value.trim() };
+  return null;
+}
+
+export function focusCompose(): void {
+  document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();
+}
+
+export function Compose() {
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const dest = destination();
+  const submit = () => {
+    const d = destination();
+    const text = content.value;
+    if (!d) return void (error.value = "Choose a channel or a person first.");
+    if (text.trim() === "") return;
+    error.value = "";
+    content.value = "";
+    typingSentAt = 0;
+    void send(d, text);
+    textarea.current?.focus();
+  };
+  const typingKey = dest ? conversationKey(dest.kind === "channel" ? dest : { kind: "dm", userIds: dest.userIds }) : "";
+  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId);
+  const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
+      {typists.length > 0 && <div class="typing">{typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…</div>}
+      <div class="destination">
+        {dmTo.value ? (
+          <span class="dm-to">
+            To: {dmTo.value.map(userName).join(", ")}
+            <button type="button" class="link" onClick={() => (dmTo.value = null)}>change</button>
+          </span>
+        ) : (
+          <>
+            <select aria-label="Channel" value={channelId.value ?? ""} onChange={(e) => (channelId.value = Number(e.currentTarget.value) || null)}>
+              <option value="">Channel…</option>
+              {channels.map((s) => (
+                <option key={s.stream_id} value={s.stream_id}>#{s.name}</option>
+              ))}
+            </select>
+            <input aria-label="Topic" placeholder="Topic" value={topic.value} onInput={(e) => (topic.value = e.currentTarget.value)} maxLength={60} />
+            <select aria-label="Direct message to" value="" onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
+              <option value="">DM…</option>
+              {[...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
+                <option key={u.user_id} value={u.user_id}>{u.full_name}</option>
+              ))}
+            </select>
+          </>
+        )}
+      </div>
+      <div class="editor">
+        <textarea
+          ref={textarea}
+          aria-label="Message"
+          placeholder={dest ? (dest.kind === "channel" ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || "general chat"}` : `Message ${dest.userIds.map(userName).join(", ")}`) : "Choose where to send"}
+          value={content.value}
+          rows={2}
+          onInput={(e) => {
+            content.value = e.currentTarget.value;
+            noteTyping(destination());
+          }}
+          onKeyDown={(e) => {
+            if (e.key !== "Enter" || e.isComposing) return;
+            const sends = settings.value.enter_sends ? !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey : e.ctrlKey || e.metaKey;
+            if (sends) {
+              e.preventDefault();
+              submit();
+            }
+          }}
+        />
+        <button type="submit" class="send">Send</button>
+      </div>
+      {error.value && <div class="error" role="alert">{error.value}</div>}
+    </form>
+  );
+}

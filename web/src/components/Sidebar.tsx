@@ -1,0 +1,102 @@
+import { channelTopics, lookup, recentDms, route, subscriptions, unread, unreadVersion, userName } from "../state.js";
+import { channelSlug, narrowHash } from "../hash.js";
+import type { Subscription } from "../state.js";
+
+/** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
+export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
+  unreadVersion.value; // re-render on every unread change
+  const r = route.value;
+  const terms = r.kind === "narrow" ? r.terms : [];
+  const openChannel = terms.find((t) => t.operator === "channel" && !t.negated)?.operand;
+  const openTopic = terms.find((t) => t.operator === "topic")?.operand;
+  const openDm = terms.find((t) => t.operator === "dm")?.operand;
+  const counts = unread.conversations();
+  const muted = (id: number) => subscriptions.value.get(id)?.is_muted ?? false;
+  let total = 0;
+  const byChannel = new Map<number, number>();
+  const byDm = new Map<string, number>();
+  for (const { conversation, count } of counts.values()) {
+    if (conversation.kind === "channel") {
+      byChannel.set(conversation.channelId, (byChannel.get(conversation.channelId) ?? 0) + count);
+      if (!muted(conversation.channelId)) total += count;
+    } else {
+      const key = conversation.userIds.join(",");
+      byDm.set(key, (byDm.get(key) ?? 0) + count);
+      total += count;
+    }
+  }
+  const channels = [...subscriptions.value.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
+  const dms = [...new Set([...byDm.keys(), ...recentDms.value])];
+  const views: Array<[string, string, number, boolean]> = [
+    ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home")],
+    ["Combined feed", "#feed", total, r.kind === "feed"],
+    ["Mentions", "#narrow/is/mentioned", unread.countMentions(), terms.some((t) => t.operator === "is" && t.operand === "mentioned")],
+    ["Starred messages", "#narrow/is/starred", 0, terms.some((t) => t.operator === "is" && t.operand === "starred")],
+  ];
+  return (
+    <nav class="sidebar" aria-label="Navigation" onClick={(e) => (e.target as HTMLElement).closest("a") && onNavigate()}>
+      <ul class="views">
+        {views.map(([label, href, count, active]) => (
+          <li key={href} class={active ? "active" : ""}>
+            <a href={href}>
+              <span class="name">{label}</span>
+              {count > 0 && <span class="count">{count}</span>}
+            </a>
+          </li>
+        ))}
+      </ul>
+      <h2>Direct messages</h2>
+      <ul class="dms">
+        {dms.length === 0 && <li class="empty">No direct messages yet</li>}
+        {dms.slice(0, 15).map((key) => {
+          const ids = key.split(",").map(Number);
+          const count = byDm.get(key) ?? 0;
+          return (
+            <li key={key} class={openDm === key ? "active" : ""}>
+              <a href={narrowHash([{ operator: "dm", operand: key, negated: false }], lookup)} data-dm={key}>
+                <span class="name">{ids.map(userName).join(", ")}</span>
+                {count > 0 && <span class="count">{count}</span>}
+              </a>
+            </li>
+          );
+        })}
+      </ul>
+      <h2>Channels</h2>
+      <ul class="channels">
+        {channels.map((sub) => (
+          <ChannelItem key={sub.stream_id} sub={sub} count={byChannel.get(sub.stream_id) ?? 0} open={openChannel === String(sub.stream_id)} openTopic={openTopic} />
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count: number; open: boolean; openTopic: string | undefined }) {
+  const topics = open ? (channelTopics.value.get(sub.stream_id) ?? []) : [];
+  const base = `#narrow/channel/${channelSlug(sub.stream_id, sub.name)}`;
+  return (
+    <li class={`${open && openTopic === undefined ? "active" : ""} ${sub.is_muted ? "muted" : ""}`} data-channel-id={sub.stream_id}>
+      <a href={base}>
+        <span class="swatch" style={{ background: sub.color }} />
+        <span class="name">{sub.name}</span>
+        {count > 0 && <span class="count">{count}</span>}
+      </a>
+      {open && topics.length > 0 && (
+        <ul class="topics">
+          {topics.slice(0, 12).map((topic) => {
+            const n = unread.countTopic(sub.stream_id, topic.name);
+            const resolved = topic.name.startsWith("✔ ");
+            return (
+              <li key={topic.name} class={openTopic?.toLowerCase() === topic.name.toLowerCase() ? "active" : ""}>
+                <a href={narrowHash([{ operator: "channel", operand: String(sub.stream_id), negated: false }, { operator: "topic", operand: topic.name, negated: false }], lookup)}>
+                  <span class="name">{resolved ? topic.name : topic.name === "" ? <i>general chat</i> : topic.name}</span>
+                  {n > 0 && <span class="count">{n}</span>}
+                </a>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </li>
+  );
+}

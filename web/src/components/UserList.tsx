@@ -1,0 +1,30 @@
+import { myUserId } from "../api.js";
+import { narrowHash } from "../hash.js";
+import { presences, status } from "../presence.js";
+import { lookup, users } from "../state.js";
+
+const ORDER = { active: 0, idle: 1, offline: 2 } as const;
+
+/** The right column: the organization's people, who is active first, each a link to a DM. */
+export function UserList() {
+  presences.value; // re-render on presence changes
+  const people = [...users.value.values()]
+    .filter((u) => !u.is_bot && u.is_active !== false)
+    .map((u) => ({ user: u, status: status(u.user_id) }))
+    .sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.user.full_name.localeCompare(b.user.full_name));
+  return (
+    <aside class="user-list" aria-label="People">
+      <h2>People</h2>
+      <ul>
+        {people.map(({ user, status: s }) => (
+          <li key={user.user_id} class={s} data-user-id={user.user_id}>
+            <a href={narrowHash([{ operator: "dm", operand: String(user.user_id), negated: false }], lookup)} title={`${user.full_name} (${s})`}>
+              <span class="presence" aria-label={s} />
+              <span class="name">{user.full_name}{user.user_id === myUserId ? " (you)" : ""}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </aside>
+  );
+}

@@ -1,0 +1,223 @@
+import { ApiError, api, myUserId } from "./api.js";
+import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
+import {
+  bumpUnread, connection, conversationOf, type Message, noteDm, noteTopic, realmName, settings, subscriptions, typing, unread, users,
+  type Subscription, type User,
+} from "./state.js";
+import { conversationKey, dmPeople } from "./unread.js";
+import { ackLocalEcho } from "./outbox.js";
+import { loadPresences, mergePresences } from "./presence.js";
+
+/**
+ * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
+ * without saved queues, expiry after sleep) means a new registration and a catch-up fetch of the
+ * open view: never a page reload, so the compose box and scroll position survive.
+ */
+let queueId = "";
+let lastEventId = -1;
+
+const REGISTER_PARAMS = {
+  apply_markdown: true,
+  client_gravatar: true,
+  include_subscribers: false,
+  slim_presence: true,
+  client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, user_settings_object: true, empty_topic_name: true, simplified_presence_events: true },
+};
+
+export async function register(): Promise<void> {
+  const state = await api.post("/register", REGISTER_PARAMS);
+  queueId = state.queue_id;
+  lastEventId = state.last_event_id;
+  document.getElementById("app")?.setAttribute("data-queue-id", queueId);
+  realmName.value = state.realm_name ?? "";
+  users.value = new Map((state.realm_users as User[]).map((u) => [u.user_id, u]));
+  subscriptions.value = new Map((state.subscriptions as Subscription[]).map((s) => [s.stream_id, s]));
+  const s = state.user_settings ?? {};
+  settings.value = { color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
+  unread.load(state.unread_msgs, myUserId);
+  loadPresences(state.presences, state.server_timestamp);
+  for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
+  bumpUnread();
+}
+
+function noteDmOnce(ids: number[]): void {
+  noteDm(ids);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runEventLoop(): Promise<never> {
+  let failures = 0;
+  for (;;) {
+    try {
+      const result = await api.get("/events", { queue_id: queueId, last_event_id: lastEventId });
+      connection.value = "connected";
+      failures = 0;
+      for (const event of result.events) {
+        lastEventId = Math.max(lastEventId, event.id);
+        try {
+          applyEvent(event);
+        } catch (error) {
+          console.error("could not apply event", event, error);
+        }
+      }
+    } catch (error) {
+      connection.value = "reconnecting";
+      if (error instanceof ApiError && error.code === "BAD_EVENT_QUEUE_ID") {
+        await reconnect();
+        continue;
+      }
+      failures++;
+      const retryAfter = error instanceof ApiError && error.retryAfter ? error.retryAfter * 1000 : 0;
+      // Jittered backoff: 0.5 s, 1 s, 2 s ... up to 30 s.
+      await sleep(Math.max(retryAfter, Math.min(30_000, 500 * 2 ** Math.min(failures - 1, 6)) * (0.5 + Math.random() / 2)));
+    }
+  }
+}
+
+async function reconnect(): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await register();
+      await catchUp();
+      connection.value = "connected";
+      return;
+    } catch {
+      await sleep(Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5)));
+    }
+  }
+}
+
+export function currentQueueId(): string {
+  return queueId;
+}
+
+function applyEvent(event: any): void {
+  switch (event.type) {
+    case "message":
+      return onMessage(event.message as Message, event.flags ?? [], event.local_message_id);
+    case "update_message_flags":
+      return onFlags(event);
+    case "delete_message": {
+      const ids: number[] = event.message_ids ?? [event.message_id];
+      unread.remove(ids);
+      bumpUnread();
+      updateMessages((m) => (ids.includes(m.id) ? null : m));
+      return;
+    }
+    case "update_message":
+      return onUpdateMessage(event);
+    case "reaction":
+      updateMessages((m) => {
+        if (m.id !== event.message_id) return m;
+        const same = (r: any) => r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type;
+        const reactions = event.op === "add" ? [...m.reactions.filter((r) => !same(r)), { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id }] : m.reactions.filter((r) => !same(r));
+        return { ...m, reactions };
+      });
+      return;
+    case "subscription":
+      return onSubscription(event);
+    case "realm_user":
+      if (event.op === "add" || event.op === "update") {
+        const map = new Map(users.value);
+        const id = event.person.user_id;
+        map.set(id, { ...(map.get(id) ?? ({} as User)), ...event.person });
+        users.value = map;
+      }
+      return;
+    case "user_settings":
+      if (event.op === "update" && event.property in settings.value) settings.value = { ...settings.value, [event.property]: event.value };
+      return;
+    case "typing":
+      return onTyping(event);
+    case "presence":
+      if (event.presences) mergePresences(event.presences);
+      return;
+    default:
+      return;
+  }
+}
+
+function onMessage(message: Message, flags: string[], localId: string | undefined): void {
+  message.flags = flags;
+  const conversation = conversationOf(message);
+  if (!flags.includes("read")) {
+    unread.add(message.id, conversation, flags.includes("mentioned") || flags.includes("wildcard_mentioned"));
+    bumpUnread();
+  }
+  if (conversation.kind === "dm") noteDm(conversation.userIds);
+  else noteTopic(conversation.channelId, conversation.topic, message.id);
+  if (localId && ackLocalEcho(localId, message)) return;
+  if (matchesView(message, view.value.terms)) mergeMessages([message]);
+}
+
+function onFlags(event: any): void {
+  const ids: number[] = event.all ? unread.ids() : event.messages;
+  if (event.flag === "read") {
+    if (event.op === "add") unread.remove(ids);
+    else {
+      for (const id of ids) {
+        const d = event.message_details?.[id];
+        if (!d) continue;
+        const conversation = d.type === "stream" ? { kind: "channel" as const, channelId: d.stream_id, topic: d.topic } : { kind: "dm" as const, userIds: dmPeople(d.user_ids ?? [], myUserId) };
+        unread.add(id, conversation, !!d.mentioned);
+      }
+    }
+    bumpUnread();
+  }
+  const set = new Set(ids);
+  updateMessages((m) => {
+    if (!set.has(m.id) && !event.all) return m;
+    const flags = event.op === "add" ? [...new Set([...m.flags, event.flag])] : m.flags.filter((f) => f !== event.flag);
+    return { ...m, flags };
+  });
+}
+
+function onUpdateMessage(event: any): void {
+  const ids: number[] = event.message_ids ?? [event.message_id];
+  const set = new Set(ids);
+  const newTopic: string | undefined = event.subject ?? event.topic;
+  const newChannel: number | undefined = event.new_stream_id;
+  updateMessages((m) => {
+    if (!set.has(m.id)) return m;
+    const next = { ...m };
+    if (m.id === event.message_id && event.rendered_content !== undefined) {
+      next.content = event.rendered_content;
+      next.last_edit_timestamp = event.edit_timestamp;
+    }
+    if (newTopic !== undefined) next.subject = newTopic;
+    if (newChannel !== undefined) next.stream_id = newChannel;
+    return next;
+  });
+  if (newTopic !== undefined || newChannel !== undefined) {
+    const to = { kind: "channel" as const, channelId: newChannel ?? event.stream_id, topic: newTopic ?? event.orig_subject };
+    unread.move(ids, to);
+    bumpUnread();
+  }
+}
+
+function onSubscription(event: any): void {
+  const map = new Map(subscriptions.value);
+  if (event.op === "add") for (const sub of event.subscriptions) map.set(sub.stream_id, sub);
+  else if (event.op === "remove") for (const sub of event.subscriptions) map.delete(sub.stream_id);
+  else if (event.op === "update") {
+    const sub = map.get(event.stream_id);
+    if (sub) map.set(event.stream_id, { ...sub, [event.property === "in_home_view" ? "is_muted" : event.property]: event.property === "in_home_view" ? !event.value : event.value });
+  } else return;
+  subscriptions.value = map;
+  bumpUnread();
+}
+
+function onTyping(event: any): void {
+  const key =
+    event.message_type === "stream"
+      ? conversationKey({ kind: "channel", channelId: event.stream_id, topic: event.topic ?? "" })
+      : conversationKey({ kind: "dm", userIds: dmPeople((event.recipients ?? []).map((r: any) => r.user_id), myUserId) });
+  const map = new Map(typing.value);
+  const who = new Set(map.get(key) ?? []);
+  if (event.op === "start") who.add(event.sender.user_id);
+  else who.delete(event.sender.user_id);
+  if (who.size > 0) map.set(key, [...who]);
+  else map.delete(key);
+  typing.value = map;
+}

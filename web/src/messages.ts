@@ -1,0 +1,168 @@
+import { signal } from "@preact/signals";
+import { api, myUserId } from "./api.js";
+import { apiNarrow, type Term } from "./hash.js";
+import { conversationOf, type Message } from "./state.js";
+import { conversationKey } from "./unread.js";
+
+/**
+ * The message list of the open view: the messages of one narrow, fetched around an anchor with
+ * GET /messages (server-rendered HTML), then kept current by events. Only what is shown is kept.
+ */
+export interface View {
+  terms: Term[];
+  messages: Message[];
+  /** The message to show first when the view opens (first unread, `near`, or newest). */
+  anchorId: number | null;
+  loading: boolean;
+  /** Fetching older or newer history (scrolling). */
+  paging: boolean;
+  foundOldest: boolean;
+  foundNewest: boolean;
+  error: string | null;
+}
+
+export const view = signal<View>({ terms: [], messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null });
+let fetchSerial = 0;
+
+const PAGE = 100;
+/** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
+export const CACHE_LIMIT = 1000;
+
+/** Older (direction -1) or newer (+1) history of the open view, on scrolling to its edge. */
+export async function page(direction: -1 | 1): Promise<void> {
+  const current = view.value;
+  if (current.loading || current.paging || (direction < 0 ? current.foundOldest : current.foundNewest)) return;
+  const confirmed = current.messages.filter((m) => !m.local);
+  const edge = direction < 0 ? confirmed[0] : confirmed[confirmed.length - 1];
+  if (!edge) return;
+  const serial = fetchSerial;
+  view.value = { ...current, paging: true };
+  try {
+    const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+    const result = await api.get("/messages", {
+      narrow: apiNarrow(filter),
+      anchor: edge.id,
+      include_anchor: false,
+      num_before: direction < 0 ? PAGE : 0,
+      num_after: direction > 0 ? PAGE : 0,
+      apply_markdown: true,
+      client_gravatar: true,
+    });
+    if (serial !== fetchSerial) return;
+    const now = view.value;
+    let messages = direction < 0 ? [...result.messages, ...now.messages] : [...now.messages.filter((m) => !m.local), ...result.messages, ...now.messages.filter((m) => m.local)];
+    let { foundOldest, foundNewest } = now;
+    if (direction < 0) foundOldest = result.found_oldest;
+    else foundNewest = result.found_newest;
+    if (messages.length > CACHE_LIMIT) {
+      if (direction < 0) {
+        messages = messages.slice(0, CACHE_LIMIT);
+        foundNewest = false;
+      } else {
+        messages = messages.slice(messages.length - CACHE_LIMIT);
+        foundOldest = false;
+      }
+    }
+    view.value = { ...now, messages, foundOldest, foundNewest, paging: false };
+  } catch (error) {
+    if (serial === fetchSerial) view.value = { ...view.value, paging: false, error: (error as Error).message };
+  }
+}
+
+/** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
+export async function openNarrow(terms: Term[]): Promise<void> {
+  const serial = ++fetchSerial;
+  const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
+  const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+  view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
+  try {
+    const result = await api.get("/messages", {
+      narrow: apiNarrow(filter),
+      anchor: anchorTerm ? anchorTerm.operand : "first_unread",
+      num_before: PAGE,
+      num_after: PAGE,
+      apply_markdown: true,
+      client_gravatar: true,
+    });
+    if (serial !== fetchSerial) return;
+    const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
+    view.value = { terms, messages: result.messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
+  } catch (error) {
+    if (serial !== fetchSerial) return;
+    view.value = { ...view.value, loading: false, error: (error as Error).message };
+  }
+}
+
+/** After a reconnect: the messages of the open view newer than the last one shown, merged in. */
+export async function catchUp(): Promise<void> {
+  const current = view.value;
+  const confirmed = current.messages.filter((m) => !m.local);
+  const last = confirmed[confirmed.length - 1];
+  if (!last) return openNarrow(current.terms);
+  const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+  const result = await api.get("/messages", { narrow: apiNarrow(filter), anchor: last.id, include_anchor: false, num_before: 0, num_after: 1000, apply_markdown: true, client_gravatar: true });
+  mergeMessages(result.messages);
+}
+
+export function mergeMessages(incoming: Message[]): void {
+  const byId = new Map(view.value.messages.map((m) => [m.id, m]));
+  for (const m of incoming) byId.set(m.id, m);
+  const messages = [...byId.values()].sort((a, b) => (a.local ? Infinity : a.id) - (b.local ? Infinity : b.id));
+  view.value = { ...view.value, messages };
+}
+
+/** Whether a new message belongs in the open view (the narrows the app can decide locally). */
+export function matchesView(message: Message, terms: readonly Term[]): boolean {
+  for (const term of terms) {
+    let ok: boolean;
+    switch (term.operator) {
+      case "channel":
+        ok = message.type === "stream" && String(message.stream_id) === term.operand;
+        break;
+      case "topic":
+        ok = message.type === "stream" && message.subject.toLowerCase() === term.operand.toLowerCase();
+        break;
+      case "dm": {
+        const key = conversationKey(conversationOf(message));
+        ok = message.type === "private" && key === conversationKey({ kind: "dm", userIds: term.operand.split(",").map(Number) });
+        break;
+      }
+      case "sender":
+        ok = String(message.sender_id) === term.operand;
+        break;
+      case "is":
+        ok =
+          term.operand === "dm"
+            ? message.type === "private"
+            : term.operand === "starred"
+              ? message.flags.includes("starred")
+              : term.operand === "mentioned"
+                ? message.flags.some((f) => f.endsWith("mentioned"))
+                : false;
+        break;
+      case "near":
+      case "with":
+        ok = true;
+        break;
+      default:
+        return false; // search and the rest: the server decides; shown on the next fetch
+    }
+    if (ok === term.negated) return false;
+  }
+  return view.value.foundNewest;
+}
+
+export function updateMessages(fn: (m: Message) => Message | null): void {
+  const messages: Message[] = [];
+  let changed = false;
+  for (const m of view.value.messages) {
+    const next = fn(m);
+    if (next !== m) changed = true;
+    if (next) messages.push(next);
+  }
+  if (changed) view.value = { ...view.value, messages };
+}
+
+export function isOwn(message: Message): boolean {
+  return message.sender_id === myUserId;
+}

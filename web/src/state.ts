@@ -1,0 +1,104 @@
+import { signal } from "@preact/signals";
+import { myUserId } from "./api.js";
+import type { Lookup, Route } from "./hash.js";
+import { type Conversation, dmPeople, UnreadIndex } from "./unread.js";
+
+/** The client's model of the server, fed by /register and then by events (apply.ts). */
+export interface User {
+  user_id: number;
+  full_name: string;
+  email: string;
+  is_bot: boolean;
+  is_active?: boolean;
+}
+
+export interface Subscription {
+  stream_id: number;
+  name: string;
+  color: string;
+  is_muted: boolean;
+  pin_to_top: boolean;
+  description: string;
+}
+
+export interface Reaction {
+  emoji_name: string;
+  emoji_code: string;
+  reaction_type: string;
+  user_id: number;
+}
+
+export interface Message {
+  id: number;
+  sender_id: number;
+  sender_full_name: string;
+  type: "stream" | "private";
+  stream_id?: number;
+  subject: string;
+  display_recipient: string | Array<{ id: number; full_name: string; email: string }>;
+  content: string;
+  timestamp: number;
+  reactions: Reaction[];
+  flags: string[];
+  last_edit_timestamp?: number;
+  /** Local echo: not yet acknowledged by the server. */
+  local?: { localId: string; state: "sending" | "failed"; error?: string };
+}
+
+export const users = signal(new Map<number, User>());
+export const subscriptions = signal(new Map<number, Subscription>());
+export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string }>({ color_scheme: 1, enter_sends: true, web_home_view: "inbox" });
+export const realmName = signal("");
+export const unread = new UnreadIndex();
+/** Bumped on every change of `unread` (the index itself is not reactive). */
+export const unreadVersion = signal(0);
+export const route = signal<Route>({ kind: "home" });
+export const connection = signal<"connecting" | "connected" | "reconnecting">("connecting");
+/** Recent DM conversations (people other than me, as a key "1,2") newest first, from events and messages. */
+export const recentDms = signal<string[]>([]);
+/** Topics per channel, newest first (GET /users/me/{id}/topics, kept current by message events). */
+export const channelTopics = signal(new Map<number, Array<{ name: string; max_id: number }>>());
+/** Who is typing where: conversation key → user ids. */
+export const typing = signal(new Map<string, number[]>());
+
+export function bumpUnread(): void {
+  unreadVersion.value++;
+}
+
+export const lookup: Lookup = {
+  myId: myUserId,
+  channelById: (id) => subscriptions.value.get(id),
+  channelIdByName: (name) => {
+    for (const sub of subscriptions.value.values()) if (sub.name.toLowerCase() === name.toLowerCase()) return sub.stream_id;
+    return undefined;
+  },
+  userById: (id) => users.value.get(id),
+  userIdByEmail: (email) => {
+    for (const user of users.value.values()) if (user.email.toLowerCase() === email.toLowerCase()) return user.user_id;
+    return undefined;
+  },
+};
+
+export function userName(id: number): string {
+  return users.value.get(id)?.full_name ?? "Unknown user";
+}
+
+/** The conversation a message belongs to. */
+export function conversationOf(message: Pick<Message, "type" | "stream_id" | "subject" | "display_recipient" | "sender_id">): Conversation {
+  if (message.type === "stream") return { kind: "channel", channelId: message.stream_id!, topic: message.subject };
+  const ids = Array.isArray(message.display_recipient) ? message.display_recipient.map((r) => r.id) : [message.sender_id];
+  return { kind: "dm", userIds: dmPeople(ids, myUserId) };
+}
+
+export function noteDm(userIds: readonly number[]): void {
+  const key = userIds.join(",");
+  recentDms.value = [key, ...recentDms.value.filter((k) => k !== key)].slice(0, 30);
+}
+
+export function noteTopic(channelId: number, topic: string, messageId: number): void {
+  const map = new Map(channelTopics.value);
+  const list = (map.get(channelId) ?? []).filter((t) => t.name.toLowerCase() !== topic.toLowerCase());
+  list.unshift({ name: topic, max_id: messageId });
+  map.set(channelId, list);
+  channelTopics.value = map;
+}

@@ -1,0 +1,105 @@
+/**
+ * Unread bookkeeping, as Zulip's web app keeps it (unread.ts): every unread message id with its
+ * conversation, loaded from /register's `unread_msgs` and kept current by message and flag
+ * events, so counts never need the messages themselves.
+ */
+export type Conversation = { kind: "channel"; channelId: number; topic: string } | { kind: "dm"; userIds: number[] };
+
+export interface UnreadMsgs {
+  streams: Array<{ stream_id: number; topic: string; unread_message_ids: number[] }>;
+  pms: Array<{ other_user_id: number; unread_message_ids: number[] }>;
+  huddles: Array<{ user_ids_string: string; unread_message_ids: number[] }>;
+  mentions: number[];
+}
+
+/** The key of a conversation: topics compare case-insensitively; a DM by its people other than me. */
+export function conversationKey(c: Conversation): string {
+  return c.kind === "channel" ? `c:${c.channelId}:${c.topic.toLowerCase()}` : `dm:${[...c.userIds].sort((a, b) => a - b).join(",")}`;
+}
+
+/** The people of a DM other than me (just me for a DM with oneself). */
+export function dmPeople(userIds: readonly number[], myId: number): number[] {
+  const others = userIds.filter((id) => id !== myId);
+  return (others.length > 0 ? others : [myId]).sort((a, b) => a - b);
+}
+
+export class UnreadIndex {
+  private byId = new Map<number, Conversation>();
+  private mentioned = new Set<number>();
+
+  load(unread: UnreadMsgs, myId: number): void {
+    this.byId.clear();
+    this.mentioned = new Set(unread.mentions);
+    for (const s of unread.streams) for (const id of s.unread_message_ids) this.byId.set(id, { kind: "channel", channelId: s.stream_id, topic: s.topic });
+    for (const p of unread.pms) for (const id of p.unread_message_ids) this.byId.set(id, { kind: "dm", userIds: dmPeople([p.other_user_id], myId) });
+    for (const h of unread.huddles) {
+      const ids = h.user_ids_string.split(",").map(Number);
+      for (const id of h.unread_message_ids) this.byId.set(id, { kind: "dm", userIds: dmPeople(ids, myId) });
+    }
+  }
+
+  add(id: number, conversation: Conversation, mentioned = false): void {
+    this.byId.set(id, conversation);
+    if (mentioned) this.mentioned.add(id);
+  }
+
+  remove(ids: Iterable<number>): void {
+    for (const id of ids) {
+      this.byId.delete(id);
+      this.mentioned.delete(id);
+    }
+  }
+
+  /** A topic moved (update_message with propagation): its unread ids follow. */
+  move(ids: Iterable<number>, to: Conversation): void {
+    for (const id of ids) if (this.byId.has(id)) this.byId.set(id, to);
+  }
+
+  isUnread(id: number): boolean {
+    return this.byId.has(id);
+  }
+
+  ids(): number[] {
+    return [...this.byId.keys()];
+  }
+
+  count(filter: (c: Conversation) => boolean = () => true): number {
+    let n = 0;
+    for (const c of this.byId.values()) if (filter(c)) n++;
+    return n;
+  }
+
+  countChannel(channelId: number): number {
+    return this.count((c) => c.kind === "channel" && c.channelId === channelId);
+  }
+
+  countTopic(channelId: number, topic: string): number {
+    const lower = topic.toLowerCase();
+    return this.count((c) => c.kind === "channel" && c.channelId === channelId && c.topic.toLowerCase() === lower);
+  }
+
+  countDm(userIds: readonly number[]): number {
+    const key = conversationKey({ kind: "dm", userIds: [...userIds] });
+    return this.count((c) => c.kind === "dm" && conversationKey(c) === key);
+  }
+
+  countMentions(): number {
+    let n = 0;
+    for (const id of this.mentioned) if (this.byId.has(id)) n++;
+    return n;
+  }
+
+  /** Unread counts per conversation key, with a sample conversation each (for lists). */
+  conversations(): Map<string, { conversation: Conversation; count: number; maxId: number }> {
+    const out = new Map<string, { conversation: Conversation; count: number; maxId: number }>();
+    for (const [id, c] of this.byId) {
+      const key = conversationKey(c);
+      const entry = out.get(key);
+      if (entry) {
+        entry.count++;
+        entry.maxId = Math.max(entry.maxId, id);
+      } else out.set(key, { conversation: c, count: 1, maxId: id });
+    }
+    return out;
+  }
+}
