@@ -188,6 +188,27 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await othello.waitForSelector(".message .content:has-text('Edited text')");
   }, 30_000);
 
+  it("shows /poll and /todo messages as widgets that both people use", async () => {
+    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/widgets`);
+    await hamlet.fill(".compose textarea", "/poll Lunch where?\nPizza\nTacos");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    const poll = (page: Page) => page.locator(".widget.poll", { hasText: "Lunch where?" });
+    await poll(othello).waitFor();
+    const tacos = (page: Page) => poll(page).locator("li", { hasText: "Tacos" }).locator("button");
+    await tacos(othello).click();
+    await expect.poll(() => tacos(hamlet).textContent()).toBe("1");
+    expect(await tacos(othello).getAttribute("aria-pressed")).toBe("true");
+    await poll(hamlet).locator("input[aria-label='New option']").fill("Sushi");
+    await poll(hamlet).locator("button:has-text('Add option')").click();
+    await poll(othello).locator("li", { hasText: "Sushi" }).waitFor();
+
+    await othello.fill(".compose textarea", "/todo Trip\nTickets: two returns\nHotel");
+    await othello.press(".compose textarea", "Control+Enter");
+    const todo = (page: Page) => page.locator(".widget.todo", { hasText: "Trip" });
+    await todo(hamlet).locator("li", { hasText: "Hotel" }).locator("input[type=checkbox]").check();
+    await expect.poll(() => todo(othello).locator("li.done").textContent()).toContain("Hotel");
+  }, 30_000);
+
   it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
     const { api_key: key } = await (await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })).json();
     const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };

@@ -115,6 +115,13 @@ function applyEvent(event: any): void {
         return { ...m, reactions };
       });
       return;
+    case "submessage":
+      updateMessages((m) =>
+        m.id !== event.message_id || (m.submessages ?? []).some((s) => s.id === event.submessage_id)
+          ? m
+          : { ...m, submessages: [...(m.submessages ?? []), { id: event.submessage_id, sender_id: event.sender_id, msg_type: event.msg_type, content: event.content }] },
+      );
+      return;
     case "subscription":
       return onSubscription(event);
     case "realm_user":

@@ -1,3 +1,4 @@
+import type { Submessage } from "./widgets.js";
 import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
 import type { Lookup, Route } from "./hash.js";
@@ -39,6 +40,8 @@ export interface Message {
   content: string;
   timestamp: number;
   reactions: Reaction[];
+  /** Widgets (polls, to-do lists) and their changes (Zulip's submessages). */
+  submessages?: Submessage[];
   flags: string[];
   last_edit_timestamp?: number;
   /** Local echo: not yet acknowledged by the server. */

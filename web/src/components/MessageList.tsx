@@ -1,3 +1,5 @@
+import { widgetOf } from "../widgets.js";
+import { Widget } from "./Widget.js";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { lookup, type Message, subscriptions, userName } from "../state.js";
 import { myUserId } from "../api.js";
@@ -265,7 +267,13 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
       <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeFormat.format(new Date(m.timestamp * 1000))}</time>
       {m.flags.includes("starred") && <span class="star" title="Starred">★</span>}
       {!m.local && <Actions m={m} all={all} />}
-      {editing.value?.id === m.id ? <EditBox id={m.id} /> : <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.content }} />}
+      {editing.value?.id === m.id ? (
+        <EditBox id={m.id} />
+      ) : widgetOf(m.submessages) ? (
+        <Widget m={m} />
+      ) : (
+        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.content }} />
+      )}
       {m.last_edit_timestamp && <span class="edited">(edited)</span>}
       <Reactions m={m} />
       {m.local?.state === "failed" && (

@@ -1,0 +1,73 @@
+import { useState } from "preact/hooks";
+import { api, myUserId } from "../api.js";
+import type { Message } from "../state.js";
+import { widgetOf } from "../widgets.js";
+
+/** Sends one change of the message's widget (POST /submessage); the submessage event redraws it. */
+function submit(m: Message, data: object): void {
+  void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error) => alert(error.message));
+}
+
+/** A poll or to-do list made by `/poll` or `/todo`, shown instead of the message's text. */
+export function Widget({ m }: { m: Message }) {
+  const widget = widgetOf(m.submessages);
+  const [draft, setDraft] = useState("");
+  if (!widget) return null;
+  const me = myUserId;
+  if (widget.kind === "poll") {
+    return (
+      <div class="widget poll">
+        <div class="widget-title">{widget.question || "Poll"}</div>
+        <ul>
+          {widget.options.map((o) => {
+            const mine = o.voters.has(me);
+            return (
+              <li key={o.key}>
+                <button class={mine ? "voted" : ""} aria-pressed={mine} onClick={() => submit(m, { type: "vote", key: o.key, vote: mine ? -1 : 1 })}>
+                  {o.voters.size}
+                </button>{" "}
+                <span class="option">{o.text}</span>
+              </li>
+            );
+          })}
+        </ul>
+        <form
+          onSubmit={(ev) => {
+            ev.preventDefault();
+            if (draft.trim() === "") return;
+            submit(m, { type: "new_option", idx: widget.nextIdx(me), option: draft.trim() });
+            setDraft("");
+          }}
+        >
+          <input value={draft} placeholder="New option" aria-label="New option" onInput={(ev) => setDraft(ev.currentTarget.value)} /> <button type="submit">Add option</button>
+        </form>
+      </div>
+    );
+  }
+  return (
+    <div class="widget todo">
+      <div class="widget-title">{widget.title || "Task list"}</div>
+      <ul>
+        {widget.tasks.map((t) => (
+          <li key={t.key} class={t.completed ? "done" : ""}>
+            <label>
+              <input type="checkbox" checked={t.completed} onChange={() => submit(m, { type: "strike", key: t.key })} /> <strong>{t.task}</strong>
+              {t.desc && <span class="desc">: {t.desc}</span>}
+            </label>
+          </li>
+        ))}
+      </ul>
+      <form
+        onSubmit={(ev) => {
+          ev.preventDefault();
+          if (draft.trim() === "") return;
+          const [task, ...desc] = draft.split(": ");
+          submit(m, { type: "new_task", key: widget.tasks.length, task: task.trim(), desc: desc.join(": ").trim(), completed: false });
+          setDraft("");
+        }}
+      >
+        <input value={draft} placeholder="New task" aria-label="New task" onInput={(ev) => setDraft(ev.currentTarget.value)} /> <button type="submit">Add task</button>
+      </form>
+    </div>
+  );
+}
