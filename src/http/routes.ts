@@ -216,6 +216,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/calls/bigbluebutton/join", servedBy: "src/http/videoCallPages.ts", about: "a BigBlueButton join link: creates the meeting, then redirects there" },
   { methods: ["GET"], path: "/static/generated/emoji/emoji_api.json", servedBy: "src/app.ts", about: "`server_emoji_data_url`" },
   { methods: ["GET"], path: "/health", servedBy: "src/app.ts", about: "health check (reads the database)" },
+  { methods: ["GET"], path: "/metrics", servedBy: "src/http/metrics.ts", about: "Prometheus metrics, with PARLEY_METRICS_TOKEN (else on PARLEY_METRICS_PORT only)" },
   { methods: ["POST"], path: "/accounts/login/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign in" },
   { methods: ["POST"], path: "/accounts/logout/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign out" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },

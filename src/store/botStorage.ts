@@ -30,6 +30,7 @@ export const botStorageStore = {
   },
 
   async remove(q: Executor, botId: number, keys: readonly string[] | null): Promise<void> {
+    if (keys !== null && keys.length === 0) return;
     let query = q.deleteFrom("bot_storage").where("bot_id", "=", botId);
     if (keys !== null) query = query.where("key", "in", [...keys]);
     await query.execute();

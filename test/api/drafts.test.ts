@@ -110,6 +110,7 @@ describe("bot storage", () => {
     expectError(await t.get("hamlet", "/api/v1/bot_storage", { keys: JSON.stringify(["missing"]) }), 400, "Key does not exist.");
     expectError(await t.delete("hamlet", "/api/v1/bot_storage", { keys: JSON.stringify(["counter", "missing"]) }), 400, "Key does not exist.");
     expect((await t.put("hamlet", "/api/v1/bot_storage", { storage: JSON.stringify({ n: 1 }) })).status).toBe(400);
+    expectSuccess(await t.delete("hamlet", "/api/v1/bot_storage", { keys: JSON.stringify([]) }));
     expectSuccess(await t.delete("hamlet", "/api/v1/bot_storage", { keys: JSON.stringify(["counter"]) }));
     expect(expectSuccess(await t.get("hamlet", "/api/v1/bot_storage")).storage).toEqual({ board: "rnbqkbnr" });
     expectSuccess(await t.delete("hamlet", "/api/v1/bot_storage"));
