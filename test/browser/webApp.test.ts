@@ -207,6 +207,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     const todo = (page: Page) => page.locator(".widget.todo", { hasText: "Trip" });
     await todo(hamlet).locator("li", { hasText: "Hotel" }).locator("input[type=checkbox]").check();
     await expect.poll(() => todo(othello).locator("li.done").textContent()).toContain("Hotel");
+    if (process.env.PARLEY_SCREENSHOTS) await othello.screenshot({ path: `${process.env.PARLEY_SCREENSHOTS}/widgets.png` });
   }, 30_000);
 
   it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
