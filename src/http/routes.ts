@@ -25,6 +25,8 @@ import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
 import * as presence from "../routes/presence.js";
+import * as realmLinkifiers from "../routes/realmLinkifiers.js";
+import * as realmPlaygrounds from "../routes/realmPlaygrounds.js";
 import * as typing from "../routes/typing.js";
 import * as topics from "../routes/topics.js";
 import * as users from "../routes/users.js";
@@ -138,6 +140,14 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },
   // (end reactions and custom emoji)
+  // linkifiers and code playgrounds
+  { method: "GET", path: "/realm/linkifiers", endpoint: realmLinkifiers.listLinkifiers },
+  { method: "PATCH", path: "/realm/linkifiers", endpoint: realmLinkifiers.reorderLinkifiers },
+  { method: "POST", path: "/realm/filters", endpoint: realmLinkifiers.addLinkifier },
+  { method: "PATCH", path: "/realm/filters/:filter_id", endpoint: realmLinkifiers.updateLinkifier },
+  { method: "DELETE", path: "/realm/filters/:filter_id", endpoint: realmLinkifiers.removeLinkifier },
+  { method: "POST", path: "/realm/playgrounds", endpoint: realmPlaygrounds.addPlayground },
+  { method: "DELETE", path: "/realm/playgrounds/:playground_id", endpoint: realmPlaygrounds.removePlayground },
   // uploads and attachments
   { method: "POST", path: "/user_uploads", endpoint: uploads.uploadFile },
   { method: "GET", path: "/user_uploads/:realm_id_str/*", endpoint: uploads.getFileTemporaryUrl },

@@ -3,7 +3,8 @@ import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
 import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
 import type { Message, Reaction, Submessage } from "../store/messages.js";
-import { isMeMessage } from "./messageRendering.js";
+import { type Linkifier, topicLinks } from "./linkifiers.js";
+import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor } from "./userPayload.js";
 
@@ -41,6 +42,7 @@ export class MessagePayloadBuilder {
     private readonly groupMembers: Map<number, number[]>,
     private readonly reactions: Map<number, Reaction[]>,
     private readonly submessages: Map<number, Submessage[]>,
+    private readonly linkifiers: readonly Linkifier[],
   ) {}
 
   static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
@@ -97,7 +99,9 @@ export class MessagePayloadBuilder {
     const { reactions, submessages } = known.justSent
       ? { reactions: [], submessages: [...known.submessages] }
       : await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
-    return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages));
+    // Channel messages' topic_links: one more statement, only when there are any.
+    const linkifiers = messages.some((m) => streamNames.has(m.recipient_id)) ? await realmLinkifiers(q, realm) : [];
+    return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages), linkifiers);
   }
 
   /**
@@ -133,7 +137,7 @@ export class MessagePayloadBuilder {
         msg_type: s.msg_type,
         content: s.content,
       })),
-      topic_links: [],
+      topic_links: recipient.type === RecipientType.STREAM ? topicLinks(this.linkifiers, message.subject) : [],
       flags,
     };
     if (recipient.type === RecipientType.STREAM) {

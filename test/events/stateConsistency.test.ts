@@ -328,6 +328,26 @@ describe("state consistency: alert words", () => {
   });
 });
 
+describe("state consistency: linkifiers and code playgrounds", () => {
+  it("realm_linkifiers", async () => {
+    await expectConsistent(async () => {
+      const first = (await post("iago", "/realm/filters", { pattern: "#(?P<id>[0-9]+)", url_template: "https://example.com/issues/{id}" })).id;
+      const second = (await post("iago", "/realm/filters", { pattern: "PR(?P<id>[0-9]+)", url_template: "https://example.com/pulls/{id}" })).id;
+      await patch("iago", `/realm/filters/${first}`, { pattern: "#(?P<id>[0-9]+)", url_template: "https://example.com/tickets/{id}" });
+      await patch("iago", "/realm/linkifiers", { ordered_linkifier_ids: JSON.stringify([second, first]) });
+      await del("iago", `/realm/filters/${second}`);
+    });
+  });
+
+  it("realm_playgrounds", async () => {
+    await expectConsistent(async () => {
+      const id = (await post("iago", "/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example.com/?code={code}" })).id;
+      await post("iago", "/realm/playgrounds", { name: "Rust", pygments_language: "Rust", url_template: "https://play.example.com/{?code}" });
+      await del("iago", `/realm/playgrounds/${id}`);
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

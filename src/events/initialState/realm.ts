@@ -7,6 +7,8 @@ import { savedSnippetStore } from "../../store/savedSnippets.js";
 import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
 import { customProfileFieldDict } from "../../actions/customProfileFields.js";
 import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
+import { realmPlaygrounds } from "../../actions/realmPlaygrounds.js";
+import { realmLinkifiers } from "../../lib/messageRendering.js";
 import { listScheduledMessages } from "../../actions/scheduledMessages.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../../actions/messageSend.js";
 import type { Executor } from "../../db/tx.js";
@@ -161,9 +163,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   }
   if (wants(req, "default_streams")) state.realm_default_streams = await initialStateStore.defaultStreamIds(q, realm.id);
   if (wants(req, "default_stream_groups")) state.realm_default_stream_groups = [];
-  if (wants(req, "realm_linkifiers")) state.realm_linkifiers = [];
+  // Zulip 10 sends linkifiers only to clients that take URL templates; the legacy list stays empty.
+  if (wants(req, "realm_linkifiers")) state.realm_linkifiers = req.client.capabilities.linkifier_url_template ? await realmLinkifiers(q, realm) : [];
   if (wants(req, "realm_filters")) state.realm_filters = [];
-  if (wants(req, "realm_playgrounds")) state.realm_playgrounds = [];
+  if (wants(req, "realm_playgrounds")) state.realm_playgrounds = await realmPlaygrounds(q, realm.id);
   if (wants(req, "realm_domains")) state.realm_domains = [];
   if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) {
