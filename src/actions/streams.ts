@@ -81,14 +81,11 @@ async function sendStreamUpdate(tx: Tx, stream: Stream, fields: Record<string, u
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
 }
 
-/** Zulip's notify_default_streams: the realm's default channels, to every active non-guest. */
+/** Zulip's notify_default_streams: the realm's default channels' ids (Zulip 10, FL 330), to every active non-guest. */
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
-  const ids = await streamStore.defaultStreamIds(tx.q, realm.id);
-  const streams = (await streamStore.listInRealm(tx.q, realm.id, { excludeArchived: false })).filter((s) => ids.has(s.id));
-  const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: false });
+  const ids = [...(await streamStore.defaultStreamIds(tx.q, realm.id))].sort((a, b) => a - b);
   const users = await tx.q.selectFrom("users").select("id").where("realm_id", "=", realm.id).where("is_active", "=", 1).where("role", "!=", 600).execute();
-  const payloads = streams.map((s) => buildStreamPayload(s, ctx)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  tx.sendEventOnCommit({ type: "default_streams", default_streams: payloads }, users.map((u) => u.id));
+  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.map((u) => u.id));
 }
 
 // ---- creation ----
@@ -456,6 +453,19 @@ export async function doSetDefaultStream(tx: Tx, realm: Realm, stream: Stream, i
   if (isDefault) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
   else await streamStore.removeDefaultStream(tx.q, realm.id, stream.id);
   await notifyDefaultStreams(tx, realm);
+}
+
+/** POST /default_streams (Zulip's add_default_stream): administrators; public channels only; a default channel stays as it is. */
+export async function checkAddDefaultStream(tx: Tx, realm: Realm, access: ChannelAccess): Promise<void> {
+  if (access.stream.invite_only) throw badRequest("Private channels cannot be made default.");
+  if ((await streamStore.defaultStreamIds(tx.q, realm.id)).has(access.stream.id)) return;
+  await doSetDefaultStream(tx, realm, access.stream, true);
+}
+
+/** DELETE /default_streams (Zulip's remove_default_stream): removing a channel that is not a default changes nothing. */
+export async function checkRemoveDefaultStream(tx: Tx, realm: Realm, access: ChannelAccess): Promise<void> {
+  if (!(await streamStore.defaultStreamIds(tx.q, realm.id)).has(access.stream.id)) return;
+  await doSetDefaultStream(tx, realm, access.stream, false);
 }
 
 // ---- archiving ----

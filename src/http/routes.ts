@@ -96,6 +96,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/streams/:stream_id", endpoint: streams.getStream },
   { method: "PATCH", path: "/streams/:stream_id", endpoint: streams.updateStream },
   { method: "DELETE", path: "/streams/:stream_id", endpoint: streams.deactivateStream },
+  { method: "POST", path: "/default_streams", endpoint: streams.addDefaultStream },
+  { method: "DELETE", path: "/default_streams", endpoint: streams.removeDefaultStream },
   { method: "GET", path: "/streams/:stream_id/members", endpoint: streams.getSubscribers },
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)

@@ -1,4 +1,5 @@
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
+import { isGuest } from "../../models/roles.js";
 import { userSettings } from "../../models/userSettings.js";
 import { alertWordStore } from "../../store/alertWords.js";
 import { draftStore } from "../../store/drafts.js";
@@ -161,7 +162,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       Object.entries(ProfileFieldType).map(([name, id]) => [name, { id, name: PROFILE_FIELD_TYPE_NAMES[id] }]),
     );
   }
-  if (wants(req, "default_streams")) state.realm_default_streams = await initialStateStore.defaultStreamIds(q, realm.id);
+  // Guests do not learn of default channels (nor get default_streams events): Zulip pretends there are none.
+  if (wants(req, "default_streams")) state.realm_default_streams = isGuest(user) ? [] : await initialStateStore.defaultStreamIds(q, realm.id);
   if (wants(req, "default_stream_groups")) state.realm_default_stream_groups = [];
   // Zulip 10 sends linkifiers only to clients that take URL templates; the legacy list stays empty.
   if (wants(req, "realm_linkifiers")) state.realm_linkifiers = req.client.capabilities.linkifier_url_template ? await realmLinkifiers(q, realm) : [];
