@@ -71,6 +71,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/users/:user_id_or_email/status", endpoint: userStatus.getStatus },
   { method: "GET", path: "/realm/profile_fields", endpoint: customProfileFields.listRealmCustomProfileFields },
   { method: "POST", path: "/realm/profile_fields", endpoint: customProfileFields.createRealmCustomProfileField },
+  { method: "PATCH", path: "/realm/profile_fields", endpoint: customProfileFields.reorderRealmCustomProfileFields },
   // (end users)
 
   // personal settings
