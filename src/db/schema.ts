@@ -18,6 +18,8 @@ export interface RealmsTable {
   icon_version: Generated<number>;
   message_retention_days: number | null;
   settings: Generated<string>;
+  /** RealmUserDefault: JSON of the settings new users start with that differ from USER_SETTING_DEFAULTS. */
+  user_settings_defaults: Generated<string>;
 }
 
 export interface UsersTable {

@@ -72,6 +72,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/realm/profile_fields", endpoint: customProfileFields.listRealmCustomProfileFields },
   { method: "POST", path: "/realm/profile_fields", endpoint: customProfileFields.createRealmCustomProfileField },
   { method: "PATCH", path: "/realm/profile_fields", endpoint: customProfileFields.reorderRealmCustomProfileFields },
+  { method: "PATCH", path: "/realm/user_settings_defaults", endpoint: settings.updateRealmUserSettingsDefaults },
   // (end users)
 
   // personal settings

@@ -362,6 +362,15 @@ describe("state consistency: default channels", () => {
   });
 });
 
+describe("state consistency: defaults for new users", () => {
+  it("realm_user_settings_defaults", async () => {
+    await expectConsistent(async () => {
+      await patch("iago", "/realm/user_settings_defaults", { twenty_four_hour_time: true, web_home_view: "all_messages" });
+      await patch("iago", "/realm/user_settings_defaults", { twenty_four_hour_time: false });
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

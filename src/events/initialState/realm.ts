@@ -27,7 +27,7 @@ import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmS
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { VisibilityPolicy } from "../../store/messages.js";
-import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS } from "../../models/userSettings.js";
+import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, realmUserSettingsDefaults } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
 
@@ -139,8 +139,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     });
   }
   if (wants(req, "realm_user_settings_defaults")) {
-    // PATCH /realm/user_settings_defaults is not served yet: new users get the built-in defaults.
-    state.realm_user_settings_defaults = { ...USER_SETTING_DEFAULTS, emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
+    state.realm_user_settings_defaults = { ...realmUserSettingsDefaults(realm), emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
   }
   if (wants(req, "realm_billing")) state.realm_billing = { has_pending_sponsorship_request: false };
   if (wants(req, "realm_embedded_bots")) state.realm_embedded_bots = Object.keys(EMBEDDED_BOTS).map((name) => ({ name, config: {} }));
