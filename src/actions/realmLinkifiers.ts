@@ -6,8 +6,8 @@ import { realmLinkifiers } from "../lib/messageRendering.js";
 import { realmLinkifierStore } from "../store/realmLinkifiers.js";
 import { userStore } from "../store/users.js";
 
-/** Zulip's ValidationFailureError: the first message, and every message by field. */
-function validationFailure(msg: string, field: string): ApiError {
+/** Zulip's ValidationFailureError (a model's full_clean failing): the message, and the messages by field. */
+export function validationFailure(msg: string, field: string): ApiError {
   return badRequest(msg, { errors: { [field]: [msg] } });
 }
 

@@ -4,6 +4,7 @@ import { badRequest } from "../http/errors.js";
 import { isValidUrlTemplate, templateVariables } from "../lib/linkifiers.js";
 import { type RealmPlayground, realmPlaygroundStore } from "../store/realmPlaygrounds.js";
 import { userStore } from "../store/users.js";
+import { validationFailure } from "./realmLinkifiers.js";
 
 /** A code playground as clients see it (the OpenAPI RealmPlayground). */
 export interface RealmPlaygroundPayload {
@@ -24,24 +25,19 @@ export async function realmPlaygrounds(q: Executor, realmId: number): Promise<Re
   return (await realmPlaygroundStore.listForRealm(q, realmId)).map(playgroundPayload);
 }
 
-/** Zulip's ValidationFailureError for one field. */
-function invalid(msg: string, field: string) {
-  return badRequest(msg, { errors: { [field]: [msg] } });
-}
-
 const PYGMENTS_LANGUAGE_RE = /^[ a-zA-Z0-9_+\-./#]*$/;
 
 /** RealmPlayground.full_clean: non-blank fields, a template whose only variable is `code`, a new (language, name). */
 async function checkPlayground(q: Executor, realm: Realm, name: string, language: string, urlTemplate: string): Promise<void> {
-  if (name === "") throw invalid("This field cannot be blank.", "name");
-  if (language === "") throw invalid("This field cannot be blank.", "pygments_language");
-  if (language.length > 40) throw invalid(`Ensure this value has at most 40 characters (it has ${language.length}).`, "pygments_language");
-  if (urlTemplate === "") throw invalid("This field cannot be blank.", "url_template");
-  if (!isValidUrlTemplate(urlTemplate)) throw invalid("Invalid URL template.", "url_template");
+  if (name === "") throw validationFailure("This field cannot be blank.", "name");
+  if (language === "") throw validationFailure("This field cannot be blank.", "pygments_language");
+  if (language.length > 40) throw validationFailure(`Ensure this value has at most 40 characters (it has ${language.length}).`, "pygments_language");
+  if (urlTemplate === "") throw validationFailure("This field cannot be blank.", "url_template");
+  if (!isValidUrlTemplate(urlTemplate)) throw validationFailure("Invalid URL template.", "url_template");
   const variables = templateVariables(urlTemplate);
-  if (variables.size !== 1 || !variables.has("code")) throw invalid('"code" should be the only variable present in the URL template', "__all__");
+  if (variables.size !== 1 || !variables.has("code")) throw validationFailure('"code" should be the only variable present in the URL template', "__all__");
   if (await realmPlaygroundStore.exists(q, realm.id, language, name)) {
-    throw invalid("Realm playground with this Realm, Pygments language and Name already exists.", "__all__");
+    throw validationFailure("Realm playground with this Realm, Pygments language and Name already exists.", "__all__");
   }
 }
 
