@@ -1,3 +1,4 @@
+import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
 
 /** A linkifier as clients see it (Zulip's LinkifierDict). */
@@ -191,14 +192,23 @@ function matchesOf(linkifier: Linkifier, text: string, realmUrl: string | undefi
  */
 export function findLinkifierMatches(linkifiers: readonly Linkifier[], text: string, realmUrl?: string): LinkifierMatch[] {
   if (linkifiers.length === 0) return [];
-  const all = linkifiers.flatMap((l) => matchesOf(l, text, realmUrl));
-  all.sort((a, b) => a.index - b.index);
+  return withoutOverlaps(linkifiers.flatMap((l) => matchesOf(l, text, realmUrl)));
+}
+
+/** Earliest first; a span overlapping an earlier one is dropped (a stable sort keeps the first listed at one position). */
+function withoutOverlaps(matches: LinkifierMatch[]): LinkifierMatch[] {
   const kept: LinkifierMatch[] = [];
-  for (const m of all) if (kept.length === 0 || m.index >= kept[kept.length - 1].end) kept.push(m);
+  for (const m of [...matches].sort((a, b) => a.index - b.index)) if (kept.length === 0 || m.index >= kept[kept.length - 1].end) kept.push(m);
   return kept;
 }
 
-/** Zulip's topic_links: the topic's linkified spans as {text, url}. */
+/**
+ * Zulip's topic_links: the topic's linkifier matches and bare URLs (https:// added where the
+ * scheme is missing), earliest first and not overlapping, as {text, url}.
+ */
 export function topicLinks(linkifiers: readonly Linkifier[], topic: string): Array<{ text: string; url: string }> {
-  return findLinkifierMatches(linkifiers, topic).map((m) => ({ text: m.text, url: m.url }));
+  const bare = findLinks(topic, undefined)
+    .filter((l) => !l.href.startsWith("mailto:"))
+    .map((l) => ({ index: l.index, end: l.lastIndex, text: l.text, url: /^[a-z][a-z0-9+.-]*:/i.test(l.text) ? l.text : `https://${l.text}` }));
+  return withoutOverlaps([...findLinkifierMatches(linkifiers, topic), ...bare]).map((m) => ({ text: m.text, url: m.url }));
 }

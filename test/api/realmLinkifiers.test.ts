@@ -78,6 +78,13 @@ describe("linkifiers in messages and topics", () => {
     const later = expectSuccess(await t.get("hamlet", `/api/v1/messages/${again}`)).message;
     expect(later.content).toBe('<p><a href="https://example.com/9/x?id=9">#9-x</a></p>');
     expect(later.topic_links).toEqual([{ text: "#9-yz", url: "https://example.com/9/yz?id=9" }]);
+    // Bare URLs in topics are links too.
+    const urls = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "see zulip.com and https://example.com/x #5", content: "." })).id;
+    expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${urls}`)).message.topic_links).toEqual([
+      { text: "zulip.com", url: "https://zulip.com" },
+      { text: "https://example.com/x", url: "https://example.com/x" },
+      { text: "#5", url: "https://github.com/zulip/zulip/issues/5" },
+    ]);
     expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${wide}`));
     expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${issue}`));
   });
