@@ -88,7 +88,7 @@ export async function renderChannelDescription(q: Executor, realm: Realm, author
   if (text === "") return "";
   const wanted = collectReferences(text);
   const refs = await resolveReferences(q, realm, author, author ? wanted : { ...wanted, streamNames: [] });
-  return renderMarkdown(text, refs, { mediaProxy: camoUrl }).html;
+  return renderMarkdown(text, refs, { mediaProxy: camoUrl, linkifiers: await realmLinkifiers(q, realm) }).html;
 }
 
 /** The organization's linkifiers, in the order the renderer applies them. */

@@ -85,6 +85,10 @@ describe("linkifiers in messages and topics", () => {
       { text: "https://example.com/x", url: "https://example.com/x" },
       { text: "#5", url: "https://github.com/zulip/zulip/issues/5" },
     ]);
+    // Channel descriptions are rendered with them too.
+    expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "linkified", description: "Tracks #42" }]) }));
+    const channel = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: "linkified" })).stream_id;
+    expect(expectSuccess(await t.get("iago", `/api/v1/streams/${channel}`)).stream.rendered_description).toBe('<p>Tracks <a href="https://github.com/zulip/zulip/issues/42">#42</a></p>');
     expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${wide}`));
     expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${issue}`));
   });
