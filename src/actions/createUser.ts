@@ -5,7 +5,7 @@ import { generateApiKey } from "../lib/apiKeys.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
-import { userSettings } from "../models/userSettings.js";
+import { realmUserSettingsDefaults, serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
@@ -56,6 +56,8 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     password_hash: input.password_hash,
     can_create_users: input.can_create_users ? 1 : 0,
     can_change_user_emails: input.can_change_user_emails ? 1 : 0,
+    // Zulip's copy_default_settings: the organization's defaults for new users.
+    settings: serializeUserSettings(realmUserSettingsDefaults(realm)),
   });
   const recipient = await tx.q
     .insertInto("recipients")

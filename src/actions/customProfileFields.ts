@@ -88,6 +88,18 @@ export async function checkCreateCustomProfileField(tx: Tx, actor: User, input: 
   return field.id;
 }
 
+/**
+ * Zulip's try_reorder_realm_custom_profile_fields: each field takes its position in `order`,
+ * which must name every field (ids of no field are ignored).
+ */
+export async function checkReorderCustomProfileFields(tx: Tx, realmId: number, order: readonly number[]): Promise<void> {
+  const position = new Map(order.map((id, i) => [id, i]));
+  const fields = await customProfileFieldStore.listForRealm(tx.q, realmId);
+  if (fields.some((f) => !position.has(f.id))) throw badRequest("Invalid order mapping.");
+  for (const field of fields) await customProfileFieldStore.setOrder(tx.q, field.id, position.get(field.id)!);
+  await notifyRealmCustomProfileFields(tx, realmId);
+}
+
 async function notifyRealmCustomProfileFields(tx: Tx, realmId: number): Promise<void> {
   const fields = await customProfileFieldStore.listForRealm(tx.q, realmId);
   tx.sendEventOnCommit(

@@ -6,7 +6,8 @@ import { ApiError, badRequest } from "../http/errors.js";
 import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
-import { isMeMessage, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
+import { topicLinks } from "../lib/linkifiers.js";
+import { isMeMessage, realmLinkifiers, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
@@ -314,7 +315,7 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   }
   if (edit.topicEdited) {
     Object.assign(moveEntry, { prev_topic: edit.origTopic, topic: edit.targetTopic });
-    Object.assign(event, { orig_subject: edit.origTopic, subject: edit.targetTopic, topic_links: [] });
+    Object.assign(event, { orig_subject: edit.origTopic, subject: edit.targetTopic, topic_links: topicLinks(await realmLinkifiers(tx.q, realm), edit.targetTopic) });
   }
   Object.assign(entry, moveEntry);
 

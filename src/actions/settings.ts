@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { transaction, type AppContext } from "../appContext.js";
-import type { User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
 import { badRequest, BotRequestNotAllowedError, RateLimitedError } from "../http/errors.js";
@@ -14,6 +14,7 @@ import {
   LEGACY_NOTIFICATION_SETTINGS,
   MAX_EMAIL_BATCHING_PERIOD_SECONDS,
   NOTIFICATION_SOUNDS,
+  realmUserSettingsDefaults,
   serializeUserSettings,
   userSettings,
   type UserSettings,
@@ -68,7 +69,7 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
 }
 
 /** The range checks Zulip does beyond the parameter types (check_settings_values). */
-function checkSettingValues(settings: Partial<UserSettings>): void {
+export function checkSettingValues(settings: Partial<UserSettings>): void {
   const { default_language: language, notification_sound: sound } = settings;
   const batching = settings.email_notifications_batching_period_seconds;
   if (language !== undefined && !Object.hasOwn(LANGUAGES, language)) throw badRequest("Invalid default_language");
@@ -114,6 +115,29 @@ async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHas
  * Zulip's do_change_user_setting for each value that differs from the current one: one row
  * update, then per setting an audit entry, the `user_settings` event and the legacy event.
  */
+/**
+ * PATCH /realm/user_settings_defaults (Zulip's update_realm_user_settings_defaults and
+ * do_set_realm_user_default_setting): the settings users created afterwards start with; one
+ * realm_user_settings_defaults event per changed setting, to every active user.
+ */
+export async function doUpdateRealmUserSettingsDefaults(tx: Tx, realm: Realm, actor: User, requested: Partial<UserSettings>): Promise<void> {
+  checkSettingValues(requested);
+  const before = realmUserSettingsDefaults(realm);
+  const changed = Object.entries(requested).filter(([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value);
+  if (changed.length === 0) return;
+  await realmStore.update(tx.q, realm.id, { user_settings_defaults: serializeUserSettings({ ...before, ...Object.fromEntries(changed) }) });
+  const receivers = await userStore.listActiveIds(tx.q, realm.id);
+  for (const [property, value] of changed) {
+    await auditLogStore.insert(tx.q, {
+      realm_id: realm.id,
+      acting_user_id: actor.id,
+      event_type: "realm_default_user_settings_changed",
+      extra_data: { property, old_value: before[property as keyof UserSettings], new_value: value },
+    });
+    tx.sendEventOnCommit({ type: "realm_user_settings_defaults", op: "update", property, value }, receivers);
+  }
+}
+
 export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
   const before = userSettings(user);
   const changed = Object.entries(requested).filter(

@@ -459,6 +459,19 @@ export async function doSetDefaultStream(tx: Tx, realm: Realm, stream: Stream, i
   await notifyDefaultStreams(tx, realm);
 }
 
+/** POST /default_streams (Zulip's add_default_stream): administrators; public channels only; a default channel stays as it is. */
+export async function checkAddDefaultStream(tx: Tx, realm: Realm, access: ChannelAccess): Promise<void> {
+  if (access.stream.invite_only) throw badRequest("Private channels cannot be made default.");
+  if ((await streamStore.defaultStreamIds(tx.q, realm.id)).has(access.stream.id)) return;
+  await doSetDefaultStream(tx, realm, access.stream, true);
+}
+
+/** DELETE /default_streams (Zulip's remove_default_stream): removing a channel that is not a default changes nothing. */
+export async function checkRemoveDefaultStream(tx: Tx, realm: Realm, access: ChannelAccess): Promise<void> {
+  if (!(await streamStore.defaultStreamIds(tx.q, realm.id)).has(access.stream.id)) return;
+  await doSetDefaultStream(tx, realm, access.stream, false);
+}
+
 // ---- archiving ----
 
 /** DELETE /streams/{id}: archives; subscriptions stay (Zulip 10). `access` from accessStreamById(administer). */

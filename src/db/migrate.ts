@@ -16,6 +16,8 @@ import * as addUserEmailLookupIndexes from "./migrations/2026-11-25T1400-add-use
 import * as addUserMessageFlagStatistics from "./migrations/2026-11-25T1500-add-user-message-flag-statistics.js";
 import * as addPresenceUpdateIds from "./migrations/2026-11-26T0100-bugs15-add-presence-update-ids.js";
 import * as createSavedSnippetsBotStorage from "./migrations/2026-11-26T0200-create-saved-snippets-bot-storage.js";
+import * as createLinkifiersPlaygrounds from "./migrations/2026-11-26T0300-realm15-create-linkifiers-playgrounds.js";
+import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-realm15-add-realm-user-settings-defaults.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -35,6 +37,8 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-25T1500-add-user-message-flag-statistics": addUserMessageFlagStatistics,
   "2026-11-26T0100-bugs15-add-presence-update-ids": addPresenceUpdateIds,
   "2026-11-26T0200-create-saved-snippets-bot-storage": createSavedSnippetsBotStorage,
+  "2026-11-26T0300-realm15-create-linkifiers-playgrounds": createLinkifiersPlaygrounds,
+  "2026-11-26T0310-realm15-add-realm-user-settings-defaults": addRealmUserSettingsDefaults,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

@@ -18,6 +18,8 @@ export interface RealmsTable {
   icon_version: Generated<number>;
   message_retention_days: number | null;
   settings: Generated<string>;
+  /** RealmUserDefault: JSON of the settings new users start with that differ from USER_SETTING_DEFAULTS. */
+  user_settings_defaults: Generated<string>;
 }
 
 export interface UsersTable {
@@ -326,6 +328,22 @@ export interface SavedSnippetsTable {
   date_created: number;
 }
 
+export interface RealmLinkifiersTable {
+  id: Id;
+  realm_id: number;
+  pattern: string;
+  url_template: string;
+  order: number;
+}
+
+export interface RealmPlaygroundsTable {
+  id: Id;
+  realm_id: number;
+  name: string;
+  pygments_language: string;
+  url_template: string;
+}
+
 export interface BotStorageTable {
   id: Id;
   bot_id: number;
@@ -436,6 +454,8 @@ export interface Database {
   channel_daily_messages: ChannelDailyMessagesTable;
   saved_snippets: SavedSnippetsTable;
   bot_storage: BotStorageTable;
+  realm_linkifiers: RealmLinkifiersTable;
+  realm_playgrounds: RealmPlaygroundsTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   sessions: SessionsTable;

@@ -130,6 +130,8 @@ function acceptsEvent(client: ClientDescriptor, event: ParleyEvent): boolean {
     case "update_display_settings":
     case "update_global_notifications":
       return !caps.user_settings_object;
+    case "realm_linkifiers":
+      return caps.linkifier_url_template;
     default:
       return true;
   }

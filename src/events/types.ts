@@ -147,6 +147,9 @@ export type SavedSnippetsEvent =
 export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
 export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
 export type RealmExportConsentEvent = { type: "realm_export_consent"; user_id: number; consented: boolean };
+export type RealmLinkifiersEvent = { type: "realm_linkifiers"; realm_linkifiers: Payload[] };
+export type RealmPlaygroundsEvent = { type: "realm_playgrounds"; realm_playgrounds: Payload[] };
+export type RealmUserSettingsDefaultsEvent = Op<"realm_user_settings_defaults", "update", { property: string; value: unknown }>;
 
 /** Everything tx.sendEventOnCommit accepts. */
 export type ServerEvent =
@@ -180,6 +183,9 @@ export type ServerEvent =
   | SavedSnippetsEvent
   | MutedUsersEvent
   | AlertWordsEvent
-  | RealmExportConsentEvent;
+  | RealmExportConsentEvent
+  | RealmLinkifiersEvent
+  | RealmPlaygroundsEvent
+  | RealmUserSettingsDefaultsEvent;
 
 export type ServerEventType = ServerEvent["type"];

@@ -25,6 +25,8 @@ import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
 import * as presence from "../routes/presence.js";
+import * as realmLinkifiers from "../routes/realmLinkifiers.js";
+import * as realmPlaygrounds from "../routes/realmPlaygrounds.js";
 import * as typing from "../routes/typing.js";
 import * as videoCalls from "../routes/videoCalls.js";
 import * as topics from "../routes/topics.js";
@@ -70,6 +72,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/users/:user_id_or_email/status", endpoint: userStatus.getStatus },
   { method: "GET", path: "/realm/profile_fields", endpoint: customProfileFields.listRealmCustomProfileFields },
   { method: "POST", path: "/realm/profile_fields", endpoint: customProfileFields.createRealmCustomProfileField },
+  { method: "PATCH", path: "/realm/profile_fields", endpoint: customProfileFields.reorderRealmCustomProfileFields },
+  { method: "PATCH", path: "/realm/user_settings_defaults", endpoint: settings.updateRealmUserSettingsDefaults },
   // (end users)
 
   // personal settings
@@ -95,6 +99,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/streams/:stream_id", endpoint: streams.getStream },
   { method: "PATCH", path: "/streams/:stream_id", endpoint: streams.updateStream },
   { method: "DELETE", path: "/streams/:stream_id", endpoint: streams.deactivateStream },
+  { method: "POST", path: "/default_streams", endpoint: streams.addDefaultStream },
+  { method: "DELETE", path: "/default_streams", endpoint: streams.removeDefaultStream },
   { method: "GET", path: "/streams/:stream_id/members", endpoint: streams.getSubscribers },
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)
@@ -141,6 +147,14 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.uploadEmoji },
   { method: "DELETE", path: "/realm/emoji/:emoji_name", endpoint: realmEmoji.deleteEmoji },
   // (end reactions and custom emoji)
+  // linkifiers and code playgrounds
+  { method: "GET", path: "/realm/linkifiers", endpoint: realmLinkifiers.listLinkifiers },
+  { method: "PATCH", path: "/realm/linkifiers", endpoint: realmLinkifiers.reorderLinkifiers },
+  { method: "POST", path: "/realm/filters", endpoint: realmLinkifiers.addLinkifier },
+  { method: "PATCH", path: "/realm/filters/:filter_id", endpoint: realmLinkifiers.updateLinkifier },
+  { method: "DELETE", path: "/realm/filters/:filter_id", endpoint: realmLinkifiers.removeLinkifier },
+  { method: "POST", path: "/realm/playgrounds", endpoint: realmPlaygrounds.addPlayground },
+  { method: "DELETE", path: "/realm/playgrounds/:playground_id", endpoint: realmPlaygrounds.removePlayground },
   // uploads and attachments
   { method: "POST", path: "/user_uploads", endpoint: uploads.uploadFile },
   { method: "GET", path: "/user_uploads/:realm_id_str/*", endpoint: uploads.getFileTemporaryUrl },

@@ -4,7 +4,8 @@ import { RecipientType } from "../models/roles.js";
 import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
 import type { Message, Reaction, Submessage } from "../store/messages.js";
 import { parseEditHistory } from "./editHistory.js";
-import { isMeMessage } from "./messageRendering.js";
+import { type Linkifier, topicLinks } from "./linkifiers.js";
+import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor } from "./userPayload.js";
 
@@ -42,6 +43,7 @@ export class MessagePayloadBuilder {
     private readonly groupMembers: Map<number, number[]>,
     private readonly reactions: Map<number, Reaction[]>,
     private readonly submessages: Map<number, Submessage[]>,
+    private readonly linkifiers: readonly Linkifier[],
   ) {}
 
   static async load(q: Executor, realm: Realm, messages: readonly Message[]): Promise<MessagePayloadBuilder> {
@@ -98,7 +100,9 @@ export class MessagePayloadBuilder {
     const { reactions, submessages } = known.justSent
       ? { reactions: [], submessages: [...known.submessages] }
       : await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
-    return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages));
+    // Channel messages' topic_links: one more statement, only when there are any.
+    const linkifiers = messages.some((m) => streamNames.has(m.recipient_id)) ? await realmLinkifiers(q, realm) : [];
+    return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages), linkifiers);
   }
 
   /**
@@ -134,7 +138,7 @@ export class MessagePayloadBuilder {
         msg_type: s.msg_type,
         content: s.content,
       })),
-      topic_links: [],
+      topic_links: recipient.type === RecipientType.STREAM ? topicLinks(this.linkifiers, message.subject) : [],
       flags,
     };
     if (recipient.type === RecipientType.STREAM) {

@@ -1,9 +1,11 @@
 import { camoUrl } from "./camo.js";
+import { type Linkifier, linkifierPayload } from "./linkifiers.js";
 import type { UrlEmbed } from "./markdown/types.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { userSettings } from "../models/userSettings.js";
 import type { Attachment } from "../store/attachments.js";
+import { realmLinkifierStore } from "../store/realmLinkifiers.js";
 import { renderLookupStore } from "../store/renderLookups.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { collectReferences, type MentionableUser, type References, type RenderResult, renderMarkdown, type ResolvedReferences } from "./markdown/index.js";
@@ -29,6 +31,7 @@ export async function renderMessageContent(
   const refs = await resolveReferences(q, realm, sender, collectReferences(content));
   const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
+    linkifiers: await realmLinkifiers(q, realm),
     translateEmoticons: userSettings(sender).translate_emoticons,
     mediaProxy: camoUrl,
     urlEmbeds: options.urlEmbeds,
@@ -61,8 +64,9 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   // names add entries the content never asks for, so each renders as it would alone.
   const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
   const results: RenderResult[] = [];
+  const linkifiers = await realmLinkifiers(q, realm);
   for (const content of distinct) {
-    results.push(await withGroupMembersMentioned(q, renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl })));
+    results.push(await withGroupMembersMentioned(q, renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl, linkifiers })));
   }
   const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
   const rendered = new Map(
@@ -84,7 +88,12 @@ export async function renderChannelDescription(q: Executor, realm: Realm, author
   if (text === "") return "";
   const wanted = collectReferences(text);
   const refs = await resolveReferences(q, realm, author, author ? wanted : { ...wanted, streamNames: [] });
-  return renderMarkdown(text, refs, { mediaProxy: camoUrl }).html;
+  return renderMarkdown(text, refs, { mediaProxy: camoUrl, linkifiers: await realmLinkifiers(q, realm) }).html;
+}
+
+/** The organization's linkifiers, in the order the renderer applies them. */
+export async function realmLinkifiers(q: Executor, realm: Realm): Promise<Linkifier[]> {
+  return (await realmLinkifierStore.listForRealm(q, realm.id)).map(linkifierPayload);
 }
 
 async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {

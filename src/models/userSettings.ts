@@ -274,6 +274,17 @@ export function userSettings(user: { settings: string }): UserSettings {
   return { ...USER_SETTING_DEFAULTS, ...stored } as UserSettings;
 }
 
+/** Settings without a realm-wide default for new users (not in Zulip's RealmUserDefault API). */
+const NOT_REALM_DEFAULTS: ReadonlySet<string> = new Set(["allow_private_data_export", "default_language", "enable_login_emails", "enable_marketing_emails"]);
+
+/** What PATCH /realm/user_settings_defaults may change. */
+export const REALM_USER_DEFAULT_SETTING_NAMES = USER_SETTING_NAMES.filter((name) => !NOT_REALM_DEFAULTS.has(name));
+
+/** The settings the organization's new users start with (Zulip's RealmUserDefault). */
+export function realmUserSettingsDefaults(realm: { user_settings_defaults: string }): UserSettings {
+  return userSettings({ settings: realm.user_settings_defaults });
+}
+
 /** The JSON to store for `settings`: only keys whose value differs from the default. */
 export function serializeUserSettings(settings: Partial<UserSettings>): string {
   const out: Record<string, unknown> = {};

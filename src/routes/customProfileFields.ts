@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { transaction } from "../appContext.js";
-import { checkCreateCustomProfileField, customProfileFieldDict } from "../actions/customProfileFields.js";
+import { checkCreateCustomProfileField, checkReorderCustomProfileFields, customProfileFieldDict } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { requireAdministrator } from "../lib/access.js";
@@ -32,5 +32,15 @@ export const createRealmCustomProfileField = endpoint({
     requireAdministrator(user);
     const id = await transaction(ctx, (tx) => checkCreateCustomProfileField(tx, user, params));
     return { id };
+  },
+});
+
+/** PATCH /realm/profile_fields (reorder) */
+export const reorderRealmCustomProfileFields = endpoint({
+  auth: "user",
+  params: { order: p.json(z.array(z.int())) },
+  handler: async ({ ctx, user, params }) => {
+    requireAdministrator(user);
+    await transaction(ctx, (tx) => checkReorderCustomProfileFields(tx, user.realm_id, params.order));
   },
 });

@@ -1,9 +1,12 @@
-import { checkUpdateSettings } from "../actions/settings.js";
+import { checkUpdateSettings, doUpdateRealmUserSettingsDefaults } from "../actions/settings.js";
+import { transaction } from "../appContext.js";
+import { requireAdministrator } from "../lib/access.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
 import { p, type Param, type ParamSpec } from "../http/params.js";
 import {
   isKnownTimezone,
+  REALM_USER_DEFAULT_SETTING_NAMES,
   USER_SETTING_NAMES,
   USER_SETTING_RULES,
   type SettingRule,
@@ -47,5 +50,16 @@ export const updateSettings = endpoint({
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const settings = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
     await checkUpdateSettings(ctx, user, { full_name, email, old_password, new_password, timezone, settings });
+  },
+});
+
+/** PATCH /realm/user_settings_defaults */
+export const updateRealmUserSettingsDefaults = endpoint({
+  auth: "user",
+  params: Object.fromEntries(REALM_USER_DEFAULT_SETTING_NAMES.map((name) => [name, settingParams[name]])),
+  handler: async ({ ctx, user, realm, params }) => {
+    requireAdministrator(user);
+    const settings = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
+    await transaction(ctx, (tx) => doUpdateRealmUserSettingsDefaults(tx, realm, user, settings));
   },
 });

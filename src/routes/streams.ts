@@ -1,9 +1,10 @@
 import { transaction } from "../appContext.js";
-import { checkDeactivateStream, checkUpdateStream, MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
+import { checkAddDefaultStream, checkDeactivateStream, checkRemoveDefaultStream, checkUpdateStream, MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../http/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { groupSettingChangeSchema, STREAM_GROUP_SETTING_NAMES } from "../lib/groupSettings.js";
+import { requireAdministrator } from "../lib/access.js";
 import { AccessSubject, accessStreamById, accessStreamByName } from "../lib/streamAccess.js";
 import { buildStreamPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
 import { streamsForUser } from "../lib/streamListing.js";
@@ -108,6 +109,32 @@ export const deactivateStream = endpoint({
     await transaction(ctx, async (tx) => {
       const access = await accessStreamById(tx.q, new AccessSubject(user), streamIdOf(path), "administer");
       await checkDeactivateStream(tx, realm, access, user);
+    });
+  },
+});
+
+/** POST /default_streams */
+export const addDefaultStream = endpoint({
+  auth: "user",
+  params: { stream_id: p.int() },
+  handler: async ({ ctx, user, realm, params }) => {
+    requireAdministrator(user);
+    await transaction(ctx, async (tx) => {
+      const access = await accessStreamById(tx.q, new AccessSubject(user), params.stream_id, "content", { requireActive: true });
+      await checkAddDefaultStream(tx, realm, access);
+    });
+  },
+});
+
+/** DELETE /default_streams */
+export const removeDefaultStream = endpoint({
+  auth: "user",
+  params: { stream_id: p.int() },
+  handler: async ({ ctx, user, realm, params }) => {
+    requireAdministrator(user);
+    await transaction(ctx, async (tx) => {
+      const access = await accessStreamById(tx.q, new AccessSubject(user), params.stream_id, "metadata");
+      await checkRemoveDefaultStream(tx, realm, access);
     });
   },
 });

@@ -34,6 +34,10 @@ export const customProfileFieldStore = {
     return Number(row.n);
   },
 
+  async setOrder(q: Executor, id: number, order: number): Promise<void> {
+    await q.updateTable("custom_profile_fields").set({ order }).where("id", "=", id).execute();
+  },
+
   /** Inserts a field placed last: its `order` is its id, as in Zulip. */
   async insert(q: Executor, row: Insertable<CustomProfileFieldsTable>): Promise<CustomProfileField> {
     const field = await q.insertInto("custom_profile_fields").values(row).returningAll().executeTakeFirstOrThrow();

@@ -18,6 +18,7 @@ export const prefixedRealmColumns = [
   "realms.icon_version as realm__icon_version",
   "realms.message_retention_days as realm__message_retention_days",
   "realms.settings as realm__settings",
+  "realms.user_settings_defaults as realm__user_settings_defaults",
 ] as const;
 
 const PREFIX = "realm__";

@@ -164,3 +164,27 @@ describe("profile_data through PATCH /users/{user_id}", () => {
     expect(user.profile_data).toEqual({});
   });
 });
+
+describe("PATCH /realm/profile_fields", () => {
+  it("reorders the fields by position in `order` and tells the realm", async () => {
+    const a = await createField({ name: "Reorder A", field_type: 1 });
+    const b = await createField({ name: "Reorder B", field_type: 1 });
+    const ids = (await fields()).map((f) => f.id);
+    const wanted = [b, ...ids.filter((id) => id !== a && id !== b), a];
+    const { result: res, events } = await t.captureEvents(() => t.patch("iago", "/api/v1/realm/profile_fields", { order: JSON.stringify([...wanted, 999999]) }));
+    expectSuccess(res);
+    const listed = await fields();
+    expect(listed.map((f) => f.id)).toEqual(wanted);
+    expect(listed.map((f) => f.order)).toEqual(wanted.map((_, i) => i));
+    expect(events.map((e) => e.event.type)).toEqual(["custom_profile_fields"]);
+    expect((events[0].event.fields as any[]).map((f) => f.id)).toEqual(wanted);
+  });
+
+  it("needs every field in the order, and an administrator", async () => {
+    const ids = (await fields()).map((f) => f.id);
+    expectError(await t.patch("iago", "/api/v1/realm/profile_fields", { order: JSON.stringify(ids.slice(1)) }), 400, "Invalid order mapping.");
+    expectError(await t.patch("hamlet", "/api/v1/realm/profile_fields", { order: JSON.stringify(ids) }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(await t.patch("iago", "/api/v1/realm/profile_fields", {}), 400, "Missing 'order' argument", "REQUEST_VARIABLE_MISSING");
+    expect((await fields()).map((f) => f.id)).toEqual(ids);
+  });
+});

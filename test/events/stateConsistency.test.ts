@@ -337,6 +337,49 @@ describe("state consistency: alert words", () => {
   });
 });
 
+describe("state consistency: linkifiers and code playgrounds", () => {
+  it("realm_linkifiers", async () => {
+    await expectConsistent(async () => {
+      const first = (await post("iago", "/realm/filters", { pattern: "#(?P<id>[0-9]+)", url_template: "https://example.com/issues/{id}" })).id;
+      const second = (await post("iago", "/realm/filters", { pattern: "PR(?P<id>[0-9]+)", url_template: "https://example.com/pulls/{id}" })).id;
+      await patch("iago", `/realm/filters/${first}`, { pattern: "#(?P<id>[0-9]+)", url_template: "https://example.com/tickets/{id}" });
+      await patch("iago", "/realm/linkifiers", { ordered_linkifier_ids: JSON.stringify([second, first]) });
+      await del("iago", `/realm/filters/${second}`);
+    });
+  });
+
+  it("realm_playgrounds", async () => {
+    await expectConsistent(async () => {
+      const id = (await post("iago", "/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example.com/?code={code}" })).id;
+      await post("iago", "/realm/playgrounds", { name: "Rust", pygments_language: "Rust", url_template: "https://play.example.com/{?code}" });
+      await del("iago", `/realm/playgrounds/${id}`);
+    });
+  });
+});
+
+describe("state consistency: default channels", () => {
+  it("default_streams", async () => {
+    const verona = await streamId("Verona");
+    const denmark = await streamId("Denmark");
+    const received = await expectConsistent(async () => {
+      await post("iago", "/default_streams", { stream_id: verona });
+      await del("iago", "/default_streams", { stream_id: denmark });
+      await patch("iago", `/streams/${denmark}`, { is_default_stream: true });
+    });
+    // Guests do not learn of default channels.
+    expect(received.polonius.filter((e) => e.type === "default_streams")).toEqual([]);
+  });
+});
+
+describe("state consistency: defaults for new users", () => {
+  it("realm_user_settings_defaults", async () => {
+    await expectConsistent(async () => {
+      await patch("iago", "/realm/user_settings_defaults", { twenty_four_hour_time: true, web_home_view: "all_messages" });
+      await patch("iago", "/realm/user_settings_defaults", { twenty_four_hour_time: false });
+    });
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

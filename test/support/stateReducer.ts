@@ -101,6 +101,15 @@ export class ClientState {
       case "realm_emoji":
         if ("realm_emoji" in s) s.realm_emoji = event.realm_emoji;
         return;
+      case "realm_user_settings_defaults":
+        if ("realm_user_settings_defaults" in s) s.realm_user_settings_defaults[event.property] = event.value;
+        return;
+      case "realm_linkifiers":
+        if ("realm_linkifiers" in s) s.realm_linkifiers = event.realm_linkifiers;
+        return;
+      case "realm_playgrounds":
+        if ("realm_playgrounds" in s) s.realm_playgrounds = event.realm_playgrounds;
+        return;
       case "custom_profile_fields":
         if ("custom_profile_fields" in s) s.custom_profile_fields = event.fields;
         return;

@@ -1,4 +1,5 @@
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
+import { isGuest } from "../../models/roles.js";
 import { userSettings } from "../../models/userSettings.js";
 import { alertWordStore } from "../../store/alertWords.js";
 import { draftStore } from "../../store/drafts.js";
@@ -7,6 +8,8 @@ import { savedSnippetStore } from "../../store/savedSnippets.js";
 import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
 import { customProfileFieldDict } from "../../actions/customProfileFields.js";
 import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
+import { realmPlaygrounds } from "../../actions/realmPlaygrounds.js";
+import { realmLinkifiers } from "../../lib/messageRendering.js";
 import { listScheduledMessages } from "../../actions/scheduledMessages.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../../actions/messageSend.js";
 import type { Executor } from "../../db/tx.js";
@@ -21,11 +24,10 @@ import { THUMBNAIL_SIZE } from "../../lib/uploadFiles.js";
 import { userGroupsForRealm } from "../../lib/userGroupPayload.js";
 import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
-import { isGuest } from "../../models/roles.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { VisibilityPolicy } from "../../store/messages.js";
-import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, USER_SETTING_DEFAULTS } from "../../models/userSettings.js";
+import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, realmUserSettingsDefaults } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
 
@@ -137,8 +139,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     });
   }
   if (wants(req, "realm_user_settings_defaults")) {
-    // PATCH /realm/user_settings_defaults is not served yet: new users get the built-in defaults.
-    state.realm_user_settings_defaults = { ...USER_SETTING_DEFAULTS, emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
+    state.realm_user_settings_defaults = { ...realmUserSettingsDefaults(realm), emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
   }
   if (wants(req, "realm_billing")) state.realm_billing = { has_pending_sponsorship_request: false };
   if (wants(req, "realm_embedded_bots")) state.realm_embedded_bots = Object.keys(EMBEDDED_BOTS).map((name) => ({ name, config: {} }));
@@ -165,9 +166,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     state.realm_default_streams = isGuest(user) ? [] : await initialStateStore.defaultStreamIds(q, realm.id);
   }
   if (wants(req, "default_stream_groups")) state.realm_default_stream_groups = [];
-  if (wants(req, "realm_linkifiers")) state.realm_linkifiers = [];
+  // Zulip 10 sends linkifiers only to clients that take URL templates; the legacy list stays empty.
+  if (wants(req, "realm_linkifiers")) state.realm_linkifiers = req.client.capabilities.linkifier_url_template ? await realmLinkifiers(q, realm) : [];
   if (wants(req, "realm_filters")) state.realm_filters = [];
-  if (wants(req, "realm_playgrounds")) state.realm_playgrounds = [];
+  if (wants(req, "realm_playgrounds")) state.realm_playgrounds = await realmPlaygrounds(q, realm.id);
   if (wants(req, "realm_domains")) state.realm_domains = [];
   if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) {

@@ -42,14 +42,14 @@ function trimTrailingPunctuation(m: { raw: string; url: string; lastIndex: numbe
   }
 }
 
-interface Found {
+export interface Found {
   index: number;
   lastIndex: number;
   text: string;
   href: string;
 }
 
-function findLinks(text: string, realmUrl: string | undefined): Found[] {
+export function findLinks(text: string, realmUrl: string | undefined): Found[] {
   const matches = linkifier().match(text) ?? [];
   const found: Found[] = [];
   for (const m of matches) {

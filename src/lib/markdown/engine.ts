@@ -7,6 +7,7 @@ import { emojiPlugin } from "./emoji.js";
 import { emphasisPlugin } from "./emphasis.js";
 import { escapeText } from "./escape.js";
 import { fencesPlugin } from "./fences.js";
+import { linkifiersPlugin } from "./linkifiers.js";
 import { linksPlugin } from "./links.js";
 import { listsPlugin } from "./lists.js";
 import { mentionsPlugin } from "./mentions.js";
@@ -36,7 +37,7 @@ export function buildEngine(): MarkdownIt {
   md.renderer.rules.zulip_html = (tokens, idx) => tokens[idx].content;
   for (const plugin of [
     listsPlugin, fencesPlugin, quotesPlugin, backticksPlugin, emphasisPlugin, mentionsPlugin, texPlugin,
-    streamLinksPlugin, timePlugin, linksPlugin, emojiPlugin, autolinkPlugin, previewsPlugin,
+    streamLinksPlugin, timePlugin, linksPlugin, emojiPlugin, autolinkPlugin, linkifiersPlugin, previewsPlugin,
   ]) {
     md.use(plugin);
   }

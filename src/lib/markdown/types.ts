@@ -1,3 +1,5 @@
+import type { Linkifier } from "../linkifiers.js";
+
 /** What the renderer needs from the database, looked up from collectReferences() output. */
 export interface MentionableUser {
   id: number;
@@ -30,6 +32,8 @@ export interface RenderOptions {
    * an entry is previewed (null: looked at, nothing to show); without this map no link is.
    */
   urlEmbeds?: ReadonlyMap<string, UrlEmbed | null>;
+  /** The organization's linkifiers, in order. */
+  linkifiers?: readonly Linkifier[];
 }
 
 /** A web page's preview (Zulip's UrlEmbedData / UrlOEmbedData). */
