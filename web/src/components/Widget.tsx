@@ -8,10 +8,26 @@ function submit(m: Message, data: object): void {
   void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error) => alert(error.message));
 }
 
+/** The one-line form that adds a poll option or a task. */
+function AddItem({ label, onAdd }: { label: "option" | "task"; onAdd: (text: string) => void }) {
+  const [draft, setDraft] = useState("");
+  return (
+    <form
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        if (draft.trim() === "") return;
+        onAdd(draft.trim());
+        setDraft("");
+      }}
+    >
+      <input value={draft} placeholder={`New ${label}`} aria-label={`New ${label}`} onInput={(ev) => setDraft(ev.currentTarget.value)} /> <button type="submit">Add {label}</button>
+    </form>
+  );
+}
+
 /** A poll or to-do list made by `/poll` or `/todo`, shown instead of the message's text. */
 export function Widget({ m }: { m: Message }) {
   const widget = widgetOf(m.submessages);
-  const [draft, setDraft] = useState("");
   if (!widget) return null;
   const me = myUserId;
   if (widget.kind === "poll") {
@@ -31,16 +47,7 @@ export function Widget({ m }: { m: Message }) {
             );
           })}
         </ul>
-        <form
-          onSubmit={(ev) => {
-            ev.preventDefault();
-            if (draft.trim() === "") return;
-            submit(m, { type: "new_option", idx: widget.nextIdx(me), option: draft.trim() });
-            setDraft("");
-          }}
-        >
-          <input value={draft} placeholder="New option" aria-label="New option" onInput={(ev) => setDraft(ev.currentTarget.value)} /> <button type="submit">Add option</button>
-        </form>
+        <AddItem label="option" onAdd={(option) => submit(m, { type: "new_option", idx: widget.nextIdx(me), option })} />
       </div>
     );
   }
@@ -57,17 +64,13 @@ export function Widget({ m }: { m: Message }) {
           </li>
         ))}
       </ul>
-      <form
-        onSubmit={(ev) => {
-          ev.preventDefault();
-          if (draft.trim() === "") return;
-          const [task, ...desc] = draft.split(": ");
+      <AddItem
+        label="task"
+        onAdd={(text) => {
+          const [task, ...desc] = text.split(": ");
           submit(m, { type: "new_task", key: widget.tasks.length, task: task.trim(), desc: desc.join(": ").trim(), completed: false });
-          setDraft("");
         }}
-      >
-        <input value={draft} placeholder="New task" aria-label="New task" onInput={(ev) => setDraft(ev.currentTarget.value)} /> <button type="submit">Add task</button>
-      </form>
+      />
     </div>
   );
 }
