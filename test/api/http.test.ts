@@ -180,7 +180,8 @@ describe("authentication", () => {
 
 describe("the route table", () => {
   it("lists every route the server answers, and the server refuses to start with an unlisted one", async () => {
-    const app = await buildApp(t.ctx);
+    // With a metrics token, so that the conditional /metrics route is there too.
+    const app = await buildApp({ ...t.ctx, config: { ...t.ctx.config, metrics: { ...t.ctx.config.metrics, token: "route-table-test-token" } } });
     try {
       expect(() => app.get("/not-in-the-table", async () => "hidden")).toThrow(/GET \/not-in-the-table is not in the route table/);
       await app.ready();
