@@ -1,3 +1,4 @@
+import { nowSeconds } from "../util/time.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../http/errors.js";
@@ -78,7 +79,7 @@ export const MAX_SNIPPET_TITLE_LENGTH = 60;
 const snippetNotFound = () => new ApiError("Saved snippet does not exist.", { status: 404 });
 
 export async function doCreateSavedSnippet(tx: Tx, user: User, title: string, content: string): Promise<number> {
-  const snippet = await savedSnippetStore.insert(tx.q, { realm_id: user.realm_id, user_id: user.id, title, content, date_created: Math.floor(Date.now() / 1000) });
+  const snippet = await savedSnippetStore.insert(tx.q, { realm_id: user.realm_id, user_id: user.id, title, content, date_created: nowSeconds() });
   tx.sendEventOnCommit({ type: "saved_snippets", op: "add", saved_snippet: savedSnippetPayload(snippet) }, [user.id]);
   return snippet.id;
 }

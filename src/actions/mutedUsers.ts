@@ -1,3 +1,4 @@
+import { nowSeconds } from "../util/time.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../http/errors.js";
@@ -15,7 +16,7 @@ import { queuePushRemovals } from "./pushNotifications.js";
 export async function doMuteUser(tx: Tx, user: User, mutedUserId: number): Promise<void> {
   if (mutedUserId === user.id) throw badRequest("Cannot mute self");
   const muted = await accessUserById(tx.q, user, mutedUserId, { allowBots: true, allowDeactivated: true, forAdministration: false });
-  if (!(await mutedUserStore.insertIfAbsent(tx.q, user.id, muted.id, Math.floor(Date.now() / 1000)))) throw badRequest("User already muted");
+  if (!(await mutedUserStore.insertIfAbsent(tx.q, user.id, muted.id, nowSeconds()))) throw badRequest("User already muted");
   const unread = await userMessageFlagStore.unreadIds(tx.q, user.id, { senderId: muted.id });
   if (unread.length > 0) {
     await userMessageFlagStore.setFlag(tx.q, user.id, unread, MessageFlag.READ, true);

@@ -1,3 +1,4 @@
+import { nowSeconds } from "../util/time.js";
 import { ApiError } from "../http/errors.js";
 import { createHash } from "node:crypto";
 import type { AppContext } from "../appContext.js";
@@ -257,7 +258,7 @@ export async function sendTestPushNotification(ctx: AppContext, user: User, real
   const devices = token === undefined ? all : all.filter((d) => d.token === token);
   if (token !== undefined && devices.length === 0) throw new ApiError("Device not recognized", { code: "INVALID_PUSH_DEVICE_TOKEN" });
   if (!pushConfigured(ctx) || devices.length === 0) return;
-  const fields = { ...realmFields(ctx, realm, user), event: "test", time: Math.floor(Date.now() / 1000) };
+  const fields = { ...realmFields(ctx, realm, user), event: "test", time: nowSeconds() };
   await deliverPush(ctx, user, realm.id, devices, {
     gcm: fields,
     gcmPriority: "high",

@@ -1,3 +1,4 @@
+import { nowSeconds } from "../util/time.js";
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
@@ -58,7 +59,7 @@ export async function fetchUrlPreviews(ctx: AppContext, job: UrlPreviewJob): Pro
     await messageEditStore.update(tx.q, found.id, { rendered_content: rendered.html, has_image: rendered.hasImage ? 1 : 0 });
     const event = {
       user_id: null,
-      edit_timestamp: Math.floor(Date.now() / 1000),
+      edit_timestamp: nowSeconds(),
       message_id: found.id,
       message_ids: [found.id],
       content: found.content,

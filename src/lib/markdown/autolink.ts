@@ -75,10 +75,18 @@ function htmlToken(state: StateCore, html: string): Token {
   return token;
 }
 
-function textToken(state: StateCore, content: string): Token {
+export function textToken(state: StateCore, content: string): Token {
   const token = new state.Token("text", "", 0);
   token.content = content;
   return token;
+}
+
+/** An automatic link (markup "linkify": not a Markdown link) to `href` showing `text`. */
+export function autoLinkTokens(state: StateCore, href: string, text: string): Token[] {
+  const open = new state.Token("link_open", "a", 1);
+  open.attrs = [["href", href]];
+  open.markup = "linkify";
+  return [open, textToken(state, text), new state.Token("link_close", "a", -1)];
 }
 
 /** Splits text into text and emoji tokens. */
@@ -109,10 +117,7 @@ function processText(state: StateCore, text: string, env: RenderEnv): Token[] {
   let last = 0;
   for (const link of findLinks(text, env.options.realmUrl)) {
     if (link.index > last) out.push(...emojify(state, text.slice(last, link.index), env.options.translateEmoticons === true));
-    const open = new state.Token("link_open", "a", 1);
-    open.attrs = [["href", link.href]];
-    open.markup = "linkify";
-    out.push(open, textToken(state, link.text), new state.Token("link_close", "a", -1));
+    out.push(...autoLinkTokens(state, link.href, link.text));
     last = link.lastIndex;
   }
   if (last < text.length) out.push(...emojify(state, text.slice(last), env.options.translateEmoticons === true));

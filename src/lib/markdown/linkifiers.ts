@@ -1,5 +1,6 @@
 import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { findLinkifierMatches } from "../linkifiers.js";
+import { autoLinkTokens, textToken } from "./autolink.js";
 import { renderEnv } from "./types.js";
 
 /**
@@ -24,22 +25,13 @@ function linkifierRule(state: StateCore): void {
       let last = 0;
       for (const m of findLinkifierMatches(linkifiers, token.content, env.options.realmUrl)) {
         if (m.index > last) result.push(textToken(state, token.content.slice(last, m.index)));
-        const open = new state.Token("link_open", "a", 1);
-        open.attrs = [["href", m.url]];
-        open.markup = "linkify";
-        result.push(open, textToken(state, m.text), new state.Token("link_close", "a", -1));
+        result.push(...autoLinkTokens(state, m.url, m.text));
         last = m.end;
       }
       result.push(last === 0 ? token : textToken(state, token.content.slice(last)));
     }
     block.children = result;
   }
-}
-
-function textToken(state: StateCore, content: string): Token {
-  const token = new state.Token("text", "", 0);
-  token.content = content;
-  return token;
 }
 
 export function linkifiersPlugin(md: MarkdownIt): void {
