@@ -2,7 +2,7 @@ import { rm } from "node:fs/promises";
 import { type AppContext, transaction } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { isThumbnailable, newPathId, thumbnailKey, uploadUrl } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { lazy } from "../util/lazy.js";

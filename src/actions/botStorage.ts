@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { botStorageStore } from "../store/botStorage.js";
 
 /** Zulip's USER_STATE_SIZE_LIMIT: characters of keys and values one bot may store. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CustomProfileField, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { isRenderedFieldType, PROFILE_FIELD_TYPES, ProfileFieldType, renderProfileFieldValue } from "../lib/profileData.js";
 import { isAdmin } from "../models/roles.js";

@@ -1,7 +1,7 @@
 import { nowSeconds } from "../util/time.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { AccessSubject, accessStreamById } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
 import { draftPayload, savedSnippetPayload } from "../lib/draftPayloads.js";

@@ -2,7 +2,7 @@ import { submessageStore } from "../store/submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";

@@ -5,7 +5,7 @@ import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";

@@ -1,7 +1,7 @@
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { ApiError, badRequest, InsufficientPermissionError } from "../http/errors.js";
+import { ApiError, badRequest, InsufficientPermissionError } from "../lib/errors.js";
 import type { UploadedFile } from "../http/mount.js";
 import { emojiCodeForName } from "../lib/emoji.js";
 import { removeEmojiFile, sniffEmojiImage, writeEmojiFile } from "../lib/emojiFiles.js";

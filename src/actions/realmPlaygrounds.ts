@@ -1,6 +1,6 @@
 import type { Realm } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { isValidUrlTemplate, templateVariables } from "../lib/linkifiers.js";
 import { type RealmPlayground, realmPlaygroundStore } from "../store/realmPlaygrounds.js";
 import { userStore } from "../store/users.js";

@@ -1,7 +1,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { wildcardMentionPolicy } from "../events/initialState/realm.js";
-import { badRequest, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   type GroupSettingChange,

@@ -1,7 +1,7 @@
 import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
+import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { RecipientType } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { scheduledMessageStore, type ScheduledMessage, type ScheduledMessageWithRecipient } from "../store/scheduledMessages.js";

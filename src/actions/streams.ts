@@ -1,7 +1,7 @@
 import type { Insertable } from "kysely";
 import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   groupSettingApiValues,

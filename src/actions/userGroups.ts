@@ -1,6 +1,6 @@
 import type { Realm, User, UserGroup } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest, OldSettingValueMismatchError, UserGroupDeactivatedError } from "../http/errors.js";
+import { ApiError, badRequest, OldSettingValueMismatchError, UserGroupDeactivatedError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   normalizeGroupSetting,

@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { userStatusStore, type UserStatusChanges, type UserStatusRow } from "../store/userStatuses.js";

@@ -7,7 +7,7 @@ import {
 } from "../actions/scheduledMessages.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, Param, pathParam } from "../http/params.js";
 
 const RECIPIENT_TYPES = ["direct", "channel", "stream", "private"] as const;

@@ -1,7 +1,7 @@
 import { checkDeleteAttachment, createUpload, getUserAttachments } from "../actions/attachments.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { pathParam } from "../http/params.js";
 import { temporaryFileUrl } from "../http/userUploads.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
