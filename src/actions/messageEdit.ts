@@ -19,9 +19,11 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
-import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, truncate } from "./messageSend.js";
+import { checkTopicCharacters, checkWildcardMention, truncate } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
-import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
+import { doRelinkAttachments } from "./attachments.js";
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { AttachmentPayload } from "../lib/attachmentPayload.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and

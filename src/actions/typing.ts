@@ -9,9 +9,7 @@ import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { normalizeTopic } from "./messageSend.js";
-
-/** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: larger channels get no typing events. */
-export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
+import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
 
 const person = (u: User) => ({ user_id: u.id, email: u.email });
 

@@ -1,11 +1,12 @@
 import { transaction } from "../appContext.js";
-import { doUpdateUserPresence, legacyPresence, presenceVisible, realmPresences } from "../actions/presence.js";
+import { doUpdateUserPresence } from "../actions/presence.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { accessUserByIdOrEmail } from "../lib/access.js";
 import { presenceStore } from "../store/presence.js";
 import { nowSeconds } from "../util/time.js";
+import { realmPresences, presenceVisible, legacyPresence } from "../lib/presence.js";
 
 /** POST /users/me/presence (Zulip's update_active_status_backend). */
 export const updatePresence = endpoint({
