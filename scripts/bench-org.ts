@@ -15,10 +15,10 @@ import { loadConfig } from "../src/config.js";
 import type { MessagesTable, UserMessagesTable } from "../src/db/schema.js";
 import { MessageFlag } from "../src/models/messageFlags.js";
 import { RecipientType } from "../src/models/roles.js";
-import { messageSearchStore } from "../src/store/messages.js";
 import { streamStore } from "../src/store/streams.js";
 import { createUserMessageFlagIndexes, dropUserMessageFlagIndexes } from "../src/db/migrations/2026-11-25T1230-add-user-message-flag-indexes.js";
 import { nowSeconds } from "../src/util/time.js";
+import { messageSearchStore } from "../src/store/messageSearch.js";
 
 const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" } } });
 const TOTAL_MESSAGES = Number(values.messages);

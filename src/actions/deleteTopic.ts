@@ -4,12 +4,16 @@ import { OrganizationAdministratorRequiredError } from "../lib/errors.js";
 import { historyIsPublic } from "../lib/messageAccess.js";
 import { accessStreamById, AccessSubject, metadataAudience } from "../lib/streamAccess.js";
 import { isAdmin } from "../models/roles.js";
-import { channelRecipientStore, messageEditStore, messageSearchStore, topicStore } from "../store/messages.js";
 import { streamStore } from "../store/streams.js";
 import { userMessageFlagStore } from "../store/userMessages.js";
-import { userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
+import { userTopicStore } from "../store/userTopics.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { doSetUserTopicVisibilityPolicy } from "./userTopics.js";
 import { prepareMessageDeletion } from "./attachments.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { topicStore } from "../store/topics.js";
+import { messageSearchStore } from "../store/messageSearch.js";
+import { messageEditStore } from "../store/messageEdits.js";
 
 /** Zulip's retention.STREAM_MESSAGE_BATCH_SIZE: messages deleted per transaction. */
 export const DELETE_TOPIC_BATCH_SIZE = 100;

@@ -6,11 +6,14 @@ import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { isGuest } from "../models/roles.js";
-import { channelRecipientStore, type Message, messageEditStore, messageSearchStore } from "../store/messages.js";
+import { type Message } from "../store/messages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { prepareMessageDeletion } from "./attachments.js";
 import type { DeleteMessageEvent } from "../events/types.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { messageSearchStore } from "../store/messageSearch.js";
+import { messageEditStore } from "../store/messageEdits.js";
 
 /** Zulip 10.2's default message_content_delete_limit_seconds (null: no limit). */
 

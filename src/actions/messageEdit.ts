@@ -13,7 +13,8 @@ import { realmSettings } from "../models/realmSettings.js";
 import { accessStreamById, AccessSubject, type ChannelAccess } from "../lib/streamAccess.js";
 import { ANY_MENTION_FLAGS, flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { isGuest, isModerator } from "../models/roles.js";
-import { channelRecipientStore, type Message, messageEditStore, messageSearchStore, messageStore, moveAudienceStore, topicPolicyStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { type Message, messageStore } from "../store/messages.js";
+import { topicPolicyStore, userTopicStore } from "../store/userTopics.js";
 import { userMessageEditStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
@@ -23,7 +24,12 @@ import { checkTopicCharacters, checkWildcardMention, truncate } from "./messageS
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { doRelinkAttachments } from "./attachments.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { RESOLVED_TOPIC_PREFIX } from "../models/topics.js";
 import { AttachmentPayload } from "../lib/attachmentPayload.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { channelRecipientStore, moveAudienceStore } from "../store/subscriptions.js";
+import { messageSearchStore } from "../store/messageSearch.js";
+import { messageEditStore } from "../store/messageEdits.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and
@@ -41,8 +47,6 @@ export interface UpdateMessageRequest {
   content?: string;
 }
 
-/** Zulip's RESOLVED_TOPIC_PREFIX. */
-export const RESOLVED_TOPIC_PREFIX = "✔ ";
 /** Zulip allows 20 s beyond each limit for the client's own buffer and network delays. */
 const EDIT_LIMIT_BUFFER = 20;
 /** Realm defaults (Zulip 10.2): 10 minutes to edit content, 7 days to move. */

@@ -7,12 +7,16 @@ import { AccessSubject } from "../lib/streamAccess.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, messageStore, type NarrowQuery, narrowQueryStore, recipientStore } from "../store/messages.js";
+import { messageStore } from "../store/messages.js";
 import { subscriptionStore } from "../store/streams.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
-import { policyKey, userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
+import { policyKey, userTopicStore } from "../store/userTopics.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { queuePushRemovals } from "./pushNotifications.js";
 import type { UpdateMessageFlagsEvent } from "../events/types.js";
+import { recipientStore } from "../store/recipients.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { NarrowQuery, narrowQueryStore } from "../store/narrowQueries.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };

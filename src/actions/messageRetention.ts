@@ -1,7 +1,8 @@
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { type Message, retentionStore } from "../store/messages.js";
+import { retentionStore } from "../store/messageRetention.js";
+import { type Message } from "../store/messages.js";
 import { realmStore } from "../store/realms.js";
 import { streamStore } from "../store/streams.js";
 import { nowSeconds } from "../util/time.js";

@@ -16,7 +16,8 @@ import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
-import { channelRecipientStore, type Message, messageSearchStore, messageStore, userTopicStore, VisibilityPolicy } from "../store/messages.js";
+import { type Message, messageStore } from "../store/messages.js";
+import { userTopicStore } from "../store/userTopics.js";
 import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
@@ -29,6 +30,9 @@ import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { messageSearchStore } from "../store/messageSearch.js";
 
 const NO_USERS: ReadonlySet<number> = new Set();
 /** Zulip's WILDCARD_MENTION_THRESHOLD. */

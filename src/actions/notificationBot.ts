@@ -3,7 +3,8 @@ import type { Tx } from "../db/tx.js";
 import { renderMessageContent, renderMessageContents } from "../lib/messageRendering.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { internalChannelAccess } from "../lib/streamAccess.js";
-import { channelRecipientStore, systemBotStore } from "../store/messages.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { systemBotStore } from "../store/systemBots.js";
 import { doSendMessage, doSendMessages, type OutgoingMessage } from "./messageSend.js";
 
 /** Zulip's Notification Bot, a cross-realm bot of the system realm. */

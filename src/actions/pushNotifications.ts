@@ -12,12 +12,13 @@ import { serverSecret } from "../lib/serverSecret.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userSettings } from "../models/userSettings.js";
-import { channelRecipientStore, type Message, messageStore } from "../store/messages.js";
+import { type Message, messageStore } from "../store/messages.js";
 import { type PushDevice, PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
 import { realmStore } from "../store/realms.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import type { NotificationTrigger } from "./notificationTriggers.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
 
 /**
  * Mobile push notifications: straight to APNs/FCM where their credentials are configured

@@ -20,13 +20,13 @@ import { type AccessSubject, type ChannelAccess, hasRealmPermission, metadataAud
 import { buildStreamPayload, loadStreamPayloadContext, streamPostPolicy } from "../lib/streamPayload.js";
 import { isAdmin, isOwner, RecipientType } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
-import { recipientStore } from "../store/messages.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { renderChannelDescription } from "../lib/messageRendering.js";
 import { nowSeconds } from "../util/time.js";
 import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
 import type { StreamEvent } from "../events/types.js";
 import { MAX_STREAM_NAME_LENGTH } from "../models/limits.js";
+import { recipientStore } from "../store/recipients.js";
 
 /** Zulip's check_stream_name. */
 export function checkStreamName(name: string): void {

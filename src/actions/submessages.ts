@@ -4,7 +4,8 @@ import { badRequest } from "../lib/errors.js";
 import { accessMessageForModification } from "../lib/messageAccess.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { checkWidgetData, widgetFromContent, widgetTypeOf } from "../lib/widgets.js";
-import { type Message, messageEditStore } from "../store/messages.js";
+import { messageEditStore } from "../store/messageEdits.js";
+import { type Message } from "../store/messages.js";
 import { submessageStore } from "../store/submessages.js";
 import { userMessageStore } from "../store/userMessages.js";
 

@@ -4,12 +4,13 @@ import { badRequest } from "../lib/errors.js";
 import { accessMessage } from "../lib/messageAccess.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
-import { channelRecipientStore, systemBotStore } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { normalizeTopic } from "./messageSend.js";
 import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { systemBotStore } from "../store/systemBots.js";
 
 const person = (u: User) => ({ user_id: u.id, email: u.email });
 

@@ -8,11 +8,12 @@ import { fetchUrlEmbed } from "../lib/urlEmbeds.js";
 import type { JobPayload } from "../models/jobPayloads.js";
 import { flagsToList } from "../models/messageFlags.js";
 import { realmSettings } from "../models/realmSettings.js";
-import { type Message, messageEditStore, messageStore } from "../store/messages.js";
+import { type Message, messageStore } from "../store/messages.js";
 import { realmStore } from "../store/realms.js";
 import { userMessageEditStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { sendUpdateEvents } from "./messageEdit.js";
+import { messageEditStore } from "../store/messageEdits.js";
 
 /**
  * Website previews (Zulip's embed_links worker): a message whose links could be previewed gets a

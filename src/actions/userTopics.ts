@@ -4,7 +4,8 @@ import { badRequest } from "../lib/errors.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { accessStreamById, accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
 import { streamStore } from "../store/streams.js";
-import { userTopicStore, VisibilityPolicy } from "../store/userTopics.js";
+import { userTopicStore } from "../store/userTopics.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { nowSeconds } from "../util/time.js";
 
 /**

@@ -9,7 +9,7 @@ import { isRenderedFieldType, ProfileFieldType, renderProfileFieldValue } from "
 import { RecipientType, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
-import { messageSearchStore, messageStore, recipientStore } from "../store/messages.js";
+import { messageStore } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { streamStore, subscriptionStore } from "../store/streams.js";
@@ -19,6 +19,8 @@ import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
+import { recipientStore } from "../store/recipients.js";
+import { messageSearchStore } from "../store/messageSearch.js";
 
 /**
  * Zulip's development organization, with the same ids and emails as Zulip's own development and

@@ -1,11 +1,12 @@
 import type { Stream } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { badRequest } from "./errors.js";
-import { channelRecipientStore, messageStore, type Message } from "../store/messages.js";
+import { messageStore, type Message } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { isGuest } from "../models/roles.js";
 import { type AccessSubject, type ChannelAccess, channelAccess } from "./streamAccess.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
 
 /**
  * THE place that decides whether a user may read a message (SECURITY.md, "Who may read a

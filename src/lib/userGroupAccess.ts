@@ -5,10 +5,10 @@ import { badRequest, BotRequestNotAllowedError, GuestNotAllowedError, Insufficie
 import { isGuest } from "../models/roles.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { userGroupStore } from "../store/userGroups.js";
-import { systemBotStore } from "../store/messages.js";
 import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "./groupSettings.js";
 import { hasRealmPermission } from "./realmPermissions.js";
 import type { AccessSubject } from "./streamAccess.js";
+import { systemBotStore } from "../store/systemBots.js";
 
 /**
  * THE place that decides who may do what with a user group (Zulip 10.2's zerver/lib/user_groups.py

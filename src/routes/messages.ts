@@ -11,7 +11,7 @@ import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions 
 import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
-import { messageStore, type NarrowMessage, type NarrowQuery, narrowQueryStore } from "../store/messages.js";
+import { NarrowQuery, narrowQueryStore, NarrowMessage } from "../store/narrowQueries.js";
 
 /** Zulip's MAX_MESSAGES_PER_FETCH and LARGER_THAN_MAX_MESSAGE_ID. */
 const MAX_MESSAGES_PER_FETCH = 5000;

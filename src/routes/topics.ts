@@ -6,8 +6,8 @@ import { p, pathParam } from "../http/params.js";
 import { historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
-import { topicStore } from "../store/messages.js";
 import { MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { topicStore } from "../store/topics.js";
 
 const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_id, "stream_id");
 

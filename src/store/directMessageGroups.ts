@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import type { DirectMessageGroupsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
-import { recipientStore } from "./messages.js";
+import { recipientStore } from "./recipients.js";
 
 export type DirectMessageGroup = Selectable<DirectMessageGroupsTable>;
 

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from "kysely";
-import type { SubscriptionsTable } from "../db/schema.js";
+import type { Stream, SubscriptionsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
 
@@ -64,5 +64,46 @@ export const subscriptionStore = {
       .execute();
     for (const row of rows) result.get(row.recipient_id)!.push(row.user_id);
     return result;
+  },
+};
+
+/** Channel lookups by recipient, and who receives a channel message. */
+export const channelRecipientStore = {
+  async streamsByRecipientIds(q: Executor, realmId: number, recipientIds: readonly number[]): Promise<Stream[]> {
+    if (recipientIds.length === 0) return [];
+    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("recipient_id", "in", [...new Set(recipientIds)]).execute();
+  },
+
+  async streamsInRealm(q: Executor, realmId: number): Promise<Stream[]> {
+    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).execute();
+  },
+
+  /** activeSubscribers of many channels in one statement: recipient id → rows (every id present). */
+  async activeSubscribersOf(q: Executor, recipientIds: readonly number[]): Promise<Map<number, Array<{ user_id: number; is_muted: number }>>> {
+    const result = new Map(recipientIds.map((id) => [id, [] as Array<{ user_id: number; is_muted: number }>]));
+    if (result.size === 0) return result;
+    const rows = await q
+      .selectFrom("subscriptions")
+      .select(["recipient_id", "user_id", "is_muted"])
+      .where("recipient_id", "in", [...result.keys()])
+      .where("active", "=", 1)
+      .where("is_user_active", "=", 1)
+      .orderBy("user_id")
+      .execute();
+    for (const { recipient_id, user_id, is_muted } of rows) result.get(recipient_id)!.push({ user_id, is_muted });
+    return result;
+  },
+
+  /** Active subscriptions of active users, with their mute state. */
+  async activeSubscribers(q: Executor, recipientId: number): Promise<Array<{ user_id: number; is_muted: number }>> {
+    return (await this.activeSubscribersOf(q, [recipientId])).get(recipientId)!;
+  },
+};
+
+export const moveAudienceStore = {
+  /** Everyone who was ever subscribed to the channel (active or not), for message moves. */
+  async everSubscribedUserIds(q: Executor, recipientId: number): Promise<number[]> {
+    const rows = await q.selectFrom("subscriptions").select("user_id").distinct().where("recipient_id", "=", recipientId).orderBy("user_id").execute();
+    return rows.map((r) => r.user_id);
   },
 };

@@ -1,8 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/tx.js";
-import { userTopicStore as policyStore, VisibilityPolicy } from "./messages.js";
-
-export { VisibilityPolicy } from "./messages.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 
 /** A (channel, topic) key for maps of policies; topics compare case-insensitively. */
 export const policyKey = (streamId: number, topic: string) => `${streamId}:${topic.toLowerCase()}`;
@@ -10,11 +8,33 @@ export const policyKey = (streamId: number, topic: string) => `${streamId}:${top
 const sameTopic = (topic: string) => sql<boolean>`lower(topic_name) = lower(${topic})`;
 
 /**
- * Per-user topic preferences (Zulip's UserTopic). Topic names compare case-insensitively. The
- * reads and writes the send path needs live in store/messages.ts and are re-exported here.
+ * Per-user topic preferences (Zulip's UserTopic). Topic names compare case-insensitively.
  */
 export const userTopicStore = {
-  ...policyStore,
+  async getPolicy(q: Executor, userId: number, streamId: number, topic: string): Promise<number> {
+    const row = await q
+      .selectFrom("user_topics")
+      .select("visibility_policy")
+      .where("user_id", "=", userId)
+      .where("stream_id", "=", streamId)
+      .where(sameTopic(topic))
+      .executeTakeFirst();
+    return row?.visibility_policy ?? VisibilityPolicy.INHERIT;
+  },
+
+  async setPolicy(
+    q: Executor,
+    row: { user_id: number; stream_id: number; recipient_id: number; topic_name: string; visibility_policy: number; last_updated: number },
+  ): Promise<void> {
+    const updated = await q
+      .updateTable("user_topics")
+      .set({ visibility_policy: row.visibility_policy, last_updated: row.last_updated })
+      .where("user_id", "=", row.user_id)
+      .where("stream_id", "=", row.stream_id)
+      .where(sameTopic(row.topic_name))
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) await q.insertInto("user_topics").values(row).execute();
+  },
 
   /** Removes the user's row; returns whether there was one. */
   async remove(q: Executor, userId: number, streamId: number, topic: string): Promise<boolean> {
@@ -51,5 +71,23 @@ export const userTopicStore = {
       .orderBy("ut.id")
       .execute();
     return rows.map((r) => [r.name, r.topic_name, Number(r.last_updated)]);
+  },
+};
+
+/** Users' topic visibility policies of one topic (user_topics), for message moves. */
+export const topicPolicyStore = {
+  async listForTopic(q: Executor, streamId: number, topic: string): Promise<Array<{ user_id: number; visibility_policy: number }>> {
+    return q
+      .selectFrom("user_topics")
+      .select(["user_id", "visibility_policy"])
+      .where("stream_id", "=", streamId)
+      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+      .orderBy("user_id")
+      .execute();
+  },
+
+  async clear(q: Executor, userIds: readonly number[], streamId: number, topic: string): Promise<void> {
+    if (userIds.length === 0) return;
+    await q.deleteFrom("user_topics").where("user_id", "in", [...userIds]).where("stream_id", "=", streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
   },
 };

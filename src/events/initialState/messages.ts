@@ -1,9 +1,9 @@
 import type { Executor } from "../../db/tx.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { RecipientType } from "../../models/roles.js";
+import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { initialStateStore } from "../../store/initialState.js";
-import { VisibilityPolicy } from "../../store/messages.js";
 import { type SectionRequest, wants } from "./index.js";
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out (old_unreads_missing). */

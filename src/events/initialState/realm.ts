@@ -20,7 +20,6 @@ import { realmGroupPermissionIdAmong } from "../../lib/realmPermissions.js";
 import { REALM_GROUP_PERMISSION_NAMES, realmSettings } from "../../models/realmSettings.js";
 import { customProfileFieldStore } from "../../store/customProfileFields.js";
 import { initialStateStore } from "../../store/initialState.js";
-import { VisibilityPolicy } from "../../store/messages.js";
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, realmUserSettingsDefaults } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
@@ -29,6 +28,7 @@ import { customProfileFieldDict } from "../../lib/customProfileFieldPayload.js";
 import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
 import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
 import { listScheduledMessages } from "../../lib/scheduledMessagePayload.js";
+import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {

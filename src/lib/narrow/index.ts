@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { narrowSql } from "../../store/narrowConditions.js";
 import { userMessageStore } from "../../store/userMessages.js";
 import { accessMessages, channelReadability } from "../messageAccess.js";
 import { BadNarrowError, type BuildContext, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
@@ -35,7 +35,7 @@ export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly N
     const builder = BUILDERS[term.operator];
     if (!builder) throw new BadNarrowError(`unknown operator ${term.operator}`);
     const built = await builder(ctx, term.operand);
-    conditions.push(term.negated ? sql<boolean>`not (${built.where})` : built.where);
+    conditions.push(term.negated ? narrowSql.not(built.where) : built.where);
     if (built.history && !term.negated) history = true;
     if (built.personalOnly) personalOnly = true;
     if (built.searchWords && !term.negated) {
@@ -45,18 +45,15 @@ export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly N
   }
   const includeHistory = history && !personalOnly;
   conditions.push(accessCondition(ctx, includeHistory));
-  return { where: sql<boolean>`(${sql.join(conditions, sql` and `)})`, includeHistory, searchWords: searches ? searchWords : null };
+  return { where: narrowSql.all(conditions), includeHistory, searchWords: searches ? searchWords : null };
 }
 
 /** SECURITY.md's reading rules as a condition: the same rules as messageAccess.accessMessages. */
 function accessCondition(ctx: BuildContext, includeHistory: boolean): Condition {
   const { unreadable, readable, protectedHistory } = ctx.channels;
-  const notUnreadable = unreadable.length > 0 ? sql<boolean>`m.recipient_id not in (${sql.join(unreadable)})` : sql<boolean>`1 = 1`;
-  if (!includeHistory) return notUnreadable;
+  if (!includeHistory) return narrowSql.access(unreadable, null);
   const protectedSet = new Set(protectedHistory);
-  const publicHistory = [...readable.keys()].filter((id) => !protectedSet.has(id));
-  const inPublicHistory = publicHistory.length > 0 ? sql<boolean>`m.recipient_id in (${sql.join(publicHistory)})` : sql<boolean>`1 = 0`;
-  return sql<boolean>`((um.user_id is not null and ${notUnreadable}) or ${inPublicHistory})`;
+  return narrowSql.access(unreadable, [...readable.keys()].filter((id) => !protectedSet.has(id)));
 }
 
 /**

@@ -1,18 +1,20 @@
-import { sql, type RawBuilder } from "kysely";
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
 import { ApiError } from "../errors.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
-import { systemBotStore, VisibilityPolicy } from "../../store/messages.js";
 import { userStore } from "../../store/users.js";
 import { findUserByEmail } from "../access.js";
 import { type ChannelReadability, historyIsPublic } from "../messageAccess.js";
 import { SYSTEM_BOT_REALM } from "../realms.js";
 import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelAccess } from "../streamAccess.js";
 import type { Operand } from "./parse.js";
-import { searchCondition, searchWords } from "./search.js";
+import { searchWords } from "./search.js";
+import { type Condition, narrowSql } from "../../store/narrowConditions.js";
+import { RESOLVED_TOPIC_PREFIX } from "../../models/topics.js";
+import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
+import { systemBotStore } from "../../store/systemBots.js";
 
 /**
  * One builder per narrow operator (Zulip's NarrowBuilder.by_*). Each turns an operand into a
@@ -20,7 +22,7 @@ import { searchCondition, searchWords } from "./search.js";
  * the user did not receive), or throws BAD_NARROW with Zulip's text. Negation is applied by the
  * caller, in one place. `history` says the term allows searching the channel's whole history.
  */
-export type Condition = RawBuilder<boolean>;
+export type { Condition };
 
 export interface NarrowContext {
   q: Executor;
@@ -48,9 +50,6 @@ export class BadNarrowError extends ApiError {
   }
 }
 
-const TRUE: Condition = sql<boolean>`1 = 1`;
-const FALSE: Condition = sql<boolean>`1 = 0`;
-const flagSet = (bits: number) => sql<boolean>`(um.flags & ${sql.lit(bits)}) <> 0`;
 
 /**
  * The channel the operand names, if the user may see it (accessStreamById/ByName's "metadata"
@@ -75,7 +74,7 @@ async function channelFor(ctx: BuildContext, operand: Operand): Promise<ChannelA
 export async function byChannel(ctx: BuildContext, operand: Operand): Promise<Built> {
   const access = await channelFor(ctx, operand);
   return {
-    where: sql<boolean>`m.recipient_id = ${access.stream.recipient_id}`,
+    where: narrowSql.recipient(access.stream.recipient_id),
     history: access.canReadContent && historyIsPublic(access.stream),
   };
 }
@@ -83,13 +82,13 @@ export async function byChannel(ctx: BuildContext, operand: Operand): Promise<Bu
 export async function byChannels(ctx: NarrowContext, operand: Operand): Promise<Built> {
   if (operand === "public") {
     return {
-      where: sql<boolean>`m.recipient_id in (select recipient_id from streams where realm_id = ${ctx.me.realm_id} and invite_only = 0)`,
+      where: narrowSql.realmChannels(ctx.me.realm_id, "public"),
       history: !isGuest(ctx.me),
     };
   }
   if (operand === "web-public") {
     return {
-      where: sql<boolean>`m.recipient_id in (select recipient_id from streams where realm_id = ${ctx.me.realm_id} and is_web_public = 1)`,
+      where: narrowSql.realmChannels(ctx.me.realm_id, "web-public"),
       history: !isGuest(ctx.me),
     };
   }
@@ -98,7 +97,7 @@ export async function byChannels(ctx: NarrowContext, operand: Operand): Promise<
 
 export function byTopic(_ctx: NarrowContext, operand: Operand): Built {
   if (typeof operand !== "string") throw new BadNarrowError("invalid topic operand");
-  return { where: sql<boolean>`(m.is_channel_message = 1 and lower(m.subject) = lower(${operand}))` };
+  return { where: narrowSql.topic(operand) };
 }
 
 /** A user of the viewer's realm, or a cross-realm system bot (Notification Bot and friends). */
@@ -113,7 +112,7 @@ async function userFor(ctx: NarrowContext, operand: string | number): Promise<Us
 export async function bySender(ctx: NarrowContext, operand: Operand): Promise<Built> {
   const user = Array.isArray(operand) ? undefined : await userFor(ctx, operand);
   if (!user) throw new BadNarrowError(`unknown user ${String(operand)}`);
-  return { where: sql<boolean>`m.sender_id = ${user.id}` };
+  return { where: narrowSql.sender(user.id) };
 }
 
 async function usersFor(ctx: NarrowContext, operand: Operand): Promise<User[]> {
@@ -133,17 +132,14 @@ export async function byDm(ctx: NarrowContext, operand: Operand): Promise<Built>
   const me = ctx.me;
   const others = [...new Map(users.filter((u) => u.id !== me.id).map((u) => [u.id, u])).values()];
   if (others.length === 0) {
-    return { where: sql<boolean>`(m.is_channel_message = 0 and m.sender_id = ${me.id} and m.recipient_id = ${me.recipient_id})`, personalOnly: true };
+    return { where: narrowSql.selfDirect(me), personalOnly: true };
   }
   if (others.length === 1) {
     const other = others[0];
-    return {
-      where: sql<boolean>`(m.is_channel_message = 0 and ((m.sender_id = ${me.id} and m.recipient_id = ${other.recipient_id}) or (m.sender_id = ${other.id} and m.recipient_id = ${me.recipient_id})))`,
-      personalOnly: true,
-    };
+    return { where: narrowSql.directBetween(me, other), personalOnly: true };
   }
   const group = await directMessageGroupStore.getByMembers(ctx.q, me.realm_id, [me.id, ...others.map((u) => u.id)]);
-  return { where: group ? sql<boolean>`m.recipient_id = ${group.recipient_id}` : FALSE, personalOnly: true };
+  return { where: group ? narrowSql.recipient(group.recipient_id) : narrowSql.never, personalOnly: true };
 }
 
 /** Every direct message conversation that includes this user. */
@@ -151,65 +147,50 @@ export async function byDmIncluding(ctx: NarrowContext, operand: Operand): Promi
   const user = Array.isArray(operand) ? undefined : await userFor(ctx, operand);
   if (!user) throw new BadNarrowError(`unknown user ${String(operand)}`);
   const me = ctx.me;
-  if (user.id === me.id) return { where: sql<boolean>`m.is_channel_message = 0`, personalOnly: true };
+  if (user.id === me.id) return { where: narrowSql.direct, personalOnly: true };
   const groups = await directMessageGroupStore.recipientIdsContaining(ctx.q, me.realm_id, [me.id, user.id]);
-  const inGroup = groups.length > 0 ? sql<boolean>`m.recipient_id in (${sql.join(groups)})` : FALSE;
-  return {
-    where: sql<boolean>`(m.is_channel_message = 0 and ((m.sender_id = ${me.id} and m.recipient_id = ${user.recipient_id}) or (m.sender_id = ${user.id} and m.recipient_id = ${me.recipient_id}) or ${inGroup}))`,
-    personalOnly: true,
-  };
-}
-
-const followedTopic = (userId: number, policy: number) => sql<boolean>`exists (select 1 from user_topics ut join streams s on s.id = ut.stream_id
-  where ut.user_id = ${userId} and s.recipient_id = m.recipient_id and lower(ut.topic_name) = lower(m.subject) and ut.visibility_policy = ${policy})`;
-
-function mutedCondition(userId: number): Condition {
-  const channelMuted = sql<boolean>`exists (select 1 from subscriptions sub where sub.user_id = ${userId} and sub.recipient_id = m.recipient_id and sub.is_muted = 1)`;
-  const topicVisible = sql<boolean>`exists (select 1 from user_topics ut join streams s on s.id = ut.stream_id
-    where ut.user_id = ${userId} and s.recipient_id = m.recipient_id and lower(ut.topic_name) = lower(m.subject)
-    and ut.visibility_policy in (${VisibilityPolicy.UNMUTED}, ${VisibilityPolicy.FOLLOWED}))`;
-  return sql<boolean>`(m.is_channel_message = 1 and ((${channelMuted} and not ${topicVisible}) or ${followedTopic(userId, VisibilityPolicy.MUTED)}))`;
+  return { where: narrowSql.directBetween(me, user, groups), personalOnly: true };
 }
 
 export function byIs(ctx: NarrowContext, operand: Operand): Built {
   switch (operand) {
     case "dm":
-      return { where: sql<boolean>`m.is_channel_message = 0`, personalOnly: true };
+      return { where: narrowSql.direct, personalOnly: true };
     case "starred":
-      return { where: flagSet(MessageFlag.STARRED), personalOnly: true };
+      return { where: narrowSql.flagSet(MessageFlag.STARRED), personalOnly: true };
     case "mentioned":
-      return { where: flagSet(ANY_MENTION_FLAGS), personalOnly: true };
+      return { where: narrowSql.flagSet(ANY_MENTION_FLAGS), personalOnly: true };
     case "alerted":
-      return { where: flagSet(MessageFlag.HAS_ALERT_WORD), personalOnly: true };
+      return { where: narrowSql.flagSet(MessageFlag.HAS_ALERT_WORD), personalOnly: true };
     case "unread":
-      return { where: sql<boolean>`(um.flags & ${sql.lit(MessageFlag.READ)}) = 0`, personalOnly: true };
+      return { where: narrowSql.unread, personalOnly: true };
     case "resolved":
-      return { where: sql<boolean>`(m.is_channel_message = 1 and m.subject like ${"✔ %"})` };
+      return { where: narrowSql.resolved(RESOLVED_TOPIC_PREFIX) };
     case "followed":
-      return { where: sql<boolean>`(m.is_channel_message = 1 and ${followedTopic(ctx.me.id, VisibilityPolicy.FOLLOWED)})` };
+      return { where: narrowSql.followed(ctx.me.id) };
     case "muted":
-      return { where: mutedCondition(ctx.me.id), personalOnly: true };
+      return { where: narrowSql.muted(ctx.me.id), personalOnly: true };
     default:
       throw new BadNarrowError(`unknown 'is' operand ${String(operand)}`);
   }
 }
 
 export function byIn(ctx: NarrowContext, operand: Operand): Built {
-  if (operand === "home") return { where: sql<boolean>`not ${mutedCondition(ctx.me.id)}` };
-  if (operand === "all") return { where: TRUE };
+  if (operand === "home") return { where: narrowSql.not(narrowSql.muted(ctx.me.id)) };
+  if (operand === "all") return { where: narrowSql.always };
   throw new BadNarrowError(`unknown 'in' operand ${String(operand)}`);
 }
 
 export function byHas(_ctx: NarrowContext, operand: Operand): Built {
   switch (operand) {
     case "link":
-      return { where: sql<boolean>`m.has_link = 1` };
+      return { where: narrowSql.hasLink };
     case "image":
-      return { where: sql<boolean>`m.has_image = 1` };
+      return { where: narrowSql.hasImage };
     case "attachment":
-      return { where: sql<boolean>`m.has_attachment = 1` };
+      return { where: narrowSql.hasAttachment };
     case "reaction":
-      return { where: sql<boolean>`exists (select 1 from reactions r where r.message_id = m.id)` };
+      return { where: narrowSql.hasReaction };
     default:
       throw new BadNarrowError(`unknown 'has' operand ${String(operand)}`);
   }
@@ -222,19 +203,19 @@ function messageIdOperand(operand: Operand): number {
 }
 
 export function byId(_ctx: NarrowContext, operand: Operand): Built {
-  return { where: sql<boolean>`m.id = ${messageIdOperand(operand)}` };
+  return { where: narrowSql.id(messageIdOperand(operand)) };
 }
 
 /** `near` only positions the view (the web app's anchor); it filters nothing. */
 export function byNear(_ctx: NarrowContext, operand: Operand): Built {
   messageIdOperand(operand);
-  return { where: TRUE };
+  return { where: narrowSql.always };
 }
 
 export function bySearch(ctx: NarrowContext, operand: Operand): Built {
   if (typeof operand !== "string") throw new BadNarrowError("invalid search operand");
   const words = searchWords(operand);
-  return { where: words.length > 0 ? searchCondition(ctx.q, words) : FALSE, searchWords: words };
+  return { where: words.length > 0 ? narrowSql.search(ctx.q, words) : narrowSql.never, searchWords: words };
 }
 
 export const BUILDERS: Record<string, (ctx: BuildContext, operand: Operand) => Built | Promise<Built>> = {

@@ -1,6 +1,3 @@
-import type { RawBuilder } from "kysely";
-import { dialectOf } from "../../db/dialect.js";
-import type { Executor } from "../../db/tx.js";
 import { escapeHtml } from "../../util/html.js";
 
 /**
@@ -15,10 +12,6 @@ export function searchWords(operand: string): string[] {
     .split(/\s+/)
     .map((w) => w.replace(/^["']+|["']+$/g, ""))
     .filter((w) => /[\p{L}\p{N}]/u.test(w));
-}
-
-export function searchCondition(q: Executor, words: string[]): RawBuilder<boolean> {
-  return dialectOf(q).searchCondition(words);
 }
 
 const WORD_CHAR = "[\\p{L}\\p{N}_]";

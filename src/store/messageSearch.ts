@@ -1,0 +1,14 @@
+import { dialectOf } from "../db/dialect.js";
+import { Executor } from "../db/tx.js";
+import { Message } from "./messages.js";
+
+/** The engine's full-text index of messages (db/dialect.ts): callers report new and edited messages. */
+export const messageSearchStore = {
+  async index(q: Executor, messages: readonly Pick<Message, "id" | "subject" | "rendered_content">[]): Promise<void> {
+    await dialectOf(q).indexMessagesForSearch(q, messages);
+  },
+
+  async unindex(q: Executor, ids: readonly number[]): Promise<void> {
+    await dialectOf(q).unindexMessagesForSearch(q, ids);
+  },
+};
