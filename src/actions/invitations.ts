@@ -284,6 +284,12 @@ export async function checkResendInvite(tx: Tx, externalUrl: string, user: User,
   await queueInvitationEmail(tx, externalUrl, realm, referrer ?? user, invitation);
 }
 
+/** Zulip's revoke_invites_generated_by_user (on deactivation): the user's open invitations expire now. */
+export async function expireInvitationsOfUser(tx: Tx, user: User): Promise<void> {
+  // One second back: an invitation is usable through its expiry second.
+  if ((await invitationStore.expireOpenByReferrer(tx.q, user.id, nowSeconds() - 1)) > 0) await notifyInvitesChanged(tx, user.realm_id, []);
+}
+
 /** Zulip's invitation email (templates/zerver/emails/invitation). */
 async function queueInvitationEmail(tx: Tx, externalUrl: string, realm: Realm, referrer: User, invitation: Invitation): Promise<void> {
   const link = invitationLink(externalUrl, invitation.confirmation_key);

@@ -54,6 +54,18 @@ export const invitationStore = {
     await q.updateTable("invitations").set({ status: InvitationStatus.REVOKED }).where("id", "=", id).execute();
   },
 
+  /** Makes the referrer's open, unexpired invitations expired at `expiredAt`; returns how many. */
+  async expireOpenByReferrer(q: Executor, referredBy: number, expiredAt: number): Promise<number> {
+    const result = await q
+      .updateTable("invitations")
+      .set({ expires_at: expiredAt })
+      .where("referred_by", "=", referredBy)
+      .where("status", "=", InvitationStatus.OPEN)
+      .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", expiredAt)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
   /** Revokes the realm's open email invitations of `email` (any case); returns their referrers. */
   async revokeOpenForEmail(q: Executor, realmId: number, email: string): Promise<number[]> {
     const rows = await q

@@ -346,4 +346,15 @@ describe("signing up at /join/<key>/", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.html).toContain("We couldn't find your confirmation ID.");
   });
+
+  it("expires the open invitations of a user who is deactivated", async () => {
+    expectSuccess(await t.post("othello", "/api/v1/invites", { invitee_emails: "cassio@example.com", stream_ids: [] }));
+    const { key } = await emailInviteFor("cassio@example.com");
+    expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(200);
+    const othello = await t.user("othello");
+    const { events } = await t.captureEvents(async () => expectSuccess(await t.delete("iago", `/api/v1/users/${othello.id}`)));
+    expect(events.filter((e) => e.event.type === "invites_changed")).toHaveLength(1);
+    expect((await invites("iago")).some((i) => i.invited_by_user_id === othello.id)).toBe(false);
+    expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(404);
+  });
 });
