@@ -311,26 +311,52 @@ describe("signing up at /join/<key>/", () => {
     expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(200);
   });
 
-  it("lets a reusable link sign up several people, each typing an address, with its role and groups", async () => {
+  it("lets a reusable link sign up several people, each confirming their address by email, with its role and groups", async () => {
     const group = await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "hamletcharacters").executeTakeFirstOrThrow();
     const { invite_link } = expectSuccess(await t.post("desdemona", "/api/v1/invites/multiuse", { invite_as: 300, group_ids: [group.id], stream_ids: [DENMARK] }));
     const path = new URL(invite_link).pathname;
-    const taken = await signUp(path, { email: "hamlet@zulip.com", full_name: "Fake Hamlet", password: "to-be-or-not" });
+    const form = await new Browser(t).get(path);
+    expect(form.html).toContain('name="email"');
+    expect(form.html).not.toContain('name="password"');
+    const taken = await signUp(path, { email: "hamlet@zulip.com" });
     expect(taken.posted.status).toBe(400);
     expect(taken.posted.html).toContain("hamlet@zulip.com already has an account.");
-    const badEmail = await signUp(path, { email: "nope", full_name: "Nope", password: "to-be-or-not" });
+    const badEmail = await signUp(path, { email: "nope" });
     expect(badEmail.posted.html).toContain("Invalid address.");
 
     for (const name of ["olivia", "maria"]) {
-      const { browser, posted } = await signUp(path, { email: `${name}@example.com`, full_name: name, password: "illyria-1601" });
+      const asked = await signUp(path, { email: `${name}@example.com`, full_name: "ignored", password: "ignored" });
+      expect(asked.posted.status).toBe(200);
+      expect(asked.posted.html).toContain("Check your email");
+      expect(await t.ctx.db.kysely.selectFrom("users").select("id").where("delivery_email", "=", `${name}@example.com`).executeTakeFirst()).toBeUndefined();
+      await t.drainJobs();
+      const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(`${name}@example.com`));
+      const confirmPath = /http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")?.[1];
+      expect(confirmPath).toBeDefined();
+      expect(confirmPath).not.toBe(path);
+
+      const { browser, page, posted } = await signUp(confirmPath!, { full_name: name, password: "illyria-1601" });
+      expect(page.html).toContain(`value="${name}@example.com" readonly`);
       expect(posted.status).toBe(302);
       const me = await browser.json("/users/me");
       expect(me).toMatchObject({ delivery_email: `${name}@example.com`, role: 300 });
       expect(expectSuccess(await t.get("iago", `/api/v1/user_groups/${group.id}/members/${me.user_id}`)).is_user_group_member).toBe(true);
       expect((await browser.json("/users/me/subscriptions")).subscriptions.map((s: any) => s.stream_id)).toEqual([DENMARK]);
+      // The address's confirmation is used up.
+      expect((await new Browser(t).get(confirmPath!)).status).toBe(404);
     }
-    // Still listed (a link is not used up).
+    // The link itself is not used up.
+    expect((await new Browser(t).get(path)).status).toBe(200);
     expect((await invites("desdemona")).some((i) => i.link_url === invite_link)).toBe(true);
+
+    // A confirmation dies with its link.
+    expect((await signUp(path, { email: "sir-toby@example.com" })).posted.status).toBe(200);
+    await t.drainJobs();
+    const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes("sir-toby@example.com"));
+    const confirmPath = /http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")![1];
+    const listed = (await invites("desdemona")).find((i) => i.link_url === invite_link);
+    expectSuccess(await t.delete("desdemona", `/api/v1/invites/multiuse/${listed.id}`));
+    expect((await new Browser(t).get(confirmPath)).status).toBe(404);
   });
 
   it("refuses an expired link and an unknown key", async () => {
