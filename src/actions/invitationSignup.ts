@@ -85,9 +85,14 @@ async function checkNewAddress(q: Executor, realm: Realm, raw: string): Promise<
   if (email === "") throw badRequest("Please enter your email address.");
   const invalid = emailValidationError(realm, email);
   if (invalid) throw badRequest(invalid);
+  await checkAddressFree(q, realm, email);
+  return email;
+}
+
+/** Zulip's validate_email_not_already_in_realm texts for the sign-up form. */
+async function checkAddressFree(q: Executor, realm: Realm, email: string): Promise<void> {
   const taken = await existingUserError(q, realm, email);
   if (taken) throw badRequest(taken[1] ? `The account for ${email} has been deactivated.` : `${email} already has an account.`);
-  return email;
 }
 
 /** A reusable link's first step: mails a one-time sign-up link to the address typed. Returns the address. */
@@ -128,8 +133,7 @@ const idList = z.array(z.number().int());
 /** The form's checks that need no password hash (run before hashing, and again in the transaction). */
 export async function checkSignupFields(q: Executor, link: SignupLink, req: { full_name: string }): Promise<{ email: string; fullName: string }> {
   if (link.email === null) throw badRequest("Please enter your email address.");
-  const taken = await existingUserError(q, link.realm, link.email);
-  if (taken) throw badRequest(taken[1] ? `The account for ${link.email} has been deactivated.` : `${link.email} already has an account.`);
+  await checkAddressFree(q, link.realm, link.email);
   return { email: link.email, fullName: checkFullName(req.full_name) };
 }
 
