@@ -101,10 +101,11 @@ describe("POST /invites", () => {
     expect(mail.parsed.subject).toBe("King Hamlet has invited you to join Zulip Dev");
     const link = /http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")?.[1];
     expect(link).toBeDefined();
-    // The link (test server's address in place of the configured external URL) opens the sign-up form.
-    const page = await new Browser(t).get(link!);
-    expect(page.status).toBe(200);
+    // The link (on the test server's address in place of the configured external URL) signs Rosalind up.
+    const { browser, page, posted } = await signUp(link!, { full_name: "Rosalind", password: "as-you-like-it" });
     expect(page.html).toContain('value="rosalind@example.com" readonly');
+    expect(posted.status).toBe(302);
+    expect(await browser.json("/users/me")).toMatchObject({ delivery_email: "rosalind@example.com", full_name: "Rosalind" });
   });
 
   it("refuses guests, blank lists, roles above the inviter's, and channels the inviter cannot see", async () => {
