@@ -7,6 +7,7 @@ import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
 import { realmUserSettingsDefaults, serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
+import { newUserChannelRecipientIds } from "../store/newUserChannels.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
@@ -78,26 +79,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
 
   if (!input.is_bot) {
     const channels = input.channels ?? { stream_ids: [], include_default_channels: true };
-    const defaults = channels.include_default_channels
-      ? await tx.q
-          .selectFrom("default_streams")
-          .innerJoin("streams", "streams.id", "default_streams.stream_id")
-          .select(["streams.recipient_id"])
-          .where("default_streams.realm_id", "=", realm.id)
-          .where("streams.is_archived", "=", 0)
-          .execute()
-      : [];
-    const chosen =
-      channels.stream_ids.length > 0
-        ? await tx.q
-            .selectFrom("streams")
-            .select("recipient_id")
-            .where("realm_id", "=", realm.id)
-            .where("id", "in", [...channels.stream_ids])
-            .where("is_archived", "=", 0)
-            .execute()
-        : [];
-    const recipientIds = [...new Set([...defaults, ...chosen].map((d) => d.recipient_id).filter((id): id is number => id !== null))];
+    const recipientIds = await newUserChannelRecipientIds(tx.q, realm.id, channels.stream_ids, channels.include_default_channels);
     if (recipientIds.length > 0) {
       await tx.q
         .insertInto("subscriptions")
