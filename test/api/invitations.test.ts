@@ -133,6 +133,19 @@ describe("POST /invites", () => {
     });
   });
 
+  it("keeps members who joined in the last three days from inviting to an organization anyone may join", async () => {
+    await t.withRealmSettings({ invite_required: false }, async () => {
+      const res = expectError(
+        await t.post("hamlet", "/api/v1/invites", { invitee_emails: "h@example.com", stream_ids: [] }),
+        400,
+        "Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.",
+        "INVITATION_FAILED",
+      );
+      expect(res).toMatchObject({ errors: [], sent_invitations: false });
+      expectSuccess(await t.post("iago", "/api/v1/invites", { invitee_emails: "h@example.com", stream_ids: [] }));
+    });
+  });
+
   it("needs the right to subscribe others for channels that are not default channels", async () => {
     await t.withRealmSettings({ can_add_subscribers_group: await t.systemGroupId("role:administrators") }, async () => {
       expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "c@example.com", stream_ids: [DENMARK] }), 400, "You do not have permission to subscribe other users to channels.");
