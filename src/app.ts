@@ -14,6 +14,7 @@ import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
+import { joinPages } from "./http/joinPages.js";
 import { sessionPages } from "./http/sessions.js";
 import { webAppPages } from "./http/webApp.js";
 import { JSON_SURFACE } from "./http/webSession.js";
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   mountRoutes(app, ctx, ROUTES, JSON_SURFACE);
   await app.register(webAppPages, { ctx });
   await app.register(accountPages, { ctx });
+  await app.register(joinPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(userUploads, { ctx });
   await app.register(externalContent, { ctx });

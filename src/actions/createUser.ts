@@ -7,6 +7,7 @@ import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
 import { realmUserSettingsDefaults, serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
+import { newUserChannelRecipientIds } from "../store/newUserChannels.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
@@ -27,6 +28,11 @@ export interface NewUserInput {
   bot_owner_id?: number | null;
   can_create_users?: boolean;
   can_change_user_emails?: boolean;
+  /**
+   * The channels a human user joins: these ids (active channels of the realm), with or without
+   * the realm's default channels. Absent: the default channels (Zulip's sign-up without an invitation).
+   */
+  channels?: { stream_ids: readonly number[]; include_default_channels: boolean };
   /** Explicit id (development seed only). */
   id?: number;
   acting_user_id?: number | null;
@@ -72,14 +78,8 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
   }
 
   if (!input.is_bot) {
-    const defaults = await tx.q
-      .selectFrom("default_streams")
-      .innerJoin("streams", "streams.id", "default_streams.stream_id")
-      .select(["streams.recipient_id"])
-      .where("default_streams.realm_id", "=", realm.id)
-      .where("streams.is_archived", "=", 0)
-      .execute();
-    const recipientIds = defaults.map((d) => d.recipient_id).filter((id): id is number => id !== null);
+    const channels = input.channels ?? { stream_ids: [], include_default_channels: true };
+    const recipientIds = await newUserChannelRecipientIds(tx.q, realm.id, channels.stream_ids, channels.include_default_channels);
     if (recipientIds.length > 0) {
       await tx.q
         .insertInto("subscriptions")

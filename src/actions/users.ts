@@ -13,6 +13,7 @@ import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { checkProfileData, doUpdateProfileData, type ProfileDataEntry } from "./customProfileFields.js";
 import { doCreateUser, notifyExportConsent } from "./createUser.js";
+import { expireInvitationsOfUser } from "./invitations.js";
 import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 const NAME_MAX_LENGTH = 100;
@@ -213,6 +214,7 @@ export async function doDeactivateUser(tx: Tx, user: User, actor: User | null, c
     tx.sendEventOnCommit({ type: "user_group", op: "remove_members", group_id: groupId, user_ids: [user.id] }, audience);
   }
   await notifySubscriberPeers(tx, { id: user.realm_id }, user, "peer_remove");
+  if (!user.is_bot) await expireInvitationsOfUser(tx, user);
 }
 
 async function queueDeactivationEmail(tx: Tx, user: User, realm: Realm, realmUrl: string, comment: string): Promise<void> {

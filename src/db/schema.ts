@@ -381,6 +381,29 @@ export interface JobsTable {
   finished_at: number | null;
 }
 
+/** Email invitations and reusable invitation links (migration 2026-11-27T0100). */
+export interface InvitationsTable {
+  id: Id;
+  realm_id: number;
+  referred_by: number;
+  is_multiuse: Flag;
+  /** The invited address; null for a reusable link. */
+  email: string | null;
+  confirmation_key: string;
+  invited_as: number;
+  include_realm_default_subscriptions: Flag;
+  notify_referrer_on_join: Flag;
+  /** JSON list of channel ids. */
+  stream_ids: Generated<string>;
+  /** JSON list of user group ids. */
+  group_ids: Generated<string>;
+  invited_at: number;
+  expires_at: number | null;
+  /** 0 open, 1 used, 2 revoked. */
+  status: Generated<number>;
+  created_user_id: number | null;
+}
+
 export interface ConfirmationsTable {
   id: Id;
   realm_id: number;
@@ -458,6 +481,7 @@ export interface Database {
   realm_playgrounds: RealmPlaygroundsTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
+  invitations: InvitationsTable;
   sessions: SessionsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;

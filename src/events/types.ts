@@ -149,6 +149,8 @@ export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
 export type RealmExportConsentEvent = { type: "realm_export_consent"; user_id: number; consented: boolean };
 export type RealmLinkifiersEvent = { type: "realm_linkifiers"; realm_linkifiers: Payload[] };
 export type RealmPlaygroundsEvent = { type: "realm_playgrounds"; realm_playgrounds: Payload[] };
+/** Invitations changed: clients that show them fetch GET /invites again. */
+export type InvitesChangedEvent = { type: "invites_changed" };
 export type RealmUserSettingsDefaultsEvent = Op<"realm_user_settings_defaults", "update", { property: string; value: unknown }>;
 
 /** Everything tx.sendEventOnCommit accepts. */
@@ -186,6 +188,7 @@ export type ServerEvent =
   | RealmExportConsentEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent
-  | RealmUserSettingsDefaultsEvent;
+  | RealmUserSettingsDefaultsEvent
+  | InvitesChangedEvent;
 
 export type ServerEventType = ServerEvent["type"];

@@ -1,6 +1,7 @@
 import * as auth from "../routes/auth.js";
 import * as customProfileFields from "../routes/customProfileFields.js";
 import * as events from "../routes/events.js";
+import * as invitations from "../routes/invitations.js";
 import * as messageFlags from "../routes/messageFlags.js";
 import * as messageEdit from "../routes/messageEdit.js";
 import * as messageRender from "../routes/messageRender.js";
@@ -75,6 +76,15 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "PATCH", path: "/realm/profile_fields", endpoint: customProfileFields.reorderRealmCustomProfileFields },
   { method: "PATCH", path: "/realm/user_settings_defaults", endpoint: settings.updateRealmUserSettingsDefaults },
   // (end users)
+
+  // invitations
+  { method: "GET", path: "/invites", endpoint: invitations.getInvites },
+  { method: "POST", path: "/invites", endpoint: invitations.inviteUsers },
+  { method: "POST", path: "/invites/multiuse", endpoint: invitations.createMultiuseInvite },
+  { method: "DELETE", path: "/invites/:invite_id", endpoint: invitations.revokeEmailInvite },
+  { method: "DELETE", path: "/invites/multiuse/:invite_id", endpoint: invitations.revokeMultiuseInvite },
+  { method: "POST", path: "/invites/:invite_id/resend", endpoint: invitations.resendEmailInvite },
+  // (end invitations)
 
   // personal settings
   { method: "PATCH", path: "/settings", endpoint: settings.updateSettings },
@@ -234,6 +244,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["POST"], path: "/accounts/login/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign in" },
   { methods: ["POST"], path: "/accounts/logout/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign out" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
+  { methods: ["GET", "POST"], path: "/join/:key/", servedBy: "src/http/joinPages.ts", about: "an invitation's link: the sign-up form, and creating the account" },
   { methods: ["POST"], path: "/api/v1/external/json", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: any JSON" },
   { methods: ["POST"], path: "/api/v1/external/slack_incoming", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: Slack-compatible" },
 ];

@@ -90,7 +90,7 @@ async function devLoginPage(ctx: AppContext): Promise<string> {
   return simplePage("Development login", `<h1>Log in as</h1>${items.join("")}<p class="hint"><a href="/login/">Log in with a password</a></p>`);
 }
 
-function simplePage(title: string, body: string): string {
+export function simplePage(title: string, body: string): string {
   return (
     `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>${escapeHtml(title)} | Parley</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/static/pages.css"></head>` +

@@ -33,6 +33,7 @@ export type ErrorCode =
   | "INVALID_JSON"
   | "PASSWORD_AUTH_DISABLED"
   | "CANNOT_DEACTIVATE_GROUP_IN_USE"
+  | "INVITATION_FAILED"
   | "INTERNAL_SERVER_ERROR";
 
 export class ApiError extends Error {
@@ -181,6 +182,19 @@ export class GuestNotAllowedError extends ApiError {
 export class InvalidChannelIdError extends ApiError {
   constructor() {
     super("Invalid channel ID");
+  }
+}
+
+/**
+ * Zulip's InvitationError: POST /invites could not invite some (or any) of the addresses;
+ * `errors` lists [email, reason, deactivated] for each one skipped.
+ */
+export class InvitationFailedError extends ApiError {
+  constructor(msg: string, errors: Array<[string, string, boolean]>, opts: { sentInvitations: boolean; dailyLimitReached?: boolean }) {
+    super(msg, {
+      code: "INVITATION_FAILED",
+      data: { errors, sent_invitations: opts.sentInvitations, license_limit_reached: false, daily_limit_reached: opts.dailyLimitReached ?? false },
+    });
   }
 }
 

@@ -21,7 +21,7 @@ const TABLES = [
   "streams", "default_streams", "subscriptions", "messages", "user_messages", "reactions", "submessages", "attachments",
   "attachment_messages", "scheduled_messages", "user_topics", "custom_profile_fields", "custom_profile_field_values",
   "user_statuses", "muted_users", "alert_words", "drafts", "realm_emoji", "bot_services", "push_devices",
-  "missed_message_emails", "confirmations", "audit_log",
+  "missed_message_emails", "confirmations", "invitations", "audit_log",
 ] as const;
 
 async function databaseState(): Promise<string> {

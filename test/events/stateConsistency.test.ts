@@ -393,6 +393,7 @@ describe("state consistency: coverage", () => {
       submessage: "submessages (widgets) live on messages, which POST /register does not return",
       update_display_settings: "legacy form of user_settings, only for clients without user_settings_object",
       update_global_notifications: "legacy form of user_settings, only for clients without user_settings_object",
+      invites_changed: "carries no data: it tells clients to fetch GET /invites again, and POST /register has no invitation state",
     };
     const missing = [...emitted].filter((type) => !appliedTypes.has(type) && !(type in exempt));
     expect(missing).toEqual([]);
