@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { randomString } from "../lib/apiKeys.js";
 import { ROLE_CODES } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { ApiError, badRequest, InsufficientPermissionError, InvitationFailedError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { ApiError, badRequest, InsufficientPermissionError, InvitationFailedError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { AccessSubject, accessStreamById, canSubscribeOthers } from "../lib/streamAccess.js";

@@ -8,7 +8,7 @@ import { apiKeysEqual } from "../lib/apiKeys.js";
 import { hashPassword } from "../lib/passwords.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import { sendHtml, simplePage } from "./webApp.js";
 import { setSessionCookies } from "./webSession.js";
 

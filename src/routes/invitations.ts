@@ -10,7 +10,7 @@ import {
 } from "../actions/invitations.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { InvitationFailedError } from "../http/errors.js";
+import { InvitationFailedError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { ROLE_CODES } from "../models/roles.js";
