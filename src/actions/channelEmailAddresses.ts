@@ -23,7 +23,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { createUpload } from "./attachments.js";
 import { accessBotById } from "./bots.js";
-import { checkMessage, checkSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, truncate } from "./messageSend.js";
+import { checkMessage, checkSendMessage, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, normalizeContent, truncate } from "./messageSend.js";
 import { sendSystemBotChannelMessages } from "./notificationBot.js";
 
 /** Zulip's Email Gateway bot, the default sender of mail to a channel. */
@@ -169,7 +169,8 @@ export async function processChannelMail(ctx: AppContext, recipient: string, dom
   const options = target.options;
   const uploader = target.viaGatewayBot ? { ...target.sender, realm_id: target.realm.id } : target.sender;
   const links = await uploadAttachments(ctx, uploader, mail);
-  const content = mailBody(mail, options, links);
+  // Zulip's send_zulip: normalize_body (trailing whitespace and leading newlines dropped).
+  const content = normalizeContent(mailBody(mail, options, links));
   const topic = mailTopic(mail.subject);
   return transaction(ctx, async (tx) => {
     if (!target.viaGatewayBot) {

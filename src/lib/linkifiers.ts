@@ -1,4 +1,5 @@
-import { RE2JS } from "re2js";
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
 import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
 
@@ -127,8 +128,12 @@ const BEFORE = `(?:^|[\\s\\x{85}\\p{Z}'"(,:<])`;
 const AFTER = `(?:$|[^\\p{L}\\p{N}])`;
 const compiled = new Map<string, RE2JS | null>();
 
+// re2js is loaded by the first linkifier compiled: most organizations have none.
+let re2js: typeof import("re2js") | undefined;
+
 function compileRe2(pattern: string): RE2JS {
-  return RE2JS.compile(pattern);
+  re2js ??= createRequire(import.meta.url)("re2js") as typeof import("re2js");
+  return re2js.RE2JS.compile(pattern);
 }
 
 function compilePattern(pattern: string): RE2JS | null {

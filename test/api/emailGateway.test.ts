@@ -102,7 +102,8 @@ describe("incoming email gateway", () => {
     const to = await address("hamlet", "Verona");
     await sendMail(to, { subject: "html only", html: "<p>Hello <b>there</b></p>" });
     const message = await lastMessage("hamlet", "Verona");
-    expect(message.content).toContain("Hello there");
+    expect(message.sender_email).toBe("emailgateway@zulip.com");
+    expect(message.content).toBe("From: Someone <someone@example.org>\nHello there");
   });
 
   it("refuses unknown addresses and other domains at RCPT TO with 550", async () => {
