@@ -10,6 +10,8 @@ import {
   decodeChannelEmailAddress,
   encodeChannelEmailAddress,
   filterFooter,
+  isForwarded,
+  removeQuotedReply,
   stripFromSubject,
 } from "../lib/channelEmailAddress.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
@@ -124,13 +126,15 @@ export function mailTopic(subject: string): string {
 
 /**
  * Zulip's construct_zulip_body: the plain-text body (the HTML part's text when there is none,
- * or with prefer-html), its "--" signature dropped unless include-footer, "From:" first with
+ * or with prefer-html), the quoted message dropped unless include-quotes, its "--" signature
+ * dropped unless include-footer, "From:" first with
  * show-sender, and the attachments' links last.
  */
 function mailBody(mail: IncomingMail, options: AddressOptions, attachmentLinks: string[]): string {
   const text = options.prefer_text === false ? mail.html ?? mail.text : mail.text || mail.html;
   if (text === undefined) throw new EmailGatewayRefusal("Unable to find plaintext or HTML message body");
   let body = text.replaceAll("\u0000", "");
+  if (!options.include_quotes) body = removeQuotedReply(body);
   if (!options.include_footer) body = filterFooter(body);
   if (!body.endsWith("\n")) body += "\n";
   if (body.trim() === "") body = "(No email body)";
@@ -166,7 +170,8 @@ async function uploadAttachments(ctx: AppContext, uploader: User, mail: Incoming
 /** Zulip's process_stream_message: posts a mail sent to a channel address in that channel. */
 export async function processChannelMail(ctx: AppContext, recipient: string, domain: string, mail: IncomingMail): Promise<number> {
   const target = await transaction(ctx, (tx) => resolveChannelMailTarget(tx, recipient, domain));
-  const options = target.options;
+  // Quotes are kept in forwarded mail unless the address says otherwise (Zulip).
+  const options = { include_quotes: isForwarded(mail.subject), ...target.options };
   const uploader = target.viaGatewayBot ? { ...target.sender, realm_id: target.realm.id } : target.sender;
   const links = await uploadAttachments(ctx, uploader, mail);
   // Zulip's send_zulip: normalize_body (trailing whitespace and leading newlines dropped).

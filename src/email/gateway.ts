@@ -22,6 +22,8 @@ export interface EmailGateway {
 /** At most this many recipients per mail, and connections at once. */
 const MAX_RECIPIENTS = 10;
 const MAX_CLIENTS = 50;
+/** Mail accepted per organization (Zulip's RATE_LIMITING_MIRROR_REALM_RULES, first rule). */
+const MIRROR_RATE_LIMIT = { max: 50, windowSeconds: 60 };
 
 function smtpError(message: string, responseCode: number): Error {
   return Object.assign(new Error(message), { responseCode });
@@ -64,7 +66,12 @@ export async function startEmailGateway(ctx: AppContext, settings: { port: numbe
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError("Too many recipients", 452));
       transaction(ctx, (tx) => resolveChannelMailTarget(tx, address.address, settings.domain)).then(
-        () => callback(),
+        (target) => {
+          // Zulip's rate_limit_mirror_by_realm: channel addresses take mail from automated systems.
+          const limit = ctx.rateLimiter.hit(`email_mirror:${target.realm.id}`, MIRROR_RATE_LIMIT);
+          if (limit.retryAfter > 0) return callback(smtpError("Too many emails to this organization, try again later", 451));
+          callback();
+        },
         (error: unknown) => {
           if (error instanceof EmailGatewayRefusal) return callback(smtpError(error.message, error.responseCode));
           log.error({ err: error }, "checking an email gateway recipient failed");

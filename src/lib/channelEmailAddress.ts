@@ -57,6 +57,36 @@ export function stripFromSubject(subject: string): string {
   return subject.replace(/([[(] *)?\b(RE|AW|FWD?) *([-:;)\]][ :;\])-]*|$)|\]+ *$/gim, "").trim();
 }
 
+/** Zulip's is_forwarded: the subject starts with a form of "Fwd" (quotes are then kept). */
+export function isForwarded(subject: string): boolean {
+  return /^(?:([[(] *)?\b(FWD?) *([-:;)\]][ :;\])-]*|$)|\]+ *$)/i.test(subject);
+}
+
+const REPLY_HEADER = [
+  /^\s*On\b.{0,300}\bwrote:\s*$/i, // Gmail, Apple Mail, Thunderbird
+  /^\s*-{2,}\s*Original Message\s*-{2,}\s*$/i, // Outlook
+  /^\s*-{2,}\s*Forwarded message\s*-{2,}\s*$/i,
+  /^\s*Le\b.{0,300}\ba écrit\s*:\s*$/i,
+  /^\s*Am\b.{0,300}\bschrieb\b.{0,100}:\s*$/i,
+];
+
+/**
+ * The reply without the message it quotes (a simple form of what Zulip does with talon):
+ * everything from a reply header ("On … wrote:", "-----Original Message-----") on, or a block
+ * of ">" lines that ends the mail, when text comes before it. Quotes between replies stay.
+ */
+export function removeQuotedReply(text: string): string {
+  const lines = text.split("\n");
+  const hasTextBefore = (end: number) => lines.slice(0, end).some((line) => line.trim() !== "");
+  const header = lines.findIndex((line) => REPLY_HEADER.some((re) => re.test(line)));
+  if (header > 0 && hasTextBefore(header)) return lines.slice(0, header).join("\n").trimEnd();
+  let start = lines.length;
+  while (start > 0 && (lines[start - 1].trim() === "" || /^\s*>/.test(lines[start - 1]))) start--;
+  const quoted = lines.slice(start).some((line) => /^\s*>/.test(line));
+  if (quoted && hasTextBefore(start)) return lines.slice(0, start).join("\n").trimEnd();
+  return text;
+}
+
 /** Zulip's filter_footer: text before a single "--" signature line, when there is exactly one. */
 export function filterFooter(text: string): string {
   const footers = text.split("\n").filter((line) => line.trim() === "--");

@@ -106,6 +106,21 @@ describe("incoming email gateway", () => {
     expect(message.content).toBe("From: Someone <someone@example.org>\nHello there");
   });
 
+  it("drops the quoted message of a reply, unless the address says include-quotes or the mail is forwarded", async () => {
+    const to = await address("hamlet", "Verona");
+    const text = "Sounds good.\n\nOn Mon, 1 Jan 2024 at 10:00, Hamlet <hamlet@example.org> wrote:\n> Shall we meet?\n> At noon?\n";
+    await sendMail(to, { subject: "Re: Lunch", text });
+    expect((await lastMessage("hamlet", "Verona")).content).toBe("From: Someone <someone@example.org>\nSounds good.");
+    await sendMail(to, { subject: "Re: Lunch", text: "Yes.\n\n> Shall we meet?\n> At noon?" });
+    expect((await lastMessage("hamlet", "Verona")).content).toBe("From: Someone <someone@example.org>\nYes.");
+    await sendMail(to.replace(".show-sender@", ".include-quotes@"), { subject: "Re: Lunch", text });
+    expect((await lastMessage("hamlet", "Verona")).content).toBe(text.trimEnd());
+    await sendMail(to.replace(".show-sender@", "@"), { subject: "Fwd: Lunch", text });
+    const forwarded = await lastMessage("hamlet", "Verona");
+    expect(forwarded.subject).toBe("Lunch");
+    expect(forwarded.content).toBe(text.trimEnd());
+  });
+
   it("refuses unknown addresses and other domains at RCPT TO with 550", async () => {
     const known = await address("hamlet", "Denmark");
     for (const to of [known.replace(/[0-9a-f]{32}/, "0".repeat(32)), `denmark.abc@${DOMAIN}`, known.replace(DOMAIN, "elsewhere.test")]) {
