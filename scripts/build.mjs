@@ -32,6 +32,9 @@ const EXTERNAL = [
   "katex",
   "highlight.js",
   "markdown-it",
+  "re2js",
+  "smtp-server",
+  "mailparser",
 ];
 
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */

@@ -18,6 +18,9 @@ describe("loadConfig", () => {
     expect(loadConfig({}).uploads).toEqual({ maxFileSizeMib: 100, unclaimedDays: 21, s3: undefined });
     const s3 = { PARLEY_S3_BUCKET: "parley-files", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "id", PARLEY_S3_SECRET_ACCESS_KEY: "secret" };
     expect(loadConfig(s3).uploads.s3).toEqual({ endpoint: "http://127.0.0.1:9000", bucket: "parley-files", region: "us-east-1", accessKeyId: "id", secretAccessKey: "secret" });
+    expect(() => loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525" })).toThrow(/PARLEY_EMAIL_GATEWAY_PORT is set, so PARLEY_EMAIL_GATEWAY_DOMAIN must be set too/);
+    expect(() => loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525", PARLEY_EMAIL_GATEWAY_DOMAIN: "not a domain" })).toThrow(ConfigError);
+    expect(loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525", PARLEY_EMAIL_GATEWAY_DOMAIN: "Mail.Example.com", PARLEY_HOST: "127.0.0.1" }).emailGateway).toEqual({ port: 2525, host: "127.0.0.1", domain: "mail.example.com" });
     expect(() => loadConfig({ PARLEY_S3_BUCKET: "parley-files" })).toThrow(/PARLEY_S3_ENDPOINT, PARLEY_S3_ACCESS_KEY_ID, PARLEY_S3_SECRET_ACCESS_KEY must be set too/);
     expect(() => loadConfig({ ...s3, PARLEY_S3_BUCKET: "Not_A_Bucket" })).toThrow(ConfigError);
   });

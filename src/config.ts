@@ -63,6 +63,12 @@ const envSchema = z.object({
   PARLEY_APNS_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://api.push.apple.com"),
   PARLEY_FCM_CREDENTIALS_FILE: z.string().min(1).optional(),
   PARLEY_FCM_ENDPOINT: z.url({ protocol: /^https?$/ }).default("https://fcm.googleapis.com"),
+  PARLEY_EMAIL_GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  PARLEY_EMAIL_GATEWAY_HOST: z.string().min(1).optional(),
+  PARLEY_EMAIL_GATEWAY_DOMAIN: z
+    .string()
+    .regex(/^(?=.{1,253}$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/, "must be a domain name")
+    .optional(),
   PARLEY_BIG_BLUE_BUTTON_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_BIG_BLUE_BUTTON_SECRET: z.string().min(1).optional(),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
@@ -130,6 +136,8 @@ export interface Config {
   fcm?: FcmSettings;
   /** A BigBlueButton server for video calls (Zulip's BIG_BLUE_BUTTON_URL and _SECRET). */
   bigBlueButton?: { url: string; secret: string };
+  /** The incoming email gateway: an SMTP listener posting mail sent to channel addresses at `domain`. */
+  emailGateway?: { port: number; host: string; domain: string };
   /** How long a claimed job is reserved for the process that claimed it. */
   jobLeaseSeconds: number;
   /** Finished (done or failed) jobs are deleted this long after they finished. */
@@ -208,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
         : undefined,
     fcm: e.PARLEY_FCM_CREDENTIALS_FILE ? { endpoint: e.PARLEY_FCM_ENDPOINT, credentialsFile: path.resolve(e.PARLEY_FCM_CREDENTIALS_FILE) } : undefined,
     bigBlueButton: bigBlueButtonSettings(e),
+    emailGateway: emailGatewaySettings(e),
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
     jobRetentionDays: e.PARLEY_JOB_RETENTION_DAYS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
@@ -220,6 +229,13 @@ function bigBlueButtonSettings(e: z.output<typeof envSchema>): { url: string; se
   const { PARLEY_BIG_BLUE_BUTTON_URL: url, PARLEY_BIG_BLUE_BUTTON_SECRET: secret } = e;
   if (url === undefined || secret === undefined) return undefined;
   return { url: url.endsWith("/") ? url : `${url}/`, secret };
+}
+
+function emailGatewaySettings(e: z.output<typeof envSchema>): { port: number; host: string; domain: string } | undefined {
+  requireAllOrNone(e, ["PARLEY_EMAIL_GATEWAY_PORT", "PARLEY_EMAIL_GATEWAY_DOMAIN"]);
+  const { PARLEY_EMAIL_GATEWAY_PORT: port, PARLEY_EMAIL_GATEWAY_DOMAIN: domain } = e;
+  if (port === undefined || domain === undefined) return undefined;
+  return { port, host: e.PARLEY_EMAIL_GATEWAY_HOST ?? e.PARLEY_HOST, domain: domain.toLowerCase() };
 }
 
 function isProxyAddress(entry: string): boolean {

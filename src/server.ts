@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import { serveMetrics } from "./http/metrics.js";
+import { startEmailGateway } from "./email/gateway.js";
 import { type Config, ConfigError } from "./config.js";
 import { exposedDataFiles } from "./lib/dataDirectory.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
@@ -30,6 +31,10 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   await listening("PARLEY_HOST/PARLEY_PORT", config.host, config.port, () => app.listen({ host: config.host, port: config.port }));
   const metricsPort = config.metrics.port;
   const metricsServer = metricsPort === undefined ? null : await listening("PARLEY_METRICS_HOST/PARLEY_METRICS_PORT", config.metrics.host, metricsPort, () => serveMetrics(ctx.metrics, config.metrics.host, metricsPort));
+  const gatewaySettings = config.emailGateway;
+  const emailGateway = gatewaySettings
+    ? await listening("PARLEY_EMAIL_GATEWAY_HOST/PARLEY_EMAIL_GATEWAY_PORT", gatewaySettings.host, gatewaySettings.port, () => startEmailGateway(ctx, gatewaySettings))
+    : null;
   ctx.jobs.start();
   if (credentials) {
     const lines = [
@@ -53,6 +58,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await app.close();
       metricsServer?.closeAllConnections();
       await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
+      await emailGateway?.close();
       await ctx.jobs.stop();
       ctx.eventQueues.detach();
       const savedQueues = await ctx.eventQueues.save(ctx.db.kysely);

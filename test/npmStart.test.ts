@@ -2,14 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
-import { apiCaller, firstStartCredentials, startServerProcess } from "./support/process.js";
+import { createTransport } from "nodemailer";
+import { apiCaller, firstStartCredentials, freePort, startServerProcess } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
 
 /**
  * `npm start` runs dist/cli.js, src/ bundled with its packages by scripts/build.mjs, not src/
  * through tsx as the other tests do. This drives that bundle through what it must not lose:
  * routes and plugins (form, multipart, cookies), the database driver, and the packages loaded
- * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer).
+ * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer, and the email
+ * gateway's smtp-server and mailparser).
  */
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -30,7 +32,9 @@ describe("npm start (the precompiled bundle)", () => {
   it("serves the API, renders, stores uploads and thumbnails, takes tus uploads and writes emails", async () => {
     const db = await freshDatabase();
     cleanups.push(db.drop);
-    const server = await startServerProcess(db.env, ["scripts/start.mjs", "serve"]);
+    const gatewayPort = await freePort();
+    const gatewayEnv = { PARLEY_EMAIL_GATEWAY_PORT: String(gatewayPort), PARLEY_EMAIL_GATEWAY_DOMAIN: "mail.parley.example" };
+    const server = await startServerProcess({ ...db.env, ...gatewayEnv }, ["scripts/start.mjs", "serve"]);
     cleanups.push(async () => {
       await server.stop("SIGKILL");
     });
@@ -93,6 +97,18 @@ describe("npm start (the precompiled bundle)", () => {
       fs.existsSync(outbox) ? fs.readdirSync(outbox).find((f) => f.endsWith(".eml")) : undefined,
     );
     expect(fs.readFileSync(path.join(outbox, eml), "utf8")).toContain("To: new-owner@parley.example");
+
+    // A mail to a channel's address, through the email gateway's SMTP listener.
+    const channel = "email gateway";
+    expect((await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: channel }]) })).body.result).toBe("success");
+    const channelId = (await api("GET", "/get_stream_id", { stream: channel })).body.stream_id;
+    const address = (await api("GET", `/streams/${channelId}/email_address`)).body.email;
+    expect(address).toMatch(/^email-gateway\.[0-9a-f]{32}\.show-sender@mail\.parley\.example$/);
+    const transport = createTransport({ host: "127.0.0.1", port: gatewayPort, secure: false, ignoreTLS: true });
+    await transport.sendMail({ from: "someone@example.org", to: address, subject: "Mailed in", text: "Hello by email" });
+    transport.close();
+    const mailed = await api("GET", "/messages", { anchor: "newest", num_before: "1", num_after: "0", narrow: JSON.stringify([{ operator: "channel", operand: channel }]), apply_markdown: "false" });
+    expect(mailed.body.messages[0]).toMatchObject({ subject: "Mailed in", content: "From: someone@example.org\nHello by email" });
 
     // The web app: the sign-in form, then the shell with the built script, served by the same process.
     // Not on a terminal: the generated password is in a file of the data directory, not the output.

@@ -344,6 +344,17 @@ export interface RealmPlaygroundsTable {
   url_template: string;
 }
 
+export interface ChannelEmailAddressesTable {
+  id: Id;
+  realm_id: number;
+  channel_id: number;
+  creator_id: number | null;
+  sender_id: number;
+  email_token: string;
+  date_created: number;
+  deactivated: Generated<Flag>;
+}
+
 export interface BotStorageTable {
   id: Id;
   bot_id: number;
@@ -479,6 +490,7 @@ export interface Database {
   bot_storage: BotStorageTable;
   realm_linkifiers: RealmLinkifiersTable;
   realm_playgrounds: RealmPlaygroundsTable;
+  channel_email_addresses: ChannelEmailAddressesTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   invitations: InvitationsTable;

@@ -112,6 +112,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/default_streams", endpoint: streams.addDefaultStream },
   { method: "DELETE", path: "/default_streams", endpoint: streams.removeDefaultStream },
   { method: "GET", path: "/streams/:stream_id/members", endpoint: streams.getSubscribers },
+  { method: "GET", path: "/streams/:stream_id/email_address", endpoint: streams.getStreamEmailAddress },
   { method: "GET", path: "/get_stream_id", endpoint: streams.getStreamId },
   // (end channels)
 

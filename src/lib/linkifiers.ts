@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import type { RE2JS } from "re2js";
 import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
 
@@ -109,39 +111,38 @@ export function expandTemplate(template: string, values: Record<string, string |
   return out;
 }
 
-// ---- Patterns (Zulip's are Python/re2 regular expressions) ----
+// ---- Patterns (Zulip's are RE2 regular expressions, matched in linear time) ----
 
-/** A Python pattern in JavaScript syntax: named groups, backreferences, a leading (?i). */
-function toJavaScript(pattern: string): { source: string; flags: string } {
-  let source = pattern.replaceAll("(?P<", "(?<").replace(/\(\?P=([A-Za-z_]\w*)\)/g, "\\k<$1>");
-  let flags = "";
-  const inline = /^\(\?([imsx]+)\)/.exec(source);
-  if (inline) {
-    source = source.slice(inline[0].length);
-    if (inline[1].includes("i")) flags += "i";
-    if (inline[1].includes("s")) flags += "s";
-    if (inline[1].includes("m")) flags += "m";
-  }
-  return { source, flags };
+/**
+ * Patterns come from administrators, so they never run on JavaScript's backtracking engine
+ * (where "(a+)+$" takes seconds per extra character): they are compiled and matched with re2js,
+ * a pure-JavaScript RE2, as Zulip compiles them with google-re2. RE2 refuses what it cannot
+ * match in linear time (backreferences, lookaround), which Zulip refuses too.
+ *
+ * Zulip's prepare_linkifier_pattern: a match starts at the start of the text or after a space
+ * or an opening delimiter, and is not followed by a letter or digit; the delimiters are part of
+ * the RE2 match, the link is the inner group.
+ */
+const MATCH_GROUP = "linkifier_actual_match";
+const BEFORE = `(?:^|[\\s\\x{85}\\p{Z}'"(,:<])`;
+const AFTER = `(?:$|[^\\p{L}\\p{N}])`;
+const compiled = new Map<string, RE2JS | null>();
+
+// re2js is loaded by the first linkifier compiled: most organizations have none.
+let re2js: typeof import("re2js") | undefined;
+
+function compileRe2(pattern: string): RE2JS {
+  re2js ??= createRequire(import.meta.url)("re2js") as typeof import("re2js");
+  return re2js.RE2JS.compile(pattern);
 }
 
-/** Zulip's prepare_linkifier_pattern: after start, a space or an opening delimiter; not before a letter or digit. */
-const BEFORE = `(?<=^|[\\s\\u0085'"(,:<])`;
-const compiled = new Map<string, RegExp | null>();
-
-function compilePattern(pattern: string): RegExp | null {
+function compilePattern(pattern: string): RE2JS | null {
   let re = compiled.get(pattern);
   if (re !== undefined) return re;
-  const { source, flags } = toJavaScript(pattern);
   try {
-    re = new RegExp(`${BEFORE}(?:${source})(?![\\p{L}\\p{N}])`, `gu${flags}`);
+    re = compileRe2(`${BEFORE}(?P<${MATCH_GROUP}>${pattern})${AFTER}`);
   } catch {
-    try {
-      // Without the u flag (which refuses escapes Python allows): letters and digits checked after.
-      re = new RegExp(`${BEFORE}(?:${source})`, `g${flags}`);
-    } catch {
-      re = null;
-    }
+    re = null;
   }
   if (compiled.size > 1000) compiled.clear();
   compiled.set(pattern, re);
@@ -154,15 +155,15 @@ export function linkifierError(pattern: string, urlTemplate: string): { msg: str
   if (pattern === "") return { msg: "This field cannot be blank.", field: "pattern" };
   if (urlTemplate === "") return { msg: "This field cannot be blank.", field: "url_template" };
   if (!isValidUrlTemplate(urlTemplate)) return { msg: "Invalid URL template.", field: "url_template" };
-  const { source, flags } = toJavaScript(pattern);
-  let re: RegExp;
+  let re: RE2JS;
   try {
-    re = new RegExp(source, flags);
+    re = compileRe2(pattern);
+    if (compilePattern(pattern) === null) throw new Error("the pattern cannot be used as a linkifier");
   } catch (e) {
-    const detail = e instanceof Error ? e.message.replace(/^Invalid regular expression: /, "") : "";
+    const detail = e instanceof Error ? e.message.replace(/^error parsing regexp: /, "") : "";
     return { msg: `Bad regular expression: ${detail}`, field: "__all__" };
   }
-  const groups = new Set([...re.source.matchAll(/\(\?<([A-Za-z_]\w*)>/g)].map((m) => m[1]));
+  const groups = new Set(Object.keys(re.namedGroups()));
   const variables = templateVariables(urlTemplate);
   const missingInPattern = [...variables].filter((v) => !groups.has(v)).sort();
   if (missingInPattern.length > 0) return { msg: `Group '${missingInPattern[0]}' in URL template is not present in linkifier pattern.`, field: "__all__" };
@@ -175,13 +176,20 @@ export function linkifierError(pattern: string, urlTemplate: string): { msg: str
 function matchesOf(linkifier: Linkifier, text: string, realmUrl: string | undefined): LinkifierMatch[] {
   const re = compilePattern(linkifier.pattern);
   if (re === null) return [];
+  const groupNames = Object.keys(re.namedGroups()).filter((name) => name !== MATCH_GROUP);
   const out: LinkifierMatch[] = [];
-  for (const m of text.matchAll(re)) {
-    const end = m.index + m[0].length;
-    if (m[0] === "" || /^[\p{L}\p{N}]/u.test(text.slice(end))) continue;
-    const url = sanitizeUrl(expandTemplate(linkifier.url_template, m.groups ?? {}));
+  const matcher = re.matcher(text);
+  // The next search starts where the link ended: its following delimiter may open the next one.
+  for (let from = 0; from <= text.length && matcher.find(from); ) {
+    const index = matcher.start(MATCH_GROUP);
+    const end = matcher.end(MATCH_GROUP);
+    from = end > index ? end : matcher.end() > from ? matcher.end() : from + 1;
+    if (end === index) continue;
+    const values: Record<string, string | undefined> = {};
+    for (const name of groupNames) values[name] = matcher.group(name) ?? undefined;
+    const url = sanitizeUrl(expandTemplate(linkifier.url_template, values));
     if (url === null) continue;
-    out.push({ index: m.index, end, text: m[0], url: rewriteLocalLink(url, realmUrl) });
+    out.push({ index, end, text: text.slice(index, end), url: rewriteLocalLink(url, realmUrl) });
   }
   return out;
 }

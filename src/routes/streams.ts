@@ -1,5 +1,6 @@
 import { transaction } from "../appContext.js";
 import { checkAddDefaultStream, checkDeactivateStream, checkRemoveDefaultStream, checkUpdateStream } from "../actions/streams.js";
+import { checkGetChannelEmailAddress } from "../actions/channelEmailAddresses.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
@@ -69,6 +70,17 @@ export const getSubscribers = endpoint({
     const q = ctx.db.kysely;
     const { stream } = await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "metadata", { requireActive: true });
     return { subscribers: (await subscriptionStore.subscriberIds(q, [stream.recipient_id!])).get(stream.recipient_id!)! };
+  },
+});
+
+/** GET /streams/{stream_id}/email_address */
+export const getStreamEmailAddress = endpoint({
+  auth: "user",
+  params: { sender_id: p.int({ min: 0 }).optional() },
+  handler: async ({ ctx, user, path, params }) => {
+    const domain = ctx.config.emailGateway?.domain;
+    const email = await transaction(ctx, (tx) => checkGetChannelEmailAddress(tx, user, streamIdOf(path), params.sender_id, domain));
+    return { email };
   },
 });
 

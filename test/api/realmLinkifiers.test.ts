@@ -93,3 +93,20 @@ describe("linkifiers in messages and topics", () => {
     expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${issue}`));
   });
 });
+
+describe("linkifier patterns cannot stall sending", () => {
+  it("matches a catastrophic backtracking pattern in linear time (RE2), and refuses what RE2 cannot run", async () => {
+    // On JavaScript's RegExp, (a+)+ before a failing "b" takes about a second per two more "a"s.
+    const id = expectSuccess(await add("(?P<id>(a+)+)b", "https://example.com/{id}")).id;
+    const started = Date.now();
+    const sent = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a".repeat(50) + "!", content: `${"a".repeat(9000)}! and aaab` })).id;
+    expect(Date.now() - started).toBeLessThan(5000);
+    const message = expectSuccess(await t.get("hamlet", `/api/v1/messages/${sent}`)).message;
+    expect(message.content).toBe(`<p>${"a".repeat(9000)}! and <a href="https://example.com/aaa">aaab</a></p>`);
+    expect(message.topic_links).toEqual([]);
+    expectSuccess(await t.delete("iago", `/api/v1/realm/filters/${id}`));
+    // Backreferences and lookaround have no linear-time match: refused, as by Zulip's re2.
+    expectError(await add("(?P<id>x)(?P=id)", "https://example.com/{id}"), 400, expect.stringMatching(/^Bad regular expression: /) as never);
+    expectError(await add("(?<=#)(?P<id>[0-9]+)", "https://example.com/{id}"), 400, expect.stringMatching(/^Bad regular expression: /) as never);
+  });
+});

@@ -162,6 +162,13 @@ describe("POST /register sections (Zulip's fetch_initial_state_data)", () => {
     expect([...legacy].filter((key) => key in state)).toEqual(["realm_name_in_email_notifications_policy"]);
   });
 
+  it("gives realm_default_stream_groups empty to everyone: the 10.2 reference has no endpoint that creates one", async () => {
+    for (const who of ["hamlet", "iago", "polonius"]) {
+      const state = expectSuccess(await t.post(who, "/api/v1/register", { fetch_event_types: ["default_stream_groups"] }));
+      expect(state.realm_default_stream_groups).toEqual([]);
+    }
+  });
+
   it("gives zulip-terminal's muted_topics unless the client asks for user_topic", async () => {
     const denmark = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "Denmark").executeTakeFirstOrThrow();
     expectSuccess(await t.post("hamlet", "/api/v1/user_topics", { stream_id: denmark.id, topic: "muted here", visibility_policy: 1 }));

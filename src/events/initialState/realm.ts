@@ -164,6 +164,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     // Guests cannot see every default channel: Zulip shows them none (and sends them no default_streams events).
     state.realm_default_streams = isGuest(user) ? [] : await initialStateStore.defaultStreamIds(q, realm.id);
   }
+  // Default channel groups (Zulip's experimental DefaultStreamGroup) have no endpoints in the
+  // 10.2 reference (only the register key and the default_stream_groups event): none can exist.
   if (wants(req, "default_stream_groups")) state.realm_default_stream_groups = [];
   // Zulip 10 sends linkifiers only to clients that take URL templates; the legacy list stays empty.
   if (wants(req, "realm_linkifiers")) state.realm_linkifiers = req.client.capabilities.linkifier_url_template ? await realmLinkifiers(q, realm) : [];

@@ -49,10 +49,37 @@ export interface Found {
   href: string;
 }
 
+/**
+ * linkify-it finds no bare domain right after "scheme:" ("about:blank.com"), where Zulip links
+ * the domain; matching runs on a copy with such colons (of schemes linkify-it does not know)
+ * made spaces, which keeps every index.
+ */
+function maskSchemeColons(text: string): string {
+  return text.replace(/(^|[\s(\[<'"])([a-zA-Z][\w+.-]*):(?=[^\s/])/g, (whole, lead: string, scheme: string) =>
+    scheme.toLowerCase() === "mailto" ? whole : `${lead}${scheme} `,
+  );
+}
+
+/**
+ * linkify-it balances a few levels of parentheses; Zulip allows six. A match with parentheses
+ * that stops inside a word, at or after a "(", is extended to the word's end when its
+ * parentheses then balance.
+ */
+function extendNestedParens(m: { raw: string; url: string; lastIndex: number }, text: string): void {
+  const rest = /^[^\s<>"]+/.exec(text.slice(m.lastIndex))?.[0];
+  if (!rest || !(m.raw.includes("(") || rest.startsWith("("))) return;
+  const raw = m.raw + rest;
+  if ((raw.match(/\(/g)?.length ?? 0) !== (raw.match(/\)/g)?.length ?? 0)) return;
+  m.raw = raw;
+  m.url += rest;
+  m.lastIndex += rest.length;
+}
+
 export function findLinks(text: string, realmUrl: string | undefined): Found[] {
-  const matches = linkifier().match(text) ?? [];
+  const matches = linkifier().match(maskSchemeColons(text)) ?? [];
   const found: Found[] = [];
   for (const m of matches) {
+    extendNestedParens(m, text);
     trimTrailingPunctuation(m);
     const before = m.index === 0 ? "" : text[m.index - 1];
     if (before && !/[\s'"(,:<]/.test(before)) continue;

@@ -1,12 +1,13 @@
 import { createRequire } from "node:module";
 import type { HLJSApi, LanguageFn } from "highlight.js";
-import { escapeAttr, escapeCode } from "./escape.js";
+import { escapeAttr, escapeCode, escapeText } from "./escape.js";
+import { pygmentsHtml } from "./pygmentsTokens.js";
 
 /**
  * Code blocks in Zulip's structure (Pygments' codehilite):
  * <div class="codehilite" data-code-language="Python"><pre><span></span><code>…</code></pre></div>.
  * Tokens are highlighted with highlight.js and given Pygments' short class names, which is what
- * Zulip clients' stylesheets know.
+ * Zulip clients' stylesheets know (pygmentsTokens.ts).
  */
 
 /** Pygments' display name and the highlight.js grammar for common language aliases. */
@@ -90,29 +91,6 @@ define("VHDL", "vhdl", "vhdl");
 define("Assembly", "x86asm", "nasm", "asm");
 define("Text only", "plaintext", "text");
 
-/** highlight.js scopes → Pygments token classes (the most specific scope wins). */
-const CLASS_FOR_SCOPE: Record<string, string> = {
-  keyword: "k", built_in: "nb", type: "kt", literal: "kc", number: "m", operator: "o",
-  punctuation: "p", property: "py", regexp: "sr", string: "s", "char.escape": "se", subst: "si",
-  symbol: "ss", variable: "nv", "variable.language": "bp", "variable.constant": "no", title: "nf",
-  "title.class": "nc", "title.class.inherited": "nc", "title.function": "nf", "title.function.invoke": "nf",
-  params: "n", comment: "c", doctag: "sd", meta: "cp", "meta.keyword": "cp", "meta.string": "s",
-  section: "gh", tag: "nt", name: "nt", attr: "na", attribute: "na", "selector-tag": "nt",
-  "selector-id": "nn", "selector-class": "nc", "selector-attr": "na", "selector-pseudo": "nd",
-  addition: "gi", deletion: "gd", emphasis: "ge", strong: "gs", link: "nl", quote: "c1", bullet: "m",
-  code: "sb", formula: "m", template: "si", "template-tag": "cp", "template-variable": "nv",
-};
-
-function pygmentsClass(hljsClasses: string): string {
-  // "hljs-title function_" → scope "title.function"
-  const [first, ...rest] = hljsClasses.split(" ");
-  const scope = [first.replace(/^hljs-/, ""), ...rest.map((part) => part.replace(/_+$/, ""))].join(".");
-  for (let s = scope; s; s = s.includes(".") ? s.slice(0, s.lastIndexOf(".")) : "") {
-    if (CLASS_FOR_SCOPE[s]) return CLASS_FOR_SCOPE[s];
-  }
-  return "n";
-}
-
 /** The pretty name Zulip puts in data-code-language, or the language as typed if unknown. */
 export function codeLanguageName(lang: string): string {
   return LANGUAGES[lang.toLowerCase()]?.[0] ?? lang;
@@ -174,26 +152,37 @@ function highlighter(grammar: string, known: boolean): HLJSApi {
   return hljsCore;
 }
 
-function highlightedLines(code: string, lang: string): string {
-  if (!lang) return escapeCode(code);
+/**
+ * Pygments escapes quotes too; Zulip then re-serialises blocks that have a language (to add
+ * data-code-language) with lxml, which writes quotes in text unescaped.
+ */
+function highlightedLines(code: string, lang: string, escape: (text: string) => string): string {
+  if (!lang) return escape(code);
   const known = LANGUAGES[lang.toLowerCase()]?.[1];
   const hljs = highlighter(known ?? lang, known !== undefined);
   const grammar = known ?? (hljs.getLanguage(lang) ? lang : undefined);
-  if (!grammar || grammar === "plaintext" || !hljs.getLanguage(grammar)) return escapeCode(code);
+  if (!grammar || grammar === "plaintext" || !hljs.getLanguage(grammar)) return escape(code);
   try {
-    const html = hljs.highlight(code, { language: grammar, ignoreIllegals: true }).value;
-    return html.replace(/<span class="([^"]*)">/g, (_m, classes: string) => `<span class="${pygmentsClass(classes)}">`);
+    return pygmentsHtml(hljs.highlight(code, { language: grammar, ignoreIllegals: true }).value, grammar, escape);
   } catch {
-    return escapeCode(code);
+    return escape(code);
   }
 }
+
+/**
+ * Python-Markdown's CodeHilite header, as Zulip keeps it: in a block without a language, a
+ * first line "#!python", "#!/usr/bin/python" or ":::python" names the language to highlight
+ * with (the line stays, and no data-code-language is set).
+ */
+const HEADER_RE = /^(?:::+|#!)(?:(?:\/\w+)*[/ ])?([\w#.+-]*)/u;
 
 /** Trailing whitespace is dropped per line, and blank lines around the code, as Pygments does. */
 export function renderCodeBlock(code: string, lang: string): string {
   const lines = code.split("\n").map((line) => line.replace(/\s+$/, ""));
   while (lines.length > 0 && lines[0] === "") lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  const body = lines.length === 0 ? "" : `${highlightedLines(lines.join("\n"), lang)}\n`;
+  const highlightAs = lang || (HEADER_RE.exec(lines[0] ?? "")?.[1].toLowerCase() ?? "");
+  const body = lines.length === 0 ? "" : `${highlightedLines(lines.join("\n"), highlightAs, lang ? escapeText : escapeCode)}\n`;
   const langAttr = lang ? ` data-code-language="${escapeAttr(codeLanguageName(lang))}"` : "";
   return `<div class="codehilite"${langAttr}><pre><span></span><code>${body}</code></pre></div>\n`;
 }

@@ -2,8 +2,11 @@ import type { MarkdownIt, StateBlock, StateCore } from "markdown-it";
 import { renderEnv } from "./types.js";
 
 /**
- * Quotes as Zulip: a block whose lines are only ">" is a paragraph, not an empty quote; and
- * mentions inside quotes (">" or ```quote) are silent, so quoting a message notifies nobody.
+ * Quotes as Zulip (Python-Markdown): a block whose lines are only ">" is a paragraph, not an
+ * empty quote; lines after empty ">" lines up to the next blank line belong to the quote
+ * (Python-Markdown's quote takes the whole block, CommonMark's lazy continuation needs an open
+ * paragraph); and mentions inside quotes (">" or ```quote) are silent, so quoting a message
+ * notifies nobody.
  */
 const EMPTY_QUOTE_LINE = /^ {0,3}>\s*$/;
 
@@ -24,10 +27,38 @@ function wrapBlockquote(md: MarkdownIt): void {
         }
       }
       if (allEmpty) return false;
+      if (line > startLine && isLazyText(state, line)) return quoteAfterEmptyLines(state, startLine, line, endLine, silent);
       return original(state, startLine, endLine, silent);
     },
     { alt: ["paragraph", "reference", "blockquote", "list"] },
   );
+}
+
+/** A line that is neither a quote line nor indented code. */
+function isLazyText(state: StateBlock, line: number): boolean {
+  const text = state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
+  return state.sCount[line] - state.blkIndent < 4 && state.sCount[line] >= state.blkIndent && !text.startsWith(">");
+}
+
+/**
+ * The quote opened by empty ">" lines (startLine to firstText - 1) whose text follows without
+ * a ">" (Zulip's non_empty_blockquote): the lines up to the next blank line are its content.
+ */
+function quoteAfterEmptyLines(state: StateBlock, startLine: number, firstText: number, endLine: number, silent: boolean): boolean {
+  if (silent) return true;
+  let end = firstText;
+  while (end < endLine && !state.isEmpty(end) && state.sCount[end] >= state.blkIndent) end++;
+  const oldParent = state.parentType;
+  const oldLineMax = state.lineMax;
+  state.parentType = "blockquote";
+  state.lineMax = end;
+  state.push("blockquote_open", "blockquote", 1).map = [startLine, end];
+  state.md.block.tokenize(state, firstText, end);
+  state.push("blockquote_close", "blockquote", -1);
+  state.parentType = oldParent;
+  state.lineMax = oldLineMax;
+  state.line = end;
+  return true;
 }
 
 type BlockRule = (state: StateBlock, startLine: number, endLine: number, silent: boolean) => boolean;
