@@ -18,6 +18,7 @@ import * as addPresenceUpdateIds from "./migrations/2026-11-26T0100-bugs15-add-p
 import * as createSavedSnippetsBotStorage from "./migrations/2026-11-26T0200-create-saved-snippets-bot-storage.js";
 import * as createLinkifiersPlaygrounds from "./migrations/2026-11-26T0300-realm15-create-linkifiers-playgrounds.js";
 import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-realm15-add-realm-user-settings-defaults.js";
+import * as createRealmExports from "./migrations/2026-11-27T0200-export15-create-realm-exports.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-26T0200-create-saved-snippets-bot-storage": createSavedSnippetsBotStorage,
   "2026-11-26T0300-realm15-create-linkifiers-playgrounds": createLinkifiersPlaygrounds,
   "2026-11-26T0310-realm15-add-realm-user-settings-defaults": addRealmUserSettingsDefaults,
+  "2026-11-27T0200-export15-create-realm-exports": createRealmExports,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
