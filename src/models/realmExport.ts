@@ -4,6 +4,8 @@ export const ExportType = {
   PUBLIC: 1,
   /** Public data, plus the private data of the users who allow it (allow_private_data_export). */
   FULL_WITH_CONSENT: 2,
+  /** Everything (Zulip's manage.py export default): only from the command line, `parley export`. */
+  FULL_WITHOUT_CONSENT: 3,
 } as const;
 export type ExportTypeCode = (typeof ExportType)[keyof typeof ExportType];
 

@@ -89,6 +89,17 @@ export const exportReadStore = {
     return rows.map((r) => r.sending_client);
   },
 
+  /** Ids of all the organization's messages, in pages. */
+  async allMessageIds(q: Executor, realmId: number): Promise<number[]> {
+    const ids: number[] = [];
+    for (let after = 0; ; ) {
+      const page = await q.selectFrom("messages").select("id").where("realm_id", "=", realmId).where("id", ">", after).orderBy("id").limit(ID_PAGE).execute();
+      for (const row of page) ids.push(row.id);
+      if (page.length < ID_PAGE) return ids;
+      after = page[page.length - 1].id;
+    }
+  },
+
   /** Ids of the organization's messages to `recipientIds`, in pages (Zulip's get_id_list_gently_from_database). */
   async messageIdsTo(q: Executor, realmId: number, recipientIds: number[], opts: { senderIds?: number[]; readByAnyOf?: number[] } = {}): Promise<number[]> {
     const ids: number[] = [];

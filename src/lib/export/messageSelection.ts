@@ -10,6 +10,7 @@ import { exportReadStore as read } from "../../store/exportReads.js";
  *   channels, except channels with protected history, their direct messages and groups), the
  *   messages of protected-history channels that a consenting user received, and what consenting
  *   users sent to the others.
+ * - full without consent (the command line only): every message of the organization.
  * Returns the ids sorted, and the cross-realm bots (possible senders).
  */
 export interface SelectionInput {
@@ -28,6 +29,7 @@ const present = (ids: Array<number | null>): number[] => ids.filter((id): id is 
 export async function selectMessageIds(q: Executor, input: SelectionInput): Promise<{ messageIds: number[]; systemBots: SelectionInput["systemBots"] }> {
   const { realmId, streams, consented } = input;
   const publicRecipients = present(streams.filter((s) => s.invite_only === 0).map((s) => s.recipient_id));
+  if (input.type === ExportType.FULL_WITHOUT_CONSENT) return { messageIds: await read.allMessageIds(q, realmId), systemBots: input.systemBots };
   if (input.type === ExportType.PUBLIC) {
     return { messageIds: await read.messageIdsTo(q, realmId, publicRecipients), systemBots: input.systemBots };
   }

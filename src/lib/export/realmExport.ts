@@ -24,7 +24,8 @@ import * as rows from "./tableRows.js";
  *   analytics.json, migration_status.json, stats.json
  *   uploads/ avatars/ emoji/ realm_icons/   the files, each folder with its records.json
  * Which messages: a public export has the public channels' only; a full export with consent adds
- * what the users who allow it (allow_private_data_export) could read (./messageSelection.ts).
+ * what the users who allow it (allow_private_data_export) could read; a full export without
+ * consent (the command line's) has them all (./messageSelection.ts).
  * Messages are read and written a chunk at a time; only their ids are held for the whole run.
  */
 export const MESSAGE_CHUNK = 1000;
@@ -97,7 +98,8 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     ...streams.map((s) => s.recipient_id),
     ...groups.map((g) => g.recipient_id),
   ].filter((id): id is number => id !== null));
-  const scheduled = await read.scheduledMessages(q, realmId, type === ExportType.PUBLIC ? [] : [...consented]);
+  const scheduledSenders = type === ExportType.PUBLIC ? [] : type === ExportType.FULL_WITH_CONSENT ? [...consented] : users.map((u) => u.id);
+  const scheduled = await read.scheduledMessages(q, realmId, scheduledSenders);
   const mutedUsers = await read.userKeyed(q, "muted_users", realmId);
   const messageIds = selection.messageIds;
   async function* reactions() {
