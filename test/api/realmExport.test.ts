@@ -242,15 +242,35 @@ describe("data exports", () => {
     expect(listed.export_url).not.toBeNull();
   });
 
+  it("a failed export is listed with its time of failure and leaves no file behind", async () => {
+    const blobs = t.ctx.blobs;
+    const putFile = blobs.putFile;
+    blobs.putFile = async () => {
+      throw new Error("storage unavailable");
+    };
+    let result;
+    try {
+      result = await exportAs(ExportType.PUBLIC);
+    } finally {
+      blobs.putFile = putFile;
+    }
+    const [listed] = (await listExports()).filter((e) => e.id === result.id);
+    expect(listed).toMatchObject({ pending: false, export_url: null, deleted_timestamp: null });
+    expect(listed.failed_timestamp).toEqual(expect.any(Number));
+    const last = result.events.filter((e) => e.event.type === "realm_export").at(-1)!.event as any;
+    expect(last.exports.find((e: any) => e.id === result.id).failed_timestamp).toBe(listed.failed_timestamp);
+    expect(fs.readdirSync(path.join(t.config.dataDir, "uploads", "tmp")).filter((f) => f.startsWith("export-"))).toEqual([]);
+    expectError(await t.delete("iago", `/api/v1/export/realm/${result.id}`), 400, "Export failed, nothing to delete");
+  });
+
   it("allows 5 exports a week, as Zulip", async () => {
-    // Three requests so far, and two rows dated long ago that do not count.
+    // The requests so far, topped up to 4 this week; rows dated long ago do not count.
     const realmId = (await t.user("iago")).realm_id;
     const recent = await t.ctx.db.kysely.selectFrom("realm_exports").select("id").where("date_requested", ">", 0).execute();
-    expect(recent).toHaveLength(3);
-    await t.ctx.db.kysely
-      .insertInto("realm_exports")
-      .values({ realm_id: realmId, acting_user_id: null, type: ExportType.PUBLIC, status: ExportStatus.SUCCEEDED, date_requested: Math.floor(Date.now() / 1000) - 3600 })
-      .execute();
+    const week = Math.floor(Date.now() / 1000) - 7 * 86400;
+    const rows = (date: number) => ({ realm_id: realmId, acting_user_id: null, type: ExportType.PUBLIC, status: ExportStatus.SUCCEEDED, date_requested: date });
+    await t.ctx.db.kysely.insertInto("realm_exports").values(rows(week - 60)).execute();
+    for (let n = recent.length; n < 4; n++) await t.ctx.db.kysely.insertInto("realm_exports").values(rows(week + 3600)).execute();
     await t.ctx.jobs.stop();
     try {
       expectSuccess(await t.post("iago", "/api/v1/export/realm", {}));
