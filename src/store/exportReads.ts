@@ -8,7 +8,10 @@ import { SYSTEM_BOT_REALM } from "../lib/realms.js";
  */
 const ID_PAGE = 10_000;
 
-type UserKeyed = "alert_words" | "custom_profile_field_values" | "muted_users" | "user_statuses" | "user_topics" | "saved_snippets" | "subscriptions";
+/** Ids per IN list, well under either engine's limit of bound parameters. */
+const IN_LIST = 1000;
+
+const chunks = <T>(list: readonly T[]): T[][] => Array.from({ length: Math.ceil(list.length / IN_LIST) }, (_, i) => list.slice(i * IN_LIST, (i + 1) * IN_LIST));
 
 export const exportReadStore = {
   realm: (q: Executor, realmId: number) => q.selectFrom("realms").selectAll().where("id", "=", realmId).executeTakeFirstOrThrow(),
@@ -29,19 +32,36 @@ export const exportReadStore = {
 
   async recipients(q: Executor, ids: number[]) {
     const rows = [];
-    for (let i = 0; i < ids.length; i += 1000) rows.push(...(await q.selectFrom("recipients").selectAll().where("id", "in", ids.slice(i, i + 1000)).execute()));
+    for (const chunk of chunks(ids)) rows.push(...(await q.selectFrom("recipients").selectAll().where("id", "in", chunk).execute()));
     return rows.sort((a, b) => a.id - b.id);
   },
 
-  /** Rows of a table keyed by user, for the organization's users. */
-  userKeyed<T extends UserKeyed>(q: Executor, table: T, realmId: number) {
-    return (q as Executor)
-      .selectFrom(table as "alert_words")
-      .innerJoin("users", "users.id", `${table as "alert_words"}.user_id`)
-      .selectAll(table as "alert_words")
+  subscriptions: (q: Executor, realmId: number) =>
+    q.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").selectAll("subscriptions").where("users.realm_id", "=", realmId).orderBy("subscriptions.id").execute(),
+  alertWords: (q: Executor, realmId: number) =>
+    q.selectFrom("alert_words").innerJoin("users", "users.id", "alert_words.user_id").selectAll("alert_words").where("users.realm_id", "=", realmId).orderBy("alert_words.id").execute(),
+  customProfileFieldValues: (q: Executor, realmId: number) =>
+    q
+      .selectFrom("custom_profile_field_values")
+      .innerJoin("users", "users.id", "custom_profile_field_values.user_id")
+      .selectAll("custom_profile_field_values")
       .where("users.realm_id", "=", realmId)
-      .execute() as unknown as Promise<Array<import("kysely").Selectable<import("../db/schema.js").Database[T]>>>;
-  },
+      .orderBy("custom_profile_field_values.id")
+      .execute(),
+  mutedUsers: (q: Executor, realmId: number) =>
+    q
+      .selectFrom("muted_users")
+      .innerJoin("users", "users.id", "muted_users.user_id")
+      .selectAll("muted_users")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("muted_users.user_id")
+      .orderBy("muted_users.muted_user_id")
+      .execute(),
+  userStatuses: (q: Executor, realmId: number) =>
+    q.selectFrom("user_statuses").innerJoin("users", "users.id", "user_statuses.user_id").selectAll("user_statuses").where("users.realm_id", "=", realmId).orderBy("user_statuses.user_id").execute(),
+  userTopics: (q: Executor, realmId: number) =>
+    q.selectFrom("user_topics").innerJoin("users", "users.id", "user_topics.user_id").selectAll("user_topics").where("users.realm_id", "=", realmId).orderBy("user_topics.id").execute(),
+  savedSnippets: (q: Executor, realmId: number) => q.selectFrom("saved_snippets").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
 
   userGroups: (q: Executor, realmId: number) => q.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
   userGroupMembers: (q: Executor, realmId: number) =>
@@ -78,10 +98,11 @@ export const exportReadStore = {
   botStorage: (q: Executor, realmId: number) =>
     q.selectFrom("bot_storage").innerJoin("users", "users.id", "bot_storage.bot_id").selectAll("bot_storage").where("users.realm_id", "=", realmId).orderBy("bot_storage.id").execute(),
 
-  scheduledMessages: (q: Executor, realmId: number, senderIds: number[]) =>
-    senderIds.length === 0
-      ? Promise.resolve([])
-      : q.selectFrom("scheduled_messages").selectAll().where("realm_id", "=", realmId).where("sender_id", "in", senderIds).orderBy("id").execute(),
+  async scheduledMessages(q: Executor, realmId: number, senderIds: number[]) {
+    const rows = [];
+    for (const chunk of chunks(senderIds)) rows.push(...(await q.selectFrom("scheduled_messages").selectAll().where("realm_id", "=", realmId).where("sender_id", "in", chunk).execute()));
+    return rows.sort((a, b) => a.id - b.id);
+  },
 
   /** The names of the clients the organization's messages were sent with (Zulip's zerver_client). */
   async sendingClients(q: Executor, realmId: number): Promise<string[]> {
@@ -100,24 +121,30 @@ export const exportReadStore = {
     }
   },
 
-  /** Ids of the organization's messages to `recipientIds`, in pages (Zulip's get_id_list_gently_from_database). */
+  /**
+   * Ids of the organization's messages to `recipientIds` (sent by `senderIds`, received by one of
+   * `readByAnyOf`, when given), sorted, read in pages (Zulip's get_id_list_gently_from_database).
+   */
   async messageIdsTo(q: Executor, realmId: number, recipientIds: number[], opts: { senderIds?: number[]; readByAnyOf?: number[] } = {}): Promise<number[]> {
     const ids: number[] = [];
-    if (recipientIds.length === 0 || opts.senderIds?.length === 0 || opts.readByAnyOf?.length === 0) return ids;
-    for (let after = 0; ; ) {
-      let query = q.selectFrom("messages").select("messages.id").where("messages.realm_id", "=", realmId).where("messages.recipient_id", "in", recipientIds).where("messages.id", ">", after);
-      if (opts.senderIds) query = query.where("messages.sender_id", "in", opts.senderIds);
-      const readers = opts.readByAnyOf;
-      if (readers) {
-        query = query.where(({ exists, selectFrom }) =>
-          exists(selectFrom("user_messages").select("user_messages.message_id").whereRef("user_messages.message_id", "=", "messages.id").where("user_messages.user_id", "in", readers)),
-        );
+    if (opts.senderIds?.length === 0 || opts.readByAnyOf?.length === 0) return ids;
+    for (const recipients of chunks(recipientIds)) {
+      for (let after = 0; ; ) {
+        let query = q.selectFrom("messages").select("messages.id").where("messages.realm_id", "=", realmId).where("messages.recipient_id", "in", recipients).where("messages.id", ">", after);
+        if (opts.senderIds) query = query.where("messages.sender_id", "in", opts.senderIds);
+        const readers = opts.readByAnyOf;
+        if (readers) {
+          query = query.where(({ exists, selectFrom }) =>
+            exists(selectFrom("user_messages").select("user_messages.message_id").whereRef("user_messages.message_id", "=", "messages.id").where("user_messages.user_id", "in", readers)),
+          );
+        }
+        const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
+        for (const row of page) ids.push(row.id);
+        if (page.length < ID_PAGE) break;
+        after = page[page.length - 1].id;
       }
-      const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
-      for (const row of page) ids.push(row.id);
-      if (page.length < ID_PAGE) return ids;
-      after = page[page.length - 1].id;
     }
+    return recipientIds.length > IN_LIST ? ids.sort((a, b) => a - b) : ids;
   },
 
   messages: (q: Executor, ids: number[]) => q.selectFrom("messages").selectAll().where("id", "in", ids).orderBy("id").execute(),
@@ -129,9 +156,7 @@ export const exportReadStore = {
 
   async attachments(q: Executor, realmId: number, ids: number[]) {
     const rows = [];
-    for (let i = 0; i < ids.length; i += 1000) {
-      rows.push(...(await q.selectFrom("attachments").selectAll().where("realm_id", "=", realmId).where("id", "in", ids.slice(i, i + 1000)).execute()));
-    }
+    for (const chunk of chunks(ids)) rows.push(...(await q.selectFrom("attachments").selectAll().where("realm_id", "=", realmId).where("id", "in", chunk).execute()));
     return rows.sort((a, b) => a.id - b.id);
   },
 

@@ -62,7 +62,7 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   const groups = await read.directMessageGroups(q, realmId);
   const userGroups = await read.userGroups(q, realmId);
   const consented = type === ExportType.FULL_WITH_CONSENT ? consentedUserIds(users) : new Set<number>();
-  const subscriptions = await read.userKeyed(q, "subscriptions", realmId);
+  const subscriptions = await read.subscriptions(q, realmId);
 
   const selection = await selectMessageIds(q, { realmId, type, users, streams, groups, subscriptions, consented, systemBots: await read.systemBots(q) });
   const clientNames = await read.sendingClients(q, realmId);
@@ -100,7 +100,7 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   ].filter((id): id is number => id !== null));
   const scheduledSenders = type === ExportType.PUBLIC ? [] : type === ExportType.FULL_WITH_CONSENT ? [...consented] : users.map((u) => u.id);
   const scheduled = await read.scheduledMessages(q, realmId, scheduledSenders);
-  const mutedUsers = await read.userKeyed(q, "muted_users", realmId);
+  const mutedUsers = await read.mutedUsers(q, realmId);
   const messageIds = selection.messageIds;
   async function* reactions() {
     for (let i = 0; i < messageIds.length; i += MESSAGE_CHUNK) {
@@ -137,16 +137,16 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     ["zerver_huddle", groups.map(rows.huddleRow)],
     ["zerver_recipient", recipients.map(rows.recipientRow)],
     ["zerver_subscription", subscriptionRows(users, groups, subscriptions)],
-    ["zerver_alertword", (await read.userKeyed(q, "alert_words", realmId)).map((a) => rows.alertWordRow(a, realmId))],
-    ["zerver_customprofilefieldvalue", (await read.userKeyed(q, "custom_profile_field_values", realmId)).map(rows.customProfileFieldValueRow)],
+    ["zerver_alertword", (await read.alertWords(q, realmId)).map((a) => rows.alertWordRow(a, realmId))],
+    ["zerver_customprofilefieldvalue", (await read.customProfileFieldValues(q, realmId)).map(rows.customProfileFieldValueRow)],
     ["zerver_muteduser", mutedUsers.map((m, i) => rows.mutedUserRow(m, i + 1))],
     ["zerver_onboardingstep", []],
-    ["zerver_savedsnippet", (await read.userKeyed(q, "saved_snippets", realmId)).map(rows.savedSnippetRow)],
+    ["zerver_savedsnippet", (await read.savedSnippets(q, realmId)).map(rows.savedSnippetRow)],
     ["zerver_useractivity", []],
     ["zerver_useractivityinterval", []],
     ["zerver_userpresence", (await read.presences(q, realmId)).map(rows.userPresenceRow)],
-    ["zerver_userstatus", (await read.userKeyed(q, "user_statuses", realmId)).map(rows.userStatusRow)],
-    ["zerver_usertopic", (await read.userKeyed(q, "user_topics", realmId)).map(rows.userTopicRow)],
+    ["zerver_userstatus", (await read.userStatuses(q, realmId)).map(rows.userStatusRow)],
+    ["zerver_usertopic", (await read.userTopics(q, realmId)).map(rows.userTopicRow)],
     ["zerver_reaction", reactions()],
   ]);
 

@@ -1,7 +1,6 @@
 import type { Selectable } from "kysely";
 import type { Database, Realm, User } from "../../db/schema.js";
-import { REALM_GROUP_PERMISSION_NAMES, realmSettings, storedRealmGroupPermission } from "../../models/realmSettings.js";
-import { REALM_GROUP_PERMISSIONS } from "../../models/realmSettings.js";
+import { REALM_GROUP_PERMISSION_NAMES, REALM_GROUP_PERMISSIONS, realmSettings, storedRealmGroupPermission } from "../../models/realmSettings.js";
 import { realmUserSettingsDefaults, userSettings } from "../../models/userSettings.js";
 
 /**
