@@ -57,6 +57,16 @@ async function downloadTo(url: string): Promise<string> {
   return file;
 }
 
+/** A 1×1 PNG (the server checks the signature). */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+async function uploadEmoji(who: string, name: string): Promise<void> {
+  const form = new FormData();
+  form.append("f0", new Blob([new Uint8Array(PNG)], { type: "image/png" }), "img.png");
+  const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/${name}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
+  expect(res.status).toBe(200);
+}
+
 async function uploadFile(who: string, name: string, data: string): Promise<string> {
   const form = new FormData();
   form.append("filename", new Blob([data], { type: "text/plain" }), name);
@@ -107,6 +117,7 @@ describe("data exports", () => {
 
   it("a public export has the public channels' messages, their reactions and uploads, and no private data", async () => {
     uploadPath = await uploadFile("hamlet", "notes.txt", "exported file contents");
+    await uploadEmoji("hamlet", "export_party");
     publicMessage = await send("hamlet", { type: "stream", to: "Denmark", topic: "export", content: `public words [notes.txt](${uploadPath})` });
     expectSuccess(await t.post("othello", `/api/v1/messages/${publicMessage}/reactions`, { emoji_name: "octopus" }));
     privateChannelMessage = await send("iago", { type: "stream", to: "core team", topic: "export", content: "private channel words" });
@@ -167,7 +178,12 @@ describe("data exports", () => {
     const records = JSON.parse(fs.readFileSync(x.file("uploads/records.json"), "utf8"));
     expect(records).toEqual([expect.objectContaining({ path: pathId, user_profile_id: hamlet.id, realm_id: hamlet.realm_id })]);
     expect(fs.readFileSync(x.file(`uploads/${pathId}`), "utf8")).toBe("exported file contents");
-    for (const folder of ["avatars", "emoji", "realm_icons"]) expect(JSON.parse(fs.readFileSync(x.file(`${folder}/records.json`), "utf8"))).toEqual([]);
+    const [emoji] = x.realm.zerver_realmemoji.filter((e) => e.name === "export_party");
+    expect(emoji).toMatchObject({ author: hamlet.id, realm: hamlet.realm_id, deactivated: false });
+    const emojiPath = `${hamlet.realm_id}/emoji/images/${emoji.file_name}`;
+    expect(JSON.parse(fs.readFileSync(x.file("emoji/records.json"), "utf8"))).toEqual([expect.objectContaining({ path: emojiPath, name: "export_party", author: hamlet.id })]);
+    expect(fs.readFileSync(x.file(`emoji/${emojiPath}`))).toEqual(PNG);
+    for (const folder of ["avatars", "realm_icons"]) expect(JSON.parse(fs.readFileSync(x.file(`${folder}/records.json`), "utf8"))).toEqual([]);
     const stats = JSON.parse(fs.readFileSync(x.file("stats.json"), "utf8"));
     expect(stats.realm.zerver_userprofile).toBe(users.length);
   });
@@ -261,6 +277,20 @@ describe("data exports", () => {
     expect(last.exports.find((e: any) => e.id === result.id).failed_timestamp).toBe(listed.failed_timestamp);
     expect(fs.readdirSync(path.join(t.config.dataDir, "uploads", "tmp")).filter((f) => f.startsWith("export-"))).toEqual([]);
     expectError(await t.delete("iago", `/api/v1/export/realm/${result.id}`), 400, "Export failed, nothing to delete");
+  });
+
+  it("refuses organizations too large for an export by the API, as Zulip", async () => {
+    const hamlet = await t.user("hamlet");
+    const huge = await t.ctx.db.kysely
+      .insertInto("attachments")
+      .values({ realm_id: hamlet.realm_id, owner_id: hamlet.id, file_name: "huge.bin", path_id: `${hamlet.realm_id}/aa/huge/huge.bin`, size: 21 * 1024 ** 3, content_type: null, create_time: 0 })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    try {
+      expectError(await t.post("iago", "/api/v1/export/realm", { export_type: ExportType.FULL_WITH_CONSENT }), 400, "Please request a manual export from the server administrator.");
+    } finally {
+      await t.ctx.db.kysely.deleteFrom("attachments").where("id", "=", huge.id).execute();
+    }
   });
 
   it("allows 5 exports a week, as Zulip", async () => {
