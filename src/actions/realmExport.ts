@@ -36,7 +36,7 @@ import { sendNotificationBotDirectMessages } from "./notificationBot.js";
 export const REALM_EXPORT_JOB = "realm_export" as const;
 /** Attempts of an export whose process died meanwhile (restart, out of memory) before it is failed. */
 const MAX_EXPORT_ATTEMPTS = 3;
-/** How long a running export keeps its job claimed; renewed as it goes. */
+/** How long a running export keeps its job claimed; renewed every quarter of it while it runs. */
 const LEASE_SECONDS = 600;
 
 /** Zulip's RealmExport object as GET /export/realm and the realm_export event list it. */
@@ -137,6 +137,7 @@ export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm
   if (job.attempts > MAX_EXPORT_ATTEMPTS) {
     ctx.log.error({ realm: realm.string_id, export: row.id }, "marking the data export failed after repeated interrupted runs");
     await finish({ status: ExportStatus.FAILED, date_failed: nowSeconds() });
+    await rm(exportWorkDir(ctx, row.id), { recursive: true, force: true });
     return;
   }
   await realmExportStore.update(ctx.db.kysely, row.id, { status: ExportStatus.STARTED, date_started: nowSeconds() });
@@ -147,19 +148,19 @@ export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm
   const fileName = `zulip-export-${randomBytes(6).toString("hex")}.tar.gz`;
   const tarball = path.join(workDir, fileName);
   const started = Date.now();
-  let leaseRenewed = Date.now();
-  const onProgress = async () => {
-    if (Date.now() - leaseRenewed < (LEASE_SECONDS / 4) * 1000) return;
-    leaseRenewed = Date.now();
-    await realmExportStore.extendJobLease(ctx.db.kysely, job.id, nowSeconds() + LEASE_SECONDS);
-  };
+  // The job stays claimed while this process works on it, however long a step takes.
+  const renewLease = () => realmExportStore.extendJobLease(ctx.db.kysely, job.id, nowSeconds() + LEASE_SECONDS);
+  const heartbeat = setInterval(() => void renewLease().catch((err) => ctx.log.warn({ err }, "could not renew the data export's lease")), (LEASE_SECONDS / 4) * 1000);
+  heartbeat.unref();
+  let stored: string | undefined;
   try {
-    await realmExportStore.extendJobLease(ctx.db.kysely, job.id, nowSeconds() + LEASE_SECONDS);
-    const stats = await writeRealmExport({ q: ctx.db.kysely, blobs: ctx.blobs, dataDir: ctx.config.dataDir, onProgress }, realm.id, row.type as ExportTypeCode, tarball, workDir);
+    await renewLease();
+    const stats = await writeRealmExport({ q: ctx.db.kysely, blobs: ctx.blobs, dataDir: ctx.config.dataDir }, realm.id, row.type as ExportTypeCode, tarball, workDir);
     const sha256 = await sha256Of(tarball);
     const size = (await stat(tarball)).size;
     const key = `exports/${realm.id}/${token}/${fileName}`;
     await ctx.blobs.putFile(key, tarball);
+    stored = key;
     await finish(
       { status: ExportStatus.SUCCEEDED, date_succeeded: nowSeconds(), export_path: key, sha256sum_hex: sha256, tarball_size_bytes: size, stats: JSON.stringify(stats) },
       async (tx) => {
@@ -172,8 +173,10 @@ export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm
     ctx.log.info({ realm: realm.string_id, export: row.id, seconds: (Date.now() - started) / 1000 }, "data export completed");
   } catch (error) {
     ctx.log.error({ err: error, realm: realm.string_id, export: row.id }, "data export failed");
+    if (stored) await ctx.blobs.delete(stored).catch(() => {});
     await finish({ status: ExportStatus.FAILED, date_failed: nowSeconds() });
   } finally {
+    clearInterval(heartbeat);
     await rm(workDir, { recursive: true, force: true });
   }
 }

@@ -34,8 +34,6 @@ export interface ExportSources {
   q: Executor;
   blobs: BlobStorage;
   dataDir: string;
-  /** Called between chunks of work (a job keeps its lease with it). */
-  onProgress?: () => Promise<void>;
 }
 
 export type ExportStats = Record<string, Record<string, number> | number>;
@@ -55,7 +53,6 @@ export async function writeRealmExport(src: ExportSources, realmId: number, type
 
 async function writeExportDirectory(src: ExportSources, realmId: number, type: ExportTypeCode, dir: string): Promise<ExportStats> {
   const { q } = src;
-  const progress = src.onProgress ?? (async () => {});
   const realm = await read.realm(q, realmId);
   const users = await read.users(q, realmId);
   const streams = await read.streams(q, realmId);
@@ -88,7 +85,6 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
       list.push(link.message_id);
       attachmentMessages.set(link.attachment_id, list);
     }
-    await progress();
   }
 
   // realm.json
@@ -173,7 +169,6 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
       last_modified: a.create_time,
       content_type: a.content_type,
     });
-    await progress();
   }
   stats.uploads_records = await writeRecordsFile(path.join(dir, "uploads"), uploadRecords);
 
