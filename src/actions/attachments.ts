@@ -1,13 +1,14 @@
 import { rm } from "node:fs/promises";
 import { type AppContext, transaction } from "../appContext.js";
 import type { User } from "../db/schema.js";
-import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import type { Tx } from "../db/tx.js";
+import { badRequest } from "../lib/errors.js";
 import { isThumbnailable, newPathId, thumbnailKey, uploadUrl } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { lazy } from "../util/lazy.js";
 import { nowSeconds } from "../util/time.js";
 import type { AttachmentEvent } from "../events/types.js";
+import { AttachmentPayload, buildAttachmentPayload } from "../lib/attachmentPayload.js";
 
 // sharp (libvips: 70 ms and 20 MB) is loaded by the first thumbnail job.
 const loadSharp = lazy(async () => (await import("sharp")).default);
@@ -22,42 +23,12 @@ export const DELETE_BLOBS_JOB = "delete_upload_blobs";
 export const UNCLAIMED_UPLOAD_JOB = "unclaimed_upload_check";
 export const THUMBNAIL_JOB = "upload_thumbnail";
 
-export interface AttachmentPayload {
-  id: number;
-  name: string;
-  path_id: string;
-  size: number;
-  create_time: number;
-  messages: { id: number; date_sent: number }[];
-}
-
-function buildPayload(attachment: Attachment, messages: { id: number; date_sent: number }[]): AttachmentPayload {
-  return {
-    id: attachment.id,
-    name: attachment.file_name,
-    path_id: attachment.path_id,
-    size: attachment.size,
-    create_time: attachment.create_time * 1000,
-    messages: messages.map((m) => ({ id: m.id, date_sent: m.date_sent * 1000 })),
-  };
-}
-
-/** GET /attachments: the user's uploads, and the bytes the whole realm uses. */
-export async function getUserAttachments(q: Executor, user: User): Promise<{ attachments: AttachmentPayload[]; upload_space_used: number }> {
-  const rows = await attachmentStore.listByOwner(q, user.id);
-  const linked = await attachmentStore.linkedMessages(q, rows.map((a) => a.id));
-  return {
-    attachments: rows.map((a) => buildPayload(a, linked.get(a.id) ?? [])),
-    upload_space_used: await attachmentStore.realmSpaceUsed(q, user.realm_id),
-  };
-}
-
 async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: readonly Attachment[]): Promise<void> {
   if (attachments.length === 0) return;
   const linked = await attachmentStore.linkedMessages(tx.q, attachments.map((a) => a.id));
   const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
   for (const attachment of attachments) {
-    const event: AttachmentEvent = { type: "attachment", op, attachment: buildPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
+    const event: AttachmentEvent = { type: "attachment", op, attachment: buildAttachmentPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
     tx.sendEventOnCommit(event, [attachment.owner_id]);
   }
 }
@@ -138,7 +109,7 @@ export async function doRelinkAttachments(tx: Tx, editor: User, messageId: numbe
   const changed = [...added.map((a) => a.id), ...removed];
   const rows = (await Promise.all(changed.map((id) => attachmentStore.getById(tx.q, id)))).filter((a): a is Attachment => a !== undefined);
   await sendAttachmentEvents(tx, "update", rows);
-  return detached.filter((a) => a.owner_id === editor.id).map((a) => buildPayload(a, []));
+  return detached.filter((a) => a.owner_id === editor.id).map((a) => buildAttachmentPayload(a, []));
 }
 
 /**

@@ -1,10 +1,8 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
+import { BOT_STORAGE_LIMIT } from "../models/limits.js";
 import { botStorageStore } from "../store/botStorage.js";
-
-/** Zulip's USER_STATE_SIZE_LIMIT: characters of keys and values one bot may store. */
-export const BOT_STORAGE_LIMIT = 10_000_000;
 
 /**
  * Bot storage (Zulip's zerver/lib/bot_storage.py): the key-value state Zulip's bots library keeps

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { BadNameOrUsernameError, badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { BadNameOrUsernameError, badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { buildBotDicts } from "../lib/botPayload.js";
 import { EMBEDDED_BOTS } from "../lib/embeddedBots.js";

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import type { CustomProfileField, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { isRenderedFieldType, PROFILE_FIELD_TYPES, ProfileFieldType, renderProfileFieldValue } from "../lib/profileData.js";
 import { isAdmin } from "../models/roles.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
 import { userStore } from "../store/users.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
+import { customProfileFieldDict } from "../lib/customProfileFieldPayload.js";
 
 /** Zulip's limits and default external accounts (Zulip 10). */
 const NAME_MAX_LENGTH = 40;
@@ -28,22 +29,6 @@ export interface NewProfileFieldInput {
   display_in_profile_summary: boolean;
   required: boolean;
   editable_by_user: boolean;
-}
-
-/** A field as clients see it (Zulip's CustomProfileField.as_dict). */
-export function customProfileFieldDict(field: CustomProfileField): Record<string, unknown> {
-  const dict: Record<string, unknown> = {
-    id: field.id,
-    name: field.name,
-    type: field.field_type,
-    hint: field.hint,
-    field_data: field.field_data,
-    order: field.order,
-    required: field.required === 1,
-    editable_by_user: field.editable_by_user === 1,
-  };
-  if (field.display_in_profile_summary) dict.display_in_profile_summary = true;
-  return dict;
 }
 
 /** Validates and creates a field; the caller has checked the actor is an administrator. */

@@ -1,6 +1,6 @@
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { OrganizationAdministratorRequiredError } from "../http/errors.js";
+import { OrganizationAdministratorRequiredError } from "../lib/errors.js";
 import { historyIsPublic } from "../lib/messageAccess.js";
 import { accessStreamById, AccessSubject, metadataAudience } from "../lib/streamAccess.js";
 import { isAdmin } from "../models/roles.js";

@@ -1,14 +1,15 @@
 import { nowSeconds } from "../util/time.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { AccessSubject, accessStreamById } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
 import { draftPayload, savedSnippetPayload } from "../lib/draftPayloads.js";
 import { draftStore } from "../store/drafts.js";
 import { savedSnippetStore } from "../store/savedSnippets.js";
 import { userStore } from "../store/users.js";
-import { MAX_TOPIC_LENGTH, normalizeContent, truncate } from "./messageSend.js";
+import { normalizeContent, truncate } from "./messageSend.js";
+import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 
 /** A draft as a client sends it (Zulip's DraftData). */
 export interface DraftData {
@@ -72,9 +73,6 @@ export async function doDeleteDraft(tx: Tx, user: User, id: number): Promise<voi
   await draftStore.delete(tx.q, id);
   tx.sendEventOnCommit({ type: "drafts", op: "remove", draft_id: id }, [user.id]);
 }
-
-/** Zulip's SavedSnippet.MAX_TITLE_LENGTH. */
-export const MAX_SNIPPET_TITLE_LENGTH = 60;
 
 const snippetNotFound = () => new ApiError("Saved snippet does not exist.", { status: 404 });
 

@@ -1,6 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { userStore } from "../store/users.js";
 import { checkSendMessage } from "./messageSend.js";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
-import { AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
+import { AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";

@@ -1,6 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessMessageForModification, eventRecipientIdsForMessage } from "../lib/messageAccess.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { realmSettings } from "../models/realmSettings.js";

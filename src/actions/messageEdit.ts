@@ -2,7 +2,7 @@ import { submessageStore } from "../store/submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
@@ -19,9 +19,11 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
-import { checkTopicCharacters, checkWildcardMention, MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH, truncate } from "./messageSend.js";
+import { checkTopicCharacters, checkWildcardMention, truncate } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
-import { type AttachmentPayload, doRelinkAttachments } from "./attachments.js";
+import { doRelinkAttachments } from "./attachments.js";
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { AttachmentPayload } from "../lib/attachmentPayload.js";
 
 /**
  * PATCH /messages/{id}: content edits, topic and channel moves (Zulip's check_update_message and

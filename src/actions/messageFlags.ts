@@ -1,6 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessMessages, invalidMessageError } from "../lib/messageAccess.js";
 import { buildNarrow, type NarrowTerm } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";

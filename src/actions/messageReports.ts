@@ -1,14 +1,15 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessMessage } from "../lib/messageAccess.js";
 import { MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { AccessSubject } from "../lib/streamAccess.js";
+import { MAX_MESSAGE_LENGTH, MAX_REPORT_EXPLANATION_LENGTH } from "../models/limits.js";
 import { realmSettings } from "../models/realmSettings.js";
 import type { Message } from "../store/messages.js";
 import { streamStore } from "../store/streams.js";
 import { silentMention } from "./channelNotices.js";
-import { MAX_MESSAGE_LENGTH, normalizeTopic, truncate } from "./messageSend.js";
+import { normalizeTopic, truncate } from "./messageSend.js";
 import { sendNotificationBotChannelMessage } from "./notificationBot.js";
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS. */
@@ -20,7 +21,6 @@ export const REPORT_REASONS = {
   other: "Other reason",
 } as const;
 export type ReportType = keyof typeof REPORT_REASONS;
-export const MAX_REPORT_EXPLANATION_LENGTH = 1000;
 /** Room for the reporter's explanation and the template around the quoted message. */
 const MAX_REPORT_SNIPPET_LENGTH = MAX_MESSAGE_LENGTH - MAX_REPORT_EXPLANATION_LENGTH - 500;
 

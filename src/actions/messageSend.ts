@@ -5,7 +5,7 @@ import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
@@ -13,7 +13,6 @@ import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissi
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
-import { RecipientType } from "../models/roles.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageGroupStore } from "../store/directMessageGroups.js";
@@ -29,11 +28,10 @@ import { queueMissedMessageEmails } from "./missedMessageEmails.js";
 import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
+import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 
-/** Zulip's limits (settings.MAX_MESSAGE_LENGTH, MAX_TOPIC_NAME_LENGTH, WILDCARD_MENTION_THRESHOLD). */
-export const MAX_MESSAGE_LENGTH = 10000;
 const NO_USERS: ReadonlySet<number> = new Set();
-export const MAX_TOPIC_LENGTH = 60;
+/** Zulip's WILDCARD_MENTION_THRESHOLD. */
 const WILDCARD_MENTION_THRESHOLD = 15;
 
 export interface SendMessageRequest {

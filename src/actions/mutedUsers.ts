@@ -1,7 +1,7 @@
 import { nowSeconds } from "../util/time.js";
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessUserById } from "../lib/access.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { mutedUserStore } from "../store/mutedUsers.js";

@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
 import { nowSeconds } from "../util/time.js";
 import { PUSH_BOUNCER_DEVICE_JOB } from "./pushNotifications.js";

@@ -1,5 +1,5 @@
 import { nowSeconds } from "../util/time.js";
-import { ApiError } from "../http/errors.js";
+import { ApiError } from "../lib/errors.js";
 import { createHash } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import { transaction } from "../appContext.js";

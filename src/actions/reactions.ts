@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../http/errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { accessMessageForModification, eventRecipientIdsForMessage } from "../lib/messageAccess.js";
 import { AccessSubject } from "../lib/streamAccess.js";

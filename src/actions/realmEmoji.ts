@@ -1,7 +1,7 @@
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
-import type { Executor, Tx } from "../db/tx.js";
-import { ApiError, badRequest, InsufficientPermissionError } from "../http/errors.js";
+import type { Tx } from "../db/tx.js";
+import { ApiError, badRequest, InsufficientPermissionError } from "../lib/errors.js";
 import type { UploadedFile } from "../http/mount.js";
 import { emojiCodeForName } from "../lib/emoji.js";
 import { removeEmojiFile, sniffEmojiImage, writeEmojiFile } from "../lib/emojiFiles.js";
@@ -11,37 +11,8 @@ import { auditLogStore } from "../store/auditLog.js";
 import { type RealmEmoji, realmEmojiStore } from "../store/realmEmoji.js";
 import { userStore } from "../store/users.js";
 import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
-
-/** Zulip's MAX_EMOJI_FILE_SIZE_MIB default. */
-export const MAX_EMOJI_FILE_SIZE_MIB = 5;
-
-/** A custom emoji as clients see it (Zulip's EmojiInfo, as in the OpenAPI RealmEmoji). */
-export interface RealmEmojiPayload {
-  id: string;
-  name: string;
-  source_url: string;
-  still_url: string | null;
-  deactivated: boolean;
-  author_id: number | null;
-}
-
-function buildRealmEmojiPayload(row: RealmEmoji): RealmEmojiPayload {
-  return {
-    id: String(row.id),
-    name: row.name,
-    source_url: `/user_avatars/${row.realm_id}/emoji/images/${row.file_name}`,
-    // Uploads are stored as sent; no still frame is made for animated images.
-    still_url: null,
-    deactivated: row.deactivated === 1,
-    author_id: row.author_id,
-  };
-}
-
-/** Every custom emoji of the realm, deactivated ones included, keyed by id (GET /realm/emoji, realm_emoji events). */
-export async function getRealmEmojiDict(q: Executor, realmId: number): Promise<Record<string, RealmEmojiPayload>> {
-  const rows = await realmEmojiStore.listInRealm(q, realmId);
-  return Object.fromEntries(rows.map((row) => [String(row.id), buildRealmEmojiPayload(row)]));
-}
+import { MAX_EMOJI_FILE_SIZE_MIB } from "../models/limits.js";
+import { RealmEmojiPayload, getRealmEmojiDict } from "../lib/realmEmojiPayload.js";
 
 /** Zulip's check_valid_emoji_name. */
 function checkValidEmojiName(name: string): void {

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { type AppContext, transaction } from "../appContext.js";
 import type { Job, Realm, RealmExport, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { writeRealmExport } from "../lib/export/realmExport.js";
 import type { JobPayload } from "../models/jobPayloads.js";
 import {

@@ -1,29 +1,11 @@
 import type { Realm } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { isValidUrlTemplate, templateVariables } from "../lib/linkifiers.js";
-import { type RealmPlayground, realmPlaygroundStore } from "../store/realmPlaygrounds.js";
+import { realmPlaygrounds } from "../lib/realmPlaygroundPayload.js";
+import { realmPlaygroundStore } from "../store/realmPlaygrounds.js";
 import { userStore } from "../store/users.js";
 import { validationFailure } from "./realmLinkifiers.js";
-
-/** A code playground as clients see it (the OpenAPI RealmPlayground). */
-export interface RealmPlaygroundPayload {
-  id: number;
-  name: string;
-  pygments_language: string;
-  url_template: string;
-}
-
-const playgroundPayload = (row: RealmPlayground): RealmPlaygroundPayload => ({
-  id: row.id,
-  name: row.name,
-  pygments_language: row.pygments_language,
-  url_template: row.url_template,
-});
-
-export async function realmPlaygrounds(q: Executor, realmId: number): Promise<RealmPlaygroundPayload[]> {
-  return (await realmPlaygroundStore.listForRealm(q, realmId)).map(playgroundPayload);
-}
 
 const PYGMENTS_LANGUAGE_RE = /^[ a-zA-Z0-9_+\-./#]*$/;
 

@@ -1,7 +1,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { wildcardMentionPolicy } from "../events/initialState/realm.js";
-import { badRequest, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   type GroupSettingChange,
@@ -34,8 +34,6 @@ import { escapeHtml } from "../util/html.js";
  * applies whole or changes nothing. Each changed setting is announced to every active user as
  * Zulip does: `realm/update` for plain properties, `realm/update_dict` for group settings.
  */
-export const MAX_REALM_NAME_LENGTH = 40;
-export const MAX_REALM_DESCRIPTION_LENGTH = 1000;
 
 /** Settings only owners may change (Zulip's update_realm). */
 const OWNER_ONLY = new Set<string>([

@@ -1,10 +1,10 @@
 import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
-import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
-import { RecipientType } from "../models/roles.js";
+import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
+import { ScheduledRecipientType, ScheduledMessageDict, buildScheduledMessageDict, scheduledRecipientIds } from "../lib/scheduledMessagePayload.js";
 import { realmStore } from "../store/realms.js";
-import { scheduledMessageStore, type ScheduledMessage, type ScheduledMessageWithRecipient } from "../store/scheduledMessages.js";
+import { scheduledMessageStore, type ScheduledMessage } from "../store/scheduledMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkMessage, defaultReadBySender, doSendMessage, normalizeTopic, type CheckedMessage } from "./messageSend.js";
@@ -27,14 +27,6 @@ export const SCHEDULED_MESSAGE_JOB = "scheduled_message";
 /** Zulip's SCHEDULED_MESSAGE_LATE_CUTOFF_MINUTES: how late a scheduled message may still be sent. */
 const LATE_CUTOFF_SECONDS = 10 * 60;
 
-
-export type ScheduledRecipientType = "stream" | "private";
-
-/** Zulip's ScheduledMessage.to_dict: the GET /scheduled_messages and event form. */
-export type ScheduledMessageDict =
-  | { scheduled_message_id: number; to: number; type: "stream"; content: string; rendered_content: string; topic: string; scheduled_delivery_timestamp: number; failed: boolean }
-  | { scheduled_message_id: number; to: number[]; type: "private"; content: string; rendered_content: string; scheduled_delivery_timestamp: number; failed: boolean };
-
 class ScheduledMessageNotFoundError extends ApiError {
   constructor() {
     super("Scheduled message does not exist", { status: 404 });
@@ -44,34 +36,6 @@ class ScheduledMessageNotFoundError extends ApiError {
 /** Zulip's DeliveryTimeNotInFutureError. */
 function deliveryTimeNotInFuture(): ApiError {
   return badRequest("Scheduled delivery time must be in the future.");
-}
-
-/** Zulip's get_recipient_ids: a channel's id, or the other participants of a direct message. */
-function recipientIds(row: ScheduledMessageWithRecipient): { type: ScheduledRecipientType; to: number[] } {
-  if (row.recipient_type === RecipientType.STREAM) return { type: "stream", to: [row.recipient_type_id] };
-  if (row.recipient_type === RecipientType.PERSONAL) return { type: "private", to: [row.recipient_type_id] };
-  const members = (row.member_key ?? "").split(",").filter((id) => id !== "").map(Number);
-  return { type: "private", to: members.filter((id) => id !== row.sender_id).sort((a, b) => a - b) };
-}
-
-export function buildScheduledMessageDict(row: ScheduledMessageWithRecipient): ScheduledMessageDict {
-  const { type, to } = recipientIds(row);
-  const id = row.id;
-  const { content, rendered_content } = row;
-  const scheduled_delivery_timestamp = row.scheduled_timestamp;
-  const failed = row.failed === 1;
-  if (type === "private") return { scheduled_message_id: id, to, type, content, rendered_content, scheduled_delivery_timestamp, failed };
-  return { scheduled_message_id: id, to: to[0], type, content, rendered_content, topic: row.subject, scheduled_delivery_timestamp, failed };
-}
-
-/** GET /scheduled_messages and POST /register's `scheduled_messages`: the user's undelivered ones. */
-export async function listScheduledMessages(q: Executor, user: User): Promise<ScheduledMessageDict[]> {
-  return (await scheduledMessageStore.listUndelivered(q, user.realm_id, user.id)).map(buildScheduledMessageDict);
-}
-
-/** The API's type names: "direct" is "private", "channel" is "stream" (Zulip's views). */
-export function recipientTypeName(type: "direct" | "private" | "stream" | "channel"): ScheduledRecipientType {
-  return type === "direct" || type === "private" ? "private" : "stream";
 }
 
 /** Zulip's extract_stream_id. */
@@ -171,7 +135,7 @@ export async function checkEditScheduledMessage(tx: Tx, sender: User, realm: Rea
   if (row.delivered === 1) throw badRequest("Scheduled message was already sent");
   // A message the server failed to send needs a new time.
   if (row.failed === 1 && req.deliverAt === undefined) throw deliveryTimeNotInFuture();
-  const existing = recipientIds((await scheduledMessageStore.getWithRecipient(tx.q, id))!);
+  const existing = scheduledRecipientIds((await scheduledMessageStore.getWithRecipient(tx.q, id))!);
 
   // A new recipient or content is checked again through the send path, with what is unchanged.
   let checked: CheckedMessage | undefined;
@@ -249,7 +213,7 @@ async function sendScheduledMessage(tx: Tx, row: ScheduledMessage): Promise<void
   if (!sender || sender.is_active !== 1) throw new UserDeactivatedError();
   if (nowSeconds() > row.scheduled_timestamp + LATE_CUTOFF_SECONDS) throw badRequest("Message could not be sent at the scheduled time.");
 
-  const { type, to } = recipientIds((await scheduledMessageStore.getWithRecipient(tx.q, row.id))!);
+  const { type, to } = scheduledRecipientIds((await scheduledMessageStore.getWithRecipient(tx.q, row.id))!);
   const checked = await checkMessage(tx, sender, realm, {
     type,
     // A direct message goes to all its participants again; the sender is added back by the send path.

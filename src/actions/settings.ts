@@ -3,7 +3,7 @@ import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { badRequest, BotRequestNotAllowedError, RateLimitedError } from "../http/errors.js";
+import { badRequest, BotRequestNotAllowedError, RateLimitedError } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hashPassword, passwordLengthAllowed, verifyPassword } from "../lib/passwords.js";

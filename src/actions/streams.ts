@@ -1,7 +1,7 @@
 import type { Insertable } from "kysely";
 import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   groupSettingApiValues,
@@ -26,9 +26,7 @@ import { renderChannelDescription } from "../lib/messageRendering.js";
 import { nowSeconds } from "../util/time.js";
 import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEventsNotice, unarchiveNotice } from "./channelNotices.js";
 import type { StreamEvent } from "../events/types.js";
-
-export const MAX_STREAM_NAME_LENGTH = 60;
-export const MAX_STREAM_DESCRIPTION_LENGTH = 1024;
+import { MAX_STREAM_NAME_LENGTH } from "../models/limits.js";
 
 /** Zulip's check_stream_name. */
 export function checkStreamName(name: string): void {

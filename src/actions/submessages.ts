@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessMessageForModification } from "../lib/messageAccess.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { checkWidgetData, widgetFromContent, widgetTypeOf } from "../lib/widgets.js";

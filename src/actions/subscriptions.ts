@@ -2,7 +2,7 @@ import { sendNewSubscriptionNotices } from "./channelNotices.js";
 import type { Insertable } from "kysely";
 import type { Realm, Stream, SubscriptionsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, GuestNotAllowedError, InsufficientPermissionError, InvalidChannelIdError, TargetUserDeactivatedError } from "../http/errors.js";
+import { badRequest, GuestNotAllowedError, InsufficientPermissionError, InvalidChannelIdError, TargetUserDeactivatedError } from "../lib/errors.js";
 import { checkGroupSettingValue, STREAM_GROUP_SETTINGS, systemGroupIds, type GroupSettingValue, type StreamGroupSettingName } from "../lib/groupSettings.js";
 import { AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";

@@ -1,6 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { accessMessage } from "../lib/messageAccess.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
@@ -9,9 +9,7 @@ import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { normalizeTopic } from "./messageSend.js";
-
-/** Zulip's MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: larger channels get no typing events. */
-export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
+import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
 
 const person = (u: User) => ({ user_id: u.id, email: u.email });
 

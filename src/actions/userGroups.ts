@@ -1,6 +1,6 @@
 import type { Realm, User, UserGroup } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest, OldSettingValueMismatchError, UserGroupDeactivatedError } from "../http/errors.js";
+import { ApiError, badRequest, OldSettingValueMismatchError, UserGroupDeactivatedError } from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   normalizeGroupSetting,
@@ -23,9 +23,9 @@ import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { sendNotificationBotDirectMessages } from "./notificationBot.js";
+import { MAX_USER_GROUP_NAME_LENGTH } from "../models/limits.js";
 
-/** Zulip's NamedUserGroup.MAX_NAME_LENGTH and INVALID_NAME_PREFIXES. */
-export const MAX_USER_GROUP_NAME_LENGTH = 100;
+/** Zulip's NamedUserGroup.INVALID_NAME_PREFIXES. */
 const INVALID_NAME_PREFIXES = ["@", "role:", "user:", "stream:", "channel:"];
 
 const STREAM_SETTING_COLUMNS = [

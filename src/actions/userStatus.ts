@@ -1,9 +1,9 @@
 import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { checkEmojiRequest, getEmojiData, normalizeReactionType } from "../lib/emoji.js";
 import { serializeUserSettings, userSettings } from "../models/userSettings.js";
-import { userStatusStore, type UserStatusChanges, type UserStatusRow } from "../store/userStatuses.js";
+import { userStatusStore, type UserStatusChanges } from "../store/userStatuses.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import type { UserStatusEvent } from "../events/types.js";
@@ -14,20 +14,6 @@ export interface UpdateStatusRequest {
   emoji_name?: string;
   emoji_code?: string;
   reaction_type?: string;
-}
-
-/** A user's status as clients see it: only the keys that are set (Zulip's format_user_status). */
-export function formatUserStatus(row: UserStatusRow | undefined, user: User): Record<string, unknown> {
-  if (!row) return {};
-  const status: Record<string, unknown> = {};
-  if (!userSettings(user).presence_enabled) status.away = true;
-  if (row.status_text) status.status_text = row.status_text;
-  if (row.emoji_name) {
-    status.emoji_name = row.emoji_name;
-    status.emoji_code = row.emoji_code;
-    status.reaction_type = row.reaction_type;
-  }
-  return status;
 }
 
 /** POST /users/me/status (Zulip's update_user_status_backend). */

@@ -1,6 +1,6 @@
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { accessStreamById, accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
 import { streamStore } from "../store/streams.js";

@@ -1,7 +1,7 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { BadNameOrUsernameError, badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../http/errors.js";
+import { BadNameOrUsernameError, badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { passwordLengthAllowed } from "../lib/passwords.js";
 import { EmailVisibility } from "../lib/userPayload.js";

@@ -5,7 +5,7 @@ import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { noteRequestUser } from "./requestLog.js";
-import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "./errors.js";
+import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "../lib/errors.js";
 
 /**
  * Authentication for /api/v1: HTTP Basic with the API email as username and the API key as

@@ -3,7 +3,7 @@ import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { ClientDialect } from "../lib/clientDialect.js";
 import type { UploadedFile } from "./mount.js";
-import { ConfusingArgumentsError, MissingArgumentError } from "./errors.js";
+import { ConfusingArgumentsError, MissingArgumentError } from "../lib/errors.js";
 import type { ParamSpec, ParamValues } from "./params.js";
 
 /**

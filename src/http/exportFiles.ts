@@ -4,7 +4,7 @@ import { isAdmin } from "../models/roles.js";
 import { ExportStatus } from "../models/realmExport.js";
 import { realmExportStore } from "../store/realmExports.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
 /**

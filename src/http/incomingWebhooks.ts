@@ -6,7 +6,7 @@ import { isWellFormedApiKey } from "../lib/apiKeys.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { authenticateAuthorizationHeader } from "./auth.js";
-import { ApiError, MalformedJsonError, UnauthorizedError } from "./errors.js";
+import { ApiError, MalformedJsonError, UnauthorizedError } from "../lib/errors.js";
 
 /**
  * Incoming webhooks at Zulip's URLs, /api/v1/external/{integration}?api_key=…&stream=…&topic=…:

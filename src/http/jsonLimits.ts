@@ -1,4 +1,4 @@
-import { badRequest } from "./errors.js";
+import { badRequest } from "../lib/errors.js";
 
 /**
  * Bounds on JSON that clients send (a JSON body, or JSON text in a parameter). Parsing deep or

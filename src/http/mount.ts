@@ -6,7 +6,7 @@ import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { BotType } from "../models/roles.js";
 import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
-import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "./errors.js";
+import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 import type { RateLimitState } from "./rateLimit.js";
 

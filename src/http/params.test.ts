@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseParams } from "./endpoint.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import { p } from "./params.js";
 
 /** The ApiError thrown by parsing `input` against `spec`, as the client would see it. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError, badRequest } from "./errors.js";
+import { ApiError, badRequest } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 
 /**
@@ -227,4 +227,6 @@ export const pathParam = {
     if (!/^-?\d{1,15}$/.test(raw)) throw badRequest(`${name} is not an integer`);
     return Number(raw);
   },
+  /** `/users/{user_id}` and `/users/{email}` share one segment: all digits means an id. */
+  userIdOrEmail: (raw: string): number | string => (/^\d+$/.test(raw) ? pathParam.int(raw, "user_id") : raw),
 };

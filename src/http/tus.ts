@@ -11,7 +11,7 @@ import type { User } from "../db/schema.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
 import { lazy } from "../util/lazy.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
 /**

@@ -7,7 +7,7 @@ import { canReadAttachment } from "../lib/uploadAccess.js";
 import { contentDisposition, parsePathId, servedContentType, servedInline, THUMBNAIL_SIZE, thumbnailKey } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
 /**

@@ -5,7 +5,7 @@ import { apiKeysEqual } from "../lib/apiKeys.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
-import { ApiError } from "./errors.js";
+import { ApiError } from "../lib/errors.js";
 import type { ApiSurface } from "./mount.js";
 
 /**

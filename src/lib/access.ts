@@ -1,7 +1,6 @@
-import { pathParam } from "../http/params.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError, TargetUserDeactivatedError } from "../http/errors.js";
+import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError, TargetUserDeactivatedError } from "./errors.js";
 import { storedRealmGroupPermission } from "../models/realmSettings.js";
 import { isAdmin, isGuest, isOwner } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
@@ -116,9 +115,7 @@ export function requireOwner(user: User): void {
   if (!isOwner(user)) throw new OrganizationOwnerRequiredError();
 }
 
-/** `/users/{user_id}` and `/users/{email}` share one path segment: all digits means an id. */
-export function accessUserByIdOrEmail(q: Executor, viewer: User, segment: string, opts: UserAccessOptions): Promise<User> {
-  return /^\d+$/.test(segment)
-    ? accessUserById(q, viewer, pathParam.int(segment, "user_id"), opts)
-    : accessUserByEmail(q, viewer, segment, opts);
+/** `/users/{user_id}` and `/users/{email}` share one path segment (see pathParam.userIdOrEmail). */
+export function accessUserByIdOrEmail(q: Executor, viewer: User, idOrEmail: number | string, opts: UserAccessOptions): Promise<User> {
+  return typeof idOrEmail === "number" ? accessUserById(q, viewer, idOrEmail, opts) : accessUserByEmail(q, viewer, idOrEmail, opts);
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { Executor } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "./errors.js";
 import { realmEmojiStore } from "../store/realmEmoji.js";
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest, TargetUserDeactivatedError, UserGroupDeactivatedError } from "../http/errors.js";
+import { badRequest, TargetUserDeactivatedError, UserGroupDeactivatedError } from "./errors.js";
 import { realmSettings } from "../models/realmSettings.js";
 import type { SystemGroupName } from "../models/systemGroups.js";
 import { settingGroupStore } from "../store/streams.js";

@@ -1,6 +1,6 @@
 import type { Stream } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "./errors.js";
 import { channelRecipientStore, messageStore, type Message } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";

@@ -1,6 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { ApiError, badRequest, InvalidChannelIdError } from "../http/errors.js";
+import { ApiError, badRequest, InvalidChannelIdError } from "./errors.js";
 import { isAdmin, isGuest } from "../models/roles.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";

@@ -1,7 +1,7 @@
 import type { Realm, User, UserGroup } from "../db/schema.js";
 import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest, BotRequestNotAllowedError, GuestNotAllowedError, InsufficientPermissionError, UserGroupDeactivatedError } from "../http/errors.js";
+import { badRequest, BotRequestNotAllowedError, GuestNotAllowedError, InsufficientPermissionError, UserGroupDeactivatedError } from "./errors.js";
 import { isGuest } from "../models/roles.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
 import { userGroupStore } from "../store/userGroups.js";

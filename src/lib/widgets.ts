@@ -1,4 +1,4 @@
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "./errors.js";
 
 /**
  * Zulip's message widgets (zerver/lib/widget.py): a message whose content starts with `/poll` or

@@ -2,7 +2,7 @@ import { transaction } from "../appContext.js";
 import { doRegenerateApiKey } from "../actions/apiKeys.js";
 import { endpoint } from "../http/endpoint.js";
 import { passwordLogin } from "../actions/login.js";
-import { ApiError, AuthenticationFailedError, RealmDeactivatedError, UserDeactivatedError } from "../http/errors.js";
+import { ApiError, AuthenticationFailedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { p } from "../http/params.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";

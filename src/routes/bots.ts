@@ -2,7 +2,7 @@ import { z } from "zod";
 import { checkCreateBot, checkDeactivateBot, checkRegenerateBotApiKey, checkUpdateBot, listOwnBots, ServiceInterface } from "../actions/bots.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { BotType } from "../models/roles.js";
 

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { transaction } from "../appContext.js";
-import { checkCreateCustomProfileField, checkReorderCustomProfileFields, customProfileFieldDict } from "../actions/customProfileFields.js";
+import { checkCreateCustomProfileField, checkReorderCustomProfileFields } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { requireAdministrator } from "../lib/access.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
+import { customProfileFieldDict } from "../lib/customProfileFieldPayload.js";
 
 /** GET /realm/profile_fields */
 export const listRealmCustomProfileFields = endpoint({

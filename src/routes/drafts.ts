@@ -1,12 +1,13 @@
 import { z } from "zod";
-import { checkDraftsEnabled, doCreateDrafts, doCreateSavedSnippet, doDeleteDraft, doDeleteSavedSnippet, doEditDraft, doEditSavedSnippet, MAX_SNIPPET_TITLE_LENGTH } from "../actions/drafts.js";
+import { checkDraftsEnabled, doCreateDrafts, doCreateSavedSnippet, doDeleteDraft, doDeleteSavedSnippet, doEditDraft, doEditSavedSnippet } from "../actions/drafts.js";
 import { draftPayload, savedSnippetPayload } from "../lib/draftPayloads.js";
 import { transaction } from "../appContext.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { draftStore } from "../store/drafts.js";
 import { savedSnippetStore } from "../store/savedSnippets.js";
+import { MAX_SNIPPET_TITLE_LENGTH } from "../models/limits.js";
 
 /** Zulip's DraftData: exactly these keys. */
 const draftData = z

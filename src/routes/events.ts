@@ -1,6 +1,6 @@
 import type { User } from "../db/schema.js";
 import { type EventQueue, type EventQueueRegistry, eventsJson } from "../events/queues.js";
-import { BadEventQueueIdError, badRequest } from "../http/errors.js";
+import { BadEventQueueIdError, badRequest } from "../lib/errors.js";
 import { endpoint, JsonText } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 

@@ -2,7 +2,7 @@ import { transaction } from "../appContext.js";
 import { checkDeleteMessage } from "../actions/messageDelete.js";
 import { checkUpdateMessage } from "../actions/messageEdit.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { editHistorySnapshots } from "../lib/editHistory.js";
 import { accessMessage } from "../lib/messageAccess.js";

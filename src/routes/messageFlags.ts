@@ -10,7 +10,7 @@ import {
 } from "../actions/messageFlags.js";
 import { topicFromInput } from "../actions/userTopics.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p } from "../http/params.js";
 import { canonicalTerms, narrowSchema } from "../lib/narrow/index.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";

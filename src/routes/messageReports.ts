@@ -1,7 +1,8 @@
-import { checkReportMessage, MAX_REPORT_EXPLANATION_LENGTH, REPORT_REASONS, type ReportType } from "../actions/messageReports.js";
+import { checkReportMessage, REPORT_REASONS, type ReportType } from "../actions/messageReports.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
+import { MAX_REPORT_EXPLANATION_LENGTH } from "../models/limits.js";
 
 /** POST /messages/{message_id}/report: tells the organization's moderators about a message. */
 export const reportMessage = endpoint({

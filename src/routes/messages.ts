@@ -4,7 +4,7 @@ import { checkSendMessage } from "../actions/messageSend.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest, MissingArgumentError } from "../http/errors.js";
+import { badRequest, MissingArgumentError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { accessMessage } from "../lib/messageAccess.js";
 import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions } from "../lib/messagePayload.js";

@@ -1,11 +1,12 @@
 import { transaction } from "../appContext.js";
-import { doUpdateUserPresence, legacyPresence, presenceVisible, realmPresences } from "../actions/presence.js";
+import { doUpdateUserPresence } from "../actions/presence.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
-import { p } from "../http/params.js";
+import { badRequest } from "../lib/errors.js";
+import { p, pathParam } from "../http/params.js";
 import { accessUserByIdOrEmail } from "../lib/access.js";
 import { presenceStore } from "../store/presence.js";
 import { nowSeconds } from "../util/time.js";
+import { realmPresences, presenceVisible, legacyPresence } from "../lib/presence.js";
 
 /** POST /users/me/presence (Zulip's update_active_status_backend). */
 export const updatePresence = endpoint({
@@ -47,7 +48,7 @@ export const getUserPresence = endpoint({
   params: {},
   handler: async ({ ctx, user, realm, path }) => {
     const q = ctx.db.kysely;
-    const target = await accessUserByIdOrEmail(q, user, path.user_id_or_email, { allowDeactivated: false, allowBots: true, forAdministration: false });
+    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: false, allowBots: true, forAdministration: false });
     const row = presenceVisible(realm, target) ? await presenceStore.get(q, target.id) : undefined;
     if (!row) throw badRequest(`No presence data for ${target.email}`);
     // This endpoint's entries carry only status and timestamp.

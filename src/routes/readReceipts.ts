@@ -1,4 +1,4 @@
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { pathParam } from "../http/params.js";
 import { accessMessage } from "../lib/messageAccess.js";

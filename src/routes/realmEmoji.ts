@@ -1,6 +1,7 @@
-import { checkAddRealmEmoji, checkRemoveRealmEmoji, getRealmEmojiDict } from "../actions/realmEmoji.js";
+import { checkAddRealmEmoji, checkRemoveRealmEmoji } from "../actions/realmEmoji.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
+import { getRealmEmojiDict } from "../lib/realmEmojiPayload.js";
 
 /** GET /realm/emoji: the list is public to the realm's users. */
 export const listEmoji = endpoint({

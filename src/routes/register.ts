@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CLIENT_CAPABILITY_NAMES, type ClientCapabilities, type ClientDescriptor, QUEUE_NARROW_OPERATORS } from "../events/clientEvents.js";
 import { fetchInitialState } from "../events/initialState/index.js";
 import { openQueueWithState } from "../events/register.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";

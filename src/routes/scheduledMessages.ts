@@ -1,14 +1,9 @@
-import {
-  checkEditScheduledMessage,
-  checkScheduleMessage,
-  doDeleteScheduledMessage,
-  listScheduledMessages,
-  recipientTypeName,
-} from "../actions/scheduledMessages.js";
+import { checkEditScheduledMessage, checkScheduleMessage, doDeleteScheduledMessage } from "../actions/scheduledMessages.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, Param, pathParam } from "../http/params.js";
+import { listScheduledMessages, recipientTypeName } from "../lib/scheduledMessagePayload.js";
 
 const RECIPIENT_TYPES = ["direct", "channel", "stream", "private"] as const;
 

@@ -2,7 +2,7 @@ import { checkUpdateSettings, doUpdateRealmUserSettingsDefaults } from "../actio
 import { transaction } from "../appContext.js";
 import { requireAdministrator } from "../lib/access.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, type Param, type ParamSpec } from "../http/params.js";
 import {
   isKnownTimezone,

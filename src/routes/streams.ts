@@ -1,7 +1,7 @@
 import { transaction } from "../appContext.js";
-import { checkAddDefaultStream, checkDeactivateStream, checkRemoveDefaultStream, checkUpdateStream, MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
+import { checkAddDefaultStream, checkDeactivateStream, checkRemoveDefaultStream, checkUpdateStream } from "../actions/streams.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { groupSettingChangeSchema, STREAM_GROUP_SETTING_NAMES } from "../lib/groupSettings.js";
 import { requireAdministrator } from "../lib/access.js";
@@ -11,6 +11,7 @@ import { streamsForUser } from "../lib/streamListing.js";
 import { isAdmin } from "../models/roles.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore } from "../store/subscriptions.js";
+import { MAX_STREAM_DESCRIPTION_LENGTH } from "../models/limits.js";
 
 const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_id, "stream_id");
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { transaction } from "../appContext.js";
 import { checkAddSubscriptions, checkRemoveSubscriptions, checkUpdateSubscriptionProperties } from "../actions/subscriptions.js";
-import { MAX_STREAM_DESCRIPTION_LENGTH } from "../actions/streams.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { accessUserById } from "../lib/access.js";
@@ -10,6 +9,7 @@ import { AccessSubject, accessStreamById } from "../lib/streamAccess.js";
 import { buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore } from "../store/subscriptions.js";
+import { MAX_STREAM_DESCRIPTION_LENGTH } from "../models/limits.js";
 
 const principalsParam = p.json(z.union([z.array(z.string()), z.array(z.int())])).optional();
 const groupSettingParam = p.json(groupSettingValueSchema).optional();

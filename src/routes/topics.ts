@@ -1,6 +1,5 @@
 import { transaction } from "../appContext.js";
 import { checkDeleteTopicAccess, DELETE_TOPIC_BATCH_SIZE, doClearDeletedTopicPolicies, doDeleteTopicBatch } from "../actions/deleteTopic.js";
-import { MAX_TOPIC_LENGTH } from "../actions/messageSend.js";
 import { checkUpdateMutedTopic, checkUpdateUserTopic, topicFromInput } from "../actions/userTopics.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
@@ -8,6 +7,7 @@ import { historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { topicStore } from "../store/messages.js";
+import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 
 const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_id, "stream_id");
 

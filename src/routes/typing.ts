@@ -2,7 +2,7 @@ import { z } from "zod";
 import { transaction } from "../appContext.js";
 import { sendChannelTyping, sendDirectTyping, sendMessageEditTyping } from "../actions/typing.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 
 /** POST /typing (Zulip's send_notification_backend). */

@@ -1,10 +1,11 @@
-import { checkDeleteAttachment, createUpload, getUserAttachments } from "../actions/attachments.js";
+import { checkDeleteAttachment, createUpload } from "../actions/attachments.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { pathParam } from "../http/params.js";
 import { temporaryFileUrl } from "../http/userUploads.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
+import { getUserAttachments } from "../lib/attachmentPayload.js";
 
 /** POST /user_uploads: one file in a multipart body (Zulip's upload_file_backend). */
 export const uploadFile = endpoint({

@@ -1,9 +1,10 @@
 import { transaction } from "../appContext.js";
-import { checkUpdateUserStatus, formatUserStatus } from "../actions/userStatus.js";
+import { checkUpdateUserStatus } from "../actions/userStatus.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { accessUserById } from "../lib/access.js";
 import { userStatusStore } from "../store/userStatuses.js";
+import { formatUserStatus } from "../lib/userStatusPayload.js";
 
 /** GET /users/{user_id}/status */
 export const getStatus = endpoint({

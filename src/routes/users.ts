@@ -4,7 +4,7 @@ import { transaction } from "../appContext.js";
 import { checkCreateUser, checkNewPassword, checkDeactivateOwnUser, checkDeactivateUser, checkUpdateUser, doReactivateUser } from "../actions/users.js";
 import type { ProfileDataEntry } from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { accessUserById, accessUserByIdOrEmail, canAccessUser, requireAdministrator, restrictedUserAccess } from "../lib/access.js";
 import { fetchProfileData } from "../lib/profileData.js";
@@ -42,7 +42,7 @@ export const getMember = endpoint({
   params: readParams,
   handler: async ({ ctx, user, path, params }) => {
     const q = ctx.db.kysely;
-    const target = await accessUserByIdOrEmail(q, user, path.user_id_or_email, { allowDeactivated: true, allowBots: true, forAdministration: false });
+    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: true, allowBots: true, forAdministration: false });
     const profileData = params.include_custom_profile_fields ? await fetchProfileData(q, user.realm_id, [target.id]) : undefined;
     return { user: buildUserPayload(user, target, { clientGravatar: params.client_gravatar, profileData }) };
   },
@@ -109,7 +109,7 @@ export const updateUser = endpoint({
   },
   handler: async ({ ctx, user, path, params }) => {
     await transaction(ctx, async (tx) => {
-      const target = await accessUserByIdOrEmail(tx.q, user, path.user_id_or_email, { allowDeactivated: true, allowBots: true, forAdministration: true });
+      const target = await accessUserByIdOrEmail(tx.q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: true, allowBots: true, forAdministration: true });
       await checkUpdateUser(tx, user, target, params);
     });
   },

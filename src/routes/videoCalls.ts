@@ -1,4 +1,4 @@
-import { badRequest } from "../http/errors.js";
+import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 import { meetingKey, newMeeting, signMeeting } from "../lib/bigBlueButton.js";

@@ -1,5 +1,5 @@
-import { realmPresences } from "../../actions/presence.js";
 import type { Executor } from "../../db/tx.js";
+import { realmPresences } from "../../lib/presence.js";
 import { nowSeconds } from "../../util/time.js";
 import { type SectionRequest, wants } from "./index.js";
 

@@ -5,13 +5,7 @@ import { alertWordStore } from "../../store/alertWords.js";
 import { draftStore } from "../../store/drafts.js";
 import { mutedUserStore } from "../../store/mutedUsers.js";
 import { savedSnippetStore } from "../../store/savedSnippets.js";
-import { MAX_STREAM_DESCRIPTION_LENGTH } from "../../actions/streams.js";
-import { customProfileFieldDict } from "../../actions/customProfileFields.js";
-import { getRealmEmojiDict } from "../../actions/realmEmoji.js";
-import { realmPlaygrounds } from "../../actions/realmPlaygrounds.js";
 import { realmLinkifiers } from "../../lib/messageRendering.js";
-import { listScheduledMessages } from "../../actions/scheduledMessages.js";
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../../actions/messageSend.js";
 import type { Executor } from "../../db/tx.js";
 import { groupSettingApiValues } from "../../lib/groupSettings.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../../lib/messagePayload.js";
@@ -30,6 +24,11 @@ import { VisibilityPolicy } from "../../store/messages.js";
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, realmUserSettingsDefaults } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
+import { MAX_TOPIC_LENGTH, MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH } from "../../models/limits.js";
+import { customProfileFieldDict } from "../../lib/customProfileFieldPayload.js";
+import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
+import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
+import { listScheduledMessages } from "../../lib/scheduledMessagePayload.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {

@@ -1,4 +1,3 @@
-import { formatUserStatus } from "../../actions/userStatus.js";
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
@@ -13,6 +12,7 @@ import { EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS
 import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./index.js";
+import { formatUserStatus } from "../../lib/userStatusPayload.js";
 
 /** The realm_user section's permission flags, from the organization's group settings (Zulip 10.2). */
 async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<string, boolean>> {

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
-import { ApiError } from "../../http/errors.js";
+import { ApiError } from "../errors.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
