@@ -96,7 +96,6 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   ].filter((id): id is number => id !== null));
   const scheduledSenders = type === ExportType.PUBLIC ? [] : type === ExportType.FULL_WITH_CONSENT ? [...consented] : users.map((u) => u.id);
   const scheduled = await read.scheduledMessages(q, realmId, scheduledSenders);
-  const mutedUsers = await read.mutedUsers(q, realmId);
   const messageIds = selection.messageIds;
   async function* reactions() {
     for (let i = 0; i < messageIds.length; i += MESSAGE_CHUNK) {
@@ -135,7 +134,7 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     ["zerver_subscription", subscriptionRows(users, groups, subscriptions)],
     ["zerver_alertword", (await read.alertWords(q, realmId)).map((a) => rows.alertWordRow(a, realmId))],
     ["zerver_customprofilefieldvalue", (await read.customProfileFieldValues(q, realmId)).map(rows.customProfileFieldValueRow)],
-    ["zerver_muteduser", mutedUsers.map((m, i) => rows.mutedUserRow(m, i + 1))],
+    ["zerver_muteduser", (await read.mutedUsers(q, realmId)).map((m, i) => rows.mutedUserRow(m, i + 1))],
     ["zerver_onboardingstep", []],
     ["zerver_savedsnippet", (await read.savedSnippets(q, realmId)).map(rows.savedSnippetRow)],
     ["zerver_useractivity", []],
