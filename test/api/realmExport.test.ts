@@ -116,6 +116,7 @@ describe("data exports", () => {
   });
 
   it("a public export has the public channels' messages, their reactions and uploads, and no private data", async () => {
+    expectSuccess(await t.patch("hamlet", "/api/v1/settings", { allow_private_data_export: true }));
     uploadPath = await uploadFile("hamlet", "notes.txt", "exported file contents");
     await uploadEmoji("hamlet", "export_party");
     publicMessage = await send("hamlet", { type: "stream", to: "Denmark", topic: "export", content: `public words [notes.txt](${uploadPath})` });
