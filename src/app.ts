@@ -13,6 +13,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { emojiFiles } from "./http/emojiFiles.js";
+import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { joinPages } from "./http/joinPages.js";
 import { sessionPages } from "./http/sessions.js";
@@ -135,6 +136,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountPages, { ctx });
   await app.register(joinPages, { ctx });
   await app.register(emojiFiles, { ctx });
+  await app.register(exportFiles, { ctx });
   await app.register(userUploads, { ctx });
   await app.register(externalContent, { ctx });
   await app.register(videoCallPages, { ctx });

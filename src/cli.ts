@@ -1,6 +1,7 @@
 import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./cli/command.js";
 import { backupCommand, restoreCommand } from "./cli/backup.js";
 import { emailsCommand } from "./cli/emails.js";
+import { exportCommand } from "./cli/export.js";
 import { jobsCommand } from "./cli/jobs.js";
 import { migrateCommand } from "./cli/migrate.js";
 import { createOrganizationCommand } from "./cli/organizations.js";
@@ -26,6 +27,7 @@ const COMMANDS: readonly Command[] = [
   jobsCommand,
   backupCommand,
   restoreCommand,
+  exportCommand,
 ];
 
 function overview(): string {

@@ -19,6 +19,7 @@ import * as createSavedSnippetsBotStorage from "./migrations/2026-11-26T0200-cre
 import * as createLinkifiersPlaygrounds from "./migrations/2026-11-26T0300-realm15-create-linkifiers-playgrounds.js";
 import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-realm15-add-realm-user-settings-defaults.js";
 import * as createInvitations from "./migrations/2026-11-27T0100-inv15-create-invitations.js";
+import * as createRealmExports from "./migrations/2026-11-27T0200-export15-create-realm-exports.js";
 import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-create-channel-email-addresses.js";
 
 /**
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-26T0300-realm15-create-linkifiers-playgrounds": createLinkifiersPlaygrounds,
   "2026-11-26T0310-realm15-add-realm-user-settings-defaults": addRealmUserSettingsDefaults,
   "2026-11-27T0100-inv15-create-invitations": createInvitations,
+  "2026-11-27T0200-export15-create-realm-exports": createRealmExports,
   "2026-11-27T0300-md15-create-channel-email-addresses": createChannelEmailAddresses,
 };
 

@@ -454,6 +454,29 @@ export interface EventQueuesTable {
   data: string;
 }
 
+/** Zulip's RealmExport: an organization's data export and where it stands. */
+export interface RealmExportsTable {
+  id: Id;
+  realm_id: number;
+  /** Null for an export made with `parley export` (not listed by the API, as Zulip's). */
+  acting_user_id: number | null;
+  /** 1 public, 2 full with consent (models/realmExport.ts). */
+  type: number;
+  /** 0 requested, 1 started, 2 succeeded, 3 failed, 4 deleted. */
+  status: number;
+  date_requested: number;
+  date_started: number | null;
+  date_succeeded: number | null;
+  date_failed: number | null;
+  date_deleted: number | null;
+  /** The tarball's blob key once it is stored. */
+  export_path: string | null;
+  sha256sum_hex: string | null;
+  tarball_size_bytes: number | null;
+  /** JSON: rows per table and file (Zulip's stats.json). */
+  stats: string | null;
+}
+
 export interface Database {
   realms: RealmsTable;
   users: UsersTable;
@@ -491,6 +514,7 @@ export interface Database {
   realm_linkifiers: RealmLinkifiersTable;
   realm_playgrounds: RealmPlaygroundsTable;
   channel_email_addresses: ChannelEmailAddressesTable;
+  realm_exports: RealmExportsTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   invitations: InvitationsTable;
@@ -507,3 +531,4 @@ export type Stream = Selectable<StreamsTable>;
 export type UserGroup = Selectable<UserGroupsTable>;
 export type CustomProfileField = Selectable<CustomProfileFieldsTable>;
 export type Job = Selectable<JobsTable>;
+export type RealmExport = Selectable<RealmExportsTable>;

@@ -146,6 +146,7 @@ export type SavedSnippetsEvent =
 
 export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
 export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };
+export type RealmExportEvent = { type: "realm_export"; exports: Payload[] };
 export type RealmExportConsentEvent = { type: "realm_export_consent"; user_id: number; consented: boolean };
 export type RealmLinkifiersEvent = { type: "realm_linkifiers"; realm_linkifiers: Payload[] };
 export type RealmPlaygroundsEvent = { type: "realm_playgrounds"; realm_playgrounds: Payload[] };
@@ -185,6 +186,7 @@ export type ServerEvent =
   | SavedSnippetsEvent
   | MutedUsersEvent
   | AlertWordsEvent
+  | RealmExportEvent
   | RealmExportConsentEvent
   | RealmLinkifiersEvent
   | RealmPlaygroundsEvent

@@ -28,6 +28,7 @@ import * as subscriptions from "../routes/subscriptions.js";
 import * as presence from "../routes/presence.js";
 import * as realmLinkifiers from "../routes/realmLinkifiers.js";
 import * as realmPlaygrounds from "../routes/realmPlaygrounds.js";
+import * as realmExport from "../routes/realmExport.js";
 import * as typing from "../routes/typing.js";
 import * as videoCalls from "../routes/videoCalls.js";
 import * as topics from "../routes/topics.js";
@@ -209,6 +210,13 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/user_groups/:user_group_id/subgroups", endpoint: userGroups.getUserGroupSubgroups },
   { method: "POST", path: "/user_groups/:user_group_id/subgroups", endpoint: userGroups.updateUserGroupSubgroups },
   // (end user groups)
+
+  // data exports
+  { method: "POST", path: "/export/realm", endpoint: realmExport.exportRealm },
+  { method: "GET", path: "/export/realm", endpoint: realmExport.getRealmExports },
+  { method: "DELETE", path: "/export/realm/:export_id", endpoint: realmExport.deleteRealmExport },
+  { method: "GET", path: "/export/realm/consents", endpoint: realmExport.getUsersExportConsents },
+  // (end data exports)
 ];
 
 /** A route served by its own module outside the endpoint machinery above (full URL, Fastify syntax). */
@@ -231,6 +239,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/user_uploads/thumbnail/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an image's thumbnail (`…/840x560.webp`)" },
   { methods: ["GET"], path: "/user_uploads/temporary/:token/:filename", servedBy: "src/http/userUploads.ts", about: "an uploaded file by a temporary URL" },
   { methods: ["GET"], path: "/user_avatars/:realm_id/emoji/images/:file", servedBy: "src/http/emojiFiles.ts", about: "custom emoji images" },
+  { methods: ["GET"], path: "/user_avatars/exports/:realm_id/:token/:file", servedBy: "src/http/exportFiles.ts", about: "a data export's tarball, to the organization's administrators" },
   { methods: ["GET"], path: "/external_content/:digest/:hex", servedBy: "src/http/externalContent.ts", about: "the camo-compatible media proxy of message images and previews" },
   { methods: ["GET"], path: "/", servedBy: "src/http/webApp.ts", about: "the web app (signed in) or a redirect to /login/" },
   { methods: ["GET"], path: "/login/", servedBy: "src/http/webApp.ts", about: "the sign-in page" },

@@ -3,6 +3,7 @@ import { MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails } from "../actions/mi
 import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
 import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
 import { PUSH_BOUNCER_DEVICE_JOB, PUSH_NOTIFICATION_JOB, PUSH_REMOVAL_JOB, sendPushNotification, sendPushRemoval, syncBouncerDevice } from "../actions/pushNotifications.js";
+import { REALM_EXPORT_JOB, runRealmExport } from "../actions/realmExport.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { fetchUrlPreviews, URL_PREVIEW_JOB } from "../actions/urlPreviews.js";
 import { deliverEmail } from "../email/deliver.js";
@@ -22,4 +23,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(PUSH_BOUNCER_DEVICE_JOB, syncBouncerDevice);
   runner.register(MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails);
   runner.register(URL_PREVIEW_JOB, fetchUrlPreviews);
+  runner.register(REALM_EXPORT_JOB, runRealmExport);
 }

@@ -25,6 +25,7 @@ export const JOB_PAYLOADS = {
   push_notification_remove: z.object({ userId: id, messageIds: z.array(id) }),
   push_bouncer_device: z.object({ op: z.enum(["register", "unregister"]), userId: id, kind: z.number().int(), token: z.string(), appId: z.string().nullable() }),
   missed_message_email: z.object({ userId: id }),
+  realm_export: z.object({ exportId: id }),
   url_preview: z.object({ realmId: id, messageId: id, content: z.string(), urls: z.array(z.string()).max(24) }),
 } as const;
 

@@ -380,6 +380,19 @@ describe("state consistency: defaults for new users", () => {
   });
 });
 
+describe("state consistency: data exports", () => {
+  it("realm_export (requested, completed with the Notification Bot's notice, deleted)", async () => {
+    const received = await expectConsistent(async () => {
+      const id = (await post("iago", "/export/realm", { export_type: 1 })).id;
+      await t.drainJobs();
+      await del("iago", `/export/realm/${id}`);
+      await t.drainJobs();
+    });
+    expect(received.iago.filter((e) => e.type === "realm_export")).toHaveLength(3);
+    expect(received.hamlet.filter((e) => e.type === "realm_export")).toEqual([]);
+  });
+});
+
 describe("state consistency: coverage", () => {
   it("every event type the server emits has a consistency test above", () => {
     const emitted = emittedEventTypes();

@@ -134,6 +134,9 @@ export class ClientState {
       case "realm_export_consent":
         // Updates what GET /export/realm/consents lists; /register has no such state.
         return;
+      case "realm_export":
+        // The list GET /export/realm returns; /register has no such state.
+        return;
       default:
         throw new Error(`stateReducer: no rule for event type ${event.type}`);
     }

@@ -41,6 +41,8 @@ export class TestServer {
   ctx!: AppContext & { jobs: JobRunner };
   baseUrl = "";
   config!: Config;
+  /** What a `parley` process (test/support/process.ts) needs in its environment to use this server's database. */
+  processEnv: Record<string, string> = {};
   private close: Array<() => Promise<void>> = [];
   /** Committed events no client form of which matches the reference (see eventSchemas.ts). */
   eventViolations: string[] = [];
@@ -48,6 +50,7 @@ export class TestServer {
 
   async start(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<void> {
     const db = await freshDatabase();
+    this.processEnv = db.database.kind === "sqlite" ? { ...db.env, PARLEY_DATABASE_URL: `sqlite:${db.database.file}` } : db.env;
     const base = loadConfig({ PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "silent", ...env });
     this.config = {
       ...base,

@@ -1,0 +1,182 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { type AppContext, transaction } from "../appContext.js";
+import type { Job, Realm, RealmExport, User } from "../db/schema.js";
+import type { Executor, Tx } from "../db/tx.js";
+import { badRequest } from "../lib/errors.js";
+import { writeRealmExport } from "../lib/export/realmExport.js";
+import type { JobPayload } from "../models/jobPayloads.js";
+import {
+  EXPORT_LIMIT,
+  EXPORT_LIMIT_WINDOW_SECONDS,
+  ExportStatus,
+  type ExportTypeCode,
+  MAX_MESSAGE_HISTORY,
+  MAX_UPLOAD_BYTES,
+} from "../models/realmExport.js";
+import { userSettings } from "../models/userSettings.js";
+import { exportReadStore } from "../store/exportReads.js";
+import { realmExportStore } from "../store/realmExports.js";
+import { realmStore } from "../store/realms.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+import { DELETE_BLOBS_JOB } from "./attachments.js";
+import { sendNotificationBotDirectMessages } from "./notificationBot.js";
+
+/**
+ * Data exports through the API (Zulip's views/realm_export.py and actions/realm_export.py):
+ * POST /export/realm records a requested export and queues a durable `realm_export` job, which
+ * writes the tarball (lib/export/), stores it as a blob under `exports/<realm>/<random>/` and
+ * tells the requester. Administrators get a `realm_export` event with the whole list at each
+ * change. The tarball is served to the organization's administrators only (http/exportFiles.ts).
+ */
+export const REALM_EXPORT_JOB = "realm_export" as const;
+/** Attempts of an export whose process died meanwhile (restart, out of memory) before it is failed. */
+const MAX_EXPORT_ATTEMPTS = 3;
+/** How long a running export keeps its job claimed; renewed every quarter of it while it runs. */
+const LEASE_SECONDS = 600;
+
+/** Zulip's RealmExport object as GET /export/realm and the realm_export event list it. */
+export interface RealmExportPayload {
+  id: number;
+  acting_user_id: number;
+  export_time: number;
+  deleted_timestamp: number | null;
+  failed_timestamp: number | null;
+  export_url: string | null;
+  pending: boolean;
+  export_type: number;
+}
+
+/** The download URL of a stored export (Zulip's local-storage form: /user_avatars/exports/…). */
+export function exportUrl(externalUrl: string, exportPath: string): string {
+  return `${externalUrl}/user_avatars/${exportPath.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+function exportPayload(row: RealmExport, externalUrl: string): RealmExportPayload {
+  return {
+    id: row.id,
+    acting_user_id: row.acting_user_id!,
+    export_time: row.date_requested,
+    deleted_timestamp: row.date_deleted,
+    failed_timestamp: row.date_failed,
+    export_url: row.status === ExportStatus.SUCCEEDED && row.export_path !== null ? exportUrl(externalUrl, row.export_path) : null,
+    pending: row.status === ExportStatus.REQUESTED || row.status === ExportStatus.STARTED,
+    export_type: row.type,
+  };
+}
+
+/** Zulip's get_realm_exports_serialized. */
+export async function realmExports(q: Executor, realmId: number, externalUrl: string): Promise<RealmExportPayload[]> {
+  return (await realmExportStore.listRequested(q, realmId)).map((row) => exportPayload(row, externalUrl));
+}
+
+/** Zulip's notify_realm_export: the whole list, to the organization's human administrators. */
+async function notifyRealmExport(tx: Tx, realmId: number, externalUrl: string): Promise<void> {
+  const event = { type: "realm_export" as const, exports: await realmExports(tx.q, realmId, externalUrl) };
+  tx.sendEventOnCommit(event, await userStore.listActiveAdminIds(tx.q, realmId));
+}
+
+/** Zulip's export_realm view: the weekly limit and the size limit, then the request and its job. */
+export async function doRequestRealmExport(tx: Tx, realm: Realm, user: User, type: ExportTypeCode, externalUrl: string, supportEmail: string): Promise<number> {
+  const now = nowSeconds();
+  if ((await realmExportStore.countRequestedSince(tx.q, realm.id, now - EXPORT_LIMIT_WINDOW_SECONDS)) >= EXPORT_LIMIT) throw badRequest("Exceeded rate limit.");
+  const size = await exportReadStore.size(tx.q, realm.id);
+  if (size.messages > MAX_MESSAGE_HISTORY || size.uploadBytes > MAX_UPLOAD_BYTES) throw badRequest(`Please request a manual export from ${supportEmail}.`);
+  const id = await realmExportStore.insert(tx.q, { realm_id: realm.id, acting_user_id: user.id, type, date_requested: now });
+  await notifyRealmExport(tx, realm.id, externalUrl);
+  await tx.enqueueJob(REALM_EXPORT_JOB, { exportId: id }, { maxAttempts: MAX_EXPORT_ATTEMPTS + 1 });
+  return id;
+}
+
+/** Zulip's delete_realm_export: only a finished export; its tarball is deleted by a durable job. */
+export async function doDeleteRealmExport(tx: Tx, realm: Realm, id: number, externalUrl: string): Promise<void> {
+  const row = await realmExportStore.get(tx.q, realm.id, id);
+  if (!row) throw badRequest("Invalid data export ID");
+  if (row.status === ExportStatus.DELETED) throw badRequest("Export already deleted");
+  if (row.status === ExportStatus.FAILED) throw badRequest("Export failed, nothing to delete");
+  if (row.status === ExportStatus.REQUESTED || row.status === ExportStatus.STARTED) throw badRequest("Export still in progress");
+  await realmExportStore.update(tx.q, id, { status: ExportStatus.DELETED, date_deleted: nowSeconds() });
+  if (row.export_path !== null) await tx.enqueueJob(DELETE_BLOBS_JOB, { keys: [row.export_path] });
+  await notifyRealmExport(tx, realm.id, externalUrl);
+}
+
+/** Zulip's get_users_export_consents: the active humans of the organization. */
+export async function exportConsents(q: Executor, realmId: number): Promise<Array<{ user_id: number; consented: boolean }>> {
+  const users = await exportReadStore.users(q, realmId);
+  return users.filter((u) => u.is_active === 1 && u.is_bot === 0).map((u) => ({ user_id: u.id, consented: userSettings(u).allow_private_data_export }));
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(file), hash);
+  return hash.digest("hex");
+}
+
+/** Where temporary export files go: under the data directory's temporary uploads (not backed up). */
+const exportWorkDir = (ctx: AppContext, exportId: number) => path.join(ctx.config.dataDir, "uploads", "tmp", `export-${exportId}`);
+
+/**
+ * The `realm_export` job (Zulip's export_realm_from_event). A run that a dead process left
+ * started is done again from the start; after MAX_EXPORT_ATTEMPTS the export is failed.
+ */
+export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm_export">, job: Job): Promise<void> {
+  const row = await realmExportStore.getById(ctx.db.kysely, payload.exportId);
+  if (!row || (row.status !== ExportStatus.REQUESTED && row.status !== ExportStatus.STARTED)) return;
+  const realm = await realmStore.getById(ctx.db.kysely, row.realm_id);
+  if (!realm) return;
+  const finish = (changes: Parameters<typeof realmExportStore.update>[2], after?: (tx: Tx) => Promise<void>) =>
+    transaction(ctx, async (tx) => {
+      await realmExportStore.update(tx.q, row.id, changes);
+      await notifyRealmExport(tx, realm.id, ctx.config.externalUrl);
+      if (after) await after(tx);
+    });
+  if (job.attempts > MAX_EXPORT_ATTEMPTS) {
+    ctx.log.error({ realm: realm.string_id, export: row.id }, "marking the data export failed after repeated interrupted runs");
+    await finish({ status: ExportStatus.FAILED, date_failed: nowSeconds() });
+    await rm(exportWorkDir(ctx, row.id), { recursive: true, force: true });
+    return;
+  }
+  await realmExportStore.update(ctx.db.kysely, row.id, { status: ExportStatus.STARTED, date_started: nowSeconds() });
+
+  const workDir = exportWorkDir(ctx, row.id);
+  await rm(workDir, { recursive: true, force: true });
+  const token = randomBytes(18).toString("base64url");
+  const fileName = `zulip-export-${randomBytes(6).toString("hex")}.tar.gz`;
+  const tarball = path.join(workDir, fileName);
+  const started = Date.now();
+  // The job stays claimed while this process works on it, however long a step takes.
+  const renewLease = () => realmExportStore.extendJobLease(ctx.db.kysely, job.id, nowSeconds() + LEASE_SECONDS);
+  const heartbeat = setInterval(() => void renewLease().catch((err) => ctx.log.warn({ err }, "could not renew the data export's lease")), (LEASE_SECONDS / 4) * 1000);
+  heartbeat.unref();
+  let stored: string | undefined;
+  try {
+    await renewLease();
+    const stats = await writeRealmExport({ q: ctx.db.kysely, blobs: ctx.blobs, dataDir: ctx.config.dataDir }, realm.id, row.type as ExportTypeCode, tarball, workDir);
+    const sha256 = await sha256Of(tarball);
+    const size = (await stat(tarball)).size;
+    const key = `exports/${realm.id}/${token}/${fileName}`;
+    await ctx.blobs.putFile(key, tarball);
+    stored = key;
+    await finish(
+      { status: ExportStatus.SUCCEEDED, date_succeeded: nowSeconds(), export_path: key, sha256sum_hex: sha256, tarball_size_bytes: size, stats: JSON.stringify(stats) },
+      async (tx) => {
+        const requester = row.acting_user_id === null ? undefined : await userStore.getById(tx.q, row.acting_user_id);
+        if (!requester?.is_active) return;
+        const content = "Your data export is complete. [View and download exports](/#organization/data-exports-admin).";
+        await sendNotificationBotDirectMessages(tx, realm, [{ user: requester, content }]);
+      },
+    );
+    ctx.log.info({ realm: realm.string_id, export: row.id, seconds: (Date.now() - started) / 1000 }, "data export completed");
+  } catch (error) {
+    ctx.log.error({ err: error, realm: realm.string_id, export: row.id }, "data export failed");
+    if (stored) await ctx.blobs.delete(stored).catch(() => {});
+    await finish({ status: ExportStatus.FAILED, date_failed: nowSeconds() });
+  } finally {
+    clearInterval(heartbeat);
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
