@@ -39,6 +39,7 @@ import { emojiCodeToNames } from "./lib/emoji.js";
 import { Metrics } from "./metrics.js";
 import { jobStore } from "./store/jobs.js";
 import { nowSeconds } from "./util/time.js";
+import { realmStore } from "./store/realms.js";
 
 /** Opens the database, runs migrations and wires the process-wide services. */
 export async function createContext(config: Config, log = pino({ level: config.logLevel })): Promise<AppContext & { jobs: JobRunner }> {
@@ -126,7 +127,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   app.get("/health", async () => {
-    await ctx.db.kysely.selectFrom("realms").select("id").limit(1).execute();
+    await realmStore.list(ctx.db.kysely);
     return { status: "ok" };
   });
 

@@ -8,6 +8,8 @@ import { directSystemGroupsForRole } from "../models/systemGroups.js";
 import { realmUserSettingsDefaults, serializeUserSettings, userSettings } from "../models/userSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { newUserChannelRecipientIds } from "../store/newUserChannels.js";
+import { subscriptionStore } from "../store/subscriptions.js";
+import { recipientStore } from "../store/recipients.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
@@ -65,12 +67,8 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     // Zulip's copy_default_settings: the organization's defaults for new users.
     settings: serializeUserSettings(realmUserSettingsDefaults(realm)),
   });
-  const recipient = await tx.q
-    .insertInto("recipients")
-    .values({ type: RecipientType.PERSONAL, type_id: user.id })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  await userStore.update(tx.q, user.id, { recipient_id: recipient.id });
+  const recipientId = await recipientStore.insert(tx.q, RecipientType.PERSONAL, user.id);
+  await userStore.update(tx.q, user.id, { recipient_id: recipientId });
 
   for (const name of directSystemGroupsForRole(role)) {
     const group = await userGroupStore.getSystemGroup(tx.q, realm.id, name);
@@ -80,13 +78,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
   if (!input.is_bot) {
     const channels = input.channels ?? { stream_ids: [], include_default_channels: true };
     const recipientIds = await newUserChannelRecipientIds(tx.q, realm.id, channels.stream_ids, channels.include_default_channels);
-    if (recipientIds.length > 0) {
-      await tx.q
-        .insertInto("subscriptions")
-        .values(recipientIds.map((recipient_id) => ({ user_id: user.id, recipient_id })))
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
+    await subscriptionStore.subscribeUser(tx.q, user.id, recipientIds);
   }
 
   await auditLogStore.insert(tx.q, {
@@ -95,7 +87,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
     acting_user_id: input.acting_user_id ?? null,
     modified_user_id: user.id,
   });
-  const created = { ...user, recipient_id: recipient.id };
+  const created = { ...user, recipient_id: recipientId };
   // Guests restricted by can_access_all_users_group learn only of users they share something with.
   const audience = await userIdsWhoCanAccessUser(tx.q, created);
   const profileData = input.is_bot ? undefined : new Map([[created.id, {}]]);

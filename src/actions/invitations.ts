@@ -14,6 +14,7 @@ import { auditLogStore } from "../store/auditLog.js";
 import { type Invitation, InvitationStatus, invitationStore } from "../store/invitations.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { streamStore } from "../store/streams.js";
 
 /**
  * Invitations (Zulip 10.2's zerver/views/invite.py and zerver/actions/invites.py): email
@@ -60,9 +61,7 @@ async function checkMayInvite(q: Executor, subject: AccessSubject, realm: Realm,
 async function accessStreamsForInvite(q: Executor, subject: AccessSubject, realm: Realm, streamIds: number[]): Promise<number[]> {
   const ids = [...new Set(streamIds)];
   if (ids.length === 0) return [];
-  const defaults = new Set(
-    (await q.selectFrom("default_streams").select("stream_id").where("realm_id", "=", realm.id).execute()).map((r) => r.stream_id),
-  );
+  const defaults = await streamStore.defaultStreamIds(q, realm.id);
   const accesses = [];
   for (const id of ids) {
     try {

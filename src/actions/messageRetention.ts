@@ -5,6 +5,7 @@ import { retentionStore } from "../store/messageRetention.js";
 import { type Message } from "../store/messages.js";
 import { realmStore } from "../store/realms.js";
 import { streamStore } from "../store/streams.js";
+import { jobStore } from "../store/jobs.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 
@@ -22,15 +23,10 @@ const BATCH = 500;
 /** Makes sure exactly one retention job is waiting (called at start). */
 export async function ensureRetentionJob(ctx: AppContext): Promise<void> {
   await transaction(ctx, async (tx) => {
-    if (!(await hasWaitingJob(tx.q))) await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + 60 });
+    if (!(await jobStore.hasWaiting(tx.q, MESSAGE_RETENTION_JOB))) await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + 60 });
   });
 }
 
-async function hasWaitingJob(q: Executor, exceptId?: number): Promise<boolean> {
-  let query = q.selectFrom("jobs").select("id").where("kind", "=", MESSAGE_RETENTION_JOB).where("status", "in", ["pending", "running"]);
-  if (exceptId !== undefined) query = query.where("id", "!=", exceptId);
-  return (await query.limit(1).executeTakeFirst()) !== undefined;
-}
 
 /** Job: one retention pass over every organization, then the next run is scheduled. */
 export async function runMessageRetention(ctx: AppContext, _payload: unknown, job: { id: number }): Promise<void> {
@@ -40,7 +36,7 @@ export async function runMessageRetention(ctx: AppContext, _payload: unknown, jo
     await applyRealmRetention(ctx, realm, now);
   }
   await transaction(ctx, async (tx) => {
-    if (!(await hasWaitingJob(tx.q, job.id))) await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + RETENTION_INTERVAL_SECONDS });
+    if (!(await jobStore.hasWaiting(tx.q, MESSAGE_RETENTION_JOB, job.id))) await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + RETENTION_INTERVAL_SECONDS });
   });
 }
 

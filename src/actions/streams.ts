@@ -18,7 +18,7 @@ import {
 } from "../lib/groupSettings.js";
 import { type AccessSubject, type ChannelAccess, hasRealmPermission, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, loadStreamPayloadContext, streamPostPolicy } from "../lib/streamPayload.js";
-import { isAdmin, isOwner, RecipientType } from "../models/roles.js";
+import { isAdmin, isGuest, isOwner, RecipientType } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { renderChannelDescription } from "../lib/messageRendering.js";
@@ -27,6 +27,7 @@ import { archiveNotice, descriptionChangeNotice, renameNotice, sendChannelEvents
 import type { StreamEvent } from "../events/types.js";
 import { MAX_STREAM_NAME_LENGTH } from "../models/limits.js";
 import { recipientStore } from "../store/recipients.js";
+import { userStore } from "../store/users.js";
 
 /** Zulip's check_stream_name. */
 export function checkStreamName(name: string): void {
@@ -86,8 +87,8 @@ async function sendStreamUpdate(tx: Tx, stream: Stream, fields: { property: stri
  */
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
   const ids = [...(await streamStore.defaultStreamIds(tx.q, realm.id))].sort((a, b) => a - b);
-  const users = await tx.q.selectFrom("users").select("id").where("realm_id", "=", realm.id).where("is_active", "=", 1).where("role", "!=", 600).execute();
-  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.map((u) => u.id));
+  const users = await userStore.listActiveRoles(tx.q, realm.id);
+  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.filter((u) => !isGuest(u)).map((u) => u.id));
 }
 
 // ---- creation ----

@@ -11,6 +11,7 @@ import { type AuditEntry, auditLogStore } from "../store/auditLog.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore, type Subscription } from "../store/subscriptions.js";
 import { checkChannelCreationPermissions, checkStreamName, doCreateStreams, doSetDefaultStream, normalizeDescription, parseMessageRetentionDays, sendStreamDeletion, type NewStream } from "./streams.js";
+import { userStore } from "../store/users.js";
 
 /** Zulip's STREAM_ASSIGNMENT_COLORS, handed out in order to a user's new subscriptions. */
 export const STREAM_ASSIGNMENT_COLORS = [
@@ -26,10 +27,9 @@ export type Principals = number[] | string[];
 
 async function resolvePrincipals(tx: Tx, actor: User, principals: Principals): Promise<User[]> {
   const byId = typeof principals[0] === "number";
-  let query = tx.q.selectFrom("users").selectAll().where("realm_id", "=", actor.realm_id);
-  if (byId) query = query.where("id", "in", principals as number[]);
-  else query = query.where((eb) => eb(eb.fn("upper", ["email"]), "in", (principals as string[]).map((e) => e.trim().toUpperCase())));
-  const users = await query.execute();
+  const users = byId
+    ? await userStore.listByIds(tx.q, actor.realm_id, principals as number[])
+    : await userStore.listByApiEmails(tx.q, actor.realm_id, principals as string[]);
   const found = (p: number | string) =>
     users.some((u) => (typeof p === "number" ? u.id === p : u.email.toUpperCase() === p.trim().toUpperCase()));
   if (!principals.every(found)) throw badRequest("No such user");

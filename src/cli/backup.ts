@@ -8,6 +8,7 @@ import { checkReachable, openDb } from "../db/connect.js";
 import { appliedMigrations } from "../db/migrate.js";
 import { FIRST_START_PASSWORD_FILE } from "../server.js";
 import { type Command, CliError, print, usageError } from "./command.js";
+import { attachmentStore } from "../store/attachments.js";
 
 /**
  * `parley backup FILE` and `parley restore FILE`. A backup is a .tar.gz of: manifest.json (format,
@@ -53,8 +54,8 @@ export const backupCommand: Command = {
         });
       }
       if (config.uploads.s3) {
-        const keys = await db.kysely.selectFrom("attachments").select("path_id").orderBy("id").execute();
-        fs.writeFileSync(path.join(staging, "uploads-in-bucket.txt"), keys.map((k) => k.path_id).join("\n") + "\n");
+        const keys = await attachmentStore.listPathIds(db.kysely);
+        fs.writeFileSync(path.join(staging, "uploads-in-bucket.txt"), keys.join("\n") + "\n");
       }
       const manifest = { format: FORMAT, version: 1, engine: db.dialect.name, databaseFile, migrations, createdAt: new Date().toISOString(), uploadsBucket: config.uploads.s3?.bucket ?? null };
       fs.writeFileSync(path.join(staging, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");

@@ -1,5 +1,6 @@
 import type { AppContext } from "../appContext.js";
 import type { Executor } from "../db/tx.js";
+import { realmStore } from "../store/realms.js";
 import type { ClientDescriptor } from "./clientEvents.js";
 import type { EventQueue } from "./queues.js";
 
@@ -19,7 +20,7 @@ export async function openQueueWithState<T>(
     return await ctx.db.dialect.snapshotTransaction(ctx.db.kysely).execute(async (trx) => {
       const opened = await ctx.events.gate.exclusively(async () => {
         // The snapshot is taken by the transaction's first statement.
-        await trx.selectFrom("realms").select("id").where("id", "=", client.realmId).execute();
+        await realmStore.getById(trx, client.realmId);
         return ctx.eventQueues.create(client);
       });
       queue = opened;

@@ -108,34 +108,9 @@ export class JobRunner {
     if (pruned > 0) this.ctx.log.info({ pruned }, "deleted finished background jobs past their retention");
   }
 
-  private async claim(): Promise<Job | undefined> {
+  private claim(): Promise<Job | undefined> {
     const now = nowSeconds();
-    return this.ctx.db.kysely.transaction().execute(async (trx) => {
-      const candidate = await this.ctx.db.dialect
-        .forUpdateSkipLocked(
-          trx
-            .selectFrom("jobs")
-            .selectAll()
-            .where((eb) =>
-              eb.or([
-                eb.and([eb("status", "=", "pending"), eb("run_at", "<=", now)]),
-                eb.and([eb("status", "=", "running"), eb("locked_until", "<", now)]),
-              ]),
-            )
-            .where("kind", "in", this.handlers.size > 0 ? [...this.handlers.keys()] : ["-"])
-            .orderBy("run_at")
-            .orderBy("id")
-            .limit(1),
-        )
-        .executeTakeFirst();
-      if (!candidate) return undefined;
-      await trx
-        .updateTable("jobs")
-        .set({ status: "running", locked_until: now + this.ctx.config.jobLeaseSeconds, attempts: candidate.attempts + 1 })
-        .where("id", "=", candidate.id)
-        .execute();
-      return { ...candidate, status: "running" as const, attempts: candidate.attempts + 1 };
-    });
+    return jobStore.claimNext(this.ctx.db.kysely, [...this.handlers.keys()], now, now + this.ctx.config.jobLeaseSeconds);
   }
 
   private async execute(job: Job): Promise<void> {
@@ -147,24 +122,14 @@ export class JobRunner {
       if (!handler || !isJobKind(job.kind)) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(this.ctx, parseJobPayload(job.kind, JSON.parse(job.payload)), job);
       this.ctx.metrics.jobRun(job.kind, "done", took());
-      await q.updateTable("jobs").set({ status: "done", finished_at: nowSeconds(), locked_until: null }).where("id", "=", job.id).execute();
+      await jobStore.markDone(q, job.id, nowSeconds());
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const failed = job.attempts >= job.max_attempts;
       this.ctx.metrics.jobRun(job.kind, failed ? "failed" : "retry", took());
       const backoff = Math.min(3600, 2 ** job.attempts * 5);
       this.ctx.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, err: message }, failed ? "job failed" : "job will be retried");
-      await q
-        .updateTable("jobs")
-        .set({
-          status: failed ? "failed" : "pending",
-          run_at: nowSeconds() + backoff,
-          locked_until: null,
-          last_error: message.slice(0, 2000),
-          finished_at: failed ? nowSeconds() : null,
-        })
-        .where("id", "=", job.id)
-        .execute();
+      await jobStore.markFailedAttempt(q, job.id, message.slice(0, 2000), nowSeconds() + backoff, failed, nowSeconds());
     }
   }
 }

@@ -6,6 +6,7 @@ import { realmSettings } from "../models/realmSettings.js";
 import type { SystemGroupName } from "../models/systemGroups.js";
 import { settingGroupStore } from "../store/streams.js";
 import { userGroupStore } from "../store/userGroups.js";
+import { userStore } from "../store/users.js";
 
 /**
  * Zulip's group-setting values (/api/group-setting-values): who holds a permission is either a
@@ -127,12 +128,7 @@ export async function checkGroupSettingValue(
     throw badRequest(`'${settingName}' setting cannot be set to 'role:owners' group.`);
   }
   if (typeof value !== "number" && value.direct_members.length > 0) {
-    const users = await q
-      .selectFrom("users")
-      .select(["id", "is_active", "role"])
-      .where("realm_id", "=", realmId)
-      .where("id", "in", value.direct_members)
-      .execute();
+    const users = await userStore.listByIds(q, realmId, value.direct_members);
     for (const id of value.direct_members) {
       const user = users.find((u) => u.id === id);
       if (!user) throw badRequest("Invalid user ID: " + id);

@@ -5,6 +5,7 @@ import { isAdmin, isGuest } from "../models/roles.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";
 import { hasRealmPermission } from "./realmPermissions.js";
+import { userStore } from "../store/users.js";
 
 /**
  * THE place that decides what a user may do with a channel (SECURITY.md, "Who may read a
@@ -56,13 +57,7 @@ export class AccessSubject {
 
   /** Recipient ids of the channels the user is actively subscribed to. */
   subscribedRecipientIds(q: Executor): Promise<Set<number>> {
-    return (this.subscribed ??= q
-      .selectFrom("subscriptions")
-      .select("recipient_id")
-      .where("user_id", "=", this.user.id)
-      .where("active", "=", 1)
-      .execute()
-      .then((rows) => new Set(rows.map((r) => r.recipient_id))));
+    return (this.subscribed ??= subscriptionStore.activeRecipientIds(q, this.user.id));
   }
 
   /**
@@ -206,7 +201,7 @@ export async function accessStreamByName(
  * subscribers, administrators, and non-guest members of the groups granting metadata access.
  */
 export async function metadataAudience(q: Executor, realmId: number, streams: readonly Stream[]): Promise<Map<number, Set<number>>> {
-  const users = await q.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+  const users = await userStore.listActiveRoles(q, realmId);
   const all = users.map((u) => u.id);
   const nonGuests = new Set(users.filter((u) => !isGuest(u)).map((u) => u.id));
   const admins = users.filter((u) => isAdmin(u)).map((u) => u.id);

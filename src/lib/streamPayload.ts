@@ -2,6 +2,7 @@ import type { Stream } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { streamStore } from "../store/streams.js";
 import type { Subscription } from "../store/subscriptions.js";
+import { userGroupStore } from "../store/userGroups.js";
 import { nowSeconds } from "../util/time.js";
 import { groupSettingApiValues, STREAM_GROUP_SETTING_NAMES, type GroupSettingValue } from "./groupSettings.js";
 
@@ -51,7 +52,7 @@ export async function loadStreamPayloadContext(
   const groupIds = streams.flatMap((s) => STREAM_GROUP_SETTING_NAMES.map((name) => s[`${name}_id`])).filter((id): id is number => id !== null);
   const systemGroups = options.systemGroups
     ? [...options.systemGroups].map(([name, id]) => ({ id, name }))
-    : await q.selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", realmId).where("is_system_group", "=", 1).execute();
+    : await userGroupStore.listSystemGroups(q, realmId);
   const recipientIds = streams.map((s) => s.recipient_id).filter((id): id is number => id !== null);
   return {
     groupValues: await groupSettingApiValues(q, realmId, groupIds),

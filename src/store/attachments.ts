@@ -7,6 +7,12 @@ export type Attachment = Selectable<AttachmentsTable>;
 
 /** Uploaded files (attachments) and the messages that link them. */
 export const attachmentStore = {
+  /** Every stored file's key, oldest first (backups list what lives in a bucket). */
+  async listPathIds(q: Executor): Promise<string[]> {
+    const rows = await q.selectFrom("attachments").select("path_id").orderBy("id").execute();
+    return rows.map((r) => r.path_id);
+  },
+
   async insert(q: Executor, row: Insertable<AttachmentsTable>): Promise<Attachment> {
     return q.insertInto("attachments").values(row).returningAll().executeTakeFirstOrThrow();
   },

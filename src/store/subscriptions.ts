@@ -12,6 +12,22 @@ export const subscriptionStore = {
     await insertInBatches(rows, (batch) => q.insertInto("subscriptions").values(batch).execute());
   },
 
+  /** Subscribes one user to these channel recipients, keeping rows that exist. */
+  async subscribeUser(q: Executor, userId: number, recipientIds: readonly number[]): Promise<void> {
+    if (recipientIds.length === 0) return;
+    await q
+      .insertInto("subscriptions")
+      .values(recipientIds.map((recipient_id) => ({ user_id: userId, recipient_id })))
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  },
+
+  /** Recipient ids of the channels the user is actively subscribed to. */
+  async activeRecipientIds(q: Executor, userId: number): Promise<Set<number>> {
+    const rows = await q.selectFrom("subscriptions").select("recipient_id").where("user_id", "=", userId).where("active", "=", 1).execute();
+    return new Set(rows.map((r) => r.recipient_id));
+  },
+
   /** Every row (active or not) of these users for these recipients. */
   async listForUsers(q: Executor, userIds: readonly number[], recipientIds: readonly number[]): Promise<Subscription[]> {
     if (userIds.length === 0 || recipientIds.length === 0) return [];

@@ -19,6 +19,23 @@ export const userStore = {
     return q.selectFrom("users").selectAll().where("realm_id", "=", realmId).where("id", "in", ids).execute();
   },
 
+  /** Users of a realm whose API email is one of `emails`, case-insensitively. */
+  async listByApiEmails(q: Executor, realmId: number, emails: readonly string[]): Promise<User[]> {
+    if (emails.length === 0) return [];
+    const upper = [...new Set(emails.map((e) => e.trim().toUpperCase()))];
+    return q
+      .selectFrom("users")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where((eb) => eb(eb.fn("upper", ["email"]), "in", upper))
+      .execute();
+  },
+
+  /** Active accounts of a realm with their roles (audiences of events that depend on the role). */
+  async listActiveRoles(q: Executor, realmId: number): Promise<Array<{ id: number; role: number }>> {
+    return q.selectFrom("users").select(["id", "role"]).where("realm_id", "=", realmId).where("is_active", "=", 1).execute();
+  },
+
   /** Users (any realm) whose API email or delivery email is `email`, case-insensitively. */
   async listByApiEmail(q: Executor, email: string): Promise<User[]> {
     const lower = email.toLowerCase();

@@ -4,6 +4,7 @@ import { RecipientType } from "../../models/roles.js";
 import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { initialStateStore } from "../../store/initialState.js";
+import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./index.js";
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out (old_unreads_missing). */
@@ -14,8 +15,7 @@ const RECENT_DIRECT_MESSAGES = 1000;
 export async function fetchMessageState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const state: Record<string, unknown> = {};
   if (wants(req, "message")) {
-    const row = await q.selectFrom("user_messages").select((eb) => eb.fn.max("message_id").as("max")).where("user_id", "=", req.user.id).executeTakeFirst();
-    state.max_message_id = row?.max ?? -1;
+    state.max_message_id = await userStore.maxMessageIdForUser(q, req.user.id);
   }
   if (wants(req, "message") && wants(req, "update_message_flags")) state.unread_msgs = await unreadState(q, req);
   if (wants(req, "recent_private_conversations")) state.recent_private_conversations = await recentConversations(q, req);
