@@ -529,6 +529,8 @@ function notifyNewMessage(
       const flags = flagsToList(row.flags);
       const payload = viewerPayload ?? builder.build(message, row.user_id, flags, senderAccess ? { ...payloadOptions, senderAccess } : payloadOptions);
       const event: NewMessageEvent = { type: "message", message: payload, flags, ...sharedFields };
+      // A hidden sender keeps the unknown-user avatar, even for client_gravatar clients.
+      if (senderAccess) event.sender_uses_gravatar = false;
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;

@@ -96,6 +96,7 @@ describe("can_access_all_users_group", () => {
   it("shows a sender the guest may not access as Unknown user in message payloads and events (Zulip's can_access_sender)", async () => {
     await restricted(async () => {
       const polonius = (await t.user("polonius")).id;
+      const queue = expectSuccess(await t.post("polonius", "/api/v1/register", { event_types: JSON.stringify(["message"]), client_gravatar: true, apply_markdown: false })).queue_id;
       // Prospero, not subscribed, may post to the public channel Verona, where the guest is.
       const { result, events } = await t.captureEvents(async () =>
         expectSuccess(await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Verona", topic: "from outside", content: "a word from the outside" })),
@@ -108,6 +109,9 @@ describe("can_access_all_users_group", () => {
       expect(toHamlet?.message.sender_full_name).toBe("Prospero the Duke");
       expect(JSON.stringify(toGuest)).not.toContain("Prospero");
 
+      // As his client receives it (client_gravatar: the unknown-user avatar stays).
+      const delivered = expectSuccess(await t.get("polonius", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === "message");
+      expect(delivered.map((e: any) => e.message)).toEqual([expect.objectContaining({ ...hidden, content: "a word from the outside" })]);
       expect(expectSuccess(await t.get("polonius", `/api/v1/messages/${id}`)).message).toMatchObject(hidden);
       const narrow = JSON.stringify([{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "from outside" }]);
       const fetched = expectSuccess(await t.get("polonius", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow })).messages;
