@@ -383,15 +383,14 @@ function surfaces(): Surface[] {
       name: "GET /messages (all, is:dm, each channel, search with and without the channel)",
       read: async (o) => {
         const get = (narrow: unknown[]) => text(t.get(o.who, "/api/v1/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: JSON.stringify(narrow) }));
-        const parts = [await get([]), await get([{ operator: "is", operand: "dm" }])];
-        for (const c of Object.values(channelIds)) parts.push(await get([{ operator: "channel", operand: c }]));
+        const narrows: unknown[][] = [[], [{ operator: "is", operand: "dm" }], ...Object.values(channelIds).map((c) => [{ operator: "channel", operand: c }])];
         for (const m of messages) {
           for (const n of searchable(m)) {
-            parts.push(await get([{ operator: "search", operand: tokenOf.get(n) }]));
-            if ("channel" in m.place) parts.push(await get([{ operator: "channel", operand: channelIds[m.place.channel] }, { operator: "search", operand: tokenOf.get(n) }]));
+            narrows.push([{ operator: "search", operand: tokenOf.get(n) }]);
+            if ("channel" in m.place) narrows.push([{ operator: "channel", operand: channelIds[m.place.channel] }, { operator: "search", operand: tokenOf.get(n) }]);
           }
         }
-        return parts.join("\n");
+        return (await Promise.all(narrows.map(get))).join("\n");
       },
       expected: (o) => payloadExpectation(o, true),
     },
@@ -408,9 +407,9 @@ function surfaces(): Surface[] {
     {
       name: "GET /messages/matches_narrow (search for each marker among every message)",
       read: async (o) => {
-        const parts: string[] = [];
-        for (const m of messages) for (const n of searchable(m)) parts.push(await text(t.get(o.who, "/api/v1/messages/matches_narrow", { msg_ids: JSON.stringify(ids()), narrow: JSON.stringify([{ operator: "search", operand: tokenOf.get(n) }]) })));
-        return parts.join("\n");
+        const words = messages.flatMap(searchable);
+        const answers = words.map((n) => text(t.get(o.who, "/api/v1/messages/matches_narrow", { msg_ids: JSON.stringify(ids()), narrow: JSON.stringify([{ operator: "search", operand: tokenOf.get(n) }]) })));
+        return (await Promise.all(answers)).join("\n");
       },
       // Zulip answers from the user's own user_messages rows; current content only is searched.
       expected: (o) => {
