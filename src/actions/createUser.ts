@@ -2,6 +2,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { generateApiKey } from "../lib/apiKeys.js";
+import { sendInaccessibleUserCreated, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { buildUserPayload } from "../lib/userPayload.js";
 import { RecipientType, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
@@ -38,6 +39,8 @@ export interface NewUserInput {
   /** Explicit id (development seed only). */
   id?: number;
   acting_user_id?: number | null;
+  /** The server's URL: restricted guests then get Zulip's "Unknown user" add about the new user (its fake email's domain). */
+  externalUrl?: string;
 }
 
 /**
@@ -92,6 +95,10 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
   const audience = await userIdsWhoCanAccessUser(tx.q, created);
   const profileData = input.is_bot ? undefined : new Map([[created.id, {}]]);
   tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false, profileData }) }, audience);
+  if (input.externalUrl !== undefined && !created.is_bot && userAccessMayBeRestricted(realm)) {
+    const informed = new Set(audience);
+    sendInaccessibleUserCreated(tx, created as User, input.externalUrl, (await userStore.listActiveIds(tx.q, realm.id)).filter((id) => !informed.has(id)));
+  }
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, created.id)) {
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [created.id] }, audience);
   }

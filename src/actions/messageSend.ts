@@ -7,7 +7,8 @@ import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
-import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder } from "../lib/messagePayload.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
+import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess, metadataAudience } from "../lib/streamAccess.js";
@@ -47,6 +48,8 @@ export interface SendMessageRequest {
   localId?: string;
   readBySender?: boolean;
   clientName: string;
+  /** The server's URL, to show a sender a restricted guest may not access as Zulip's "Unknown user". */
+  externalUrl?: string;
 }
 
 export type SendMessageResult = {
@@ -57,7 +60,13 @@ export type SendMessageResult = {
 /** Where a message goes and who gets a user_messages row. */
 export type Destination =
   | { kind: "channel"; access: ChannelAccess; recipientId: number; topic: string; receivers: Array<{ user_id: number; is_muted: number }> }
-  | { kind: "direct"; recipientId: number; participantIds: number[] };
+  | {
+      kind: "direct";
+      recipientId: number;
+      participantIds: number[];
+      /** The restricted guests among the participants, with whom they could access before this message. */
+      accessBefore?: GuestAccessSnapshot;
+    };
 
 /** POST /messages: validates everything, then writes the message in the caller's transaction. */
 export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: SendMessageRequest): Promise<SendMessageResult> {
@@ -203,6 +212,8 @@ async function directDestination(tx: Tx, subject: AccessSubject, realm: Realm, t
     if (!user.is_active && !user.is_mirror_dummy) throw badRequest(`'${user.email}' is no longer using Zulip.`);
   }
   const participantIds = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
+  // Taken before a new group conversation exists (Zulip's get_recipients_for_user_creation_events).
+  const accessBefore = await snapshotGuestAccess(tx.q, realm, participantIds);
   let recipientId: number;
   if (participantIds.length <= 2) {
     // 1:1 (or to oneself): the receiver's personal recipient, as in Zulip.
@@ -212,7 +223,7 @@ async function directDestination(tx: Tx, subject: AccessSubject, realm: Realm, t
     recipientId = (await directMessageGroupStore.getOrCreate(tx.q, sender.realm_id, participantIds)).recipient_id!;
   }
   await checkDirectMessagePolicy(tx, subject, realm, recipients, recipientId);
-  return { kind: "direct", recipientId, participantIds };
+  return { kind: "direct", recipientId, participantIds, accessBefore };
 }
 
 /**
@@ -278,6 +289,8 @@ interface SendOptions {
   clientName: string;
   queueId?: string;
   localId?: string;
+  /** As in SendMessageRequest: needed when a human sender may be inaccessible to a receiver. */
+  externalUrl?: string;
 }
 
 /** Writes the message, its user_messages rows and the sender's topic policy; queues the events. */
@@ -356,6 +369,10 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     rowsByMessage.push(await receiverRows(tx, sender, message, destination, rendered, options, { mutedBy, alerted }));
   }
   await userMessageStore.insertMany(tx.q, rowsByMessage.flat());
+  // Restricted guests who now share a direct message with someone hear of him before the message.
+  for (const { destination } of outgoing) {
+    if (destination.kind === "direct" && destination.accessBefore) await sendGuestAccessChanges(tx, realm, destination.accessBefore);
+  }
   const triggers = await notificationTriggers(
     tx,
     sender,
@@ -392,9 +409,26 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, { users: [sender], channels, submessages: widgets });
   for (const [i, { destination, options }] of outgoing.entries()) {
     const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
-    notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel);
+    const hiddenFrom = destination.kind === "channel" ? await receiversWhoMayNotAccess(tx, realm, sender, rowsByMessage[i], options) : NO_HIDING;
+    notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel, hiddenFrom);
   }
   return results;
+}
+
+const NO_HIDING: ReadonlyMap<number, SenderAccess> = new Map();
+
+/**
+ * Receivers of a channel message (restricted guests) who may not access its sender — one who is
+ * not subscribed may post to a public channel — with what their payload needs (Zulip's
+ * can_access_sender in the message event).
+ */
+async function receiversWhoMayNotAccess(tx: Tx, realm: Realm, sender: User, rows: ReadonlyArray<{ user_id: number }>, options: SendOptions): Promise<ReadonlyMap<number, SenderAccess>> {
+  if (sender.is_bot || options.externalUrl === undefined || !userAccessMayBeRestricted(realm)) return NO_HIDING;
+  const hidden = new Map<number, SenderAccess>();
+  for (const [guestId, accessible] of await snapshotGuestAccess(tx.q, realm, rows.map((r) => r.user_id))) {
+    if (!accessible.has(sender.id)) hidden.set(guestId, { accessible, externalUrl: options.externalUrl });
+  }
+  return hidden;
 }
 
 /** The message's user_messages rows: one per receiver, with the flags the message gives each. */
@@ -478,6 +512,7 @@ function notifyNewMessage(
   sender: User,
   options: SendOptions,
   isPublicChannel: boolean,
+  hiddenFrom: ReadonlyMap<number, SenderAccess>,
 ): void {
   const payloadOptions = { applyMarkdown: true, clientGravatar: false, allowEmptyTopicName: true };
   // raw_content and sender_uses_gravatar let each queue give its client the content and avatar
@@ -489,12 +524,15 @@ function notifyNewMessage(
     // A channel message's payload depends on the flags only (built once per group); a direct
     // message's also on the viewer (the 1:1 recipient_id each side sees), and it has few receivers.
     const viewerPayload = message.is_channel_message ? undefined : builder.build(message, row.user_id, flagsToList(row.flags), payloadOptions);
-    const key = `${row.flags} ${withQueue ? 1 : 0} ${viewerPayload?.recipient_id ?? ""}`;
+    const senderAccess = hiddenFrom.get(row.user_id);
+    const key = `${row.flags} ${withQueue ? 1 : 0} ${viewerPayload?.recipient_id ?? ""} ${senderAccess ? "hidden" : ""}`;
     let group = groups.get(key);
     if (!group) {
       const flags = flagsToList(row.flags);
-      const payload = viewerPayload ?? builder.build(message, row.user_id, flags, payloadOptions);
+      const payload = viewerPayload ?? builder.build(message, row.user_id, flags, senderAccess ? { ...payloadOptions, senderAccess } : payloadOptions);
       const event: NewMessageEvent = { type: "message", message: payload, flags, ...sharedFields };
+      // A hidden sender keeps the unknown-user avatar, even for client_gravatar clients.
+      if (senderAccess) event.sender_uses_gravatar = false;
       if (withQueue) {
         event.sender_queue_id = options.queueId;
         if (options.localId !== undefined) event.local_message_id = options.localId;
@@ -506,7 +544,9 @@ function notifyNewMessage(
   for (const { event, users } of groups.values()) tx.sendEventOnCommit(event, users);
   if (isPublicChannel) {
     // A channel nobody is subscribed to has no receivers (a valid message): built for no viewer.
-    const first: NewMessageEvent = groups.values().next().value?.event ?? { type: "message", message: builder.build(message, null, [], payloadOptions), flags: [], ...sharedFields };
+    // The copy for everyone else: one whose sender is not hidden.
+    const shown = [...groups.entries()].find(([key]) => !key.endsWith("hidden"))?.[1];
+    const first: NewMessageEvent = shown?.event ?? { type: "message", message: builder.build(message, null, [], payloadOptions), flags: [], ...sharedFields };
     const { sender_queue_id: _q, local_message_id: _l, ...shared } = first;
     const allPublicStreams = { realm_id: realm.id, except_user_ids: rows.map((r) => r.user_id) };
     tx.sendEventOnCommit({ ...shared, type: "message", flags: [], all_public_streams: allPublicStreams }, []);

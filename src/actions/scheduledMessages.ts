@@ -192,7 +192,7 @@ export async function deliverScheduledMessage(ctx: AppContext, payload: { schedu
       if (!row || row.delivered === 1 || row.failed === 1 || row.scheduled_timestamp > nowSeconds()) return;
       attempted = row;
       ctx.log.info({ scheduled_message: id, sender: row.sender_id }, "sending scheduled message");
-      await sendScheduledMessage(tx, row);
+      await sendScheduledMessage(tx, row, ctx.config.externalUrl);
     });
   } catch (error) {
     if (!attempted) throw error;
@@ -206,7 +206,7 @@ export async function deliverScheduledMessage(ctx: AppContext, payload: { schedu
 }
 
 /** Zulip's send_scheduled_message: the sender's rights are checked again, as of now. */
-async function sendScheduledMessage(tx: Tx, row: ScheduledMessage): Promise<void> {
+async function sendScheduledMessage(tx: Tx, row: ScheduledMessage, externalUrl: string): Promise<void> {
   const realm = await realmStore.getById(tx.q, row.realm_id);
   if (!realm || realm.deactivated === 1) throw new RealmDeactivatedError();
   const sender = await userStore.getById(tx.q, row.sender_id);
@@ -224,6 +224,7 @@ async function sendScheduledMessage(tx: Tx, row: ScheduledMessage): Promise<void
   const sent = await doSendMessage(tx, sender, realm, checked.destination, checked.content, checked.rendered, {
     readBySender: row.read_by_sender === 1,
     clientName: row.sending_client,
+    externalUrl,
   });
   await scheduledMessageStore.update(tx.q, row.id, { delivered: 1, delivered_message_id: sent.id });
   tx.sendEventOnCommit({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [sender.id]);

@@ -4,6 +4,7 @@ import type { Realm, Stream, SubscriptionsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest, GuestNotAllowedError, InsufficientPermissionError, InvalidChannelIdError, TargetUserDeactivatedError } from "../lib/errors.js";
 import { checkGroupSettingValue, STREAM_GROUP_SETTINGS, systemGroupIds, type GroupSettingValue, type StreamGroupSettingName } from "../lib/groupSettings.js";
+import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
 import { isAdmin, isGuest } from "../models/roles.js";
@@ -168,6 +169,7 @@ export async function bulkAddSubscriptions(
   const recipientIds = streams.map((s) => s.recipient_id!);
   const existing = await subscriptionStore.listForUsers(tx.q, users.map((u) => u.id), recipientIds);
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
+  const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
   const subscribed: SubPair[] = [];
   const alreadySubscribed: SubPair[] = [];
   // Planned for every user first, then written in one statement per table.
@@ -200,8 +202,22 @@ export async function bulkAddSubscriptions(
   await subscriptionStore.insertMany(tx.q, inserts);
   await subscriptionStore.setActive(tx.q, reactivate, true);
   await auditLogStore.insertMany(tx.q, audit);
-  if (subscribed.length > 0) await notifySubscriptionsAdded(tx, realm, streams, subscribed, audienceBefore);
+  if (subscribed.length > 0) {
+    await notifySubscriptionsAdded(tx, realm, streams, subscribed, audienceBefore);
+    await sendGuestAccessChanges(tx, realm, guestAccessBefore);
+  }
   return { subscribed, alreadySubscribed };
+}
+
+/**
+ * The restricted guests a change of these subscriptions may give or take access to users: the
+ * users changed and the channels' subscribers (Zulip's send_user_creation_events_on_adding_subscriptions
+ * and send_user_remove_events_on_removing_subscriptions).
+ */
+async function snapshotGuestAccessAround(tx: Tx, realm: Realm, streams: readonly Stream[], users: readonly User[]): Promise<GuestAccessSnapshot> {
+  if (!userAccessMayBeRestricted(realm)) return new Map();
+  const subscribers = await subscriptionStore.subscriberIds(tx.q, streams.map((s) => s.recipient_id!));
+  return snapshotGuestAccess(tx.q, realm, [...users.map((u) => u.id), ...[...subscribers.values()].flat()]);
 }
 
 async function notifySubscriptionsAdded(tx: Tx, realm: Realm, streams: readonly Stream[], added: readonly SubPair[], audienceBefore: Map<number, Set<number>>): Promise<void> {
@@ -277,6 +293,7 @@ export async function bulkRemoveSubscriptions(
 ): Promise<{ removed: SubPair[]; notSubscribed: SubPair[] }> {
   const rows = await subscriptionStore.listForUsers(tx.q, users.map((u) => u.id), streams.map((s) => s.recipient_id!));
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
+  const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
   const removed: SubPair[] = [];
   const notSubscribed: SubPair[] = [];
   const deactivate: number[] = [];
@@ -315,6 +332,7 @@ export async function bulkRemoveSubscriptions(
     const lostAccess = [...audienceBefore.get(stream.id)!].filter((id) => !audienceAfter.get(stream.id)!.has(id));
     sendStreamDeletion(tx, [stream], lostAccess);
   }
+  await sendGuestAccessChanges(tx, realm, guestAccessBefore);
   return { removed, notSubscribed };
 }
 

@@ -47,12 +47,12 @@ export function checkNewPassword(password: string, dev: boolean): string {
 }
 
 /** The caller has checked that `actor` is an administrator. */
-export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest): Promise<User> {
+export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest & { externalUrl?: string }): Promise<User> {
   if (!actor.can_create_users) throw badRequest("User not authorized to create users");
   const fullName = checkFullName(req.full_name);
   if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw new BadNameOrUsernameError();
   if (await userStore.getByEmail(tx.q, realm.id, req.email)) throw badRequest(`Email '${req.email}' already in use`);
-  return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password_hash: req.password_hash, acting_user_id: actor.id });
+  return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password_hash: req.password_hash, acting_user_id: actor.id, externalUrl: req.externalUrl });
 }
 
 // ---- changes by an administrator (PATCH /users/{id}) ----

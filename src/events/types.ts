@@ -12,7 +12,7 @@ type Op<T extends string, O extends string, Fields> = { type: T; op: O } & Field
 /** Keys only the event queue reads (delivery decisions, per-client forms); never sent to clients. */
 interface Internal {
   /** Sent only to clients without this capability (an older form of another event). */
-  unless_capability?: "archived_channels";
+  unless_capability?: "archived_channels" | "user_list_incomplete";
 }
 
 export type NewMessageEvent = {
@@ -68,7 +68,7 @@ export type SubscriptionEvent =
 export type DefaultStreamsEvent = { type: "default_streams"; default_streams: number[] };
 
 export type RealmUserEvent =
-  | Op<"realm_user", "add", { person: Payload }>
+  | (Op<"realm_user", "add", { person: Payload }> & Internal)
   | Op<"realm_user", "update", { person: { user_id: number; [field: string]: unknown } }>
   | Op<"realm_user", "remove", { person: { user_id: number; full_name: string } }>;
 

@@ -60,12 +60,12 @@ export async function findUserByEmail(q: Executor, viewer: User, email: string):
  * Zulip's can_access_all_users_group: null when the viewer may access every user, else the ids
  * of the humans they may access (every bot is accessible). Others appear as "Unknown user".
  */
-export async function restrictedUserAccess(q: Executor, viewer: User, realm: Realm): Promise<Set<number> | null> {
+export async function restrictedUserAccess(q: Executor, viewer: User, realm: Realm, options: { ignoreRecipientId?: number } = {}): Promise<Set<number> | null> {
   // The setting holds role:everyone (the default) or role:members, which every non-guest is in:
   // only a guest under a stored setting needs the group lookup.
   if (!isGuest(viewer) || storedRealmGroupPermission(realm, "can_access_all_users_group") === undefined) return null;
   if (await hasRealmPermission(q, new AccessSubject(viewer), realm, "can_access_all_users_group")) return null;
-  return userAccessStore.accessibleUserIds(q, viewer);
+  return userAccessStore.accessibleUserIds(q, viewer, options);
 }
 
 /**

@@ -7,7 +7,7 @@ import { parseEditHistory } from "./editHistory.js";
 import { type Linkifier, topicLinks } from "./linkifiers.js";
 import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
 import { SYSTEM_BOT_REALM } from "./realms.js";
-import { avatarUrlFor } from "./userPayload.js";
+import { avatarUrlFor, fakeEmail, INACCESSIBLE_USER_NAME, inaccessibleAvatarUrl } from "./userPayload.js";
 
 /**
  * The message objects of GET /messages, GET /messages/{id} and message events (Zulip's
@@ -19,6 +19,18 @@ export interface MessagePayloadOptions {
   applyMarkdown: boolean;
   clientGravatar: boolean;
   allowEmptyTopicName: boolean;
+  /**
+   * For a viewer restricted by can_access_all_users_group: the users he may access. A sender
+   * outside it (not a bot, not the viewer) is shown as Zulip's finalize_payload does for
+   * can_access_sender=False: "Unknown user", `user{id}@{realm host}`, the unknown-user avatar.
+   */
+  senderAccess?: SenderAccess | null;
+}
+
+export interface SenderAccess {
+  accessible: ReadonlySet<number>;
+  /** The server's URL: the fake email's domain and the avatar's base. */
+  externalUrl: string;
 }
 
 export type MessagePayload = Record<string, unknown>;
@@ -112,13 +124,15 @@ export class MessagePayloadBuilder {
   build(message: Message, viewerId: number | null, flags: string[], options: MessagePayloadOptions, viewer: User | null = null): MessagePayload {
     const sender = this.users.get(message.sender_id)!;
     const recipient = this.recipients.get(message.recipient_id)!;
+    const access = options.senderAccess;
+    const hidden = access ? !sender.is_bot && sender.id !== viewerId && !access.accessible.has(sender.id) : false;
     const payload: MessagePayload = {
       id: message.id,
       sender_id: sender.id,
-      sender_full_name: sender.full_name,
-      sender_email: sender.email,
+      sender_full_name: hidden ? INACCESSIBLE_USER_NAME : sender.full_name,
+      sender_email: hidden ? fakeEmail(sender.id, access!.externalUrl) : sender.email,
       sender_realm_str: this.realm.string_id,
-      avatar_url: avatarUrlFor(viewer, sender, options.clientGravatar),
+      avatar_url: hidden ? inaccessibleAvatarUrl(access!.externalUrl) : avatarUrlFor(viewer, sender, options.clientGravatar),
       client: message.sending_client,
       content: options.applyMarkdown ? (message.rendered_content ?? "") : message.content,
       content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",

@@ -72,9 +72,14 @@ export function inaccessibleUserPayload(userId: number, externalUrl: string): Re
     is_active: true,
     date_joined: isoFromSeconds(0),
     delivery_email: null,
-    avatar_url: new URL("/static/images/unknown-user-avatar.png", externalUrl).toString(),
+    avatar_url: inaccessibleAvatarUrl(externalUrl),
     profile_data: {},
   };
+}
+
+/** Zulip's get_avatar_for_inaccessible_user. */
+export function inaccessibleAvatarUrl(externalUrl: string): string {
+  return new URL("/static/images/unknown-user-avatar.png", externalUrl).toString();
 }
 
 export function gravatarUrl(email: string, avatarVersion: number): string {

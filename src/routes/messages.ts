@@ -10,6 +10,7 @@ import { accessMessage } from "../lib/messageAccess.js";
 import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions } from "../lib/messagePayload.js";
 import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
+import { senderAccessFor } from "../lib/userAccessEvents.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
 import { NarrowQuery, narrowQueryStore, NarrowMessage } from "../store/narrowQueries.js";
 
@@ -41,6 +42,7 @@ export const sendMessage = endpoint({
         localId: params.local_id,
         readBySender: params.read_by_sender,
         clientName: request.clientName,
+        externalUrl: ctx.config.externalUrl,
       }),
     ),
 });
@@ -97,7 +99,7 @@ export const getMessages = endpoint({
       const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
-        const messages = await messagePayloads(q, user, realm, rows, narrow, options);
+        const messages = await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl);
         return { found_anchor: false, found_newest: false, found_oldest: false, history_limited: false, messages };
       }
       let anchor = anchorValue;
@@ -118,7 +120,7 @@ export const getMessages = endpoint({
         found_oldest: anchoredToLeft || before.length < numBefore,
         found_newest: anchoredToRight || afterRows.length < numAfter,
         history_limited: false,
-        messages: await messagePayloads(q, user, realm, rows, narrow, options),
+        messages: await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl),
       };
     });
   },
@@ -131,10 +133,12 @@ async function messagePayloads(
   rows: NarrowMessage[],
   narrow: BuiltNarrow,
   options: MessagePayloadOptions,
+  externalUrl: string,
 ): Promise<MessagePayload[]> {
   const builder = await MessagePayloadBuilder.load(q, realm, rows.map((r) => r.message));
+  const withAccess = { ...options, senderAccess: await senderAccessFor(q, viewer, realm, externalUrl) };
   return rows.map(({ message, flags: bits }) => {
-    const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), options, viewer);
+    const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), withAccess, viewer);
     if (narrow.searchWords) Object.assign(payload, searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords));
     return payload;
   });
@@ -152,7 +156,12 @@ export const getMessage = endpoint({
     const q = ctx.db.kysely;
     const { message, flags } = await accessMessage(q, new AccessSubject(user), messageId);
     const builder = await MessagePayloadBuilder.load(q, realm, [message]);
-    const options = { applyMarkdown: params.apply_markdown, clientGravatar: true, allowEmptyTopicName: params.allow_empty_topic_name };
+    const options = {
+      applyMarkdown: params.apply_markdown,
+      clientGravatar: true,
+      allowEmptyTopicName: params.allow_empty_topic_name,
+      senderAccess: await senderAccessFor(q, user, realm, ctx.config.externalUrl),
+    };
     return {
       message: builder.build(message, user.id, flags === null ? HISTORICAL_FLAGS : flagsToList(flags), options, user),
       raw_content: message.content,

@@ -9,7 +9,8 @@ import { directMessageGroupStore } from "./directMessageGroups.js";
  * everyone may access every bot.
  */
 export const userAccessStore = {
-  async accessibleUserIds(q: Executor, viewer: User): Promise<Set<number>> {
+  /** `ignoreRecipientId`: a group direct message not to count (one just created, not yet shared). */
+  async accessibleUserIds(q: Executor, viewer: User, options: { ignoreRecipientId?: number } = {}): Promise<Set<number>> {
     const ids = new Set<number>([viewer.id]);
     const coSubscribers = await q
       .selectFrom("subscriptions as mine")
@@ -22,7 +23,7 @@ export const userAccessStore = {
       .where("theirs.is_user_active", "=", 1)
       .execute();
     for (const row of coSubscribers) ids.add(row.user_id);
-    const groups = await directMessageGroupStore.recipientIdsContaining(q, viewer.realm_id, [viewer.id]);
+    const groups = (await directMessageGroupStore.recipientIdsContaining(q, viewer.realm_id, [viewer.id])).filter((id) => id !== options.ignoreRecipientId);
     for (const members of (await directMessageGroupStore.listByRecipientIds(q, groups)).values()) {
       for (const id of members) ids.add(id);
     }
