@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp, createContext } from "./app.js";
 import { ensureOrganization } from "./bootstrap.js";
 import { serveMetrics } from "./http/metrics.js";
-import { startEmailGateway } from "./email/gateway.js";
+import { startEmailGateway } from "./http/emailGateway.js";
 import { type Config, ConfigError } from "./config.js";
 import { exposedDataFiles } from "./lib/dataDirectory.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";

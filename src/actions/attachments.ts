@@ -8,7 +8,7 @@ import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { lazy } from "../util/lazy.js";
 import { nowSeconds } from "../util/time.js";
 import type { AttachmentEvent } from "../events/types.js";
-import { AttachmentPayload, buildAttachmentPayload } from "../lib/attachmentPayload.js";
+import { type AttachmentPayload, buildAttachmentPayload } from "../lib/attachmentPayload.js";
 
 // sharp (libvips: 70 ms and 20 MB) is loaded by the first thumbnail job.
 const loadSharp = lazy(async () => (await import("sharp")).default);

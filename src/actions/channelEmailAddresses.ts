@@ -14,7 +14,6 @@ import {
   removeQuotedReply,
   stripFromSubject,
 } from "../lib/channelEmailAddress.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { AccessSubject, accessStreamById } from "../lib/streamAccess.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
 import { type ChannelEmailAddress, channelEmailAddressStore } from "../store/channelEmailAddresses.js";
@@ -28,6 +27,7 @@ import { checkMessage, checkSendMessage, normalizeContent, truncate } from "./me
 import { sendSystemBotChannelMessages } from "./notificationBot.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /** Zulip's Email Gateway bot, the default sender of mail to a channel. */
 export const EMAIL_GATEWAY_BOT_EMAIL = "emailgateway@zulip.com";

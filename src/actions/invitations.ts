@@ -5,7 +5,7 @@ import { queueEmail } from "../email/queue.js";
 import { ApiError, badRequest, InsufficientPermissionError, InvitationFailedError, OrganizationOwnerRequiredError } from "../lib/errors.js";
 import { randomString } from "../lib/apiKeys.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
-import { AccessSubject, accessStreamById, canSubscribeOthers } from "../lib/streamAccess.js";
+import { type AccessSubject, accessStreamById, canSubscribeOthers } from "../lib/streamAccess.js";
 import { accessUserGroupForUpdate, requireMemberOrAdmin } from "../lib/userGroupAccess.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { isAdmin, isOwner, Role } from "../models/roles.js";

@@ -25,7 +25,7 @@ import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { doRelinkAttachments } from "./attachments.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { RESOLVED_TOPIC_PREFIX } from "../models/topics.js";
-import { AttachmentPayload } from "../lib/attachmentPayload.js";
+import { type AttachmentPayload } from "../lib/attachmentPayload.js";
 import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore, moveAudienceStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";

@@ -16,7 +16,7 @@ import { queuePushRemovals } from "./pushNotifications.js";
 import type { UpdateMessageFlagsEvent } from "../events/types.js";
 import { recipientStore } from "../store/recipients.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
-import { NarrowQuery, narrowQueryStore } from "../store/narrowQueries.js";
+import { type NarrowQuery, narrowQueryStore } from "../store/narrowQueries.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };

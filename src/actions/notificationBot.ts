@@ -1,11 +1,11 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { renderMessageContent, renderMessageContents } from "../lib/messageRendering.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { internalChannelAccess } from "../lib/streamAccess.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { doSendMessage, doSendMessages, type OutgoingMessage } from "./messageSend.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /** Zulip's Notification Bot, a cross-realm bot of the system realm. */
 export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";

@@ -1,7 +1,6 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { getEmojiData } from "../lib/emoji.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { withRealmSettings } from "../models/realmSettings.js";
 import { BotType } from "../models/roles.js";
 import { SYSTEM_BOTS, WELCOME_BOT_EMAIL } from "../models/systemBots.js";
@@ -15,6 +14,7 @@ import { doAddReaction } from "./reactions.js";
 import { doCreateRealm } from "./realms.js";
 import { doCreateStreams } from "./streams.js";
 import { bulkAddSubscriptions } from "./subscriptions.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /**
  * Zulip's create_internal_realm: the system realm and its cross-realm bots (Notification Bot,

@@ -83,7 +83,7 @@ export async function deliverOutgoingWebhook(ctx: AppContext, job: WebhookJob, r
     }
     const failure =
       error.kind === "timeout" ? `Request timed out after ${ctx.config.outgoing.webhookTimeoutSeconds} seconds.` : "A connection error occurred. Is my bot server down?";
-    if (row.attempts < OUTGOING_WEBHOOK_ATTEMPTS) throw new Error(failure); // the job runner retries with backoff
+    if (row.attempts < OUTGOING_WEBHOOK_ATTEMPTS) throw new Error(failure, { cause: error }); // the job runner retries with backoff
     await failAndNotify(ctx, realm, bot, message, "Bot is unavailable", failure);
     return;
   }

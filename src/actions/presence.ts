@@ -1,6 +1,6 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { PresenceStatus, PRESENCE_OFFLINE_THRESHOLD_SECONDS, presenceVisible, legacyPresence, modernPresence } from "../lib/presence.js";
+import { type PresenceStatus, PRESENCE_OFFLINE_THRESHOLD_SECONDS, presenceVisible, legacyPresence, modernPresence } from "../lib/presence.js";
 import { type PresenceRow, presenceStore } from "../store/presence.js";
 import { userStore } from "../store/users.js";
 

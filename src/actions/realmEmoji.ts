@@ -12,7 +12,7 @@ import { type RealmEmoji, realmEmojiStore } from "../store/realmEmoji.js";
 import { userStore } from "../store/users.js";
 import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
 import { MAX_EMOJI_FILE_SIZE_MIB } from "../models/limits.js";
-import { RealmEmojiPayload, getRealmEmojiDict } from "../lib/realmEmojiPayload.js";
+import { type RealmEmojiPayload, getRealmEmojiDict } from "../lib/realmEmojiPayload.js";
 
 /** Zulip's check_valid_emoji_name. */
 function checkValidEmojiName(name: string): void {

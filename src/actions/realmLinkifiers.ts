@@ -1,6 +1,6 @@
 import type { Realm } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { ApiError, badRequest } from "../lib/errors.js";
+import { type ApiError, badRequest } from "../lib/errors.js";
 import { linkifierError } from "../lib/linkifiers.js";
 import { realmLinkifiers } from "../lib/messageRendering.js";
 import { realmLinkifierStore } from "../store/realmLinkifiers.js";

@@ -2,7 +2,7 @@ import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { ApiError, badRequest, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
-import { ScheduledRecipientType, ScheduledMessageDict, buildScheduledMessageDict, scheduledRecipientIds } from "../lib/scheduledMessagePayload.js";
+import { type ScheduledRecipientType, type ScheduledMessageDict, buildScheduledMessageDict, scheduledRecipientIds } from "../lib/scheduledMessagePayload.js";
 import { realmStore } from "../store/realms.js";
 import { scheduledMessageStore, type ScheduledMessage } from "../store/scheduledMessages.js";
 import { userStore } from "../store/users.js";

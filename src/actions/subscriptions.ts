@@ -5,7 +5,7 @@ import type { Tx } from "../db/tx.js";
 import { badRequest, GuestNotAllowedError, InsufficientPermissionError, InvalidChannelIdError, TargetUserDeactivatedError } from "../lib/errors.js";
 import { checkGroupSettingValue, STREAM_GROUP_SETTINGS, systemGroupIds, type GroupSettingValue, type StreamGroupSettingName } from "../lib/groupSettings.js";
 import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
-import { AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
+import { type AccessSubject, canSubscribeOthers, channelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../lib/streamPayload.js";
 import { isAdmin, isGuest } from "../models/roles.js";
 import { type AuditEntry, auditLogStore } from "../store/auditLog.js";

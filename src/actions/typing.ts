@@ -6,11 +6,11 @@ import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
 import { normalizeTopic } from "./messageSend.js";
 import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 const person = (u: User) => ({ user_id: u.id, email: u.email });
 

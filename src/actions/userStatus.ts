@@ -19,7 +19,8 @@ export interface UpdateStatusRequest {
 /** POST /users/me/status (Zulip's update_user_status_backend). */
 export async function checkUpdateUserStatus(tx: Tx, user: User, req: UpdateStatusRequest): Promise<void> {
   const { away, status_text } = req;
-  let { emoji_name, emoji_code, reaction_type } = req;
+  const { emoji_name } = req;
+  let { emoji_code, reaction_type } = req;
   if (away === undefined && status_text === undefined && emoji_name === undefined) {
     throw badRequest("Client did not pass any new values.");
   }

@@ -3,7 +3,6 @@ import { doRegenerateApiKey } from "../actions/apiKeys.js";
 import { doCreateUser } from "../actions/createUser.js";
 import { doChangeUserRole, isLastOwner } from "../actions/users.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
-import { Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { userStore } from "../store/users.js";
 import {

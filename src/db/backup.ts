@@ -68,7 +68,7 @@ async function runTool(tool: string, args: string[]): Promise<void> {
     await run(tool, args, { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === "ENOENT") throw new Error(`${tool} is not installed (it comes with PostgreSQL's client tools); it is needed to back up and restore a PostgreSQL database`);
-    throw new Error(`${tool} failed: ${(e.stderr ?? e.message).trim()}`);
+    if (e.code === "ENOENT") throw new Error(`${tool} is not installed (it comes with PostgreSQL's client tools); it is needed to back up and restore a PostgreSQL database`, { cause: error });
+    throw new Error(`${tool} failed: ${(e.stderr ?? e.message).trim()}`, { cause: error });
   }
 }

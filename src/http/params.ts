@@ -1,5 +1,5 @@
-import { z } from "zod";
-import { ApiError, badRequest } from "../lib/errors.js";
+import { type z } from "zod";
+import { type ApiError, badRequest } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 
 /**
@@ -86,10 +86,22 @@ function schemaAt(schema: z.core.$ZodType | undefined, path: readonly PropertyKe
     if (["optional", "nullable", "default", "prefault", "readonly", "nonoptional", "catch"].includes(def.type)) at = def.innerType;
     else if (def.type === "pipe") at = def.in;
     else if (i === path.length) break;
-    else if (def.type === "array") (at = def.element), i++;
-    else if (def.type === "object") (at = def.shape[path[i] as string]), i++;
-    else if (def.type === "record") (at = def.valueType), i++;
-    else if (def.type === "tuple") (at = def.items[path[i] as number] ?? def.rest), i++;
+    else if (def.type === "array") {
+      at = def.element;
+      i++;
+    }
+    else if (def.type === "object") {
+      at = def.shape[path[i] as string];
+      i++;
+    }
+    else if (def.type === "record") {
+      at = def.valueType;
+      i++;
+    }
+    else if (def.type === "tuple") {
+      at = def.items[path[i] as number] ?? def.rest;
+      i++;
+    }
     else return undefined;
   }
   return at;

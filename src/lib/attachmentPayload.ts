@@ -1,6 +1,6 @@
-import { User } from "../db/schema.js";
-import { Executor } from "../db/tx.js";
-import { Attachment, attachmentStore } from "../store/attachments.js";
+import { type User } from "../db/schema.js";
+import { type Executor } from "../db/tx.js";
+import { type Attachment, attachmentStore } from "../store/attachments.js";
 
 export interface AttachmentPayload {
   id: number;

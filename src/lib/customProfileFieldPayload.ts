@@ -1,4 +1,4 @@
-import { CustomProfileField } from "../db/schema.js";
+import { type CustomProfileField } from "../db/schema.js";
 
 /** A field as clients see it (Zulip's CustomProfileField.as_dict). */
 export function customProfileFieldDict(field: CustomProfileField): Record<string, unknown> {

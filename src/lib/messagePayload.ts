@@ -6,8 +6,8 @@ import type { Message, Reaction, Submessage } from "../store/messages.js";
 import { parseEditHistory } from "./editHistory.js";
 import { type Linkifier, topicLinks } from "./linkifiers.js";
 import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
-import { SYSTEM_BOT_REALM } from "./realms.js";
 import { avatarUrlFor, fakeEmail, INACCESSIBLE_USER_NAME, inaccessibleAvatarUrl } from "./userPayload.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /**
  * The message objects of GET /messages, GET /messages/{id} and message events (Zulip's

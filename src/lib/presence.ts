@@ -1,9 +1,9 @@
-import { Realm, User } from "../db/schema.js";
-import { Executor } from "../db/tx.js";
+import { type Realm, type User } from "../db/schema.js";
+import { type Executor } from "../db/tx.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { initialStateStore } from "../store/initialState.js";
-import { PresenceRow } from "../store/presence.js";
+import { type PresenceRow } from "../store/presence.js";
 import { userStore } from "../store/users.js";
 
 /** Zulip's presence constants (seconds). */

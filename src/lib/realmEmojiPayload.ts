@@ -1,5 +1,5 @@
-import { Executor } from "../db/tx.js";
-import { RealmEmoji, realmEmojiStore } from "../store/realmEmoji.js";
+import { type Executor } from "../db/tx.js";
+import { type RealmEmoji, realmEmojiStore } from "../store/realmEmoji.js";
 
 /** A custom emoji as clients see it (Zulip's EmojiInfo, as in the OpenAPI RealmEmoji). */
 export interface RealmEmojiPayload {

@@ -1,5 +1,5 @@
-import { Executor } from "../db/tx.js";
-import { RealmPlayground, realmPlaygroundStore } from "../store/realmPlaygrounds.js";
+import { type Executor } from "../db/tx.js";
+import { type RealmPlayground, realmPlaygroundStore } from "../store/realmPlaygrounds.js";
 
 /** A code playground as clients see it (the OpenAPI RealmPlayground). */
 export interface RealmPlaygroundPayload {

@@ -1,10 +1,8 @@
 import crypto from "node:crypto";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 import { realmStore } from "../store/realms.js";
-
-/** The realm that holds Zulip's cross-realm system bots; never a user-facing organization. */
-export const SYSTEM_BOT_REALM = "zulipinternal";
 
 /**
  * The organization this server serves at its root URL: the only realm that is not the system-bot

@@ -1,7 +1,7 @@
-import { User } from "../db/schema.js";
-import { Executor } from "../db/tx.js";
+import { type User } from "../db/schema.js";
+import { type Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
-import { ScheduledMessageWithRecipient, scheduledMessageStore } from "../store/scheduledMessages.js";
+import { type ScheduledMessageWithRecipient, scheduledMessageStore } from "../store/scheduledMessages.js";
 
 export type ScheduledRecipientType = "stream" | "private";
 

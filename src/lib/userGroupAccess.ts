@@ -3,12 +3,12 @@ import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
 import { badRequest, BotRequestNotAllowedError, GuestNotAllowedError, InsufficientPermissionError, UserGroupDeactivatedError } from "./errors.js";
 import { isGuest } from "../models/roles.js";
-import { SYSTEM_BOT_REALM } from "./realms.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { USER_GROUP_SETTINGS, type UserGroupSettingName } from "./groupSettings.js";
 import { hasRealmPermission } from "./realmPermissions.js";
 import type { AccessSubject } from "./streamAccess.js";
 import { systemBotStore } from "../store/systemBots.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /**
  * THE place that decides who may do what with a user group (Zulip 10.2's zerver/lib/user_groups.py

@@ -1,6 +1,6 @@
-import { User } from "../db/schema.js";
+import { type User } from "../db/schema.js";
 import { userSettings } from "../models/userSettings.js";
-import { UserStatusRow } from "../store/userStatuses.js";
+import { type UserStatusRow } from "../store/userStatuses.js";
 
 /** A user's status as clients see it: only the keys that are set (Zulip's format_user_status). */
 export function formatUserStatus(row: UserStatusRow | undefined, user: User): Record<string, unknown> {

@@ -1,6 +1,9 @@
+/** The realm that holds Zulip's cross-realm system bots; never a user-facing organization. */
+export const SYSTEM_BOT_REALM = "zulipinternal";
+
 /**
  * Zulip's cross-realm system bots (settings.INTERNAL_BOTS), accounts of the system realm
- * (lib/realms.ts SYSTEM_BOT_REALM), in the order Zulip creates them: ids 1-5 on a new server.
+ * (SYSTEM_BOT_REALM), in the order Zulip creates them: ids 1-5 on a new server.
  */
 export const SYSTEM_BOTS = [
   { id: 1, email: "notification-bot@zulip.com", full_name: "Notification Bot" },

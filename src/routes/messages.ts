@@ -12,7 +12,7 @@ import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarr
 import { AccessSubject } from "../lib/streamAccess.js";
 import { senderAccessFor } from "../lib/userAccessEvents.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
-import { NarrowQuery, narrowQueryStore, NarrowMessage } from "../store/narrowQueries.js";
+import { type NarrowQuery, narrowQueryStore, type NarrowMessage } from "../store/narrowQueries.js";
 
 /** Zulip's MAX_MESSAGES_PER_FETCH and LARGER_THAN_MAX_MESSAGE_ID. */
 const MAX_MESSAGES_PER_FETCH = 5000;

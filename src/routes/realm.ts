@@ -1,9 +1,9 @@
-import { z } from "zod";
+import { type z } from "zod";
 import { checkUpdateRealm, parseTimeLimit } from "../actions/realmSettings.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../lib/errors.js";
-import { p, Param, type ParamSpec } from "../http/params.js";
+import { p, type Param, type ParamSpec } from "../http/params.js";
 import { groupSettingChangeSchema } from "../lib/groupSettings.js";
 import { REALM_GROUP_PERMISSION_NAMES, type RealmGroupPermissionName } from "../models/realmSettings.js";
 import { MAX_REALM_NAME_LENGTH, MAX_REALM_DESCRIPTION_LENGTH } from "../models/limits.js";

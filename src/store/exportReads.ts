@@ -1,5 +1,5 @@
 import type { Executor } from "../db/tx.js";
-import { SYSTEM_BOT_REALM } from "../lib/realms.js";
+import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /**
  * The reads of an organization's data export (lib/export/): every table of the organization,

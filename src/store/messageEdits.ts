@@ -1,8 +1,8 @@
-import { Updateable, sql } from "kysely";
+import { type Updateable, sql } from "kysely";
 import { dialectOf } from "../db/dialect.js";
-import { MessagesTable } from "../db/schema.js";
-import { Executor } from "../db/tx.js";
-import { Message } from "./messages.js";
+import { type MessagesTable } from "../db/schema.js";
+import { type Executor } from "../db/tx.js";
+import { type Message } from "./messages.js";
 
 const sameTopic = (topic: string) => sql<boolean>`lower(subject) = lower(${topic})`;
 

@@ -1,5 +1,5 @@
-import { Executor } from "../db/tx.js";
-import { Message } from "./messages.js";
+import { type Executor } from "../db/tx.js";
+import { type Message } from "./messages.js";
 
 /** Messages past a retention period (oldest first). */
 export const retentionStore = {

@@ -1,6 +1,6 @@
 import { dialectOf } from "../db/dialect.js";
-import { Executor } from "../db/tx.js";
-import { Message } from "./messages.js";
+import { type Executor } from "../db/tx.js";
+import { type Message } from "./messages.js";
 
 /** The engine's full-text index of messages (db/dialect.ts): callers report new and edited messages. */
 export const messageSearchStore = {

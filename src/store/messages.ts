@@ -1,9 +1,8 @@
-import { type Insertable, type RawBuilder, type Selectable, sql } from "kysely";
+import { type Insertable, type Selectable, sql } from "kysely";
 import { dialectOf } from "../db/dialect.js";
 import type { MessagesTable, ReactionsTable, SubmessagesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
-import { NarrowMessage, NarrowQuery } from "./narrowQueries.js";
 
 export type Message = Selectable<MessagesTable>;
 export type Reaction = Selectable<ReactionsTable>;

@@ -1,8 +1,8 @@
-import { RawBuilder, sql } from "kysely";
-import { Executor } from "../db/tx.js";
+import { type RawBuilder, sql } from "kysely";
+import { type Executor } from "../db/tx.js";
 import { dialectOf } from "../db/dialect.js";
 import { MessageFlag } from "../models/messageFlags.js";
-import { Message } from "./messages.js";
+import { type Message } from "./messages.js";
 
 /** A narrow's condition on `m` (messages) and `um` (the viewer's user_messages row). */
 export interface NarrowQuery {

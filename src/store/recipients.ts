@@ -1,4 +1,4 @@
-import { Executor } from "../db/tx.js";
+import { type Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
 
 export const recipientStore = {

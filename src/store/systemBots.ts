@@ -1,5 +1,5 @@
-import { User } from "../db/schema.js";
-import { Executor } from "../db/tx.js";
+import { type User } from "../db/schema.js";
+import { type Executor } from "../db/tx.js";
 
 /** Zulip's cross-realm system bots (Notification Bot...): users of the realm `systemRealm` that send into other realms. */
 export const systemBotStore = {

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { Executor } from "../db/tx.js";
+import { type Executor } from "../db/tx.js";
 
 /** Topics of a channel: listing and the messages of one topic (topics endpoints). */
 export const topicStore = {

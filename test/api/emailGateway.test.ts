@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTransport } from "nodemailer";
-import { type EmailGateway, startEmailGateway } from "../../src/email/gateway.js";
+import { type EmailGateway, startEmailGateway } from "../../src/http/emailGateway.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**

@@ -288,17 +288,20 @@ async function makeMarkers(): Promise<void> {
 
   // Files: linked from the protected channel, from the DM, and never sent.
   const protFile: ModelFile = { name: "FILE_PROT_NAME", data: "FILE_PROT_DATA" };
-  marker(protFile.name), marker(protFile.data);
+  marker(protFile.name);
+  marker(protFile.data);
   const protUrl = await upload(protFile);
   protFile.linkedFrom = channelMessage("file (protected)", "prot", ["FILE_PROT_NAME"], "PROT_TOPIC");
   await send(protFile.linkedFrom, `[file](${protUrl})`);
   const dmFile: ModelFile = { name: "FILE_DM_NAME", data: "FILE_DM_DATA" };
-  marker(dmFile.name), marker(dmFile.data);
+  marker(dmFile.name);
+  marker(dmFile.data);
   const dmUrl = await upload(dmFile);
   dmFile.linkedFrom = { ...dm, key: "file (dm)", content: ["FILE_DM_NAME"] };
   await send(dmFile.linkedFrom, `[file](${dmUrl})`);
   const unsent: ModelFile = { name: "FILE_UNSENT_NAME", data: "FILE_UNSENT_DATA" };
-  marker(unsent.name), marker(unsent.data);
+  marker(unsent.name);
+  marker(unsent.data);
   await upload(unsent);
 
   // The author's draft and scheduled message.

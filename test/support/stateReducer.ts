@@ -66,8 +66,7 @@ export class ClientState {
       case "restart":
       case "reaction":
       case "submessage":
-      // Uploads are not part of POST /register; applyAttachmentEvents keeps GET /attachments.
-      case "attachment":
+      case "attachment": // Uploads are not part of POST /register; applyAttachmentEvents keeps GET /attachments.
         return;
       case "message":
         return this.applyMessage(event);

@@ -1,7 +1,6 @@
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
-import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
 import { buildBotDicts } from "../../lib/botPayload.js";
 import { canAccessUser, restrictedUserAccess } from "../../lib/access.js";
 import { buildUserPayload, inaccessibleUserPayload } from "../../lib/userPayload.js";
@@ -13,6 +12,7 @@ import { initialStateStore, listCrossRealmBots } from "../../store/initialState.
 import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./index.js";
 import { formatUserStatus } from "../../lib/userStatusPayload.js";
+import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 
 /** The realm_user section's permission flags, from the organization's group settings (Zulip 10.2). */
 async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<string, boolean>> {

@@ -55,7 +55,7 @@ export interface Found {
  * made spaces, which keeps every index.
  */
 function maskSchemeColons(text: string): string {
-  return text.replace(/(^|[\s(\[<'"])([a-zA-Z][\w+.-]*):(?=[^\s/])/g, (whole, lead: string, scheme: string) =>
+  return text.replace(/(^|[\s([<'"])([a-zA-Z][\w+.-]*):(?=[^\s/])/g, (whole, lead: string, scheme: string) =>
     scheme.toLowerCase() === "mailto" ? whole : `${lead}${scheme} `,
   );
 }

@@ -7,14 +7,13 @@ import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { userStore } from "../../store/users.js";
 import { findUserByEmail } from "../access.js";
 import { type ChannelReadability, historyIsPublic } from "../messageAccess.js";
-import { SYSTEM_BOT_REALM } from "../realms.js";
 import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelAccess } from "../streamAccess.js";
 import type { Operand } from "./parse.js";
 import { searchWords } from "./search.js";
 import { type Condition, narrowSql } from "../../store/narrowConditions.js";
 import { RESOLVED_TOPIC_PREFIX } from "../../models/topics.js";
-import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 import { systemBotStore } from "../../store/systemBots.js";
+import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 
 /**
  * One builder per narrow operator (Zulip's NarrowBuilder.by_*). Each turns an operand into a
