@@ -6,9 +6,11 @@ import { followRoute } from "./components/Compose.js";
 import { register, runEventLoop } from "./events.js";
 import { parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
+import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
 import { openNarrow, view } from "./messages.js";
-import { lookup, noteTopic, route, settings } from "./state.js";
+import { channelTopics, lookup, route, settings } from "./state.js";
+import { homeKind } from "./components/App.js";
 import "./style.css";
 
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */
@@ -22,17 +24,31 @@ function applyHash(): void {
   if (next.kind === "narrow") {
     void openNarrow(next.terms);
     followRoute();
-    const channel = next.terms.find((t) => t.operator === "channel");
-    if (channel && /^\d+$/.test(channel.operand)) void loadTopics(Number(channel.operand));
-  } else if (next.kind === "feed" || next.kind === "recent") {
+  } else if (next.kind === "feed" || (next.kind === "home" && homeKind() === "feed")) {
     void openNarrow([]);
   }
 }
 
+/** The open channel's topics, fetched when the sidebar has none for it (first open, or after a move). */
+const loadingTopics = new Set<number>();
+effect(() => {
+  const r = route.value;
+  const topics = channelTopics.value;
+  if (r.kind !== "narrow") return;
+  const channel = r.terms.find((t) => t.operator === "channel" && !t.negated);
+  if (!channel || !/^\d+$/.test(channel.operand)) return;
+  const id = Number(channel.operand);
+  if (topics.has(id) || loadingTopics.has(id)) return;
+  loadingTopics.add(id);
+  void loadTopics(id).finally(() => loadingTopics.delete(id));
+});
+
 async function loadTopics(channelId: number): Promise<void> {
   try {
     const result = await api.get(`/users/me/${channelId}/topics`);
-    for (const t of [...result.topics].reverse()) noteTopic(channelId, t.name, t.max_id);
+    const map = new Map(channelTopics.value);
+    map.set(channelId, result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })));
+    channelTopics.value = map;
   } catch {
     // the sidebar simply shows no topics
   }
@@ -47,6 +63,7 @@ effect(() => {
 async function start(): Promise<void> {
   const root = document.getElementById("app")!;
   await register();
+  restoreOutbox();
   render(<App />, root);
   window.addEventListener("hashchange", applyHash);
   installKeyboard();

@@ -24,6 +24,9 @@ export interface View {
 export const view = signal<View>({ terms: [], messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null });
 let fetchSerial = 0;
 
+/** Messages being sent (or not sent) that belong in a view: set by the outbox. */
+export const localEchoes = { forView: (_terms: readonly Term[]): Message[] => [] };
+
 const PAGE = 100;
 /** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
 export const CACHE_LIMIT = 1000;
@@ -86,7 +89,8 @@ export async function openNarrow(terms: Term[]): Promise<void> {
     });
     if (serial !== fetchSerial) return;
     const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
-    view.value = { terms, messages: result.messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
+    const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
+    view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
   } catch (error) {
     if (serial !== fetchSerial) return;
     view.value = { ...view.value, loading: false, error: (error as Error).message };
@@ -112,7 +116,7 @@ export function mergeMessages(incoming: Message[]): void {
 }
 
 /** Whether a new message belongs in the open view (the narrows the app can decide locally). */
-export function matchesView(message: Message, terms: readonly Term[]): boolean {
+export function matchesView(message: Message, terms: readonly Term[], ignoreNewest = false): boolean {
   for (const term of terms) {
     let ok: boolean;
     switch (term.operator) {
@@ -149,7 +153,7 @@ export function matchesView(message: Message, terms: readonly Term[]): boolean {
     }
     if (ok === term.negated) return false;
   }
-  return view.value.foundNewest;
+  return ignoreNewest || view.value.foundNewest;
 }
 
 export function updateMessages(fn: (m: Message) => Message | null): void {

@@ -1,10 +1,11 @@
 import { signal } from "@preact/signals";
 import { useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
-import { type Destination, send } from "../outbox.js";
+import { type Destination, discard, retry, send, unsent } from "../outbox.js";
 import { type Message, route, settings, subscriptions, typing, userName, users } from "../state.js";
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
+import { openEmojiPicker } from "../emojiPicker.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -60,8 +61,47 @@ function destination(): Destination | null {
   return null;
 }
 
+/** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */
+function insertText(el: HTMLTextAreaElement | null, text: string): void {
+  const value = content.value;
+  const start = el ? el.selectionStart : value.length;
+  const end = el ? el.selectionEnd : value.length;
+  const before = value.slice(0, start);
+  const spaced = before === "" || /\s$/.test(before) ? text : ` ${text}`;
+  content.value = before + spaced + value.slice(end);
+  if (el) {
+    el.value = content.value;
+    el.focus();
+    el.selectionStart = el.selectionEnd = start + spaced.length;
+  }
+}
+
 export function focusCompose(): void {
   document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();
+}
+
+function describe(d: Destination): string {
+  return d.kind === "channel" ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || "general chat"}` : d.userIds.map(userName).join(", ");
+}
+
+/** Messages that were not sent (also from before a reload), wherever the reader is: retry or discard. */
+function Unsent() {
+  const list = unsent.value;
+  if (list.length === 0) return null;
+  return (
+    <div class="unsent" role="alert">
+      <strong>{list.length === 1 ? "1 message not sent" : `${list.length} messages not sent`}</strong>
+      <ul>
+        {list.map((e) => (
+          <li key={e.localId} data-local-id={e.localId}>
+            <span class="to">{describe(e.destination)}:</span> <span class="text">{e.content.length > 80 ? `${e.content.slice(0, 80)}…` : e.content}</span>{" "}
+            <span class="why">({e.error})</span> <button type="button" onClick={() => retry(e.localId)}>Retry</button>{" "}
+            <button type="button" onClick={() => discard(e.localId)}>Discard</button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 export function Compose() {
@@ -83,6 +123,7 @@ export function Compose() {
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
+      <Unsent />
       {typists.length > 0 && <div class="typing">{typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…</div>}
       <div class="destination">
         {dmTo.value ? (
@@ -128,6 +169,7 @@ export function Compose() {
             }
           }}
         />
+        <button type="button" class="emoji-button" title="Add emoji" aria-label="Add emoji" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => insertText(textarea.current, `:${emoji.name}:`))}>☺</button>
         <button type="submit" class="send">Send</button>
       </div>
       {error.value && <div class="error" role="alert">{error.value}</div>}
