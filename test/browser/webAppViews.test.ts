@@ -237,13 +237,21 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     const stayed = await call(hamlet, "GET", `/messages/${first}`);
     expect([stayed.message.stream_id, stayed.message.subject]).toEqual([VERONA, "moved here"]);
 
-    // Followed (Hamlet's own topic visibility): marked in his sidebar when the event comes back.
+    // Followed (Hamlet's own topic visibility): he started the topic, so follows it (Zulip's
+    // automatic follow), and the policy moved with the topic each time.
     const hamletTopic = hamlet.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='moved here']`);
-    await hamlet.locator(".recipient-bar .follow").first().click();
+    const policy = async () => (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find((t: any) => t.stream_id === VERONA && t.topic_name === "moved here")?.visibility_policy ?? 0;
+    expect(await policy()).toBe(3);
     await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
     expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("true");
+    // Unfollowed, then followed again: marked when the event comes back.
     await hamlet.locator(".recipient-bar .follow").first().click();
     await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(0);
+    expect(await policy()).toBe(0);
+    expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("false");
+    await hamlet.locator(".recipient-bar .follow").first().click();
+    await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
+    expect(await policy()).toBe(3);
   }, 60_000);
 
   it("offers no topic moves when the organization allows none, changed live", async () => {

@@ -4,11 +4,11 @@ import { api } from "./api.js";
 import { App } from "./components/App.js";
 import { followRoute } from "./components/Compose.js";
 import { register, runEventLoop } from "./events.js";
-import { parseHash } from "./hash.js";
+import { type Lookup, parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
 import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
-import { openNarrow, view } from "./messages.js";
+import { openNarrow, prefetchNarrow, view } from "./messages.js";
 import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./components/App.js";
 import "./style.css";
@@ -60,16 +60,41 @@ effect(() => {
   document.documentElement.dataset.theme = scheme === 2 ? "dark" : scheme === 3 ? "light" : "auto";
 });
 
+/**
+ * A #narrow link (or the feed) names its messages before /register answers: they are asked for
+ * at once, in parallel. Channels and people are taken by the ids of their slugs (no names known
+ * yet); a link that needs names (a legacy channel name, an email) waits for the state.
+ */
+function prefetchFromHash(): void {
+  const hash = HASH_ALIASES[location.hash] ?? location.hash;
+  const ids: Lookup = {
+    myId: lookup.myId,
+    channelById: (id) => ({ name: String(id) }),
+    channelIdByName: () => undefined,
+    userById: () => undefined,
+    userIdByEmail: () => undefined,
+  };
+  const early = parseHash(hash, ids);
+  if (early.kind === "feed") return prefetchNarrow([]);
+  if (early.kind !== "narrow") return;
+  const byIds = early.terms.every((t) =>
+    t.operator === "channel" ? /^\d+$/.test(t.operand) : ["dm", "dm-including", "sender"].includes(t.operator) ? /^\d+(,\d+)*$/.test(t.operand) : true,
+  );
+  if (byIds) prefetchNarrow(early.terms);
+}
+
 async function start(): Promise<void> {
   const root = document.getElementById("app")!;
+  prefetchFromHash();
   await register();
   restoreOutbox();
+  // The route first, so that the first render is already the view asked for.
+  applyHash();
   render(<App />, root);
   window.addEventListener("hashchange", applyHash);
   installKeyboard();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
-  applyHash();
   void runEventLoop();
   startPresence();
 }

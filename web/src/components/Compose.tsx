@@ -16,6 +16,7 @@ const topic = signal("");
 const channelId = signal<number | null>(null);
 const dmTo = signal<number[] | null>(null);
 const error = signal("");
+const dmListed = signal(false);
 
 /** Follows the open view: a topic or channel fills the destination, a DM the recipients. */
 export function followRoute(): void {
@@ -140,9 +141,10 @@ export function Compose() {
               ))}
             </select>
             <input aria-label="Topic" placeholder="Topic" value={topic.value} onInput={(e) => (topic.value = e.currentTarget.value)} maxLength={60} />
-            <select aria-label="Direct message to" value="" onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
+            <select aria-label="Direct message to" value="" onFocus={() => (dmListed.value = true)} onMouseDown={() => (dmListed.value = true)} onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
               <option value="">DM…</option>
-              {[...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
+              {/* A large organization's people are listed when the list is first opened, not at start. */}
+              {dmListed.value && [...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
                 <option key={u.user_id} value={u.user_id}>{u.full_name}</option>
               ))}
             </select>
