@@ -59,7 +59,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     ({ browser, close: closeBrowser } = await launchChromium());
     hamlet = await signIn("King Hamlet");
     othello = await signIn("Othello, the Moor of Venice");
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await closeBrowser?.();
   });
