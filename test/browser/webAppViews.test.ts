@@ -107,9 +107,9 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await row(hamlet, "React to me").locator("button[title='Add emoji reaction']").click();
     await hamlet.waitForSelector(".emoji-picker .emoji-grid button");
     expect(await emojiChunks()).toBe(1);
+    if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker.png` });
     await hamlet.fill(".emoji-picker input", "octo");
     await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":octopus:");
-    if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker.png` });
     await hamlet.locator(".emoji-grid button").first().click();
     await expect.poll(() => row(othello, "React to me").locator(".reaction").textContent()).toBe("🐙 1");
     expect(await hamlet.locator(".emoji-picker").count()).toBe(0);
