@@ -98,8 +98,6 @@ export function prefetchNarrow(terms: readonly Term[]): void {
 /** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
 export async function openNarrow(terms: Term[]): Promise<void> {
   const serial = ++fetchSerial;
-  const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
-  const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
   try {
     const params = openingRequest(terms);
