@@ -14,10 +14,13 @@
 //            messages between random pairs while all 1,000 users long-poll;
 //   large    the same organization with --messages N (default 1,000,000): (f) start-up and idle
 //            RSS, (d) GET /messages newest 100 for channel+topic, search, is:unread, is:mentioned,
-//            (e) POST /register for a user with 100 subscriptions.
+//            (e) POST /register for a user with 100 subscriptions; the web app's budgets in Chromium
+//            (scripts/bench-web.mjs: initial JavaScript, time to the first message list, and on the
+//            first engine the JS heap after --web-minutes in a busy channel).
 //
 // Options: --seconds N (per scenario, default 5), --connections N (autocannon throughput
-// connections, default 20), --messages N, --no-write.
+// connections, default 20), --messages N, --web-minutes N (default 10; 0 skips the heap run,
+// e.g. 1 for a quick run), --no-write.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -26,6 +29,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { targetChart } from "./bench-chart.mjs";
 import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
+import { measureWebApp, webBenchAvailable, webSection, WEB_END, WEB_START } from "./bench-web.mjs";
 import { autocannonFigures, devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
@@ -33,6 +37,7 @@ const { values: opts } = parseArgs({
     seconds: { type: "string", default: "5" },
     messages: { type: "string", default: "1000000" },
     connections: { type: "string", default: "20" },
+    "web-minutes": { type: "string", default: "10" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -166,7 +171,7 @@ async function measureSmallOrganization(engine, say) {
 }
 
 /** (f), (d), (e) on the organization with `--messages` messages. */
-async function measureLargeOrganization(engine, say) {
+async function measureLargeOrganization(engine, say, { webMinutes }) {
   const fresh = await engine.freshDatabase();
   try {
     say(`building the organization (${Number(opts.messages).toLocaleString()} messages)…`);
@@ -202,7 +207,10 @@ async function measureLargeOrganization(engine, say) {
         await hamlet.call("DELETE", "/events", { queue_id: reg.queue_id });
       }
       registerMs.sort((a, b) => a - b);
-      return { org, startMs: server.startMs, idleRss, limit, measured, register: { subscriptions, p50: percentile(registerMs, 50), p99: percentile(registerMs, 99) } };
+      let web = null;
+      if (webBenchAvailable()) web = await measureWebApp(server, { minutes: webMinutes, say });
+      else console.error("No Chromium: the web app's budgets are not measured (apt-get install chromium).");
+      return { org, startMs: server.startMs, idleRss, limit, measured, register: { subscriptions, p50: percentile(registerMs, 50), p99: percentile(registerMs, 99) }, web };
     } finally {
       await stopServer(server);
     }
@@ -269,6 +277,7 @@ async function engines() {
 execFileSync(process.execPath, [path.join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
 
 const results = [];
+let engineIndex = 0;
 for (const engine of await engines()) {
   const say = (text) => progress(`${engine.name}: ${text}`);
   try {
@@ -276,7 +285,8 @@ for (const engine of await engines()) {
     const insertLimit = rawInsertLimit(engine);
     const empty = await measureEmptyServer(engine, say);
     const small = await measureSmallOrganization(engine, say);
-    const large = await measureLargeOrganization(engine, say);
+    // The heap is the browser's: measured once, on the first engine.
+    const large = await measureLargeOrganization(engine, say, { webMinutes: engineIndex++ === 0 ? Number(opts["web-minutes"]) : 0 });
     results.push({ engine: engine.name, insertLimit, empty, small, large });
   } finally {
     await engine.cleanup();
@@ -378,6 +388,11 @@ if (perEngine.length === 2) {
     lines.push(`| ${row.label}${row.errors + other.errors > 0 ? " ⚠ (errors)" : ""} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`);
   });
   lines.push("");
+}
+const webResults = perEngine.filter(({ r }) => r.large.web).map(({ r }) => ({ engine: r.engine, web: r.large.web }));
+if (webResults.length > 0) {
+  const command = `npm run bench -- --messages ${opts.messages} --web-minutes ${opts["web-minutes"]}`;
+  lines.push(WEB_START, webSection(webResults, { messages: Number(opts.messages), command }).trim(), WEB_END, "");
 }
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");

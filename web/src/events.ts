@@ -1,9 +1,10 @@
 import { ApiError, api, myUserId } from "./api.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
-  bumpUnread, connection, conversationOf, type Message, noteDm, noteTopic, realmName, settings, subscriptions, typing, unread, users,
-  type Subscription, type User,
+  bumpUnread, connection, conversationOf, forgetTopics, type Message, noteDm, noteTopic, realm, realmEmoji, realmName, type RealmEmoji, setUserTopic,
+  settings, subscriptions, typing, unread, userGroups, users, userTopics, topicKey, type Subscription, type User,
 } from "./state.js";
+import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } from "./recent.js";
 import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
@@ -37,7 +38,16 @@ export async function register(): Promise<void> {
   unread.load(state.unread_msgs, myUserId);
   loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
+  noteRecentDms(state.recent_private_conversations ?? []);
+  realm.value = Object.fromEntries(Object.entries(state).filter(([key]) => key.startsWith("realm_") && key !== "realm_users" && key !== "realm_user_groups" && key !== "realm_emoji"));
+  userGroups.value = new Map((state.realm_user_groups ?? []).map((g: any) => [g.id, { id: g.id, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]));
+  userTopics.value = new Map((state.user_topics ?? []).filter((t: any) => t.visibility_policy !== 0).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]));
+  loadRealmEmoji(state.realm_emoji ?? {});
   bumpUnread();
+}
+
+function loadRealmEmoji(dict: Record<string, RealmEmoji>): void {
+  realmEmoji.value = new Map(Object.entries(dict).map(([id, e]) => [id, { id, name: e.name, source_url: e.source_url, deactivated: e.deactivated }]));
 }
 
 function noteDmOnce(ids: number[]): void {
@@ -103,6 +113,7 @@ function applyEvent(event: any): void {
       unread.remove(ids);
       bumpUnread();
       updateMessages((m) => (ids.includes(m.id) ? null : m));
+      noteRecentDelete(ids);
       return;
     }
     case "update_message":
@@ -140,6 +151,18 @@ function applyEvent(event: any): void {
     case "presence":
       if (event.presences) mergePresences(event.presences);
       return;
+    case "user_topic":
+      setUserTopic(event.stream_id, event.topic_name, event.visibility_policy);
+      return;
+    case "realm_emoji":
+      if (event.op === "update") loadRealmEmoji(event.realm_emoji);
+      return;
+    case "realm":
+      if (event.op === "update") realm.value = { ...realm.value, [`realm_${event.property}`]: event.value };
+      else if (event.op === "update_dict") realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(event.data).map(([k, v]) => [`realm_${k}`, v])) };
+      return;
+    case "user_group":
+      return onUserGroup(event);
     default:
       return;
   }
@@ -154,6 +177,7 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   }
   if (conversation.kind === "dm") noteDm(conversation.userIds);
   else noteTopic(conversation.channelId, conversation.topic, message.id);
+  noteRecentMessage(message);
   if (localId && ackLocalEcho(localId, message)) return;
   if (matchesView(message, view.value.terms)) mergeMessages([message]);
 }
@@ -194,13 +218,41 @@ function onUpdateMessage(event: any): void {
     }
     if (newTopic !== undefined) next.subject = newTopic;
     if (newChannel !== undefined) next.stream_id = newChannel;
+    // Moved out of the open view (a topic or channel narrow): it leaves the list, as in Zulip.
+    if ((newTopic !== undefined || newChannel !== undefined) && decidedLocally(view.value.terms) && !matchesView(next, view.value.terms, true)) return null;
     return next;
   });
   if (newTopic !== undefined || newChannel !== undefined) {
     const to = { kind: "channel" as const, channelId: newChannel ?? event.stream_id, topic: newTopic ?? event.orig_subject };
     unread.move(ids, to);
     bumpUnread();
+    // The topic lists of both channels may have changed: fetched again when shown.
+    forgetTopics(event.stream_id);
+    if (newChannel !== undefined) forgetTopics(newChannel);
+    noteRecentMove(ids, event.stream_id, event.orig_subject, to.channelId, to.topic);
   }
+}
+
+/** Whether the app itself can tell which messages belong in a view (no search: the server decides that). */
+function decidedLocally(terms: ReadonlyArray<{ operator: string; operand: string }>): boolean {
+  return terms.every((t) => ["channel", "topic", "dm", "sender", "near", "with"].includes(t.operator) || (t.operator === "is" && ["dm", "starred", "mentioned"].includes(t.operand)));
+}
+
+function onUserGroup(event: any): void {
+  const map = new Map(userGroups.value);
+  if (event.op === "add") map.set(event.group.id, { id: event.group.id, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
+  else if (event.op === "remove") map.delete(event.group_id);
+  else {
+    const g = map.get(event.group_id);
+    if (!g) return;
+    const next = { ...g };
+    if (event.op === "add_members") next.members = [...new Set([...g.members, ...event.user_ids])];
+    if (event.op === "remove_members") next.members = g.members.filter((id) => !event.user_ids.includes(id));
+    if (event.op === "add_subgroups") next.direct_subgroup_ids = [...new Set([...g.direct_subgroup_ids, ...event.direct_subgroup_ids])];
+    if (event.op === "remove_subgroups") next.direct_subgroup_ids = g.direct_subgroup_ids.filter((id) => !event.direct_subgroup_ids.includes(id));
+    map.set(event.group_id, next);
+  }
+  userGroups.value = map;
 }
 
 function onSubscription(event: any): void {

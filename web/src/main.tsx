@@ -4,11 +4,13 @@ import { api } from "./api.js";
 import { App } from "./components/App.js";
 import { followRoute } from "./components/Compose.js";
 import { register, runEventLoop } from "./events.js";
-import { parseHash } from "./hash.js";
+import { type Lookup, parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
+import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
-import { openNarrow, view } from "./messages.js";
-import { lookup, noteTopic, route, settings } from "./state.js";
+import { openNarrow, prefetchNarrow, view } from "./messages.js";
+import { channelTopics, lookup, route, settings } from "./state.js";
+import { homeKind } from "./components/App.js";
 import "./style.css";
 
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */
@@ -22,17 +24,31 @@ function applyHash(): void {
   if (next.kind === "narrow") {
     void openNarrow(next.terms);
     followRoute();
-    const channel = next.terms.find((t) => t.operator === "channel");
-    if (channel && /^\d+$/.test(channel.operand)) void loadTopics(Number(channel.operand));
-  } else if (next.kind === "feed" || next.kind === "recent") {
+  } else if (next.kind === "feed" || (next.kind === "home" && homeKind() === "feed")) {
     void openNarrow([]);
   }
 }
 
+/** The open channel's topics, fetched when the sidebar has none for it (first open, or after a move). */
+const loadingTopics = new Set<number>();
+effect(() => {
+  const r = route.value;
+  const topics = channelTopics.value;
+  if (r.kind !== "narrow") return;
+  const channel = r.terms.find((t) => t.operator === "channel" && !t.negated);
+  if (!channel || !/^\d+$/.test(channel.operand)) return;
+  const id = Number(channel.operand);
+  if (topics.has(id) || loadingTopics.has(id)) return;
+  loadingTopics.add(id);
+  void loadTopics(id).finally(() => loadingTopics.delete(id));
+});
+
 async function loadTopics(channelId: number): Promise<void> {
   try {
     const result = await api.get(`/users/me/${channelId}/topics`);
-    for (const t of [...result.topics].reverse()) noteTopic(channelId, t.name, t.max_id);
+    const map = new Map(channelTopics.value);
+    map.set(channelId, result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })));
+    channelTopics.value = map;
   } catch {
     // the sidebar simply shows no topics
   }
@@ -44,15 +60,41 @@ effect(() => {
   document.documentElement.dataset.theme = scheme === 2 ? "dark" : scheme === 3 ? "light" : "auto";
 });
 
+/**
+ * A #narrow link (or the feed) names its messages before /register answers: they are asked for
+ * at once, in parallel. Channels and people are taken by the ids of their slugs (no names known
+ * yet); a link that needs names (a legacy channel name, an email) waits for the state.
+ */
+function prefetchFromHash(): void {
+  const hash = HASH_ALIASES[location.hash] ?? location.hash;
+  const ids: Lookup = {
+    myId: lookup.myId,
+    channelById: (id) => ({ name: String(id) }),
+    channelIdByName: () => undefined,
+    userById: () => undefined,
+    userIdByEmail: () => undefined,
+  };
+  const early = parseHash(hash, ids);
+  if (early.kind === "feed") return prefetchNarrow([]);
+  if (early.kind !== "narrow") return;
+  const byIds = early.terms.every((t) =>
+    t.operator === "channel" ? /^\d+$/.test(t.operand) : ["dm", "dm-including", "sender"].includes(t.operator) ? /^\d+(,\d+)*$/.test(t.operand) : true,
+  );
+  if (byIds) prefetchNarrow(early.terms);
+}
+
 async function start(): Promise<void> {
   const root = document.getElementById("app")!;
+  prefetchFromHash();
   await register();
+  restoreOutbox();
+  // The route first, so that the first render is already the view asked for.
+  applyHash();
   render(<App />, root);
   window.addEventListener("hashchange", applyHash);
   installKeyboard();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
-  applyHash();
   void runEventLoop();
   startPresence();
 }

@@ -24,7 +24,11 @@ export interface View {
 export const view = signal<View>({ terms: [], messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null });
 let fetchSerial = 0;
 
+/** Messages being sent (or not sent) that belong in a view: set by the outbox. */
+export const localEchoes = { forView: (_terms: readonly Term[]): Message[] => [] };
+
 const PAGE = 100;
+const FIRST_PAGE = 50;
 /** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
 export const CACHE_LIMIT = 1000;
 
@@ -69,24 +73,42 @@ export async function page(direction: -1 | 1): Promise<void> {
   }
 }
 
+/** The first GET /messages of a view: around the first unread message, or `near`/`with`. */
+function openingRequest(terms: readonly Term[]) {
+  const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
+  const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
+  // Zulip's first fetch of a narrow is 50 + 50 too (narrow_before/narrow_after); more comes on scrolling.
+  return { narrow: apiNarrow(filter), anchor: anchorTerm ? anchorTerm.operand : "first_unread", num_before: FIRST_PAGE, num_after: FIRST_PAGE, apply_markdown: true, client_gravatar: true };
+}
+
+let prefetched: { key: string; result: Promise<any> } | null = null;
+
+/**
+ * Started before /register answers (main.tsx, for a #narrow link or the feed): the view's first
+ * messages come in parallel with the state instead of after it. openNarrow takes the answer
+ * when it asks for the same thing.
+ */
+export function prefetchNarrow(terms: readonly Term[]): void {
+  const params = openingRequest(terms);
+  const result = api.get("/messages", params);
+  result.catch(() => {}); // openNarrow reports errors
+  prefetched = { key: JSON.stringify(params), result };
+}
+
 /** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
 export async function openNarrow(terms: Term[]): Promise<void> {
   const serial = ++fetchSerial;
-  const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
-  const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
   try {
-    const result = await api.get("/messages", {
-      narrow: apiNarrow(filter),
-      anchor: anchorTerm ? anchorTerm.operand : "first_unread",
-      num_before: PAGE,
-      num_after: PAGE,
-      apply_markdown: true,
-      client_gravatar: true,
-    });
+    const params = openingRequest(terms);
+    const key = JSON.stringify(params);
+    const early = prefetched?.key === key ? prefetched.result : null;
+    prefetched = null;
+    const result = await (early ?? api.get("/messages", params));
     if (serial !== fetchSerial) return;
     const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
-    view.value = { terms, messages: result.messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
+    const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
+    view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
   } catch (error) {
     if (serial !== fetchSerial) return;
     view.value = { ...view.value, loading: false, error: (error as Error).message };
@@ -107,12 +129,18 @@ export async function catchUp(): Promise<void> {
 export function mergeMessages(incoming: Message[]): void {
   const byId = new Map(view.value.messages.map((m) => [m.id, m]));
   for (const m of incoming) byId.set(m.id, m);
-  const messages = [...byId.values()].sort((a, b) => (a.local ? Infinity : a.id) - (b.local ? Infinity : b.id));
-  view.value = { ...view.value, messages };
+  let messages = [...byId.values()].sort((a, b) => (a.local ? Infinity : a.id) - (b.local ? Infinity : b.id));
+  let { foundOldest } = view.value;
+  // A busy view that follows new messages keeps only the newest CACHE_LIMIT (older ones are fetched again on scrolling up).
+  if (messages.length > CACHE_LIMIT) {
+    messages = messages.slice(messages.length - CACHE_LIMIT);
+    foundOldest = false;
+  }
+  view.value = { ...view.value, messages, foundOldest };
 }
 
 /** Whether a new message belongs in the open view (the narrows the app can decide locally). */
-export function matchesView(message: Message, terms: readonly Term[]): boolean {
+export function matchesView(message: Message, terms: readonly Term[], ignoreNewest = false): boolean {
   for (const term of terms) {
     let ok: boolean;
     switch (term.operator) {
@@ -149,7 +177,7 @@ export function matchesView(message: Message, terms: readonly Term[]): boolean {
     }
     if (ok === term.negated) return false;
   }
-  return view.value.foundNewest;
+  return ignoreNewest || view.value.foundNewest;
 }
 
 export function updateMessages(fn: (m: Message) => Message | null): void {

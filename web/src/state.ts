@@ -98,10 +98,52 @@ export function noteDm(userIds: readonly number[]): void {
   recentDms.value = [key, ...recentDms.value.filter((k) => k !== key)].slice(0, 30);
 }
 
+/** A new message's topic goes to the top of its channel's list (when that list was fetched). */
 export function noteTopic(channelId: number, topic: string, messageId: number): void {
+  if (!channelTopics.value.has(channelId)) return;
   const map = new Map(channelTopics.value);
-  const list = (map.get(channelId) ?? []).filter((t) => t.name.toLowerCase() !== topic.toLowerCase());
+  const list = map.get(channelId)!.filter((t) => t.name.toLowerCase() !== topic.toLowerCase());
   list.unshift({ name: topic, max_id: messageId });
   map.set(channelId, list);
+  channelTopics.value = map;
+}
+
+/** The user's topic visibility policies (user_topics): "channelId:topic lowercased" → policy (0 inherit, 1 muted, 2 unmuted, 3 followed). */
+export const userTopics = signal(new Map<string, number>());
+export const VISIBILITY_FOLLOWED = 3;
+
+export function topicKey(channelId: number, topic: string): string {
+  return `${channelId}:${topic.toLowerCase()}`;
+}
+
+export function setUserTopic(channelId: number, topic: string, policy: number): void {
+  const map = new Map(userTopics.value);
+  if (policy === 0) map.delete(topicKey(channelId, topic));
+  else map.set(topicKey(channelId, topic), policy);
+  userTopics.value = map;
+}
+
+/** The organization's custom emoji (realm_emoji): id → its name and image. */
+export interface RealmEmoji {
+  id: string;
+  name: string;
+  source_url: string;
+  deactivated: boolean;
+}
+export const realmEmoji = signal(new Map<string, RealmEmoji>());
+
+/**
+ * What the organization lets people do (realm_* settings of /register, kept by realm events):
+ * the raw values; permissions.ts reads them.
+ */
+export const realm = signal<Record<string, any>>({});
+/** User groups (realm_user_groups): their members and subgroups, for group-based permissions. */
+export const userGroups = signal(new Map<number, { id: number; members: number[]; direct_subgroup_ids: number[] }>());
+
+/** Topics renamed or moved: a channel's topic list is fetched again (it may have lost or gained topics). */
+export function forgetTopics(channelId: number): void {
+  if (!channelTopics.value.has(channelId)) return;
+  const map = new Map(channelTopics.value);
+  map.delete(channelId);
   channelTopics.value = map;
 }

@@ -3,10 +3,14 @@ import { Compose } from "./Compose.js";
 import { MessageList } from "./MessageList.js";
 import { Sidebar } from "./Sidebar.js";
 import { UserList } from "./UserList.js";
-import { encodeHashComponent, narrowHash, type Term } from "../hash.js";
+import { Recent } from "./Recent.js";
+import { SearchBox } from "./SearchBox.js";
+import { TopicDialog } from "./TopicDialog.js";
+import { EmojiPicker } from "./EmojiPicker.js";
+import { narrowHash, type Term } from "../hash.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
-import { connection, lookup, realmName, route, subscriptions, unread, unreadVersion, userName } from "../state.js";
+import { connection, lookup, realmName, route, settings, subscriptions, unread, unreadVersion, userName } from "../state.js";
 
 const sidebarOpen = signal(false);
 
@@ -56,25 +60,22 @@ function Inbox() {
   );
 }
 
+/** What "#" (the home view) shows: the user's web_home_view. */
+export function homeKind(): "inbox" | "recent" | "feed" {
+  const home = settings.value.web_home_view;
+  return home === "recent_topics" ? "recent" : home === "all_messages" ? "feed" : "inbox";
+}
+
 export function App() {
   const r = route.value;
-  const heading = r.kind === "narrow" ? title(r.terms) : r.kind === "inbox" || r.kind === "home" ? "Inbox" : r.kind === "invalid" ? "Invalid URL" : "Combined feed";
+  const kind = r.kind === "home" ? homeKind() : r.kind;
+  const heading = r.kind === "narrow" ? title(r.terms) : kind === "inbox" ? "Inbox" : kind === "recent" ? "Recent conversations" : r.kind === "invalid" ? "Invalid URL" : "Combined feed";
   return (
     <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""}`}>
       <header class="top">
         <button type="button" class="menu" aria-label="Menu" onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>☰</button>
         <a class="realm" href="#">{realmName.value || "Parley"}</a>
-        <form
-          class="search"
-          role="search"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const q = (e.currentTarget.elements.namedItem("q") as HTMLInputElement).value.trim();
-            if (q) location.hash = `#narrow/search/${encodeHashComponent(q)}`;
-          }}
-        >
-          <input name="q" type="search" placeholder="Search" aria-label="Search" />
-        </form>
+        <SearchBox />
         {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
         <form method="post" action="/accounts/logout/" class="logout">
           <button type="submit">Log out</button>
@@ -83,10 +84,12 @@ export function App() {
       <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
       <main class="main">
         <h1 class="view-title">{heading}</h1>
-        {r.kind === "inbox" || r.kind === "home" ? <Inbox /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
+        {kind === "inbox" ? <Inbox /> : kind === "recent" ? <Recent /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
         <Compose />
       </main>
       <UserList />
+      <TopicDialog />
+      <EmojiPicker />
       {notice.value && <div class="notice" role="status">{notice.value}</div>}
       {showShortcuts.value && (
         <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">

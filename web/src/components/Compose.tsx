@@ -1,10 +1,11 @@
 import { signal } from "@preact/signals";
 import { useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
-import { type Destination, send } from "../outbox.js";
+import { type Destination, discard, retry, send, unsent } from "../outbox.js";
 import { type Message, route, settings, subscriptions, typing, userName, users } from "../state.js";
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
+import { openEmojiPicker } from "../emojiPicker.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -15,6 +16,7 @@ const topic = signal("");
 const channelId = signal<number | null>(null);
 const dmTo = signal<number[] | null>(null);
 const error = signal("");
+const dmListed = signal(false);
 
 /** Follows the open view: a topic or channel fills the destination, a DM the recipients. */
 export function followRoute(): void {
@@ -60,8 +62,47 @@ function destination(): Destination | null {
   return null;
 }
 
+/** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */
+function insertText(el: HTMLTextAreaElement | null, text: string): void {
+  const value = content.value;
+  const start = el ? el.selectionStart : value.length;
+  const end = el ? el.selectionEnd : value.length;
+  const before = value.slice(0, start);
+  const spaced = before === "" || /\s$/.test(before) ? text : ` ${text}`;
+  content.value = before + spaced + value.slice(end);
+  if (el) {
+    el.value = content.value;
+    el.focus();
+    el.selectionStart = el.selectionEnd = start + spaced.length;
+  }
+}
+
 export function focusCompose(): void {
   document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();
+}
+
+function describe(d: Destination): string {
+  return d.kind === "channel" ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || "general chat"}` : d.userIds.map(userName).join(", ");
+}
+
+/** Messages that were not sent (also from before a reload), wherever the reader is: retry or discard. */
+function Unsent() {
+  const list = unsent.value;
+  if (list.length === 0) return null;
+  return (
+    <div class="unsent" role="alert">
+      <strong>{list.length === 1 ? "1 message not sent" : `${list.length} messages not sent`}</strong>
+      <ul>
+        {list.map((e) => (
+          <li key={e.localId} data-local-id={e.localId}>
+            <span class="to">{describe(e.destination)}:</span> <span class="text">{e.content.length > 80 ? `${e.content.slice(0, 80)}…` : e.content}</span>{" "}
+            <span class="why">({e.error})</span> <button type="button" onClick={() => retry(e.localId)}>Retry</button>{" "}
+            <button type="button" onClick={() => discard(e.localId)}>Discard</button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 export function Compose() {
@@ -83,6 +124,7 @@ export function Compose() {
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
+      <Unsent />
       {typists.length > 0 && <div class="typing">{typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…</div>}
       <div class="destination">
         {dmTo.value ? (
@@ -99,9 +141,10 @@ export function Compose() {
               ))}
             </select>
             <input aria-label="Topic" placeholder="Topic" value={topic.value} onInput={(e) => (topic.value = e.currentTarget.value)} maxLength={60} />
-            <select aria-label="Direct message to" value="" onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
+            <select aria-label="Direct message to" value="" onFocus={() => (dmListed.value = true)} onMouseDown={() => (dmListed.value = true)} onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
               <option value="">DM…</option>
-              {[...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
+              {/* A large organization's people are listed when the list is first opened, not at start. */}
+              {dmListed.value && [...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
                 <option key={u.user_id} value={u.user_id}>{u.full_name}</option>
               ))}
             </select>
@@ -128,6 +171,7 @@ export function Compose() {
             }
           }}
         />
+        <button type="button" class="emoji-button" title="Add emoji" aria-label="Add emoji" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => insertText(textarea.current, `:${emoji.name}:`))}>☺</button>
         <button type="submit" class="send">Send</button>
       </div>
       {error.value && <div class="error" role="alert">{error.value}</div>}

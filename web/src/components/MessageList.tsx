@@ -1,7 +1,10 @@
 import { widgetOf } from "../widgets.js";
 import { Widget } from "./Widget.js";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { lookup, type Message, subscriptions, userName } from "../state.js";
+import { lookup, type Message, realmEmoji, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
+import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
+import { openEmojiPicker } from "../emojiPicker.js";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
 import { page, view } from "../messages.js";
@@ -33,6 +36,7 @@ function RecipientBar({ m }: { m: Message }) {
         <a class="topic" href={narrowHash([channelTerm, { operator: "topic", operand: m.subject, negated: false }], lookup)}>
           {m.subject === "" ? <i>general chat</i> : m.subject}
         </a>
+        <TopicButtons m={m} />
       </div>
     );
   }
@@ -41,6 +45,23 @@ function RecipientBar({ m }: { m: Message }) {
     <div class="recipient-bar dm">
       <a href={narrowHash([{ operator: "dm", operand: ids.join(","), negated: false }], lookup)}>You and {ids.map(userName).join(", ")}</a>
     </div>
+  );
+}
+
+/** Resolve, move and follow, on a topic's recipient bar (what the organization allows). */
+function TopicButtons({ m }: { m: Message }) {
+  const resolved = isResolved(m.subject);
+  const followed = userTopics.value.get(topicKey(m.stream_id!, m.subject)) === VISIBILITY_FOLLOWED;
+  return (
+    <span class="topic-buttons">
+      {canResolve() && (
+        <button type="button" class={`resolve ${resolved ? "on" : ""}`} title={resolved ? "Mark as unresolved" : "Mark as resolved"} onClick={() => void toggleResolved(m)}>✔</button>
+      )}
+      {(canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
+        <button type="button" class="move-topic" title="Move topic" onClick={() => openTopicDialog(m, "change_all")}>✎</button>
+      )}
+      <button type="button" class={`follow ${followed ? "on" : ""}`} title={followed ? "Unfollow topic" : "Follow topic"} aria-pressed={followed} onClick={() => setFollowed(m.stream_id!, m.subject, !followed)}>◉</button>
+    </span>
   );
 }
 
@@ -56,7 +77,8 @@ function Reactions({ m }: { m: Message }) {
   return (
     <div class="reactions">
       {[...groups.values()].map((g) => {
-        const glyph = g.type === "unicode_emoji" ? String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16))) : `:${g.name}:`;
+        const custom = g.type === "realm_emoji" ? realmEmoji.value.get(g.code) : undefined;
+        const glyph = g.type === "unicode_emoji" ? String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16))) : custom ? <img class="emoji" src={custom.source_url} alt={`:${g.name}:`} /> : `:${g.name}:`;
         return (
           <button type="button" key={g.code} class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`} title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`} onClick={() => toggleReaction(m, g.name, g.code, g.type)}>
             {glyph} <span class="n">{g.users.length}</span>
@@ -74,6 +96,7 @@ function Actions({ m, all }: { m: Message; all: Message[] }) {
       {QUICK_REACTIONS.slice(0, 3).map(([name, glyph]) => (
         <button type="button" key={name} title={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>{glyph}</button>
       ))}
+      <button type="button" class="emoji-action" title="Add emoji reaction" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>☺+</button>
       <button type="button" title={m.flags.includes("starred") ? "Unstar" : "Star"} class="star-action" onClick={() => toggleStar(m)}>{m.flags.includes("starred") ? "★" : "☆"}</button>
       <details class="more">
         <summary title="More actions">⋯</summary>
@@ -84,7 +107,11 @@ function Actions({ m, all }: { m: Message; all: Message[] }) {
           {QUICK_REACTIONS.slice(3).map(([name, glyph]) => (
             <button type="button" key={name} onClick={() => toggleReaction(m, name)}>{glyph} React :{name}:</button>
           ))}
+          <button type="button" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>Add emoji reaction…</button>
           {own && <button type="button" onClick={() => startEdit(m)}>Edit message</button>}
+          {m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
+            <button type="button" onClick={() => openTopicDialog(m, "change_one")}>Move message…</button>
+          )}
           {own && <button type="button" class="danger" onClick={() => deleteMessage(m)}>Delete message</button>}
         </div>
       </details>

@@ -1,6 +1,8 @@
-import { channelTopics, lookup, recentDms, route, subscriptions, unread, unreadVersion, userName } from "../state.js";
+import { channelTopics, lookup, recentDms, route, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
+import { homeKind } from "./App.js";
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
@@ -28,8 +30,9 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const channels = [...subscriptions.value.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   const dms = [...new Set([...byDm.keys(), ...recentDms.value])];
   const views: Array<[string, string, number, boolean]> = [
-    ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home")],
-    ["Combined feed", "#feed", total, r.kind === "feed"],
+    ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home" && homeKind() === "inbox")],
+    ["Recent conversations", "#recent", 0, r.kind === "recent" || (r.kind === "home" && homeKind() === "recent")],
+    ["Combined feed", "#feed", total, r.kind === "feed" || (r.kind === "home" && homeKind() === "feed")],
     ["Mentions", "#narrow/is/mentioned", unread.countMentions(), terms.some((t) => t.operator === "is" && t.operand === "mentioned")],
     ["Starred messages", "#narrow/is/starred", 0, terms.some((t) => t.operator === "is" && t.operand === "starred")],
   ];
@@ -85,11 +88,15 @@ function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count
         <ul class="topics">
           {topics.slice(0, 12).map((topic) => {
             const n = unread.countTopic(sub.stream_id, topic.name);
-            const resolved = topic.name.startsWith("✔ ");
+            const resolved = isResolved(topic.name);
+            const followed = userTopics.value.get(topicKey(sub.stream_id, topic.name)) === VISIBILITY_FOLLOWED;
+            const active = openTopic?.toLowerCase() === topic.name.toLowerCase();
             return (
-              <li key={topic.name} class={openTopic?.toLowerCase() === topic.name.toLowerCase() ? "active" : ""}>
+              <li key={topic.name} class={`${active ? "active" : ""} ${resolved ? "resolved" : ""} ${followed ? "followed" : ""}`} data-topic={topic.name}>
                 <a href={narrowHash([{ operator: "channel", operand: String(sub.stream_id), negated: false }, { operator: "topic", operand: topic.name, negated: false }], lookup)}>
-                  <span class="name">{resolved ? topic.name : topic.name === "" ? <i>general chat</i> : topic.name}</span>
+                  {resolved && <span class="resolved-mark" title="Resolved">✔</span>}
+                  <span class="name">{resolved ? topic.name.replace(/^(✔ ?)+/u, "") : topic.name === "" ? <i>general chat</i> : topic.name}</span>
+                  {followed && <span class="followed-mark" title="Followed">◉</span>}
                   {n > 0 && <span class="count">{n}</span>}
                 </a>
               </li>

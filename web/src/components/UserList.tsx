@@ -1,9 +1,14 @@
+import { signal } from "@preact/signals";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
 import { presences, status } from "../presence.js";
 import { lookup, users } from "../state.js";
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
+
+/** Rendered at first: a large organization's list grows on request (Zulip renders its buddy list progressively too). */
+const FIRST = 100;
+const showAll = signal(false);
 
 /** The right column: the organization's people, who is active first, each a link to a DM. */
 export function UserList() {
@@ -16,7 +21,7 @@ export function UserList() {
     <aside class="user-list" aria-label="People">
       <h2>People</h2>
       <ul>
-        {people.map(({ user, status: s }) => (
+        {(showAll.value ? people : people.slice(0, FIRST)).map(({ user, status: s }) => (
           <li key={user.user_id} class={s} data-user-id={user.user_id}>
             <a href={narrowHash([{ operator: "dm", operand: String(user.user_id), negated: false }], lookup)} title={`${user.full_name} (${s})`}>
               <span class="presence" aria-label={s} />
@@ -25,6 +30,9 @@ export function UserList() {
           </li>
         ))}
       </ul>
+      {!showAll.value && people.length > FIRST && (
+        <button type="button" class="more-people" onClick={() => (showAll.value = true)}>{people.length - FIRST} more people</button>
+      )}
     </aside>
   );
 }

@@ -1,0 +1,324 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a JavaScript module without types
+import { build, isBuilt } from "../../scripts/build.mjs";
+import { chromiumFound, launchChromium } from "../support/browser.js";
+import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+
+// The web app's views and tools in a real Chromium, two people in two browser contexts: recent
+// conversations, the emoji picker, search suggestions, moving and resolving topics, and the
+// outbox that keeps a failed message across a reload.
+const servers = useServerProcesses();
+let server: ServerProcess;
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let hamlet: Page;
+let othello: Page;
+const OTHELLO_ID = 12;
+const VERONA = 1;
+const DENMARK = 2;
+const shots = process.env.PARLEY_SCREENSHOTS;
+
+async function signIn(name: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  page.on("pageerror", (error) => console.error(`${name}'s page:`, error));
+  await page.goto(`${server.baseUrl}/devlogin/`);
+  await page.click(`button:has-text('${name}')`);
+  await page.waitForSelector(".sidebar .channels");
+  return page;
+}
+
+/** A /json call from inside a page (its session and CSRF token). */
+function call(page: Page, method: string, path: string, params: Record<string, string> = {}): Promise<any> {
+  return page.evaluate(
+    async ([m, p, body]) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      const query = m === "GET" ? `?${new URLSearchParams(body)}` : "";
+      const res = await fetch(`/json${p}${query}`, { method: m, headers: { "X-CSRFToken": token }, body: m === "GET" ? undefined : new URLSearchParams(body) });
+      return res.json();
+    },
+    [method, path, params] as const,
+  );
+}
+
+async function send(page: Page, channelId: number, topic: string, content: string): Promise<number> {
+  const result = await call(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
+  expect(result.result).toBe("success");
+  return result.id;
+}
+
+const topicHash = (channel: string, topic: string) => `#narrow/channel/${channel}/topic/${topic}`;
+const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });
+
+describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
+  beforeAll(async () => {
+    if (!isBuilt()) await build();
+    const env = await servers.freshEnv();
+    const port = await freePort();
+    server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_RATE_LIMITS: "0", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+    ({ browser, close: closeBrowser } = await launchChromium());
+    hamlet = await signIn("King Hamlet");
+    othello = await signIn("Othello, the Moor of Venice");
+  }, 120_000);
+  afterAll(async () => {
+    await closeBrowser?.();
+  });
+
+  it("shows recent conversations with participants and unread counts, live, and opens one on a click", async () => {
+    await hamlet.goto(`${server.baseUrl}/#recent_topics`);
+    await expect.poll(() => hamlet.evaluate(() => location.hash)).toBe("#recent");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Recent conversations");
+    await hamlet.waitForSelector(".recent tbody tr");
+    const rows = hamlet.locator(".recent tbody tr");
+    // Othello writes in a new topic, then in a DM: each comes to the top of Hamlet's table, unread.
+    await send(othello, VERONA, "recent check", "A new topic for the recent view");
+    await expect.poll(() => rows.first().locator(".topic").textContent()).toBe("recent check");
+    const top = rows.first();
+    expect(await top.locator(".where").textContent()).toBe("Verona");
+    expect(await top.locator(".people .avatar").getAttribute("aria-label")).toBe("Othello, the Moor of Venice");
+    expect(await top.locator(".count").textContent()).toBe("1");
+    expect(await top.locator(".when").textContent()).toBe("just now");
+    await send(hamlet, VERONA, "recent check", "Hamlet joins in");
+    await expect.poll(() => rows.first().locator(".people .avatar").count()).toBe(2);
+    expect(await rows.first().locator(".people .avatar").first().getAttribute("aria-label")).toBe("King Hamlet");
+    await call(othello, "POST", "/messages", { type: "direct", to: JSON.stringify([10]), content: "A DM for the recent view" });
+    await expect.poll(() => rows.first().locator(".topic").textContent()).toBe("Othello, the Moor of Venice");
+    expect(await rows.first().locator(".where").textContent()).toBe("Direct message");
+    if (shots) await hamlet.screenshot({ path: `${shots}/recent.png` });
+
+    // A click on the row (not on a link) opens the conversation; seen there, it is read.
+    await rows.nth(1).locator(".when").click();
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › recent check");
+    expect(hamlet.url()).toContain(topicHash("1-Verona", "recent.20check"));
+    await hamlet.waitForSelector(".message .content:has-text('A new topic for the recent view')");
+    await hamlet.goBack();
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Recent conversations");
+    await expect.poll(() => hamlet.locator(".recent tbody tr", { hasText: "recent check" }).locator(".count").count()).toBe(0);
+  }, 40_000);
+
+  it("reacts and inserts emoji through the picker, with search and custom emoji, its data loaded only when opened", async () => {
+    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/${topicHash("1-Verona", "emoji")}`);
+    await send(othello, VERONA, "emoji", "React to me");
+    await hamlet.waitForSelector(".message .content:has-text('React to me')");
+    const emojiChunks = () => hamlet.evaluate(() => performance.getEntriesByType("resource").filter((e) => /emojiTable/.test(e.name)).length);
+    expect(await emojiChunks()).toBe(0);
+
+    await row(hamlet, "React to me").hover();
+    await row(hamlet, "React to me").locator("button[title='Add emoji reaction']").click();
+    await hamlet.waitForSelector(".emoji-picker .emoji-grid button");
+    expect(await emojiChunks()).toBe(1);
+    if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker.png` });
+    await hamlet.fill(".emoji-picker input", "octo");
+    await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":octopus:");
+    await hamlet.locator(".emoji-grid button").first().click();
+    await expect.poll(() => row(othello, "React to me").locator(".reaction").textContent()).toBe("🐙 1");
+    expect(await hamlet.locator(".emoji-picker").count()).toBe(0);
+
+    // An alias finds its emoji; Enter picks the first; the compose box gets its :name:.
+    await hamlet.fill(".compose textarea", "Party");
+    await hamlet.click(".compose .emoji-button");
+    await hamlet.fill(".emoji-picker input", "tad");
+    await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":tada:");
+    await hamlet.press(".emoji-picker input", "Enter");
+    expect(await hamlet.locator(".compose textarea").inputValue()).toBe("Party :tada:");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await othello.waitForSelector(".message .content:has-text('Party 🎉')");
+
+    // A custom emoji, added now, is in Othello's picker at once (realm_emoji event).
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const uploaded = await hamlet.evaluate(async (data) => {
+      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
+      const form = new FormData();
+      form.append("file", new Blob([Uint8Array.from(atob(data), (c) => c.charCodeAt(0))], { type: "image/png" }), "parley.png");
+      return (await fetch("/json/realm/emoji/parley_logo", { method: "POST", headers: { "X-CSRFToken": token }, body: form })).json();
+    }, png);
+    expect(uploaded.result).toBe("success");
+    await row(othello, "React to me").hover();
+    await row(othello, "React to me").locator("button[title='Add emoji reaction']").click();
+    await othello.fill(".emoji-picker input", "parley");
+    await expect.poll(() => othello.locator(".emoji-grid button").first().getAttribute("title")).toBe(":parley_logo:");
+    expect(await othello.locator(".emoji-grid button img").count()).toBe(1);
+    await othello.locator(".emoji-grid button").first().click();
+    await expect.poll(() => row(hamlet, "React to me").locator(".reaction img[alt=':parley_logo:']").count()).toBe(1);
+    // Escape closes the picker without picking.
+    await othello.click(".compose .emoji-button");
+    await othello.press(".emoji-picker input", "Escape");
+    expect(await othello.locator(".emoji-picker").count()).toBe(0);
+  }, 40_000);
+
+  it("suggests operators, channels, topics, people and is:/has: values as the search is typed", async () => {
+    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
+    await hamlet.waitForSelector(".sidebar .topics li");
+    const box = hamlet.locator(".search input");
+    const suggestions = () => hamlet.locator(".suggestions li .query").allTextContents();
+    await box.click();
+    await expect.poll(suggestions).toEqual(["channel:", "topic:", "sender:", "dm:", "is:", "has:"]);
+    await box.pressSequentially("cha");
+    await expect.poll(suggestions).toEqual(["cha", "channel:"]);
+    await hamlet.click(".suggestions li:has-text('channel:')");
+    expect(await box.inputValue()).toBe("channel:");
+    await box.pressSequentially("ver");
+    await expect.poll(suggestions).toEqual(["channel:Verona"]);
+    await box.press("Tab");
+    expect(await box.inputValue()).toBe("channel:Verona ");
+    await box.pressSequentially("topic:rec");
+    await expect.poll(suggestions).toEqual(["channel:Verona topic:recent+check"]);
+    if (shots) await hamlet.screenshot({ path: `${shots}/search-suggestions.png` });
+    await hamlet.click(".suggestions li");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › recent check");
+
+    await box.fill("");
+    await box.pressSequentially("sender:oth");
+    await expect.poll(suggestions).toEqual(["sender:othello@zulip.com"]);
+    await box.fill("");
+    await box.pressSequentially("-is:res");
+    await expect.poll(() => hamlet.locator(".suggestions li .what").allTextContents()).toEqual(["Exclude topics marked as resolved"]);
+    await box.fill("");
+    await box.pressSequentially("has:li");
+    await expect.poll(suggestions).toEqual(["has:link"]);
+    // Keyboard: down to a suggestion, Enter searches it.
+    await box.fill("");
+    await box.pressSequentially("othello");
+    await expect.poll(suggestions).toEqual(["othello", "sender:othello@zulip.com", "dm:othello@zulip.com"]);
+    await box.press("ArrowDown");
+    await box.press("Enter");
+    await expect.poll(() => hamlet.evaluate(() => location.hash)).toBe(`#narrow/sender/${OTHELLO_ID}-Othello,-the-Moor-of-Venice`);
+    await hamlet.waitForSelector(".message .content:has-text('React to me')");
+  }, 40_000);
+
+  it("renames, moves, resolves and follows topics, and the other person's sidebar follows live", async () => {
+    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
+    await othello.waitForSelector(".sidebar .topics li");
+    const first = await send(hamlet, VERONA, "move me", "First of the topic");
+    await send(hamlet, VERONA, "move me", "Second of the topic");
+    const third = await send(hamlet, VERONA, "move me", "Third of the topic");
+    const othelloTopic = (name: string) => othello.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='${name}']`);
+    await expect.poll(() => othelloTopic("move me").count()).toBe(1);
+
+    // The whole topic renamed: Hamlet's view follows it, Othello's sidebar changes.
+    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "move.20me")}`);
+    await hamlet.waitForSelector(".message .content:has-text('Third of the topic')");
+    await hamlet.locator(".recipient-bar .move-topic").first().click();
+    await hamlet.fill("input[aria-label='New topic']", "moved here");
+    expect(await hamlet.locator("select[aria-label='Which messages']").inputValue()).toBe("change_all");
+    if (shots) await hamlet.screenshot({ path: `${shots}/move-topic.png` });
+    await hamlet.click(".topic-dialog button[type=submit]");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
+    await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
+    expect(await othelloTopic("move me").count()).toBe(0);
+    await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
+
+    // Resolved: ✔ in the sidebar; then unresolved again.
+    await hamlet.locator(".recipient-bar .resolve").first().click();
+    await expect.poll(() => othelloTopic("✔ moved here").count()).toBe(1);
+    expect(await othelloTopic("✔ moved here").locator(".resolved-mark").count()).toBe(1);
+    expect(await othelloTopic("✔ moved here").getAttribute("class")).toContain("resolved");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › ✔ moved here");
+    await expect.poll(() => hamlet.locator(".recipient-bar .resolve.on").count()).toBeGreaterThan(0);
+    await hamlet.locator(".recipient-bar .resolve").first().click();
+    await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
+    expect(await othelloTopic("moved here").locator(".resolved-mark").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
+
+    // One message (the last) moved to Denmark, "change_one": it leaves Othello's open view.
+    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
+    await othello.waitForSelector(".message .content:has-text('Third of the topic')");
+    await row(hamlet, "Third of the topic").hover();
+    await row(hamlet, "Third of the topic").locator("summary").click();
+    await row(hamlet, "Third of the topic").locator("button:has-text('Move message…')").click();
+    expect(await hamlet.locator("select[aria-label='Which messages']").inputValue()).toBe("change_one");
+    await hamlet.selectOption("select[aria-label='New channel']", String(DENMARK));
+    await hamlet.fill("input[aria-label='New topic']", "from Verona");
+    await hamlet.click(".topic-dialog button[type=submit]");
+    await expect.poll(() => row(othello, "Third of the topic").count()).toBe(0);
+    expect(await row(othello, "First of the topic").count()).toBe(1);
+    const moved = await call(hamlet, "GET", `/messages/${third}`);
+    expect([moved.message.stream_id, moved.message.subject]).toEqual([DENMARK, "from Verona"]);
+    const stayed = await call(hamlet, "GET", `/messages/${first}`);
+    expect([stayed.message.stream_id, stayed.message.subject]).toEqual([VERONA, "moved here"]);
+
+    // Followed (Hamlet's own topic visibility): he started the topic, so follows it (Zulip's
+    // automatic follow), and the policy moved with the topic each time.
+    const hamletTopic = hamlet.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='moved here']`);
+    const policy = async () => (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find((t: any) => t.stream_id === VERONA && t.topic_name === "moved here")?.visibility_policy ?? 0;
+    expect(await policy()).toBe(3);
+    await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
+    expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("true");
+    // Unfollowed, then followed again: marked when the event comes back.
+    await hamlet.locator(".recipient-bar .follow").first().click();
+    await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(0);
+    expect(await policy()).toBe(0);
+    expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("false");
+    await hamlet.locator(".recipient-bar .follow").first().click();
+    await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
+    expect(await policy()).toBe(3);
+  }, 60_000);
+
+  it("offers no topic moves when the organization allows none, changed live", async () => {
+    const iago = await signIn("Iago");
+    const set = (params: Record<string, string>) => call(iago, "PATCH", "/realm", params);
+    const nobody = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:nobody").id;
+    expect((await set({ can_move_messages_between_topics_group: JSON.stringify({ new: nobody }), can_move_messages_between_channels_group: JSON.stringify({ new: nobody }) })).result).toBe("success");
+    try {
+      await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
+      await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
+      // The realm event took the buttons away, without a reload.
+      await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBe(0);
+      await row(hamlet, "First of the topic").hover();
+      await row(hamlet, "First of the topic").locator("summary").click();
+      expect(await row(hamlet, "First of the topic").locator("button:has-text('Move message…')").count()).toBe(0);
+    } finally {
+      const members = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;
+      const everyone = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:everyone").id;
+      await set({ can_move_messages_between_topics_group: JSON.stringify({ new: everyone }), can_move_messages_between_channels_group: JSON.stringify({ new: members }) });
+      await iago.context().close();
+    }
+    await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBeGreaterThan(0);
+  }, 40_000);
+
+  it("keeps a message that failed to send across a reload, until it is retried and sent", async () => {
+    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await hamlet.waitForSelector(".message-list .status");
+    // The network refuses the send.
+    await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
+    await hamlet.fill(".compose textarea", "Survives a reload");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await hamlet.waitForSelector(".message.failed .content:has-text('Survives a reload')");
+    await hamlet.waitForSelector(".unsent li:has-text('Survives a reload')");
+    await hamlet.unroute("**/json/messages");
+
+    await hamlet.reload();
+    await hamlet.waitForSelector(".unsent li:has-text('Survives a reload')");
+    // In its conversation too, marked as not sent.
+    await hamlet.waitForSelector(".message.failed .content:has-text('Survives a reload')");
+    if (shots) await hamlet.screenshot({ path: `${shots}/unsent.png` });
+    // Elsewhere (the inbox) the notice stays.
+    await hamlet.goto(`${server.baseUrl}/#inbox`);
+    await hamlet.waitForSelector(".unsent li:has-text('Survives a reload')");
+    await hamlet.click(".unsent li button:has-text('Retry')");
+    await othello.waitForSelector(".message .content:has-text('Survives a reload')");
+    await expect.poll(() => hamlet.locator(".unsent").count()).toBe(0);
+    await expect.poll(() => hamlet.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("parley-outbox")).length)).toBe(0);
+
+    // Sent once: after another reload nothing is pending and the message is there once.
+    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await hamlet.reload();
+    await hamlet.waitForSelector(".message .content:has-text('Survives a reload')");
+    expect(await hamlet.locator(".unsent").count()).toBe(0);
+    expect(await row(hamlet, "Survives a reload").count()).toBe(1);
+    expect(await hamlet.locator(".message.local").count()).toBe(0);
+
+    // Discarded: gone, and not back after a reload.
+    await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
+    await hamlet.fill(".compose textarea", "Never mind");
+    await hamlet.press(".compose textarea", "Control+Enter");
+    await hamlet.waitForSelector(".unsent li:has-text('Never mind')");
+    await hamlet.unroute("**/json/messages");
+    await hamlet.click(".unsent li button:has-text('Discard')");
+    await hamlet.reload();
+    await hamlet.waitForSelector(".message .content:has-text('Survives a reload')");
+    expect(await hamlet.locator(".unsent").count()).toBe(0);
+    expect(await row(hamlet, "Never mind").count()).toBe(0);
+  }, 40_000);
+});

@@ -1,0 +1,47 @@
+import { useState } from "preact/hooks";
+import { catalogue, closeEmojiPicker, picker } from "../emojiPicker.js";
+import { emojiGlyph, searchEmoji } from "../emojiSearch.js";
+
+/** The emoji picker: a search box and the matching emoji; a click picks one (reaction or insertion). */
+export function EmojiPicker() {
+  const p = picker.value;
+  const [query, setQuery] = useState("");
+  if (!p) return null;
+  const data = catalogue.value;
+  const results = data ? searchEmoji(data, query, 240) : [];
+  const pick = (index: number) => {
+    const emoji = results[index];
+    if (!emoji) return;
+    closeEmojiPicker();
+    setQuery("");
+    p.onPick(emoji);
+  };
+  return (
+    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && (closeEmojiPicker(), setQuery(""))}>
+      <div class="emoji-picker" role="dialog" aria-label="Emoji picker" style={{ top: `${p.top}px`, left: `${p.left}px` }}>
+        <input
+          type="search"
+          aria-label="Search emoji"
+          placeholder="Search emoji"
+          value={query}
+          ref={(el) => el?.focus()}
+          onInput={(e) => setQuery(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") (closeEmojiPicker(), setQuery(""));
+            if (e.key === "Enter") (e.preventDefault(), pick(0));
+          }}
+        />
+        {!data && <p class="status">Loading…</p>}
+        {data && results.length === 0 && <p class="status">No matching emoji</p>}
+        <div class="emoji-grid">
+          {results.map((emoji, i) => (
+            <button type="button" key={`${emoji.type}:${emoji.code}`} title={`:${emoji.name}:`} data-emoji-name={emoji.name} onClick={() => pick(i)}>
+              {emoji.type === "realm_emoji" ? <img src={emoji.url} alt={`:${emoji.name}:`} /> : emojiGlyph(emoji.code)}
+            </button>
+          ))}
+        </div>
+        {results[0] && <div class="emoji-name">:{results[0].name}:</div>}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+import { useEffect } from "preact/hooks";
+import { narrowHash, type Term } from "../hash.js";
+import { loadRecent, participants, recentRows, recentState } from "../recent.js";
+import { lookup, subscriptions, unread, unreadVersion, userName, userTopics, topicKey, VISIBILITY_FOLLOWED } from "../state.js";
+import type { Conversation } from "../unread.js";
+
+const dayTime = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
+const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+
+function when(timestamp: number | undefined): string {
+  if (timestamp === undefined) return "";
+  const date = new Date(timestamp * 1000);
+  const seconds = Date.now() / 1000 - timestamp;
+  if (seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  return date.toDateString() === new Date().toDateString() ? timeOnly.format(date) : dayTime.format(date);
+}
+
+function termsOf(c: Conversation): Term[] {
+  return c.kind === "channel"
+    ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+    : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
+}
+
+/** Recent conversations (#recent): topics and direct messages, newest first, live. */
+export function Recent() {
+  unreadVersion.value;
+  const state = recentState.value;
+  useEffect(() => {
+    if (!recentState.value.loaded) void loadRecent();
+  }, []);
+  const rows = recentRows();
+  const counts = unread.conversations();
+  return (
+    <div class="recent">
+      {!state.loaded && state.loading && <p class="status">Loading…</p>}
+      {state.error && <p class="status error">{state.error}</p>}
+      {state.loaded && rows.length === 0 && <p class="status">No conversations yet.</p>}
+      {rows.length > 0 && (
+        <table>
+          <thead>
+            <tr><th>Channel</th><th>Topic</th><th>Participants</th><th class="n">Unread</th><th>Last message</th></tr>
+          </thead>
+          <tbody>
+            {rows.map((entry) => {
+              const c = entry.conversation;
+              const href = narrowHash(termsOf(c), lookup);
+              const count = counts.get(entry.key)?.count ?? 0;
+              const sub = c.kind === "channel" ? subscriptions.value.get(c.channelId) : undefined;
+              const people = participants(entry);
+              const followed = c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED;
+              return (
+                <tr key={entry.key} data-key={entry.key} class={sub?.is_muted ? "muted" : ""} onClick={(e) => !(e.target as HTMLElement).closest("a") && (location.hash = href)}>
+                  <td class="where">
+                    {c.kind === "channel" ? (
+                      <a href={narrowHash(termsOf(c).slice(0, 1), lookup)}><span class="swatch" style={{ background: sub?.color ?? "#999" }} />{sub?.name ?? "unknown channel"}</a>
+                    ) : (
+                      <span class="dm-label">Direct message</span>
+                    )}
+                  </td>
+                  <td class="topic">
+                    <a href={href}>{c.kind === "channel" ? (c.topic === "" ? <i>general chat</i> : c.topic) : c.userIds.map(userName).join(", ")}</a>
+                    {followed && <span class="followed" title="You follow this topic">◉</span>}
+                  </td>
+                  <td class="people" title={people.map(userName).join(", ")}>
+                    {people.slice(0, 4).map((id) => <span key={id} class="avatar" aria-label={userName(id)}>{userName(id).slice(0, 1)}</span>)}
+                    {people.length > 4 && <span class="more">+{people.length - 4}</span>}
+                  </td>
+                  <td class="n">{count > 0 && <span class="count">{count}</span>}</td>
+                  <td class="when">{when(entry.messages.at(-1)?.timestamp)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      {state.loaded && !state.foundOldest && (
+        <button type="button" class="load-more" disabled={state.loading} onClick={() => void loadRecent()}>
+          {state.loading ? "Loading…" : "Load older conversations"}
+        </button>
+      )}
+    </div>
+  );
+}
