@@ -1,4 +1,5 @@
 import type { Realm } from "../db/schema.js";
+import { cachedJsonColumn, overridesSchema } from "../util/jsonColumn.js";
 import type { SystemGroupName } from "./systemGroups.js";
 
 /**
@@ -111,13 +112,10 @@ export const REALM_GROUP_PERMISSION_NAMES = Object.keys(REALM_GROUP_PERMISSIONS)
 
 /** The stored non-default values of a realm (settings and group-permission ids). */
 function storedSettings(realm: Pick<Realm, "settings">): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(realm.settings || "{}");
-    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  return storedRealmSettings(realm.settings || "{}");
 }
+
+const storedRealmSettings = cachedJsonColumn(overridesSchema(REALM_SETTING_DEFAULTS), "realms.settings", 100);
 
 /** Every setting of the realm: its stored value where it has one, Zulip's default otherwise. */
 export function realmSettings(realm: Pick<Realm, "settings">): RealmSettings {

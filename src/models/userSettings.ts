@@ -1,3 +1,5 @@
+import { cachedJsonColumn, overridesSchema } from "../util/jsonColumn.js";
+
 /**
  * Personal settings (Zulip's UserBaseSettings) with their defaults and allowed values. The
  * `users.settings` column stores only values that differ from the defaults; `userSettings(user)`
@@ -270,9 +272,11 @@ export const LANGUAGES: Readonly<Record<string, string>> = {
 
 /** The full settings object of a user: stored overrides on top of the defaults. */
 export function userSettings(user: { settings: string }): UserSettings {
-  const stored = user.settings === "{}" ? {} : (JSON.parse(user.settings) as Partial<UserSettings>);
+  const stored = user.settings === "{}" ? {} : storedUserSettings(user.settings);
   return { ...USER_SETTING_DEFAULTS, ...stored } as UserSettings;
 }
+
+const storedUserSettings = cachedJsonColumn(overridesSchema(USER_SETTING_DEFAULTS), "users.settings");
 
 /** Settings without a realm-wide default for new users (not in Zulip's RealmUserDefault API). */
 const NOT_REALM_DEFAULTS: ReadonlySet<string> = new Set(["allow_private_data_export", "default_language", "enable_login_emails", "enable_marketing_emails"]);
