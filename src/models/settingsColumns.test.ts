@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { userSettings } from "../models/userSettings.js";
-import { realmSettings } from "../models/realmSettings.js";
+import { userSettings } from "./userSettings.js";
+import { realmSettings } from "./realmSettings.js";
 
 describe("settings columns are parsed with their schemas", () => {
   it("take stored overrides of the right type, and null", () => {
