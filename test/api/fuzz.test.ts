@@ -17,7 +17,8 @@ import { expectSuccess, useTestServer } from "../support/testApp.js";
  * stay fast while the fuzzing runs. Seeded, so a failure replays.
  */
 const t = useTestServer();
-const RUNS_PER_ROUTE = 4;
+/** PostgreSQL's run checks the same routes with fewer requests each: the database comparison after every request costs most there. */
+const RUNS_PER_ROUTE = process.env.PARLEY_TEST_DATABASE === "postgres" ? 2 : 4;
 const SEED = 17;
 
 /** Tables whose every row is compared (jobs are left out: the job runner updates them on its own). */
@@ -30,11 +31,12 @@ const TABLES = [
 ] as const;
 
 async function databaseState(): Promise<string> {
-  const parts: string[] = [];
-  for (const table of TABLES) {
-    const rows = await t.ctx.db.kysely.selectFrom(table as any).selectAll().execute();
-    parts.push(table + ":" + rows.map((r) => JSON.stringify(r)).sort().join("\n"));
-  }
+  const parts = await Promise.all(
+    TABLES.map(async (table) => {
+      const rows = await t.ctx.db.kysely.selectFrom(table as any).selectAll().execute();
+      return table + ":" + rows.map((r) => JSON.stringify(r)).sort().join("\n");
+    }),
+  );
   return parts.join("\n\n");
 }
 
@@ -284,7 +286,7 @@ describe("fuzzing every route from its parameter specification, as every role", 
         }, 60_000);
       }
       it("reached success paths", () => {
-        expect(statuses.get("2xx") ?? 0).toBeGreaterThan(role === "guest" || role === "bot" ? 30 : 60);
+        expect(statuses.get("2xx") ?? 0).toBeGreaterThan(((role === "guest" || role === "bot" ? 30 : 60) * RUNS_PER_ROUTE) / 4);
         console.log(`fuzzing as ${role}: ${[...statuses].map(([k, v]) => `${v} × ${k}`).join(", ")}`);
       });
     });
