@@ -104,6 +104,7 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/users/me/subscriptions", endpoint: subscriptions.listSubscriptions },
   { method: "POST", path: "/users/me/subscriptions", endpoint: subscriptions.addSubscriptions },
   { method: "DELETE", path: "/users/me/subscriptions", endpoint: subscriptions.removeSubscriptions },
+  { method: "PATCH", path: "/users/me/subscriptions", endpoint: subscriptions.updateSubscriptions },
   { method: "POST", path: "/users/me/subscriptions/properties", endpoint: subscriptions.updateSubscriptionProperties },
   { method: "GET", path: "/users/:user_id_or_email/subscriptions/:stream_id", endpoint: subscriptions.getSubscriptionStatus },
   { method: "GET", path: "/streams", endpoint: streams.getStreams },

@@ -3,6 +3,7 @@ import { transaction } from "../appContext.js";
 import { checkAddSubscriptions, checkRemoveSubscriptions, checkUpdateSubscriptionProperties } from "../actions/subscriptions.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
+import { badRequest } from "../lib/errors.js";
 import { accessUserById } from "../lib/access.js";
 import { groupSettingValueSchema, STREAM_GROUP_SETTING_NAMES } from "../lib/groupSettings.js";
 import { AccessSubject, accessStreamById } from "../lib/streamAccess.js";
@@ -65,6 +66,37 @@ export const removeSubscriptions = endpoint({
   params: { subscriptions: p.json(z.array(z.string())), principals: principalsParam },
   handler: async ({ ctx, user, realm, params }) =>
     transaction(ctx, (tx) => checkRemoveSubscriptions(tx, new AccessSubject(user), realm, params.subscriptions, params.principals)),
+});
+
+/**
+ * PATCH /users/me/subscriptions (Zulip's update_subscriptions_backend): subscribe to `add` and
+ * unsubscribe from `delete` in one transaction, with POST's and DELETE's defaults; the answer
+ * merges theirs.
+ */
+export const updateSubscriptions = endpoint({
+  auth: "user",
+  params: {
+    delete: p.json(z.array(z.string())).default([]),
+    add: p.json(z.array(z.strictObject({ name: z.string(), color: z.string().optional(), description: z.string().max(MAX_STREAM_DESCRIPTION_LENGTH).optional() }))).default([]),
+  },
+  handler: async ({ ctx, user, realm, params }) => {
+    if (params.add.length === 0 && params.delete.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
+    return transaction(ctx, async (tx) => {
+      const subject = new AccessSubject(user);
+      const added = await checkAddSubscriptions(tx, subject, realm, {
+        subscriptions: params.add,
+        authorization_errors_fatal: true,
+        announce: false,
+        invite_only: false,
+        is_web_public: false,
+        is_default_stream: false,
+        message_retention_days: "realm_default",
+        groupSettings: {},
+      });
+      const removed = params.delete.length > 0 ? await checkRemoveSubscriptions(tx, subject, realm, params.delete, undefined) : { removed: [], not_removed: [] };
+      return { ...added, ...removed };
+    });
+  },
 });
 
 /** POST /users/me/subscriptions/properties */

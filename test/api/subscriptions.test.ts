@@ -240,3 +240,29 @@ describe("GET /users/{user_id}/subscriptions/{stream_id}", () => {
     expectError(await t.get("aaron", "/api/v1/users/9999/subscriptions/2"), 400, "No such user");
   });
 });
+
+describe("PATCH /users/me/subscriptions", () => {
+  const names = async (who: string) => expectSuccess(await t.get(who, SUBS)).subscriptions.map((s: { name: string }) => s.name);
+
+  it("subscribes and unsubscribes in one request, answering with both results", async () => {
+    const before = await names("cordelia");
+    expect(before).toContain("Verona");
+    const res = expectSuccess(await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-new-channel", color: "#76ce90" }]), delete: JSON.stringify(["Verona"]) }));
+    expect(Object.values(res.subscribed)).toEqual([["patch-new-channel"]]);
+    expect(res.already_subscribed).toEqual({});
+    expect(res.removed).toEqual(["Verona"]);
+    expect(res.not_removed).toEqual([]);
+    const after = await names("cordelia");
+    expect(after).toContain("patch-new-channel");
+    expect(after).not.toContain("Verona");
+  });
+
+  it("changes nothing when a part is refused, and needs something to do", async () => {
+    const before = await names("cordelia");
+    expectError(await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-never-created" }]), delete: JSON.stringify(["no-such-channel-here"]) }), 400, "Channel(s) (no-such-channel-here) do not exist");
+    expect(await names("cordelia")).toEqual(before);
+    expectError(await t.get("iago", "/api/v1/get_stream_id", { stream: "patch-never-created" }), 400, "Invalid channel name 'patch-never-created'");
+    expectError(await t.patch("cordelia", SUBS, {}), 400, 'Nothing to do. Specify at least one of "add" or "delete".');
+    expect((await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "x", bogus: 1 }]) })).status).toBe(400);
+  });
+});
