@@ -216,7 +216,8 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   const offsets = {} as Record<OffsetTable, number>;
   for (const [table, zulipTable] of Object.entries(OFFSET_TABLES) as Array<[OffsetTable, string]>) {
     offsets[table] = await store.maxId(q, table);
-    await store.reserveIds(q, table, offsets[table] + (archive.maxIds[zulipTable] ?? 0));
+    const top = offsets[table] + (archive.maxIds[zulipTable] ?? 0);
+    if (top > 0) await store.reserveIds(q, table, top);
   }
   const oldRealmId = Number(t.zerver_realm[0].id);
   const provisional = new IdMap({ offsets, oldRealmId, realmId: 0, crossUsers, crossRecipients });
