@@ -69,6 +69,8 @@ async function get2(email: string, urlPath: string, params: Record<string, unkno
 
 const send = async (who: string, params: Record<string, string>) => expectSuccess(await t.post(who, "/api/v1/messages", params)).id as number;
 let uploadUrl = "";
+let importedRealmId = 0;
+const ctx2Realm = () => importedRealmId;
 
 describe("parley import zulip", { timeout: 120_000 }, () => {
   it("builds and exports an organization", async () => {
@@ -84,6 +86,19 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     for (let i = 0; i < 5; i++) await send("iago", { type: "stream", to: "Denmark", topic: `topic ${i % 2}`, content: `message ${i}` });
     await send("othello", { type: "direct", to: JSON.stringify([(await t.user("hamlet")).id]), content: "a direct message" });
     expectSuccess(await t.post("hamlet", "/api/v1/users/me/subscriptions/properties", { subscription_data: JSON.stringify([{ stream_id: (await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "imported room").executeTakeFirstOrThrow()).id, property: "color", value: "#123456" }]) }));
+
+    const hamlet = await t.user("hamlet");
+    const othello = await t.user("othello");
+    const roomId = (await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "imported room").executeTakeFirstOrThrow()).id;
+    expectSuccess(await t.post("iago", "/api/v1/user_groups/create", { name: "importers", description: "They import", members: JSON.stringify([hamlet.id, othello.id]) }));
+    expectSuccess(await t.post("hamlet", "/api/v1/user_topics", { stream_id: roomId, topic: "greetings", visibility_policy: 1 }));
+    const field = expectSuccess(await t.post("iago", "/api/v1/realm/profile_fields", { name: "Team", field_type: 1 })).id;
+    expectSuccess(await t.patch("iago", `/api/v1/users/${hamlet.id}`, { profile_data: JSON.stringify([{ id: field, value: "core" }]) }));
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const emojiForm = new FormData();
+    emojiForm.append("f0", new Blob([new Uint8Array(png)], { type: "image/png" }), "img.png");
+    expect((await fetch(`${t.baseUrl}/api/v1/realm/emoji/import_party`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: emojiForm })).status).toBe(200);
+    expectSuccess(await t.post("hamlet", `/api/v1/messages/${first}/reactions`, { emoji_name: "import_party" }));
 
     tarball = path.join(scratch, "export.tar.gz");
     const realm = await t.ctx.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow();
@@ -119,6 +134,7 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     expect(done.stdout).toContain('Imported organization "zulip"');
     expect(done.stdout).toMatch(/zerver_realmauditlog \(\d+\): the audit log starts afresh/);
     await startTarget();
+    importedRealmId = (await ctx2.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow()).id;
 
     // Nothing was left by the refused imports: one organization besides the system bots'.
     const realms = await ctx2.db.kysely.selectFrom("realms").select(["string_id", "deactivated"]).execute();
@@ -162,6 +178,49 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     const file = await get2("hamlet@zulip.com", link);
     expect(file.status).toBe(200);
     expect(file.body.toString()).toBe("imported file contents");
+  });
+
+  it("keeps user groups, topic visibility, custom profile fields and custom emoji", async () => {
+    const groups = (body: any) =>
+      body.user_groups
+        .filter((g: any) => !g.is_system_group)
+        .map((g: any) => ({ name: g.name, description: g.description, members: g.members.length }));
+    const groups1 = groups(expectSuccess(await t.get("hamlet", "/api/v1/user_groups")));
+    expect(groups1).toContainEqual({ name: "importers", description: "They import", members: 2 });
+    expect(groups((await get2("hamlet@zulip.com", "/api/v1/user_groups")).body)).toEqual(groups1);
+    const systemGroups = (body: any) => body.user_groups.filter((g: any) => g.is_system_group).map((g: any) => [g.name, g.members.length]);
+    expect(systemGroups((await get2("hamlet@zulip.com", "/api/v1/user_groups")).body)).toEqual(systemGroups(expectSuccess(await t.get("hamlet", "/api/v1/user_groups"))));
+
+    const fields = (body: any) => body.custom_fields.map((f: any) => ({ name: f.name, type: f.type }));
+    const fields1 = fields(expectSuccess(await t.get("hamlet", "/api/v1/realm/profile_fields")));
+    expect(fields((await get2("hamlet@zulip.com", "/api/v1/realm/profile_fields")).body)).toEqual(fields1);
+    const profile = (body: any) => body.members.filter((u: any) => u.email === "hamlet@zulip.com").map((u: any) => Object.values(u.profile_data ?? {}).map((v: any) => v.value));
+    const profile1 = profile(expectSuccess(await t.get("hamlet", "/api/v1/users", { include_custom_profile_fields: true })));
+    expect(profile1[0]).toContain("core");
+    expect(profile((await get2("hamlet@zulip.com", "/api/v1/users", { include_custom_profile_fields: true })).body)).toEqual(profile1);
+
+    const emoji = (await get2("hamlet@zulip.com", "/api/v1/realm/emoji")).body.emoji;
+    const party = Object.values(emoji).find((e: any) => e.name === "import_party") as any;
+    expect(party).toBeDefined();
+    const image = await fetch(base2 + party.source_url);
+    expect(image.status).toBe(200);
+    const reacted = (await get2("hamlet@zulip.com", "/api/v1/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "search", operand: "hello" }] })).body.messages[0];
+    expect(reacted.reactions).toContainEqual(expect.objectContaining({ emoji_name: "import_party", emoji_code: String(party.id), reaction_type: "realm_emoji" }));
+
+    const topics = async (db: AppContext["db"]["kysely"], realmId: number) =>
+      (
+        await db
+          .selectFrom("user_topics")
+          .innerJoin("streams", "streams.id", "user_topics.stream_id")
+          .innerJoin("users", "users.id", "user_topics.user_id")
+          .select(["users.delivery_email", "streams.name", "user_topics.topic_name", "user_topics.visibility_policy"])
+          .where("streams.realm_id", "=", realmId)
+          .execute()
+      ).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    const sourceRealm = (await t.ctx.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow()).id;
+    const topics1 = await topics(t.ctx.db.kysely, sourceRealm);
+    expect(topics1).toContainEqual({ delivery_email: "hamlet@zulip.com", name: "imported room", topic_name: "greetings", visibility_policy: 1 });
+    expect(await topics(ctx2.db.kysely, ctx2Realm())).toEqual(topics1);
   });
 
   it("continues an interrupted import without duplicating anything", async () => {
