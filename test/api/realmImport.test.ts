@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -242,6 +242,33 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     expect((await reactions(realm.id)).length).toBe((await reactions(original.id)).length);
     const active = await ctx2.db.kysely.selectFrom("realms").select("deactivated").where("id", "=", realm.id).executeTakeFirstOrThrow();
     expect(active.deactivated).toBe(0);
+
+    // A process killed (SIGKILL) in the middle of the messages: the run continues just as well.
+    const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "import", "zulip", tarball, "--string-id", "killed", "--batch-size", "1"], {
+      cwd: REPO_ROOT,
+      env: { ...base, ...env2, PARLEY_LOG_LEVEL: "warn" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    await new Promise<void>((resolve) =>
+      child.stdout!.on("data", (d) => {
+        out += d;
+        if (/messages: 4\//.test(out)) {
+          child.kill("SIGKILL");
+          resolve();
+        }
+      }),
+    );
+    expect(await exited).toBe("SIGKILL");
+    const killed = await ctx2.db.kysely.selectFrom("realms").select(["id", "deactivated"]).where("string_id", "=", "killed").executeTakeFirstOrThrow();
+    expect(killed.deactivated).toBe(1);
+    const resumedKilled = await parley(["import", "zulip", tarball, "--string-id", "killed", "--batch-size", "3"]);
+    expect(resumedKilled.stderr).toBe("");
+    expect(resumedKilled.stdout).toContain("Continuing the interrupted import");
+    const killedCount = Number((await ctx2.db.kysely.selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).where("realm_id", "=", killed.id).executeTakeFirstOrThrow()).n);
+    expect(killedCount).toBe(total);
 
     const twice = await parley(["import", "zulip", tarball, "--string-id", "resumed"]);
     expect(twice.code).toBe(1);
