@@ -2,6 +2,7 @@ import { type Command, CliError, commandHelp, parseCommandArgs, print } from "./
 import { backupCommand, restoreCommand } from "./cli/backup.js";
 import { emailsCommand } from "./cli/emails.js";
 import { exportCommand } from "./cli/export.js";
+import { importCommand } from "./cli/import.js";
 import { jobsCommand } from "./cli/jobs.js";
 import { migrateCommand } from "./cli/migrate.js";
 import { createOrganizationCommand } from "./cli/organizations.js";
@@ -28,6 +29,7 @@ const COMMANDS: readonly Command[] = [
   backupCommand,
   restoreCommand,
   exportCommand,
+  importCommand,
 ];
 
 function overview(): string {

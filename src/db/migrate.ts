@@ -21,6 +21,7 @@ import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-real
 import * as createInvitations from "./migrations/2026-11-27T0100-inv15-create-invitations.js";
 import * as createRealmExports from "./migrations/2026-11-27T0200-export15-create-realm-exports.js";
 import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-create-channel-email-addresses.js";
+import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-import-runs.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-27T0100-inv15-create-invitations": createInvitations,
   "2026-11-27T0200-export15-create-realm-exports": createRealmExports,
   "2026-11-27T0300-md15-create-channel-email-addresses": createChannelEmailAddresses,
+  "2026-11-27T0700-import21-create-import-runs": createImportRuns,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

@@ -477,6 +477,20 @@ export interface RealmExportsTable {
   stats: string | null;
 }
 
+/** An organization import (`parley import`) and where it stands, so an interrupted one can continue. */
+export interface ImportRunsTable {
+  id: Id;
+  realm_id: number;
+  /** The export's identity: its kind and organization (e.g. "zulip:<string_id>:<date_created>"). */
+  source: string;
+  status: "running" | "done";
+  /** JSON: the id offsets reserved for the export's rows and the steps committed (actions/import/). */
+  state: string;
+  started_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
 export interface Database {
   realms: RealmsTable;
   users: UsersTable;
@@ -515,6 +529,7 @@ export interface Database {
   realm_playgrounds: RealmPlaygroundsTable;
   channel_email_addresses: ChannelEmailAddressesTable;
   realm_exports: RealmExportsTable;
+  import_runs: ImportRunsTable;
   jobs: JobsTable;
   confirmations: ConfirmationsTable;
   invitations: InvitationsTable;

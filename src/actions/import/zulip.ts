@@ -1,0 +1,321 @@
+import { copyFile, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { type AppContext, transaction } from "../../appContext.js";
+import type { Tx } from "../../db/tx.js";
+import { emojiFilePath } from "../../lib/emojiFiles.js";
+import { ImportArchiveError, type Row, type ZulipArchive, readMessageFile } from "../../lib/import/zulipArchive.js";
+import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
+import { type ImportRow, importStore as store } from "../../store/imports.js";
+import { messageSearchStore } from "../../store/messageSearch.js";
+import { realmStore } from "../../store/realms.js";
+import { nowSeconds } from "../../util/time.js";
+import { ensureSystemBots } from "../onboarding.js";
+import { IdMap, type IdMapState, OFFSET_TABLES, type OffsetTable } from "./idMap.js";
+import * as rows from "./zulipRows.js";
+
+/**
+ * `parley import zulip`: an organization from an export in the layout of Zulip's `manage.py
+ * export` (zerver/lib/import_realm.py in spirit) as a NEW organization of this server. Steps, each
+ * committed with the import's state (import_runs) in the same transaction, so an interrupted
+ * import continues where it stopped without duplicating anything:
+ *   1. base: the organization (deactivated: invisible until the end) and every table of
+ *      realm.json but reactions; the id ranges of the export's rows are reserved (./idMap.ts);
+ *   2. messages and their user messages (flags), `batchSize` messages a transaction;
+ *   3. reactions, by batches; 4. uploads (stored in the configured storage) with their
+ *      attachments, by batches; 5. custom emoji files; 6. the organization is activated.
+ */
+export interface ImportOptions {
+  /** The new organization's string id (default: the export's). */
+  stringId?: string;
+  batchSize?: number;
+  progress?: (line: string) => void;
+  /** Test hook: throw after this many committed batches (to test resuming). */
+  failAfterBatches?: number;
+}
+
+export interface ImportReport {
+  realmId: number;
+  stringId: string;
+  resumed: boolean;
+  imported: Record<string, number>;
+  skipped: Array<{ what: string; count: number; why: string }>;
+}
+
+interface RunState extends IdMapState {
+  base: boolean;
+  messages: { file: number; row: number };
+  reactions: number;
+  attachments: number;
+  emoji: boolean;
+  counts: Record<string, number>;
+}
+
+/** Tables of an export that are not imported, and why (the final report lists the non-empty ones). */
+const SKIPPED_TABLES: Record<string, string> = {
+  zerver_realmauditlog: "the audit log starts afresh",
+  zerver_scheduledmessage: "scheduled messages are not carried over",
+  zerver_userpresence: "presence starts afresh",
+  zerver_presencesequence: "presence starts afresh",
+  zerver_realmexport: "the old server's exports stay there",
+  zerver_userstatus: "statuses are not carried over",
+  zerver_useractivity: "activity statistics are not kept",
+  zerver_useractivityinterval: "activity statistics are not kept",
+  zerver_realmdomain: "not supported by Parley",
+  zerver_realmauthenticationmethod: "not supported by Parley",
+  zerver_botconfigdata: "not supported by Parley",
+  zerver_onboardingstep: "onboarding starts afresh",
+  zerver_onboardingusermessage: "onboarding starts afresh",
+};
+
+export class ImportError extends Error {}
+
+export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive, options: ImportOptions = {}): Promise<ImportReport> {
+  const batchSize = options.batchSize ?? 1000;
+  const progress = options.progress ?? (() => {});
+  const realmRowIn = archive.realm.zerver_realm[0];
+  const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
+  const source = `zulip:${String(realmRowIn.string_id)}:${String(realmRowIn.date_created)}:${archive.messageCount}`;
+  let batches = 0;
+  const committed = () => {
+    batches += 1;
+    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches) throw new Error(`import interrupted after ${batches} batches (test hook)`);
+  };
+
+  // Resume, or start: the base step creates the organization and the state row together.
+  let state: RunState;
+  let realmId: number;
+  let resumed = false;
+  const existing = await realmStore.getByStringId(ctx.db.kysely, stringId);
+  if (existing) {
+    const run = await store.runByRealm(ctx.db.kysely, existing.id);
+    if (!run) throw new ImportError(`an organization with string id "${stringId}" exists already: choose another with --string-id`);
+    if (run.status === "done") throw new ImportError(`organization "${stringId}" has been imported already`);
+    if (run.source !== source) throw new ImportError(`organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`);
+    state = JSON.parse(run.state) as RunState;
+    realmId = existing.id;
+    resumed = true;
+    progress(`Continuing the interrupted import of "${stringId}"`);
+  } else {
+    ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, archive, stringId, source)));
+    progress(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
+  }
+  const m = new IdMap(state);
+  const save = (tx: Tx) => store.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
+
+  // Messages, a batch a transaction.
+  const clients = new Map<number, string>((archive.realm.zerver_client ?? []).map((c) => [c.id as number, String(c.name)]));
+  const started = Date.now();
+  let done = 0;
+  for (let file = 0; file < archive.messageFiles.length; file++) {
+    if (file < state.messages.file) continue;
+    const data = readMessageFile(archive, file);
+    const byMessage = new Map<number, Row[]>();
+    for (const um of data.zerver_usermessage) {
+      const list = byMessage.get(um.message) ?? [];
+      list.push(um);
+      byMessage.set(um.message, list);
+    }
+    for (let i = file === state.messages.file ? state.messages.row : 0; i < data.zerver_message.length; i += batchSize) {
+      const slice = data.zerver_message.slice(i, i + batchSize);
+      await transaction(ctx, async (tx) => {
+        const messages = slice.map((msg) => rows.messageRow(m, msg, clients));
+        await store.insertRows(tx.q, "messages", messages);
+        await store.insertRows(tx.q, "user_messages", slice.flatMap((msg) => (byMessage.get(msg.id) ?? []).map((um) => rows.userMessageRow(m, um))));
+        await messageSearchStore.index(tx.q, messages as never);
+        state.messages = { file, row: i + slice.length };
+        state.counts.messages = (state.counts.messages ?? 0) + slice.length;
+        state.counts.user_messages = (state.counts.user_messages ?? 0) + slice.reduce((n, msg) => n + (byMessage.get(msg.id)?.length ?? 0), 0);
+        await save(tx);
+      });
+      done += slice.length;
+      const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
+      progress(`messages: ${state.counts.messages}/${archive.messageCount} (${rate} messages/s)`);
+      committed();
+    }
+    state.messages = { file: file + 1, row: 0 };
+  }
+
+  // Reactions.
+  const reactions = archive.realm.zerver_reaction ?? [];
+  for (let i = state.reactions; i < reactions.length; i += batchSize) {
+    const slice = reactions.slice(i, i + batchSize);
+    await transaction(ctx, async (tx) => {
+      await store.insertRows(tx.q, "reactions", slice.map((r) => rows.reactionRow(m, r)));
+      state.reactions = i + slice.length;
+      state.counts.reactions = state.reactions;
+      await save(tx);
+    });
+    progress(`reactions: ${state.reactions}/${reactions.length}`);
+    committed();
+  }
+
+  // Uploads and their attachments. A file is stored before its row commits; storing it again
+  // after an interruption overwrites it.
+  const uploadFiles = new Map(archive.uploadRecords.map((r) => [String(r.s3_path ?? r.path), path.join(archive.root, "uploads", String(r.path))]));
+  for (let i = state.attachments; i < archive.attachments.length; i += batchSize) {
+    const slice = archive.attachments.slice(i, i + batchSize);
+    const withFiles = slice.filter((a) => uploadFiles.has(String(a.path_id)));
+    for (const a of withFiles) await ctx.blobs.putFile(m.uploadPath(String(a.path_id)), uploadFiles.get(String(a.path_id))!);
+    await transaction(ctx, async (tx) => {
+      await store.insertRows(tx.q, "attachments", withFiles.map((a) => rows.attachmentRow(m, a)));
+      const links = withFiles.flatMap((a) => ((a.messages ?? []) as number[]).map((id) => ({ attachment_id: m.id("attachments", a.id), message_id: m.message(id) })));
+      await store.insertRows(tx.q, "attachment_messages", links);
+      state.attachments = i + slice.length;
+      state.counts.attachments = (state.counts.attachments ?? 0) + withFiles.length;
+      state.counts.attachments_without_file = (state.counts.attachments_without_file ?? 0) + slice.length - withFiles.length;
+      await save(tx);
+    });
+    progress(`uploads: ${state.attachments}/${archive.attachments.length}`);
+    committed();
+  }
+
+  // Custom emoji files; then the organization becomes visible.
+  if (!state.emoji) {
+    let copied = 0;
+    for (const r of archive.emojiRecords) {
+      const target = typeof r.file_name === "string" ? emojiFilePath(ctx.config.dataDir, realmId, r.file_name) : undefined;
+      if (!target) continue;
+      await mkdir(path.dirname(target), { recursive: true });
+      await copyFile(path.join(archive.root, "emoji", String(r.path)), target);
+      copied += 1;
+    }
+    state.emoji = true;
+    state.counts.emoji_files = copied;
+  }
+  await transaction(ctx, async (tx) => {
+    await store.setRealmDeactivated(tx.q, realmId, realmRowIn.deactivated === true ? 1 : 0);
+    await store.finishRun(tx.q, realmId, JSON.stringify(state), nowSeconds());
+  });
+
+  const skipped = Object.entries(SKIPPED_TABLES)
+    .map(([table, why]) => ({ what: table, count: archive.realm[table]?.length ?? 0, why }))
+    .filter((s) => s.count > 0);
+  skipped.push({ what: "passwords and API keys", count: state.counts.users ?? 0, why: "an export has none: users reset their password; every user and bot has a new API key" });
+  if (state.counts.attachments_without_file) skipped.push({ what: "zerver_attachment", count: state.counts.attachments_without_file, why: "the export lacks the file" });
+  if ((archive.realm.zerver_userprofile ?? []).some((u) => u.avatar_source === "U")) skipped.push({ what: "avatars", count: 0, why: "uploaded avatars are not carried over (Gravatar until changed)" });
+  return { realmId, stringId, resumed, imported: state.counts, skipped };
+}
+
+/** Step 1, one transaction: the organization, its state row and every table of realm.json but reactions. */
+async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, source: string): Promise<{ state: RunState; realmId: number }> {
+  const t = archive.realm;
+  const q = tx.q;
+  await ensureSystemBots(tx);
+  const bots = new Map((await store.systemBotsByEmail(q, SYSTEM_BOT_REALM)).map((b) => [b.email, b]));
+  const crossUsers: Array<[number, number]> = [];
+  const crossRecipients: Array<[number, number]> = [];
+  for (const b of t.zerver_userprofile_crossrealm ?? []) {
+    const bot = bots.get(String(b.email));
+    if (!bot) throw new ImportError(`the export's system bot ${String(b.email)} has no counterpart on this server`);
+    crossUsers.push([Number(b.id), bot.id]);
+    if (b.recipient_id != null && bot.recipient_id !== null) crossRecipients.push([Number(b.recipient_id), bot.recipient_id]);
+  }
+
+  // Offsets: each table's highest id now; the range up to offset + the export's highest id is
+  // reserved so rows created meanwhile (the server may run) land above it.
+  const offsets = {} as Record<OffsetTable, number>;
+  for (const [table, zulipTable] of Object.entries(OFFSET_TABLES) as Array<[OffsetTable, string]>) {
+    offsets[table] = await store.maxId(q, table);
+    const top = offsets[table] + (archive.maxIds[zulipTable] ?? 0);
+    if (top > 0) await store.reserveIds(q, table, top);
+  }
+  const oldRealmId = Number(t.zerver_realm[0].id);
+  const provisional = new IdMap({ offsets, oldRealmId, realmId: 0, crossUsers, crossRecipients });
+  const realmId = await store.createRealm(q, rows.realmRow(provisional, t.zerver_realm[0], t.zerver_realmuserdefault?.[0], stringId));
+  const m = new IdMap({ offsets, oldRealmId, realmId, crossUsers, crossRecipients });
+  const counts: Record<string, number> = {};
+  const insert = async (table: Parameters<typeof store.insertRows>[1], list: ImportRow[]) => {
+    await store.insertRows(q, table, list);
+    counts[table] = (counts[table] ?? 0) + list.length;
+  };
+
+  const users = [...t.zerver_userprofile, ...(t.zerver_userprofile_mirrordummy ?? [])];
+  await insert("recipients", t.zerver_recipient.map((r) => rows.recipientRow(m, r)));
+  await insert("users", users.map((u) => rows.userRow(m, u)));
+  const named = new Map((t.zerver_namedusergroup ?? []).map((g) => [Number(g.id ?? g.usergroup_ptr), g]));
+  await insert("user_groups", t.zerver_usergroup.map((g) => rows.userGroupRow(m, g, named.get(Number(g.id)))));
+  for (const g of named.values()) await store.updateById(q, "user_groups", m.group(g.id ?? g.usergroup_ptr), rows.userGroupLinks(m, g));
+  await insert("streams", t.zerver_stream.map((s) => rows.streamRow(m, s)));
+  for (const u of users) await store.updateById(q, "users", m.user(u.id), rows.userLinks(m, u));
+  await insert("direct_message_groups", (t.zerver_huddle ?? []).map((h) => rows.directMessageGroupRow(m, h)));
+
+  // Channel subscriptions only: Parley implies those to one's own and to groups' direct messages.
+  const recipientTypes = new Map(t.zerver_recipient.map((r) => [Number(r.id), Number(r.type)]));
+  await insert("subscriptions", t.zerver_subscription.filter((s) => recipientTypes.get(Number(s.recipient)) === 2).map((s) => rows.subscriptionRow(m, s)));
+  await insert("user_group_members", (t.zerver_usergroupmembership ?? []).map((g) => ({ group_id: m.group(g.user_group), user_id: m.user(g.user_profile) })));
+  await insert("user_group_subgroups", (t.zerver_groupgroupmembership ?? []).map((g) => ({ supergroup_id: m.group(g.supergroup), subgroup_id: m.group(g.subgroup) })));
+  await insert("default_streams", (t.zerver_defaultstream ?? []).map((d) => ({ realm_id: realmId, stream_id: m.stream(d.stream) })));
+  await insert(
+    "custom_profile_fields",
+    (t.zerver_customprofilefield ?? []).map((f) => ({
+      id: m.id("custom_profile_fields", f.id),
+      realm_id: realmId,
+      name: f.name,
+      hint: f.hint ?? "",
+      field_type: f.field_type,
+      field_data: f.field_data ?? "",
+      order: f.order ?? 0,
+      display_in_profile_summary: f.display_in_profile_summary ? 1 : 0,
+      required: f.required ? 1 : 0,
+      editable_by_user: f.editable_by_user === false ? 0 : 1,
+    })),
+  );
+  await insert(
+    "custom_profile_field_values",
+    (t.zerver_customprofilefieldvalue ?? []).map((v) => ({
+      id: m.id("custom_profile_field_values", v.id),
+      user_id: m.user(v.user_profile),
+      field_id: m.id("custom_profile_fields", v.field),
+      value: v.value,
+      rendered_value: v.rendered_value ?? null,
+    })),
+  );
+  await insert(
+    "realm_emoji",
+    (t.zerver_realmemoji ?? []).map((e) => ({
+      id: m.id("realm_emoji", e.id),
+      realm_id: realmId,
+      name: e.name,
+      author_id: m.userOrNull(e.author),
+      file_name: e.file_name ?? null,
+      is_animated: e.is_animated ? 1 : 0,
+      deactivated: e.deactivated ? 1 : 0,
+    })),
+  );
+  await insert(
+    "user_topics",
+    (t.zerver_usertopic ?? []).map((u) => ({
+      id: m.id("user_topics", u.id),
+      user_id: m.user(u.user_profile),
+      stream_id: m.stream(u.stream),
+      recipient_id: m.recipient(u.recipient),
+      topic_name: u.topic_name,
+      last_updated: u.last_updated,
+      visibility_policy: u.visibility_policy,
+    })),
+  );
+  await insert("muted_users", (t.zerver_muteduser ?? []).map((x) => ({ user_id: m.user(x.user_profile), muted_user_id: m.user(x.muted_user), date_muted: x.date_muted })));
+  await insert("alert_words", (t.zerver_alertword ?? []).map((a) => ({ id: m.id("alert_words", a.id), user_id: m.user(a.user_profile), word: a.word })));
+  await insert("realm_linkifiers", (t.zerver_realmfilter ?? []).map((f) => ({ realm_id: realmId, pattern: f.pattern, url_template: f.url_template, order: f.order ?? 0 })));
+  await insert("realm_playgrounds", (t.zerver_realmplayground ?? []).map((p) => ({ realm_id: realmId, name: p.name, pygments_language: p.pygments_language, url_template: p.url_template })));
+  await insert(
+    "saved_snippets",
+    (t.zerver_savedsnippet ?? []).map((s) => ({ realm_id: realmId, user_id: m.user(s.user_profile), title: s.title, content: s.content, date_created: s.date_created })),
+  );
+  await insert("bot_services", (t.zerver_service ?? []).map((s) => ({ bot_id: m.user(s.user_profile), name: s.name, base_url: s.base_url, token: s.token, interface: s.interface ?? 1 })));
+  await insert("bot_storage", (t.zerver_botstoragedata ?? []).map((s) => ({ bot_id: m.user(s.bot_profile), key: s.key, value: s.value })));
+
+  const state: RunState = {
+    ...m.state,
+    base: true,
+    messages: { file: 0, row: 0 },
+    reactions: 0,
+    attachments: 0,
+    emoji: false,
+    counts,
+  };
+  await store.createRun(q, realmId, source, JSON.stringify(state), nowSeconds());
+  return { state, realmId };
+}
+
+export { ImportArchiveError };
