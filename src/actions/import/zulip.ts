@@ -4,7 +4,6 @@ import { type AppContext, transaction } from "../../appContext.js";
 import type { Tx } from "../../db/tx.js";
 import { emojiFilePath } from "../../lib/emojiFiles.js";
 import { ImportArchiveError, type Row, type ZulipArchive, readMessageFile } from "../../lib/import/zulipArchive.js";
-import { SYSTEM_BOT_REALM } from "../../lib/realms.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
 import { realmStore } from "../../store/realms.js";
@@ -12,6 +11,7 @@ import { nowSeconds } from "../../util/time.js";
 import { ensureSystemBots } from "../onboarding.js";
 import { IdMap, type IdMapState, OFFSET_TABLES, type OffsetTable } from "./idMap.js";
 import * as rows from "./zulipRows.js";
+import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 
 /**
  * `parley import zulip`: an organization from an export in the layout of Zulip's `manage.py
