@@ -44,7 +44,8 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     const env = await postgresEnv();
     const a = await servers.start(env);
     const credentials = firstStartCredentials(a.output());
-    const [b, c] = await Promise.all([servers.start(env), servers.start(env)]);
+    const b = await servers.start(env);
+    const c = await servers.start(env);
     const call = (server: ServerProcess) => apiCaller(() => server.baseUrl, credentials);
     const me = (await call(a)("GET", "/users/me")).body;
     const sendDm = (server: ServerProcess, content: string) => call(server)("POST", "/messages", { type: "direct", to: JSON.stringify([me.user_id]), content });
