@@ -116,7 +116,22 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     expect((await call(c)("DELETE", "/events", { queue_id: onA.body.queue_id })).status).toBe(200);
     const afterDelete = await call(a)("GET", "/events", { queue_id: onA.body.queue_id, last_event_id: "-1", dont_block: "true" });
     expect(afterDelete.body.code).toBe("BAD_EVENT_QUEUE_ID");
-  }, 120_000);
+
+    // A scheduled message (a durable job both remaining processes' runners look for) is sent once.
+    const scheduled = await call(a)("POST", "/scheduled_messages", {
+      type: "direct",
+      to: JSON.stringify([me.user_id]),
+      content: "scheduled once",
+      scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 2),
+    });
+    expect(scheduled.status).toBe(200);
+    const countScheduled = async () =>
+      (await call(c)("GET", "/messages", { anchor: "newest", num_before: "100", num_after: "0", narrow: "[]" })).body.messages.filter((m: any) => m.content === "<p>scheduled once</p>").length;
+    const deadline = Date.now() + 30_000;
+    while ((await countScheduled()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await countScheduled()).toBe(1);
+  }, 180_000);
 });
 
 describe("one process per SQLite file", () => {
