@@ -66,6 +66,8 @@ export class EventBus {
             const release = await dispatcher.gate.enterShared();
             try {
               dispatcher.dispatchRemote(e, u);
+            } catch (deliveryError) {
+              this.log.error({ err: deliveryError, type: e.type }, "delivering an event from another process failed");
             } finally {
               release();
             }
@@ -113,8 +115,11 @@ export class EventBus {
       const msg = await this.nc.request(queueSubject(owner), JSON.stringify(request), { timeout: timeoutMs });
       reply = JSON.parse(msg.string()) as QueueReply;
     } catch (error) {
-      // No process answers for this owner: it stopped or died, and its queues with it.
-      if (error instanceof NatsError && error.code === ErrorCode.NoResponders) throw new BadEventQueueIdError(request.queueId);
+      // No process answers for this owner: it stopped or died, and its queues with it. An owner
+      // that does not answer a poll by its heartbeat (killed while the poll waited) is gone too.
+      if (error instanceof NatsError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout)) {
+        throw new BadEventQueueIdError(request.queueId);
+      }
       throw error;
     }
     if ("error" in reply) throw new ApiError(reply.error.msg, { code: reply.error.code, status: reply.error.status, data: reply.error.data });
