@@ -16,7 +16,10 @@ export function acquireSqliteServerLock(databaseFile: string): () => void {
       fs.writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // A directory that cannot hold the lock cannot hold the database either: opening it reports that.
+      if (code !== "EEXIST") return () => {};
+      if (attempt > 0) throw error;
       const holder = Number(fs.readFileSync(lockFile, "utf8").trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
         throw new ConfigError(
