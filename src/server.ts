@@ -7,7 +7,7 @@ import { serveMetrics } from "./http/metrics.js";
 import { startEmailGateway } from "./email/gateway.js";
 import { type Config, ConfigError } from "./config.js";
 import { exposedDataFiles } from "./lib/dataDirectory.js";
-import { acquireSqliteServerLock } from "./lib/serverLock.js";
+import { acquireServerLock } from "./lib/serverLock.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** In the data directory: the first start's generated password, when not shown on a terminal. */
@@ -15,7 +15,7 @@ export const FIRST_START_PASSWORD_FILE = "first-start-password";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
-  const releaseLock = config.database.kind === "sqlite" ? acquireSqliteServerLock(config.database.file) : () => {};
+  const releaseLock = acquireServerLock(config.database);
   let ctx: Awaited<ReturnType<typeof createContext>>;
   try {
     ctx = await createContext(config);

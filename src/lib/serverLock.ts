@@ -1,16 +1,18 @@
 import fs from "node:fs";
-import { ConfigError } from "../config.js";
+import { type Config, ConfigError } from "../config.js";
+import { serverLockFile } from "../db/connect.js";
 
 /**
- * One server process per SQLite file: `parley serve` holds `<database file>.server-lock`, which
+ * One server process per database file (the embedded engine): `parley serve` holds `<database file>.server-lock`, which
  * names its process id, from start to stop. A second server on the same file refuses to start
  * (its events would not reach the first one's clients, and SQLite serves one writer). A lock
  * whose process is gone (killed, machine restarted) is taken over. CLI commands (`parley users`
  * and the like) do not take it and keep working beside a running server.
  */
-export function acquireSqliteServerLock(databaseFile: string): () => void {
-  if (databaseFile === ":memory:") return () => {};
-  const lockFile = `${databaseFile}.server-lock`;
+export function acquireServerLock(database: Config["database"]): () => void {
+  const lockFile = serverLockFile(database);
+  if (lockFile === null) return () => {};
+  const databaseFile = lockFile.slice(0, -".server-lock".length);
   for (let attempt = 0; ; attempt++) {
     try {
       fs.writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx", mode: 0o600 });
@@ -23,8 +25,8 @@ export function acquireSqliteServerLock(databaseFile: string): () => void {
       const holder = Number(fs.readFileSync(lockFile, "utf8").trim());
       if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
         throw new ConfigError(
-          `Another Parley server (process ${holder}) is already serving ${databaseFile}. SQLite serves one process: ` +
-            `stop that one first, or run several processes on PostgreSQL with PARLEY_BUS_URL (docs/deployment.md). ` +
+          `Another Parley server (process ${holder}) is already serving ${databaseFile}. A database file serves one process: ` +
+            `stop that one first, or run several processes on a database server with PARLEY_BUS_URL (docs/deployment.md). ` +
             `If no such server runs, delete ${lockFile}.`,
         );
       }
