@@ -53,7 +53,13 @@ export class EventBus {
   /** Publishes this process's committed events; delivers the others'; answers for its queues. */
   start(dispatcher: EventDispatcher, queues: EventQueueRegistry): void {
     dispatcher.publisher = (event, userIds) => {
-      this.nc.publish(EVENTS_SUBJECT, JSON.stringify({ e: event, u: userIds }));
+      // After COMMIT: a bus that is down costs the other processes' clients this event (they
+      // find the change in the database when they register again), never this request.
+      try {
+        this.nc.publish(EVENTS_SUBJECT, JSON.stringify({ e: event, u: userIds }));
+      } catch (error) {
+        this.log.error({ err: error, type: event.type }, "publishing an event on the bus failed");
+      }
     };
     this.subscriptions.push(
       this.nc.subscribe(EVENTS_SUBJECT, {
