@@ -56,7 +56,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     const queueId: string = registered.body.queue_id;
     const ownerB = queueId.split(":")[0];
     expect(queueId).toMatch(/^[0-9a-f]{12}:/);
-    const onA = await call(a)("POST", "/register", { event_types: JSON.stringify(["message"]) });
+    const onA = await call(a)("POST", "/register", { event_types: JSON.stringify(["message", "typing"]) });
     expect(onA.body.queue_id.split(":")[0]).not.toBe(ownerB);
 
     // Sent through A, seen in B's queue, polled through C (a blocking poll forwarded to B).
@@ -71,6 +71,8 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
 
     // Sent through C, polled on B itself, with the earlier event acknowledged.
     expect((await sendDm(c, "from C")).status).toBe(200);
+    // Typing goes through the bus like every event (checked in A's queue below).
+    expect((await call(c)("POST", "/typing", { op: "start", to: JSON.stringify([me.user_id]) })).status).toBe(200);
     let seen: any[] = [];
     for (let i = 0; i < 50 && seen.length === 0; i++) {
       seen = (await call(b)("GET", "/events", { queue_id: queueId, last_event_id: String(firstId), dont_block: "true" })).body.events;
@@ -110,6 +112,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     // A queue on A received everything committed through A and C, in order.
     const onAEvents = await call(c)("GET", "/events", { queue_id: onA.body.queue_id, last_event_id: "-1", dont_block: "true" });
     const contents = onAEvents.body.events.map((e: any) => e.message?.content).filter(Boolean);
+    expect(onAEvents.body.events.filter((e: any) => e.type === "typing").map((e: any) => [e.op, e.sender.user_id])).toEqual([["start", me.user_id]]);
     expect(contents).toEqual(["from A", "from C", ...Array.from({ length: 30 }, (_, i) => `load ${i}`)]);
 
     // DELETE through another process reaches the owner.
