@@ -9,6 +9,7 @@ import type { AppContext } from "./appContext.js";
 import { createBlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
 import { openMigratedDb } from "./db/migrate.js";
+import { EventBus } from "./events/bus.js";
 import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
@@ -48,16 +49,20 @@ export async function createContext(config: Config, log = pino({ level: config.l
   const metrics = new Metrics();
   const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
+  const bus = config.busUrl ? await EventBus.connect(config.busUrl, EventBus.newProcessId(), log) : undefined;
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
     heartbeatMs: config.eventHeartbeatSeconds * 1000,
+    processId: bus?.processId,
   });
   eventQueues.start(events);
+  bus?.start(events, eventQueues);
   const ctx = {
     config,
     db,
     events,
     eventQueues,
+    bus,
     log,
     rateLimiter: new RateLimiter(config.rateLimits.enabled),
     blobs: createBlobStorage(config),

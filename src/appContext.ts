@@ -3,6 +3,7 @@ import type { BlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
 import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
+import type { EventBus } from "./events/bus.js";
 import type { EventDispatcher } from "./events/dispatch.js";
 import type { EventQueueRegistry } from "./events/queues.js";
 import type { RateLimiter } from "./http/rateLimit.js";
@@ -14,6 +15,8 @@ export interface AppContext extends TxServices {
   db: Db;
   events: EventDispatcher;
   eventQueues: EventQueueRegistry;
+  /** Multi-process mode only (PARLEY_BUS_URL): the other processes, over NATS. */
+  bus?: EventBus;
   log: Logger;
   rateLimiter: RateLimiter;
   /** Uploaded files (local directory or bucket). */

@@ -35,6 +35,13 @@ describe("loadConfig", () => {
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db" });
   });
 
+  it("turns on multi-process mode with PARLEY_BUS_URL, on PostgreSQL only", () => {
+    expect(loadConfig({}).busUrl).toBeUndefined();
+    expect(loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db", PARLEY_BUS_URL: "nats://127.0.0.1:4222" }).busUrl).toBe("nats://127.0.0.1:4222");
+    expect(() => loadConfig({ PARLEY_BUS_URL: "nats://127.0.0.1:4222" })).toThrow(/PARLEY_BUS_URL: several processes need PostgreSQL/);
+    expect(() => loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db", PARLEY_BUS_URL: "redis://x" })).toThrow(/PARLEY_BUS_URL/);
+  });
+
   it.each([
     ["PARLEY_PORT", "abc"],
     ["PARLEY_PORT", "70000"],

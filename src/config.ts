@@ -23,6 +23,10 @@ const envSchema = z.object({
     .string()
     .regex(/^(postgres(ql)?:\/\/|sqlite:)/, "must start with postgres:// or sqlite:")
     .optional(),
+  PARLEY_BUS_URL: z
+    .string()
+    .regex(/^nats:\/\/[^/]+\/?$/, "must be nats://host:port (with user:password@ if the server wants them)")
+    .optional(),
   PARLEY_DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_DEV: boolFlag.default(false),
@@ -88,6 +92,8 @@ export interface Config {
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
   database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
+  /** Multi-process mode: the NATS server the processes share (events/bus.ts); PostgreSQL only. */
+  busUrl: string | undefined;
   /** How long connecting to PostgreSQL may take (at start and for each new pool connection). */
   databaseTimeoutSeconds: number;
   externalUrl: string;
@@ -176,12 +182,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       : e.PARLEY_DATABASE_URL.startsWith("sqlite:")
         ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
         : { kind: "postgres", url: e.PARLEY_DATABASE_URL };
+  if (e.PARLEY_BUS_URL !== undefined && database.kind !== "postgres") {
+    throw new ConfigError(
+      "Invalid configuration:\n  PARLEY_BUS_URL: several processes need PostgreSQL (set PARLEY_DATABASE_URL=postgres://...); SQLite serves one process",
+    );
+  }
   const externalUrl = (e.PARLEY_EXTERNAL_URL ?? `http://localhost:${e.PARLEY_PORT}`).replace(/\/+$/, "");
   return {
     host: e.PARLEY_HOST,
     port: e.PARLEY_PORT,
     dataDir,
     database,
+    busUrl: e.PARLEY_BUS_URL,
     databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
     dev: e.PARLEY_DEV,

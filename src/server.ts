@@ -7,6 +7,7 @@ import { serveMetrics } from "./http/metrics.js";
 import { startEmailGateway } from "./http/emailGateway.js";
 import { type Config, ConfigError } from "./config.js";
 import { exposedDataFiles } from "./lib/dataDirectory.js";
+import { acquireServerLock } from "./lib/serverLock.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** In the data directory: the first start's generated password, when not shown on a terminal. */
@@ -14,11 +15,20 @@ export const FIRST_START_PASSWORD_FILE = "first-start-password";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
-  const ctx = await createContext(config);
+  const releaseLock = acquireServerLock(config.database);
+  let ctx: Awaited<ReturnType<typeof createContext>>;
+  try {
+    ctx = await createContext(config);
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
   for (const file of exposedDataFiles(config)) {
     ctx.log.warn(file, "Other users of this machine can read or write this data file: chmod go-rwx it (directories 700, files 600)");
   }
-  const restoredQueues = await ctx.eventQueues.restore(ctx.db.kysely);
+  // Several processes (PARLEY_BUS_URL) do not save queues: a queue id names the process run that
+  // holds it, so a stopped process's clients register again (through any other process).
+  const restoredQueues = ctx.bus ? 0 : await ctx.eventQueues.restore(ctx.db.kysely);
   ctx.eventQueues.announceRestart({
     type: "restart",
     zulip_version: ZULIP_VERSION,
@@ -61,9 +71,11 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await emailGateway?.close();
       await ctx.jobs.stop();
       ctx.eventQueues.detach();
-      const savedQueues = await ctx.eventQueues.save(ctx.db.kysely);
+      const savedQueues = ctx.bus ? 0 : await ctx.eventQueues.save(ctx.db.kysely);
+      await ctx.bus?.close();
       ctx.log.info({ savedQueues }, "Parley stopped");
       await ctx.db.close();
+      releaseLock();
     })());
   return { app, stop };
 }

@@ -12,13 +12,16 @@ const INTERNAL_REALM = "zulipinternal";
 
 /**
  * Runs `fn` with the application's context (database migrated, no HTTP, no job runner: jobs a
- * command queues, such as emails, are left for the server). Logs go to stderr, warnings only.
+ * command queues, such as emails, are left for the server; with PARLEY_BUS_URL its events are
+ * published to the server processes like theirs). Logs go to stderr, warnings only.
  */
 export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await createContext(config, pino({ level: "warn" }, pino.destination(2)));
   try {
     return await fn(ctx);
   } finally {
+    // Multi-process mode: the command's events are on their way to every server process.
+    await ctx.bus?.close();
     await ctx.db.close();
   }
 }

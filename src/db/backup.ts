@@ -60,7 +60,8 @@ export async function databaseIsEmpty(database: Config["database"], db: () => Db
 
 /** The files of the SQLite database in the data directory, which the data copy leaves out. */
 export function databaseFiles(database: Config["database"]): string[] {
-  return database.kind === "sqlite" ? [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`] : [];
+  // The running server's lock (lib/serverLock.ts) is no part of a backup.
+  return database.kind === "sqlite" ? [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`, `${database.file}.server-lock`] : [];
 }
 
 async function runTool(tool: string, args: string[]): Promise<void> {

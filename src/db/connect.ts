@@ -27,6 +27,15 @@ export function localDatabaseFiles(database: Config["database"]): string[] {
   return [database.file, `${database.file}-wal`, `${database.file}-shm`];
 }
 
+/**
+ * The lock file `parley serve` holds so that one server process serves an embedded database
+ * (lib/serverLock.ts); none for a database server, which several processes share.
+ */
+export function serverLockFile(database: Config["database"]): string | null {
+  if (database.kind !== "sqlite" || database.file === ":memory:") return null;
+  return `${database.file}.server-lock`;
+}
+
 export interface OpenDbOptions {
   /** Where connection outages are logged. */
   log?: Logger;

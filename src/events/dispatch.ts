@@ -3,13 +3,17 @@ import { CommitGate } from "./commitGate.js";
 /**
  * Delivery of committed events to whoever listens in this process (event queues, tests).
  * Called only from db/tx.ts after COMMIT: no other code may publish an event, so an event that
- * would describe a rolled-back change is never seen.
+ * would describe a rolled-back change is never seen. In multi-process mode (events/bus.ts) each
+ * committed event is also handed to the bus, and events other processes committed arrive
+ * through `dispatchRemote`.
  */
 export type ParleyEvent = { type: string; [key: string]: unknown };
 export type EventListener = (event: ParleyEvent, userIds: readonly number[]) => void;
 
 export class EventDispatcher {
   private readonly listeners = new Set<EventListener>();
+  /** Set by events/bus.ts: publishes this process's committed events to the other processes. */
+  publisher: EventListener | null = null;
   /** Held shared by committing publishers, exclusively by register (see commitGate.ts). */
   readonly gate = new CommitGate();
 
@@ -20,6 +24,12 @@ export class EventDispatcher {
 
   /** Only for db/tx.ts, after commit. */
   dispatchCommitted(event: ParleyEvent, userIds: readonly number[]): void {
+    this.publisher?.(event, userIds);
+    for (const listener of this.listeners) listener(event, userIds);
+  }
+
+  /** Only for events/bus.ts: an event another process committed (and published once). */
+  dispatchRemote(event: ParleyEvent, userIds: readonly number[]): void {
     for (const listener of this.listeners) listener(event, userIds);
   }
 }

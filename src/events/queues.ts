@@ -162,6 +162,17 @@ export interface EventQueueOptions {
   timeoutMs: number;
   /** An idle long-poll gets a heartbeat event after this long (Zulip: 45 s). */
   heartbeatMs: number;
+  /**
+   * Multi-process mode: this process's id, put before each new queue id (`<processId>:<uuid>`)
+   * so any process can tell which one holds a queue (events/bus.ts forwards to it).
+   */
+  processId?: string;
+}
+
+/** The process a queue id names as its owner (multi-process mode), or null for a plain id. */
+export function queueOwner(queueId: string): string | null {
+  const colon = queueId.indexOf(":");
+  return colon > 0 ? queueId.slice(0, colon) : null;
 }
 
 export class EventQueueRegistry {
@@ -217,7 +228,8 @@ export class EventQueueRegistry {
   }
 
   create(client: ClientDescriptor): EventQueue {
-    const queue = new EventQueue(randomUUID(), client, this.options.heartbeatMs, Date.now());
+    const id = this.options.processId ? `${this.options.processId}:${randomUUID()}` : randomUUID();
+    const queue = new EventQueue(id, client, this.options.heartbeatMs, Date.now());
     this.add(queue);
     return queue;
   }

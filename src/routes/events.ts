@@ -1,18 +1,12 @@
-import type { User } from "../db/schema.js";
-import { type EventQueue, type EventQueueRegistry, eventsJson } from "../events/queues.js";
-import { BadEventQueueIdError, badRequest } from "../lib/errors.js";
+import { deleteQueue, pollQueue } from "../events/poll.js";
+import { queueOwner } from "../events/queues.js";
 import { endpoint, JsonText } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 
-/** The user's queue `queueId` (Zulip's access_client_descriptor). */
-function accessQueue(queues: EventQueueRegistry, user: User, queueId: string): EventQueue {
-  const queue = queues.get(queueId);
-  // Another user's queue looks exactly like an unknown one (SECURITY.md).
-  if (!queue || queue.client.userId !== user.id) throw new BadEventQueueIdError(queueId);
-  return queue;
-}
-
-/** GET /events: long-polls the queue for events after last_event_id (which it acknowledges). */
+/**
+ * GET /events: long-polls the queue for events after last_event_id (which it acknowledges).
+ * In multi-process mode a queue another process holds is polled there (events/bus.ts).
+ */
 export const getEvents = endpoint({
   auth: "user",
   params: {
@@ -21,19 +15,15 @@ export const getEvents = endpoint({
     dont_block: p.bool().default(false),
   },
   handler: async ({ ctx, user, params, raw }) => {
-    const queue = accessQueue(ctx.eventQueues, user, params.queue_id);
-    const lastEventId = params.last_event_id ?? -1;
-    if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
-    queue.prune(lastEventId);
-    if (params.dont_block || ctx.eventQueues.closing) {
-      queue.lastActivityMs = Date.now();
-      return { events: new JsonText(eventsJson(queue.eventsAfter(lastEventId))), queue_id: queue.id };
-    }
-    const poll = queue.wait(lastEventId, Date.now());
-    // A client that hangs up stops waiting; its queue stays for its next poll.
-    raw.reply.raw.once("close", poll.cancel);
-    const events = await poll.events;
-    return { events: new JsonText(eventsJson(events)), queue_id: queue.id };
+    const request = { userId: user.id, queueId: params.queue_id, lastEventId: params.last_event_id ?? -1, dontBlock: params.dont_block || ctx.eventQueues.closing };
+    const owner = queueOwner(params.queue_id);
+    const answer =
+      ctx.bus && owner !== null && owner !== ctx.bus.processId
+        ? // The owner answers a waiting poll by its heartbeat at the latest.
+          await ctx.bus.forwardPoll(owner, request, ctx.config.eventHeartbeatSeconds * 1000 + 15_000)
+        : // A client that hangs up stops waiting; its queue stays for its next poll.
+          await pollQueue(ctx.eventQueues, request, (cancel) => raw.reply.raw.once("close", cancel));
+    return { events: new JsonText(answer.eventsJson), queue_id: answer.queueId };
   },
 });
 
@@ -42,7 +32,8 @@ export const deleteEventQueue = endpoint({
   auth: "user",
   params: { queue_id: p.string() },
   handler: async ({ ctx, user, params }) => {
-    accessQueue(ctx.eventQueues, user, params.queue_id);
-    ctx.eventQueues.delete(params.queue_id);
+    const owner = queueOwner(params.queue_id);
+    if (ctx.bus && owner !== null && owner !== ctx.bus.processId) await ctx.bus.forwardDelete(owner, user.id, params.queue_id);
+    else deleteQueue(ctx.eventQueues, user.id, params.queue_id);
   },
 });

@@ -1,0 +1,47 @@
+import { BadEventQueueIdError, badRequest } from "../lib/errors.js";
+import { type EventQueue, type EventQueueRegistry, eventsJson } from "./queues.js";
+
+/**
+ * GET and DELETE /events on a queue this process holds: used by routes/events.ts for its own
+ * queues and by events/bus.ts for requests another process forwards here.
+ */
+
+/** The user's queue `queueId` (Zulip's access_client_descriptor). */
+export function accessQueue(queues: EventQueueRegistry, userId: number, queueId: string): EventQueue {
+  const queue = queues.get(queueId);
+  // Another user's queue looks exactly like an unknown one (SECURITY.md).
+  if (!queue || queue.client.userId !== userId) throw new BadEventQueueIdError(queueId);
+  return queue;
+}
+
+export interface PollRequest {
+  userId: number;
+  queueId: string;
+  lastEventId: number;
+  dontBlock: boolean;
+}
+
+/**
+ * Acknowledges up to `lastEventId` and answers the events after it as GET /events's JSON list:
+ * at once, or when some arrive (or the heartbeat). `onCancel` receives the function that ends
+ * the wait early (the client hung up).
+ */
+export async function pollQueue(queues: EventQueueRegistry, request: PollRequest, onCancel?: (cancel: () => void) => void): Promise<{ eventsJson: string; queueId: string }> {
+  const queue = accessQueue(queues, request.userId, request.queueId);
+  const { lastEventId } = request;
+  if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
+  queue.prune(lastEventId);
+  if (request.dontBlock || queues.closing) {
+    queue.lastActivityMs = Date.now();
+    return { eventsJson: eventsJson(queue.eventsAfter(lastEventId)), queueId: queue.id };
+  }
+  const poll = queue.wait(lastEventId, Date.now());
+  onCancel?.(poll.cancel);
+  return { eventsJson: eventsJson(await poll.events), queueId: queue.id };
+}
+
+/** DELETE /events. */
+export function deleteQueue(queues: EventQueueRegistry, userId: number, queueId: string): void {
+  accessQueue(queues, userId, queueId);
+  queues.delete(queueId);
+}

@@ -1,0 +1,158 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { apiCaller, firstStartCredentials, type ServerProcess, startServerProcess, useServerProcesses } from "./support/process.js";
+
+/**
+ * Several `parley serve` processes on one PostgreSQL database and the NATS server of
+ * PARLEY_TEST_NATS_URL (issue 18): events cross processes, queues are polled through any
+ * process, a killed process's queues answer BAD_EVENT_QUEUE_ID and nothing acknowledged is lost.
+ * And SQLite stays one process: a second server on the same file refuses to start.
+ */
+const servers = useServerProcesses();
+const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
+const POSTGRES_URL = process.env.PARLEY_TEST_POSTGRES_URL;
+
+if (!NATS_URL || !POSTGRES_URL) {
+  console.warn("test/multiProcess.test.ts: the multi-process cases need PARLEY_TEST_NATS_URL (e.g. nats://127.0.0.1:4222) and PARLEY_TEST_POSTGRES_URL; skipped");
+}
+
+/** A fresh PostgreSQL database (whatever engine this run tests: these servers need PostgreSQL). */
+async function postgresEnv(): Promise<Record<string, string>> {
+  const name = `parley_multi_${process.pid}_${Date.now() % 100000}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-multi-"));
+  servers.onCleanup(async () => {
+    const c = new pg.Client({ connectionString: POSTGRES_URL });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const url = new URL(POSTGRES_URL!);
+  url.pathname = `/${name}`;
+  return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
+}
+
+describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and NATS", () => {
+  it("delivers across processes, forwards polls, and survives a process killed with SIGKILL", async () => {
+    const env = await postgresEnv();
+    const a = await servers.start(env);
+    const credentials = firstStartCredentials(a.output());
+    const b = await servers.start(env);
+    const c = await servers.start(env);
+    const call = (server: ServerProcess) => apiCaller(() => server.baseUrl, credentials);
+    const me = (await call(a)("GET", "/users/me")).body;
+    const sendDm = (server: ServerProcess, content: string) => call(server)("POST", "/messages", { type: "direct", to: JSON.stringify([me.user_id]), content });
+
+    // A queue registered on B; its id names B (not A or C).
+    const registered = await call(b)("POST", "/register", { event_types: JSON.stringify(["message"]) });
+    expect(registered.status).toBe(200);
+    const queueId: string = registered.body.queue_id;
+    const ownerB = queueId.split(":")[0];
+    expect(queueId).toMatch(/^[0-9a-f]{12}:/);
+    const onA = await call(a)("POST", "/register", { event_types: JSON.stringify(["message", "typing"]) });
+    expect(onA.body.queue_id.split(":")[0]).not.toBe(ownerB);
+
+    // Sent through A, seen in B's queue, polled through C (a blocking poll forwarded to B).
+    const poll = call(c)("GET", "/events", { queue_id: queueId, last_event_id: "-1" });
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await sendDm(a, "from A")).status).toBe(200);
+    const polled = await poll;
+    expect(polled.status).toBe(200);
+    expect(polled.body.queue_id).toBe(queueId);
+    expect(polled.body.events.map((e: any) => e.message?.content)).toEqual(["from A"]);
+    const firstId = polled.body.events[0].id as number;
+
+    // Sent through C, polled on B itself, with the earlier event acknowledged.
+    expect((await sendDm(c, "from C")).status).toBe(200);
+    // Typing goes through the bus like every event (checked in A's queue below).
+    expect((await call(c)("POST", "/typing", { op: "start", to: JSON.stringify([me.user_id]) })).status).toBe(200);
+    let seen: any[] = [];
+    for (let i = 0; i < 50 && seen.length === 0; i++) {
+      seen = (await call(b)("GET", "/events", { queue_id: queueId, last_event_id: String(firstId), dont_block: "true" })).body.events;
+      if (seen.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(seen.map((e: any) => e.message?.content)).toEqual(["from C"]);
+
+    // Another user's view of a queue id does not depend on which process answers: unknown ids are unknown everywhere.
+    const unknown = await call(a)("GET", "/events", { queue_id: `${ownerB}:no-such-queue`, last_event_id: "-1", dont_block: "true" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.code).toBe("BAD_EVENT_QUEUE_ID");
+
+    // Under load through A and C, B is killed: its queues are gone for the others, and every
+    // acknowledged message is in the database.
+    const acknowledged: number[] = [];
+    const sending = (async () => {
+      for (let i = 0; i < 30; i++) {
+        const res = await sendDm(i % 2 === 0 ? a : c, `load ${i}`);
+        if (res.status === 200) acknowledged.push(res.body.id);
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 100));
+    await b.stop("SIGKILL");
+    await sending;
+    expect(acknowledged.length).toBe(30);
+    for (const server of [a, c]) {
+      const res = await call(server)("GET", "/events", { queue_id: queueId, last_event_id: String(firstId), dont_block: "true" });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe("BAD_EVENT_QUEUE_ID");
+      const deleted = await call(server)("DELETE", "/events", { queue_id: queueId });
+      expect(deleted.body.code).toBe("BAD_EVENT_QUEUE_ID");
+    }
+    const stored = await call(c)("GET", "/messages", { anchor: "newest", num_before: "100", num_after: "0", narrow: "[]" });
+    const storedIds = new Set(stored.body.messages.map((m: any) => m.id));
+    expect(acknowledged.filter((id) => !storedIds.has(id))).toEqual([]);
+
+    // A queue on A received everything committed through A and C, in order.
+    const onAEvents = await call(c)("GET", "/events", { queue_id: onA.body.queue_id, last_event_id: "-1", dont_block: "true" });
+    const contents = onAEvents.body.events.map((e: any) => e.message?.content).filter(Boolean);
+    expect(onAEvents.body.events.filter((e: any) => e.type === "typing").map((e: any) => [e.op, e.sender.user_id])).toEqual([["start", me.user_id]]);
+    expect(contents).toEqual(["from A", "from C", ...Array.from({ length: 30 }, (_, i) => `load ${i}`)]);
+
+    // DELETE through another process reaches the owner.
+    expect((await call(c)("DELETE", "/events", { queue_id: onA.body.queue_id })).status).toBe(200);
+    const afterDelete = await call(a)("GET", "/events", { queue_id: onA.body.queue_id, last_event_id: "-1", dont_block: "true" });
+    expect(afterDelete.body.code).toBe("BAD_EVENT_QUEUE_ID");
+
+    // A scheduled message (a durable job both remaining processes' runners look for) is sent once.
+    const scheduled = await call(a)("POST", "/scheduled_messages", {
+      type: "direct",
+      to: JSON.stringify([me.user_id]),
+      content: "scheduled once",
+      scheduled_delivery_timestamp: String(Math.floor(Date.now() / 1000) + 2),
+    });
+    expect(scheduled.status).toBe(200);
+    const countScheduled = async () =>
+      (await call(c)("GET", "/messages", { anchor: "newest", num_before: "100", num_after: "0", narrow: "[]" })).body.messages.filter((m: any) => m.content === "<p>scheduled once</p>").length;
+    const deadline = Date.now() + 30_000;
+    while ((await countScheduled()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await countScheduled()).toBe(1);
+  }, 180_000);
+});
+
+describe("one process per SQLite file", () => {
+  it("refuses a second server on the same SQLite data directory, and allows it once the first is gone", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-lock-"));
+    servers.onCleanup(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: "", PARLEY_BUS_URL: "", PARLEY_INSECURE_FAST_HASHING: "1" };
+    delete (env as Record<string, string | undefined>).PARLEY_DATABASE_URL;
+    delete (env as Record<string, string | undefined>).PARLEY_BUS_URL;
+    const first = await servers.start(env);
+    const second = await startServerProcess(env).then(
+      (server) => (server.stop(), "started"),
+      (error: Error) => error.message,
+    );
+    expect(second).toMatch(/Another Parley server \(process \d+\) is already serving .*parley\.sqlite3/);
+    // Killed without cleanup: the stale lock is taken over.
+    await first.stop("SIGKILL");
+    const third = await servers.start(env);
+    expect((await fetch(`${third.baseUrl}/health`)).status).toBe(200);
+  }, 60_000);
+});
