@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Executor } from "../db/tx.js";
+import { z } from "zod";
 import { eventQueueStore } from "../store/eventQueues.js";
+import { parseJsonColumn } from "../util/jsonColumn.js";
 import { type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 
@@ -157,6 +159,27 @@ export interface SavedQueue {
   lastActivityMs: number;
 }
 
+/** The shape of a saved queue (event_queues.data); events and capabilities are checked loosely. */
+const SAVED_QUEUE = z.object({
+  id: z.string(),
+  client: z.looseObject({
+    userId: z.number(),
+    realmId: z.number(),
+    eventTypes: z.array(z.string()).nullable(),
+    narrow: z.array(z.tuple([z.string(), z.string()])),
+    allPublicStreams: z.boolean(),
+    applyMarkdown: z.boolean(),
+    clientGravatar: z.boolean(),
+    slimPresence: z.boolean(),
+    capabilities: z.record(z.string(), z.unknown()),
+    emptyTopicDisplayName: z.string(),
+  }),
+  events: z.array(z.looseObject({ id: z.number(), type: z.string() })),
+  nextEventId: z.number(),
+  newestPrunedId: z.number(),
+  lastActivityMs: z.number(),
+});
+
 export interface EventQueueOptions {
   /** A queue not polled for this long is dropped (Zulip: 10 minutes). */
   timeoutMs: number;
@@ -304,7 +327,7 @@ export class EventQueueRegistry {
     const rows = await eventQueueStore.takeAll(q);
     const now = Date.now();
     for (const row of rows) {
-      const saved = JSON.parse(row.data) as SavedQueue;
+      const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
       // The time the server was down does not count against the client.
       this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
     }

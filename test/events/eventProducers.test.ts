@@ -190,8 +190,14 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   },
   "realm_user:update": { endpoint: "PATCH /users/{user_id}", trigger: async () => patch("iago", `/users/${await userId("prospero")}`, { full_name: unique("Prospero") }) },
   "realm_user:remove": {
-    notProduced: "Zulip sends it when a user becomes inaccessible to a guest (can_access_all_users_group); Parley lets every user see every user",
+    notProduced:
+      "sent to a guest restricted by can_access_all_users_group when a user becomes inaccessible to him; test/api/userAccess.test.ts produces it (here the restriction would change every later producer's audience)",
   },
+  invites_changed: {
+    endpoint: "POST /invites",
+    trigger: () => post("iago", "/invites", { invitee_emails: `${unique("invitee").replace(" ", "")}@example.com`, stream_ids: json([]) }),
+  },
+  realm_export: { endpoint: "POST /export/realm", trigger: () => post("iago", "/export/realm", {}) },
   "realm_bot:add": { endpoint: "POST /bots", observer: "hamlet", trigger: () => post("hamlet", "/bots", { full_name: unique("Producer Bot"), short_name: unique("producer").replace(" ", "") }) },
   "realm_bot:update": {
     endpoint: "PATCH /bots/{bot_id}",

@@ -575,6 +575,12 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/static/webapp/:file": "built assets", "/static/pages.css": "a style sheet", "/calls/bigbluebutton/join": "a redirect to a call",
   "/static/generated/emoji/emoji_api.json": "emoji data", "/health": "health check", "/metrics": "Prometheus figures (token)",
   "/accounts/confirm_new_email/:key": "a confirmation link (secret key)",
+  "/join/:key/": "an invitation's sign-up page (secret key)",
+  "/invites": "invitations: addresses, roles and channel ids, no content (who sees which: invitations.test.ts)",
+  "/streams/:stream_id/email_address": "a channel's mail address, after the same channel access check as GET /streams/{id} (emailGateway.test.ts)",
+  "/export/realm": "the list of data exports, administrators only (realmExport.test.ts)",
+  "/export/realm/consents": "users' export consent flags, administrators only (realmExport.test.ts)",
+  "/user_avatars/exports/:realm_id/:token/:file": "export tarballs, the organization's administrators only (realmExport.test.ts checks their contents)",
 };
 
 describe("the access oracle", () => {
