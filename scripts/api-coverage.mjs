@@ -33,7 +33,8 @@ function readHttpRoutes() {
   const pattern = /\{\s*methods:\s*\[([^\]]*)\],\s*path:\s*"([^"]+)",\s*servedBy:\s*"([^"]+)",\s*about:\s*"((?:[^"\\]|\\.)*)"\s*\}/g;
   const entries = [...text.matchAll(pattern)];
   const written = text.match(/servedBy: "/g)?.length ?? 0;
-  if (entries.length !== written) throw new Error(`read ${entries.length} of the ${written} HTTP_ROUTES entries: keep { methods, path, servedBy, about } in that order`);
+  if (entries.length !== written)
+    throw new Error(`read ${entries.length} of the ${written} HTTP_ROUTES entries: keep { methods, path, servedBy, about } in that order`);
   return entries.map(([, methods, p, servedBy, about]) => ({
     methods: [...methods.matchAll(/"([A-Z]+)"/g)].map((m) => m[1]),
     path: p,
@@ -81,7 +82,7 @@ export function renderCoverage() {
     `use: level ${level} promises everything Zulip ${version} documents. Where Parley serves an operation, it follows`,
     "that version's behaviour and response shapes (the test suite validates every response against the reference",
     "OpenAPI file). Operations marked *no* below are not served yet: they answer 404 with code NOT_FOUND",
-    "(\"Endpoint not found\"), so a client that relies on one sees an error rather than wrong data.",
+    '("Endpoint not found"), so a client that relies on one sees an error rather than wrong data.',
     "",
     "## Operations",
     "",

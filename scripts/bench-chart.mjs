@@ -22,7 +22,10 @@ export function targetChart(rows, engineNames) {
     `<text x="${labelWidth}" y="14" font-size="12" font-weight="bold">Figure ÷ target (log scale; right of the line meets the target)</text>`,
   ];
   engineNames.forEach((name, i) => {
-    out.push(`<rect x="${labelWidth + i * 110}" y="22" width="10" height="10" fill="${colors[i]}"/>`, `<text x="${labelWidth + i * 110 + 14}" y="31">${escape(name)}</text>`);
+    out.push(
+      `<rect x="${labelWidth + i * 110}" y="22" width="10" height="10" fill="${colors[i]}"/>`,
+      `<text x="${labelWidth + i * 110 + 14}" y="31">${escape(name)}</text>`,
+    );
   });
   for (const tick of [0.01, 0.1, 1, 10, 100]) {
     out.push(

@@ -13,10 +13,11 @@ function startPoller() {
     if ("delivered" in m) poller.delivered = m.delivered;
     else poller.waiters.shift()?.(m);
   });
-  poller.ask = (msg) => new Promise((resolve) => {
-    poller.waiters.push(resolve);
-    child.send(msg);
-  });
+  poller.ask = (msg) =>
+    new Promise((resolve) => {
+      poller.waiters.push(resolve);
+      child.send(msg);
+    });
   return poller;
 }
 
@@ -115,7 +116,8 @@ export async function measureIdleQueues(server, clients, count, progress) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, count - i) }, (_, k) => clients[(i + k) % clients.length]).map(async (client) => ({
         client,
-        queueId: (await client.call("POST", "/register", { event_types: JSON.stringify(["message"]), fetch_event_types: JSON.stringify(["message"]) })).queue_id,
+        queueId: (await client.call("POST", "/register", { event_types: JSON.stringify(["message"]), fetch_event_types: JSON.stringify(["message"]) }))
+          .queue_id,
       })),
     );
     queues.push(...batch);

@@ -119,7 +119,12 @@ export class Client {
 
 /** Development-mode login (PARLEY_DEV=1): the API key of `email`. */
 export async function devClient(base, email) {
-  const json = await request("POST", `${base}/api/v1/dev_fetch_api_key`, { "Content-Type": "application/x-www-form-urlencoded" }, new URLSearchParams({ username: email }).toString());
+  const json = await request(
+    "POST",
+    `${base}/api/v1/dev_fetch_api_key`,
+    { "Content-Type": "application/x-www-form-urlencoded" },
+    new URLSearchParams({ username: email }).toString(),
+  );
   if (json.result !== "success") throw new Error(`dev_fetch_api_key ${email}: ${json.msg}`);
   return new Client(base, email, json.api_key);
 }

@@ -47,31 +47,54 @@ log(`${userIds.length} users`);
 // Channels and subscriptions.
 const everyone = await q.selectFrom("user_groups").select("id").where("realm_id", "=", realm.id).where("name", "=", "role:everyone").executeTakeFirstOrThrow();
 const nobody = await q.selectFrom("user_groups").select("id").where("realm_id", "=", realm.id).where("name", "=", "role:nobody").executeTakeFirstOrThrow();
-const admins = await q.selectFrom("user_groups").select("id").where("realm_id", "=", realm.id).where("name", "=", "role:administrators").executeTakeFirstOrThrow();
+const admins = await q
+  .selectFrom("user_groups")
+  .select("id")
+  .where("realm_id", "=", realm.id)
+  .where("name", "=", "role:administrators")
+  .executeTakeFirstOrThrow();
 const others = userIds.filter((id) => id !== hamlet.id);
-interface BenchChannel { name: string; recipientId: number; members: number[]; weight: number }
+interface BenchChannel {
+  name: string;
+  recipientId: number;
+  members: number[];
+  weight: number;
+}
 const channels: BenchChannel[] = [];
 await transaction(ctx, async (tx) => {
   for (let i = 0; i < CHANNELS; i++) {
     const name = i === 0 ? "bench-all" : i === 1 ? "bench-100" : i === 2 ? "bench-50" : `bench-${String(i).padStart(3, "0")}`;
     const members =
-      i === 0 ? userIds
-      : i === 1 ? [hamlet.id, ...others.slice(0, 99)]
-      : i === 2 ? [hamlet.id, ...others.slice(100, 149)]
-      : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
+      i === 0
+        ? userIds
+        : i === 1
+          ? [hamlet.id, ...others.slice(0, 99)]
+          : i === 2
+            ? [hamlet.id, ...others.slice(100, 149)]
+            : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
     const stream = await tx.q
       .insertInto("streams")
       .values({
-        realm_id: realm.id, name, date_created: nowSeconds() - 86400 * 60, creator_id: null, message_retention_days: null,
-        can_add_subscribers_group_id: nobody.id, can_remove_subscribers_group_id: admins.id, can_administer_channel_group_id: nobody.id,
-        can_send_message_group_id: everyone.id, can_subscribe_group_id: nobody.id,
+        realm_id: realm.id,
+        name,
+        date_created: nowSeconds() - 86400 * 60,
+        creator_id: null,
+        message_retention_days: null,
+        can_add_subscribers_group_id: nobody.id,
+        can_remove_subscribers_group_id: admins.id,
+        can_administer_channel_group_id: nobody.id,
+        can_send_message_group_id: everyone.id,
+        can_subscribe_group_id: nobody.id,
       })
       .returning("id")
       .executeTakeFirstOrThrow();
     const recipient = await tx.q.insertInto("recipients").values({ type: RecipientType.STREAM, type_id: stream.id }).returning("id").executeTakeFirstOrThrow();
     await tx.q.updateTable("streams").set({ recipient_id: recipient.id }).where("id", "=", stream.id).execute();
     for (let k = 0; k < members.length; k += 2000) {
-      await tx.q.insertInto("subscriptions").values(members.slice(k, k + 2000).map((user_id) => ({ user_id, recipient_id: recipient.id }))).execute();
+      await tx.q
+        .insertInto("subscriptions")
+        .values(members.slice(k, k + 2000).map((user_id) => ({ user_id, recipient_id: recipient.id })))
+        .execute();
     }
     // Message share: bench-all 0.2 %, bench-100 5 %, the rest evenly.
     channels.push({ name, recipientId: recipient.id, members, weight: i === 0 ? 0.002 : i === 1 ? 0.05 : 0.948 / (CHANNELS - 2) });
@@ -81,12 +104,15 @@ log(`${channels.length} channels`);
 
 // Messages: bulk rows with explicit ids, per-user rows for every subscriber.
 const WORDS = "castle denmark verona ghost king queen sword poison letter ship storm island wind garden tower river bridge market song dream".split(" ");
-const maxRow = await q.selectFrom("messages").select((eb) => eb.fn.max("id").as("m")).executeTakeFirst();
+const maxRow = await q
+  .selectFrom("messages")
+  .select((eb) => eb.fn.max("id").as("m"))
+  .executeTakeFirst();
 let nextId = Number(maxRow?.m ?? 0) + 1;
 const firstNew = nextId;
 const baseTime = nowSeconds() - 86400 * 30;
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 const BATCH = 2000;
 // Loading is far faster without the partial flag indexes; they are built once at the end.
 await dropUserMessageFlagIndexes(q);
@@ -105,9 +131,17 @@ for (const channel of channels) {
       const mentionsHamlet = random() < 0.01;
       const content = (mentionsHamlet ? "@**King Hamlet** " : "") + words.join(" ");
       messages.push({
-        id, realm_id: realm.id, sender_id: sender, recipient_id: channel.recipientId, subject: `topic ${Math.floor(random() * 20)}`,
-        content, rendered_content: `<p>${mentionsHamlet ? '<span class="user-mention" data-user-id="10">@King Hamlet</span> ' : ""}${words.join(" ")}</p>`,
-        rendered_content_version: 1, date_sent: baseTime + Math.floor((id - firstNew) * (86400 * 30) / TOTAL_MESSAGES), sending_client: "bench", is_channel_message: 1 as const,
+        id,
+        realm_id: realm.id,
+        sender_id: sender,
+        recipient_id: channel.recipientId,
+        subject: `topic ${Math.floor(random() * 20)}`,
+        content,
+        rendered_content: `<p>${mentionsHamlet ? '<span class="user-mention" data-user-id="10">@King Hamlet</span> ' : ""}${words.join(" ")}</p>`,
+        rendered_content_version: 1,
+        date_sent: baseTime + Math.floor(((id - firstNew) * (86400 * 30)) / TOTAL_MESSAGES),
+        sending_client: "bench",
+        is_channel_message: 1 as const,
       });
       const old = written + j < TOTAL_MESSAGES * 0.98;
       for (const user of channel.members) {
@@ -119,7 +153,11 @@ for (const channel of channels) {
     await transaction(ctx, async (tx) => {
       await tx.q.insertInto("messages").values(messages).execute();
       await messageSearchStore.index(tx.q, messages as Array<{ id: number; subject: string; rendered_content: string }>);
-      for (let k = 0; k < rows.length; k += 5000) await tx.q.insertInto("user_messages").values(rows.slice(k, k + 5000)).execute();
+      for (let k = 0; k < rows.length; k += 5000)
+        await tx.q
+          .insertInto("user_messages")
+          .values(rows.slice(k, k + 5000))
+          .execute();
     });
     written += n;
     userMessageRows += rows.length;
@@ -128,8 +166,16 @@ for (const channel of channels) {
 }
 await ctx.db.dialect.bumpIdSequence(q, "messages", nextId - 1);
 for (const channel of channels) {
-  const first = await q.selectFrom("messages").select((eb) => eb.fn.min("id").as("m")).where("recipient_id", "=", channel.recipientId).executeTakeFirst();
-  await q.updateTable("streams").set({ first_message_id: first?.m == null ? null : Number(first.m) }).where("recipient_id", "=", channel.recipientId).execute();
+  const first = await q
+    .selectFrom("messages")
+    .select((eb) => eb.fn.min("id").as("m"))
+    .where("recipient_id", "=", channel.recipientId)
+    .executeTakeFirst();
+  await q
+    .updateTable("streams")
+    .set({ first_message_id: first?.m == null ? null : Number(first.m) })
+    .where("recipient_id", "=", channel.recipientId)
+    .execute();
 }
 // Messages were written in bulk, past the send path: count them per channel and day.
 await streamStore.rebuildDailyCounts(q);

@@ -48,17 +48,22 @@ const IDLE_QUEUES = 10_000;
 const SENDERS = 8;
 
 function autocannon(args) {
-  const out = execFileSync(process.execPath, [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-d", String(SECONDS), ...args], {
-    maxBuffer: 64 * 1024 * 1024,
-    stdio: ["ignore", "pipe", "ignore"],
-  });
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules/autocannon/autocannon.js"), "--json", "-c", String(CONNECTIONS), "-d", String(SECONDS), ...args],
+    {
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "ignore"],
+    },
+  );
   return autocannonFigures(JSON.parse(out.toString()));
 }
 
 /** One-row insert transactions per second from a separate process, same durability settings. */
 function rawInsertLimit(engine) {
-  const script = engine.kind === "sqlite"
-    ? `
+  const script =
+    engine.kind === "sqlite"
+      ? `
       const Database = require("better-sqlite3");
       const db = new Database(${JSON.stringify(engine.scratchFile)});
       db.pragma("journal_mode = WAL"); db.pragma("synchronous = FULL");
@@ -67,7 +72,7 @@ function rawInsertLimit(engine) {
       const end = Date.now() + ${SECONDS * 1000}; let n = 0;
       while (Date.now() < end) { insert.run("hello", Date.now()); n++; }
       console.log(n / ${SECONDS});`
-    : `
+      : `
       const pg = require("pg");
       (async () => {
         const c = new pg.Client({ connectionString: ${JSON.stringify(engine.scratchUrl)} }); await c.connect();
@@ -144,8 +149,16 @@ async function measureSmallOrganization(engine, say) {
         const members = await membersOf(name);
         let i = 0;
         return measureFanout(server, {
-          members, processes, seconds: SECONDS, concurrency: SENDERS, progress: (t) => say(`${name}: ${t}`),
-          next: () => ({ client: members[i++ % members.length], params: { type: "stream", to: name, topic: "load", content: `hello ${i}` }, expected: members.length }),
+          members,
+          processes,
+          seconds: SECONDS,
+          concurrency: SENDERS,
+          progress: (t) => say(`${name}: ${t}`),
+          next: () => ({
+            client: members[i++ % members.length],
+            params: { type: "stream", to: name, topic: "load", content: `hello ${i}` },
+            expected: members.length,
+          }),
         });
       };
       const fifty = await channelScenario("bench-50", 1);
@@ -153,7 +166,11 @@ async function measureSmallOrganization(engine, say) {
       let seed = 7;
       const random = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
       const direct = await measureFanout(server, {
-        members: all, processes: 2, seconds: SECONDS, concurrency: SENDERS, progress: (t) => say(`direct messages: ${t}`),
+        members: all,
+        processes: 2,
+        seconds: SECONDS,
+        concurrency: SENDERS,
+        progress: (t) => say(`direct messages: ${t}`),
         next: () => {
           const from = all[random(all.length)];
           let to = all[random(all.length)];
@@ -185,7 +202,14 @@ async function measureLargeOrganization(engine, say, { webMinutes }) {
       const limit = await cheapest(server, hamlet);
       const get = (narrow) => `/messages?${new URLSearchParams({ anchor: "newest", num_before: "100", num_after: "0", narrow: JSON.stringify(narrow) })}`;
       const fetches = [
-        ["channel + topic", [{ operator: "channel", operand: "bench-100" }, { operator: "topic", operand: "topic 3" }], 5],
+        [
+          "channel + topic",
+          [
+            { operator: "channel", operand: "bench-100" },
+            { operator: "topic", operand: "topic 3" },
+          ],
+          5,
+        ],
         ["search", [{ operator: "search", operand: "castle ghost" }], 50],
         ["is:unread", [{ operator: "is", operand: "unread" }], 10],
         ["is:mentioned", [{ operator: "is", operand: "mentioned" }], 10],
@@ -210,7 +234,15 @@ async function measureLargeOrganization(engine, say, { webMinutes }) {
       let web = null;
       if (webBenchAvailable()) web = await measureWebApp(server, { minutes: webMinutes, say });
       else console.error("No Chromium: the web app's budgets are not measured (apt-get install chromium).");
-      return { org, startMs: server.startMs, idleRss, limit, measured, register: { subscriptions, p50: percentile(registerMs, 50), p99: percentile(registerMs, 99) }, web };
+      return {
+        org,
+        startMs: server.startMs,
+        idleRss,
+        limit,
+        measured,
+        register: { subscriptions, p50: percentile(registerMs, 50), p99: percentile(registerMs, 99) },
+        web,
+      };
     } finally {
       await stopServer(server);
     }
@@ -223,7 +255,9 @@ async function engines() {
   const list = [];
   const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-"));
   list.push({
-    name: "SQLite", kind: "sqlite", scratchFile: path.join(scratchDir, "scratch.sqlite3"),
+    name: "SQLite",
+    kind: "sqlite",
+    scratchFile: path.join(scratchDir, "scratch.sqlite3"),
     cleanup: async () => fs.rmSync(scratchDir, { recursive: true, force: true }),
     freshDatabase: async () => {
       const d = fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench-org-"));
@@ -254,7 +288,9 @@ async function engines() {
   await admin(`create database ${scratch}`);
   let n = 0;
   list.push({
-    name: "PostgreSQL", kind: "postgres", scratchUrl: urlOf(scratch),
+    name: "PostgreSQL",
+    kind: "postgres",
+    scratchUrl: urlOf(scratch),
     cleanup: async () => admin(`drop database if exists ${scratch} with (force)`),
     freshDatabase: async () => {
       const name = `${scratch}_${++n}`;
@@ -308,14 +344,82 @@ function rowsOf(r) {
   // Failures of a fan-out scenario: failed sends and polls, and deliveries that never came.
   const failed = (f) => f.errors + f.missing;
   const rows = [
-    { id: "a", label: "(a) messages/s to a 50-member channel, 50 polling", value: S.fifty.messagesPerSecond, unit: "msg/s", target: 500, up: true, ratio: rate(S.fifty.messagesPerSecond), errors: failed(S.fifty) },
-    { id: "a", label: "(a) p99 POST → last member's GET /events", value: S.fifty.deliveryP99, unit: "ms", target: 50, up: false, ratio: small(S.fifty.deliveryP99), errors: failed(S.fifty) },
-    { id: "b", label: "(b) messages/s to a 1,000-member channel, 1,000 polling", value: S.thousand.messagesPerSecond, unit: "msg/s", target: 300, up: true, ratio: rate(S.thousand.messagesPerSecond), errors: failed(S.thousand) },
-    { id: "b", label: "(b) p99 POST → last member's GET /events", value: S.thousand.deliveryP99, unit: "ms", up: false, ratio: small(S.thousand.deliveryP99), errors: failed(S.thousand) },
-    { id: "c", label: "(c) direct messages/s, random pairs, 1,000 polling", value: S.direct.messagesPerSecond, unit: "msg/s", up: true, ratio: rate(S.direct.messagesPerSecond), errors: failed(S.direct) },
-    { id: "c", label: "(c) p99 POST → recipient's GET /events", value: S.direct.deliveryP99, unit: "ms", up: false, ratio: small(S.direct.deliveryP99), errors: failed(S.direct) },
-    ...L.measured.map((m) => ({ id: "d", label: `(d) GET /messages newest 100, ${m.label}, p50`, value: m.p50, unit: "ms", target: m.target, up: false, ratio: large(m.p50), errors: m.errors })),
-    { id: "e", label: `(e) POST /register, ${L.register.subscriptions} subscriptions, p50`, value: L.register.p50, unit: "ms", target: 30, up: false, ratio: large(L.register.p50) },
+    {
+      id: "a",
+      label: "(a) messages/s to a 50-member channel, 50 polling",
+      value: S.fifty.messagesPerSecond,
+      unit: "msg/s",
+      target: 500,
+      up: true,
+      ratio: rate(S.fifty.messagesPerSecond),
+      errors: failed(S.fifty),
+    },
+    {
+      id: "a",
+      label: "(a) p99 POST → last member's GET /events",
+      value: S.fifty.deliveryP99,
+      unit: "ms",
+      target: 50,
+      up: false,
+      ratio: small(S.fifty.deliveryP99),
+      errors: failed(S.fifty),
+    },
+    {
+      id: "b",
+      label: "(b) messages/s to a 1,000-member channel, 1,000 polling",
+      value: S.thousand.messagesPerSecond,
+      unit: "msg/s",
+      target: 300,
+      up: true,
+      ratio: rate(S.thousand.messagesPerSecond),
+      errors: failed(S.thousand),
+    },
+    {
+      id: "b",
+      label: "(b) p99 POST → last member's GET /events",
+      value: S.thousand.deliveryP99,
+      unit: "ms",
+      up: false,
+      ratio: small(S.thousand.deliveryP99),
+      errors: failed(S.thousand),
+    },
+    {
+      id: "c",
+      label: "(c) direct messages/s, random pairs, 1,000 polling",
+      value: S.direct.messagesPerSecond,
+      unit: "msg/s",
+      up: true,
+      ratio: rate(S.direct.messagesPerSecond),
+      errors: failed(S.direct),
+    },
+    {
+      id: "c",
+      label: "(c) p99 POST → recipient's GET /events",
+      value: S.direct.deliveryP99,
+      unit: "ms",
+      up: false,
+      ratio: small(S.direct.deliveryP99),
+      errors: failed(S.direct),
+    },
+    ...L.measured.map((m) => ({
+      id: "d",
+      label: `(d) GET /messages newest 100, ${m.label}, p50`,
+      value: m.p50,
+      unit: "ms",
+      target: m.target,
+      up: false,
+      ratio: large(m.p50),
+      errors: m.errors,
+    })),
+    {
+      id: "e",
+      label: `(e) POST /register, ${L.register.subscriptions} subscriptions, p50`,
+      value: L.register.p50,
+      unit: "ms",
+      target: 30,
+      up: false,
+      ratio: large(L.register.p50),
+    },
     { id: "f", label: "(f) start-up, empty server (second start)", value: r.empty.startMs, unit: "ms", target: 1000, up: false },
     { id: "f", label: "(f) idle RSS, empty server", value: r.empty.idleRss, unit: "MiB", target: 100, up: false },
     { id: "f", label: "(f) start-up, large organization", value: L.startMs, unit: "ms", up: false },
@@ -362,7 +466,9 @@ for (const { r, rows } of perEngine) {
     const target = row.target === undefined ? "" : `${row.up ? "≥" : "<"} ${fmt(row.target)} ${row.unit}`;
     const met = row.met === undefined ? "" : row.met ? "yes" : "**no**";
     const errors = row.errors > 0 ? `**${fmt(row.errors)}**` : "0";
-    lines.push(`| ${row.label}${row.errors > 0 ? " ⚠" : ""} | ${fmt(row.value, row.unit === "msg/s" ? 0 : 1)} ${row.unit} | ${target} | ${met} | ${errors} | ${row.ratio ? fmt(row.ratio.cheapest, 2) : ""} | ${row.ratio ? fmt(row.ratio.insert, 2) : ""} |`);
+    lines.push(
+      `| ${row.label}${row.errors > 0 ? " ⚠" : ""} | ${fmt(row.value, row.unit === "msg/s" ? 0 : 1)} ${row.unit} | ${target} | ${met} | ${errors} | ${row.ratio ? fmt(row.ratio.cheapest, 2) : ""} | ${row.ratio ? fmt(row.ratio.insert, 2) : ""} |`,
+    );
   }
   lines.push("");
   lines.push("| fan-out detail | (a) 50 members | (b) 1,000 members | (c) direct |", "|---|---:|---:|---:|");
@@ -385,7 +491,9 @@ if (perEngine.length === 2) {
     const slower = row.up ? row.value / other.value : other.value / row.value;
     // A figure within measurement noise of zero (RSS growth per idle queue) has no meaningful ratio.
     const verdict = row.noisy || !Number.isFinite(slower) ? "n/a" : slower <= 3 ? "yes" : "**no**";
-    lines.push(`| ${row.label}${row.errors + other.errors > 0 ? " ⚠ (errors)" : ""} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`);
+    lines.push(
+      `| ${row.label}${row.errors + other.errors > 0 ? " ⚠ (errors)" : ""} | ${fmt(row.value, 1)} ${row.unit} | ${fmt(other.value, 1)} ${row.unit} | ${verdict === "n/a" ? "–" : `${fmt(slower, 2)}×`} | ${verdict} |`,
+    );
   });
   lines.push("");
 }
@@ -413,9 +521,14 @@ const chartRows = perEngine[0].rows
   .map(({ row, i }) => ({
     label: row.label,
     // A size at or below zero (RSS noise) is as far below its limit as the chart shows.
-    engines: Object.fromEntries(perEngine.map(({ r, rows }) => [r.engine, rows[i].up ? rows[i].value / rows[i].target : rows[i].target / Math.max(rows[i].value, 1e-9)])),
+    engines: Object.fromEntries(
+      perEngine.map(({ r, rows }) => [r.engine, rows[i].up ? rows[i].value / rows[i].target : rows[i].target / Math.max(rows[i].value, 1e-9)]),
+    ),
   }));
-const svg = targetChart(chartRows, perEngine.map(({ r }) => r.engine));
+const svg = targetChart(
+  chartRows,
+  perEngine.map(({ r }) => r.engine),
+);
 if (!opts["no-write"]) {
   fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
   fs.writeFileSync(path.join(ROOT, "docs/benchmarks.svg"), svg);

@@ -126,13 +126,7 @@ export async function build() {
     fs.mkdirSync(DIST, { recursive: true });
     for (const [from, to] of ASSETS) writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
     for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
-    const inputs = [
-      ...Object.keys(result.metafile.inputs),
-      ...ASSETS.map(([from]) => from),
-      ...web,
-      "scripts/build.mjs",
-      "package.json",
-    ].sort();
+    const inputs = [...Object.keys(result.metafile.inputs), ...ASSETS.map(([from]) => from), ...web, "scripts/build.mjs", "package.json"].sort();
     writeAtomically(BUILD_INFO, JSON.stringify({ fingerprint: fingerprint(inputs), inputs }));
     return inputs.length;
   } finally {

@@ -12,9 +12,11 @@ function walk(dir) {
     const file = path.join(dir, entry.name);
     if (entry.isDirectory()) walk(file);
     else if (file.endsWith(".ts") && !file.endsWith(".test.ts") && !allowed.has(file)) {
-      fs.readFileSync(file, "utf8").split("\n").forEach((line, i) => {
-        if (/\b(sqlite|postgres(ql)?)\b/i.test(line) && !/^\s*(\/\/|\*|\/\*\*)/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
-      });
+      fs.readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, i) => {
+          if (/\b(sqlite|postgres(ql)?)\b/i.test(line) && !/^\s*(\/\/|\*|\/\*\*)/.test(line)) offenders.push(`${file}:${i + 1}: ${line.trim()}`);
+        });
     }
   }
 }

@@ -13,7 +13,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const dir = path.join(root, "src/db/migrations");
 const listFile = path.join(root, "src/db/migrations.sha256");
 
-const hashOf = (name) => crypto.createHash("sha256").update(fs.readFileSync(path.join(dir, name))).digest("hex");
+const hashOf = (name) =>
+  crypto
+    .createHash("sha256")
+    .update(fs.readFileSync(path.join(dir, name)))
+    .digest("hex");
 
 /** "<sha256>  <file name>" lines (sha256sum's format), in order. */
 function readList() {
@@ -30,7 +34,10 @@ function readList() {
 }
 
 const listed = readList();
-const files = fs.readdirSync(dir).filter((name) => name.endsWith(".ts")).sort();
+const files = fs
+  .readdirSync(dir)
+  .filter((name) => name.endsWith(".ts"))
+  .sort();
 const listedNames = new Set(listed.map((entry) => entry.name));
 const unlisted = files.filter((name) => !listedNames.has(name));
 

@@ -39,7 +39,11 @@ function sortKeys(object) {
 /** The exact file contents: one entry per line keeps diffs readable. */
 export function serializeEmojiTable(table) {
   const section = (object) =>
-    "{\n" + Object.entries(object).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(",\n") + "\n  }";
+    "{\n" +
+    Object.entries(object)
+      .map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)}`)
+      .join(",\n") +
+    "\n  }";
   return `{\n  "nameToCode": ${section(table.nameToCode)},\n  "codeToName": ${section(table.codeToName)},\n  "extra": ${section(table.extra)}\n}\n`;
 }
 

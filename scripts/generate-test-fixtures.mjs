@@ -80,7 +80,10 @@ function registerSections(document) {
   };
   collect(schema);
   return Object.fromEntries(
-    Object.entries(properties).map(([key, property]) => [key, [...(property.description ?? "").matchAll(/Present if `(\w+)` is\s+present in\s+`fetch_event_types`/g)].map((m) => m[1])]),
+    Object.entries(properties).map(([key, property]) => [
+      key,
+      [...(property.description ?? "").matchAll(/Present if `(\w+)` is\s+present in\s+`fetch_event_types`/g)].map((m) => m[1]),
+    ]),
   );
 }
 
@@ -120,6 +123,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   } else {
     fs.mkdirSync(fixturesDir, { recursive: true });
     for (const [name, text] of Object.entries(fixtures)) fs.writeFileSync(path.join(fixturesDir, name), text);
-    console.log(`wrote ${Object.keys(fixtures).map((name) => `test/fixtures/${name}`).join(", ")}`);
+    console.log(
+      `wrote ${Object.keys(fixtures)
+        .map((name) => `test/fixtures/${name}`)
+        .join(", ")}`,
+    );
   }
 }

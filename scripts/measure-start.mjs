@@ -36,13 +36,17 @@ function serverPid(child) {
   };
   const all = descendants(child.pid);
   // The deepest node process is the server.
-  return all.filter((p) => {
-    try {
-      return fs.readFileSync(`/proc/${p}/comm`, "utf8").trim() === "node";
-    } catch {
-      return false;
-    }
-  }).at(-1) ?? child.pid;
+  return (
+    all
+      .filter((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/comm`, "utf8").trim() === "node";
+        } catch {
+          return false;
+        }
+      })
+      .at(-1) ?? child.pid
+  );
 }
 
 function command() {

@@ -16,18 +16,40 @@ describe("loadConfig", () => {
 
   it("stores uploads in a bucket only when the whole S3 configuration is given", () => {
     expect(loadConfig({}).uploads).toEqual({ maxFileSizeMib: 100, unclaimedDays: 21, s3: undefined });
-    const s3 = { PARLEY_S3_BUCKET: "parley-files", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "id", PARLEY_S3_SECRET_ACCESS_KEY: "secret" };
-    expect(loadConfig(s3).uploads.s3).toEqual({ endpoint: "http://127.0.0.1:9000", bucket: "parley-files", region: "us-east-1", accessKeyId: "id", secretAccessKey: "secret" });
+    const s3 = {
+      PARLEY_S3_BUCKET: "parley-files",
+      PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000",
+      PARLEY_S3_ACCESS_KEY_ID: "id",
+      PARLEY_S3_SECRET_ACCESS_KEY: "secret",
+    };
+    expect(loadConfig(s3).uploads.s3).toEqual({
+      endpoint: "http://127.0.0.1:9000",
+      bucket: "parley-files",
+      region: "us-east-1",
+      accessKeyId: "id",
+      secretAccessKey: "secret",
+    });
     expect(() => loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525" })).toThrow(/PARLEY_EMAIL_GATEWAY_PORT is set, so PARLEY_EMAIL_GATEWAY_DOMAIN must be set too/);
     expect(() => loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525", PARLEY_EMAIL_GATEWAY_DOMAIN: "not a domain" })).toThrow(ConfigError);
-    expect(loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525", PARLEY_EMAIL_GATEWAY_DOMAIN: "Mail.Example.com", PARLEY_HOST: "127.0.0.1" }).emailGateway).toEqual({ port: 2525, host: "127.0.0.1", domain: "mail.example.com" });
-    expect(() => loadConfig({ PARLEY_S3_BUCKET: "parley-files" })).toThrow(/PARLEY_S3_ENDPOINT, PARLEY_S3_ACCESS_KEY_ID, PARLEY_S3_SECRET_ACCESS_KEY must be set too/);
+    expect(loadConfig({ PARLEY_EMAIL_GATEWAY_PORT: "2525", PARLEY_EMAIL_GATEWAY_DOMAIN: "Mail.Example.com", PARLEY_HOST: "127.0.0.1" }).emailGateway).toEqual({
+      port: 2525,
+      host: "127.0.0.1",
+      domain: "mail.example.com",
+    });
+    expect(() => loadConfig({ PARLEY_S3_BUCKET: "parley-files" })).toThrow(
+      /PARLEY_S3_ENDPOINT, PARLEY_S3_ACCESS_KEY_ID, PARLEY_S3_SECRET_ACCESS_KEY must be set too/,
+    );
     expect(() => loadConfig({ ...s3, PARLEY_S3_BUCKET: "Not_A_Bucket" })).toThrow(ConfigError);
   });
 
   it("trusts X-Forwarded-For from the loopback addresses unless PARLEY_TRUSTED_PROXIES says otherwise", () => {
     expect(loadConfig({}).trustedProxies).toEqual(["127.0.0.1", "::1"]);
-    expect(loadConfig({ PARLEY_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.5,fd00::/8,loopback" }).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.5", "fd00::/8", "loopback"]);
+    expect(loadConfig({ PARLEY_TRUSTED_PROXIES: "10.0.0.0/8, 192.168.1.5,fd00::/8,loopback" }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "192.168.1.5",
+      "fd00::/8",
+      "loopback",
+    ]);
   });
 
   it("selects PostgreSQL from PARLEY_DATABASE_URL", () => {
@@ -61,10 +83,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
 
-  it.each(["PARLEY_PORT", "PARLEY_DATA_DIR", "PARLEY_DEV", "PARLEY_OUTGOING_HTTP_ALLOW_HOSTS", "PARLEY_DATABASE_URL"])("refuses %s set to nothing instead of using the default", (name) => {
-    expect(() => loadConfig({ [name]: "" })).toThrow(`${name}: is set but empty (unset it to use the default)`);
-    expect(() => loadConfig({ [name]: "  " })).toThrow(ConfigError);
-  });
+  it.each(["PARLEY_PORT", "PARLEY_DATA_DIR", "PARLEY_DEV", "PARLEY_OUTGOING_HTTP_ALLOW_HOSTS", "PARLEY_DATABASE_URL"])(
+    "refuses %s set to nothing instead of using the default",
+    (name) => {
+      expect(() => loadConfig({ [name]: "" })).toThrow(`${name}: is set but empty (unset it to use the default)`);
+      expect(() => loadConfig({ [name]: "  " })).toThrow(ConfigError);
+    },
+  );
 
   it("refuses partial push settings and key files it cannot read", () => {
     expect(() => loadConfig({ PARLEY_PUSH_BOUNCER_URL: "https://push.zulipchat.com" })).toThrow(
@@ -82,7 +107,9 @@ describe("loadConfig", () => {
     fs.writeFileSync(key, "key");
     expect(() => loadConfig({ PARLEY_APNS_KEY_FILE: key, PARLEY_APNS_KEY_ID: "KEY" })).toThrow("so PARLEY_APNS_TEAM_ID must be set too");
     const missing = path.join(dir, "missing.p8");
-    expect(() => loadConfig({ PARLEY_APNS_KEY_FILE: missing, PARLEY_APNS_KEY_ID: "KEY", PARLEY_APNS_TEAM_ID: "TEAM" })).toThrow(`PARLEY_APNS_KEY_FILE: cannot read ${missing}`);
+    expect(() => loadConfig({ PARLEY_APNS_KEY_FILE: missing, PARLEY_APNS_KEY_ID: "KEY", PARLEY_APNS_TEAM_ID: "TEAM" })).toThrow(
+      `PARLEY_APNS_KEY_FILE: cannot read ${missing}`,
+    );
     expect(loadConfig({ PARLEY_APNS_KEY_FILE: key, PARLEY_APNS_KEY_ID: "KEY", PARLEY_APNS_TEAM_ID: "TEAM" }).apns?.keyFile).toBe(key);
     expect(() => loadConfig({ PARLEY_FCM_CREDENTIALS_FILE: path.join(dir, "nope.json") })).toThrow("PARLEY_FCM_CREDENTIALS_FILE: cannot read");
     expect(() => loadConfig({ PARLEY_FCM_CREDENTIALS_FILE: dir })).toThrow("PARLEY_FCM_CREDENTIALS_FILE: cannot read");
@@ -90,9 +117,16 @@ describe("loadConfig", () => {
   });
 
   it("keeps uploads to a bucket within what S3 takes in one request (5 GB)", () => {
-    const s3 = { PARLEY_S3_BUCKET: "parley-files", PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000", PARLEY_S3_ACCESS_KEY_ID: "id", PARLEY_S3_SECRET_ACCESS_KEY: "secret" };
+    const s3 = {
+      PARLEY_S3_BUCKET: "parley-files",
+      PARLEY_S3_ENDPOINT: "http://127.0.0.1:9000",
+      PARLEY_S3_ACCESS_KEY_ID: "id",
+      PARLEY_S3_SECRET_ACCESS_KEY: "secret",
+    };
     expect(loadConfig({ ...s3, PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: String(S3_MAX_SINGLE_PUT_MIB) }).uploads.maxFileSizeMib).toBe(S3_MAX_SINGLE_PUT_MIB);
-    expect(() => loadConfig({ ...s3, PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: "10240" })).toThrow(/PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most 4768 with PARLEY_S3_BUCKET \(S3 stores at most 5 GB/);
+    expect(() => loadConfig({ ...s3, PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: "10240" })).toThrow(
+      /PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most 4768 with PARLEY_S3_BUCKET \(S3 stores at most 5 GB/,
+    );
     expect(loadConfig({ PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: "10240" }).uploads.maxFileSizeMib).toBe(10240);
   });
 });

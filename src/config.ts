@@ -11,9 +11,7 @@ import type { FcmSettings } from "./lib/fcm.js";
  * A bad value stops the process with a message naming the variable (see ConfigError).
  */
 
-const boolFlag = z
-  .enum(["1", "0", "true", "false", "yes", "no", "on", "off"])
-  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+const boolFlag = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off"]).transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 const envSchema = z.object({
   PARLEY_HOST: z.string().min(1).default("0.0.0.0"),
@@ -76,7 +74,10 @@ const envSchema = z.object({
   PARLEY_BIG_BLUE_BUTTON_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_BIG_BLUE_BUTTON_SECRET: z.string().min(1).optional(),
   PARLEY_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-  PARLEY_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name").optional(),
+  PARLEY_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name")
+    .optional(),
   PARLEY_S3_REGION: z.string().min(1).default("us-east-1"),
   PARLEY_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   PARLEY_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
@@ -216,7 +217,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     uploads: { maxFileSizeMib: e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB, unclaimedDays: e.PARLEY_UNCLAIMED_UPLOAD_DAYS, s3: s3Settings(e) },
     outgoing: {
       webhookTimeoutSeconds: e.PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS,
-      allowHosts: e.PARLEY_OUTGOING_HTTP_ALLOW_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== ""),
+      allowHosts: e.PARLEY_OUTGOING_HTTP_ALLOW_HOSTS.split(",")
+        .map((h) => h.trim())
+        .filter((h) => h !== ""),
     },
     pushBouncer:
       e.PARLEY_PUSH_BOUNCER_URL && e.PARLEY_PUSH_ORG_ID && e.PARLEY_PUSH_ORG_KEY

@@ -75,7 +75,15 @@ export class Metrics {
       this.eventDeliveries.inc(userIds.length);
     });
     const gauge = (name: string, help: string, collect: (g: client.Gauge) => void | Promise<void>, labelNames: string[] = []) =>
-      new client.Gauge({ name, help, labelNames, registers: [this.registry], collect() { return collect(this); } });
+      new client.Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          return collect(this);
+        },
+      });
     gauge("parley_event_queues", "Event queues held by this process", (g) => g.set(sources.eventQueues.size));
     gauge("parley_parked_polls", "GET /events requests waiting for an event", (g) => g.set(sources.eventQueues.parkedPolls));
     let backlog: Promise<{ due: number; failed: number; lagSeconds: number }> | null = null;
@@ -86,12 +94,17 @@ export class Metrics {
     gauge("parley_job_lag_seconds", "How long the oldest due background job has waited", async (g) => g.set((await readBacklog()).lagSeconds));
     if (sources.pool) {
       const pool = sources.pool;
-      gauge("parley_db_pool_connections", "Database connection pool (when the engine has one), by state", (g) => {
-        const { total, idle, waiting } = pool();
-        g.set({ state: "in_use" }, total - idle);
-        g.set({ state: "idle" }, idle);
-        g.set({ state: "waiting_clients" }, waiting);
-      }, ["state"]);
+      gauge(
+        "parley_db_pool_connections",
+        "Database connection pool (when the engine has one), by state",
+        (g) => {
+          const { total, idle, waiting } = pool();
+          g.set({ state: "in_use" }, total - idle);
+          g.set({ state: "idle" }, idle);
+          g.set({ state: "waiting_clients" }, waiting);
+        },
+        ["state"],
+      );
     }
   }
 

@@ -40,10 +40,17 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   const app = await buildApp(ctx);
   await listening("PARLEY_HOST/PARLEY_PORT", config.host, config.port, () => app.listen({ host: config.host, port: config.port }));
   const metricsPort = config.metrics.port;
-  const metricsServer = metricsPort === undefined ? null : await listening("PARLEY_METRICS_HOST/PARLEY_METRICS_PORT", config.metrics.host, metricsPort, () => serveMetrics(ctx.metrics, config.metrics.host, metricsPort));
+  const metricsServer =
+    metricsPort === undefined
+      ? null
+      : await listening("PARLEY_METRICS_HOST/PARLEY_METRICS_PORT", config.metrics.host, metricsPort, () =>
+          serveMetrics(ctx.metrics, config.metrics.host, metricsPort),
+        );
   const gatewaySettings = config.emailGateway;
   const emailGateway = gatewaySettings
-    ? await listening("PARLEY_EMAIL_GATEWAY_HOST/PARLEY_EMAIL_GATEWAY_PORT", gatewaySettings.host, gatewaySettings.port, () => startEmailGateway(ctx, gatewaySettings))
+    ? await listening("PARLEY_EMAIL_GATEWAY_HOST/PARLEY_EMAIL_GATEWAY_PORT", gatewaySettings.host, gatewaySettings.port, () =>
+        startEmailGateway(ctx, gatewaySettings),
+      )
     : null;
   ctx.jobs.start();
   if (credentials) {

@@ -25,9 +25,13 @@ describe("backup and restore", () => {
     const file = Buffer.from("the uploaded bytes ".repeat(1000));
     const form = new FormData();
     form.append("file", new Blob([file], { type: "text/plain" }), "notes.txt");
-    const uploaded = await (await fetch(`${original.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: authorization }, body: form })).json();
+    const uploaded = await (
+      await fetch(`${original.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: authorization }, body: form })
+    ).json();
     expect(uploaded.result).toBe("success");
-    expect((await api("POST", "/messages", { type: "stream", to: "backups", topic: "files", content: `[notes](${uploaded.url})` })).body.result).toBe("success");
+    expect((await api("POST", "/messages", { type: "stream", to: "backups", topic: "files", content: `[notes](${uploaded.url})` })).body.result).toBe(
+      "success",
+    );
 
     // Load: four senders writing while the backup runs.
     let loading = true;

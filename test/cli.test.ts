@@ -105,9 +105,24 @@ describe("parley create-organization", () => {
     const { app } = await inProcess();
     const authorization = "Basic " + Buffer.from(`boss@acme.test:${apiKey}`).toString("base64");
     const subs = await app.inject({ method: "GET", url: "/api/v1/users/me/subscriptions", headers: { authorization } });
-    expect(subs.json().subscriptions.map((s: any) => s.name).sort()).toEqual(["Zulip", "general", "sandbox"]);
-    const state = await app.inject({ method: "POST", url: "/api/v1/register", headers: { authorization }, payload: { fetch_event_types: '["default_streams"]' } });
-    expect([...state.json().realm_default_streams].sort()).toEqual(subs.json().subscriptions.map((s: any) => s.stream_id).sort());
+    expect(
+      subs
+        .json()
+        .subscriptions.map((s: any) => s.name)
+        .sort(),
+    ).toEqual(["Zulip", "general", "sandbox"]);
+    const state = await app.inject({
+      method: "POST",
+      url: "/api/v1/register",
+      headers: { authorization },
+      payload: { fetch_event_types: '["default_streams"]' },
+    });
+    expect([...state.json().realm_default_streams].sort()).toEqual(
+      subs
+        .json()
+        .subscriptions.map((s: any) => s.stream_id)
+        .sort(),
+    );
     const messages = await app.inject({ method: "GET", url: "/api/v1/messages?anchor=newest&num_before=20&num_after=0&narrow=[]", headers: { authorization } });
     expect(messages.json().messages).toHaveLength(12);
   }, 120_000);
@@ -257,7 +272,17 @@ describe("the command line as a whole", () => {
   }, 120_000);
 
   it("asks for --realm once there are several organizations", async () => {
-    const second = await parley("create-organization", "--string-id", "globex", "--name", "Globex", "--owner-email", "hank@globex.test", "--owner-password", "hank-pass");
+    const second = await parley(
+      "create-organization",
+      "--string-id",
+      "globex",
+      "--name",
+      "Globex",
+      "--owner-email",
+      "hank@globex.test",
+      "--owner-password",
+      "hank-pass",
+    );
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain("password:");
     const res = await parley("api-key", "--email", "ann@acme.test");

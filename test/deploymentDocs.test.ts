@@ -48,7 +48,27 @@ describe("deployment files", () => {
     "the nginx site passes nginx -t and serves Parley over TLS: API, long poll, upload",
     async () => {
       const dir = tempDir();
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=chat.example.com", "-addext", "subjectAltName=DNS:chat.example.com", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=chat.example.com",
+          "-addext",
+          "subjectAltName=DNS:chat.example.com",
+          "-keyout",
+          path.join(dir, "key.pem"),
+          "-out",
+          path.join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
       const server = await servers.start({ ...(await servers.freshEnv()), PARLEY_EVENT_HEARTBEAT_SECONDS: "1", PARLEY_LOG_LEVEL: "info" });
       const [httpPort, httpsPort] = [await freePort(), await freePort()];
       const site = deployFile("nginx.conf")
@@ -81,7 +101,15 @@ describe("deployment files", () => {
       const request = (method: string, urlPath: string, body?: Buffer | string, headers: Record<string, string> = {}) =>
         new Promise<{ status: number; body: any }>((resolve, reject) => {
           const req = https.request(
-            { host: "127.0.0.1", port: httpsPort, servername: "chat.example.com", ca, method, path: urlPath, headers: { Host: "chat.example.com", Authorization: authorization, ...headers } },
+            {
+              host: "127.0.0.1",
+              port: httpsPort,
+              servername: "chat.example.com",
+              ca,
+              method,
+              path: urlPath,
+              headers: { Host: "chat.example.com", Authorization: authorization, ...headers },
+            },
             (res) => {
               let text = "";
               res.on("data", (c) => (text += c));

@@ -35,8 +35,14 @@ async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string,
   expect(Object.keys(channels).sort()).toEqual(["Zulip", "general", "sandbox"]);
   expect(channels.Zulip.description).toBe("Questions and discussion about using Zulip.");
   expect(channels.general.description).toBe("For team-wide conversations");
-  expect(channels.sandbox.rendered_description).toContain('<span aria-label="test tube" class="emoji emoji-1f9ea" role="img" title="test tube">:test_tube:</span>');
-  expect([...state.realm_default_streams].sort()).toEqual(Object.values(channels).map((s: any) => s.stream_id).sort());
+  expect(channels.sandbox.rendered_description).toContain(
+    '<span aria-label="test tube" class="emoji emoji-1f9ea" role="img" title="test tube">:test_tube:</span>',
+  );
+  expect([...state.realm_default_streams].sort()).toEqual(
+    Object.values(channels)
+      .map((s: any) => s.stream_id)
+      .sort(),
+  );
   expect(state.realm_new_stream_announcements_stream_id).toBe(channels.general.stream_id);
   expect(state.realm_zulip_update_announcements_stream_id).toBe(channels.general.stream_id);
   expect(state.cross_realm_bots.map((b: any) => b.email)).toEqual(expect.arrayContaining(["notification-bot@zulip.com", "welcome-bot@zulip.com"]));
@@ -54,7 +60,15 @@ async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string,
 
   await api("POST", "/messages", { type: "stream", to: "general", topic: "hello", content: "First!" });
   await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "brand new" }]), announce: "true" });
-  const notices = await api("GET", "/messages", { anchor: "newest", num_before: "5", num_after: "0", narrow: JSON.stringify([{ operator: "channel", operand: "general" }, { operator: "topic", operand: "new channels" }]) });
+  const notices = await api("GET", "/messages", {
+    anchor: "newest",
+    num_before: "5",
+    num_after: "0",
+    narrow: JSON.stringify([
+      { operator: "channel", operand: "general" },
+      { operator: "topic", operand: "new channels" },
+    ]),
+  });
   expect(notices.messages.map((m: any) => m.sender_email)).toEqual(["notification-bot@zulip.com"]);
 }
 
@@ -113,8 +127,6 @@ describe("first start (npm start on an empty database)", () => {
 
   it("refuses to start with an invalid setting and names it", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-badconf-"));
-    await expect(startServerProcess({ PARLEY_DATA_DIR: dataDir, PARLEY_SQLITE_SYNCHRONOUS: "OFF" })).rejects.toThrow(
-      /PARLEY_SQLITE_SYNCHRONOUS/,
-    );
+    await expect(startServerProcess({ PARLEY_DATA_DIR: dataDir, PARLEY_SQLITE_SYNCHRONOUS: "OFF" })).rejects.toThrow(/PARLEY_SQLITE_SYNCHRONOUS/);
   }, 30_000);
 });

@@ -49,7 +49,10 @@ describe("background jobs for operators", () => {
 
     // The server prunes at start (then hourly): finished over a day ago goes, the rest stays.
     const server = await servers.start(env);
-    const remaining = async () => (await db.kysely.selectFrom("jobs").select("id").where("id", "in", [oldDone, recentDone, failed, oldFailed]).orderBy("id").execute()).map((r) => Number(r.id));
+    const remaining = async () =>
+      (await db.kysely.selectFrom("jobs").select("id").where("id", "in", [oldDone, recentDone, failed, oldFailed]).orderBy("id").execute()).map((r) =>
+        Number(r.id),
+      );
     const deadline = Date.now() + 10_000;
     while ((await remaining()).includes(oldDone)) {
       if (Date.now() > deadline) throw new Error(`finished jobs were not pruned:\n${server.output()}`);

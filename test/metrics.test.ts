@@ -37,7 +37,9 @@ describe("metrics", () => {
     const poll = new AbortController();
     const { email, apiKey } = firstStartCredentials(server.output());
     const authorization = "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64");
-    void fetch(`${server.baseUrl}/api/v1/events?queue_id=${queue}&last_event_id=-1`, { headers: { Authorization: authorization }, signal: poll.signal }).catch(() => undefined);
+    void fetch(`${server.baseUrl}/api/v1/events?queue_id=${queue}&last_event_id=-1`, { headers: { Authorization: authorization }, signal: poll.signal }).catch(
+      () => undefined,
+    );
     await new Promise((r) => setTimeout(r, 300));
 
     const text = await scrape();

@@ -16,7 +16,9 @@ const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
 const POSTGRES_URL = process.env.PARLEY_TEST_POSTGRES_URL;
 
 if (!NATS_URL || !POSTGRES_URL) {
-  console.warn("test/multiProcess.test.ts: the multi-process cases need PARLEY_TEST_NATS_URL (e.g. nats://127.0.0.1:4222) and PARLEY_TEST_POSTGRES_URL; skipped");
+  console.warn(
+    "test/multiProcess.test.ts: the multi-process cases need PARLEY_TEST_NATS_URL (e.g. nats://127.0.0.1:4222) and PARLEY_TEST_POSTGRES_URL; skipped",
+  );
 }
 
 /** A fresh PostgreSQL database (whatever engine this run tests: these servers need PostgreSQL). */
@@ -129,7 +131,9 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     });
     expect(scheduled.status).toBe(200);
     const countScheduled = async () =>
-      (await call(c)("GET", "/messages", { anchor: "newest", num_before: "100", num_after: "0", narrow: "[]" })).body.messages.filter((m: any) => m.content === "<p>scheduled once</p>").length;
+      (await call(c)("GET", "/messages", { anchor: "newest", num_before: "100", num_after: "0", narrow: "[]" })).body.messages.filter(
+        (m: any) => m.content === "<p>scheduled once</p>",
+      ).length;
     const deadline = Date.now() + 30_000;
     while ((await countScheduled()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     await new Promise((r) => setTimeout(r, 3000));

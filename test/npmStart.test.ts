@@ -60,7 +60,9 @@ describe("npm start (the precompiled bundle)", () => {
     expect(message.body.message.content).toContain('<span class="nb">print</span>');
 
     // A multipart upload, served back, and its thumbnail made by sharp in a background job.
-    const png = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#3366cc" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
     const form = new FormData();
     form.append("file", new Blob([png], { type: "image/png" }), "photo.png");
     const uploaded = await (await fetch(`${base}/api/v1/user_uploads`, { method: "POST", headers: auth, body: form })).json();
@@ -78,7 +80,12 @@ describe("npm start (the precompiled bundle)", () => {
     const data = Buffer.from("resumable bytes");
     const created = await fetch(`${base}/api/v1/tus`, {
       method: "POST",
-      headers: { ...auth, "Tus-Resumable": "1.0.0", "Upload-Length": String(data.length), "Upload-Metadata": `filename ${Buffer.from("r.txt").toString("base64")}` },
+      headers: {
+        ...auth,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": String(data.length),
+        "Upload-Metadata": `filename ${Buffer.from("r.txt").toString("base64")}`,
+      },
     });
     expect(created.status).toBe(201);
     const patched = await fetch(base + created.headers.get("location")!, {
@@ -107,7 +114,13 @@ describe("npm start (the precompiled bundle)", () => {
     const transport = createTransport({ host: "127.0.0.1", port: gatewayPort, secure: false, ignoreTLS: true });
     await transport.sendMail({ from: "someone@example.org", to: address, subject: "Mailed in", text: "Hello by email" });
     transport.close();
-    const mailed = await api("GET", "/messages", { anchor: "newest", num_before: "1", num_after: "0", narrow: JSON.stringify([{ operator: "channel", operand: channel }]), apply_markdown: "false" });
+    const mailed = await api("GET", "/messages", {
+      anchor: "newest",
+      num_before: "1",
+      num_after: "0",
+      narrow: JSON.stringify([{ operator: "channel", operand: channel }]),
+      apply_markdown: "false",
+    });
     expect(mailed.body.messages[0]).toMatchObject({ subject: "Mailed in", content: "From: someone@example.org\nHello by email" });
 
     // The web app: the sign-in form, then the shell with the built script, served by the same process.
@@ -119,7 +132,10 @@ describe("npm start (the precompiled bundle)", () => {
       body: new URLSearchParams({ username: credentials.email, password }),
     });
     expect(login.status).toBe(302);
-    const cookie = login.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+    const cookie = login.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0])
+      .join("; ");
     const shell = await (await fetch(`${base}/`, { headers: { Cookie: cookie } })).text();
     const script = /<script type="module" src="([^"]+)"><\/script>/.exec(shell)?.[1];
     expect(script).toMatch(/^\/static\/webapp\/main-[\w-]+\.js$/);

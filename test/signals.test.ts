@@ -84,7 +84,10 @@ describe("npm start and signals", () => {
       "the server",
       async () => {
         if (npm.exitCode !== null) throw new Error(`npm start exited early:\n${out}`);
-        return fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+        return fetch(`${baseUrl}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
       },
       60_000,
     );

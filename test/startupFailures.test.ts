@@ -75,7 +75,12 @@ describe("a start that cannot work stops with a message", () => {
     const port = (taken.address() as net.AddressInfo).port;
     const result = await runParley(["serve"], { PARLEY_DATA_DIR: tempDir(), PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port) });
     expectCleanFailure(result, `PARLEY_HOST/PARLEY_PORT: 127.0.0.1:${port} is in use by another process`);
-    const metrics = await runParley(["serve"], { PARLEY_DATA_DIR: tempDir(), PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(await freePort()), PARLEY_METRICS_PORT: String(port) });
+    const metrics = await runParley(["serve"], {
+      PARLEY_DATA_DIR: tempDir(),
+      PARLEY_HOST: "127.0.0.1",
+      PARLEY_PORT: String(await freePort()),
+      PARLEY_METRICS_PORT: String(port),
+    });
     expectCleanFailure(metrics, `PARLEY_METRICS_HOST/PARLEY_METRICS_PORT: 127.0.0.1:${port} is in use by another process`);
   }, 90_000);
 
@@ -98,11 +103,17 @@ describe("migrations", () => {
     cleanups.push(fresh.drop);
     expect((await runParley(["migrate"], fresh.env)).code).toBe(0);
     const db = openDb(loadConfig(fresh.env).database);
-    await db.kysely.insertInto("parley_migrations" as any).values({ name: "2099-01-01T0000-from-the-future", timestamp: new Date().toISOString() }).execute();
+    await db.kysely
+      .insertInto("parley_migrations" as any)
+      .values({ name: "2099-01-01T0000-from-the-future", timestamp: new Date().toISOString() })
+      .execute();
     await db.close();
     for (const command of ["serve", "migrate"]) {
       const result = await runParley([command], fresh.env);
-      expectCleanFailure(result, /This database was upgraded by a newer version of Parley: it has migrations this version does not know \(2099-01-01T0000-from-the-future\)/);
+      expectCleanFailure(
+        result,
+        /This database was upgraded by a newer version of Parley: it has migrations this version does not know \(2099-01-01T0000-from-the-future\)/,
+      );
     }
   }, 180_000);
 
@@ -124,7 +135,10 @@ describe("migrations", () => {
       }),
     ).rejects.toThrow(/Migration 2000-01-01T0001-second failed/);
     expect(await tables()).toEqual([]);
-    const applied = await db.kysely.selectFrom("parley_migrations" as any).select("name").execute();
+    const applied = await db.kysely
+      .selectFrom("parley_migrations" as any)
+      .select("name")
+      .execute();
     expect(applied).toEqual([]);
   }, 90_000);
 });

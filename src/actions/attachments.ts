@@ -25,10 +25,18 @@ export const THUMBNAIL_JOB = "upload_thumbnail";
 
 async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: readonly Attachment[]): Promise<void> {
   if (attachments.length === 0) return;
-  const linked = await attachmentStore.linkedMessages(tx.q, attachments.map((a) => a.id));
+  const linked = await attachmentStore.linkedMessages(
+    tx.q,
+    attachments.map((a) => a.id),
+  );
   const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
   for (const attachment of attachments) {
-    const event: AttachmentEvent = { type: "attachment", op, attachment: buildAttachmentPayload(attachment, linked.get(attachment.id) ?? []), upload_space_used: spaceUsed };
+    const event: AttachmentEvent = {
+      type: "attachment",
+      op,
+      attachment: buildAttachmentPayload(attachment, linked.get(attachment.id) ?? []),
+      upload_space_used: spaceUsed,
+    };
     tx.sendEventOnCommit(event, [attachment.owner_id]);
   }
 }
@@ -84,7 +92,11 @@ function unclaimedSeconds(ctx: AppContext): number {
 /** Links a new message to its claimed attachments and tells their owners. */
 export async function doLinkAttachments(tx: Tx, messageId: number, attachments: readonly Attachment[]): Promise<void> {
   if (attachments.length === 0) return;
-  await attachmentStore.link(tx.q, messageId, attachments.map((a) => a.id));
+  await attachmentStore.link(
+    tx.q,
+    messageId,
+    attachments.map((a) => a.id),
+  );
   await sendAttachmentEvents(tx, "update", attachments);
 }
 
@@ -105,7 +117,12 @@ export async function doRelinkAttachments(tx: Tx, editor: User, messageId: numbe
     detached = await attachmentStore.unlinked(tx.q, removed);
     for (const attachment of detached) await tx.enqueueJob(UNCLAIMED_UPLOAD_JOB, { attachmentId: attachment.id, since: nowSeconds() });
   }
-  if (added.length > 0) await attachmentStore.link(tx.q, messageId, added.map((a) => a.id));
+  if (added.length > 0)
+    await attachmentStore.link(
+      tx.q,
+      messageId,
+      added.map((a) => a.id),
+    );
   const changed = [...added.map((a) => a.id), ...removed];
   const rows = (await Promise.all(changed.map((id) => attachmentStore.getById(tx.q, id)))).filter((a): a is Attachment => a !== undefined);
   await sendAttachmentEvents(tx, "update", rows);
@@ -141,7 +158,10 @@ export async function checkDeleteAttachment(tx: Tx, user: User, attachmentId: nu
 /** Deletes the rows now and the files (with thumbnails) in a durable job after commit. */
 export async function doDeleteAttachments(tx: Tx, attachments: readonly Attachment[]): Promise<void> {
   if (attachments.length === 0) return;
-  await attachmentStore.deleteByIds(tx.q, attachments.map((a) => a.id));
+  await attachmentStore.deleteByIds(
+    tx.q,
+    attachments.map((a) => a.id),
+  );
   const keys = attachments.flatMap((a) => [a.path_id, thumbnailKey(a.path_id)]);
   await tx.enqueueJob(DELETE_BLOBS_JOB, { keys });
   const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);

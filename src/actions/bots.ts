@@ -1,6 +1,12 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { BadNameOrUsernameError, badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
+import {
+  BadNameOrUsernameError,
+  badRequest,
+  InsufficientPermissionError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+} from "../lib/errors.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { buildBotDicts } from "../lib/botPayload.js";
 import { EMBEDDED_BOTS } from "../lib/embeddedBots.js";
@@ -206,8 +212,14 @@ export async function checkUpdateBot(tx: Tx, actor: User, botId: number, req: Up
     if (leaving.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "delete", bot: { user_id: bot.id } }, leaving);
     const [dict] = await buildBotDicts(tx.q, actor, [current]);
     if (joining.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, joining);
-    tx.sendEventOnCommit({ type: "realm_bot", op: "update", bot: { user_id: bot.id, owner_id: owner.id } }, newAudience.filter((id) => !joining.includes(id)));
-    tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: bot.id, bot_owner_id: owner.id } }, await userStore.listActiveIds(tx.q, bot.realm_id));
+    tx.sendEventOnCommit(
+      { type: "realm_bot", op: "update", bot: { user_id: bot.id, owner_id: owner.id } },
+      newAudience.filter((id) => !joining.includes(id)),
+    );
+    tx.sendEventOnCommit(
+      { type: "realm_user", op: "update", person: { user_id: bot.id, bot_owner_id: owner.id } },
+      await userStore.listActiveIds(tx.q, bot.realm_id),
+    );
   }
   const defaults: Partial<Pick<User, "default_sending_stream_id" | "default_events_register_stream_id" | "default_all_public_streams">> = {};
   if (sending !== undefined) defaults.default_sending_stream_id = sending?.id ?? null;

@@ -42,7 +42,13 @@ async function emailGatewayBot(tx: Tx): Promise<User | undefined> {
  * request. An empty string when the server has no gateway domain (as Zulip without
  * EMAIL_GATEWAY_PATTERN).
  */
-export async function checkGetChannelEmailAddress(tx: Tx, user: User, streamId: number, senderId: number | undefined, domain: string | undefined): Promise<string> {
+export async function checkGetChannelEmailAddress(
+  tx: Tx,
+  user: User,
+  streamId: number,
+  senderId: number | undefined,
+  domain: string | undefined,
+): Promise<string> {
   const { stream } = await accessStreamById(tx.q, new AccessSubject(user), streamId, "content");
   const gateway = await emailGatewayBot(tx);
   let sender: User;
@@ -132,7 +138,7 @@ export function mailTopic(subject: string): string {
  * show-sender, and the attachments' links last.
  */
 function mailBody(mail: IncomingMail, options: AddressOptions, attachmentLinks: string[]): string {
-  const text = options.prefer_text === false ? mail.html ?? mail.text : mail.text || mail.html;
+  const text = options.prefer_text === false ? (mail.html ?? mail.text) : mail.text || mail.html;
   if (text === undefined) throw new EmailGatewayRefusal("Unable to find plaintext or HTML message body");
   let body = text.replaceAll("\u0000", "");
   if (!options.include_quotes) body = removeQuotedReply(body);
@@ -183,7 +189,8 @@ export async function processChannelMail(ctx: AppContext, recipient: string, dom
       return (await checkSendMessage(tx, target.sender, target.realm, { type: "stream", to: target.stream.id, topic, content, clientName: "Internal" })).id;
     }
     await checkMessage(tx, target.poster, target.realm, { type: "stream", to: target.stream.id, topic, content });
-    const [id] = (await sendSystemBotChannelMessages(tx, target.realm, target.sender, [{ stream: target.stream, topic, content }], { renderAs: uploader })) ?? [];
+    const [id] =
+      (await sendSystemBotChannelMessages(tx, target.realm, target.sender, [{ stream: target.stream, topic, content }], { renderAs: uploader })) ?? [];
     return id;
   });
 }

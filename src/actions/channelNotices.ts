@@ -2,7 +2,12 @@ import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { streamStore } from "../store/streams.js";
-import { type NoticeOptions, sendNotificationBotChannelMessage, sendNotificationBotChannelMessages, sendNotificationBotDirectMessages } from "./notificationBot.js";
+import {
+  type NoticeOptions,
+  sendNotificationBotChannelMessage,
+  sendNotificationBotChannelMessages,
+  sendNotificationBotDirectMessages,
+} from "./notificationBot.js";
 
 /**
  * The Notification Bot's notices about channels, with Zulip 10's texts: the "channel events" topic
@@ -19,7 +24,14 @@ export const silentMention = (user: Pick<User, "full_name" | "id">): string => `
 const quoted = (text: string): string => `\n\`\`\`\` quote\n${text === "" ? "*No description.*" : text}\n\`\`\`\``;
 
 /** Posts `content` to the channel's "channel events" topic, rendered as the acting user sees it. */
-export async function sendChannelEventsNotice(tx: Tx, realm: Realm, stream: Stream, actor: User | null, content: string, options: NoticeOptions = {}): Promise<void> {
+export async function sendChannelEventsNotice(
+  tx: Tx,
+  realm: Realm,
+  stream: Stream,
+  actor: User | null,
+  content: string,
+  options: NoticeOptions = {},
+): Promise<void> {
   await sendNotificationBotChannelMessage(tx, realm, stream, CHANNEL_EVENTS_TOPIC, content, { renderAs: actor ?? undefined, ...options });
 }
 

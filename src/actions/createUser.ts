@@ -97,7 +97,12 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
   tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false, profileData }) }, audience);
   if (input.externalUrl !== undefined && !created.is_bot && userAccessMayBeRestricted(realm)) {
     const informed = new Set(audience);
-    sendInaccessibleUserCreated(tx, created as User, input.externalUrl, (await userStore.listActiveIds(tx.q, realm.id)).filter((id) => !informed.has(id)));
+    sendInaccessibleUserCreated(
+      tx,
+      created as User,
+      input.externalUrl,
+      (await userStore.listActiveIds(tx.q, realm.id)).filter((id) => !informed.has(id)),
+    );
   }
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, created.id)) {
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [created.id] }, audience);

@@ -60,11 +60,7 @@ export async function checkCreateCustomProfileField(tx: Tx, actor: User, input: 
     name: finalName,
     hint: defaultAccount ? defaultAccount.hint : input.hint,
     field_type: input.field_type,
-    field_data: defaultAccount
-      ? JSON.stringify({ subtype: input.field_data.subtype })
-      : hasData
-        ? JSON.stringify(input.field_data)
-        : "",
+    field_data: defaultAccount ? JSON.stringify({ subtype: input.field_data.subtype }) : hasData ? JSON.stringify(input.field_data) : "",
     display_in_profile_summary: input.display_in_profile_summary ? 1 : 0,
     required: input.required ? 1 : 0,
     editable_by_user: input.editable_by_user ? 1 : 0,
@@ -87,10 +83,7 @@ export async function checkReorderCustomProfileFields(tx: Tx, realmId: number, o
 
 async function notifyRealmCustomProfileFields(tx: Tx, realmId: number): Promise<void> {
   const fields = await customProfileFieldStore.listForRealm(tx.q, realmId);
-  tx.sendEventOnCommit(
-    { type: "custom_profile_fields", fields: fields.map(customProfileFieldDict) },
-    await userStore.listActiveIds(tx.q, realmId),
-  );
+  tx.sendEventOnCommit({ type: "custom_profile_fields", fields: fields.map(customProfileFieldDict) }, await userStore.listActiveIds(tx.q, realmId));
 }
 
 function defaultExternalAccount(fieldType: number, data: Record<string, unknown>) {

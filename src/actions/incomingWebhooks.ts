@@ -19,7 +19,14 @@ export async function sendWebhookMessage(tx: Tx, bot: User, realm: Realm, target
   if (content.trim() === "") return;
   if (target.stream !== undefined && target.stream !== "") {
     const to = /^\d+$/.test(target.stream) ? Number(target.stream) : target.stream;
-    await checkSendMessage(tx, bot, realm, { type: "stream", to, topic: target.topic ?? defaultTopic, content, clientName: "ZulipWebhook", readBySender: true });
+    await checkSendMessage(tx, bot, realm, {
+      type: "stream",
+      to,
+      topic: target.topic ?? defaultTopic,
+      content,
+      clientName: "ZulipWebhook",
+      readBySender: true,
+    });
     return;
   }
   const owner = bot.bot_owner_id === null ? undefined : await userStore.getById(tx.q, bot.bot_owner_id);

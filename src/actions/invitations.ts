@@ -48,7 +48,13 @@ function checkRoleBasedPermissions(invitedAs: number, user: User, requireAdmin: 
 }
 
 /** Who may create an invitation: the realm permission, and the role to invite as. */
-async function checkMayInvite(q: Executor, subject: AccessSubject, realm: Realm, permission: "can_invite_users_group" | "create_multiuse_invite_group", invitedAs: number): Promise<void> {
+async function checkMayInvite(
+  q: Executor,
+  subject: AccessSubject,
+  realm: Realm,
+  permission: "can_invite_users_group" | "create_multiuse_invite_group",
+  invitedAs: number,
+): Promise<void> {
   requireMemberOrAdmin(subject.user);
   if (!(await hasRealmPermission(q, subject, realm, permission))) throw new InsufficientPermissionError();
   checkRoleBasedPermissions(invitedAs, subject.user, invitedAs === Role.OWNER || invitedAs === Role.ADMINISTRATOR || invitedAs === Role.MODERATOR);
@@ -154,9 +160,13 @@ export async function checkInviteUsers(
 
   const now = nowSeconds();
   if (!realmSettings(realm).invite_required && user.date_joined > now - INVITES_MIN_USER_AGE_SECONDS && !isAdmin(user)) {
-    throw new InvitationFailedError("Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.", [], {
-      sentInvitations: false,
-    });
+    throw new InvitationFailedError(
+      "Your account is too new to send invites for this organization. Ask an organization admin, or a more experienced user.",
+      [],
+      {
+        sentInvitations: false,
+      },
+    );
   }
   const errors: Array<[string, string, boolean]> = [];
   const skipped: Array<[string, string, boolean]> = [];

@@ -66,7 +66,13 @@ interface StreamEdit {
   topicUnresolved: boolean;
 }
 
-export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messageId: number, req: UpdateMessageRequest): Promise<{ detached_uploads: AttachmentPayload[] }> {
+export async function checkUpdateMessage(
+  tx: Tx,
+  user: User,
+  realm: Realm,
+  messageId: number,
+  req: UpdateMessageRequest,
+): Promise<{ detached_uploads: AttachmentPayload[] }> {
   const subject = new AccessSubject(user);
   await messageEditStore.lock(tx.q, messageId);
   const { message } = await accessMessageForModification(tx.q, subject, messageId);
@@ -94,7 +100,13 @@ export async function checkUpdateMessage(tx: Tx, user: User, realm: Realm, messa
   const edit = await buildStreamEdit(tx, subject, realm, message, origStream, { streamId, topic, content, rendered });
   if (rendered) {
     const receivers = await channelRecipientStore.activeSubscribers(tx.q, message.recipient_id);
-    await checkWildcardMention(tx, subject, realm, { kind: "channel", access: edit.target, recipientId: message.recipient_id, topic: message.subject, receivers }, rendered);
+    await checkWildcardMention(
+      tx,
+      subject,
+      realm,
+      { kind: "channel", access: edit.target, recipientId: message.recipient_id, topic: message.subject, receivers },
+      rendered,
+    );
   }
   await checkCanMove(tx, subject, realm, edit, req.propagateMode, now);
   await doUpdateStreamMessage(tx, user, realm, edit, req, now);
@@ -117,14 +129,21 @@ function normalizeTopicInput(topic: string): string {
 }
 
 /** Zulip's validate_message_edit_payload. */
-function validatePayload(message: Message, streamId: number | undefined, topic: string | undefined, propagateMode: PropagateMode, content: string | undefined): void {
+function validatePayload(
+  message: Message,
+  streamId: number | undefined,
+  topic: string | undefined,
+  propagateMode: PropagateMode,
+  content: string | undefined,
+): void {
   if (topic === undefined && content === undefined && streamId === undefined) throw badRequest("Nothing to change");
   if (!message.is_channel_message) {
     if (streamId !== undefined) throw badRequest("Direct messages cannot be moved to channels.");
     if (topic !== undefined) throw badRequest("Direct messages cannot have topics.");
   }
   if (propagateMode !== "change_one" && topic === undefined && streamId === undefined) throw badRequest("Invalid propagate_mode without topic edit");
-  if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === RESOLVED_TOPIC_PREFIX + EMPTY_TOPIC_DISPLAY_NAME) throw badRequest("General chat cannot be marked as resolved");
+  if (topic === RESOLVED_TOPIC_PREFIX.trim() || topic === RESOLVED_TOPIC_PREFIX + EMPTY_TOPIC_DISPLAY_NAME)
+    throw badRequest("General chat cannot be marked as resolved");
   if (streamId !== undefined && content !== undefined) throw badRequest("Cannot change message content while changing channel");
 }
 
@@ -146,9 +165,15 @@ async function buildStreamEdit(
   const targetTopic = change.topic === undefined ? origTopic : truncate(change.topic, MAX_TOPIC_LENGTH, "...");
   const topicEdited = change.topic !== undefined;
   const topicResolved =
-    topicEdited && targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && change.topic!.slice(RESOLVED_TOPIC_PREFIX.length) === origTopic;
+    topicEdited &&
+    targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) &&
+    !origTopic.startsWith(RESOLVED_TOPIC_PREFIX) &&
+    change.topic!.slice(RESOLVED_TOPIC_PREFIX.length) === origTopic;
   const topicUnresolved =
-    topicEdited && origTopic.startsWith(RESOLVED_TOPIC_PREFIX) && !targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) && origTopic.replace(/^[✔ ]+/u, "") === targetTopic;
+    topicEdited &&
+    origTopic.startsWith(RESOLVED_TOPIC_PREFIX) &&
+    !targetTopic.startsWith(RESOLVED_TOPIC_PREFIX) &&
+    origTopic.replace(/^[✔ ]+/u, "") === targetTopic;
   const target =
     change.streamId === undefined
       ? await accessStreamById(tx.q, subject, origStream.id, "metadata")
@@ -186,7 +211,8 @@ async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: 
         throw badRequest("You don't have permission to edit this message");
       }
       const limit = moveLimit("move_messages_within_stream_limit_seconds");
-      if (limit !== null && !isModerator(user) && age > limit + EDIT_LIMIT_BUFFER) throw badRequest("The time limit for editing this message's topic has passed.");
+      if (limit !== null && !isModerator(user) && age > limit + EDIT_LIMIT_BUFFER)
+        throw badRequest("The time limit for editing this message's topic has passed.");
     }
   }
   if (edit.streamEdited) {
@@ -196,7 +222,8 @@ async function checkCanMove(tx: Tx, subject: AccessSubject, realm: Realm, edit: 
     const sendGroup = edit.target.stream.can_send_message_group_id;
     if (sendGroup === null || !(await subject.groupIds(tx.q)).has(sendGroup)) throw badRequest("You do not have permission to post in this channel.");
     const limit = moveLimit("move_messages_between_streams_limit_seconds");
-    if (limit !== null && !isModerator(user) && age > limit + EDIT_LIMIT_BUFFER) throw badRequest("The time limit for editing this message's channel has passed");
+    if (limit !== null && !isModerator(user) && age > limit + EDIT_LIMIT_BUFFER)
+      throw badRequest("The time limit for editing this message's channel has passed");
   }
   const moved = edit.topicEdited || edit.streamEdited;
   if (propagateMode === "change_all" && moved && !isModerator(user) && !edit.topicResolved && !edit.topicUnresolved) {
@@ -225,14 +252,20 @@ async function checkChangeAllTimeLimit(tx: Tx, subject: AccessSubject, realm: Re
 async function visibleTopicMessages(tx: Tx, subject: AccessSubject, stream: Stream, topic: string, fromId = 0): Promise<Message[]> {
   const messages = await messageEditStore.topicMessages(tx.q, stream.recipient_id!, topic, fromId);
   if (historyIsPublic(stream)) return messages;
-  const readable = await accessMessages(tx.q, subject, messages.map((m) => m.id));
+  const readable = await accessMessages(
+    tx.q,
+    subject,
+    messages.map((m) => m.id),
+  );
   return messages.filter((m) => readable.has(m.id));
 }
 
 /** New mention flags of each row after a content edit (Zulip's update_user_message_flags). */
 async function updateMentionFlags(tx: Tx, message: Message, rendered: RenderedMessage): Promise<Map<number, number>> {
   const topicParticipants =
-    rendered.wildcard === "topic" ? new Set([message.sender_id, ...(await messageStore.topicSenderIds(tx.q, message.recipient_id, message.subject))]) : new Set<number>();
+    rendered.wildcard === "topic"
+      ? new Set([message.sender_id, ...(await messageStore.topicSenderIds(tx.q, message.recipient_id, message.subject))])
+      : new Set<number>();
   const result = new Map<number, number>();
   // The rows whose flags change, by their new mention bits: at most four statements in all.
   const changedBy = new Map<number, number[]>();
@@ -321,7 +354,11 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   }
   if (edit.topicEdited) {
     Object.assign(moveEntry, { prev_topic: edit.origTopic, topic: edit.targetTopic });
-    Object.assign(event, { orig_subject: edit.origTopic, subject: edit.targetTopic, topic_links: topicLinks(await realmLinkifiers(tx.q, realm), edit.targetTopic) });
+    Object.assign(event, {
+      orig_subject: edit.origTopic,
+      subject: edit.targetTopic,
+      topic_links: topicLinks(await realmLinkifiers(tx.q, realm), edit.targetTopic),
+    });
   }
   Object.assign(entry, moveEntry);
 
@@ -330,17 +367,26 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   const others =
     req.propagateMode === "change_one" || !moved
       ? []
-      : (await visibleTopicMessages(tx, subject, origStream, edit.origTopic, req.propagateMode === "change_later" ? message.id : 0)).filter((m) => m.id !== message.id);
+      : (await visibleTopicMessages(tx, subject, origStream, edit.origTopic, req.propagateMode === "change_later" ? message.id : 0)).filter(
+          (m) => m.id !== message.id,
+        );
   const changed = [message, ...others].sort((a, b) => a.id - b.id);
   const changedIds = changed.map((m) => m.id);
   const countsAsMove = edit.streamEdited || (edit.topicEdited && !edit.topicResolved && !edit.topicUnresolved);
   const placement = moved ? { recipient_id: newStream.recipient_id!, subject: edit.targetTopic, ...(countsAsMove ? { last_moved_time: now } : {}) } : {};
   await messageEditStore.update(tx.q, message.id, { ...placement, ...targetColumns, edit_history: withEditEntry(message.edit_history, entry) });
-  await messageEditStore.updateWithHistoryEntry(tx.q, others.map((m) => m.id), placement, JSON.stringify(moveEntry));
+  await messageEditStore.updateWithHistoryEntry(
+    tx.q,
+    others.map((m) => m.id),
+    placement,
+    JSON.stringify(moveEntry),
+  );
   const refreshed = await messageStore.listByIds(tx.q, realm.id, changedIds);
   await messageSearchStore.index(tx.q, refreshed);
 
-  const losing = edit.streamEdited ? await moveUserMessages(tx, origStream, newStream, edit.origTopic, changedIds) : { rows: new Set<number>(), access: new Set<number>() };
+  const losing = edit.streamEdited
+    ? await moveUserMessages(tx, origStream, newStream, edit.origTopic, changedIds)
+    : { rows: new Set<number>(), access: new Set<number>() };
   for (const userId of losing.rows) flags.delete(userId);
   if (edit.streamEdited) {
     await messageEditStore.resetStreamFirstMessageId(tx.q, origStream.id, origStream.recipient_id!);
@@ -362,7 +408,13 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
  * one lose their rows (and, if the new channel is private or they are guests, the messages: they
  * get delete_message); with protected history in the new channel, its subscribers get rows.
  */
-async function moveUserMessages(tx: Tx, origStream: Stream, newStream: Stream, origTopic: string, messageIds: number[]): Promise<{ rows: Set<number>; access: Set<number> }> {
+async function moveUserMessages(
+  tx: Tx,
+  origStream: Stream,
+  newStream: Stream,
+  origTopic: string,
+  messageIds: number[],
+): Promise<{ rows: Set<number>; access: Set<number> }> {
   const oldAll = await moveAudienceStore.everSubscribedUserIds(tx.q, origStream.recipient_id!);
   const newCurrent = new Set((await channelRecipientStore.activeSubscribers(tx.q, newStream.recipient_id!)).map((s) => s.user_id));
   const losingRows = oldAll.filter((id) => !newCurrent.has(id));
@@ -405,7 +457,12 @@ async function moveTopicPolicies(tx: Tx, edit: StreamEdit, losingAccess: Set<num
   const target = new Map((await topicPolicyStore.listForTopic(tx.q, targetStream.id, edit.targetTopic)).map((r) => [r.user_id, r.visibility_policy]));
   const notify = (userId: number, streamId: number, topic: string, policy: number) =>
     tx.sendEventOnCommit({ type: "user_topic", stream_id: streamId, topic_name: topic, last_updated: now, visibility_policy: policy }, [userId]);
-  await topicPolicyStore.clear(tx.q, orig.map((r) => r.user_id), origStream.id, edit.origTopic);
+  await topicPolicyStore.clear(
+    tx.q,
+    orig.map((r) => r.user_id),
+    origStream.id,
+    edit.origTopic,
+  );
   const origPolicies = new Map<number, number>();
   for (const row of orig) {
     notify(row.user_id, origStream.id, edit.origTopic, VisibilityPolicy.INHERIT);
@@ -418,7 +475,14 @@ async function moveTopicPolicies(tx: Tx, edit: StreamEdit, losingAccess: Set<num
     if (next === before) continue;
     if (next === VisibilityPolicy.INHERIT) await topicPolicyStore.clear(tx.q, [userId], targetStream.id, edit.targetTopic);
     else {
-      const row = { user_id: userId, stream_id: targetStream.id, recipient_id: targetStream.recipient_id!, topic_name: edit.targetTopic, visibility_policy: next, last_updated: now };
+      const row = {
+        user_id: userId,
+        stream_id: targetStream.id,
+        recipient_id: targetStream.recipient_id!,
+        topic_name: edit.targetTopic,
+        visibility_policy: next,
+        last_updated: now,
+      };
       await userTopicStore.setPolicy(tx.q, row);
     }
     notify(userId, targetStream.id, edit.targetTopic, next);
@@ -447,7 +511,14 @@ async function sendEditNotifications(
   if (edit.topicEdited && edit.content === null && !edit.streamEdited && (edit.topicResolved || edit.topicUnresolved)) {
     const state = edit.topicResolved ? "resolved" : "unresolved";
     if (!(await undoRecentResolveNotice(tx, user, realm, edit))) {
-      resolveNoticeId = await sendNotificationBotChannelMessage(tx, realm, edit.target.stream, edit.targetTopic, `${mention} has marked this topic as ${state}.`, { renderAs: user });
+      resolveNoticeId = await sendNotificationBotChannelMessage(
+        tx,
+        realm,
+        edit.target.stream,
+        edit.targetTopic,
+        `${mention} has marked this topic as ${state}.`,
+        { renderAs: user },
+      );
     }
   }
   const count = changed.length;
@@ -506,4 +577,3 @@ async function undoRecentResolveNotice(tx: Tx, user: User, realm: Realm, edit: S
   await doDeleteMessages(tx, realm, [last], user);
   return true;
 }
-

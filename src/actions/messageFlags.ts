@@ -20,7 +20,15 @@ import { type NarrowQuery, narrowQueryStore } from "../store/narrowQueries.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
-const NON_EDITABLE_FLAGS = new Set(["mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "force_expand", "force_collapse", "has_alert_word", "historical"]);
+const NON_EDITABLE_FLAGS = new Set([
+  "mentioned",
+  "stream_wildcard_mentioned",
+  "topic_wildcard_mentioned",
+  "force_expand",
+  "force_collapse",
+  "has_alert_word",
+  "historical",
+]);
 
 /** What a user who did not receive a message sees for it (Zulip's DEFAULT_HISTORICAL_FLAGS). */
 const DEFAULT_HISTORICAL_FLAGS = MessageFlag.READ | MessageFlag.HISTORICAL;
@@ -64,7 +72,11 @@ export async function doUpdateMessageFlags(tx: Tx, user: User, change: FlagChang
     const skipped = (await messageStore.listByIds(q, user.realm_id, ids)).filter((m) => m.is_channel_message && !subscribed.has(m.recipient_id));
     const skippedIds = new Set(skipped.map((m) => m.id));
     ids = ids.filter((id) => !skippedIds.has(id));
-    const streams = await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, skipped.map((m) => m.recipient_id));
+    const streams = await channelRecipientStore.streamsByRecipientIds(
+      q,
+      user.realm_id,
+      skipped.map((m) => m.recipient_id),
+    );
     ignoredChannelIds = streams.map((s) => s.id).sort((a, b) => a - b);
   }
 
@@ -76,7 +88,10 @@ export async function doUpdateMessageFlags(tx: Tx, user: User, change: FlagChang
     const readable = await accessMessages(q, subject, historical);
     if (readable.size !== historical.length) throw invalidMessageError();
     const rowFlags = (DEFAULT_HISTORICAL_FLAGS & ~change.bit) | target;
-    await userMessageFlagStore.insertIfMissing(q, historical.sort((a, b) => a - b).map((message_id) => ({ user_id: user.id, message_id, flags: rowFlags })));
+    await userMessageFlagStore.insertIfMissing(
+      q,
+      historical.sort((a, b) => a - b).map((message_id) => ({ user_id: user.id, message_id, flags: rowFlags })),
+    );
   }
   await userMessageFlagStore.setFlag(q, user.id, changed, change.bit, change.add);
   if (change.bit === MessageFlag.READ && change.add) await queuePushRemovals(tx, user.id, changed);
@@ -109,11 +124,19 @@ export async function checkUpdateMessageFlagsForNarrow(tx: Tx, user: User, realm
   const numAfter = Math.min(req.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
 
   const narrow = await buildNarrow({ q: tx.q, subject: new AccessSubject(user), me: user }, req.terms);
-  const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
+  const query: NarrowQuery = {
+    userId: user.id,
+    realmId: realm.id,
+    includeHistory: narrow.includeHistory,
+    where: narrow.where,
+    searchesText: narrow.searchWords !== null,
+  };
   const anchor = req.anchor ?? (await narrowQueryStore.firstUnreadId(tx.q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
   const before = (await narrowQueryStore.range(tx.q, query, "<", anchor, numBefore)).reverse();
-  const after = anchoredToRight ? [] : await narrowQueryStore.range(tx.q, query, req.includeAnchor ? ">=" : ">", anchor, numAfter + (req.includeAnchor ? 1 : 0));
+  const after = anchoredToRight
+    ? []
+    : await narrowQueryStore.range(tx.q, query, req.includeAnchor ? ">=" : ">", anchor, numAfter + (req.includeAnchor ? 1 : 0));
   const anchorRows = after.filter((r) => r.id === anchor);
   const afterRows = after.filter((r) => r.id !== anchor).slice(0, numAfter);
   const ids = [...before, ...anchorRows, ...afterRows].map((r) => r.id);
@@ -154,7 +177,9 @@ export async function doMarkStreamMessagesAsRead(tx: Tx, user: User, recipientId
   return ids.length;
 }
 
-type MessageDetails = { type: "private"; user_ids: number[]; mentioned?: true } | { type: "stream"; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true };
+type MessageDetails =
+  | { type: "private"; user_ids: number[]; mentioned?: true }
+  | { type: "stream"; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true };
 
 /**
  * What clients need to put messages that became unread into their unread_msgs (Zulip's
@@ -163,12 +188,28 @@ type MessageDetails = { type: "private"; user_ids: number[]; mentioned?: true } 
 async function unreadMessageDetails(q: Executor, user: User, ids: readonly number[]): Promise<Record<string, MessageDetails>> {
   const messages = await messageStore.listByIds(q, user.realm_id, ids);
   const flags = await userMessageStore.flagsFor(q, user.id, ids);
-  const recipients = new Map((await recipientStore.listByIds(q, messages.map((m) => m.recipient_id))).map((r) => [r.id, r]));
+  const recipients = new Map(
+    (
+      await recipientStore.listByIds(
+        q,
+        messages.map((m) => m.recipient_id),
+      )
+    ).map((r) => [r.id, r]),
+  );
   const channelRecipientIds = messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id);
   const streams = new Map((await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, channelRecipientIds)).map((s) => [s.recipient_id!, s]));
-  const mutedChannels = new Set((await subscriptionStore.listForUsers(q, [user.id], channelRecipientIds)).filter((s) => s.active && s.is_muted).map((s) => s.recipient_id));
-  const policies = await userTopicStore.policiesInStreams(q, user.id, [...streams.values()].map((s) => s.id));
-  const groups = await directMessageGroupStore.listByRecipientIds(q, [...recipients.values()].filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id));
+  const mutedChannels = new Set(
+    (await subscriptionStore.listForUsers(q, [user.id], channelRecipientIds)).filter((s) => s.active && s.is_muted).map((s) => s.recipient_id),
+  );
+  const policies = await userTopicStore.policiesInStreams(
+    q,
+    user.id,
+    [...streams.values()].map((s) => s.id),
+  );
+  const groups = await directMessageGroupStore.listByRecipientIds(
+    q,
+    [...recipients.values()].filter((r) => r.type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.id),
+  );
 
   const result: Record<string, MessageDetails> = {};
   for (const message of messages) {
@@ -178,7 +219,9 @@ async function unreadMessageDetails(q: Executor, user: User, ids: readonly numbe
     if (message.is_channel_message) {
       const stream = streams.get(message.recipient_id)!;
       const policy = policies.get(policyKey(stream.id, message.subject)) ?? VisibilityPolicy.INHERIT;
-      muted = policy === VisibilityPolicy.MUTED || (mutedChannels.has(message.recipient_id) && policy !== VisibilityPolicy.UNMUTED && policy !== VisibilityPolicy.FOLLOWED);
+      muted =
+        policy === VisibilityPolicy.MUTED ||
+        (mutedChannels.has(message.recipient_id) && policy !== VisibilityPolicy.UNMUTED && policy !== VisibilityPolicy.FOLLOWED);
       details = { type: "stream", stream_id: stream.id, topic: message.subject, unmuted_stream_msg: !muted };
     } else {
       const recipient = recipients.get(message.recipient_id)!;

@@ -27,7 +27,6 @@ export async function ensureRetentionJob(ctx: AppContext): Promise<void> {
   });
 }
 
-
 /** Job: one retention pass over every organization, then the next run is scheduled. */
 export async function runMessageRetention(ctx: AppContext, _payload: unknown, job: { id: number }): Promise<void> {
   const now = nowSeconds();
@@ -36,7 +35,8 @@ export async function runMessageRetention(ctx: AppContext, _payload: unknown, jo
     await applyRealmRetention(ctx, realm, now);
   }
   await transaction(ctx, async (tx) => {
-    if (!(await jobStore.hasWaiting(tx.q, MESSAGE_RETENTION_JOB, job.id))) await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + RETENTION_INTERVAL_SECONDS });
+    if (!(await jobStore.hasWaiting(tx.q, MESSAGE_RETENTION_JOB, job.id)))
+      await tx.enqueueJob(MESSAGE_RETENTION_JOB, {}, { runAt: nowSeconds() + RETENTION_INTERVAL_SECONDS });
   });
 }
 
@@ -48,16 +48,31 @@ async function applyRealmRetention(ctx: AppContext, realm: Realm, now: number): 
     const days = stream.message_retention_days ?? realmDays;
     if (forever(days)) continue;
     const cutoff = now - days! * 86400;
-    await deleteInBatches(ctx, realm, (q) => retentionStore.channelMessagesBefore(q, stream.recipient_id!, cutoff, BATCH), (m) => m.subject);
+    await deleteInBatches(
+      ctx,
+      realm,
+      (q) => retentionStore.channelMessagesBefore(q, stream.recipient_id!, cutoff, BATCH),
+      (m) => m.subject,
+    );
   }
   if (!forever(realmDays)) {
     const cutoff = now - realmDays! * 86400;
-    await deleteInBatches(ctx, realm, (q) => retentionStore.directMessagesBefore(q, realm.id, cutoff, BATCH), (m) => String(m.recipient_id));
+    await deleteInBatches(
+      ctx,
+      realm,
+      (q) => retentionStore.directMessagesBefore(q, realm.id, cutoff, BATCH),
+      (m) => String(m.recipient_id),
+    );
   }
 }
 
 /** Deletes what `find` returns, one conversation per transaction, until nothing is left. */
-async function deleteInBatches(ctx: AppContext, realm: Realm, find: (q: Executor) => Promise<Message[]>, conversationOf: (m: Message) => string): Promise<void> {
+async function deleteInBatches(
+  ctx: AppContext,
+  realm: Realm,
+  find: (q: Executor) => Promise<Message[]>,
+  conversationOf: (m: Message) => string,
+): Promise<void> {
   for (;;) {
     const found = await find(ctx.db.kysely);
     if (found.length === 0) return;

@@ -87,7 +87,12 @@ export interface CheckedMessage {
  * wildcard mentions) checked and the content rendered, without writing the message. Scheduled
  * messages use it when scheduled, edited and delivered.
  */
-export async function checkMessage(tx: Tx, sender: User, realm: Realm, req: Pick<SendMessageRequest, "type" | "to" | "content" | "topic">): Promise<CheckedMessage> {
+export async function checkMessage(
+  tx: Tx,
+  sender: User,
+  realm: Realm,
+  req: Pick<SendMessageRequest, "type" | "to" | "content" | "topic">,
+): Promise<CheckedMessage> {
   const content = normalizeContent(req.content);
   const subject = new AccessSubject(sender);
   const destination =
@@ -239,7 +244,11 @@ async function checkDirectMessagePolicy(tx: Tx, subject: AccessSubject, realm: R
     const groupId = await realmGroupPermissionId(tx.q, realm, "direct_message_permission_group");
     const nobody = await userGroupStore.getSystemGroup(tx.q, realm.id, "role:nobody");
     if (groupId === nobody.id) throw badRequest("Direct messages are disabled in this organization.");
-    const authorizers = await groupMembershipStore.membersOf(tx.q, groupId, others.map((u) => u.id));
+    const authorizers = await groupMembershipStore.membersOf(
+      tx.q,
+      groupId,
+      others.map((u) => u.id),
+    );
     if (authorizers.size === 0) throw badRequest("This conversation does not include any users who can authorize it.");
   }
   if (!(await hasRealmPermission(tx.q, subject, realm, "direct_message_initiator_group"))) {
@@ -258,7 +267,13 @@ async function checkDirectMessagePolicy(tx: Tx, subject: AccessSubject, realm: R
 }
 
 /** Zulip's stream/topic_wildcard_mention_allowed: large audiences need can_mention_many_users_group. */
-export async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm: Realm, destination: Extract<Destination, { kind: "channel" }>, rendered: RenderedMessage): Promise<void> {
+export async function checkWildcardMention(
+  tx: Tx,
+  subject: AccessSubject,
+  realm: Realm,
+  destination: Extract<Destination, { kind: "channel" }>,
+  rendered: RenderedMessage,
+): Promise<void> {
   if (rendered.wildcard === null) return;
   const audience =
     rendered.wildcard === "stream"
@@ -276,7 +291,19 @@ export async function checkWildcardMention(tx: Tx, subject: AccessSubject, realm
  * Zulip's Client.default_read_by_sender: messages sent from Zulip's own apps are read for their
  * sender; messages sent by other API clients (integrations using a user's key) are not.
  */
-const HUMAN_CLIENTS = new Set(["zulipandroid", "zulipios", "zulipdesktop", "zulipmobile", "zulipelectron", "zulipterminal", "zulipflutter", "snipe", "website", "ios", "android"]);
+const HUMAN_CLIENTS = new Set([
+  "zulipandroid",
+  "zulipios",
+  "zulipdesktop",
+  "zulipmobile",
+  "zulipelectron",
+  "zulipterminal",
+  "zulipflutter",
+  "snipe",
+  "website",
+  "ios",
+  "android",
+]);
 export function defaultReadBySender(clientName: string): boolean {
   const name = clientName.toLowerCase();
   return HUMAN_CLIENTS.has(name) || name.includes("desktop app");
@@ -328,9 +355,14 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   // topic policies of a human sender ask.
   const newTopic: boolean[] = outgoing.map(() => false);
   if (!sender.is_bot && channelMessages.length > 0) {
-    const hasMessages = await messageStore.topicsHaveMessages(tx.q, channelMessages.map(({ destination: d }) => ({ recipientId: d.recipientId, topic: d.topic })));
+    const hasMessages = await messageStore.topicsHaveMessages(
+      tx.q,
+      channelMessages.map(({ destination: d }) => ({ recipientId: d.recipientId, topic: d.topic })),
+    );
     for (const [k, { i, destination: d }] of channelMessages.entries()) {
-      const earlier = channelMessages.slice(0, k).some(({ destination: e }) => e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
+      const earlier = channelMessages
+        .slice(0, k)
+        .some(({ destination: e }) => e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
       newTopic[i] = !earlier && !hasMessages[k];
     }
   }
@@ -354,8 +386,17 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     })),
   );
   await messageSearchStore.index(tx.q, messages);
-  const widgets = await insertWidgetSubmessages(tx, sender.id, outgoing.map(({ content }, i) => ({ message: messages[i], content })));
-  await queueUrlPreviews(tx, realm, sender, outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })));
+  const widgets = await insertWidgetSubmessages(
+    tx,
+    sender.id,
+    outgoing.map(({ content }, i) => ({ message: messages[i], content })),
+  );
+  await queueUrlPreviews(
+    tx,
+    realm,
+    sender,
+    outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })),
+  );
   // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
   const mutedBy = await mutedUserStore.mutersOf(tx.q, sender.id);
   const alertWords = await alertWordStore.inRealm(tx.q, realm.id);
@@ -376,17 +417,29 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   const triggers = await notificationTriggers(
     tx,
     sender,
-    outgoing.map(({ destination: d }, i) => ({ rows: rowsByMessage[i], channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic } : null })),
+    outgoing.map(({ destination: d }, i) => ({
+      rows: rowsByMessage[i],
+      channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic } : null,
+    })),
   );
   const notifications = messages.map((message, i) => ({ message, triggers: triggers[i] }));
   await queuePushNotifications(tx, notifications);
   await queueMissedMessageEmails(tx, notifications);
 
   // The channels' daily counts and first messages, for all the channel messages at once.
-  await streamStore.countChannelMessages(tx.q, channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, dateSent: messages[i].date_sent })));
-  const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(tx.q, channelMessages.map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: messages[i].id })));
+  await streamStore.countChannelMessages(
+    tx.q,
+    channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, dateSent: messages[i].date_sent })),
+  );
+  const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(
+    tx.q,
+    channelMessages.map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: messages[i].id })),
+  );
   const firstStreams = channelMessages.filter(({ destination: d }) => firstIn.has(d.access.stream.id)).map(({ destination: d }) => d.access.stream);
-  const audiences = firstStreams.length > 0 ? await metadataAudience(tx.q, realm.id, [...new Map(firstStreams.map((s) => [s.id, s])).values()]) : new Map<number, Set<number>>();
+  const audiences =
+    firstStreams.length > 0
+      ? await metadataAudience(tx.q, realm.id, [...new Map(firstStreams.map((s) => [s.id, s])).values()])
+      : new Map<number, Set<number>>();
 
   const results: SendMessageResult[] = [];
   for (const [i, { destination }] of outgoing.entries()) {
@@ -399,7 +452,10 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
         // changes it too, so clients that saw the channel created learn it (state stays consistent).
         // The first of this batch's messages to the channel is the one that set it.
         firstIn.delete(stream.id);
-        tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id }, audiences.get(stream.id)!);
+        tx.sendEventOnCommit(
+          { type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value: message.id },
+          audiences.get(stream.id)!,
+        );
       }
       automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, newTopic[i]);
     }
@@ -422,10 +478,20 @@ const NO_HIDING: ReadonlyMap<number, SenderAccess> = new Map();
  * not subscribed may post to a public channel — with what their payload needs (Zulip's
  * can_access_sender in the message event).
  */
-async function receiversWhoMayNotAccess(tx: Tx, realm: Realm, sender: User, rows: ReadonlyArray<{ user_id: number }>, options: SendOptions): Promise<ReadonlyMap<number, SenderAccess>> {
+async function receiversWhoMayNotAccess(
+  tx: Tx,
+  realm: Realm,
+  sender: User,
+  rows: ReadonlyArray<{ user_id: number }>,
+  options: SendOptions,
+): Promise<ReadonlyMap<number, SenderAccess>> {
   if (sender.is_bot || options.externalUrl === undefined || !userAccessMayBeRestricted(realm)) return NO_HIDING;
   const hidden = new Map<number, SenderAccess>();
-  for (const [guestId, accessible] of await snapshotGuestAccess(tx.q, realm, rows.map((r) => r.user_id))) {
+  for (const [guestId, accessible] of await snapshotGuestAccess(
+    tx.q,
+    realm,
+    rows.map((r) => r.user_id),
+  )) {
     if (!accessible.has(sender.id)) hidden.set(guestId, { accessible, externalUrl: options.externalUrl });
   }
   return hidden;
@@ -465,7 +531,12 @@ async function receiverRows(
  * automatically_unmute_topics_in_muted_streams_policy: 1 participation, 2 send, 3 initiation,
  * 4 never). Returns the new policy if it changed.
  */
-async function applyAutomaticTopicPolicy(tx: Tx, sender: User, destination: Extract<Destination, { kind: "channel" }>, isNewTopic: boolean): Promise<number | undefined> {
+async function applyAutomaticTopicPolicy(
+  tx: Tx,
+  sender: User,
+  destination: Extract<Destination, { kind: "channel" }>,
+  isNewTopic: boolean,
+): Promise<number | undefined> {
   if (sender.is_bot) return undefined;
   const settings = userSettings(sender);
   const applies = (policy: number) => policy === 1 || policy === 2 || (policy === 3 && isNewTopic);
@@ -488,10 +559,9 @@ async function applyAutomaticTopicPolicy(tx: Tx, sender: User, destination: Extr
     visibility_policy: next,
     last_updated: lastUpdated,
   });
-  tx.sendEventOnCommit(
-    { type: "user_topic", stream_id: stream.id, topic_name: destination.topic, last_updated: lastUpdated, visibility_policy: next },
-    [sender.id],
-  );
+  tx.sendEventOnCommit({ type: "user_topic", stream_id: stream.id, topic_name: destination.topic, last_updated: lastUpdated, visibility_policy: next }, [
+    sender.id,
+  ]);
   return next;
 }
 

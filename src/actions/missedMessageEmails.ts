@@ -25,7 +25,10 @@ import type { NotificationTrigger } from "./notificationTriggers.js";
 export const MISSED_MESSAGE_EMAIL_JOB = "missed_message_email";
 
 /** Called by doSendMessages with the receivers each message (all of one realm) may notify. */
-export async function queueMissedMessageEmails(tx: Tx, sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>): Promise<void> {
+export async function queueMissedMessageEmails(
+  tx: Tx,
+  sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>,
+): Promise<void> {
   const userIds = new Set(sent.flatMap(({ triggers }) => [...triggers.keys()]));
   if (userIds.size === 0) return;
   const listed = await userStore.listByIds(tx.q, sent[0].message.realm_id, [...userIds]);
@@ -44,7 +47,11 @@ export async function queueMissedMessageEmails(tx: Tx, sent: ReadonlyArray<{ mes
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), user.id]);
   }
   for (const [delay, userIds] of byDelay) {
-    await tx.enqueueJobs(MISSED_MESSAGE_EMAIL_JOB, userIds.map((userId) => ({ userId })), { runAt: now + delay });
+    await tx.enqueueJobs(
+      MISSED_MESSAGE_EMAIL_JOB,
+      userIds.map((userId) => ({ userId })),
+      { runAt: now + delay },
+    );
   }
 }
 
@@ -58,13 +65,25 @@ export async function sendMissedMessageEmails(ctx: AppContext, job: { userId: nu
   await transaction(ctx, async (tx) => {
     const user = await userStore.getById(tx.q, job.userId);
     const pending = await missedMessageEmailStore.listForUser(tx.q, job.userId);
-    await missedMessageEmailStore.deleteForUser(tx.q, job.userId, pending.map((p) => p.id));
+    await missedMessageEmailStore.deleteForUser(
+      tx.q,
+      job.userId,
+      pending.map((p) => p.id),
+    );
     if (!user || !user.is_active || pending.length === 0) return;
     if (ctx.eventQueues.hasQueueFor(user.id)) return; // back online: the client shows them
     const realm = (await realmStore.getById(tx.q, user.realm_id))!;
-    const flags = await userMessageStore.flagsFor(tx.q, user.id, pending.map((p) => p.message_id));
+    const flags = await userMessageStore.flagsFor(
+      tx.q,
+      user.id,
+      pending.map((p) => p.message_id),
+    );
     const due = pending.filter((p) => wanted(user, p.trigger) && flags.has(p.message_id) && (flags.get(p.message_id)! & MessageFlag.READ) === 0);
-    const messages = await messageStore.listByIds(tx.q, user.realm_id, due.map((p) => p.message_id));
+    const messages = await messageStore.listByIds(
+      tx.q,
+      user.realm_id,
+      due.map((p) => p.message_id),
+    );
     const conversations = new Map<string, Message[]>();
     for (const message of messages.sort((a, b) => a.id - b.id)) {
       const key = message.is_channel_message ? `${message.recipient_id}\u0000${message.subject.toLowerCase()}` : `dm:${message.recipient_id}`;
@@ -93,9 +112,16 @@ async function queueConversationEmail(tx: Tx, ctx: AppContext, realm: Realm, use
   for (const message of messages) {
     const sender = senders.get(message.sender_id)?.full_name ?? "Someone";
     text.push(showContent ? `${sender}: ${message.content}` : `${sender} sent you a message.`);
-    html.push(`<div class="message"><b>${escapeHtml(sender)}</b>${showContent ? `<div>${message.rendered_content ?? escapeHtml(message.content)}</div>` : ""}</div>`);
+    html.push(
+      `<div class="message"><b>${escapeHtml(sender)}</b>${showContent ? `<div>${message.rendered_content ?? escapeHtml(message.content)}</div>` : ""}</div>`,
+    );
   }
-  text.push("", `Reply in Zulip: ${link}`, "", `You are receiving this because you were offline in ${realm.name}. Change your notification settings in Parley's personal settings.`);
+  text.push(
+    "",
+    `Reply in Zulip: ${link}`,
+    "",
+    `You are receiving this because you were offline in ${realm.name}. Change your notification settings in Parley's personal settings.`,
+  );
   html.push(`<p><a href="${escapeHtml(link)}">Reply in Zulip</a></p>`);
   await queueEmail(tx, { to: user.delivery_email, subject, text: text.join("\n") + "\n", html: html.join("\n"), template: "missed_message" });
 }

@@ -68,8 +68,16 @@ export async function sendSystemBotChannelMessages(
   options: NoticeOptions = {},
 ): Promise<number[]> {
   if (notices.length === 0) return [];
-  const rendered = await renderMessageContents(tx.q, realm, options.renderAs ?? bot, notices.map((n) => n.content));
-  const receivers = await channelRecipientStore.activeSubscribersOf(tx.q, notices.map((n) => n.stream.recipient_id!));
+  const rendered = await renderMessageContents(
+    tx.q,
+    realm,
+    options.renderAs ?? bot,
+    notices.map((n) => n.content),
+  );
+  const receivers = await channelRecipientStore.activeSubscribersOf(
+    tx.q,
+    notices.map((n) => n.stream.recipient_id!),
+  );
   const outgoing: OutgoingMessage[] = notices.map(({ stream, topic, content }, i) => {
     const recipientId = stream.recipient_id!;
     // Each message gets its own copy of the receivers (rows are built per message).

@@ -21,7 +21,10 @@ export async function notificationTriggers(
   const candidates = messages.map(({ rows }) => rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0));
   // Followers matter only to channel messages with a receiver whom no mention notifies.
   const needFollowers = messages.flatMap(({ channel }, i) => (channel && candidates[i].some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : []));
-  const followerSets = await userTopicFollowStore.followersOfTopics(tx.q, needFollowers.map(({ channel }) => channel));
+  const followerSets = await userTopicFollowStore.followersOfTopics(
+    tx.q,
+    needFollowers.map(({ channel }) => channel),
+  );
   const followersOf = new Map(needFollowers.map(({ i }, k) => [i, followerSets[k]]));
   return messages.map(({ channel }, i) => {
     const result = new Map<number, NotificationTrigger>();

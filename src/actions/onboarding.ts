@@ -54,14 +54,27 @@ const WELCOME_MESSAGES: ReadonlyArray<{ channel: string; topic: string; content:
       "[split](/help/move-content-to-another-topic) topics, or even move a topic [to a different channel](/help/move-content-to-another-channel).",
   },
   { channel: ZULIP_CHANNEL, topic: "moving messages", content: ":point_right: Try moving this message to another topic and back." },
-  { channel: SANDBOX_CHANNEL, topic: "experiments", content: ":point_right:  Use this topic to try out [Zulip's messaging features](/help/format-your-message-using-markdown)." },
   {
     channel: SANDBOX_CHANNEL,
     topic: "experiments",
-    content: '```spoiler Want to see some examples?\n\n````python\n\nprint("code blocks")\n\n````\n\n- bulleted\n- lists\n\nLink to a conversation: #**Zulip>welcome to Zulip!**\n\n```',
+    content: ":point_right:  Use this topic to try out [Zulip's messaging features](/help/format-your-message-using-markdown).",
   },
-  { channel: SANDBOX_CHANNEL, topic: "start a conversation", content: "To kick off a new conversation, pick a channel in the left sidebar, and click the `+` button next to its name." },
-  { channel: SANDBOX_CHANNEL, topic: "start a conversation", content: "Label your conversation with a topic. Think about finishing the sentence: “Hey, can we chat about…?”" },
+  {
+    channel: SANDBOX_CHANNEL,
+    topic: "experiments",
+    content:
+      '```spoiler Want to see some examples?\n\n````python\n\nprint("code blocks")\n\n````\n\n- bulleted\n- lists\n\nLink to a conversation: #**Zulip>welcome to Zulip!**\n\n```',
+  },
+  {
+    channel: SANDBOX_CHANNEL,
+    topic: "start a conversation",
+    content: "To kick off a new conversation, pick a channel in the left sidebar, and click the `+` button next to its name.",
+  },
+  {
+    channel: SANDBOX_CHANNEL,
+    topic: "start a conversation",
+    content: "Label your conversation with a topic. Think about finishing the sentence: “Hey, can we chat about…?”",
+  },
   { channel: SANDBOX_CHANNEL, topic: "start a conversation", content: ":point_right: Try starting a new conversation in this channel." },
   { channel: GENERAL_CHANNEL, topic: "greetings", content: GREETINGS },
   { channel: GENERAL_CHANNEL, topic: "greetings", content: ":point_right: Click on this message to start a new message in the same conversation." },
@@ -72,8 +85,16 @@ const WELCOME_MESSAGES: ReadonlyArray<{ channel: string; topic: string; content:
       "Zulip is organized to help you communicate more efficiently. Conversations are labeled with topics, which summarize what the conversation is about.\n\n" +
       "For example, this message is in the “welcome to Zulip!” topic in the #**Zulip** channel, as you can see in the left sidebar and above.",
   },
-  { channel: ZULIP_CHANNEL, topic: "welcome to Zulip!", content: "You can read Zulip one conversation at a time, seeing each message in context, no matter how many other conversations are going on." },
-  { channel: ZULIP_CHANNEL, topic: "welcome to Zulip!", content: ":point_right: When you're ready, check out your [Inbox](/#inbox) for other conversations with unread messages." },
+  {
+    channel: ZULIP_CHANNEL,
+    topic: "welcome to Zulip!",
+    content: "You can read Zulip one conversation at a time, seeing each message in context, no matter how many other conversations are going on.",
+  },
+  {
+    channel: ZULIP_CHANNEL,
+    topic: "welcome to Zulip!",
+    content: ":point_right: When you're ready, check out your [Inbox](/#inbox) for other conversations with unread messages.",
+  },
 ];
 
 /**
@@ -85,9 +106,18 @@ const WELCOME_MESSAGES: ReadonlyArray<{ channel: string; topic: string; content:
 export async function doSetUpNewRealm(tx: Tx, realm: Realm, owner: User): Promise<Realm> {
   await ensureSystemBots(tx);
   const spec = { invite_only: false, is_web_public: false, history_public_to_subscribers: undefined, message_retention_days: null, groupSettings: {} };
-  const channels = await doCreateStreams(tx, realm, null, INITIAL_CHANNELS.map((c) => ({ ...spec, ...c })));
+  const channels = await doCreateStreams(
+    tx,
+    realm,
+    null,
+    INITIAL_CHANNELS.map((c) => ({ ...spec, ...c })),
+  );
   const byName = new Map(channels.map((s) => [s.name, s]));
-  await streamStore.addDefaultStreams(tx.q, realm.id, channels.map((s) => s.id));
+  await streamStore.addDefaultStreams(
+    tx.q,
+    realm.id,
+    channels.map((s) => s.id),
+  );
   const general = byName.get(GENERAL_CHANNEL)!;
   const announcements = { new_stream_announcements_stream_id: general.id, zulip_update_announcements_stream_id: general.id };
   const settings = withRealmSettings(realm, announcements);

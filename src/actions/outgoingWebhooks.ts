@@ -48,7 +48,9 @@ export async function queueOutgoingWebhooks(tx: Tx, sender: User, message: Messa
     (u) => u.is_bot && u.is_active && (u.bot_type === BotType.OUTGOING_WEBHOOK || u.bot_type === BotType.EMBEDDED),
   );
   for (const bot of bots) {
-    await tx.enqueueJob(OUTGOING_WEBHOOK_JOB, { botId: bot.id, messageId: message.id, trigger } satisfies WebhookJob, { maxAttempts: OUTGOING_WEBHOOK_ATTEMPTS });
+    await tx.enqueueJob(OUTGOING_WEBHOOK_JOB, { botId: bot.id, messageId: message.id, trigger } satisfies WebhookJob, {
+      maxAttempts: OUTGOING_WEBHOOK_ATTEMPTS,
+    });
   }
 }
 
@@ -78,11 +80,20 @@ export async function deliverOutgoingWebhook(ctx: AppContext, job: WebhookJob, r
   } catch (error) {
     if (!(error instanceof OutgoingHttpError)) throw error;
     if (error.kind === "forbidden") {
-      await failAndNotify(ctx, realm, bot, message, "Unexpected response from server: the URL configured for the webhook is for a private or disallowed network.", "The URL configured for the webhook is for a private or disallowed network.");
+      await failAndNotify(
+        ctx,
+        realm,
+        bot,
+        message,
+        "Unexpected response from server: the URL configured for the webhook is for a private or disallowed network.",
+        "The URL configured for the webhook is for a private or disallowed network.",
+      );
       return;
     }
     const failure =
-      error.kind === "timeout" ? `Request timed out after ${ctx.config.outgoing.webhookTimeoutSeconds} seconds.` : "A connection error occurred. Is my bot server down?";
+      error.kind === "timeout"
+        ? `Request timed out after ${ctx.config.outgoing.webhookTimeoutSeconds} seconds.`
+        : "A connection error occurred. Is my bot server down?";
     if (row.attempts < OUTGOING_WEBHOOK_ATTEMPTS) throw new Error(failure, { cause: error }); // the job runner retries with backoff
     await failAndNotify(ctx, realm, bot, message, "Bot is unavailable", failure);
     return;
@@ -90,7 +101,14 @@ export async function deliverOutgoingWebhook(ctx: AppContext, job: WebhookJob, r
 
   if (response.status < 200 || response.status >= 300) {
     const payload = response.text ? `\nThe response contains the following payload:\n\`\`\`\n${JSON.stringify(response.text)}\n\`\`\`` : "";
-    await failAndNotify(ctx, realm, bot, message, `Third party responded with ${response.status}`, `The webhook got a response with status code *${response.status}*.${payload}`);
+    await failAndNotify(
+      ctx,
+      realm,
+      bot,
+      message,
+      `Third party responded with ${response.status}`,
+      `The webhook got a response with status code *${response.status}*.${payload}`,
+    );
     return;
   }
   let content: string | null;
@@ -157,7 +175,13 @@ async function sendBotReply(tx: Tx, realm: Realm, bot: User, message: Message, c
     const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [message.recipient_id]);
     if (!stream || stream.is_archived) return;
     const receivers = await channelRecipientStore.activeSubscribers(tx.q, message.recipient_id);
-    const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId: message.recipient_id, topic: message.subject, receivers };
+    const destination = {
+      kind: "channel" as const,
+      access: internalChannelAccess(stream),
+      recipientId: message.recipient_id,
+      topic: message.subject,
+      receivers,
+    };
     await doSendMessage(tx, bot, realm, destination, content, rendered, options);
     return;
   }
@@ -165,7 +189,15 @@ async function sendBotReply(tx: Tx, realm: Realm, bot: User, message: Message, c
   const others = participants.filter((id) => id !== bot.id);
   // A one-to-one conversation is addressed to the other person's personal recipient; a group keeps its recipient.
   const recipientId = others.length === 1 ? (await userStore.getById(tx.q, others[0]))!.recipient_id! : message.recipient_id;
-  await doSendMessage(tx, bot, realm, { kind: "direct", recipientId, participantIds: [...new Set([...participants, bot.id])].sort((a, b) => a - b) }, content, rendered, options);
+  await doSendMessage(
+    tx,
+    bot,
+    realm,
+    { kind: "direct", recipientId, participantIds: [...new Set([...participants, bot.id])].sort((a, b) => a - b) },
+    content,
+    rendered,
+    options,
+  );
 }
 
 /** Zulip's fail_with_message + notify_bot_owner. */
@@ -179,6 +211,9 @@ async function failAndNotify(ctx: AppContext, realm: Realm, bot: User, message: 
     const content = `[A message](${link}) to your bot @_**${bot.full_name}** triggered an outgoing webhook.\n${ownerDetail}`;
     const rendered = await renderMessageContent(tx.q, realm, bot, content);
     const participantIds = [bot.id, owner.id].sort((a, b) => a - b);
-    await doSendMessage(tx, bot, realm, { kind: "direct", recipientId: owner.recipient_id!, participantIds }, content, rendered, { readBySender: true, clientName: "OutgoingWebhookResponse" });
+    await doSendMessage(tx, bot, realm, { kind: "direct", recipientId: owner.recipient_id!, participantIds }, content, rendered, {
+      readBySender: true,
+      clientName: "OutgoingWebhookResponse",
+    });
   });
 }

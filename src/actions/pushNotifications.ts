@@ -38,7 +38,10 @@ export const PUSH_REMOVAL_JOB = "push_notification_remove";
 export const PUSH_BOUNCER_DEVICE_JOB = "push_bouncer_device";
 
 /** Called by doSendMessages with the receivers each message may notify (notificationTriggers). */
-export async function queuePushNotifications(tx: Tx, sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>): Promise<void> {
+export async function queuePushNotifications(
+  tx: Tx,
+  sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>,
+): Promise<void> {
   const userIds = new Set(sent.flatMap(({ triggers }) => [...triggers.keys()]));
   if (userIds.size === 0) return;
   const withDevices = await pushDeviceStore.usersWithDevices(tx.q, [...userIds]);
@@ -115,8 +118,14 @@ async function deliverPush(ctx: AppContext, user: User, realmId: number, devices
   for (const device of devices) {
     if (device.kind === PushDeviceKind.APNS && apns) {
       const { alert, sound, badge, custom } = payloads.apns;
-      const result = await apns.send(device.token, device.ios_app_id ?? "org.zulip.Zulip", { aps: { ...(alert ? { alert, sound } : {}), badge }, ...custom }, timeoutMs);
-      if (result.status === 410 || result.reason === "BadDeviceToken" || result.reason === "Unregistered") await pushDeviceStore.remove(ctx.db.kysely, user.id, device.kind, device.token);
+      const result = await apns.send(
+        device.token,
+        device.ios_app_id ?? "org.zulip.Zulip",
+        { aps: { ...(alert ? { alert, sound } : {}), badge }, ...custom },
+        timeoutMs,
+      );
+      if (result.status === 410 || result.reason === "BadDeviceToken" || result.reason === "Unregistered")
+        await pushDeviceStore.remove(ctx.db.kysely, user.id, device.kind, device.token);
       else if (result.status !== 200) throw new Error(`APNs answered ${result.status} ${result.reason ?? ""}`);
     } else if (device.kind === PushDeviceKind.FCM && fcm) {
       const result = await fcm.send(device.token, payloads.gcm, payloads.gcmPriority, timeoutMs);
@@ -202,8 +211,23 @@ export async function sendPushNotification(ctx: AppContext, job: { userId: numbe
     recipient = participants.length > 2 ? { recipient_type: "private", pm_users: participants.join(",") } : { recipient_type: "private" };
     title = participants.length > 2 ? `Group DM with ${participants.length - 1} others` : sender.full_name;
   }
-  const subtitle = job.trigger === "mentioned" ? `${sender.full_name} mentioned you:` : job.trigger.endsWith("wildcard_mentioned") ? `${sender.full_name} mentioned everyone:` : message.is_channel_message ? `${sender.full_name}:` : "";
-  const gcmPayload = { ...common, ...recipient, event: "message", zulip_message_id: message.id, time: message.date_sent, content: text.content, content_truncated: text.truncated };
+  const subtitle =
+    job.trigger === "mentioned"
+      ? `${sender.full_name} mentioned you:`
+      : job.trigger.endsWith("wildcard_mentioned")
+        ? `${sender.full_name} mentioned everyone:`
+        : message.is_channel_message
+          ? `${sender.full_name}:`
+          : "";
+  const gcmPayload = {
+    ...common,
+    ...recipient,
+    event: "message",
+    zulip_message_id: message.id,
+    time: message.date_sent,
+    content: text.content,
+    content_truncated: text.truncated,
+  };
   const apnsPayload = {
     alert: { title, subtitle, body: text.content },
     sound: "default",
@@ -234,7 +258,10 @@ export async function sendPushRemoval(ctx: AppContext, job: { userId: number; me
 }
 
 /** Job: register or remove a device at the bouncer. */
-export async function syncBouncerDevice(ctx: AppContext, job: { op: "register" | "unregister"; userId: number; kind: number; token: string; appId: string | null }): Promise<void> {
+export async function syncBouncerDevice(
+  ctx: AppContext,
+  job: { op: "register" | "unregister"; userId: number; kind: number; token: string; appId: string | null },
+): Promise<void> {
   if (!ctx.config.pushBouncer) return;
   const user = await userStore.getById(ctx.db.kysely, job.userId);
   if (!user) return;
@@ -263,6 +290,11 @@ export async function sendTestPushNotification(ctx: AppContext, user: User, real
   await deliverPush(ctx, user, realm.id, devices, {
     gcm: fields,
     gcmPriority: "high",
-    apns: { alert: { title: "Test notification", body: `This is a test notification from ${realm.name} (${ctx.config.externalUrl}).` }, sound: "default", badge: 0, custom: { zulip: fields } },
+    apns: {
+      alert: { title: "Test notification", body: `This is a test notification from ${realm.name} (${ctx.config.externalUrl}).` },
+      sound: "default",
+      badge: 0,
+      custom: { zulip: fields },
+    },
   });
 }

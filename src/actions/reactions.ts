@@ -76,7 +76,12 @@ export async function checkRemoveReaction(tx: Tx, user: User, messageId: number,
     code = (await getEmojiData(tx.q, user.realm_id, req.emoji_name)).emoji_code;
   }
   // No emoji validation: the row proves it was valid when added (a custom emoji may be deactivated since).
-  await doRemoveReaction(tx, user, message, { message_id: message.id, user_id: user.id, emoji_code: code, reaction_type: normalizeReactionType(req.reaction_type) });
+  await doRemoveReaction(tx, user, message, {
+    message_id: message.id,
+    user_id: user.id,
+    emoji_code: code,
+    reaction_type: normalizeReactionType(req.reaction_type),
+  });
 }
 
 export async function doRemoveReaction(tx: Tx, user: User, message: Message, key: ReactionKey): Promise<void> {

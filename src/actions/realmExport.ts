@@ -9,14 +9,7 @@ import type { Executor, Tx } from "../db/tx.js";
 import { badRequest } from "../lib/errors.js";
 import { writeRealmExport } from "../lib/export/realmExport.js";
 import type { JobPayload } from "../models/jobPayloads.js";
-import {
-  EXPORT_LIMIT,
-  EXPORT_LIMIT_WINDOW_SECONDS,
-  ExportStatus,
-  type ExportTypeCode,
-  MAX_MESSAGE_HISTORY,
-  MAX_UPLOAD_BYTES,
-} from "../models/realmExport.js";
+import { EXPORT_LIMIT, EXPORT_LIMIT_WINDOW_SECONDS, ExportStatus, type ExportTypeCode, MAX_MESSAGE_HISTORY, MAX_UPLOAD_BYTES } from "../models/realmExport.js";
 import { userSettings } from "../models/userSettings.js";
 import { exportReadStore } from "../store/exportReads.js";
 import { realmExportStore } from "../store/realmExports.js";
@@ -150,19 +143,35 @@ export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm
   const started = Date.now();
   // The job stays claimed while this process works on it, however long a step takes.
   const renewLease = () => realmExportStore.extendJobLease(ctx.db.kysely, job.id, nowSeconds() + LEASE_SECONDS);
-  const heartbeat = setInterval(() => void renewLease().catch((err) => ctx.log.warn({ err }, "could not renew the data export's lease")), (LEASE_SECONDS / 4) * 1000);
+  const heartbeat = setInterval(
+    () => void renewLease().catch((err) => ctx.log.warn({ err }, "could not renew the data export's lease")),
+    (LEASE_SECONDS / 4) * 1000,
+  );
   heartbeat.unref();
   let stored: string | undefined;
   try {
     await renewLease();
-    const stats = await writeRealmExport({ q: ctx.db.kysely, blobs: ctx.blobs, dataDir: ctx.config.dataDir }, realm.id, row.type as ExportTypeCode, tarball, workDir);
+    const stats = await writeRealmExport(
+      { q: ctx.db.kysely, blobs: ctx.blobs, dataDir: ctx.config.dataDir },
+      realm.id,
+      row.type as ExportTypeCode,
+      tarball,
+      workDir,
+    );
     const sha256 = await sha256Of(tarball);
     const size = (await stat(tarball)).size;
     const key = `exports/${realm.id}/${token}/${fileName}`;
     await ctx.blobs.putFile(key, tarball);
     stored = key;
     await finish(
-      { status: ExportStatus.SUCCEEDED, date_succeeded: nowSeconds(), export_path: key, sha256sum_hex: sha256, tarball_size_bytes: size, stats: JSON.stringify(stats) },
+      {
+        status: ExportStatus.SUCCEEDED,
+        date_succeeded: nowSeconds(),
+        export_path: key,
+        sha256sum_hex: sha256,
+        tarball_size_bytes: size,
+        stats: JSON.stringify(stats),
+      },
       async (tx) => {
         const requester = row.acting_user_id === null ? undefined : await userStore.getById(tx.q, row.acting_user_id);
         if (!requester?.is_active) return;

@@ -80,9 +80,23 @@ function parseRealmRetentionDays(value: unknown): number {
 }
 
 /** Zulip's access_user_group_for_setting with a realm setting's GroupPermissionSetting. */
-async function checkRealmGroupSetting(tx: Tx, realm: Realm, name: RealmGroupPermissionName, raw: GroupSettingValue, nobody: number, systemGroups: Map<string, number>): Promise<GroupSettingValue> {
+async function checkRealmGroupSetting(
+  tx: Tx,
+  realm: Realm,
+  name: RealmGroupPermissionName,
+  raw: GroupSettingValue,
+  nobody: number,
+  systemGroups: Map<string, number>,
+): Promise<GroupSettingValue> {
   const config = REALM_GROUP_PERMISSIONS[name];
-  const value = await checkGroupSettingValue(tx.q, realm.id, name, { allowEveryone: config.allow_everyone_group, defaultGroup: config.default_group_name }, raw, nobody);
+  const value = await checkGroupSettingValue(
+    tx.q,
+    realm.id,
+    name,
+    { allowEveryone: config.allow_everyone_group, defaultGroup: config.default_group_name },
+    raw,
+    nobody,
+  );
   if (typeof value !== "number") {
     if (config.require_system_group) throw badRequest(`'${name}' must be a system user group.`);
     return value;

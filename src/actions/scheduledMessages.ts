@@ -254,5 +254,8 @@ async function sendFailureNotification(tx: Tx, row: ScheduledMessage, reason: st
 
 /** str() of a UTC datetime in Python, as Zulip writes the time: "2023-04-16 16:27:00+00:00". */
 function pythonDatetime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "+00:00");
+  return new Date(seconds * 1000)
+    .toISOString()
+    .replace("T", " ")
+    .replace(/\.\d{3}Z$/, "+00:00");
 }

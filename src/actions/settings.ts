@@ -48,12 +48,10 @@ export interface SettingsUpdate {
 export async function checkUpdateSettings(ctx: AppContext, user: User, update: SettingsUpdate): Promise<void> {
   if (user.is_bot) throw new BotRequestNotAllowedError();
   checkSettingValues(update.settings);
-  const passwordHash =
-    update.new_password === undefined ? undefined : await checkPasswordChange(ctx, user, update.old_password, update.new_password);
+  const passwordHash = update.new_password === undefined ? undefined : await checkPasswordChange(ctx, user, update.old_password, update.new_password);
   const newEmail = update.email?.trim();
   const changesEmail = newEmail !== undefined && newEmail !== user.delivery_email;
-  const fullName =
-    update.full_name !== undefined && update.full_name !== user.full_name ? checkFullName(update.full_name) : undefined;
+  const fullName = update.full_name !== undefined && update.full_name !== user.full_name ? checkFullName(update.full_name) : undefined;
 
   await transaction(ctx, async (tx) => {
     if (changesEmail) {
@@ -140,9 +138,9 @@ export async function doUpdateRealmUserSettingsDefaults(tx: Tx, realm: Realm, ac
 
 export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
   const before = userSettings(user);
-  const changed = Object.entries(requested).filter(
-    ([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value,
-  ) as Array<[keyof UserSettings, UserSettingValue]>;
+  const changed = Object.entries(requested).filter(([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value) as Array<
+    [keyof UserSettings, UserSettingValue]
+  >;
   const changesTimezone = timezone !== undefined && timezone !== user.timezone;
   if (changed.length === 0 && !changesTimezone) return;
 
@@ -189,16 +187,10 @@ function notifySettingChange(tx: Tx, user: User, name: string, value: UserSettin
   const languageName = name === "default_language" ? { language_name: LANGUAGES[value as string] } : {};
   tx.sendEventOnCommit({ type: "user_settings", op: "update", property: name, value, ...languageName }, [user.id]);
   if (LEGACY_NOTIFICATION_SETTINGS.has(name)) {
-    tx.sendEventOnCommit(
-      { type: "update_global_notifications", user: user.email, notification_name: name, setting: value },
-      [user.id],
-    );
+    tx.sendEventOnCommit({ type: "update_global_notifications", user: user.email, notification_name: name, setting: value }, [user.id]);
   }
   if (LEGACY_DISPLAY_SETTINGS.has(name) || name === "timezone") {
-    tx.sendEventOnCommit(
-      { type: "update_display_settings", user: user.email, setting_name: name, setting: value, ...languageName },
-      [user.id],
-    );
+    tx.sendEventOnCommit({ type: "update_display_settings", user: user.email, setting_name: name, setting: value, ...languageName }, [user.id]);
   }
 }
 
@@ -209,11 +201,17 @@ async function notifyDeliveryEmailVisibility(tx: Tx, before: User, after: User):
   const lost = viewers.filter((v) => canSeeDeliveryEmail(v, before) && !canSeeDeliveryEmail(v, after));
   if (gained.length > 0) {
     const person = { user_id: after.id, delivery_email: after.delivery_email };
-    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, gained.map((u) => u.id));
+    tx.sendEventOnCommit(
+      { type: "realm_user", op: "update", person },
+      gained.map((u) => u.id),
+    );
   }
   if (lost.length > 0) {
     const person = { user_id: after.id, delivery_email: null };
-    tx.sendEventOnCommit({ type: "realm_user", op: "update", person }, lost.map((u) => u.id));
+    tx.sendEventOnCommit(
+      { type: "realm_user", op: "update", person },
+      lost.map((u) => u.id),
+    );
   }
 }
 
@@ -260,7 +258,10 @@ async function doStartEmailChange(ctx: AppContext, tx: Tx, user: User, newEmail:
 
 /** Why a confirmation link cannot be used; the page shows a message for each. */
 export class ConfirmationLinkError extends Error {
-  constructor(readonly reason: "invalid" | "expired" | "unavailable", message: string) {
+  constructor(
+    readonly reason: "invalid" | "expired" | "unavailable",
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -1,7 +1,13 @@
 import type { Insertable } from "kysely";
 import type { Realm, Stream, StreamsTable, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OldSettingValueMismatchError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
+import {
+  badRequest,
+  InsufficientPermissionError,
+  OldSettingValueMismatchError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+} from "../lib/errors.js";
 import {
   checkGroupSettingValue,
   groupSettingApiValues,
@@ -70,13 +76,15 @@ async function sendStreamCreation(
 export function sendStreamDeletion(tx: Tx, streams: readonly Stream[], userIds: Iterable<number>): void {
   const users = [...userIds];
   if (users.length === 0) return;
-  tx.sendEventOnCommit(
-    { type: "stream", op: "delete", streams: streams.map((s) => ({ stream_id: s.id })), stream_ids: streams.map((s) => s.id) },
-    users,
-  );
+  tx.sendEventOnCommit({ type: "stream", op: "delete", streams: streams.map((s) => ({ stream_id: s.id })), stream_ids: streams.map((s) => s.id) }, users);
 }
 
-async function sendStreamUpdate(tx: Tx, stream: Stream, fields: { property: string; value: unknown; [field: string]: unknown }, audience?: Iterable<number>): Promise<void> {
+async function sendStreamUpdate(
+  tx: Tx,
+  stream: Stream,
+  fields: { property: string; value: unknown; [field: string]: unknown },
+  audience?: Iterable<number>,
+): Promise<void> {
   const users = audience ?? (await metadataAudience(tx.q, stream.realm_id, [stream])).get(stream.id)!;
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
 }
@@ -88,7 +96,10 @@ async function sendStreamUpdate(tx: Tx, stream: Stream, fields: { property: stri
 async function notifyDefaultStreams(tx: Tx, realm: Realm): Promise<void> {
   const ids = [...(await streamStore.defaultStreamIds(tx.q, realm.id))].sort((a, b) => a - b);
   const users = await userStore.listActiveRoles(tx.q, realm.id);
-  tx.sendEventOnCommit({ type: "default_streams", default_streams: ids }, users.filter((u) => !isGuest(u)).map((u) => u.id));
+  tx.sendEventOnCommit(
+    { type: "default_streams", default_streams: ids },
+    users.filter((u) => !isGuest(u)).map((u) => u.id),
+  );
 }
 
 // ---- creation ----
@@ -129,18 +140,23 @@ export async function checkChannelCreationPermissions(tx: Tx, subject: AccessSub
 export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null, specs: readonly NewStream[]): Promise<Stream[]> {
   if (specs.length === 0) return [];
   const groups = await systemGroupIds(tx.q, realm.id);
-  const values = specs.map((spec) =>
-    Object.fromEntries(
-      STREAM_GROUP_SETTING_NAMES.map((name): [StreamGroupSettingName, GroupSettingValue] => {
-        const given = spec.groupSettings[name];
-        const fallback = STREAM_GROUP_SETTINGS[name].defaultGroup;
-        return [
-          name,
-          given ??
-            (fallback === "stream_creator_or_nobody" ? (creator ? { direct_members: [creator.id], direct_subgroups: [] } : groups.get("role:nobody")!) : groups.get(fallback)!),
-        ];
-      }),
-    ) as Record<StreamGroupSettingName, GroupSettingValue>,
+  const values = specs.map(
+    (spec) =>
+      Object.fromEntries(
+        STREAM_GROUP_SETTING_NAMES.map((name): [StreamGroupSettingName, GroupSettingValue] => {
+          const given = spec.groupSettings[name];
+          const fallback = STREAM_GROUP_SETTINGS[name].defaultGroup;
+          return [
+            name,
+            given ??
+              (fallback === "stream_creator_or_nobody"
+                ? creator
+                  ? { direct_members: [creator.id], direct_subgroups: [] }
+                  : groups.get("role:nobody")!
+                : groups.get(fallback)!),
+          ];
+        }),
+      ) as Record<StreamGroupSettingName, GroupSettingValue>,
   );
   // The anonymous groups of every channel, in the order creating them one by one would make them.
   const anonymous = values.flatMap((v) => STREAM_GROUP_SETTING_NAMES.map((name) => v[name]).filter((g): g is AnonymousGroupValue => typeof g !== "number"));
@@ -175,8 +191,15 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
     };
   });
   const streams = await streamStore.insertMany(tx.q, rows);
-  const recipientIds = await recipientStore.insertMany(tx.q, RecipientType.STREAM, streams.map((s) => s.id));
-  await streamStore.linkRecipients(tx.q, streams.map((s) => s.id));
+  const recipientIds = await recipientStore.insertMany(
+    tx.q,
+    RecipientType.STREAM,
+    streams.map((s) => s.id),
+  );
+  await streamStore.linkRecipients(
+    tx.q,
+    streams.map((s) => s.id),
+  );
   const created = streams.map((s) => ({ ...s, recipient_id: recipientIds.get(s.id)! }));
   await auditLogStore.insertMany(
     tx.q,
@@ -249,9 +272,16 @@ export async function checkUpdateStream(tx: Tx, subject: AccessSubject, realm: R
 
   let current = stream;
   if (req.is_private !== undefined || req.is_web_public !== undefined || req.history_public_to_subscribers !== undefined) {
-    current = await doChangeStreamPermission(tx, realm, current, { invite_only: isPrivate, history_public_to_subscribers: historyPublic, is_web_public: isWebPublic }, user);
+    current = await doChangeStreamPermission(
+      tx,
+      realm,
+      current,
+      { invite_only: isPrivate, history_public_to_subscribers: historyPublic, is_web_public: isWebPublic },
+      user,
+    );
   }
-  if (req.is_default_stream !== undefined && req.is_default_stream !== defaults.has(stream.id)) await doSetDefaultStream(tx, realm, current, req.is_default_stream);
+  if (req.is_default_stream !== undefined && req.is_default_stream !== defaults.has(stream.id))
+    await doSetDefaultStream(tx, realm, current, req.is_default_stream);
   if (retention !== undefined) current = await doChangeStreamMessageRetentionDays(tx, current, retention, user);
   if (req.is_archived === false) current = await doUnarchiveStream(tx, realm, current, user);
   if (description !== undefined) current = await doChangeStreamDescription(tx, realm, current, description, user);
@@ -379,7 +409,11 @@ export async function doChangeStreamPermission(
     [...after].filter((id) => !newlyVisible.includes(id)),
   );
   // Zulip's do_change_stream_permission: those who can no longer see the channel lose it.
-  sendStreamDeletion(tx, [updated], [...before].filter((id) => !after.has(id)));
+  sendStreamDeletion(
+    tx,
+    [updated],
+    [...before].filter((id) => !after.has(id)),
+  );
   return updated;
 }
 
@@ -431,7 +465,12 @@ export async function doChangeStreamGroupSetting(
   const after = (await metadataAudience(tx.q, realm.id, [updated])).get(stream.id)!;
   const gaining = [...after].filter((id) => !before.has(id));
   const losing = [...before].filter((id) => !after.has(id));
-  await sendStreamUpdate(tx, updated, { property: name, value }, [...after].filter((id) => !gaining.includes(id)));
+  await sendStreamUpdate(
+    tx,
+    updated,
+    { property: name, value },
+    [...after].filter((id) => !gaining.includes(id)),
+  );
   if (gaining.length > 0) {
     await sendStreamCreation(tx, realm, [updated], gaining, { traffic: true });
     const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
@@ -512,4 +551,3 @@ export async function doUnarchiveStream(tx: Tx, realm: Realm, stream: Stream, ac
   await sendChannelEventsNotice(tx, realm, updated, actor, unarchiveNotice(updated.name));
   return updated;
 }
-

@@ -11,7 +11,13 @@ import { subscriptionStore } from "../store/subscriptions.js";
  */
 export async function notifySubscriberPeers(tx: Tx, realm: Pick<Realm, "id">, user: User, op: "peer_add" | "peer_remove"): Promise<void> {
   const subs = await subscriptionStore.listActiveForUser(tx.q, user.id);
-  const streams = (await streamStore.listByRecipientIds(tx.q, realm.id, subs.map((s) => s.recipient_id))).filter((s) => !s.is_archived);
+  const streams = (
+    await streamStore.listByRecipientIds(
+      tx.q,
+      realm.id,
+      subs.map((s) => s.recipient_id),
+    )
+  ).filter((s) => !s.is_archived);
   if (streams.length === 0) return;
   const audiences = await metadataAudience(tx.q, realm.id, streams);
   for (const stream of streams) {

@@ -11,14 +11,44 @@ import { isAdmin, isGuest } from "../models/roles.js";
 import { type AuditEntry, auditLogStore } from "../store/auditLog.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore, type Subscription } from "../store/subscriptions.js";
-import { checkChannelCreationPermissions, checkStreamName, doCreateStreams, doSetDefaultStream, normalizeDescription, parseMessageRetentionDays, sendStreamDeletion, type NewStream } from "./streams.js";
+import {
+  checkChannelCreationPermissions,
+  checkStreamName,
+  doCreateStreams,
+  doSetDefaultStream,
+  normalizeDescription,
+  parseMessageRetentionDays,
+  sendStreamDeletion,
+  type NewStream,
+} from "./streams.js";
 import { userStore } from "../store/users.js";
 
 /** Zulip's STREAM_ASSIGNMENT_COLORS, handed out in order to a user's new subscriptions. */
 export const STREAM_ASSIGNMENT_COLORS = [
-  "#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5",
-  "#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
-  "#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+  "#76ce90",
+  "#fae589",
+  "#a6c7e5",
+  "#e79ab5",
+  "#bfd56f",
+  "#f4ae55",
+  "#b0a5fd",
+  "#addfe5",
+  "#f5ce6e",
+  "#c2726a",
+  "#94c849",
+  "#bd86e5",
+  "#ee7e4a",
+  "#a6dcbf",
+  "#95a5fd",
+  "#53a063",
+  "#9987e1",
+  "#e4523d",
+  "#c2c2c2",
+  "#4f8de4",
+  "#c6a8ad",
+  "#e7cc4d",
+  "#c8bebf",
+  "#a47462",
 ];
 
 export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
@@ -31,8 +61,7 @@ async function resolvePrincipals(tx: Tx, actor: User, principals: Principals): P
   const users = byId
     ? await userStore.listByIds(tx.q, actor.realm_id, principals as number[])
     : await userStore.listByApiEmails(tx.q, actor.realm_id, principals as string[]);
-  const found = (p: number | string) =>
-    users.some((u) => (typeof p === "number" ? u.id === p : u.email.toUpperCase() === p.trim().toUpperCase()));
+  const found = (p: number | string) => users.some((u) => (typeof p === "number" ? u.id === p : u.email.toUpperCase() === p.trim().toUpperCase()));
   if (!principals.every(found)) throw badRequest("No such user");
   if (users.some((u) => !u.is_active)) throw new TargetUserDeactivatedError();
   return users.sort((a, b) => a.id - b.id);
@@ -82,7 +111,11 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
   const principals = req.principals ?? [];
   const subscribingOthers = principals.length > 0 && !principals.every((p) => p === user.id);
 
-  const existing = await streamStore.listByNames(tx.q, realm.id, [...wanted.values()].map((w) => w.name));
+  const existing = await streamStore.listByNames(
+    tx.q,
+    realm.id,
+    [...wanted.values()].map((w) => w.name),
+  );
   const existingByName = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
   const missing = [...wanted.values()].filter((w) => !existingByName.has(w.name.toLowerCase()));
   const specs: NewStream[] = missing.map((w) => ({
@@ -167,21 +200,34 @@ export async function bulkAddSubscriptions(
   actor: User | null,
 ): Promise<{ subscribed: SubPair[]; alreadySubscribed: SubPair[] }> {
   const recipientIds = streams.map((s) => s.recipient_id!);
-  const existing = await subscriptionStore.listForUsers(tx.q, users.map((u) => u.id), recipientIds);
+  const existing = await subscriptionStore.listForUsers(
+    tx.q,
+    users.map((u) => u.id),
+    recipientIds,
+  );
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
   const subscribed: SubPair[] = [];
   const alreadySubscribed: SubPair[] = [];
   // Planned for every user first, then written in one statement per table.
-  const usedColors = await subscriptionStore.colorsByUser(tx.q, users.map((u) => u.id));
+  const usedColors = await subscriptionStore.colorsByUser(
+    tx.q,
+    users.map((u) => u.id),
+  );
   const inserts: Insertable<SubscriptionsTable>[] = [];
   const reactivate: number[] = [];
   const audit: AuditEntry[] = [];
   for (const user of users) {
     const mine = existing.filter((s) => s.user_id === user.id);
     const fresh = streams.filter((s) => !mine.some((m) => m.recipient_id === s.recipient_id));
-    const palette = pickColors(usedColors.get(user.id) ?? [], colors, fresh.map((s) => s.recipient_id!));
-    inserts.push(...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })));
+    const palette = pickColors(
+      usedColors.get(user.id) ?? [],
+      colors,
+      fresh.map((s) => s.recipient_id!),
+    );
+    inserts.push(
+      ...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })),
+    );
     reactivate.push(...mine.filter((m) => !m.active).map((m) => m.id));
     for (const stream of streams) {
       const row = mine.find((m) => m.recipient_id === stream.recipient_id);
@@ -216,15 +262,31 @@ export async function bulkAddSubscriptions(
  */
 async function snapshotGuestAccessAround(tx: Tx, realm: Realm, streams: readonly Stream[], users: readonly User[]): Promise<GuestAccessSnapshot> {
   if (!userAccessMayBeRestricted(realm)) return new Map();
-  const subscribers = await subscriptionStore.subscriberIds(tx.q, streams.map((s) => s.recipient_id!));
+  const subscribers = await subscriptionStore.subscriberIds(
+    tx.q,
+    streams.map((s) => s.recipient_id!),
+  );
   return snapshotGuestAccess(tx.q, realm, [...users.map((u) => u.id), ...[...subscribers.values()].flat()]);
 }
 
-async function notifySubscriptionsAdded(tx: Tx, realm: Realm, streams: readonly Stream[], added: readonly SubPair[], audienceBefore: Map<number, Set<number>>): Promise<void> {
+async function notifySubscriptionsAdded(
+  tx: Tx,
+  realm: Realm,
+  streams: readonly Stream[],
+  added: readonly SubPair[],
+  audienceBefore: Map<number, Set<number>>,
+): Promise<void> {
   const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams);
-  const subscribers = await subscriptionStore.subscriberIds(tx.q, streams.map((s) => s.recipient_id!));
+  const subscribers = await subscriptionStore.subscriberIds(
+    tx.q,
+    streams.map((s) => s.recipient_id!),
+  );
   const audienceAfter = await metadataAudience(tx.q, realm.id, streams);
-  const rows = await subscriptionStore.listForUsers(tx.q, [...new Set(added.map((p) => p.user.id))], streams.map((s) => s.recipient_id!));
+  const rows = await subscriptionStore.listForUsers(
+    tx.q,
+    [...new Set(added.map((p) => p.user.id))],
+    streams.map((s) => s.recipient_id!),
+  );
 
   // Channels new subscribers could not see before (private ones; public ones for guests).
   for (const stream of streams) {
@@ -291,7 +353,11 @@ export async function bulkRemoveSubscriptions(
   users: readonly User[],
   actor: User | null,
 ): Promise<{ removed: SubPair[]; notSubscribed: SubPair[] }> {
-  const rows = await subscriptionStore.listForUsers(tx.q, users.map((u) => u.id), streams.map((s) => s.recipient_id!));
+  const rows = await subscriptionStore.listForUsers(
+    tx.q,
+    users.map((u) => u.id),
+    streams.map((s) => s.recipient_id!),
+  );
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
   const removed: SubPair[] = [];
@@ -325,7 +391,10 @@ export async function bulkRemoveSubscriptions(
   }
   const audienceAfter = await metadataAudience(tx.q, realm.id, streams);
   for (const stream of streams) {
-    const goneIds = removed.filter((p) => p.stream.id === stream.id).map((p) => p.user.id).sort((a, b) => a - b);
+    const goneIds = removed
+      .filter((p) => p.stream.id === stream.id)
+      .map((p) => p.user.id)
+      .sort((a, b) => a - b);
     if (goneIds.length === 0) continue;
     const peers = [...audienceAfter.get(stream.id)!].filter((id) => !goneIds.includes(id));
     if (peers.length > 0) tx.sendEventOnCommit({ type: "subscription", op: "peer_remove", stream_ids: [stream.id], user_ids: goneIds }, peers);
@@ -384,7 +453,14 @@ export async function checkUpdateSubscriptionProperties(tx: Tx, subject: AccessS
  * Zulip's do_change_subscription_property. is_muted is stored; in_home_view is its inverse, and
  * either one sends two events (in_home_view first, then is_muted), as Zulip since feature level 139.
  */
-export async function doChangeSubscriptionProperty(tx: Tx, user: User, sub: Subscription, stream: Stream, property: string, value: boolean | string): Promise<void> {
+export async function doChangeSubscriptionProperty(
+  tx: Tx,
+  user: User,
+  sub: Subscription,
+  stream: Stream,
+  property: string,
+  value: boolean | string,
+): Promise<void> {
   const column = property === "in_home_view" ? "is_muted" : (property as Exclude<BooleanProperty, "in_home_view"> | "color");
   const stored = property === "in_home_view" ? !value : value;
   const dbValue = column === "color" ? (stored as string) : stored ? 1 : 0;

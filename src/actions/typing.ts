@@ -38,7 +38,11 @@ export async function sendChannelTyping(tx: Tx, sender: User, realm: Realm, stre
   if (!access.canPost) throw badRequest(`Not authorized to send to channel '${access.stream.name}'`);
   const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id!);
   if (receivers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
-  const users = await userStore.listByIds(tx.q, realm.id, receivers.map((r) => r.user_id));
+  const users = await userStore.listByIds(
+    tx.q,
+    realm.id,
+    receivers.map((r) => r.user_id),
+  );
   const notify = users.filter((u) => u.is_active && userSettings(u).receives_typing_notifications).map((u) => u.id);
   tx.sendEventOnCommit({ type: "typing", op, message_type: "stream", sender: person(sender), stream_id: streamId, topic }, notify);
 }

@@ -28,7 +28,9 @@ export type UrlPreviewJob = JobPayload<"url_preview">;
 
 export async function queueUrlPreviews(tx: Tx, realm: Realm, sender: User, sent: ReadonlyArray<{ message: Message; links: readonly string[] }>): Promise<void> {
   if (sender.is_bot || !realmSettings(realm).inline_url_embed_preview) return;
-  const jobs: UrlPreviewJob[] = sent.filter(({ links }) => links.length > 0).map(({ message, links }) => ({ realmId: realm.id, messageId: message.id, content: message.content, urls: [...new Set(links)] }));
+  const jobs: UrlPreviewJob[] = sent
+    .filter(({ links }) => links.length > 0)
+    .map(({ message, links }) => ({ realmId: realm.id, messageId: message.id, content: message.content, urls: [...new Set(links)] }));
   if (jobs.length > 0) await tx.enqueueJobs(URL_PREVIEW_JOB, jobs);
 }
 

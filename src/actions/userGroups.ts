@@ -85,7 +85,13 @@ async function accessPotentialSubgroups(tx: Tx, realm: Realm, ids: readonly numb
   const missing = ids.find((id) => !found.some((g) => g.id === id));
   if (missing !== undefined) throw badRequest(`Invalid user group ID: ${missing}`);
   if (found.some((g) => g.deactivated)) throw new UserGroupDeactivatedError();
-  return { subgroups: found, recursive: await userGroupStore.withRecursiveSubgroups(tx.q, found.map((g) => g.id)) };
+  return {
+    subgroups: found,
+    recursive: await userGroupStore.withRecursiveSubgroups(
+      tx.q,
+      found.map((g) => g.id),
+    ),
+  };
 }
 
 async function realmAudience(tx: Tx, realm: Realm): Promise<number[]> {
@@ -248,7 +254,13 @@ export async function checkUpdateUserGroupMembers(tx: Tx, subject: AccessSubject
 }
 
 /** POST /user_groups/{id}/subgroups. */
-export async function checkUpdateUserGroupSubgroups(tx: Tx, subject: AccessSubject, realm: Realm, groupId: number, req: { add?: number[]; delete?: number[] }): Promise<void> {
+export async function checkUpdateUserGroupSubgroups(
+  tx: Tx,
+  subject: AccessSubject,
+  realm: Realm,
+  groupId: number,
+  req: { add?: number[]; delete?: number[] },
+): Promise<void> {
   requireMemberOrAdmin(subject.user);
   const { add = [], delete: remove = [] } = req;
   if (add.length === 0 && remove.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
@@ -261,7 +273,11 @@ async function checkAddMembers(tx: Tx, subject: AccessSubject, realm: Realm, gro
   const self = ids.length === 1 && ids[0] === subject.user.id;
   const group = await accessForSelfOrOthers(tx, subject, realm, groupId, self ? "can_join_group" : null, "can_add_members_group");
   const users = await activeUsersByIds(tx, realm, ids);
-  const existing = await userGroupStore.directMembersAmong(tx.q, group.id, users.map((u) => u.id));
+  const existing = await userGroupStore.directMembersAmong(
+    tx.q,
+    group.id,
+    users.map((u) => u.id),
+  );
   const already = users.find((u) => existing.has(u.id));
   if (already) throw badRequest(`User ${already.id} is already a member of this group`);
   const userIds = ids.filter((id, i) => ids.indexOf(id) === i);
@@ -307,7 +323,13 @@ async function accessForSelfOrOthers(
 
 async function recordMembership(tx: Tx, realm: Realm, group: UserGroup, userIds: number[], eventType: string, actor: User): Promise<void> {
   for (const userId of userIds) {
-    await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: eventType, acting_user_id: actor.id, modified_user_id: userId, modified_group_id: group.id });
+    await auditLogStore.insert(tx.q, {
+      realm_id: realm.id,
+      event_type: eventType,
+      acting_user_id: actor.id,
+      modified_user_id: userId,
+      modified_group_id: group.id,
+    });
   }
 }
 
@@ -319,7 +341,13 @@ async function checkAddSubgroups(tx: Tx, subject: AccessSubject, realm: Realm, g
   if (already) throw badRequest(`User group ${already.id} is already a subgroup of this group.`);
   if (recursive.has(groupId)) throw badRequest(`User group ${groupId} is already a subgroup of one of the passed subgroups.`);
   const group = (await userGroupStore.getNamed(tx.q, realm.id, groupId))!;
-  await doAddSubgroups(tx, realm, group, ids.filter((id, i) => ids.indexOf(id) === i), subject.user);
+  await doAddSubgroups(
+    tx,
+    realm,
+    group,
+    ids.filter((id, i) => ids.indexOf(id) === i),
+    subject.user,
+  );
 }
 
 async function checkRemoveSubgroups(tx: Tx, subject: AccessSubject, realm: Realm, groupId: number, ids: number[]): Promise<void> {
@@ -361,11 +389,22 @@ async function doAddSubgroups(tx: Tx, realm: Realm, group: UserGroup, subgroupId
  * Zulip's notify_for_user_group_subscription_changes: a direct message from the Notification Bot
  * to each human added or removed by someone else.
  */
-async function notifyMembershipChange(tx: Tx, realm: Realm, actor: User, users: User[], group: UserGroup, verb: "added you to" | "removed you from"): Promise<void> {
+async function notifyMembershipChange(
+  tx: Tx,
+  realm: Realm,
+  actor: User,
+  users: User[],
+  group: UserGroup,
+  verb: "added you to" | "removed you from",
+): Promise<void> {
   const recipients = users.filter((u) => u.id !== actor.id && !u.is_bot);
   if (recipients.length === 0) return;
   const content = `@_**${actor.full_name}|${actor.id}** ${verb} the group @_*${group.name}*.`;
-  await sendNotificationBotDirectMessages(tx, realm, recipients.map((user) => ({ user, content })));
+  await sendNotificationBotDirectMessages(
+    tx,
+    realm,
+    recipients.map((user) => ({ user, content })),
+  );
 }
 
 // ---- POST /user_groups/{id}/deactivate ----
@@ -402,4 +441,3 @@ export async function doDeactivateUserGroup(tx: Tx, realm: Realm, group: UserGro
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "user_group_deactivated", acting_user_id: actor.id, modified_group_id: group.id });
   tx.sendEventOnCommit({ type: "user_group", op: "update", group_id: group.id, data: { deactivated: true } }, await realmAudience(tx, realm));
 }
-

@@ -23,7 +23,9 @@ export function topicFromInput(topic: string): string {
  */
 async function anyChannel(tx: Tx, user: User, target: ChannelTarget, error: string): Promise<Stream> {
   const stream =
-    target.streamId !== undefined ? await streamStore.getById(tx.q, user.realm_id, target.streamId) : await streamStore.getByName(tx.q, user.realm_id, target.streamName!);
+    target.streamId !== undefined
+      ? await streamStore.getById(tx.q, user.realm_id, target.streamId)
+      : await streamStore.getByName(tx.q, user.realm_id, target.streamName!);
   if (!stream) throw badRequest(error);
   return stream;
 }
@@ -40,7 +42,13 @@ export async function checkUpdateUserTopic(tx: Tx, user: User, streamId: number,
 }
 
 /** PATCH /users/me/subscriptions/muted_topics (deprecated): mute (add) or clear (remove) a topic. */
-export async function checkUpdateMutedTopic(tx: Tx, user: User, target: { streamId?: number; streamName?: string }, topic: string, op: "add" | "remove"): Promise<void> {
+export async function checkUpdateMutedTopic(
+  tx: Tx,
+  user: User,
+  target: { streamId?: number; streamName?: string },
+  topic: string,
+  op: "add" | "remove",
+): Promise<void> {
   const { streamId, streamName } = target;
   if (streamId === undefined && streamName === undefined) throw badRequest("Missing 'stream_id' argument");
   if (streamId !== undefined && streamName !== undefined) {

@@ -1,7 +1,13 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
-import { BadNameOrUsernameError, badRequest, CannotDeactivateLastUserError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError } from "../lib/errors.js";
+import {
+  BadNameOrUsernameError,
+  badRequest,
+  CannotDeactivateLastUserError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+} from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { passwordLengthAllowed } from "../lib/passwords.js";
 import { EmailVisibility } from "../lib/userPayload.js";
@@ -52,7 +58,13 @@ export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: Cr
   const fullName = checkFullName(req.full_name);
   if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw new BadNameOrUsernameError();
   if (await userStore.getByEmail(tx.q, realm.id, req.email)) throw badRequest(`Email '${req.email}' already in use`);
-  return doCreateUser(tx, realm, { email: req.email, full_name: fullName, password_hash: req.password_hash, acting_user_id: actor.id, externalUrl: req.externalUrl });
+  return doCreateUser(tx, realm, {
+    email: req.email,
+    full_name: fullName,
+    password_hash: req.password_hash,
+    acting_user_id: actor.id,
+    externalUrl: req.externalUrl,
+  });
 }
 
 // ---- changes by an administrator (PATCH /users/{id}) ----
@@ -168,9 +180,7 @@ export async function doChangeUserDeliveryEmail(tx: Tx, user: User, email: strin
     modified_user_id: user.id,
   });
   // Who may see the real address: with a public address, everyone; otherwise the user and admins.
-  const audience = publicEmail
-    ? await userStore.listActiveIds(tx.q, user.realm_id)
-    : [user.id, ...(await userStore.listActiveAdminIds(tx.q, user.realm_id))];
+  const audience = publicEmail ? await userStore.listActiveIds(tx.q, user.realm_id) : [user.id, ...(await userStore.listActiveAdminIds(tx.q, user.realm_id))];
   tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, delivery_email: email } }, audience);
   if (publicEmail) await notifyUserUpdate(tx, user, { new_email: email });
 }
@@ -218,9 +228,7 @@ export async function doDeactivateUser(tx: Tx, user: User, actor: User | null, c
 }
 
 async function queueDeactivationEmail(tx: Tx, user: User, realm: Realm, realmUrl: string, comment: string): Promise<void> {
-  const lines = [
-    `Your Zulip account on ${realmUrl} (${realm.name}) has been deactivated, and you will no longer be able to log in.`,
-  ];
+  const lines = [`Your Zulip account on ${realmUrl} (${realm.name}) has been deactivated, and you will no longer be able to log in.`];
   if (comment !== "") lines.push("", "The administrators provided the following comment:", "", comment);
   await queueEmail(tx, {
     to: user.delivery_email,

@@ -57,12 +57,21 @@ export const backupCommand: Command = {
         const keys = await attachmentStore.listPathIds(db.kysely);
         fs.writeFileSync(path.join(staging, "uploads-in-bucket.txt"), keys.join("\n") + "\n");
       }
-      const manifest = { format: FORMAT, version: 1, engine: db.dialect.name, databaseFile, migrations, createdAt: new Date().toISOString(), uploadsBucket: config.uploads.s3?.bucket ?? null };
+      const manifest = {
+        format: FORMAT,
+        version: 1,
+        engine: db.dialect.name,
+        databaseFile,
+        migrations,
+        createdAt: new Date().toISOString(),
+        uploadsBucket: config.uploads.s3?.bucket ?? null,
+      };
       fs.writeFileSync(path.join(staging, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
       await runTar(["-czf", `${file}.partial`, "-C", staging, "."]);
       fs.renameSync(`${file}.partial`, file);
       print(`Backed up the ${manifest.engine} database (${migrations.length} migrations) and ${files} files of ${config.dataDir} to ${file}`);
-      if (config.uploads.s3) print(`Uploads are in the bucket ${config.uploads.s3.bucket}: back it up with the bucket's tools (their keys are in uploads-in-bucket.txt).`);
+      if (config.uploads.s3)
+        print(`Uploads are in the bucket ${config.uploads.s3.bucket}: back it up with the bucket's tools (their keys are in uploads-in-bucket.txt).`);
       return 0;
     } finally {
       await db.close();
@@ -81,9 +90,11 @@ export const restoreCommand: Command = {
     const file = path.resolve(onlyFile(args.positionals, "restore"));
     if (!fs.existsSync(file)) throw new CliError(`no such file: ${file}`);
     const leftovers = fs.existsSync(config.dataDir) ? fs.readdirSync(config.dataDir).filter((name) => !name.startsWith(".write-test-")) : [];
-    if (leftovers.length > 0) throw new CliError(`the data directory ${config.dataDir} is not empty (${leftovers.slice(0, 5).join(", ")}): restore into a new, empty one`);
+    if (leftovers.length > 0)
+      throw new CliError(`the data directory ${config.dataDir} is not empty (${leftovers.slice(0, 5).join(", ")}): restore into a new, empty one`);
     const open = () => openDb(config.database, { connectTimeoutSeconds: config.databaseTimeoutSeconds });
-    if (!(await databaseIsEmpty(config.database, open, config.databaseTimeoutSeconds))) throw new CliError("the configured database is not empty: restore into a new, empty database");
+    if (!(await databaseIsEmpty(config.database, open, config.databaseTimeoutSeconds)))
+      throw new CliError("the configured database is not empty: restore into a new, empty database");
 
     const staging = fs.mkdtempSync(path.join(os.tmpdir(), "parley-restore-"));
     try {
@@ -99,8 +110,11 @@ export const restoreCommand: Command = {
         throw new CliError(error.message);
       });
       fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-      if (fs.existsSync(path.join(staging, "data"))) fs.cpSync(path.join(staging, "data"), config.dataDir, { recursive: true, force: false, errorOnExist: false });
-      print(`Restored the backup of ${manifest.createdAt} (${manifest.engine} database, ${manifest.migrations?.length ?? 0} migrations) into ${config.dataDir}.`);
+      if (fs.existsSync(path.join(staging, "data")))
+        fs.cpSync(path.join(staging, "data"), config.dataDir, { recursive: true, force: false, errorOnExist: false });
+      print(
+        `Restored the backup of ${manifest.createdAt} (${manifest.engine} database, ${manifest.migrations?.length ?? 0} migrations) into ${config.dataDir}.`,
+      );
       print("Start the server: it applies the migrations of this version if the backup is from an older one.");
       return 0;
     } finally {

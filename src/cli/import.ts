@@ -25,7 +25,8 @@ export const importCommand: Command = {
   },
   async run(config, args) {
     const [kind, input, ...extra] = args.positionals;
-    if (kind === undefined || !KINDS.includes(kind)) throw usageError(`the first argument is the kind of export: ${KINDS.join(", ")} (Slack imports are not supported yet)`);
+    if (kind === undefined || !KINDS.includes(kind))
+      throw usageError(`the first argument is the kind of export: ${KINDS.join(", ")} (Slack imports are not supported yet)`);
     if (input === undefined || extra.length > 0) throw usageError("give one export: a .tar.gz file or a directory");
     const batchText = stringOption(args, "batch-size");
     const batchSize = batchText === undefined ? 1000 : Number(batchText);
@@ -50,7 +51,9 @@ export const importCommand: Command = {
         if (error instanceof ImportArchiveError) throw new CliError(`cannot import: ${error.message}. Nothing was imported.`);
         throw error;
       }
-      print(`The export holds ${archive.realm.zerver_userprofile.length} users, ${archive.realm.zerver_stream.length} channels, ${archive.messageCount} messages, ${archive.attachments.length} uploads.`);
+      print(
+        `The export holds ${archive.realm.zerver_userprofile.length} users, ${archive.realm.zerver_stream.length} channels, ${archive.messageCount} messages, ${archive.attachments.length} uploads.`,
+      );
       return await withContext(config, async (ctx) => {
         const started = Date.now();
         let report;
@@ -66,7 +69,9 @@ export const importCommand: Command = {
           throw error;
         }
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
-        print(`Imported organization "${report.stringId}" (id ${report.realmId})${report.resumed ? ", continuing an interrupted import," : ""} in ${seconds}s:`);
+        print(
+          `Imported organization "${report.stringId}" (id ${report.realmId})${report.resumed ? ", continuing an interrupted import," : ""} in ${seconds}s:`,
+        );
         for (const [what, count] of Object.entries(report.imported)) print(`  ${what}: ${count}`);
         if (report.skipped.length > 0) print("Not imported:");
         for (const s of report.skipped) print(`  ${s.what}${s.count > 0 ? ` (${s.count})` : ""}: ${s.why}`);

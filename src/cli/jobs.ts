@@ -42,10 +42,23 @@ export const jobsCommand: Command = {
       const time = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
       const rows = [
         ["ID", "KIND", "STATUS", "ATTEMPTS", "RUN AT", "LAST ERROR"],
-        ...jobs.map((j) => [String(j.id), j.kind, j.status, `${j.attempts}/${j.max_attempts}`, time(j.run_at), (j.last_error ?? "").replace(/\s+/g, " ").slice(0, 80)]),
+        ...jobs.map((j) => [
+          String(j.id),
+          j.kind,
+          j.status,
+          `${j.attempts}/${j.max_attempts}`,
+          time(j.run_at),
+          (j.last_error ?? "").replace(/\s+/g, " ").slice(0, 80),
+        ]),
       ];
       const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-      for (const row of rows) print(row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell)).join("  ").trimEnd());
+      for (const row of rows)
+        print(
+          row
+            .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell))
+            .join("  ")
+            .trimEnd(),
+        );
       return 0;
     });
   },

@@ -48,9 +48,7 @@ export const createUserCommand: Command = {
       const realm = await resolveRealm(ctx, stringOption(args, "realm"));
       await checkEmailFree(ctx, realm, email);
       const passwordHash = await hashPassword(password, config.fastPasswordHashing);
-      const user = await transaction(ctx, (tx) =>
-        doCreateUser(tx, realm, { email, full_name: fullName, password_hash: passwordHash, role }),
-      );
+      const user = await transaction(ctx, (tx) => doCreateUser(tx, realm, { email, full_name: fullName, password_hash: passwordHash, role }));
       print(`Created the user ${user.email} (id ${user.id}, ${roleName(user.role)}) in "${realm.name}":`);
       if (givenPassword === undefined) print(`  password: ${password}`);
       print(`  API key:  ${user.api_key}`);

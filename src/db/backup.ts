@@ -36,7 +36,9 @@ export async function loadDatabase(database: Config["database"], dir: string): P
   const source = path.join(dir, dumpName(database));
   if (!fs.existsSync(source)) {
     const other = database.kind === "sqlite" ? "PostgreSQL" : "SQLite";
-    throw new Error(`this backup holds a ${other} database, but the configured database is ${database.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: restore it into the same engine`);
+    throw new Error(
+      `this backup holds a ${other} database, but the configured database is ${database.kind === "sqlite" ? "SQLite" : "PostgreSQL"}: restore it into the same engine`,
+    );
   }
   if (database.kind === "sqlite") {
     fs.mkdirSync(path.dirname(database.file), { recursive: true });
@@ -61,7 +63,9 @@ export async function databaseIsEmpty(database: Config["database"], db: () => Db
 /** The files of the SQLite database in the data directory, which the data copy leaves out. */
 export function databaseFiles(database: Config["database"]): string[] {
   // The running server's lock (lib/serverLock.ts) is no part of a backup.
-  return database.kind === "sqlite" ? [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`, `${database.file}.server-lock`] : [];
+  return database.kind === "sqlite"
+    ? [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`, `${database.file}.server-lock`]
+    : [];
 }
 
 async function runTool(tool: string, args: string[]): Promise<void> {
@@ -69,7 +73,10 @@ async function runTool(tool: string, args: string[]): Promise<void> {
     await run(tool, args, { maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === "ENOENT") throw new Error(`${tool} is not installed (it comes with PostgreSQL's client tools); it is needed to back up and restore a PostgreSQL database`, { cause: error });
+    if (e.code === "ENOENT")
+      throw new Error(`${tool} is not installed (it comes with PostgreSQL's client tools); it is needed to back up and restore a PostgreSQL database`, {
+        cause: error,
+      });
     throw new Error(`${tool} failed: ${(e.stderr ?? e.message).trim()}`, { cause: error });
   }
 }

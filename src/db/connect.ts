@@ -80,8 +80,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     connectionTimeoutMillis: (options.connectTimeoutSeconds ?? 10) * 1000,
     types: {
       // 64-bit integers (ids, times, counts) come back as JS numbers: our values stay below 2^53.
-      getTypeParser: (oid: number, format?: any) =>
-        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format),
+      getTypeParser: (oid: number, format?: any) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)),
     },
   });
   // An idle connection can die (server restart, database dropped): pg reports it on the pool, and
@@ -112,7 +111,12 @@ export async function checkReachable(db: Db, database: Config["database"], timeo
     await Promise.race([sql`select 1`.execute(db.kysely), timeout]);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    const reason = code === "ECONNREFUSED" ? "connection refused (is PostgreSQL running and listening there?)" : /timeout/i.test(errorText(error)) ? `no answer within ${timeoutSeconds} seconds` : errorText(error);
+    const reason =
+      code === "ECONNREFUSED"
+        ? "connection refused (is PostgreSQL running and listening there?)"
+        : /timeout/i.test(errorText(error))
+          ? `no answer within ${timeoutSeconds} seconds`
+          : errorText(error);
     throw new ConfigError(`Cannot use the database at PARLEY_DATABASE_URL (${redactedUrl(database.url)}): ${reason}`);
   } finally {
     clearTimeout(timer);

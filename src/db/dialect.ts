@@ -79,9 +79,7 @@ export interface SearchableMessage {
 /** The readable text of rendered HTML: tags dropped, entities decoded. */
 function htmlText(html: string): string {
   const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
-  return html
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => entities[name]);
+  return html.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => entities[name]);
 }
 
 /** An FTS5 string literal ("..." with inner quotes doubled). */
@@ -115,7 +113,7 @@ const sqlite: Dialect = {
   },
   async createSearchIndex(db) {
     await sql`create virtual table message_search using fts5(content_text, subject, tokenize = 'unicode61 remove_diacritics 2')`.execute(db);
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const batch = await db.selectFrom("messages").select(["id", "subject", "rendered_content"]).where("id", ">", after).orderBy("id").limit(1000).execute();
       if (batch.length === 0) break;
       await this.indexMessagesForSearch(db, batch);
@@ -124,7 +122,10 @@ const sqlite: Dialect = {
   },
   async indexMessagesForSearch(db, rows) {
     if (rows.length === 0) return;
-    await this.unindexMessagesForSearch(db, rows.map((r) => r.id));
+    await this.unindexMessagesForSearch(
+      db,
+      rows.map((r) => r.id),
+    );
     const values = rows.map((r) => sql`(${r.id}, ${htmlText(r.rendered_content ?? "")}, ${r.subject})`);
     await sql`insert into message_search (rowid, content_text, subject) values ${sql.join(values)}`.execute(db);
   },

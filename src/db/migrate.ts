@@ -57,9 +57,7 @@ class StaticProvider implements MigrationProvider {
     private readonly migrations: Record<string, MigrationModule>,
   ) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return Object.fromEntries(
-      Object.entries(this.migrations).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, this.dialect) }]),
-    );
+    return Object.fromEntries(Object.entries(this.migrations).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, this.dialect) }]));
   }
 }
 

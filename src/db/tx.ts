@@ -38,7 +38,6 @@ export interface TxServices {
   wakeJobs: () => void;
 }
 
-
 function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pending): Tx {
   let wantsWake = false;
   const tx: Tx = {
@@ -63,7 +62,11 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
         max_attempts: options.maxAttempts ?? 5,
         created_at: now,
       }));
-      for (let i = 0; i < rows.length; i += 500) await trx.insertInto("jobs").values(rows.slice(i, i + 500)).execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await trx
+          .insertInto("jobs")
+          .values(rows.slice(i, i + 500))
+          .execute();
       if (!wantsWake) {
         wantsWake = true;
         pending.hooks.push(() => services.wakeJobs());

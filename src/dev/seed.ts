@@ -100,9 +100,30 @@ const SUBSCRIPTIONS: Record<string, string[]> = {
 
 /** Zulip's STREAM_ASSIGNMENT_COLORS. */
 const CHANNEL_COLORS = [
-  "#76ce90", "#fae589", "#a6c7e5", "#e79ab5", "#bfd56f", "#f4ae55", "#b0a5fd", "#addfe5",
-  "#f5ce6e", "#c2726a", "#94c849", "#bd86e5", "#ee7e4a", "#a6dcbf", "#95a5fd", "#53a063",
-  "#9987e1", "#e4523d", "#c2c2c2", "#4f8de4", "#c6a8ad", "#e7cc4d", "#c8bebf", "#a47462",
+  "#76ce90",
+  "#fae589",
+  "#a6c7e5",
+  "#e79ab5",
+  "#bfd56f",
+  "#f4ae55",
+  "#b0a5fd",
+  "#addfe5",
+  "#f5ce6e",
+  "#c2726a",
+  "#94c849",
+  "#bd86e5",
+  "#ee7e4a",
+  "#a6dcbf",
+  "#95a5fd",
+  "#53a063",
+  "#9987e1",
+  "#e4523d",
+  "#c2c2c2",
+  "#4f8de4",
+  "#c6a8ad",
+  "#e7cc4d",
+  "#c8bebf",
+  "#a47462",
 ];
 
 /** A few conversations, oldest first: channel messages (channel › topic) and direct messages. */
@@ -183,7 +204,11 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
     channels.set(channel.name, { id: stream.id, recipientId, subscriberIds: [] });
   }
   await tx.dialect.bumpIdSequence(tx.q, "streams", DEV_CHANNELS[DEV_CHANNELS.length - 1].id);
-  await streamStore.addDefaultStreams(tx.q, realm.id, DEFAULT_CHANNELS.map((name) => channels.get(name)!.id));
+  await streamStore.addDefaultStreams(
+    tx.q,
+    realm.id,
+    DEFAULT_CHANNELS.map((name) => channels.get(name)!.id),
+  );
 
   const rows = [];
   for (const [name, channelNames] of Object.entries(SUBSCRIPTIONS)) {
@@ -266,7 +291,13 @@ async function seedProfileFields(tx: Tx, realm: Realm): Promise<void> {
   const T = ProfileFieldType;
   const fields = [
     { name: "Phone number", field_type: T.SHORT_TEXT, hint: "", iago: "+1-234-567-8901", hamlet: "+0-11-23-456-7890" },
-    { name: "Biography", field_type: T.LONG_TEXT, hint: "What are you known for?", iago: "Betrayer of Othello.", hamlet: "I am:\n* The prince of Denmark\n* Nephew to the usurping Claudius" },
+    {
+      name: "Biography",
+      field_type: T.LONG_TEXT,
+      hint: "What are you known for?",
+      iago: "Betrayer of Othello.",
+      hamlet: "I am:\n* The prince of Denmark\n* Nephew to the usurping Claudius",
+    },
     { name: "Favorite food", field_type: T.SHORT_TEXT, hint: "Or drink, if you'd prefer", iago: "Apples", hamlet: "Dark chocolate" },
     {
       name: "Favorite editor",
@@ -299,7 +330,10 @@ async function seedProfileFields(tx: Tx, realm: Realm): Promise<void> {
       field_data: "field_data" in spec ? JSON.stringify(spec.field_data) : "",
       display_in_profile_summary: "display_in_profile_summary" in spec ? spec.display_in_profile_summary : 0,
     });
-    for (const [name, value] of [["iago", spec.iago], ["hamlet", spec.hamlet]] as const) {
+    for (const [name, value] of [
+      ["iago", spec.iago],
+      ["hamlet", spec.hamlet],
+    ] as const) {
       const rendered = isRenderedFieldType(spec.field_type) ? renderProfileFieldValue(value) : null;
       await customProfileFieldStore.upsertValue(tx.q, userId(name), field.id, value, rendered);
     }

@@ -11,7 +11,10 @@ export function outboxDir(dataDir: string): string {
 }
 
 export function outboxFileName(createdAtSeconds: number, jobId: number, template: string): string {
-  const time = new Date(createdAtSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, "Z").replaceAll(":", "-");
+  const time = new Date(createdAtSeconds * 1000)
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replaceAll(":", "-");
   const tag = template.replace(/[^A-Za-z0-9_-]+/g, "_").slice(0, 40) || "email";
   return `${time}-${String(jobId).padStart(8, "0")}-${tag}.eml`;
 }
@@ -81,16 +84,17 @@ function parseHeaders(raw: string): Map<string, string> {
 
 /** RFC 2047 `=?charset?B|Q?text?=` words (as nodemailer writes non-ASCII subjects), UTF-8 only. */
 function decodeEncodedWords(value: string): string {
-  return value
-    .replace(/(\?=)\s+(=\?)/g, "$1$2")
-    .replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (word, charset: string, encoding: string, text: string) => {
-      if (!/^utf-?8$/i.test(charset)) return word;
-      if (encoding.toUpperCase() === "B") return Buffer.from(text, "base64").toString("utf8");
-      const bytes = text.replace(/%/g, "%25").replace(/_/g, " ").replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => `%${hex}`);
-      try {
-        return decodeURIComponent(bytes);
-      } catch {
-        return word;
-      }
-    });
+  return value.replace(/(\?=)\s+(=\?)/g, "$1$2").replace(/=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g, (word, charset: string, encoding: string, text: string) => {
+    if (!/^utf-?8$/i.test(charset)) return word;
+    if (encoding.toUpperCase() === "B") return Buffer.from(text, "base64").toString("utf8");
+    const bytes = text
+      .replace(/%/g, "%25")
+      .replace(/_/g, " ")
+      .replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => `%${hex}`);
+    try {
+      return decodeURIComponent(bytes);
+    } catch {
+      return word;
+    }
+  });
 }

@@ -19,7 +19,8 @@ const EVENTS_SUBJECT = "parley.events";
 const queueSubject = (processId: string) => `parley.queue.${processId}`;
 
 type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string };
-type QueueReply = { eventsJson: string; queueId: string } | { ok: true } | { error: { msg: string; code: ApiErrorCode; status: number; data: Record<string, unknown> } };
+type QueueReply =
+  { eventsJson: string; queueId: string } | { ok: true } | { error: { msg: string; code: ApiErrorCode; status: number; data: Record<string, unknown> } };
 
 export class EventBus {
   private readonly subscriptions: Subscription[] = [];

@@ -54,7 +54,15 @@ export interface ClientDescriptor {
 }
 
 /** Keys the server adds to an event for delivery decisions; never sent to clients. */
-const INTERNAL_KEYS = ["raw_content", "sender_uses_gravatar", "sender_queue_id", "local_message_id", "all_public_streams", "unless_capability", "modern_presences"] as const;
+const INTERNAL_KEYS = [
+  "raw_content",
+  "sender_uses_gravatar",
+  "sender_queue_id",
+  "local_message_id",
+  "all_public_streams",
+  "unless_capability",
+  "modern_presences",
+] as const;
 
 /**
  * One event as a client receives it, shared by every queue whose client gets the same form (a

@@ -26,7 +26,11 @@ export interface PollRequest {
  * at once, or when some arrive (or the heartbeat). `onCancel` receives the function that ends
  * the wait early (the client hung up).
  */
-export async function pollQueue(queues: EventQueueRegistry, request: PollRequest, onCancel?: (cancel: () => void) => void): Promise<{ eventsJson: string; queueId: string }> {
+export async function pollQueue(
+  queues: EventQueueRegistry,
+  request: PollRequest,
+  onCancel?: (cancel: () => void) => void,
+): Promise<{ eventsJson: string; queueId: string }> {
   const queue = accessQueue(queues, request.userId, request.queueId);
   const { lastEventId } = request;
   if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);

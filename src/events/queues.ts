@@ -138,7 +138,14 @@ export class EventQueue {
 
   snapshot(): SavedQueue {
     const events = this.events.map(({ id, event }) => ({ ...event.body, id }));
-    return { id: this.id, client: this.client, events, nextEventId: this.nextEventId, newestPrunedId: this.newestPrunedId, lastActivityMs: this.lastActivityMs };
+    return {
+      id: this.id,
+      client: this.client,
+      events,
+      nextEventId: this.nextEventId,
+      newestPrunedId: this.newestPrunedId,
+      lastActivityMs: this.lastActivityMs,
+    };
   }
 
   static restore(saved: SavedQueue, heartbeatMs: number): EventQueue {
@@ -318,7 +325,10 @@ export class EventQueueRegistry {
   /** Saves every queue (graceful shutdown); they are restored by `restore` at the next start. */
   async save(q: Executor): Promise<number> {
     const saved = [...this.queues.values()].map((queue) => queue.snapshot());
-    await eventQueueStore.replaceAll(q, saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })));
+    await eventQueueStore.replaceAll(
+      q,
+      saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })),
+    );
     return saved.length;
   }
 

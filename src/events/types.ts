@@ -49,8 +49,7 @@ export type TypingEvent = Op<
   "typing",
   "start" | "stop",
   { sender: { user_id: number; email: string } } & (
-    | { message_type: "direct"; recipients: Array<{ user_id: number; email: string }> }
-    | { message_type: "stream"; stream_id: number; topic: string }
+    { message_type: "direct"; recipients: Array<{ user_id: number; email: string }> } | { message_type: "stream"; stream_id: number; topic: string }
   )
 >;
 
@@ -85,8 +84,7 @@ export type UserGroupEvent =
   | Op<"user_group", "add_subgroups" | "remove_subgroups", { group_id: number; direct_subgroup_ids: number[] }>;
 
 export type RealmEvent =
-  | Op<"realm", "update", { property: string; value: unknown; extra_data?: Payload }>
-  | Op<"realm", "update_dict", { property: "default"; data: Payload }>;
+  Op<"realm", "update", { property: string; value: unknown; extra_data?: Payload }> | Op<"realm", "update_dict", { property: "default"; data: Payload }>;
 
 export type UserSettingsEvent = Op<"user_settings", "update", { property: string; value: unknown; language_name?: string }>;
 export type UpdateDisplaySettingsEvent = { type: "update_display_settings"; user: string; setting_name: string; setting: unknown; language_name?: string };
@@ -136,13 +134,10 @@ export type TypingEditMessageEvent = Op<
 >;
 
 export type DraftsEvent =
-  | Op<"drafts", "add", { drafts: Payload[] }>
-  | Op<"drafts", "update", { draft: Payload }>
-  | Op<"drafts", "remove", { draft_id: number }>;
+  Op<"drafts", "add", { drafts: Payload[] }> | Op<"drafts", "update", { draft: Payload }> | Op<"drafts", "remove", { draft_id: number }>;
 
 export type SavedSnippetsEvent =
-  | Op<"saved_snippets", "add" | "update", { saved_snippet: Payload }>
-  | Op<"saved_snippets", "remove", { saved_snippet_id: number }>;
+  Op<"saved_snippets", "add" | "update", { saved_snippet: Payload }> | Op<"saved_snippets", "remove", { saved_snippet_id: number }>;
 
 export type MutedUsersEvent = { type: "muted_users"; muted_users: Array<{ id: number; timestamp: number }> };
 export type AlertWordsEvent = { type: "alert_words"; alert_words: string[] };

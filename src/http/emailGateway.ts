@@ -84,7 +84,10 @@ export async function startEmailGateway(ctx: AppContext, settings: { port: numbe
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
         if (stream.sizeExceeded) return callback(smtpError("Message too large", 552));
-        void deliver(Buffer.concat(chunks), session).then(() => callback(), (error: Error) => callback(error));
+        void deliver(Buffer.concat(chunks), session).then(
+          () => callback(),
+          (error: Error) => callback(error),
+        );
       });
     },
   });

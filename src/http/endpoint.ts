@@ -64,10 +64,7 @@ export function endpoint<S extends ParamSpec, A extends AuthMode>(def: Endpoint<
  * Reads every declared parameter from `input` (body fields win over the query string, as in
  * Zulip) and lists, sorted as Zulip does, the names that were sent but are not declared.
  */
-export function parseParams<S extends ParamSpec>(
-  spec: S,
-  input: Record<string, string>,
-): { values: ParamValues<S>; ignored: string[] } {
+export function parseParams<S extends ParamSpec>(spec: S, input: Record<string, string>): { values: ParamValues<S>; ignored: string[] } {
   const values: Record<string, unknown> = {};
   const used = new Set<string>();
   for (const [name, param] of Object.entries(spec)) {

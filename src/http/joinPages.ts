@@ -1,6 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkSignupFields, checkStartLinkSignup, doAcceptInvitation, InvitationLinkError, type SignupLink, usableSignupLink } from "../actions/invitationSignup.js";
+import {
+  checkSignupFields,
+  checkStartLinkSignup,
+  doAcceptInvitation,
+  InvitationLinkError,
+  type SignupLink,
+  usableSignupLink,
+} from "../actions/invitationSignup.js";
 import { createSession } from "../actions/login.js";
 import { checkNewPassword } from "../actions/users.js";
 import { transaction, type AppContext } from "../appContext.js";
@@ -51,7 +58,14 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
     const cookieToken = request.cookies[FORM_CSRF_COOKIE];
     const sentToken = field(FORM_CSRF_FIELD);
     if (!cookieToken || !sentToken || !apiKeysEqual(cookieToken, sentToken)) {
-      return sendHtml(reply, 403, simplePage("Forbidden", `<h1>Forbidden</h1><p class="error" role="alert">CSRF verification failed. Open the invitation link again and resubmit the form.</p>`));
+      return sendHtml(
+        reply,
+        403,
+        simplePage(
+          "Forbidden",
+          `<h1>Forbidden</h1><p class="error" role="alert">CSRF verification failed. Open the invitation link again and resubmit the form.</p>`,
+        ),
+      );
     }
     const limit = ctx.rateLimiter.hit(`join:${request.ip}`, ctx.config.rateLimits.ip);
     if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
@@ -105,7 +119,14 @@ function formToken(ctx: AppContext, request: FastifyRequest, reply: FastifyReply
 
 function linkErrorPage(reply: FastifyReply, error: InvitationLinkError): FastifyReply {
   // Zulip answers every unusable confirmation link with 404.
-  return sendHtml(reply, 404, simplePage("Invitation link", `<h1>Invitation link</h1><p class="error" role="alert">${escapeHtml(error.message)}</p><p class="hint"><a href="/login/">Log in</a></p>`));
+  return sendHtml(
+    reply,
+    404,
+    simplePage(
+      "Invitation link",
+      `<h1>Invitation link</h1><p class="error" role="alert">${escapeHtml(error.message)}</p><p class="hint"><a href="/login/">Log in</a></p>`,
+    ),
+  );
 }
 
 async function signupPage(ctx: AppContext, key: string, link: SignupLink, token: string, values: FormValues): Promise<string> {

@@ -23,7 +23,10 @@ export function metricsEndpoint(app: FastifyInstance, ctx: AppContext): void {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
       return reply.status(401).header("WWW-Authenticate", "Bearer").send({ result: "error", msg: "Not authorized to read metrics", code: "UNAUTHORIZED" });
     }
-    reply.header("Content-Type", metrics.registry.contentType).header("Cache-Control", "no-store").send(await metrics.registry.metrics());
+    reply
+      .header("Content-Type", metrics.registry.contentType)
+      .header("Cache-Control", "no-store")
+      .send(await metrics.registry.metrics());
   });
 }
 

@@ -125,7 +125,9 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
  * events, already in the dialect of the queue they come from.
  */
 function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string {
-  const fields = Object.entries(body).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : jsonInDialect(JSON.stringify(value), dialect)}`);
+  const fields = Object.entries(body).map(
+    ([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : jsonInDialect(JSON.stringify(value), dialect)}`,
+  );
   return `{${fields.join(",")}}`;
 }
 

@@ -87,7 +87,7 @@ describe("p.json", () => {
   });
 
   it("names the offending element in nested errors", () => {
-    expect(errorOf({ ids }, { ids: '["a"]' })).toMatchObject({ msg: 'ids[0] is not an integer' });
+    expect(errorOf({ ids }, { ids: '["a"]' })).toMatchObject({ msg: "ids[0] is not an integer" });
     expect(errorOf({ ids }, { ids: "[1, 2.5]" })).toMatchObject({ msg: "ids[1] is not an integer" });
     expect(errorOf({ ids }, { ids: '{"a": 1}' })).toMatchObject({ msg: "ids is not a list" });
     const data = p.json(z.object({ id: z.int() }).strict());

@@ -81,7 +81,7 @@ function intFromJson(value: unknown, name: string, min?: number, max?: number): 
 /** The sub-schema at `path` inside `schema`, through arrays, objects, records and wrappers. */
 function schemaAt(schema: z.core.$ZodType | undefined, path: readonly PropertyKey[]): z.core.$ZodType | undefined {
   let at: any = schema;
-  for (let i = 0; at && i <= path.length; ) {
+  for (let i = 0; at && i <= path.length;) {
     const def = at._zod.def;
     if (["optional", "nullable", "default", "prefault", "readonly", "nonoptional", "catch"].includes(def.type)) at = def.innerType;
     else if (def.type === "pipe") at = def.in;
@@ -89,20 +89,16 @@ function schemaAt(schema: z.core.$ZodType | undefined, path: readonly PropertyKe
     else if (def.type === "array") {
       at = def.element;
       i++;
-    }
-    else if (def.type === "object") {
+    } else if (def.type === "object") {
       at = def.shape[path[i] as string];
       i++;
-    }
-    else if (def.type === "record") {
+    } else if (def.type === "record") {
       at = def.valueType;
       i++;
-    }
-    else if (def.type === "tuple") {
+    } else if (def.type === "tuple") {
       at = def.items[path[i] as number] ?? def.rest;
       i++;
-    }
-    else return undefined;
+    } else return undefined;
   }
   return at;
 }

@@ -23,7 +23,10 @@ export class RateLimiter {
   private readonly windows = new Map<string, Window>();
   private sweepAt = 0;
 
-  constructor(private readonly enabled: boolean, private readonly now: () => number = () => Date.now() / 1000) {}
+  constructor(
+    private readonly enabled: boolean,
+    private readonly now: () => number = () => Date.now() / 1000,
+  ) {}
 
   /** Counts one hit against `key` and tells whether it is over the rule. */
   hit(key: string, rule: RateLimitRule): RateLimitState {

@@ -39,7 +39,8 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     const email = typeof request.body?.email === "string" ? request.body.email : "";
     const user = (await userStore.listByApiEmail(ctx.db.kysely, email)).find((u) => u.is_active && !u.is_bot);
     const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
-    if (!user || !realm || realm.deactivated) return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
+    if (!user || !realm || realm.deactivated)
+      return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
     setSessionCookies(ctx, reply, await createSession(ctx, user));
     return reply.redirect("/", 302);
   });
@@ -51,7 +52,9 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     return reply.type(file.type).header("Cache-Control", "public, max-age=31536000, immutable").send(file.data);
   });
 
-  app.get("/static/pages.css", async (_request, reply) => reply.type("text/css; charset=utf-8").header("Cache-Control", "public, max-age=3600").send(PAGES_CSS));
+  app.get("/static/pages.css", async (_request, reply) =>
+    reply.type("text/css; charset=utf-8").header("Cache-Control", "public, max-age=3600").send(PAGES_CSS),
+  );
 }
 
 /** Whether the request is a browser's form submission or navigation (it asks for HTML). */

@@ -2,7 +2,14 @@ import { DELETE_BLOBS_JOB, deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail, 
 import { MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails } from "../actions/missedMessageEmails.js";
 import { MESSAGE_RETENTION_JOB, runMessageRetention } from "../actions/messageRetention.js";
 import { deliverOutgoingWebhook, OUTGOING_WEBHOOK_JOB } from "../actions/outgoingWebhooks.js";
-import { PUSH_BOUNCER_DEVICE_JOB, PUSH_NOTIFICATION_JOB, PUSH_REMOVAL_JOB, sendPushNotification, sendPushRemoval, syncBouncerDevice } from "../actions/pushNotifications.js";
+import {
+  PUSH_BOUNCER_DEVICE_JOB,
+  PUSH_NOTIFICATION_JOB,
+  PUSH_REMOVAL_JOB,
+  sendPushNotification,
+  sendPushRemoval,
+  syncBouncerDevice,
+} from "../actions/pushNotifications.js";
 import { REALM_EXPORT_JOB, runRealmExport } from "../actions/realmExport.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { fetchUrlPreviews, URL_PREVIEW_JOB } from "../actions/urlPreviews.js";

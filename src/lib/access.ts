@@ -1,6 +1,12 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, OrganizationOwnerRequiredError, TargetUserDeactivatedError } from "./errors.js";
+import {
+  badRequest,
+  InsufficientPermissionError,
+  OrganizationAdministratorRequiredError,
+  OrganizationOwnerRequiredError,
+  TargetUserDeactivatedError,
+} from "./errors.js";
 import { storedRealmGroupPermission } from "../models/realmSettings.js";
 import { isAdmin, isGuest, isOwner } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";

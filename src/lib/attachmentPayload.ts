@@ -14,7 +14,10 @@ export interface AttachmentPayload {
 /** GET /attachments: the user's uploads, and the bytes the whole realm uses. */
 export async function getUserAttachments(q: Executor, user: User): Promise<{ attachments: AttachmentPayload[]; upload_space_used: number }> {
   const rows = await attachmentStore.listByOwner(q, user.id);
-  const linked = await attachmentStore.linkedMessages(q, rows.map((a) => a.id));
+  const linked = await attachmentStore.linkedMessages(
+    q,
+    rows.map((a) => a.id),
+  );
   return {
     attachments: rows.map((a) => buildAttachmentPayload(a, linked.get(a.id) ?? [])),
     upload_space_used: await attachmentStore.realmSpaceUsed(q, user.realm_id),

@@ -54,7 +54,9 @@ export function apiUrl(base: string, secret: string, call: "create" | "join", pa
   const query = Object.entries(params)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join("&");
-  const checksum = createHash("sha256").update(call + query + secret).digest("hex");
+  const checksum = createHash("sha256")
+    .update(call + query + secret)
+    .digest("hex");
   return `${base}api/${call}?${query}&checksum=${checksum}`;
 }
 

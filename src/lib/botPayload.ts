@@ -26,7 +26,10 @@ export interface BotDict {
 
 export async function buildBotDicts(q: Executor, viewer: User, bots: readonly User[]): Promise<BotDict[]> {
   if (bots.length === 0) return [];
-  const services = await botServiceStore.listByBotIds(q, bots.map((b) => b.id));
+  const services = await botServiceStore.listByBotIds(
+    q,
+    bots.map((b) => b.id),
+  );
   const streamIds = bots.flatMap((b) => [b.default_sending_stream_id, b.default_events_register_stream_id]).filter((id): id is number => id !== null);
   const names = new Map((await streamStore.listByIds(q, viewer.realm_id, [...new Set(streamIds)])).map((s) => [s.id, s.name]));
   return bots.map((bot) => ({
@@ -41,7 +44,9 @@ export async function buildBotDicts(q: Executor, viewer: User, bots: readonly Us
     default_all_public_streams: bot.default_all_public_streams === 1,
     avatar_url: buildUserPayload(viewer, bot, { clientGravatar: false }).avatar_url as string,
     owner_id: bot.bot_owner_id,
-    services: services.filter((s) => s.bot_id === bot.id).map((s) => (bot.bot_type === BotType.EMBEDDED ? { service_name: s.name, config_data: {} } : serviceDict(s))),
+    services: services
+      .filter((s) => s.bot_id === bot.id)
+      .map((s) => (bot.bot_type === BotType.EMBEDDED ? { service_name: s.name, config_data: {} } : serviceDict(s))),
   }));
 }
 

@@ -7,7 +7,14 @@ const DRAFT_TO = z.array(z.number().int());
 
 /** Zulip's Draft.to_dict. */
 export function draftPayload(draft: Draft) {
-  return { id: draft.id, type: draft.type, to: parseJsonColumn(DRAFT_TO, draft.to, "drafts.to"), topic: draft.topic, content: draft.content, timestamp: draft.last_edit_time };
+  return {
+    id: draft.id,
+    type: draft.type,
+    to: parseJsonColumn(DRAFT_TO, draft.to, "drafts.to"),
+    topic: draft.topic,
+    content: draft.content,
+    timestamp: draft.last_edit_time,
+  };
 }
 
 /** Zulip's SavedSnippet.to_api_dict. */

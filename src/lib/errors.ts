@@ -42,10 +42,7 @@ export class ApiError extends Error {
   readonly data: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(
-    msg: string,
-    opts: { code?: ErrorCode; status?: number; data?: Record<string, unknown>; headers?: Record<string, string> } = {},
-  ) {
+  constructor(msg: string, opts: { code?: ErrorCode; status?: number; data?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
     super(msg);
     this.code = opts.code ?? "BAD_REQUEST";
     this.status = opts.status ?? 400;

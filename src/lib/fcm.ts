@@ -35,7 +35,13 @@ export class FcmClient {
     if (this.token && now < this.token.expiresAtMs - 60_000) return this.token.value;
     const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString("base64url");
     const iat = Math.floor(now / 1000);
-    const claims = { iss: this.account.client_email, scope: "https://www.googleapis.com/auth/firebase.messaging", aud: this.account.token_uri, iat, exp: iat + 3600 };
+    const claims = {
+      iss: this.account.client_email,
+      scope: "https://www.googleapis.com/auth/firebase.messaging",
+      aud: this.account.token_uri,
+      iat,
+      exp: iat + 3600,
+    };
     const unsigned = `${b64({ alg: "RS256", typ: "JWT" })}.${b64(claims)}`;
     const assertion = `${unsigned}.${sign("sha256", Buffer.from(unsigned), this.key).toString("base64url")}`;
     const res = await fetch(this.account.token_uri, {

@@ -16,13 +16,8 @@ import { userStore } from "../store/users.js";
 export type AnonymousGroupValue = { direct_members: number[]; direct_subgroups: number[] };
 export type GroupSettingValue = number | AnonymousGroupValue;
 
-export const groupSettingValueSchema = z.union([
-  z.int(),
-  z.object({ direct_members: z.array(z.int()), direct_subgroups: z.array(z.int()) }).strict(),
-]);
-export const groupSettingChangeSchema = z
-  .object({ new: groupSettingValueSchema, old: groupSettingValueSchema.optional() })
-  .strict();
+export const groupSettingValueSchema = z.union([z.int(), z.object({ direct_members: z.array(z.int()), direct_subgroups: z.array(z.int()) }).strict()]);
+export const groupSettingChangeSchema = z.object({ new: groupSettingValueSchema, old: groupSettingValueSchema.optional() }).strict();
 export type GroupSettingChange = z.output<typeof groupSettingChangeSchema>;
 
 /** Zulip's GroupPermissionSetting for each channel permission (Stream.stream_permission_group_settings). */

@@ -180,7 +180,7 @@ function matchesOf(linkifier: Linkifier, text: string, realmUrl: string | undefi
   const out: LinkifierMatch[] = [];
   const matcher = re.matcher(text);
   // The next search starts where the link ended: its following delimiter may open the next one.
-  for (let from = 0; from <= text.length && matcher.find(from); ) {
+  for (let from = 0; from <= text.length && matcher.find(from);) {
     const index = matcher.start(MATCH_GROUP);
     const end = matcher.end(MATCH_GROUP);
     from = end > index ? end : matcher.end() > from ? matcher.end() : from + 1;

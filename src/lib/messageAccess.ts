@@ -39,8 +39,16 @@ export async function accessMessage(q: Executor, subject: AccessSubject, message
 /** The readable subset of `messageIds`, by id. A constant number of queries for any count. */
 export async function accessMessages(q: Executor, subject: AccessSubject, messageIds: readonly number[]): Promise<Map<number, AccessibleMessage>> {
   const messages = await messageStore.listByIds(q, subject.user.realm_id, messageIds);
-  const flags = await userMessageStore.flagsFor(q, subject.user.id, messages.map((m) => m.id));
-  const channels = await channelsByRecipient(q, subject, messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id));
+  const flags = await userMessageStore.flagsFor(
+    q,
+    subject.user.id,
+    messages.map((m) => m.id),
+  );
+  const channels = await channelsByRecipient(
+    q,
+    subject,
+    messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id),
+  );
   const result = new Map<number, AccessibleMessage>();
   for (const message of messages) {
     const received = flags.get(message.id);

@@ -111,7 +111,10 @@ export class MessagePayloadBuilder {
     for (const user of await messagePayloadLookupStore.usersAndSystemBots(q, realm.id, SYSTEM_BOT_REALM, unknownUsers)) users.set(user.id, user);
     const { reactions, submessages } = known.justSent
       ? { reactions: [], submessages: [...known.submessages] }
-      : await messagePayloadLookupStore.reactionsAndSubmessages(q, messages.map((m) => m.id));
+      : await messagePayloadLookupStore.reactionsAndSubmessages(
+          q,
+          messages.map((m) => m.id),
+        );
     // Channel messages' topic_links: one more statement, only when there are any.
     const linkifiers = messages.some((m) => streamNames.has(m.recipient_id)) ? await realmLinkifiers(q, realm) : [];
     return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages), linkifiers);

@@ -66,9 +66,18 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   const results: RenderResult[] = [];
   const linkifiers = await realmLinkifiers(q, realm);
   for (const content of distinct) {
-    results.push(await withGroupMembersMentioned(q, renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl, linkifiers })));
+    results.push(
+      await withGroupMembersMentioned(
+        q,
+        renderMarkdown(content, refs, { translateEmoticons: userSettings(sender).translate_emoticons, mediaProxy: camoUrl, linkifiers }),
+      ),
+    );
   }
-  const claimable = await claimableAttachments(q, sender, results.flatMap((r) => r.linkedUploadPaths));
+  const claimable = await claimableAttachments(
+    q,
+    sender,
+    results.flatMap((r) => r.linkedUploadPaths),
+  );
   const rendered = new Map(
     distinct.map((content, i) => {
       const own = new Set(results[i].linkedUploadPaths.map(pathIdFromLinkedPath));
@@ -98,9 +107,22 @@ export async function realmLinkifiers(q: Executor, realm: Realm): Promise<Linkif
 
 async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
-    renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames.map((n) => n.toLowerCase())),
-    renderLookupStore.namedGroups(q, realm.id, wanted.groupNames.map((n) => n.toLowerCase())),
-    renderLookupStore.streams(q, realm.id, wanted.streamNames.map((n) => n.toLowerCase())),
+    renderLookupStore.activeUsers(
+      q,
+      realm.id,
+      wanted.userIds,
+      wanted.userNames.map((n) => n.toLowerCase()),
+    ),
+    renderLookupStore.namedGroups(
+      q,
+      realm.id,
+      wanted.groupNames.map((n) => n.toLowerCase()),
+    ),
+    renderLookupStore.streams(
+      q,
+      realm.id,
+      wanted.streamNames.map((n) => n.toLowerCase()),
+    ),
     renderLookupStore.realmEmoji(q, realm.id, wanted.emojiNames),
   ]);
 

@@ -23,10 +23,27 @@ export class OutgoingHttpError extends Error {
 
 const PRIVATE = new BlockList();
 for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) PRIVATE.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8]] as const) PRIVATE.addSubnet(net, prefix, "ipv6");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  PRIVATE.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["ff00::", 8],
+] as const)
+  PRIVATE.addSubnet(net, prefix, "ipv6");
 
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
@@ -130,31 +147,27 @@ function requestOnce(req: OutgoingFetch): Promise<OutgoingFetchResponse> {
     const client = url.protocol === "https:" ? https : http;
     const headers: Record<string, string | number> = { ...req.headers, "User-Agent": "Parley/1.0" };
     if (req.body !== undefined) headers["Content-Length"] = Buffer.byteLength(req.body);
-    const request = client.request(
-      url,
-      { method: req.method, headers, lookup: checkedLookup as never, timeout: req.timeoutMs, agent: false },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        let truncated = false;
-        const finish = () =>
-          resolve({ status: response.statusCode ?? 0, url: url.toString(), headers: response.headers, body: Buffer.concat(chunks), truncated });
-        response.on("data", (chunk: Buffer) => {
-          if (size + chunk.length > req.maxBytes) {
-            chunks.push(chunk.subarray(0, req.maxBytes - size));
-            size = req.maxBytes;
-            truncated = true;
-            response.destroy();
-            finish();
-            return;
-          }
-          size += chunk.length;
-          chunks.push(chunk);
-        });
-        response.on("end", finish);
-        response.on("error", (error) => reject(new OutgoingHttpError("connection", error.message)));
-      },
-    );
+    const request = client.request(url, { method: req.method, headers, lookup: checkedLookup as never, timeout: req.timeoutMs, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let truncated = false;
+      const finish = () =>
+        resolve({ status: response.statusCode ?? 0, url: url.toString(), headers: response.headers, body: Buffer.concat(chunks), truncated });
+      response.on("data", (chunk: Buffer) => {
+        if (size + chunk.length > req.maxBytes) {
+          chunks.push(chunk.subarray(0, req.maxBytes - size));
+          size = req.maxBytes;
+          truncated = true;
+          response.destroy();
+          finish();
+          return;
+        }
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      response.on("end", finish);
+      response.on("error", (error) => reject(new OutgoingHttpError("connection", error.message)));
+    });
     const timer = setTimeout(() => request.destroy(new OutgoingHttpError("timeout", `timed out after ${req.timeoutMs} ms`)), req.timeoutMs);
     request.on("close", () => clearTimeout(timer));
     request.on("timeout", () => request.destroy(new OutgoingHttpError("timeout", `timed out after ${req.timeoutMs} ms`)));

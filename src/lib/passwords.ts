@@ -23,7 +23,9 @@ export const PASSWORD_MAX_LENGTH = 100;
  * accepted (Zulip's API examples create a user with the password "temp").
  */
 export function passwordRules(dev: boolean): { minLength: number; maxLength: number; minGuesses: number } {
-  return dev ? { minLength: 0, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 0 } : { minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 10000 };
+  return dev
+    ? { minLength: 0, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 0 }
+    : { minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, minGuesses: 10000 };
 }
 
 /** Zulip's check_password_strength on length: counted in characters (code points). */

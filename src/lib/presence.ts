@@ -48,7 +48,16 @@ export async function realmPresences(
   // Once a client has presences, the window adds nothing to the update ids (Zulip).
   const since = after === null || after <= 0 ? opts.now - (opts.historyDays ?? PRESENCE_HISTORY_DAYS) * 86400 : null;
   const rows = await initialStateStore.presences(q, realm.id, { since, after });
-  const users = new Map((opts.users ?? (await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id)))).map((u) => [u.id, u]));
+  const users = new Map(
+    (
+      opts.users ??
+      (await userStore.listByIds(
+        q,
+        realm.id,
+        rows.map((r) => r.user_id),
+      ))
+    ).map((u) => [u.id, u]),
+  );
   const presences: Record<string, unknown> = {};
   for (const row of rows) {
     const user = users.get(row.user_id);

@@ -7,8 +7,25 @@ export type ScheduledRecipientType = "stream" | "private";
 
 /** Zulip's ScheduledMessage.to_dict: the GET /scheduled_messages and event form. */
 export type ScheduledMessageDict =
-  | { scheduled_message_id: number; to: number; type: "stream"; content: string; rendered_content: string; topic: string; scheduled_delivery_timestamp: number; failed: boolean }
-  | { scheduled_message_id: number; to: number[]; type: "private"; content: string; rendered_content: string; scheduled_delivery_timestamp: number; failed: boolean };
+  | {
+      scheduled_message_id: number;
+      to: number;
+      type: "stream";
+      content: string;
+      rendered_content: string;
+      topic: string;
+      scheduled_delivery_timestamp: number;
+      failed: boolean;
+    }
+  | {
+      scheduled_message_id: number;
+      to: number[];
+      type: "private";
+      content: string;
+      rendered_content: string;
+      scheduled_delivery_timestamp: number;
+      failed: boolean;
+    };
 
 export function buildScheduledMessageDict(row: ScheduledMessageWithRecipient): ScheduledMessageDict {
   const { type, to } = scheduledRecipientIds(row);
@@ -34,6 +51,9 @@ export function recipientTypeName(type: "direct" | "private" | "stream" | "chann
 export function scheduledRecipientIds(row: ScheduledMessageWithRecipient): { type: ScheduledRecipientType; to: number[] } {
   if (row.recipient_type === RecipientType.STREAM) return { type: "stream", to: [row.recipient_type_id] };
   if (row.recipient_type === RecipientType.PERSONAL) return { type: "private", to: [row.recipient_type_id] };
-  const members = (row.member_key ?? "").split(",").filter((id) => id !== "").map(Number);
+  const members = (row.member_key ?? "")
+    .split(",")
+    .filter((id) => id !== "")
+    .map(Number);
   return { type: "private", to: members.filter((id) => id !== row.sender_id).sort((a, b) => a - b) };
 }

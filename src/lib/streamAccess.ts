@@ -106,7 +106,8 @@ export async function channelAccess(q: Executor, subject: AccessSubject, stream:
     canAdminister,
     canSubscribeSelf: !guest && canReadContent,
     canAddSubscribers: !guest && canReadContent && (canAdminister || inGroup(stream.can_add_subscribers_group_id)),
-    canRemoveSubscribers: (sameRealm && isAdmin(user)) || inGroup(stream.can_administer_channel_group_id) || (canSeeMetadata && inGroup(stream.can_remove_subscribers_group_id)),
+    canRemoveSubscribers:
+      (sameRealm && isAdmin(user)) || inGroup(stream.can_administer_channel_group_id) || (canSeeMetadata && inGroup(stream.can_remove_subscribers_group_id)),
   };
 }
 
@@ -205,10 +206,16 @@ export async function metadataAudience(q: Executor, realmId: number, streams: re
   const all = users.map((u) => u.id);
   const nonGuests = new Set(users.filter((u) => !isGuest(u)).map((u) => u.id));
   const admins = users.filter((u) => isAdmin(u)).map((u) => u.id);
-  const subscribers = await subscriptionStore.subscriberIds(q, streams.map((s) => s.recipient_id).filter((id): id is number => id !== null));
+  const subscribers = await subscriptionStore.subscriberIds(
+    q,
+    streams.map((s) => s.recipient_id).filter((id): id is number => id !== null),
+  );
   const privateStreams = streams.filter((s) => s.invite_only && !s.is_web_public);
   const groupIds = privateStreams.flatMap((s) => [s.can_administer_channel_group_id, s.can_add_subscribers_group_id, s.can_subscribe_group_id]);
-  const members = await settingGroupStore.recursiveMemberIds(q, groupIds.filter((id): id is number => id !== null));
+  const members = await settingGroupStore.recursiveMemberIds(
+    q,
+    groupIds.filter((id): id is number => id !== null),
+  );
   const result = new Map<number, Set<number>>();
   for (const stream of streams) {
     const subs = (stream.recipient_id !== null && subscribers.get(stream.recipient_id)) || [];

@@ -44,4 +44,3 @@ export async function streamsForUser(q: Executor, user: User, opts: StreamListOp
     })
     .map((a) => a.stream);
 }
-

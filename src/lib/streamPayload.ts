@@ -50,9 +50,7 @@ export async function loadStreamPayloadContext(
 ): Promise<StreamPayloadContext> {
   const now = nowSeconds();
   const groupIds = streams.flatMap((s) => STREAM_GROUP_SETTING_NAMES.map((name) => s[`${name}_id`])).filter((id): id is number => id !== null);
-  const systemGroups = options.systemGroups
-    ? [...options.systemGroups].map(([name, id]) => ({ id, name }))
-    : await userGroupStore.listSystemGroups(q, realmId);
+  const systemGroups = options.systemGroups ? [...options.systemGroups].map(([name, id]) => ({ id, name })) : await userGroupStore.listSystemGroups(q, realmId);
   const recipientIds = streams.map((s) => s.recipient_id).filter((id): id is number => id !== null);
   return {
     groupValues: await groupSettingApiValues(q, realmId, groupIds),
@@ -61,7 +59,6 @@ export async function loadStreamPayloadContext(
     now,
   };
 }
-
 
 /** Zulip's round_to_2_significant_digits (Python round: halves to even). */
 function roundTo2SignificantDigits(n: number): number {

@@ -75,10 +75,26 @@ export function contentTypeFor(declared: string | undefined, fileName: string): 
 /** Zulip's INLINE_MIME_TYPES: shown in the browser; never HTML, SVG or XML. */
 const INLINE_TYPES = new Set([
   "application/pdf",
-  "audio/aac", "audio/flac", "audio/mp4", "audio/mpeg", "audio/ogg", "audio/wav", "audio/webm", "audio/x-wav",
-  "image/apng", "image/avif", "image/bmp", "image/gif", "image/jpeg", "image/png", "image/webp",
+  "audio/aac",
+  "audio/flac",
+  "audio/mp4",
+  "audio/mpeg",
+  "audio/ogg",
+  "audio/wav",
+  "audio/webm",
+  "audio/x-wav",
+  "image/apng",
+  "image/avif",
+  "image/bmp",
+  "image/gif",
+  "image/jpeg",
+  "image/png",
+  "image/webp",
   "text/plain",
-  "video/mp4", "video/ogg", "video/quicktime", "video/webm",
+  "video/mp4",
+  "video/ogg",
+  "video/quicktime",
+  "video/webm",
 ]);
 
 export function servedInline(contentType: string): boolean {

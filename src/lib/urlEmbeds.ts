@@ -21,12 +21,23 @@ interface PageHead {
 export async function fetchUrlEmbed(url: string, allowHosts: readonly string[]): Promise<UrlEmbed | null> {
   let page;
   try {
-    page = await requestOutgoing({ method: "GET", url, headers: { Accept: "text/html,application/xhtml+xml" }, timeoutMs: TIMEOUT_MS, allowHosts, maxBytes: PAGE_BYTES, maxRedirects: 3 });
+    page = await requestOutgoing({
+      method: "GET",
+      url,
+      headers: { Accept: "text/html,application/xhtml+xml" },
+      timeoutMs: TIMEOUT_MS,
+      allowHosts,
+      maxBytes: PAGE_BYTES,
+      maxRedirects: 3,
+    });
   } catch (error) {
     if (error instanceof OutgoingHttpError || error instanceof TypeError) return null;
     throw error;
   }
-  const type = String(page.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  const type = String(page.headers["content-type"] ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
   if (page.status !== 200 || (type !== "text/html" && type !== "application/xhtml+xml")) return null;
   const head = parseHead(page.body.toString("utf8"));
   if (head.oembed) {
@@ -78,11 +89,20 @@ function parseHead(html: string): PageHead {
 
 async function fetchOembed(endpoint: string, allowHosts: readonly string[]): Promise<UrlEmbed | null> {
   try {
-    const response = await requestOutgoing({ method: "GET", url: endpoint, headers: { Accept: "application/json" }, timeoutMs: TIMEOUT_MS, allowHosts, maxBytes: OEMBED_BYTES, maxRedirects: 3 });
+    const response = await requestOutgoing({
+      method: "GET",
+      url: endpoint,
+      headers: { Accept: "application/json" },
+      timeoutMs: TIMEOUT_MS,
+      allowHosts,
+      maxBytes: OEMBED_BYTES,
+      maxRedirects: 3,
+    });
     if (response.status !== 200 || response.truncated) return null;
     const data = JSON.parse(response.body.toString("utf8")) as Record<string, unknown>;
     const text = (key: string) => (typeof data[key] === "string" && data[key] !== "" ? (data[key] as string) : null);
-    if (data.type === "video") return { type: "video", title: text("title"), description: text("description"), image: text("thumbnail_url"), html: text("html") };
+    if (data.type === "video")
+      return { type: "video", title: text("title"), description: text("description"), image: text("thumbnail_url"), html: text("html") };
     if (data.type === "photo") return { type: "photo", title: text("title"), description: null, image: text("url"), html: null };
     return null;
   } catch (error) {

@@ -25,7 +25,12 @@ export function userAccessMayBeRestricted(realm: Realm): boolean {
 }
 
 /** The restricted guests among `userIds`, with the users each may access now. No query when nobody is restricted. */
-export async function snapshotGuestAccess(q: Executor, realm: Realm, userIds: Iterable<number>, options: { ignoreRecipientId?: number } = {}): Promise<GuestAccessSnapshot> {
+export async function snapshotGuestAccess(
+  q: Executor,
+  realm: Realm,
+  userIds: Iterable<number>,
+  options: { ignoreRecipientId?: number } = {},
+): Promise<GuestAccessSnapshot> {
   if (!userAccessMayBeRestricted(realm)) return NO_GUESTS;
   const guests = (await userStore.listByIds(q, realm.id, [...new Set(userIds)])).filter((u) => isGuest(u) && u.is_active);
   const snapshot: GuestAccessSnapshot = new Map();
@@ -47,7 +52,10 @@ export async function sendGuestAccessChanges(tx: Tx, realm: Realm, before: Guest
     const gained = [...after].filter((id) => !previously.has(id));
     const lost = [...previously].filter((id) => !after.has(id));
     for (const user of (await userStore.listByIds(tx.q, realm.id, gained)).filter((u) => !u.is_bot && u.is_active)) {
-      tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(guest, user, { clientGravatar: false, profileData: new Map([[user.id, {}]]) }) }, [guest.id]);
+      tx.sendEventOnCommit(
+        { type: "realm_user", op: "add", person: buildUserPayload(guest, user, { clientGravatar: false, profileData: new Map([[user.id, {}]]) }) },
+        [guest.id],
+      );
     }
     for (const userId of lost) {
       tx.sendEventOnCommit({ type: "realm_user", op: "remove", person: { user_id: userId, full_name: INACCESSIBLE_USER_NAME } }, [guest.id]);
@@ -61,7 +69,9 @@ export async function sendGuestAccessChanges(tx: Tx, realm: Realm, before: Guest
  */
 export function sendInaccessibleUserCreated(tx: Tx, user: User, externalUrl: string, userIds: readonly number[]): void {
   if (userIds.length === 0) return;
-  tx.sendEventOnCommit({ type: "realm_user", op: "add", person: inaccessibleUserPayload(user.id, externalUrl), unless_capability: "user_list_incomplete" }, [...userIds]);
+  tx.sendEventOnCommit({ type: "realm_user", op: "add", person: inaccessibleUserPayload(user.id, externalUrl), unless_capability: "user_list_incomplete" }, [
+    ...userIds,
+  ]);
 }
 
 /** What message payloads need to hide the senders `viewer` may not access (null: he may access everyone). */

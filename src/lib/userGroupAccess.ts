@@ -74,7 +74,13 @@ export async function accessUserGroupForUpdate(
   throw new InsufficientPermissionError();
 }
 
-export async function mayUpdateUserGroup(q: Executor, subject: AccessSubject, realm: Realm, group: UserGroup, permission: UserGroupSettingName): Promise<boolean> {
+export async function mayUpdateUserGroup(
+  q: Executor,
+  subject: AccessSubject,
+  realm: Realm,
+  group: UserGroup,
+  permission: UserGroupSettingName,
+): Promise<boolean> {
   if (group.is_system_group) return false;
   if (await hasRealmPermission(q, subject, realm, "can_manage_all_groups")) return true;
   const nobody = -1; // a user-created group always has its settings stored

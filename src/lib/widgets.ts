@@ -110,7 +110,8 @@ function checkDictOnly(name: string, data: Record<string, unknown>, shape: Recor
     } else {
       if (typeof value !== "number" || !Number.isInteger(value)) throw badRequest(`${where} is not an integer`);
       if ("intIn" in field && !field.intIn.includes(value)) throw badRequest(`Invalid ${where}`);
-      if ("intRange" in field && (value < field.intRange[0] || value > field.intRange[1])) throw badRequest(`${where} is not in the range ${field.intRange[0]}..${field.intRange[1]}`);
+      if ("intRange" in field && (value < field.intRange[0] || value > field.intRange[1]))
+        throw badRequest(`${where} is not in the range ${field.intRange[0]}..${field.intRange[1]}`);
     }
   }
   const extra = Object.keys(data).filter((key) => !(key in shape));

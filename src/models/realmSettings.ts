@@ -32,8 +32,8 @@ export const REALM_SETTING_DEFAULTS = {
   message_content_delete_limit_seconds: 600 as number | null,
   message_content_edit_limit_seconds: 600 as number | null,
   message_edit_history_visibility_policy: "all" as "all" | "moves" | "none",
-  move_messages_between_streams_limit_seconds: 7 * 24 * 3600 as number | null,
-  move_messages_within_stream_limit_seconds: 7 * 24 * 3600 as number | null,
+  move_messages_between_streams_limit_seconds: (7 * 24 * 3600) as number | null,
+  move_messages_within_stream_limit_seconds: (7 * 24 * 3600) as number | null,
   /** A channel id, or -1 for none (as the API sends it). */
   moderation_request_channel_id: -1 as number,
   name_changes_disabled: false as boolean,

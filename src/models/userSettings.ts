@@ -80,10 +80,7 @@ export type UserSettingValue = boolean | number | string;
  * one of fixed integers, one of fixed strings, or any value of the type whose range the action
  * checks (default_language, notification_sound, email_notifications_batching_period_seconds).
  */
-export type SettingRule =
-  | { kind: "bool" }
-  | { kind: "int"; values?: readonly number[] }
-  | { kind: "string"; values?: readonly string[] };
+export type SettingRule = { kind: "bool" } | { kind: "int"; values?: readonly number[] } | { kind: "string"; values?: readonly string[] };
 
 const BOOL: SettingRule = { kind: "bool" };
 const ints = (...values: number[]): SettingRule => ({ kind: "int", values });
@@ -201,10 +198,37 @@ export const LEGACY_NOTIFICATION_SETTINGS: ReadonlySet<string> = new Set([
 
 /** Zulip's notification sounds (static/audio/notification_sounds); "none" turns sounds off. */
 export const NOTIFICATION_SOUNDS = [
-  "ascend", "beep_boop", "bink", "bright", "brlip", "chime", "deep tom", "ding", "double tap", "down",
-  "dry bongos", "dutdut", "fast ascend", "flute", "friendly", "kick roll", "loud tintong",
-  "metallic snare", "pan", "practicechat", "shaker", "simple", "stairs", "subtle", "swish",
-  "tintong", "up", "wood block", "zaping", "zing", "zulip",
+  "ascend",
+  "beep_boop",
+  "bink",
+  "bright",
+  "brlip",
+  "chime",
+  "deep tom",
+  "ding",
+  "double tap",
+  "down",
+  "dry bongos",
+  "dutdut",
+  "fast ascend",
+  "flute",
+  "friendly",
+  "kick roll",
+  "loud tintong",
+  "metallic snare",
+  "pan",
+  "practicechat",
+  "shaker",
+  "simple",
+  "stairs",
+  "subtle",
+  "swish",
+  "tintong",
+  "up",
+  "wood block",
+  "zaping",
+  "zing",
+  "zulip",
 ] as const;
 
 /** Zulip's emojiset_choices as /register lists them. */

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { checkDraftsEnabled, doCreateDrafts, doCreateSavedSnippet, doDeleteDraft, doDeleteSavedSnippet, doEditDraft, doEditSavedSnippet } from "../actions/drafts.js";
+import {
+  checkDraftsEnabled,
+  doCreateDrafts,
+  doCreateSavedSnippet,
+  doDeleteDraft,
+  doDeleteSavedSnippet,
+  doEditDraft,
+  doEditSavedSnippet,
+} from "../actions/drafts.js";
 import { draftPayload, savedSnippetPayload } from "../lib/draftPayloads.js";
 import { transaction } from "../appContext.js";
 import { badRequest } from "../lib/errors.js";
@@ -92,9 +100,7 @@ export const editSavedSnippet = endpoint({
   handler: async ({ ctx, user, params, path }) => {
     const id = pathParam.int(path.saved_snippet_id, "saved_snippet_id");
     const changes = { title: snippetText(params.title, "Title", MAX_SNIPPET_TITLE_LENGTH), content: snippetText(params.content, "Content", 10000) };
-    await transaction(ctx, (tx) =>
-      doEditSavedSnippet(tx, user, id, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined))),
-    );
+    await transaction(ctx, (tx) => doEditSavedSnippet(tx, user, id, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined))));
   },
 });
 

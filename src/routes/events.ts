@@ -15,7 +15,12 @@ export const getEvents = endpoint({
     dont_block: p.bool().default(false),
   },
   handler: async ({ ctx, user, params, raw }) => {
-    const request = { userId: user.id, queueId: params.queue_id, lastEventId: params.last_event_id ?? -1, dontBlock: params.dont_block || ctx.eventQueues.closing };
+    const request = {
+      userId: user.id,
+      queueId: params.queue_id,
+      lastEventId: params.last_event_id ?? -1,
+      dontBlock: params.dont_block || ctx.eventQueues.closing,
+    };
     const owner = queueOwner(params.queue_id);
     const answer =
       ctx.bus && owner !== null && owner !== ctx.bus.processId

@@ -18,7 +18,15 @@ import { ROLE_CODES } from "../models/roles.js";
 const inviteIdOf = (path: Record<string, string>) => pathParam.int(path.invite_id, "invite_id");
 const idList = p.json(z.array(z.int()));
 /** Minutes, or null for an invitation that never expires (bounded so the expiry stays a sane timestamp). */
-const expiresInMinutes = p.json(z.int().min(1).max(100 * 365 * 24 * 60).nullable()).default(INVITATION_LINK_VALIDITY_MINUTES);
+const expiresInMinutes = p
+  .json(
+    z
+      .int()
+      .min(1)
+      .max(100 * 365 * 24 * 60)
+      .nullable(),
+  )
+  .default(INVITATION_LINK_VALIDITY_MINUTES);
 const invitationParams = {
   invite_expires_in_minutes: expiresInMinutes,
   invite_as: p.intEnum(ROLE_CODES).default(400),
@@ -37,7 +45,9 @@ export const inviteUsers = endpoint({
   },
   handler: async ({ ctx, user, realm, params }) => {
     const subject = new AccessSubject(user);
-    const skipped = await transaction(ctx, (tx) => checkInviteUsers(tx, ctx.config.externalUrl, subject, realm, params.invitee_emails, params, params.notify_referrer_on_join));
+    const skipped = await transaction(ctx, (tx) =>
+      checkInviteUsers(tx, ctx.config.externalUrl, subject, realm, params.invitee_emails, params, params.notify_referrer_on_join),
+    );
     if (skipped.length > 0) {
       throw new InvitationFailedError(
         "Some of those addresses are already using Zulip, so we didn't send them an invitation. We did send invitations to everyone else!",

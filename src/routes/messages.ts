@@ -96,7 +96,13 @@ export const getMessages = endpoint({
       const q = tx.q;
       const subject = new AccessSubject(user);
       const narrow = await buildNarrow({ q, subject, me: user }, terms);
-      const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
+      const query: NarrowQuery = {
+        userId: user.id,
+        realmId: realm.id,
+        includeHistory: narrow.includeHistory,
+        where: narrow.where,
+        searchesText: narrow.searchWords !== null,
+      };
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
         const messages = await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl);
@@ -135,7 +141,11 @@ async function messagePayloads(
   options: MessagePayloadOptions,
   externalUrl: string,
 ): Promise<MessagePayload[]> {
-  const builder = await MessagePayloadBuilder.load(q, realm, rows.map((r) => r.message));
+  const builder = await MessagePayloadBuilder.load(
+    q,
+    realm,
+    rows.map((r) => r.message),
+  );
   const withAccess = { ...options, senderAccess: await senderAccessFor(q, viewer, realm, externalUrl) };
   return rows.map(({ message, flags: bits }) => {
     const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), withAccess, viewer);

@@ -27,7 +27,12 @@ export const updatePresence = endpoint({
     if (params.ping_only) return {};
     // Zulip: slim_presence or last_update_id asks for the modern format.
     const slim = params.slim_presence || params.last_update_id !== undefined;
-    const { presences, lastUpdateId } = await realmPresences(ctx.db.kysely, realm, { slim, now, historyDays: params.history_limit_days, lastUpdateId: params.last_update_id });
+    const { presences, lastUpdateId } = await realmPresences(ctx.db.kysely, realm, {
+      slim,
+      now,
+      historyDays: params.history_limit_days,
+      lastUpdateId: params.last_update_id,
+    });
     return { presences, server_timestamp: now, zephyr_mirror_active: false, presence_last_update_id: lastUpdateId };
   },
 });
@@ -48,11 +53,20 @@ export const getUserPresence = endpoint({
   params: {},
   handler: async ({ ctx, user, realm, path }) => {
     const q = ctx.db.kysely;
-    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: false, allowBots: true, forAdministration: false });
+    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), {
+      allowDeactivated: false,
+      allowBots: true,
+      forAdministration: false,
+    });
     const row = presenceVisible(realm, target) ? await presenceStore.get(q, target.id) : undefined;
     if (!row) throw badRequest(`No presence data for ${target.email}`);
     // This endpoint's entries carry only status and timestamp.
     const { website, aggregated } = legacyPresence(row, nowSeconds());
-    return { presence: { website: { status: website.status, timestamp: website.timestamp }, aggregated: { status: aggregated.status, timestamp: aggregated.timestamp } } };
+    return {
+      presence: {
+        website: { status: website.status, timestamp: website.timestamp },
+        aggregated: { status: aggregated.status, timestamp: aggregated.timestamp },
+      },
+    };
   },
 });

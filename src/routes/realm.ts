@@ -47,25 +47,37 @@ const params = {
   description: p.string({ maxLength: MAX_REALM_DESCRIPTION_LENGTH }).optional(),
   message_retention_days: p.textOrJson().optional(),
   ...(Object.fromEntries(BOOLEAN_SETTINGS.map((name) => [name, bool()])) as Record<(typeof BOOLEAN_SETTINGS)[number], Param<boolean | undefined>>),
-  default_language: p.string().refine((v) => {
-    if (!/^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(v)) throw badRequest(`Invalid language '${v}'`);
-    return v;
-  }).optional(),
+  default_language: p
+    .string()
+    .refine((v) => {
+      if (!/^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(v)) throw badRequest(`Invalid language '${v}'`);
+      return v;
+    })
+    .optional(),
   default_code_block_language: p.string({ maxLength: 100 }).optional(),
   digest_weekday: p.intEnum([0, 1, 2, 3, 4, 5, 6]).optional(),
-  giphy_rating: p.int().refine((v) => {
-    if (![0, 1, 2, 3, 4, 5].includes(v)) throw badRequest(`Invalid giphy_rating ${v}`);
-    return v;
-  }).optional(),
-  video_chat_provider: p.int().refine((v) => {
-    if (![0, 1].includes(v)) throw badRequest(`Invalid video_chat_provider ${v}`);
-    return v;
-  }).optional(),
-  jitsi_server_url: p.textOrJson().refine((v) => {
-    if (v === "default") return null;
-    if (typeof v === "string" && v.length <= 200 && /^https?:\/\/[^\s/$.?#][^\s]*$/i.test(v)) return v;
-    throw badRequest("jitsi_server_url is not an allowed_type");
-  }).optional(),
+  giphy_rating: p
+    .int()
+    .refine((v) => {
+      if (![0, 1, 2, 3, 4, 5].includes(v)) throw badRequest(`Invalid giphy_rating ${v}`);
+      return v;
+    })
+    .optional(),
+  video_chat_provider: p
+    .int()
+    .refine((v) => {
+      if (![0, 1].includes(v)) throw badRequest(`Invalid video_chat_provider ${v}`);
+      return v;
+    })
+    .optional(),
+  jitsi_server_url: p
+    .textOrJson()
+    .refine((v) => {
+      if (v === "default") return null;
+      if (typeof v === "string" && v.length <= 200 && /^https?:\/\/[^\s/$.?#][^\s]*$/i.test(v)) return v;
+      throw badRequest("jitsi_server_url is not an allowed_type");
+    })
+    .optional(),
   waiting_period_threshold: p.int({ min: 0 }).optional(),
   org_type: p.intEnum(ORG_TYPES).optional(),
   message_content_delete_limit_seconds: timeLimitParam().optional(),

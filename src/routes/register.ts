@@ -10,10 +10,7 @@ import { MAX_NARROW_TERMS } from "../lib/narrow/index.js";
 import { isGuest } from "../models/roles.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 
-const narrowElement = z.union([
-  z.tuple([z.string(), z.string()]),
-  z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() }),
-]);
+const narrowElement = z.union([z.tuple([z.string(), z.string()]), z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() })]);
 
 /** POST /register: opens an event queue and returns the client's initial state. */
 export const registerQueue = endpoint({
@@ -37,7 +34,8 @@ export const registerQueue = endpoint({
     const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
     for (const [operator, operand] of narrow) {
       if (!QUEUE_NARROW_OPERATORS.has(operator)) throw badRequest(`Invalid narrow operator: ${operator}`, {});
-      if (operator === "is" && !["dm", "private", "starred", "unread", "mentioned", "alerted"].includes(operand)) throw badRequest(`Invalid narrow operand: ${operand}`);
+      if (operator === "is" && !["dm", "private", "starred", "unread", "mentioned", "alerted"].includes(operand))
+        throw badRequest(`Invalid narrow operand: ${operand}`);
     }
     const capabilities = Object.fromEntries(
       CLIENT_CAPABILITY_NAMES.map((name) => [name, params.client_capabilities[name] === true]),

@@ -23,11 +23,27 @@ export const listSubscriptions = endpoint({
   handler: async ({ ctx, user, params }) => {
     const q = ctx.db.kysely;
     const subs = await subscriptionStore.listActiveForUser(q, user.id);
-    const streams = (await streamStore.listByRecipientIds(q, user.realm_id, subs.map((s) => s.recipient_id))).filter((s) => !s.is_archived);
+    const streams = (
+      await streamStore.listByRecipientIds(
+        q,
+        user.realm_id,
+        subs.map((s) => s.recipient_id),
+      )
+    ).filter((s) => !s.is_archived);
     const payloadCtx = await loadStreamPayloadContext(q, user.realm_id, streams);
-    const subscribers = params.include_subscribers ? await subscriptionStore.subscriberIds(q, streams.map((s) => s.recipient_id!)) : null;
+    const subscribers = params.include_subscribers
+      ? await subscriptionStore.subscriberIds(
+          q,
+          streams.map((s) => s.recipient_id!),
+        )
+      : null;
     const subscriptions = streams.map((stream) =>
-      buildSubscriptionPayload(stream, subs.find((s) => s.recipient_id === stream.recipient_id)!, payloadCtx, subscribers?.get(stream.recipient_id!)),
+      buildSubscriptionPayload(
+        stream,
+        subs.find((s) => s.recipient_id === stream.recipient_id)!,
+        payloadCtx,
+        subscribers?.get(stream.recipient_id!),
+      ),
     );
     return { subscriptions: subscriptions.sort(byName) };
   },
@@ -77,7 +93,9 @@ export const updateSubscriptions = endpoint({
   auth: "user",
   params: {
     delete: p.json(z.array(z.string())).default([]),
-    add: p.json(z.array(z.strictObject({ name: z.string(), color: z.string().optional(), description: z.string().max(MAX_STREAM_DESCRIPTION_LENGTH).optional() }))).default([]),
+    add: p
+      .json(z.array(z.strictObject({ name: z.string(), color: z.string().optional(), description: z.string().max(MAX_STREAM_DESCRIPTION_LENGTH).optional() })))
+      .default([]),
   },
   handler: async ({ ctx, user, realm, params }) => {
     if (params.add.length === 0 && params.delete.length === 0) throw badRequest('Nothing to do. Specify at least one of "add" or "delete".');
@@ -93,7 +111,8 @@ export const updateSubscriptions = endpoint({
         message_retention_days: "realm_default",
         groupSettings: {},
       });
-      const removed = params.delete.length > 0 ? await checkRemoveSubscriptions(tx, subject, realm, params.delete, undefined) : { removed: [], not_removed: [] };
+      const removed =
+        params.delete.length > 0 ? await checkRemoveSubscriptions(tx, subject, realm, params.delete, undefined) : { removed: [], not_removed: [] };
       return { ...added, ...removed };
     });
   },

@@ -11,7 +11,6 @@ import { fetchProfileData } from "../lib/profileData.js";
 import { buildUserPayload, inaccessibleUserPayload } from "../lib/userPayload.js";
 import { userStore } from "../store/users.js";
 
-
 const readParams = {
   client_gravatar: p.bool().default(true),
   include_custom_profile_fields: p.bool().default(false),
@@ -42,7 +41,11 @@ export const getMember = endpoint({
   params: readParams,
   handler: async ({ ctx, user, path, params }) => {
     const q = ctx.db.kysely;
-    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: true, allowBots: true, forAdministration: false });
+    const target = await accessUserByIdOrEmail(q, user, pathParam.userIdOrEmail(path.user_id_or_email), {
+      allowDeactivated: true,
+      allowBots: true,
+      forAdministration: false,
+    });
     const profileData = params.include_custom_profile_fields ? await fetchProfileData(q, user.realm_id, [target.id]) : undefined;
     return { user: buildUserPayload(user, target, { clientGravatar: params.client_gravatar, profileData }) };
   },
@@ -55,7 +58,11 @@ export const getUserMe = endpoint({
   handler: async ({ ctx, user }) => {
     const q = ctx.db.kysely;
     // The own-user object has no bot fields.
-    const { bot_type: _type, bot_owner_id: _owner, ...own } = buildUserPayload(user, user, {
+    const {
+      bot_type: _type,
+      bot_owner_id: _owner,
+      ...own
+    } = buildUserPayload(user, user, {
       clientGravatar: false,
       profileData: await fetchProfileData(q, user.realm_id, [user.id]),
     });
@@ -109,7 +116,11 @@ export const updateUser = endpoint({
   },
   handler: async ({ ctx, user, path, params }) => {
     await transaction(ctx, async (tx) => {
-      const target = await accessUserByIdOrEmail(tx.q, user, pathParam.userIdOrEmail(path.user_id_or_email), { allowDeactivated: true, allowBots: true, forAdministration: true });
+      const target = await accessUserByIdOrEmail(tx.q, user, pathParam.userIdOrEmail(path.user_id_or_email), {
+        allowDeactivated: true,
+        allowBots: true,
+        forAdministration: true,
+      });
       await checkUpdateUser(tx, user, target, params);
     });
   },

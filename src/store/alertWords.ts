@@ -8,7 +8,10 @@ export const alertWordStore = {
 
   async add(q: Executor, userId: number, words: readonly string[]): Promise<void> {
     if (words.length === 0) return;
-    await q.insertInto("alert_words").values(words.map((word) => ({ user_id: userId, word }))).execute();
+    await q
+      .insertInto("alert_words")
+      .values(words.map((word) => ({ user_id: userId, word })))
+      .execute();
   },
 
   async remove(q: Executor, userId: number, words: readonly string[]): Promise<void> {

@@ -27,7 +27,12 @@ export const attachmentStore = {
 
   async listByPathIds(q: Executor, realmId: number, pathIds: readonly string[]): Promise<Attachment[]> {
     if (pathIds.length === 0) return [];
-    return q.selectFrom("attachments").selectAll().where("realm_id", "=", realmId).where("path_id", "in", [...pathIds]).execute();
+    return q
+      .selectFrom("attachments")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("path_id", "in", [...pathIds])
+      .execute();
   },
 
   async listByOwner(q: Executor, ownerId: number): Promise<Attachment[]> {
@@ -63,19 +68,33 @@ export const attachmentStore = {
     if (attachmentIds.length === 0) return;
     await insertInBatches(
       attachmentIds.map((attachment_id) => ({ attachment_id, message_id: messageId })),
-      (batch) => q.insertInto("attachment_messages").values(batch).onConflict((oc) => oc.columns(["attachment_id", "message_id"]).doNothing()).execute(),
+      (batch) =>
+        q
+          .insertInto("attachment_messages")
+          .values(batch)
+          .onConflict((oc) => oc.columns(["attachment_id", "message_id"]).doNothing())
+          .execute(),
     );
   },
 
   async unlink(q: Executor, messageId: number, attachmentIds: readonly number[]): Promise<void> {
     if (attachmentIds.length === 0) return;
-    await q.deleteFrom("attachment_messages").where("message_id", "=", messageId).where("attachment_id", "in", [...attachmentIds]).execute();
+    await q
+      .deleteFrom("attachment_messages")
+      .where("message_id", "=", messageId)
+      .where("attachment_id", "in", [...attachmentIds])
+      .execute();
   },
 
   /** Attachment ids linked by these messages. */
   async idsLinkedBy(q: Executor, messageIds: readonly number[]): Promise<number[]> {
     if (messageIds.length === 0) return [];
-    const rows = await q.selectFrom("attachment_messages").select("attachment_id").distinct().where("message_id", "in", [...messageIds]).execute();
+    const rows = await q
+      .selectFrom("attachment_messages")
+      .select("attachment_id")
+      .distinct()
+      .where("message_id", "in", [...messageIds])
+      .execute();
     return rows.map((r) => r.attachment_id);
   },
 
@@ -86,19 +105,31 @@ export const attachmentStore = {
       .selectFrom("attachments as a")
       .selectAll("a")
       .where("a.id", "in", [...attachmentIds])
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom("attachment_messages as am").select("am.message_id").whereRef("am.attachment_id", "=", "a.id"))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom("attachment_messages as am").select("am.message_id").whereRef("am.attachment_id", "=", "a.id"))),
+      )
       .execute();
   },
 
   async deleteByIds(q: Executor, ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await q.deleteFrom("attachment_messages").where("attachment_id", "in", [...ids]).execute();
-    await q.deleteFrom("attachments").where("id", "in", [...ids]).execute();
+    await q
+      .deleteFrom("attachment_messages")
+      .where("attachment_id", "in", [...ids])
+      .execute();
+    await q
+      .deleteFrom("attachments")
+      .where("id", "in", [...ids])
+      .execute();
   },
 
   /** Bytes of every upload in the realm (upload_space_used). */
   async realmSpaceUsed(q: Executor, realmId: number): Promise<number> {
-    const row = await q.selectFrom("attachments").select((eb) => eb.fn.sum<number | string | null>("size").as("total")).where("realm_id", "=", realmId).executeTakeFirst();
+    const row = await q
+      .selectFrom("attachments")
+      .select((eb) => eb.fn.sum<number | string | null>("size").as("total"))
+      .where("realm_id", "=", realmId)
+      .executeTakeFirst();
     return Number(row?.total ?? 0);
   },
 };

@@ -34,6 +34,9 @@ export const auditLogStore = {
   async insertMany(q: Executor, entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     const now = nowSeconds();
-    await insertInBatches(entries.map((entry) => row(entry, now)), (batch) => q.insertInto("audit_log").values(batch).execute());
+    await insertInBatches(
+      entries.map((entry) => row(entry, now)),
+      (batch) => q.insertInto("audit_log").values(batch).execute(),
+    );
   },
 };

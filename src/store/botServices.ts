@@ -12,7 +12,12 @@ export const botServiceStore = {
 
   async listByBotIds(q: Executor, botIds: readonly number[]): Promise<BotService[]> {
     if (botIds.length === 0) return [];
-    return q.selectFrom("bot_services").selectAll().where("bot_id", "in", [...botIds]).orderBy("id").execute();
+    return q
+      .selectFrom("bot_services")
+      .selectAll()
+      .where("bot_id", "in", [...botIds])
+      .orderBy("id")
+      .execute();
   },
 
   async updateForBot(q: Executor, botId: number, changes: { base_url: string; interface: number }): Promise<void> {

@@ -11,12 +11,7 @@ export const confirmationStore = {
   },
 
   async getByKey(q: Executor, kind: string, key: string): Promise<Confirmation | undefined> {
-    return q
-      .selectFrom("confirmations")
-      .selectAll()
-      .where("kind", "=", kind)
-      .where("confirmation_key", "=", key)
-      .executeTakeFirst();
+    return q.selectFrom("confirmations").selectAll().where("kind", "=", kind).where("confirmation_key", "=", key).executeTakeFirst();
   },
 
   /** Expires every unused, unexpired confirmation of `kind` for the user (a newer one replaces them). */
@@ -33,12 +28,7 @@ export const confirmationStore = {
 
   /** Marks the confirmation used unless it already was; true when this call used it. */
   async markUsed(q: Executor, id: number, now: number): Promise<boolean> {
-    const result = await q
-      .updateTable("confirmations")
-      .set({ used_at: now })
-      .where("id", "=", id)
-      .where("used_at", "is", null)
-      .executeTakeFirst();
+    const result = await q.updateTable("confirmations").set({ used_at: now }).where("id", "=", id).where("used_at", "is", null).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 };

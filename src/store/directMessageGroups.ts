@@ -13,12 +13,7 @@ export function memberKey(userIds: Iterable<number>): string {
 
 export const directMessageGroupStore = {
   async getByMembers(q: Executor, realmId: number, userIds: Iterable<number>): Promise<DirectMessageGroup | undefined> {
-    return q
-      .selectFrom("direct_message_groups")
-      .selectAll()
-      .where("realm_id", "=", realmId)
-      .where("member_key", "=", memberKey(userIds))
-      .executeTakeFirst();
+    return q.selectFrom("direct_message_groups").selectAll().where("realm_id", "=", realmId).where("member_key", "=", memberKey(userIds)).executeTakeFirst();
   },
 
   /** The group of exactly these users, created with its recipient on first use. */

@@ -16,7 +16,11 @@ export const draftStore = {
 
   async insertMany(q: Executor, rows: ReadonlyArray<Insertable<DraftsTable>>): Promise<Draft[]> {
     if (rows.length === 0) return [];
-    return q.insertInto("drafts").values([...rows]).returningAll().execute();
+    return q
+      .insertInto("drafts")
+      .values([...rows])
+      .returningAll()
+      .execute();
   },
 
   async update(q: Executor, id: number, changes: Updateable<DraftsTable>): Promise<void> {

@@ -5,7 +5,10 @@ export const eventQueueStore = {
   async replaceAll(q: Executor, rows: ReadonlyArray<{ id: string; user_id: number; data: string }>): Promise<void> {
     await q.deleteFrom("event_queues").execute();
     for (let i = 0; i < rows.length; i += 200) {
-      await q.insertInto("event_queues").values(rows.slice(i, i + 200)).execute();
+      await q
+        .insertInto("event_queues")
+        .values(rows.slice(i, i + 200))
+        .execute();
     }
   },
 

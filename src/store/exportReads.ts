@@ -28,7 +28,8 @@ export const exportReadStore = {
       .execute(),
 
   streams: (q: Executor, realmId: number) => q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
-  directMessageGroups: (q: Executor, realmId: number) => q.selectFrom("direct_message_groups").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
+  directMessageGroups: (q: Executor, realmId: number) =>
+    q.selectFrom("direct_message_groups").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
 
   async recipients(q: Executor, ids: number[]) {
     const rows = [];
@@ -37,9 +38,21 @@ export const exportReadStore = {
   },
 
   subscriptions: (q: Executor, realmId: number) =>
-    q.selectFrom("subscriptions").innerJoin("users", "users.id", "subscriptions.user_id").selectAll("subscriptions").where("users.realm_id", "=", realmId).orderBy("subscriptions.id").execute(),
+    q
+      .selectFrom("subscriptions")
+      .innerJoin("users", "users.id", "subscriptions.user_id")
+      .selectAll("subscriptions")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("subscriptions.id")
+      .execute(),
   alertWords: (q: Executor, realmId: number) =>
-    q.selectFrom("alert_words").innerJoin("users", "users.id", "alert_words.user_id").selectAll("alert_words").where("users.realm_id", "=", realmId).orderBy("alert_words.id").execute(),
+    q
+      .selectFrom("alert_words")
+      .innerJoin("users", "users.id", "alert_words.user_id")
+      .selectAll("alert_words")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("alert_words.id")
+      .execute(),
   customProfileFieldValues: (q: Executor, realmId: number) =>
     q
       .selectFrom("custom_profile_field_values")
@@ -58,9 +71,21 @@ export const exportReadStore = {
       .orderBy("muted_users.muted_user_id")
       .execute(),
   userStatuses: (q: Executor, realmId: number) =>
-    q.selectFrom("user_statuses").innerJoin("users", "users.id", "user_statuses.user_id").selectAll("user_statuses").where("users.realm_id", "=", realmId).orderBy("user_statuses.user_id").execute(),
+    q
+      .selectFrom("user_statuses")
+      .innerJoin("users", "users.id", "user_statuses.user_id")
+      .selectAll("user_statuses")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("user_statuses.user_id")
+      .execute(),
   userTopics: (q: Executor, realmId: number) =>
-    q.selectFrom("user_topics").innerJoin("users", "users.id", "user_topics.user_id").selectAll("user_topics").where("users.realm_id", "=", realmId).orderBy("user_topics.id").execute(),
+    q
+      .selectFrom("user_topics")
+      .innerJoin("users", "users.id", "user_topics.user_id")
+      .selectAll("user_topics")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("user_topics.id")
+      .execute(),
   savedSnippets: (q: Executor, realmId: number) => q.selectFrom("saved_snippets").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
 
   userGroups: (q: Executor, realmId: number) => q.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
@@ -84,7 +109,8 @@ export const exportReadStore = {
       .execute(),
 
   defaultStreams: (q: Executor, realmId: number) => q.selectFrom("default_streams").selectAll().where("realm_id", "=", realmId).orderBy("stream_id").execute(),
-  customProfileFields: (q: Executor, realmId: number) => q.selectFrom("custom_profile_fields").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
+  customProfileFields: (q: Executor, realmId: number) =>
+    q.selectFrom("custom_profile_fields").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
   realmEmoji: (q: Executor, realmId: number) => q.selectFrom("realm_emoji").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
   linkifiers: (q: Executor, realmId: number) => q.selectFrom("realm_linkifiers").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
   playgrounds: (q: Executor, realmId: number) => q.selectFrom("realm_playgrounds").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
@@ -94,13 +120,26 @@ export const exportReadStore = {
   realmExports: (q: Executor, realmId: number) => q.selectFrom("realm_exports").selectAll().where("realm_id", "=", realmId).orderBy("id").execute(),
 
   botServices: (q: Executor, realmId: number) =>
-    q.selectFrom("bot_services").innerJoin("users", "users.id", "bot_services.bot_id").selectAll("bot_services").where("users.realm_id", "=", realmId).orderBy("bot_services.id").execute(),
+    q
+      .selectFrom("bot_services")
+      .innerJoin("users", "users.id", "bot_services.bot_id")
+      .selectAll("bot_services")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("bot_services.id")
+      .execute(),
   botStorage: (q: Executor, realmId: number) =>
-    q.selectFrom("bot_storage").innerJoin("users", "users.id", "bot_storage.bot_id").selectAll("bot_storage").where("users.realm_id", "=", realmId).orderBy("bot_storage.id").execute(),
+    q
+      .selectFrom("bot_storage")
+      .innerJoin("users", "users.id", "bot_storage.bot_id")
+      .selectAll("bot_storage")
+      .where("users.realm_id", "=", realmId)
+      .orderBy("bot_storage.id")
+      .execute(),
 
   async scheduledMessages(q: Executor, realmId: number, senderIds: number[]) {
     const rows = [];
-    for (const chunk of chunks(senderIds)) rows.push(...(await q.selectFrom("scheduled_messages").selectAll().where("realm_id", "=", realmId).where("sender_id", "in", chunk).execute()));
+    for (const chunk of chunks(senderIds))
+      rows.push(...(await q.selectFrom("scheduled_messages").selectAll().where("realm_id", "=", realmId).where("sender_id", "in", chunk).execute()));
     return rows.sort((a, b) => a.id - b.id);
   },
 
@@ -113,7 +152,7 @@ export const exportReadStore = {
   /** Ids of all the organization's messages, in pages. */
   async allMessageIds(q: Executor, realmId: number): Promise<number[]> {
     const ids: number[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await q.selectFrom("messages").select("id").where("realm_id", "=", realmId).where("id", ">", after).orderBy("id").limit(ID_PAGE).execute();
       for (const row of page) ids.push(row.id);
       if (page.length < ID_PAGE) return ids;
@@ -129,13 +168,23 @@ export const exportReadStore = {
     const ids: number[] = [];
     if (opts.senderIds?.length === 0 || opts.readByAnyOf?.length === 0) return ids;
     for (const recipients of chunks(recipientIds)) {
-      for (let after = 0; ; ) {
-        let query = q.selectFrom("messages").select("messages.id").where("messages.realm_id", "=", realmId).where("messages.recipient_id", "in", recipients).where("messages.id", ">", after);
+      for (let after = 0; ;) {
+        let query = q
+          .selectFrom("messages")
+          .select("messages.id")
+          .where("messages.realm_id", "=", realmId)
+          .where("messages.recipient_id", "in", recipients)
+          .where("messages.id", ">", after);
         if (opts.senderIds) query = query.where("messages.sender_id", "in", opts.senderIds);
         const readers = opts.readByAnyOf;
         if (readers) {
           query = query.where(({ exists, selectFrom }) =>
-            exists(selectFrom("user_messages").select("user_messages.message_id").whereRef("user_messages.message_id", "=", "messages.id").where("user_messages.user_id", "in", readers)),
+            exists(
+              selectFrom("user_messages")
+                .select("user_messages.message_id")
+                .whereRef("user_messages.message_id", "=", "messages.id")
+                .where("user_messages.user_id", "in", readers),
+            ),
           );
         }
         const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
@@ -156,14 +205,23 @@ export const exportReadStore = {
 
   async attachments(q: Executor, realmId: number, ids: number[]) {
     const rows = [];
-    for (const chunk of chunks(ids)) rows.push(...(await q.selectFrom("attachments").selectAll().where("realm_id", "=", realmId).where("id", "in", chunk).execute()));
+    for (const chunk of chunks(ids))
+      rows.push(...(await q.selectFrom("attachments").selectAll().where("realm_id", "=", realmId).where("id", "in", chunk).execute()));
     return rows.sort((a, b) => a.id - b.id);
   },
 
   /** The organization's uploads and message history size (the limits of an export by the API). */
   async size(q: Executor, realmId: number): Promise<{ messages: number; uploadBytes: number }> {
-    const messages = await q.selectFrom("messages").select((eb) => eb.fn.countAll<number>().as("n")).where("realm_id", "=", realmId).executeTakeFirstOrThrow();
-    const uploads = await q.selectFrom("attachments").select((eb) => eb.fn.sum<number>("size").as("n")).where("realm_id", "=", realmId).executeTakeFirstOrThrow();
+    const messages = await q
+      .selectFrom("messages")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("realm_id", "=", realmId)
+      .executeTakeFirstOrThrow();
+    const uploads = await q
+      .selectFrom("attachments")
+      .select((eb) => eb.fn.sum<number>("size").as("n"))
+      .where("realm_id", "=", realmId)
+      .executeTakeFirstOrThrow();
     return { messages: Number(messages.n), uploadBytes: Number(uploads.n ?? 0) };
   },
 };

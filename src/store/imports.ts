@@ -16,13 +16,20 @@ export const importStore = {
   async insertRows(q: Executor, table: ImportTable, rows: readonly ImportRow[]): Promise<void> {
     for (let i = 0; i < rows.length; i += BATCH) {
       // The importer builds each row from the table's columns (actions/import/zulipRows.ts).
-      await q.insertInto(table).values(rows.slice(i, i + BATCH) as never).execute();
+      await q
+        .insertInto(table)
+        .values(rows.slice(i, i + BATCH) as never)
+        .execute();
     }
   },
 
   async updateById(q: Executor, table: "users" | "user_groups", id: number, changes: ImportRow): Promise<void> {
     if (Object.keys(changes).length === 0) return;
-    await q.updateTable(table).set(changes as never).where("id", "=", id).execute();
+    await q
+      .updateTable(table)
+      .set(changes as never)
+      .where("id", "=", id)
+      .execute();
   },
 
   async maxId(q: Executor, table: ImportTable): Promise<number> {
@@ -51,7 +58,8 @@ export const importStore = {
   createRun: (q: Executor, realmId: number, source: string, state: string, now: number) =>
     q.insertInto("import_runs").values({ realm_id: realmId, source, status: "running", state, started_at: now, updated_at: now }).execute(),
 
-  saveRunState: (q: Executor, realmId: number, state: string, now: number) => q.updateTable("import_runs").set({ state, updated_at: now }).where("realm_id", "=", realmId).execute(),
+  saveRunState: (q: Executor, realmId: number, state: string, now: number) =>
+    q.updateTable("import_runs").set({ state, updated_at: now }).where("realm_id", "=", realmId).execute(),
 
   finishRun: (q: Executor, realmId: number, state: string, now: number) =>
     q.updateTable("import_runs").set({ state, status: "done", updated_at: now, finished_at: now }).where("realm_id", "=", realmId).execute(),

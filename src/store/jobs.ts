@@ -12,12 +12,7 @@ export const jobStore = {
   async pruneFinished(q: Kysely<Database>, cutoff: number): Promise<number> {
     let total = 0;
     for (;;) {
-      const batch = q
-        .selectFrom("jobs")
-        .select("id")
-        .where("status", "in", ["done", "failed"])
-        .where("finished_at", "<", cutoff)
-        .limit(PRUNE_BATCH);
+      const batch = q.selectFrom("jobs").select("id").where("status", "in", ["done", "failed"]).where("finished_at", "<", cutoff).limit(PRUNE_BATCH);
       const result = await q.deleteFrom("jobs").where("id", "in", batch).executeTakeFirst();
       const deleted = Number(result.numDeletedRows);
       total += deleted;
@@ -33,7 +28,11 @@ export const jobStore = {
       .where("status", "=", "pending")
       .where("run_at", "<=", now)
       .executeTakeFirstOrThrow();
-    const failed = await q.selectFrom("jobs").select((eb) => eb.fn.countAll<number>().as("n")).where("status", "=", "failed").executeTakeFirstOrThrow();
+    const failed = await q
+      .selectFrom("jobs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "failed")
+      .executeTakeFirstOrThrow();
     const oldest = due.oldest === null ? now : Number(due.oldest);
     return { due: Number(due.n), failed: Number(failed.n), lagSeconds: Math.max(0, now - oldest) };
   },
@@ -45,7 +44,10 @@ export const jobStore = {
 
   /** Makes failed jobs (`ids`, or all when null) due now with a fresh set of attempts. */
   async retryFailed(q: Kysely<Database>, ids: number[] | null, now: number): Promise<number> {
-    let query = q.updateTable("jobs").set({ status: "pending", attempts: 0, run_at: now, finished_at: null, locked_until: null }).where("status", "=", "failed");
+    let query = q
+      .updateTable("jobs")
+      .set({ status: "pending", attempts: 0, run_at: now, finished_at: null, locked_until: null })
+      .where("status", "=", "failed");
     if (ids !== null) query = query.where("id", "in", ids);
     return Number((await query.executeTakeFirst()).numUpdatedRows);
   },
@@ -70,10 +72,7 @@ export const jobStore = {
             .selectFrom("jobs")
             .selectAll()
             .where((eb) =>
-              eb.or([
-                eb.and([eb("status", "=", "pending"), eb("run_at", "<=", now)]),
-                eb.and([eb("status", "=", "running"), eb("locked_until", "<", now)]),
-              ]),
+              eb.or([eb.and([eb("status", "=", "pending"), eb("run_at", "<=", now)]), eb.and([eb("status", "=", "running"), eb("locked_until", "<", now)])]),
             )
             .where("kind", "in", kinds.length > 0 ? [...kinds] : ["-"])
             .orderBy("run_at")

@@ -10,7 +10,9 @@ const sameTopic = (topic: string) => sql<boolean>`lower(subject) = lower(${topic
 export const messageEditStore = {
   /** Locks the message row until the transaction ends, so concurrent edits apply one after the other. */
   async lock(q: Executor, id: number): Promise<void> {
-    await dialectOf(q).forUpdate(q.selectFrom("messages").select("id").where("id", "=", id)).execute();
+    await dialectOf(q)
+      .forUpdate(q.selectFrom("messages").select("id").where("id", "=", id))
+      .execute();
   },
 
   async update(q: Executor, id: number, changes: Updateable<MessagesTable>): Promise<void> {
@@ -34,11 +36,25 @@ export const messageEditStore = {
 
   /** The topic's messages (case-insensitive topic), oldest first; optionally from `fromId` on. */
   async topicMessages(q: Executor, recipientId: number, topic: string, fromId = 0): Promise<Message[]> {
-    return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where(sameTopic(topic)).where("id", ">=", fromId).orderBy("id").execute();
+    return q
+      .selectFrom("messages")
+      .selectAll()
+      .where("recipient_id", "=", recipientId)
+      .where(sameTopic(topic))
+      .where("id", ">=", fromId)
+      .orderBy("id")
+      .execute();
   },
 
   async lastTopicMessage(q: Executor, recipientId: number, topic: string): Promise<Message | undefined> {
-    return q.selectFrom("messages").selectAll().where("recipient_id", "=", recipientId).where(sameTopic(topic)).orderBy("id", "desc").limit(1).executeTakeFirst();
+    return q
+      .selectFrom("messages")
+      .selectAll()
+      .where("recipient_id", "=", recipientId)
+      .where(sameTopic(topic))
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
   },
 
   /** Deletes messages with everything hanging off them (reactions, submessages, attachment links, user rows). */
@@ -55,9 +71,12 @@ export const messageEditStore = {
 
   /** Sets the channel's first_message_id to its oldest remaining message (null when none). */
   async resetStreamFirstMessageId(q: Executor, streamId: number, recipientId: number): Promise<void> {
-    const row = await q.selectFrom("messages").select((eb) => eb.fn.min("id").as("first")).where("recipient_id", "=", recipientId).executeTakeFirst();
+    const row = await q
+      .selectFrom("messages")
+      .select((eb) => eb.fn.min("id").as("first"))
+      .where("recipient_id", "=", recipientId)
+      .executeTakeFirst();
     const first = row?.first === null || row?.first === undefined ? null : Number(row.first);
     await q.updateTable("streams").set({ first_message_id: first }).where("id", "=", streamId).execute();
   },
-
 };

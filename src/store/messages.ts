@@ -31,7 +31,12 @@ export const messageStore = {
    */
   async listByIds(q: Executor, realmId: number, ids: readonly number[]): Promise<Message[]> {
     if (ids.length === 0) return [];
-    const rows = await q.selectFrom("messages").selectAll().where("id", "in", [...new Set(ids)]).orderBy("id").execute();
+    const rows = await q
+      .selectFrom("messages")
+      .selectAll()
+      .where("id", "in", [...new Set(ids)])
+      .orderBy("id")
+      .execute();
     return rows.filter((m) => m.realm_id === realmId);
   },
 
@@ -66,7 +71,13 @@ export const messageStore = {
       .selectFrom("messages")
       .select("id")
       .where((eb) =>
-        eb.or(pairs.map((p) => (p.senderId === undefined ? eb("recipient_id", "=", p.recipientId) : eb.and([eb("recipient_id", "=", p.recipientId), eb("sender_id", "=", p.senderId)])))),
+        eb.or(
+          pairs.map((p) =>
+            p.senderId === undefined
+              ? eb("recipient_id", "=", p.recipientId)
+              : eb.and([eb("recipient_id", "=", p.recipientId), eb("sender_id", "=", p.senderId)]),
+          ),
+        ),
       )
       .limit(1)
       .executeTakeFirst();
@@ -106,11 +117,21 @@ export const messageStore = {
 
   async listReactions(q: Executor, messageIds: readonly number[]): Promise<Reaction[]> {
     if (messageIds.length === 0) return [];
-    return q.selectFrom("reactions").selectAll().where("message_id", "in", [...messageIds]).orderBy("id").execute();
+    return q
+      .selectFrom("reactions")
+      .selectAll()
+      .where("message_id", "in", [...messageIds])
+      .orderBy("id")
+      .execute();
   },
 
   async listSubmessages(q: Executor, messageIds: readonly number[]): Promise<Submessage[]> {
     if (messageIds.length === 0) return [];
-    return q.selectFrom("submessages").selectAll().where("message_id", "in", [...messageIds]).orderBy("id").execute();
+    return q
+      .selectFrom("submessages")
+      .selectAll()
+      .where("message_id", "in", [...messageIds])
+      .orderBy("id")
+      .execute();
   },
 };

@@ -47,7 +47,11 @@ export const narrowSql = {
   selfDirect: (me: { id: number; recipient_id: number | null }): Condition =>
     sql<boolean>`(m.is_channel_message = 0 and m.sender_id = ${me.id} and m.recipient_id = ${me.recipient_id})`,
   /** The one-to-one conversation of two users, and (for dm-including) these groups. */
-  directBetween: (me: { id: number; recipient_id: number | null }, other: { id: number; recipient_id: number | null }, groupRecipientIds: readonly number[] = []): Condition => {
+  directBetween: (
+    me: { id: number; recipient_id: number | null },
+    other: { id: number; recipient_id: number | null },
+    groupRecipientIds: readonly number[] = [],
+  ): Condition => {
     const pair = sql<boolean>`((m.sender_id = ${me.id} and m.recipient_id = ${other.recipient_id}) or (m.sender_id = ${other.id} and m.recipient_id = ${me.recipient_id}))`;
     return groupRecipientIds.length > 0
       ? sql<boolean>`(m.is_channel_message = 0 and (${pair} or ${inList(groupRecipientIds)}))`

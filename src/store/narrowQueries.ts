@@ -40,7 +40,12 @@ function toNarrowMessages(rows: MessageColumns[]): NarrowMessage[] {
  * The narrow's SELECT of `columns` (on `m` and `um`), in one of the two shapes: all messages of
  * the realm joined to the viewer's rows (history), or the viewer's rows joined to their messages.
  */
-function narrowSelect<Row = { id: number; flags: number | null }>(q: Executor, narrow: NarrowQuery, columns: RawBuilder<unknown>, tail: RawBuilder<unknown>): RawBuilder<Row> {
+function narrowSelect<Row = { id: number; flags: number | null }>(
+  q: Executor,
+  narrow: NarrowQuery,
+  columns: RawBuilder<unknown>,
+  tail: RawBuilder<unknown>,
+): RawBuilder<Row> {
   return narrow.includeHistory
     ? sql<Row>`select ${columns} from messages m
           left join user_messages um on um.message_id = m.id and um.user_id = ${narrow.userId}
@@ -92,10 +97,12 @@ export const narrowQueryStore = {
   ): Promise<{ before: NarrowMessage[]; after: NarrowMessage[] }> {
     const parts = [];
     if (sides.before > 0) parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, "<", anchor, sides.before)));
-    if (sides.after > 0) parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, sides.includeAnchor ? ">=" : ">", anchor, sides.after)));
+    if (sides.after > 0)
+      parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, sides.includeAnchor ? ">=" : ">", anchor, sides.after)));
     if (parts.length === 0) return { before: [], after: [] };
     // Each side keeps its own ORDER BY and LIMIT inside a derived table.
-    const query = parts.length === 1 ? parts[0] : sql<MessageColumns>`select * from (${parts[0]}) as before_anchor union all select * from (${parts[1]}) as after_anchor`;
+    const query =
+      parts.length === 1 ? parts[0] : sql<MessageColumns>`select * from (${parts[0]}) as before_anchor union all select * from (${parts[1]}) as after_anchor`;
     const rows = toNarrowMessages((await query.execute(q)).rows).sort((a, b) => a.message.id - b.message.id);
     return { before: rows.filter((r) => r.message.id < anchor), after: rows.filter((r) => r.message.id >= anchor) };
   },

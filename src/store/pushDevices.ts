@@ -28,7 +28,12 @@ export const pushDeviceStore = {
   /** Of these users, the ones with at least one device. */
   async usersWithDevices(q: Executor, userIds: readonly number[]): Promise<Set<number>> {
     if (userIds.length === 0) return new Set();
-    const rows = await q.selectFrom("push_devices").select("user_id").distinct().where("user_id", "in", [...userIds]).execute();
+    const rows = await q
+      .selectFrom("push_devices")
+      .select("user_id")
+      .distinct()
+      .where("user_id", "in", [...userIds])
+      .execute();
     return new Set(rows.map((r) => r.user_id));
   },
 };

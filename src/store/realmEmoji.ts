@@ -8,13 +8,20 @@ export type RealmEmoji = Selectable<RealmEmojiTable>;
 export const realmEmojiStore = {
   /** Inserts an active emoji; undefined when the realm already has an active one of that name. */
   async insertIfNameFree(q: Executor, row: Insertable<RealmEmojiTable>): Promise<RealmEmoji | undefined> {
-    return q
-      .insertInto("realm_emoji")
-      .values(row)
-      // The conflict target is the partial index realm_emoji_active_name (its predicate inlined).
-      .onConflict((oc) => oc.columns(["realm_id", "name"]).where(sql<boolean>`deactivated = 0`).doNothing())
-      .returningAll()
-      .executeTakeFirst();
+    return (
+      q
+        .insertInto("realm_emoji")
+        .values(row)
+        // The conflict target is the partial index realm_emoji_active_name (its predicate inlined).
+        .onConflict((oc) =>
+          oc
+            .columns(["realm_id", "name"])
+            .where(sql<boolean>`deactivated = 0`)
+            .doNothing(),
+        )
+        .returningAll()
+        .executeTakeFirst()
+    );
   },
 
   /** Every uploaded emoji of the realm, deactivated ones included, by id. */

@@ -19,9 +19,17 @@ export const realmLinkifierStore = {
   },
 
   async insert(q: Executor, realmId: number, pattern: string, urlTemplate: string): Promise<number> {
-    const last = await q.selectFrom("realm_linkifiers").select((eb) => eb.fn.max("order").as("max")).where("realm_id", "=", realmId).executeTakeFirst();
+    const last = await q
+      .selectFrom("realm_linkifiers")
+      .select((eb) => eb.fn.max("order").as("max"))
+      .where("realm_id", "=", realmId)
+      .executeTakeFirst();
     const order = last?.max == null ? 0 : Number(last.max) + 1;
-    const row = await q.insertInto("realm_linkifiers").values({ realm_id: realmId, pattern, url_template: urlTemplate, order }).returning("id").executeTakeFirstOrThrow();
+    const row = await q
+      .insertInto("realm_linkifiers")
+      .values({ realm_id: realmId, pattern, url_template: urlTemplate, order })
+      .returning("id")
+      .executeTakeFirstOrThrow();
     return row.id;
   },
 

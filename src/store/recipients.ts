@@ -20,6 +20,10 @@ export const recipientStore = {
 
   async listByIds(q: Executor, ids: readonly number[]): Promise<Array<{ id: number; type: number; type_id: number }>> {
     if (ids.length === 0) return [];
-    return q.selectFrom("recipients").selectAll().where("id", "in", [...new Set(ids)]).execute();
+    return q
+      .selectFrom("recipients")
+      .selectAll()
+      .where("id", "in", [...new Set(ids)])
+      .execute();
   },
 };

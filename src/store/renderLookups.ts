@@ -11,10 +11,7 @@ export const renderLookupStore = {
       .where("realm_id", "=", realmId)
       .where("is_active", "=", 1)
       .where((eb) =>
-        eb.or([
-          ...(ids.length > 0 ? [eb("id", "in", ids)] : []),
-          ...(lowerNames.length > 0 ? [eb(sql<string>`lower(full_name)`, "in", lowerNames)] : []),
-        ]),
+        eb.or([...(ids.length > 0 ? [eb("id", "in", ids)] : []), ...(lowerNames.length > 0 ? [eb(sql<string>`lower(full_name)`, "in", lowerNames)] : [])]),
       )
       .execute();
   },
@@ -33,7 +30,12 @@ export const renderLookupStore = {
 
   async streams(q: Executor, realmId: number, lowerNames: readonly string[]) {
     if (lowerNames.length === 0) return [];
-    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where(sql<string>`lower(name)`, "in", lowerNames).execute();
+    return q
+      .selectFrom("streams")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where(sql<string>`lower(name)`, "in", lowerNames)
+      .execute();
   },
 
   async realmEmoji(q: Executor, realmId: number, names: readonly string[]) {

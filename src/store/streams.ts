@@ -67,7 +67,12 @@ export const streamStore = {
 
   async listByIds(q: Executor, realmId: number, ids: readonly number[]): Promise<Stream[]> {
     if (ids.length === 0) return [];
-    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("id", "in", [...ids]).execute();
+    return q
+      .selectFrom("streams")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("id", "in", [...ids])
+      .execute();
   },
 
   async listInRealm(q: Executor, realmId: number, opts: { excludeArchived: boolean }): Promise<Stream[]> {
@@ -86,7 +91,12 @@ export const streamStore = {
     if (streamIds.length === 0) return;
     await insertInBatches(
       streamIds.map((stream_id) => ({ realm_id: realmId, stream_id })),
-      (batch) => q.insertInto("default_streams").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+      (batch) =>
+        q
+          .insertInto("default_streams")
+          .values(batch)
+          .onConflict((oc) => oc.doNothing())
+          .execute(),
     );
   },
 
@@ -217,7 +227,11 @@ export const settingGroupStore = {
   },
 
   /** Anonymous groups, one insert per table for all; their ids in the order of `groups`. */
-  async createAnonymousMany(q: Executor, realmId: number, groups: ReadonlyArray<{ members: readonly number[]; subgroups: readonly number[] }>): Promise<number[]> {
+  async createAnonymousMany(
+    q: Executor,
+    realmId: number,
+    groups: ReadonlyArray<{ members: readonly number[]; subgroups: readonly number[] }>,
+  ): Promise<number[]> {
     if (groups.length === 0) return [];
     const rows = await insertInBatches(
       groups.map(() => ({ realm_id: realmId, name: null, named: 0 as const, is_system_group: 0 as const })),

@@ -7,17 +7,34 @@ import type { Submessage } from "./messages.js";
 export const submessageStore = {
   async insertMany(q: Executor, rows: ReadonlyArray<Insertable<SubmessagesTable>>): Promise<Submessage[]> {
     if (rows.length === 0) return [];
-    return q.insertInto("submessages").values([...rows]).returningAll().execute();
+    return q
+      .insertInto("submessages")
+      .values([...rows])
+      .returningAll()
+      .execute();
   },
 
   /** The content of the message's first "widget" submessage (the one the message was sent with). */
   async widgetContent(q: Executor, messageId: number): Promise<string | undefined> {
-    const row = await q.selectFrom("submessages").select("content").where("message_id", "=", messageId).where("msg_type", "=", "widget").orderBy("id").limit(1).executeTakeFirst();
+    const row = await q
+      .selectFrom("submessages")
+      .select("content")
+      .where("message_id", "=", messageId)
+      .where("msg_type", "=", "widget")
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirst();
     return row?.content;
   },
 
   async anyFrom(q: Executor, messageId: number, senderId: number): Promise<boolean> {
-    const row = await q.selectFrom("submessages").select("id").where("message_id", "=", messageId).where("sender_id", "=", senderId).limit(1).executeTakeFirst();
+    const row = await q
+      .selectFrom("submessages")
+      .select("id")
+      .where("message_id", "=", messageId)
+      .where("sender_id", "=", senderId)
+      .limit(1)
+      .executeTakeFirst();
     return row !== undefined;
   },
 

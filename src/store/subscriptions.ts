@@ -52,14 +52,22 @@ export const subscriptionStore = {
   async colorsByUser(q: Executor, userIds: readonly number[]): Promise<Map<number, string[]>> {
     const result = new Map<number, string[]>(userIds.map((id) => [id, []]));
     if (userIds.length === 0) return result;
-    const rows = await q.selectFrom("subscriptions").select(["user_id", "color"]).where("user_id", "in", [...userIds]).execute();
+    const rows = await q
+      .selectFrom("subscriptions")
+      .select(["user_id", "color"])
+      .where("user_id", "in", [...userIds])
+      .execute();
     for (const r of rows) result.get(r.user_id)?.push(r.color);
     return result;
   },
 
   async setActive(q: Executor, ids: readonly number[], active: boolean): Promise<void> {
     if (ids.length === 0) return;
-    await q.updateTable("subscriptions").set({ active: active ? 1 : 0 }).where("id", "in", ids).execute();
+    await q
+      .updateTable("subscriptions")
+      .set({ active: active ? 1 : 0 })
+      .where("id", "in", ids)
+      .execute();
   },
 
   async update(q: Executor, id: number, changes: Updateable<SubscriptionsTable>): Promise<void> {
@@ -87,7 +95,12 @@ export const subscriptionStore = {
 export const channelRecipientStore = {
   async streamsByRecipientIds(q: Executor, realmId: number, recipientIds: readonly number[]): Promise<Stream[]> {
     if (recipientIds.length === 0) return [];
-    return q.selectFrom("streams").selectAll().where("realm_id", "=", realmId).where("recipient_id", "in", [...new Set(recipientIds)]).execute();
+    return q
+      .selectFrom("streams")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("recipient_id", "in", [...new Set(recipientIds)])
+      .execute();
   },
 
   async streamsInRealm(q: Executor, realmId: number): Promise<Stream[]> {

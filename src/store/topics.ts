@@ -20,7 +20,14 @@ export const topicStore = {
   },
 
   /** Up to `limit` of the topic's messages (id, exact topic), newest first; `receivedBy` as in history(). */
-  async newestMessages(q: Executor, realmId: number, recipientId: number, topic: string, receivedBy: number | null, limit: number): Promise<Array<{ id: number; subject: string }>> {
+  async newestMessages(
+    q: Executor,
+    realmId: number,
+    recipientId: number,
+    topic: string,
+    receivedBy: number | null,
+    limit: number,
+  ): Promise<Array<{ id: number; subject: string }>> {
     let query = q
       .selectFrom("messages as m")
       .select(["m.id", "m.subject"])

@@ -31,7 +31,12 @@ export const userGroupStore = {
     if (userIds.length === 0) return;
     await insertInBatches(
       userIds.map((user_id) => ({ group_id: groupId, user_id })),
-      (batch) => q.insertInto("user_group_members").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+      (batch) =>
+        q
+          .insertInto("user_group_members")
+          .values(batch)
+          .onConflict((oc) => oc.doNothing())
+          .execute(),
     );
   },
 
@@ -44,7 +49,12 @@ export const userGroupStore = {
     if (subgroupIds.length === 0) return;
     await insertInBatches(
       subgroupIds.map((subgroup_id) => ({ supergroup_id: supergroupId, subgroup_id })),
-      (batch) => q.insertInto("user_group_subgroups").values(batch).onConflict((oc) => oc.doNothing()).execute(),
+      (batch) =>
+        q
+          .insertInto("user_group_subgroups")
+          .values(batch)
+          .onConflict((oc) => oc.doNothing())
+          .execute(),
     );
   },
 
@@ -59,7 +69,13 @@ export const userGroupStore = {
   /** Named groups of the realm by id (any of them may be missing). */
   async listNamedByIds(q: Executor, realmId: number, ids: readonly number[]): Promise<UserGroup[]> {
     if (ids.length === 0) return [];
-    return q.selectFrom("user_groups").selectAll().where("realm_id", "=", realmId).where("named", "=", 1).where("id", "in", [...new Set(ids)]).execute();
+    return q
+      .selectFrom("user_groups")
+      .selectAll()
+      .where("realm_id", "=", realmId)
+      .where("named", "=", 1)
+      .where("id", "in", [...new Set(ids)])
+      .execute();
   },
 
   /** Named groups of the realm, ascending ids; deactivated ones only when asked. */
@@ -71,7 +87,13 @@ export const userGroupStore = {
 
   /** Whether a named group of the realm has exactly this name (names are unique per realm, case-sensitively). */
   async nameTaken(q: Executor, realmId: number, name: string): Promise<boolean> {
-    const row = await q.selectFrom("user_groups").select("id").where("realm_id", "=", realmId).where("named", "=", 1).where("name", "=", name).executeTakeFirst();
+    const row = await q
+      .selectFrom("user_groups")
+      .select("id")
+      .where("realm_id", "=", realmId)
+      .where("named", "=", 1)
+      .where("name", "=", name)
+      .executeTakeFirst();
     return row !== undefined;
   },
 
@@ -81,12 +103,20 @@ export const userGroupStore = {
 
   async removeMembers(q: Executor, groupId: number, userIds: readonly number[]): Promise<void> {
     if (userIds.length === 0) return;
-    await q.deleteFrom("user_group_members").where("group_id", "=", groupId).where("user_id", "in", [...userIds]).execute();
+    await q
+      .deleteFrom("user_group_members")
+      .where("group_id", "=", groupId)
+      .where("user_id", "in", [...userIds])
+      .execute();
   },
 
   async removeSubgroups(q: Executor, supergroupId: number, subgroupIds: readonly number[]): Promise<void> {
     if (subgroupIds.length === 0) return;
-    await q.deleteFrom("user_group_subgroups").where("supergroup_id", "=", supergroupId).where("subgroup_id", "in", [...subgroupIds]).execute();
+    await q
+      .deleteFrom("user_group_subgroups")
+      .where("supergroup_id", "=", supergroupId)
+      .where("subgroup_id", "in", [...subgroupIds])
+      .execute();
   },
 
   /** Direct members of a group, active accounts only, ascending. */
@@ -105,7 +135,12 @@ export const userGroupStore = {
   /** Those of `userIds` who are direct members (active or not, as Zulip's get_direct_memberships_of_users). */
   async directMembersAmong(q: Executor, groupId: number, userIds: readonly number[]): Promise<Set<number>> {
     if (userIds.length === 0) return new Set();
-    const rows = await q.selectFrom("user_group_members").select("user_id").where("group_id", "=", groupId).where("user_id", "in", [...userIds]).execute();
+    const rows = await q
+      .selectFrom("user_group_members")
+      .select("user_id")
+      .where("group_id", "=", groupId)
+      .where("user_id", "in", [...userIds])
+      .execute();
     return new Set(rows.map((r) => r.user_id));
   },
 

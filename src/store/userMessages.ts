@@ -87,14 +87,25 @@ export const userMessageFlagStore = {
   /** Inserts rows, leaving alone any that a concurrent request created first. */
   async insertIfMissing(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
     if (rows.length === 0) return;
-    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute());
+    await insertInBatches(rows, (batch) =>
+      q
+        .insertInto("user_messages")
+        .values(batch)
+        .onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing())
+        .execute(),
+    );
   },
 
   /** Who received each of `messageIds`. */
   async receiversByMessage(q: Executor, messageIds: readonly number[]): Promise<Map<number, number[]>> {
     const result = new Map<number, number[]>();
     if (messageIds.length === 0) return result;
-    const rows = await q.selectFrom("user_messages").select(["message_id", "user_id"]).where("message_id", "in", [...messageIds]).orderBy("user_id").execute();
+    const rows = await q
+      .selectFrom("user_messages")
+      .select(["message_id", "user_id"])
+      .where("message_id", "in", [...messageIds])
+      .orderBy("user_id")
+      .execute();
     for (const row of rows) result.set(row.message_id, [...(result.get(row.message_id) ?? []), row.user_id]);
     return result;
   },
@@ -110,7 +121,13 @@ export const userMessageEditStore = {
   /** Who holds a row for any of `messageIds`. */
   async userIdsForAny(q: Executor, messageIds: readonly number[]): Promise<number[]> {
     if (messageIds.length === 0) return [];
-    const rows = await q.selectFrom("user_messages").select("user_id").distinct().where("message_id", "in", [...messageIds]).orderBy("user_id").execute();
+    const rows = await q
+      .selectFrom("user_messages")
+      .select("user_id")
+      .distinct()
+      .where("message_id", "in", [...messageIds])
+      .orderBy("user_id")
+      .execute();
     return rows.map((r) => r.user_id);
   },
 
@@ -140,11 +157,21 @@ export const userMessageEditStore = {
   async insertMissing(q: Executor, userIds: readonly number[], messageIds: readonly number[], flags: number): Promise<void> {
     const rows = messageIds.flatMap((message_id) => userIds.map((user_id) => ({ user_id, message_id, flags })));
     if (rows.length === 0) return;
-    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing()).execute());
+    await insertInBatches(rows, (batch) =>
+      q
+        .insertInto("user_messages")
+        .values(batch)
+        .onConflict((oc) => oc.columns(["user_id", "message_id"]).doNothing())
+        .execute(),
+    );
   },
 
   async deleteFor(q: Executor, userIds: readonly number[], messageIds: readonly number[]): Promise<void> {
     if (userIds.length === 0 || messageIds.length === 0) return;
-    await q.deleteFrom("user_messages").where("user_id", "in", [...userIds]).where("message_id", "in", [...messageIds]).execute();
+    await q
+      .deleteFrom("user_messages")
+      .where("user_id", "in", [...userIds])
+      .where("message_id", "in", [...messageIds])
+      .execute();
   },
 };

@@ -27,4 +27,3 @@ export const userTopicFollowStore = {
     return topics.map((t) => byKey.get(keyOf(t))!);
   },
 };
-

@@ -88,6 +88,11 @@ export const topicPolicyStore = {
 
   async clear(q: Executor, userIds: readonly number[], streamId: number, topic: string): Promise<void> {
     if (userIds.length === 0) return;
-    await q.deleteFrom("user_topics").where("user_id", "in", [...userIds]).where("stream_id", "=", streamId).where(sql<boolean>`lower(topic_name) = lower(${topic})`).execute();
+    await q
+      .deleteFrom("user_topics")
+      .where("user_id", "in", [...userIds])
+      .where("stream_id", "=", streamId)
+      .where(sql<boolean>`lower(topic_name) = lower(${topic})`)
+      .execute();
   },
 };

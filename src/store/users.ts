@@ -98,15 +98,7 @@ export const userStore = {
    */
   async lockActiveWithRole(q: Executor, dialect: Dialect, realmId: number, role: number): Promise<number[]> {
     const rows = await dialect
-      .forUpdate(
-        q
-          .selectFrom("users")
-          .select("id")
-          .where("realm_id", "=", realmId)
-          .where("role", "=", role)
-          .where("is_active", "=", 1)
-          .where("is_bot", "=", 0),
-      )
+      .forUpdate(q.selectFrom("users").select("id").where("realm_id", "=", realmId).where("role", "=", role).where("is_active", "=", 1).where("is_bot", "=", 0))
       .execute();
     return rows.map((r) => r.id);
   },

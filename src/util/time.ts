@@ -5,5 +5,8 @@ export function nowSeconds(): number {
 
 /** ISO 8601 with the UTC offset written out, as Zulip formats `date_joined`. */
 export function isoFromSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace("Z", "+00:00").replace(/\.\d{3}/, "");
+  return new Date(seconds * 1000)
+    .toISOString()
+    .replace("Z", "+00:00")
+    .replace(/\.\d{3}/, "");
 }

@@ -19,14 +19,30 @@ describe("POST /bots and GET /bots", () => {
   it("creates a generic bot that authenticates with its own API key", async () => {
     const { result, events } = await t.captureEvents(() => createBot("hamlet", { full_name: "Hamlet's Helper", short_name: "helper" }));
     const body = expectSuccess(result);
-    expect(body).toMatchObject({ user_id: expect.any(Number), api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/), default_sending_stream: null, default_events_register_stream: null, default_all_public_streams: false });
+    expect(body).toMatchObject({
+      user_id: expect.any(Number),
+      api_key: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
+      default_sending_stream: null,
+      default_events_register_stream: null,
+      default_all_public_streams: false,
+    });
     const hamlet = await t.user("hamlet");
     const email = `helper-bot@${new URL(t.config.externalUrl).hostname}`;
     const me = expectSuccess(await t.request("GET", null, "/api/v1/users/me", {}, { headers: botAuth(email, body.api_key) }));
     expect(me).toMatchObject({ user_id: body.user_id, is_bot: true, email, full_name: "Hamlet's Helper" });
 
     const listed = expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots;
-    expect(listed).toEqual([{ username: email, full_name: "Hamlet's Helper", api_key: body.api_key, avatar_url: expect.any(String), default_sending_stream: null, default_events_register_stream: null, default_all_public_streams: false }]);
+    expect(listed).toEqual([
+      {
+        username: email,
+        full_name: "Hamlet's Helper",
+        api_key: body.api_key,
+        avatar_url: expect.any(String),
+        default_sending_stream: null,
+        default_events_register_stream: null,
+        default_all_public_streams: false,
+      },
+    ]);
     expect(expectSuccess(await t.get("othello", "/api/v1/bots")).bots).toEqual([]);
 
     const bot = (await realmBots("hamlet")).find((b) => b.user_id === body.user_id);
@@ -43,7 +59,16 @@ describe("POST /bots and GET /bots", () => {
   });
 
   it("creates an outgoing webhook bot with its service", async () => {
-    const body = expectSuccess(await createBot("hamlet", { full_name: "Hook", short_name: "hook", bot_type: 3, payload_url: JSON.stringify("http://127.0.0.1:9/hook"), interface_type: 2, default_sending_stream: "Verona" }));
+    const body = expectSuccess(
+      await createBot("hamlet", {
+        full_name: "Hook",
+        short_name: "hook",
+        bot_type: 3,
+        payload_url: JSON.stringify("http://127.0.0.1:9/hook"),
+        interface_type: 2,
+        default_sending_stream: "Verona",
+      }),
+    );
     expect(body.default_sending_stream).toBe("Verona");
     const bot = (await realmBots("hamlet")).find((b) => b.user_id === body.user_id);
     expect(bot.services).toEqual([{ base_url: "http://127.0.0.1:9/hook", token: expect.any(String), interface: 2 }]);
@@ -55,10 +80,22 @@ describe("POST /bots and GET /bots", () => {
     expectError(await createBot("hamlet", { full_name: "Again", short_name: "helper" }), 400, "Username already in use");
     expectError(await createBot("hamlet", { full_name: "King Hamlet", short_name: "kinghamlet" }), 400, "Name is already in use!");
     expectError(await createBot("hamlet", { full_name: "Typeless", short_name: "typeless", bot_type: 9 }), 400, "Invalid bot type");
-    expectError(await createBot("hamlet", { full_name: "Iface", short_name: "iface", bot_type: 3, payload_url: JSON.stringify("http://x.example/"), interface_type: 5 }), 400, "Invalid interface type");
-    expectError(await createBot("hamlet", { full_name: "Bad Url", short_name: "badurl", bot_type: 3, payload_url: JSON.stringify("ftp://x") }), 400, "payload_url is not a URL");
+    expectError(
+      await createBot("hamlet", { full_name: "Iface", short_name: "iface", bot_type: 3, payload_url: JSON.stringify("http://x.example/"), interface_type: 5 }),
+      400,
+      "Invalid interface type",
+    );
+    expectError(
+      await createBot("hamlet", { full_name: "Bad Url", short_name: "badurl", bot_type: 3, payload_url: JSON.stringify("ftp://x") }),
+      400,
+      "payload_url is not a URL",
+    );
     expectError(await createBot("polonius", { full_name: "Guest Bot", short_name: "guestbot" }), 400, "Not allowed for guest users");
-    expectError(await createBot("hamlet", { full_name: "Bad Channel", short_name: "badchannel", default_sending_stream: "nowhere" }), 400, "Invalid channel name 'nowhere'");
+    expectError(
+      await createBot("hamlet", { full_name: "Bad Channel", short_name: "badchannel", default_sending_stream: "nowhere" }),
+      400,
+      "Invalid channel name 'nowhere'",
+    );
     // Only administrators may create bots; members keep incoming-webhook bots (can_create_write_only_bots_group).
     expectSuccess(await t.patch("iago", "/api/v1/realm", { can_create_bots_group: { new: await t.systemGroupId("role:administrators") } }));
     expectError(await createBot("hamlet", { full_name: "Generic Two", short_name: "generic2" }), 400, "Insufficient permission");
@@ -77,9 +114,15 @@ describe("PATCH, DELETE and key regeneration", () => {
     expectError(await t.patch("hamlet", `/api/v1/bots/${botId}`, { role: 200 }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
     expectError(await t.patch("hamlet", `/api/v1/bots/${botId}`, { bot_owner_id: 999999 }), 400, "Failed to change owner, no such user");
 
-    const res = expectSuccess(await t.patch("hamlet", `/api/v1/bots/${botId}`, { full_name: "Changer Two", default_sending_stream: "Denmark", default_all_public_streams: true }));
+    const res = expectSuccess(
+      await t.patch("hamlet", `/api/v1/bots/${botId}`, { full_name: "Changer Two", default_sending_stream: "Denmark", default_all_public_streams: true }),
+    );
     expect(res).toMatchObject({ full_name: "Changer Two", default_sending_stream: "Denmark", default_all_public_streams: true, bot_owner: "hamlet@zulip.com" });
-    expect((await realmBots("hamlet")).find((b) => b.user_id === botId)).toMatchObject({ full_name: "Changer Two", default_sending_stream: "Denmark", default_all_public_streams: true });
+    expect((await realmBots("hamlet")).find((b) => b.user_id === botId)).toMatchObject({
+      full_name: "Changer Two",
+      default_sending_stream: "Denmark",
+      default_all_public_streams: true,
+    });
 
     const othello = await t.user("othello");
     const { events } = await t.captureEvents(() => t.patch("iago", `/api/v1/bots/${botId}`, { bot_owner_id: othello.id }));

@@ -68,7 +68,10 @@ describe("channel creation notices", () => {
       const iagos = await messagesIn("iago", topicOf(id, "channel events"));
       const hamlets = await messagesIn("hamlet", topicOf(id, "channel events"));
       expect(iagos).toHaveLength(1);
-      expect(iagos[0]).toMatchObject({ sender_email: BOT, content: `**Public** channel created by @_**Iago|11**. **Description:**\n\`\`\`\` quote\n${quotedText[i]}\n\`\`\`\`` });
+      expect(iagos[0]).toMatchObject({
+        sender_email: BOT,
+        content: `**Public** channel created by @_**Iago|11**. **Description:**\n\`\`\`\` quote\n${quotedText[i]}\n\`\`\`\``,
+      });
       expect(iagos[0].flags).toContain("read");
       expect(hamlets.map((m) => m.id)).toEqual([iagos[0].id]);
       expect(hamlets[0].flags).not.toContain("read");

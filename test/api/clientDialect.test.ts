@@ -54,7 +54,16 @@ describe("clientDialectOf", () => {
   });
 
   it("answers every other client, and a missing User-Agent, in the spec's names; the web session in Zulip's", () => {
-    for (const ua of [undefined, "", "curl/8.5.0", "python-requests/2.31.0", "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0", "MyZulipBot/1.0", "ParleyTests/1.0", "node"]) {
+    for (const ua of [
+      undefined,
+      "",
+      "curl/8.5.0",
+      "python-requests/2.31.0",
+      "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0",
+      "MyZulipBot/1.0",
+      "ParleyTests/1.0",
+      "node",
+    ]) {
       expect([ua, clientDialectOf(ua)]).toEqual([ua, "spec"]);
     }
     expect(clientDialectOf("Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0", true)).toBe("zulip");
@@ -113,7 +122,14 @@ describe("the :zulip: emoji's reaction_type", () => {
   it("comes in Zulip's name in user statuses for Zulip's clients: /register, user_status events and GET status", async () => {
     const zulip = await register(FLUTTER, { event_types: ["user_status"] });
     const other = await register(OTHER, { event_types: ["user_status"] });
-    expectSuccess(await t.post("iago", "/api/v1/users/me/status", { status_text: "building", emoji_name: "zulip", reaction_type: "zulip_extra_emoji", emoji_code: "zulip" }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/users/me/status", {
+        status_text: "building",
+        emoji_name: "zulip",
+        reaction_type: "zulip_extra_emoji",
+        emoji_code: "zulip",
+      }),
+    );
     const iago = (await t.user("iago")).id;
     const [zulipEvent] = await eventsOf(FLUTTER, zulip.queue_id);
     const [otherEvent] = await eventsOf(OTHER, other.queue_id);
@@ -142,9 +158,15 @@ describe("Parley's web app (/json with a session)", () => {
   it("gets Zulip's name, whatever its browser's User-Agent", async () => {
     const id = await sendToDenmark("react for the web app");
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/reactions`, { emoji_name: "zulip" }));
-    const login = await fetch(`${t.baseUrl}/accounts/login/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ username: "hamlet@zulip.com", password: DEV_PASSWORD }) });
+    const login = await fetch(`${t.baseUrl}/accounts/login/`, {
+      method: "POST",
+      redirect: "manual",
+      body: new URLSearchParams({ username: "hamlet@zulip.com", password: DEV_PASSWORD }),
+    });
     const session = /sessionid=([^;]+)/.exec(login.headers.getSetCookie().join("\n"))![1];
-    const res = await fetch(`${t.baseUrl}/json/messages/${id}`, { headers: { Cookie: `sessionid=${session}`, "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0" } });
+    const res = await fetch(`${t.baseUrl}/json/messages/${id}`, {
+      headers: { Cookie: `sessionid=${session}`, "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0" },
+    });
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body.message.reactions.map((r: any) => r.reaction_type)).toEqual(["zulip_extra_emoji"]);

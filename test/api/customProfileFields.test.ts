@@ -77,7 +77,12 @@ describe("POST /realm/profile_fields", () => {
   });
 
   it("requires an administrator", async () => {
-    expectError(await t.post("hamlet", "/api/v1/realm/profile_fields", { name: "X", field_type: 1 }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.post("hamlet", "/api/v1/realm/profile_fields", { name: "X", field_type: 1 }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
   });
 
   it("rejects bad parameters with Zulip's texts and creates nothing", async () => {
@@ -99,7 +104,12 @@ describe("POST /realm/profile_fields", () => {
       [{ name: "Acct", field_type: 7, field_data: { subtype: "custom", url_pattern: "https://x.com/" } }, "URL pattern must contain '%(username)s'."],
     ];
     for (const [params, msg] of bad) {
-      expectError(await t.post("iago", "/api/v1/realm/profile_fields", params), 400, msg, msg.startsWith("Missing") ? "REQUEST_VARIABLE_MISSING" : "BAD_REQUEST");
+      expectError(
+        await t.post("iago", "/api/v1/realm/profile_fields", params),
+        400,
+        msg,
+        msg.startsWith("Missing") ? "REQUEST_VARIABLE_MISSING" : "BAD_REQUEST",
+      );
     }
     expect((await fields()).length).toBe(before);
   });
@@ -136,8 +146,12 @@ describe("profile_data through PATCH /users/{user_id}", () => {
     });
     expect(expectSuccess(await t.get("othello", "/api/v1/users/me")).profile_data[text].value).toBe("To be <b>");
 
-    const { events: removed } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", "/api/v1/users/12", { profile_data: [{ id: text, value: null }] })));
-    expect(removed.map((e) => e.event)).toEqual([{ type: "realm_user", op: "update", person: { user_id: 12, custom_profile_field: { id: text, value: null } } }]);
+    const { events: removed } = await t.captureEvents(async () =>
+      expectSuccess(await t.patch("iago", "/api/v1/users/12", { profile_data: [{ id: text, value: null }] })),
+    );
+    expect(removed.map((e) => e.event)).toEqual([
+      { type: "realm_user", op: "update", person: { user_id: 12, custom_profile_field: { id: text, value: null } } },
+    ]);
     const after = expectSuccess(await t.get("hamlet", "/api/v1/users/12", { include_custom_profile_fields: true })).user;
     expect(after.profile_data).not.toHaveProperty(String(text));
   });
@@ -171,7 +185,9 @@ describe("PATCH /realm/profile_fields", () => {
     const b = await createField({ name: "Reorder B", field_type: 1 });
     const ids = (await fields()).map((f) => f.id);
     const wanted = [b, ...ids.filter((id) => id !== a && id !== b), a];
-    const { result: res, events } = await t.captureEvents(() => t.patch("iago", "/api/v1/realm/profile_fields", { order: JSON.stringify([...wanted, 999999]) }));
+    const { result: res, events } = await t.captureEvents(() =>
+      t.patch("iago", "/api/v1/realm/profile_fields", { order: JSON.stringify([...wanted, 999999]) }),
+    );
     expectSuccess(res);
     const listed = await fields();
     expect(listed.map((f) => f.id)).toEqual(wanted);
@@ -183,7 +199,12 @@ describe("PATCH /realm/profile_fields", () => {
   it("needs every field in the order, and an administrator", async () => {
     const ids = (await fields()).map((f) => f.id);
     expectError(await t.patch("iago", "/api/v1/realm/profile_fields", { order: JSON.stringify(ids.slice(1)) }), 400, "Invalid order mapping.");
-    expectError(await t.patch("hamlet", "/api/v1/realm/profile_fields", { order: JSON.stringify(ids) }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.patch("hamlet", "/api/v1/realm/profile_fields", { order: JSON.stringify(ids) }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     expectError(await t.patch("iago", "/api/v1/realm/profile_fields", {}), 400, "Missing 'order' argument", "REQUEST_VARIABLE_MISSING");
     expect((await fields()).map((f) => f.id)).toEqual(ids);
   });

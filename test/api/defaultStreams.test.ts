@@ -5,7 +5,8 @@ import { expectError, expectSuccess, useTestServer } from "../support/testApp.js
 const t = useTestServer({ eventHeartbeatSeconds: 1 });
 
 const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
-const defaults = async () => expectSuccess(await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) })).realm_default_streams as number[];
+const defaults = async () =>
+  expectSuccess(await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) })).realm_default_streams as number[];
 
 describe("/default_streams", () => {
   it("adds and removes default channels, with default_streams events carrying their ids, and new users join them", async () => {
@@ -26,7 +27,9 @@ describe("/default_streams", () => {
     expectSuccess(await t.delete("iago", "/api/v1/default_streams", { stream_id: id }));
     expectSuccess(await t.delete("iago", "/api/v1/default_streams", { stream_id: id }));
     expect(await defaults()).toEqual(before);
-    const later = expectSuccess(await t.post("iago", "/api/v1/users", { email: "latecomer@zulip.com", password: "parleydev1", full_name: "Latecomer" })).user_id;
+    const later = expectSuccess(
+      await t.post("iago", "/api/v1/users", { email: "latecomer@zulip.com", password: "parleydev1", full_name: "Latecomer" }),
+    ).user_id;
     expect(expectSuccess(await t.get("iago", `/api/v1/users/${later}/subscriptions/${id}`)).is_subscribed).toBe(false);
 
     const { events } = expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1", dont_block: "true" }));
@@ -35,14 +38,28 @@ describe("/default_streams", () => {
 
   it("is for administrators, and refuses private, unknown and archived channels as Zulip does", async () => {
     const denmark = await streamId("Denmark");
-    expectError(await t.post("hamlet", "/api/v1/default_streams", { stream_id: denmark }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
-    expectError(await t.delete("hamlet", "/api/v1/default_streams", { stream_id: denmark }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.post("hamlet", "/api/v1/default_streams", { stream_id: denmark }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
+    expectError(
+      await t.delete("hamlet", "/api/v1/default_streams", { stream_id: denmark }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     expectError(await t.post("iago", "/api/v1/default_streams", { stream_id: 999999 }), 400, "Invalid channel ID");
     expectError(await t.delete("iago", "/api/v1/default_streams", { stream_id: 999999 }), 400, "Invalid channel ID");
     expectError(await t.post("iago", "/api/v1/default_streams", { stream_id: '"x"' }), 400, "stream_id is not an integer");
     expectError(await t.post("iago", "/api/v1/default_streams", {}), 400, "Missing 'stream_id' argument", "REQUEST_VARIABLE_MISSING");
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "secret default" }]), invite_only: true }));
-    expectError(await t.post("iago", "/api/v1/default_streams", { stream_id: await streamId("secret default") }), 400, "Private channels cannot be made default.");
+    expectError(
+      await t.post("iago", "/api/v1/default_streams", { stream_id: await streamId("secret default") }),
+      400,
+      "Private channels cannot be made default.",
+    );
     // A private channel the administrator is not subscribed to looks missing.
     expectSuccess(await t.post("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "hamlet secret" }]), invite_only: true }));
     const hidden = Number((await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "hamlet secret").executeTakeFirstOrThrow()).id);

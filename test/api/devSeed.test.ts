@@ -25,7 +25,12 @@ describe("POST /api/v1/dev_fetch_api_key in development mode", () => {
   });
 
   it("rejects an unknown user", async () => {
-    expectError(await t.post(null, "/api/v1/dev_fetch_api_key", { username: "nobody@zulip.com" }), 401, "Your username or password is incorrect", "AUTHENTICATION_FAILED");
+    expectError(
+      await t.post(null, "/api/v1/dev_fetch_api_key", { username: "nobody@zulip.com" }),
+      401,
+      "Your username or password is incorrect",
+      "AUTHENTICATION_FAILED",
+    );
   });
 
   it("accepts any password up to the maximum length, as Zulip's development settings do", async () => {
@@ -46,7 +51,11 @@ describe("POST /api/v1/dev_fetch_api_key outside development mode", () => {
   });
 
   it("keeps the production password rules", async () => {
-    expectError(await t.post("iago", "/api/v1/users", { email: "newbie@zulip.com", password: "temp", full_name: "New User" }), 400, "The password is too weak.");
+    expectError(
+      await t.post("iago", "/api/v1/users", { email: "newbie@zulip.com", password: "temp", full_name: "New User" }),
+      400,
+      "The password is too weak.",
+    );
     const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm"] }));
     expect(state).toMatchObject({ development_environment: false, password_min_length: 6, password_max_length: 100, password_min_guesses: 10000 });
   });
@@ -56,9 +65,19 @@ describe("the development organization's content", () => {
   const t = useTestServer();
 
   it("has the system bots (ids 1-5) in zulipinternal and the users (ids 6-15) in zulip", async () => {
-    const internal = await q(t).selectFrom("users").select(["id", "email", "full_name", "is_bot"]).where("realm_id", "=", await realmId(t, "zulipinternal")).orderBy("id").execute();
+    const internal = await q(t)
+      .selectFrom("users")
+      .select(["id", "email", "full_name", "is_bot"])
+      .where("realm_id", "=", await realmId(t, "zulipinternal"))
+      .orderBy("id")
+      .execute();
     expect(internal).toEqual(SYSTEM_BOTS.map((b) => ({ id: b.id, email: b.email, full_name: b.full_name, is_bot: 1 })));
-    const users = await q(t).selectFrom("users").select(["id", "email", "full_name", "role"]).where("realm_id", "=", await realmId(t, "zulip")).orderBy("id").execute();
+    const users = await q(t)
+      .selectFrom("users")
+      .select(["id", "email", "full_name", "role"])
+      .where("realm_id", "=", await realmId(t, "zulip"))
+      .orderBy("id")
+      .execute();
     expect(users).toEqual(DEV_USERS.map((u) => ({ id: u.id, email: u.email, full_name: u.full_name, role: u.role })));
   });
 
@@ -66,7 +85,16 @@ describe("the development organization's content", () => {
     const streams = await q(t)
       .selectFrom("streams")
       .innerJoin("recipients", "recipients.id", "streams.recipient_id")
-      .select(["streams.id", "streams.name", "streams.description", "streams.invite_only", "streams.is_web_public", "streams.history_public_to_subscribers", "recipients.type", "recipients.type_id"])
+      .select([
+        "streams.id",
+        "streams.name",
+        "streams.description",
+        "streams.invite_only",
+        "streams.is_web_public",
+        "streams.history_public_to_subscribers",
+        "recipients.type",
+        "recipients.type_id",
+      ])
       .orderBy("streams.id")
       .execute();
     expect(streams.map((s) => [s.id, s.name])).toEqual(DEV_CHANNELS.map((c) => [c.id, c.name]));
@@ -105,13 +133,22 @@ describe("the development organization's content", () => {
       .execute();
     expect(castle.length).toBeGreaterThanOrEqual(2);
     const first = castle[0];
-    expect(first).toMatchObject({ sender_id: 10, content: "Something is rotten in the state of Denmark.", rendered_content: "<p>Something is rotten in the state of Denmark.</p>", is_channel_message: 1 });
+    expect(first).toMatchObject({
+      sender_id: 10,
+      content: "Something is rotten in the state of Denmark.",
+      rendered_content: "<p>Something is rotten in the state of Denmark.</p>",
+      is_channel_message: 1,
+    });
     const rows = await q(t).selectFrom("user_messages").select(["user_id", "flags"]).where("message_id", "=", first.id).orderBy("user_id").execute();
     // Denmark's subscribers: desdemona 9, hamlet 10, iago 11, othello 12, prospero 14, shiva 15, ZOE 7.
     expect(rows).toEqual([7, 9, 10, 11, 12, 14, 15].map((id) => ({ user_id: id, flags: id === 10 ? 1 : 0 })));
     const denmark = await q(t).selectFrom("streams").select("first_message_id").where("id", "=", 2).executeTakeFirstOrThrow();
     expect(denmark.first_message_id).toBe(first.id);
-    const verona = await q(t).selectFrom("messages").select("subject").where("recipient_id", "=", (await q(t).selectFrom("streams").select("recipient_id").where("id", "=", 1).executeTakeFirstOrThrow()).recipient_id!).execute();
+    const verona = await q(t)
+      .selectFrom("messages")
+      .select("subject")
+      .where("recipient_id", "=", (await q(t).selectFrom("streams").select("recipient_id").where("id", "=", 1).executeTakeFirstOrThrow()).recipient_id!)
+      .execute();
     expect(verona.map((m) => m.subject)).toContain("test");
   });
 
@@ -134,7 +171,9 @@ describe("the development organization's content", () => {
     expect(group).toMatchObject({ description: "Characters of Hamlet", named: 1, is_system_group: 0, deactivated: 0 });
     const members = await q(t).selectFrom("user_group_members").select("user_id").where("group_id", "=", group.id).orderBy("user_id").execute();
     expect(members.map((m) => m.user_id)).toEqual([8, 10]);
-    const names = new Map((await q(t).selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", group.realm_id).execute()).map((g) => [g.id, g.name]));
+    const names = new Map(
+      (await q(t).selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", group.realm_id).execute()).map((g) => [g.id, g.name]),
+    );
     expect({
       can_add_members_group: names.get(group.can_add_members_group_id!),
       can_join_group: names.get(group.can_join_group_id!),
@@ -167,7 +206,11 @@ describe("the development organization's content", () => {
     ]);
     expect(JSON.parse(fields[3].field_data)).toEqual({ "0": { text: "Vim", order: "1" }, "1": { text: "Emacs", order: "2" } });
     expect(JSON.parse(fields[7].field_data)).toEqual({ subtype: "github" });
-    const values = await q(t).selectFrom("custom_profile_field_values").select(["user_id", "field_id", "value", "rendered_value"]).where("user_id", "=", 10).execute();
+    const values = await q(t)
+      .selectFrom("custom_profile_field_values")
+      .select(["user_id", "field_id", "value", "rendered_value"])
+      .where("user_id", "=", 10)
+      .execute();
     const byName = (name: string) => values.find((v) => v.field_id === fields.find((f) => f.name === name)!.id);
     expect(byName("Favorite food")).toMatchObject({ value: "Dark chocolate", rendered_value: "<p>Dark chocolate</p>" });
     expect(byName("Mentor")).toMatchObject({ value: "[11]", rendered_value: null });
@@ -180,7 +223,12 @@ describe("the development organization's content", () => {
     const realm = (await realmStore.getByStringId(q(t), "zulip"))!;
     const user = await transaction(t.ctx, (tx) => doCreateUser(tx, realm, { email: "newbie@zulip.com", full_name: "Newbie", password_hash: null }));
     expect(user.id).toBe(16);
-    const subscribed = await q(t).selectFrom("subscriptions").innerJoin("streams", "streams.recipient_id", "subscriptions.recipient_id").select("streams.name").where("subscriptions.user_id", "=", 16).execute();
+    const subscribed = await q(t)
+      .selectFrom("subscriptions")
+      .innerJoin("streams", "streams.recipient_id", "subscriptions.recipient_id")
+      .select("streams.name")
+      .where("subscriptions.user_id", "=", 16)
+      .execute();
     expect(subscribed.map((s) => s.name)).toEqual(["Verona"]);
   });
 });

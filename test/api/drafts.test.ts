@@ -31,9 +31,13 @@ describe("drafts", () => {
     ]);
     expect(expectSuccess(await t.get("othello", "/api/v1/drafts")).drafts).toEqual([]);
 
-    expectSuccess(await t.patch("hamlet", `/api/v1/drafts/${ids[0]}`, { draft: JSON.stringify({ ...drafts[0], content: "Finished", timestamp: 1_700_000_200 }) }));
+    expectSuccess(
+      await t.patch("hamlet", `/api/v1/drafts/${ids[0]}`, { draft: JSON.stringify({ ...drafts[0], content: "Finished", timestamp: 1_700_000_200 }) }),
+    );
     expectSuccess(await t.delete("hamlet", `/api/v1/drafts/${ids[1]}`));
-    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["drafts"]), event_types: JSON.stringify(["message"]) }));
+    const state = expectSuccess(
+      await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["drafts"]), event_types: JSON.stringify(["message"]) }),
+    );
     expect(state.drafts.map((d: any) => [d.id, d.content])).toEqual([
       [ids[0], "Finished"],
       [ids[2], "No recipient yet"],
@@ -48,7 +52,8 @@ describe("drafts", () => {
   it("refuse drafts that are invalid or not the user's, and save nothing then", async () => {
     const before = expectSuccess(await t.get("iago", "/api/v1/drafts")).count;
     const coreTeam = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: "core team" })).stream_id;
-    const bad = (draft: object) => t.post("othello", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "stream", to: [], topic: "t", content: "x", ...draft }]) });
+    const bad = (draft: object) =>
+      t.post("othello", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "stream", to: [], topic: "t", content: "x", ...draft }]) });
     expectError(await bad({}), 400, "Must specify exactly 1 channel ID for channel messages");
     expectError(await bad({ to: [coreTeam] }), 400, "Invalid channel ID");
     expectError(await bad({ type: "private", to: [99_999] }), 400, "Invalid user ID 99999");
@@ -56,7 +61,11 @@ describe("drafts", () => {
     expect((await bad({ extra: 1 })).status).toBe(400);
     expect((await bad({ content: "" })).status).toBe(400);
     const { ids } = expectSuccess(await t.post("iago", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "", to: [], topic: "", content: "mine" }]) }));
-    expectError(await t.patch("othello", `/api/v1/drafts/${ids[0]}`, { draft: JSON.stringify({ type: "", to: [], topic: "", content: "yours" }) }), 404, "Draft does not exist");
+    expectError(
+      await t.patch("othello", `/api/v1/drafts/${ids[0]}`, { draft: JSON.stringify({ type: "", to: [], topic: "", content: "yours" }) }),
+      404,
+      "Draft does not exist",
+    );
     expectError(await t.delete("othello", `/api/v1/drafts/${ids[0]}`), 404, "Draft does not exist");
     expect(expectSuccess(await t.get("iago", "/api/v1/drafts")).count).toBe(before + 1);
   });
@@ -64,8 +73,14 @@ describe("drafts", () => {
   it("are refused, and not in /register, for users who turned synchronization off", async () => {
     expectSuccess(await t.patch("cordelia", "/api/v1/settings", { enable_drafts_synchronization: "false" }));
     expectError(await t.get("cordelia", "/api/v1/drafts"), 400, "User has disabled synchronizing drafts.");
-    expectError(await t.post("cordelia", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "", to: [], topic: "", content: "x" }]) }), 400, "User has disabled synchronizing drafts.");
-    const state = expectSuccess(await t.post("cordelia", "/api/v1/register", { fetch_event_types: JSON.stringify(["drafts"]), event_types: JSON.stringify(["message"]) }));
+    expectError(
+      await t.post("cordelia", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "", to: [], topic: "", content: "x" }]) }),
+      400,
+      "User has disabled synchronizing drafts.",
+    );
+    const state = expectSuccess(
+      await t.post("cordelia", "/api/v1/register", { fetch_event_types: JSON.stringify(["drafts"]), event_types: JSON.stringify(["message"]) }),
+    );
     expect(state.drafts).toEqual([]);
   });
 });
@@ -77,7 +92,9 @@ describe("saved snippets", () => {
     expectSuccess(await t.patch("hamlet", `/api/v1/saved_snippets/${id}`, { content: "Welcome to the team!" }));
     const listed = expectSuccess(await t.get("hamlet", "/api/v1/saved_snippets")).saved_snippets;
     expect(listed).toEqual([{ id, title: "Greeting", content: "Welcome to the team!", date_created: expect.any(Number) }]);
-    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["saved_snippets"]), event_types: JSON.stringify(["message"]) }));
+    const state = expectSuccess(
+      await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["saved_snippets"]), event_types: JSON.stringify(["message"]) }),
+    );
     expect(state.saved_snippets).toEqual(listed);
     expect(expectSuccess(await t.get("othello", "/api/v1/saved_snippets")).saved_snippets).toEqual([]);
     expectError(await t.delete("othello", `/api/v1/saved_snippets/${id}`), 404, "Saved snippet does not exist.");

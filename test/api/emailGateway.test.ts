@@ -23,7 +23,10 @@ const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api
 const address = async (who: string, stream: string, params: Record<string, unknown> = {}) =>
   expectSuccess(await t.get(who, `/api/v1/streams/${await streamId(stream)}/email_address`, params as never)).email as string;
 
-async function sendMail(to: string, mail: { subject?: string; text?: string; html?: string; from?: string; attachments?: Array<{ filename: string; content: string | Buffer }> }) {
+async function sendMail(
+  to: string,
+  mail: { subject?: string; text?: string; html?: string; from?: string; attachments?: Array<{ filename: string; content: string | Buffer }> },
+) {
   const transport = createTransport({ host: "127.0.0.1", port: gateway.port, secure: false, ignoreTLS: true });
   try {
     return await transport.sendMail({ from: mail.from ?? "Someone <someone@example.org>", to, ...mail });
@@ -34,7 +37,13 @@ async function sendMail(to: string, mail: { subject?: string; text?: string; htm
 
 async function lastMessage(who: string, stream: string): Promise<any> {
   const res = expectSuccess(
-    await t.get(who, "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: stream }]), apply_markdown: false }),
+    await t.get(who, "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow: JSON.stringify([{ operator: "channel", operand: stream }]),
+      apply_markdown: false,
+    }),
   );
   return res.messages[0];
 }
@@ -50,7 +59,11 @@ describe("GET /streams/{stream_id}/email_address", () => {
   });
 
   it("names a channel whose name is not ASCII 'channel', and joins words with '-'", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "ünïcode ☃" }, { name: "core team" }, { name: "core & team!" }]) }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "ünïcode ☃" }, { name: "core team" }, { name: "core & team!" }]),
+      }),
+    );
     expect(await address("iago", "ünïcode ☃")).toMatch(/^channel\.[0-9a-f]{32}\.show-sender@/);
     expect(await address("iago", "core team")).toMatch(/^core-team\.[0-9a-f]{32}\.show-sender@/);
     // "core-team-" loses its last "-" to the slug, so (as in Zulip) the name is left out.
@@ -61,7 +74,12 @@ describe("GET /streams/{stream_id}/email_address", () => {
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "mail secrets" }]), invite_only: true }));
     expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("mail secrets")}/email_address`), 400, "Invalid channel ID");
     const bot = expectSuccess(await t.post("othello", "/api/v1/bots", { full_name: "Othello's Mailer", short_name: "othellomailer" })).user_id;
-    expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: bot }), 400, "Insufficient permission", "BAD_REQUEST");
+    expectError(
+      await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: bot }),
+      400,
+      "Insufficient permission",
+      "BAD_REQUEST",
+    );
     expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: 999999 }), 400, "No such bot");
     expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: "x" }), 400, "sender_id is not valid JSON");
   });
@@ -129,7 +147,13 @@ describe("incoming email gateway", () => {
   });
 
   it("refuses an address whose creator may no longer post in the channel", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "mail leavers" }]), invite_only: true, principals: JSON.stringify([(await t.user("iago")).id, (await t.user("hamlet")).id]) }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "mail leavers" }]),
+        invite_only: true,
+        principals: JSON.stringify([(await t.user("iago")).id, (await t.user("hamlet")).id]),
+      }),
+    );
     const to = await address("hamlet", "mail leavers");
     expectSuccess(await t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["mail leavers"]) }));
     await expect(sendMail(to, { subject: "x", text: "y" })).rejects.toMatchObject({ responseCode: 550 });

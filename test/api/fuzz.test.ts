@@ -23,18 +23,54 @@ const SEED = 17;
 
 /** Tables whose every row is compared (jobs are left out: the job runner updates them on its own). */
 const TABLES = [
-  "realms", "users", "user_groups", "user_group_members", "user_group_subgroups", "recipients", "direct_message_groups",
-  "streams", "default_streams", "subscriptions", "messages", "user_messages", "reactions", "submessages", "attachments",
-  "attachment_messages", "scheduled_messages", "user_topics", "custom_profile_fields", "custom_profile_field_values",
-  "user_statuses", "muted_users", "alert_words", "drafts", "realm_emoji", "bot_services", "push_devices",
-  "missed_message_emails", "confirmations", "invitations", "audit_log",
+  "realms",
+  "users",
+  "user_groups",
+  "user_group_members",
+  "user_group_subgroups",
+  "recipients",
+  "direct_message_groups",
+  "streams",
+  "default_streams",
+  "subscriptions",
+  "messages",
+  "user_messages",
+  "reactions",
+  "submessages",
+  "attachments",
+  "attachment_messages",
+  "scheduled_messages",
+  "user_topics",
+  "custom_profile_fields",
+  "custom_profile_field_values",
+  "user_statuses",
+  "muted_users",
+  "alert_words",
+  "drafts",
+  "realm_emoji",
+  "bot_services",
+  "push_devices",
+  "missed_message_emails",
+  "confirmations",
+  "invitations",
+  "audit_log",
 ] as const;
 
 async function databaseState(): Promise<string> {
   const parts = await Promise.all(
     TABLES.map(async (table) => {
-      const rows = await t.ctx.db.kysely.selectFrom(table as any).selectAll().execute();
-      return table + ":" + rows.map((r) => JSON.stringify(r)).sort().join("\n");
+      const rows = await t.ctx.db.kysely
+        .selectFrom(table as any)
+        .selectAll()
+        .execute();
+      return (
+        table +
+        ":" +
+        rows
+          .map((r) => JSON.stringify(r))
+          .sort()
+          .join("\n")
+      );
     }),
   );
   return parts.join("\n\n");
@@ -45,40 +81,129 @@ function changedTables(before: string, after: string): string {
   const tables = (state: string) => new Map(state.split("\n\n").map((part) => [part.slice(0, part.indexOf(":")), part] as const));
   const a = tables(before);
   const b = tables(after);
-  return [...a].filter(([name, rows]) => b.get(name) !== rows).map(([name, rows]) => {
-    const old = new Set(rows.split("\n"));
-    const fresh = b.get(name)!.split("\n").filter((row) => !old.has(row));
-    return `${name}: ${fresh.slice(0, 2).join(" | ").slice(0, 400)}`;
-  }).join("; ");
+  return [...a]
+    .filter(([name, rows]) => b.get(name) !== rows)
+    .map(([name, rows]) => {
+      const old = new Set(rows.split("\n"));
+      const fresh = b
+        .get(name)!
+        .split("\n")
+        .filter((row) => !old.has(row));
+      return `${name}: ${fresh.slice(0, 2).join(" | ").slice(0, 400)}`;
+    })
+    .join("; ");
 }
 
 // ---------------------------------------------------------------------------------------------
 // The catalogue of plausible values, filled with the fixture's real ids in beforeAll.
-const ids = { users: [] as number[], streams: [] as number[], messages: [] as number[], groups: [] as number[], drafts: [] as number[], scheduled: [] as number[], bots: [] as number[] };
+const ids = {
+  users: [] as number[],
+  streams: [] as number[],
+  messages: [] as number[],
+  groups: [] as number[],
+  drafts: [] as number[],
+  scheduled: [] as number[],
+  bots: [] as number[],
+};
 
 function catalogue(): string[] {
   const j = (v: unknown) => JSON.stringify(v);
   const anyId = [...ids.users, ...ids.streams, ...ids.messages, ...ids.groups, ...ids.drafts, ...ids.scheduled, 1, 0];
   return [
     // text and names
-    "Verona", "Denmark", "core team", "fuzz topic", "hello **world**", "hamlet@zulip.com", "iago@zulip.com", ":smile:", "smile", "1f600",
-    "zulip.com", "https://example.com/hook", "#f00000", "Europe/Paris", "en", "a", "x".repeat(70),
+    "Verona",
+    "Denmark",
+    "core team",
+    "fuzz topic",
+    "hello **world**",
+    "hamlet@zulip.com",
+    "iago@zulip.com",
+    ":smile:",
+    "smile",
+    "1f600",
+    "zulip.com",
+    "https://example.com/hook",
+    "#f00000",
+    "Europe/Paris",
+    "en",
+    "a",
+    "x".repeat(70),
     // enum words Zulip's APIs use
-    "stream", "channel", "private", "direct", "add", "remove", "read", "starred", "collapsed", "change_one", "change_later", "change_all",
-    "newest", "oldest", "first_unread", "unicode_emoji", "realm_emoji", "zulip_extra_emoji", "start", "stop", "active", "idle",
-    "is_muted", "pin_to_top", "color", "in_home_view", "desktop_notifications", "emoji", "image", "message", "user", "everyone",
-    "unmuted", "muted", "followed", "inherit", "always", "never", "automatic", "day", "week", "name", "description",
+    "stream",
+    "channel",
+    "private",
+    "direct",
+    "add",
+    "remove",
+    "read",
+    "starred",
+    "collapsed",
+    "change_one",
+    "change_later",
+    "change_all",
+    "newest",
+    "oldest",
+    "first_unread",
+    "unicode_emoji",
+    "realm_emoji",
+    "zulip_extra_emoji",
+    "start",
+    "stop",
+    "active",
+    "idle",
+    "is_muted",
+    "pin_to_top",
+    "color",
+    "in_home_view",
+    "desktop_notifications",
+    "emoji",
+    "image",
+    "message",
+    "user",
+    "everyone",
+    "unmuted",
+    "muted",
+    "followed",
+    "inherit",
+    "always",
+    "never",
+    "automatic",
+    "day",
+    "week",
+    "name",
+    "description",
     // JSON scalars
-    "true", "false", "null", ...anyId.map(String), "-1", "3600", "100",
+    "true",
+    "false",
+    "null",
+    ...anyId.map(String),
+    "-1",
+    "3600",
+    "100",
     // JSON lists and objects of the shapes the API takes
-    j(ids.users.slice(0, 2)), j(ids.messages.slice(0, 2)), j(ids.streams.slice(0, 2)), j(["Verona"]), j(["hamlet@zulip.com"]), j([]),
-    j([{ name: "Verona" }]), j([{ name: "fuzz-channel", description: "made by the fuzzer" }]), j([{ operator: "channel", operand: "Verona" }]),
-    j([{ operator: "search", operand: "hello" }]), j([{ operator: "is", operand: "dm" }]), j({ add: ids.users.slice(0, 1), delete: [] }),
-    j({ direct_members: ids.users.slice(0, 1), direct_subgroups: [] }), j([{ stream_id: ids.streams[0], property: "is_muted", value: true }]),
+    j(ids.users.slice(0, 2)),
+    j(ids.messages.slice(0, 2)),
+    j(ids.streams.slice(0, 2)),
+    j(["Verona"]),
+    j(["hamlet@zulip.com"]),
+    j([]),
+    j([{ name: "Verona" }]),
+    j([{ name: "fuzz-channel", description: "made by the fuzzer" }]),
+    j([{ operator: "channel", operand: "Verona" }]),
+    j([{ operator: "search", operand: "hello" }]),
+    j([{ operator: "is", operand: "dm" }]),
+    j({ add: ids.users.slice(0, 1), delete: [] }),
+    j({ direct_members: ids.users.slice(0, 1), direct_subgroups: [] }),
+    j([{ stream_id: ids.streams[0], property: "is_muted", value: true }]),
     j([{ type: "stream", to: [ids.streams[0]], topic: "draft", content: "draft", timestamp: 1_700_000_000 }]),
     j({ type: "stream", to: [ids.streams[0]], topic: "draft", content: "draft", timestamp: 1_700_000_000 }),
-    j({ new: ids.users.slice(0, 1) }), j({ key: "value" }), j(["word"]), j(["alert", "words"]), j({ user_list_incomplete: true }),
-    j(String(ids.groups[0] ?? 1)), j(Math.floor(Date.now() / 1000) + 3600),
+    j({ new: ids.users.slice(0, 1) }),
+    j({ key: "value" }),
+    j(["word"]),
+    j(["alert", "words"]),
+    j({ user_list_incomplete: true }),
+    j(String(ids.groups[0] ?? 1)),
+    j(Math.floor(Date.now() / 1000) + 3600),
   ];
 }
 
@@ -98,9 +223,26 @@ const unicode = fc.string({ unit: "grapheme", maxLength: 20 });
 /** Values no declared type expects (wrong types, huge, Unicode, NUL, deep JSON, long lists). */
 const hostile = fc.oneof(
   fc.constantFrom(
-    "", " ", "\u0000", "a\u0000b", "true", "null", "[]", "{}", "-1", "0", "1e309", "9007199254740993", "NaN", "[null]", "{\"a\":",
-    "x".repeat(20_000), "\u202e\u0000\ud83d\ude00".repeat(100), "[".repeat(2000) + "]".repeat(2000),
-    JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i)), JSON.stringify(Array.from({ length: 3000 }, () => "Verona")),
+    "",
+    " ",
+    "\u0000",
+    "a\u0000b",
+    "true",
+    "null",
+    "[]",
+    "{}",
+    "-1",
+    "0",
+    "1e309",
+    "9007199254740993",
+    "NaN",
+    "[null]",
+    '{"a":',
+    "x".repeat(20_000),
+    "\u202e\u0000\ud83d\ude00".repeat(100),
+    "[".repeat(2000) + "]".repeat(2000),
+    JSON.stringify(Array.from({ length: 20_000 }, (_, i) => i)),
+    JSON.stringify(Array.from({ length: 3000 }, () => "Verona")),
     JSON.stringify({ a: { b: { c: { d: { e: { f: [[[[[[1]]]]]] } } } } } }),
   ),
   unicode,
@@ -113,8 +255,15 @@ const PATH_HOSTILE = ["0", "-1", "abc", "%00", "99999999999999999999", "me", "%E
 
 function pathPool(segment: string): string[] {
   const byName: Record<string, number[]> = {
-    user_id_or_email: ids.users, user_id: ids.users, muted_user_id: ids.users, bot_id: ids.bots, stream_id: ids.streams,
-    message_id: ids.messages, user_group_id: ids.groups, draft_id: ids.drafts, scheduled_message_id: ids.scheduled,
+    user_id_or_email: ids.users,
+    user_id: ids.users,
+    muted_user_id: ids.users,
+    bot_id: ids.bots,
+    stream_id: ids.streams,
+    message_id: ids.messages,
+    user_group_id: ids.groups,
+    draft_id: ids.drafts,
+    scheduled_message_id: ids.scheduled,
   };
   const extra = segment === "user_id_or_email" ? ["hamlet@zulip.com", "me"] : segment === "emoji_name" ? ["green_tick", "smile"] : [];
   return [...(byName[segment] ?? [1, 2, 3]).map(String), ...extra];
@@ -135,7 +284,9 @@ function requestFor(route: RouteEntry) {
     params: names.length > 0 ? fc.record(perParam, { requiredKeys: [] }) : fc.constant({}),
     duplicated: names.length > 0 ? fc.subarray(names, { maxLength: Math.min(2, names.length) }) : fc.constant([] as string[]),
     duplicateValue: hostile,
-    path: fc.tuple(...segments.map((s) => fc.oneof({ arbitrary: fc.constantFrom(...pathPool(s)), weight: 3 }, { arbitrary: fc.constantFrom(...PATH_HOSTILE), weight: 1 }))),
+    path: fc.tuple(
+      ...segments.map((s) => fc.oneof({ arbitrary: fc.constantFrom(...pathPool(s)), weight: 3 }, { arbitrary: fc.constantFrom(...PATH_HOSTILE), weight: 1 })),
+    ),
   });
 }
 
@@ -178,7 +329,12 @@ async function timedRequest(): Promise<number> {
   const during = new Set<string>();
   const watch = setInterval(() => during.add(inFlight), 50);
   // The fuzzing may archive Verona or change settings: the time counts, whatever the answer.
-  await t.get("cordelia", "/api/v1/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "Verona" }]) }, { skipOpenApi: true });
+  await t.get(
+    "cordelia",
+    "/api/v1/messages",
+    { anchor: "newest", num_before: 20, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "Verona" }]) },
+    { skipOpenApi: true },
+  );
   clearInterval(watch);
   const took = performance.now() - started;
   if (took > 1000) slowProbes.push(`${took.toFixed(0)} ms during ${[...during].filter(Boolean).join(" / ").slice(0, 600)}`);
@@ -189,16 +345,38 @@ beforeAll(async () => {
   for (const u of await t.ctx.db.kysely.selectFrom("users").select(["id", "role"]).execute()) originalRoles.set(u.id, u.role);
   const bot = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Fuzz bot", short_name: "fuzz" }));
   ids.bots.push(bot.user_id);
-  (ROLES as Record<string, string>).bot = (await t.ctx.db.kysely.selectFrom("users").select("delivery_email").where("id", "=", bot.user_id).executeTakeFirstOrThrow()).delivery_email;
-  expectSuccess(await t.post("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify([bot.user_id]) }));
+  (ROLES as Record<string, string>).bot = (
+    await t.ctx.db.kysely.selectFrom("users").select("delivery_email").where("id", "=", bot.user_id).executeTakeFirstOrThrow()
+  ).delivery_email;
+  expectSuccess(
+    await t.post("hamlet", "/api/v1/users/me/subscriptions", {
+      subscriptions: JSON.stringify([{ name: "Verona" }]),
+      principals: JSON.stringify([bot.user_id]),
+    }),
+  );
   for (const name of ["hamlet", "iago", "polonius", "othello", "cordelia"]) ids.users.push((await t.user(name)).id);
   for (const s of await t.ctx.db.kysely.selectFrom("streams").select("id").execute()) ids.streams.push(s.id);
-  for (let i = 0; i < 3; i++) ids.messages.push(expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Verona", topic: "fuzz", content: `message ${i}` })).id);
+  for (let i = 0; i < 3; i++)
+    ids.messages.push(expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Verona", topic: "fuzz", content: `message ${i}` })).id);
   ids.messages.push(expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify([ids.users[1]]), content: "a DM" })).id);
   for (const g of await t.ctx.db.kysely.selectFrom("user_groups").select("id").limit(4).execute()) ids.groups.push(g.id);
-  ids.drafts.push(...expectSuccess(await t.post("hamlet", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "stream", to: [ids.streams[0]], topic: "d", content: "draft", timestamp: 1_700_000_000 }]) })).ids);
+  ids.drafts.push(
+    ...expectSuccess(
+      await t.post("hamlet", "/api/v1/drafts", {
+        drafts: JSON.stringify([{ type: "stream", to: [ids.streams[0]], topic: "d", content: "draft", timestamp: 1_700_000_000 }]),
+      }),
+    ).ids,
+  );
   ids.scheduled.push(
-    expectSuccess(await t.post("hamlet", "/api/v1/scheduled_messages", { type: "stream", to: String(ids.streams[0]), topic: "s", content: "later", scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 })).scheduled_message_id,
+    expectSuccess(
+      await t.post("hamlet", "/api/v1/scheduled_messages", {
+        type: "stream",
+        to: String(ids.streams[0]),
+        topic: "s",
+        content: "later",
+        scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400,
+      }),
+    ).scheduled_message_id,
   );
 
   // Jobs run only between requests (runJobs): a delayed job (a missed-message email) falling due
@@ -278,7 +456,8 @@ describe("fuzzing every route from its parameter specification, as every role", 
               expect(res.status, `${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
               // Compared before any job runs: a job falling due now is no change of this request's.
               const after = await databaseState();
-              if (res.status >= 400) expect(after === state, `an error changed the database (${changedTables(state, after)}): ${res.text.slice(0, 300)}`).toBe(true);
+              if (res.status >= 400)
+                expect(after === state, `an error changed the database (${changedTables(state, after)}): ${res.text.slice(0, 300)}`).toBe(true);
               state = (await runJobs()) > 0 ? await databaseState() : after;
             }),
             { numRuns: RUNS_PER_ROUTE, seed: SEED, endOnFailure: true },
@@ -297,7 +476,9 @@ describe("fuzzing every route from its parameter specification, as every role", 
     await probeLoop;
     latencies.sort((a, b) => a - b);
     for (const slow of slowProbes) console.log(`slow: ${slow}`);
-    console.log(`fuzzing: ${fuzzRequests} requests; another user's ${latencies.length} requests: baseline ${baseline.toFixed(0)} ms, median ${latencies[latencies.length >> 1]?.toFixed(0)} ms, max ${latencies.at(-1)?.toFixed(0)} ms`);
+    console.log(
+      `fuzzing: ${fuzzRequests} requests; another user's ${latencies.length} requests: baseline ${baseline.toFixed(0)} ms, median ${latencies[latencies.length >> 1]?.toFixed(0)} ms, max ${latencies.at(-1)?.toFixed(0)} ms`,
+    );
     expect(latencies.length).toBeGreaterThan(20);
     expect(latencies.at(-1)!, slowProbes.join("\n")).toBeLessThan(baseline + 2000);
   });

@@ -53,7 +53,9 @@ describe("request parameters", () => {
 
   it("prefers the body over the query string", async () => {
     const url = `/api/v1/fetch_api_key?password=wrong`;
-    expectSuccess(await raw("POST", url, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `username=hamlet%40zulip.com&password=${PASSWORD}` }));
+    expectSuccess(
+      await raw("POST", url, { headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `username=hamlet%40zulip.com&password=${PASSWORD}` }),
+    );
     const res = await raw("POST", `/api/v1/fetch_api_key?password=${PASSWORD}`, {
       headers: { "Content-Type": "application/x-www-form-urlencoded" },
       body: "username=hamlet%40zulip.com&password=wrong",
@@ -76,7 +78,12 @@ describe("request parameters", () => {
   });
 
   it("reports a missing parameter with REQUEST_VARIABLE_MISSING and var_name", async () => {
-    const body = expectError(await t.post(null, "/api/v1/fetch_api_key", { username: "hamlet@zulip.com" }), 400, "Missing 'password' argument", "REQUEST_VARIABLE_MISSING");
+    const body = expectError(
+      await t.post(null, "/api/v1/fetch_api_key", { username: "hamlet@zulip.com" }),
+      400,
+      "Missing 'password' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
     expect(body.var_name).toBe("password");
   });
 
@@ -101,7 +108,10 @@ describe("error envelopes", () => {
   });
 
   it("answers unsupported or broken bodies with a 4xx envelope, never a 500", async () => {
-    const octet = await raw("POST", "/api/v1/fetch_api_key", { headers: { "Content-Type": "application/octet-stream" }, body: new Blob([new Uint8Array([1, 2, 3])]) });
+    const octet = await raw("POST", "/api/v1/fetch_api_key", {
+      headers: { "Content-Type": "application/octet-stream" },
+      body: new Blob([new Uint8Array([1, 2, 3])]),
+    });
     expect(octet.status).toBeLessThan(500);
     expect(octet.body).toMatchObject({ result: "error" });
     const noBoundary = await raw("POST", "/api/v1/fetch_api_key", { headers: { "Content-Type": "multipart/form-data" }, body: "username=x" });
@@ -130,7 +140,11 @@ describe("error envelopes", () => {
 
 describe("authentication", () => {
   it("marks authenticated responses, errors included, as never to be cached (Zulip's never_cache)", async () => {
-    for (const res of [await t.get("hamlet", "/api/v1/users/me"), await t.get("hamlet", "/api/v1/messages/999999"), await t.get("hamlet", "/api/v1/users/me/subscriptions")]) {
+    for (const res of [
+      await t.get("hamlet", "/api/v1/users/me"),
+      await t.get("hamlet", "/api/v1/messages/999999"),
+      await t.get("hamlet", "/api/v1/users/me/subscriptions"),
+    ]) {
       expect(res.headers.get("cache-control")).toBe("max-age=0, no-cache, no-store, must-revalidate, private");
       const expires = Date.parse(res.headers.get("expires") ?? "");
       expect(Math.abs(expires - Date.now())).toBeLessThan(60_000);
@@ -185,10 +199,7 @@ describe("the route table", () => {
     try {
       expect(() => app.get("/not-in-the-table", async () => "hidden")).toThrow(/GET \/not-in-the-table is not in the route table/);
       await app.ready();
-      const listed = [
-        ...ROUTES.map((r) => [r.method, `/api/v1${r.path}`] as const),
-        ...HTTP_ROUTES.flatMap((r) => r.methods.map((m) => [m, r.path] as const)),
-      ];
+      const listed = [...ROUTES.map((r) => [r.method, `/api/v1${r.path}`] as const), ...HTTP_ROUTES.flatMap((r) => r.methods.map((m) => [m, r.path] as const))];
       for (const [method, url] of listed) expect(app.hasRoute({ method, url }), `${method} ${url}`).toBe(true);
     } finally {
       await app.close();

@@ -6,7 +6,11 @@ let bot: { id: number; apiKey: string; email: string };
 
 beforeAll(async () => {
   const body = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Alerts", short_name: "alerts", bot_type: 2 }));
-  bot = { id: body.user_id, apiKey: body.api_key, email: expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots.find((b: any) => b.full_name === "Alerts").username };
+  bot = {
+    id: body.user_id,
+    apiKey: body.api_key,
+    email: expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots.find((b: any) => b.full_name === "Alerts").username,
+  };
 });
 
 async function hook(path: string, query: Record<string, string>, body: string, contentType = "application/json") {
@@ -16,7 +20,18 @@ async function hook(path: string, query: Record<string, string>, body: string, c
 }
 
 async function lastInTopic(topic: string) {
-  const res = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: topic }], apply_markdown: false }));
+  const res = expectSuccess(
+    await t.get("hamlet", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow: [
+        { operator: "channel", operand: "Verona" },
+        { operator: "topic", operand: topic },
+      ],
+      apply_markdown: false,
+    }),
+  );
   return res.messages.at(-1);
 }
 
@@ -32,7 +47,15 @@ describe("incoming webhooks", () => {
 
   it("without a channel, tells the bot's owner in a direct message", async () => {
     expect((await hook("json", { api_key: bot.apiKey }, JSON.stringify({ ping: true }))).status).toBe(200);
-    const res = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "dm", operand: [bot.id] }], apply_markdown: false }));
+    const res = expectSuccess(
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 1,
+        num_after: 0,
+        narrow: [{ operator: "dm", operand: [bot.id] }],
+        apply_markdown: false,
+      }),
+    );
     expect(res.messages.at(-1)).toMatchObject({ sender_id: bot.id, content: '```json\n{\n  "ping": true\n}\n```' });
   });
 
@@ -55,9 +78,19 @@ describe("incoming webhooks", () => {
     expect((await hook("json", { stream: "Verona" }, "{}")).status).toBe(401);
     expect((await hook("json", { api_key: bot.apiKey, stream: "Verona" }, "{not json")).status).toBe(400);
     expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona" }, "[1]")).status).toBe(400);
-    expect((await hook("json", { api_key: bot.apiKey, stream: "no such channel" }, "{}")).body).toMatchObject({ result: "error", code: "STREAM_DOES_NOT_EXIST" });
+    expect((await hook("json", { api_key: bot.apiKey, stream: "no such channel" }, "{}")).body).toMatchObject({
+      result: "error",
+      code: "STREAM_DOES_NOT_EXIST",
+    });
     const auth = { Authorization: "Basic " + Buffer.from(`${bot.email}:${bot.apiKey}`).toString("base64") };
-    expectError(await t.request("GET", null, "/api/v1/users/me", {}, { headers: auth }), 401, "This API is not available to incoming webhook bots.", "UNAUTHORIZED");
-    expectSuccess(await t.request("POST", null, "/api/v1/messages", { type: "stream", to: "Verona", topic: "direct", content: "via the API" }, { headers: auth }));
+    expectError(
+      await t.request("GET", null, "/api/v1/users/me", {}, { headers: auth }),
+      401,
+      "This API is not available to incoming webhook bots.",
+      "UNAUTHORIZED",
+    );
+    expectSuccess(
+      await t.request("POST", null, "/api/v1/messages", { type: "stream", to: "Verona", topic: "direct", content: "via the API" }, { headers: auth }),
+    );
   });
 });

@@ -34,13 +34,19 @@ describe("narrow bounds", () => {
     expect(res.body.msg).toMatch(/^narrow has too many items \(limit: \d+\)$/);
     // Below the general list limit, the narrow's own limit applies.
     const narrow200 = JSON.stringify(searchTerms(200));
-    expectError(await t.post("hamlet", "/api/v1/messages/flags/narrow", { anchor: "newest", num_before: 10, num_after: 0, narrow: narrow200, op: "add", flag: "read" }), 400, "narrow has too many items (limit: 100)");
+    expectError(
+      await t.post("hamlet", "/api/v1/messages/flags/narrow", { anchor: "newest", num_before: 10, num_after: 0, narrow: narrow200, op: "add", flag: "read" }),
+      400,
+      "narrow has too many items (limit: 100)",
+    );
     // Generous for a loaded 2-core machine; the quadratic narrow builder took 15-30 s here.
     expect(latency).toBeLessThan(baseline + 2000);
   });
 
   it("answers narrows at the limits quickly", async () => {
-    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ").slice(0, 1000);
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`)
+      .join(" ")
+      .slice(0, 1000);
     const longNarrow = JSON.stringify(Array.from({ length: 100 }, () => ({ operator: "search", operand: words })));
     const dmNarrow = JSON.stringify(Array.from({ length: 100 }, () => ({ operator: "dm", operand: Array.from({ length: 1000 }, () => "othello@zulip.com") })));
     for (const narrow of [longNarrow, dmNarrow]) {
@@ -59,9 +65,17 @@ describe("narrow bounds", () => {
 
   it("refuses long operands and long operand lists", async () => {
     const long = JSON.stringify([{ operator: "search", operand: "x".repeat(1001) }]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: long }), 400, 'narrow[0]["operand"] is too long (limit: 1000 characters)');
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: long }),
+      400,
+      'narrow[0]["operand"] is too long (limit: 1000 characters)',
+    );
     const many = JSON.stringify([{ operator: "dm", operand: Array.from({ length: 1001 }, (_, i) => i + 1) }]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: many }), 400, 'narrow[0]["operand"] has too many items (limit: 1000)');
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: many }),
+      400,
+      'narrow[0]["operand"] has too many items (limit: 1000)',
+    );
   });
 
   it("refuses NUL bytes in narrow operands with a 400 on every operator", async () => {
@@ -73,7 +87,12 @@ describe("narrow bounds", () => {
       }
     }
     const res = await t.post("hamlet", "/api/v1/messages/flags/narrow", {
-      anchor: "newest", num_before: 1, num_after: 0, op: "add", flag: "read", narrow: JSON.stringify([{ operator: "search", operand: "a\u0000" }]),
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      op: "add",
+      flag: "read",
+      narrow: JSON.stringify([{ operator: "search", operand: "a\u0000" }]),
     });
     expectError(res, 400, 'narrow[0]["operand"] contains NULL (0x00) characters.');
   });
@@ -82,7 +101,11 @@ describe("narrow bounds", () => {
 describe("JSON bounds", () => {
   it("refuses a JSON body nested 100,000 levels deep with a 400", async () => {
     const depth = 100_000;
-    for (const body of ["[".repeat(depth) + "]".repeat(depth), `{"content":${"[".repeat(depth)}${"]".repeat(depth)}}`, `{"a":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`]) {
+    for (const body of [
+      "[".repeat(depth) + "]".repeat(depth),
+      `{"content":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      `{"a":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`,
+    ]) {
       const res = await fetch(t.baseUrl + "/api/v1/messages", {
         method: "POST",
         headers: { Authorization: await t.authHeader("hamlet"), "Content-Type": "application/json" },
@@ -95,7 +118,11 @@ describe("JSON bounds", () => {
 
   it("refuses JSON parameters nested too deeply", async () => {
     const deep = "[".repeat(50) + "]".repeat(50);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: deep }), 400, "narrow is nested too deeply (limit: 32 levels)");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: deep }),
+      400,
+      "narrow is nested too deeply (limit: 32 levels)",
+    );
     expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: deep, content: "x" }), 400, "to is nested too deeply (limit: 32 levels)");
   });
 });
@@ -106,21 +133,48 @@ describe("long lists", () => {
   /** Each case: a request with a list of `n` entries. */
   const cases = (ids: { othello: number; hamlet: number }): Array<[string, (n: number) => Promise<Awaited<ReturnType<typeof t.get>>>]> => [
     ["DM to n user ids", (n) => t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify(Array(n).fill(ids.othello)), content: "long list" })],
-    ["DM to n emails", (n) => t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify(Array(n).fill("othello@zulip.com")), content: "long list" })],
+    [
+      "DM to n emails",
+      (n) => t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify(Array(n).fill("othello@zulip.com")), content: "long list" }),
+    ],
     ["typing to n users", (n) => t.post("hamlet", "/api/v1/typing", { op: "start", to: JSON.stringify(Array(n).fill(ids.othello)) })],
     ["typing to n distinct ids", (n) => t.post("hamlet", "/api/v1/typing", { op: "start", to: JSON.stringify(range(n)) })],
-    ["principals with n entries", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify(Array(n).fill("hamlet@zulip.com")) })],
-    ["principals with n distinct ids", (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify(range(n)) })],
-    ["unsubscribe n channel names", (n) => t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(n).map((i) => `no such channel ${i}`)) })],
-    ["group with n members", (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ${n}`, description: "", members: JSON.stringify(Array(n).fill(ids.hamlet)) })],
-    ["group with n distinct ids", (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ids ${n}`, description: "", members: JSON.stringify(range(n)) })],
+    [
+      "principals with n entries",
+      (n) =>
+        t.post("iago", "/api/v1/users/me/subscriptions", {
+          subscriptions: JSON.stringify([{ name: "Verona" }]),
+          principals: JSON.stringify(Array(n).fill("hamlet@zulip.com")),
+        }),
+    ],
+    [
+      "principals with n distinct ids",
+      (n) => t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify(range(n)) }),
+    ],
+    [
+      "unsubscribe n channel names",
+      (n) => t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(n).map((i) => `no such channel ${i}`)) }),
+    ],
+    [
+      "group with n members",
+      (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ${n}`, description: "", members: JSON.stringify(Array(n).fill(ids.hamlet)) }),
+    ],
+    [
+      "group with n distinct ids",
+      (n) => t.post("iago", "/api/v1/user_groups/create", { name: `big group ids ${n}`, description: "", members: JSON.stringify(range(n)) }),
+    ],
     ["flags on n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "add", flag: "read" })],
     ["unstar n message ids", (n) => t.post("hamlet", "/api/v1/messages/flags", { messages: JSON.stringify(range(n)), op: "remove", flag: "starred" })],
     // 3,000 new channels (not 10,000, which take long) already exceed both engines' bound-value limits in one insert.
-    ["subscribe to n new channels", (n) => {
-      const count = n > 10_000 ? n : 3_000;
-      return t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(range(count).map((i) => ({ name: `new channel ${n} ${i}` }))) });
-    }],
+    [
+      "subscribe to n new channels",
+      (n) => {
+        const count = n > 10_000 ? n : 3_000;
+        return t.post("iago", "/api/v1/users/me/subscriptions", {
+          subscriptions: JSON.stringify(range(count).map((i) => ({ name: `new channel ${n} ${i}` }))),
+        });
+      },
+    ],
   ];
 
   it("refuses lists of 100,000 entries with a 400", async () => {

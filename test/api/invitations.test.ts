@@ -21,7 +21,12 @@ async function keyOf(link: string): Promise<string> {
 }
 
 async function emailInviteFor(email: string): Promise<{ id: number; key: string }> {
-  const row = await t.ctx.db.kysely.selectFrom("invitations").select(["id", "confirmation_key"]).where("email", "=", email).orderBy("id", "desc").executeTakeFirstOrThrow();
+  const row = await t.ctx.db.kysely
+    .selectFrom("invitations")
+    .select(["id", "confirmation_key"])
+    .where("email", "=", email)
+    .orderBy("id", "desc")
+    .executeTakeFirstOrThrow();
   return { id: row.id, key: row.confirmation_key };
 }
 
@@ -83,7 +88,9 @@ async function signUp(path: string, fields: Record<string, string>) {
 describe("POST /invites", () => {
   it("invites by email: the invitation is listed, the email carries a working link, admins and the referrer hear of it", async () => {
     const { events } = await t.captureEvents(async () => {
-      expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "Rosalind <rosalind@example.com>, orlando@example.com", stream_ids: [DENMARK] }));
+      expectSuccess(
+        await t.post("hamlet", "/api/v1/invites", { invitee_emails: "Rosalind <rosalind@example.com>, orlando@example.com", stream_ids: [DENMARK] }),
+      );
     });
     const changed = events.filter((e) => e.event.type === "invites_changed");
     expect(changed).toHaveLength(1);
@@ -111,17 +118,49 @@ describe("POST /invites", () => {
   it("refuses guests, blank lists, roles above the inviter's, and channels the inviter cannot see", async () => {
     expectError(await t.post("polonius", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [] }), 400, "Not allowed for guest users");
     expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "", stream_ids: [] }), 400, "You must specify at least one email address.");
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com" }), 400, "Missing 'stream_ids' argument", "REQUEST_VARIABLE_MISSING");
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 200 }), 400, "Must be an organization administrator");
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 300 }), 400, "Must be an organization administrator");
-    expectError(await t.post("iago", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 100 }), 400, "Must be an organization owner", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com" }),
+      400,
+      "Missing 'stream_ids' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 200 }),
+      400,
+      "Must be an organization administrator",
+    );
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 300 }),
+      400,
+      "Must be an organization administrator",
+    );
+    expectError(
+      await t.post("iago", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 100 }),
+      400,
+      "Must be an organization owner",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     expectError(await t.post("iago", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_as: 500 }), 400, "Invalid invite_as");
-    expectError(await t.post("othello", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [CORE_TEAM] }), 400, `Invalid channel ID ${CORE_TEAM}. No invites were sent.`);
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [9999] }), 400, "Invalid channel ID 9999. No invites were sent.");
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_expires_in_minutes: 0 }), 400, "invite_expires_in_minutes is too small");
+    expectError(
+      await t.post("othello", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [CORE_TEAM] }),
+      400,
+      `Invalid channel ID ${CORE_TEAM}. No invites were sent.`,
+    );
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [9999] }),
+      400,
+      "Invalid channel ID 9999. No invites were sent.",
+    );
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "a@example.com", stream_ids: [], invite_expires_in_minutes: 0 }),
+      400,
+      "invite_expires_in_minutes is too small",
+    );
     expect((await invites("iago")).some((i) => i.email === "a@example.com")).toBe(false);
     // Owners may invite owners.
-    expectSuccess(await t.post("desdemona", "/api/v1/invites", { invitee_emails: "owner@example.com", stream_ids: [], invite_as: 100, invite_expires_in_minutes: null }));
+    expectSuccess(
+      await t.post("desdemona", "/api/v1/invites", { invitee_emails: "owner@example.com", stream_ids: [], invite_as: 100, invite_expires_in_minutes: null }),
+    );
     const owner = (await invites("desdemona")).find((i) => i.email === "owner@example.com");
     expect(owner).toMatchObject({ invited_as: 100, expiry_date: null });
   });
@@ -148,19 +187,36 @@ describe("POST /invites", () => {
 
   it("needs the right to subscribe others for channels that are not default channels", async () => {
     await t.withRealmSettings({ can_add_subscribers_group: await t.systemGroupId("role:administrators") }, async () => {
-      expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "c@example.com", stream_ids: [DENMARK] }), 400, "You do not have permission to subscribe other users to channels.");
+      expectError(
+        await t.post("hamlet", "/api/v1/invites", { invitee_emails: "c@example.com", stream_ids: [DENMARK] }),
+        400,
+        "You do not have permission to subscribe other users to channels.",
+      );
       expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "c@example.com", stream_ids: [VERONA] }));
     });
   });
 
   it("needs the right to add members to the groups", async () => {
     const group = await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "hamletcharacters").executeTakeFirstOrThrow();
-    expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "d@example.com", stream_ids: [], group_ids: [group.id] }), 400, "Insufficient permission");
-    expectError(await t.post("desdemona", "/api/v1/invites", { invitee_emails: "d@example.com", stream_ids: [], group_ids: [99999] }), 400, "Invalid user group");
+    expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "d@example.com", stream_ids: [], group_ids: [group.id] }),
+      400,
+      "Insufficient permission",
+    );
+    expectError(
+      await t.post("desdemona", "/api/v1/invites", { invitee_emails: "d@example.com", stream_ids: [], group_ids: [99999] }),
+      400,
+      "Invalid user group",
+    );
   });
 
   it("reports invalid addresses without inviting anyone, and skips addresses already in use", async () => {
-    const bad = expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "not-an-email\nhamlet@zulip.com\ne@example.com", stream_ids: [] }), 400, "Some emails did not validate, so we didn't send any invitations.", "INVITATION_FAILED");
+    const bad = expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "not-an-email\nhamlet@zulip.com\ne@example.com", stream_ids: [] }),
+      400,
+      "Some emails did not validate, so we didn't send any invitations.",
+      "INVITATION_FAILED",
+    );
     expect(bad).toMatchObject({ sent_invitations: false, license_limit_reached: false, daily_limit_reached: false });
     expect(bad.errors).toEqual([
       ["not-an-email", "Invalid address.", false],
@@ -181,13 +237,23 @@ describe("POST /invites", () => {
     ]);
     expect((await invites("hamlet")).some((i) => i.email === "e@example.com")).toBe(true);
 
-    const none = expectError(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "othello@zulip.com", stream_ids: [] }), 400, "We weren't able to invite anyone.", "INVITATION_FAILED");
+    const none = expectError(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "othello@zulip.com", stream_ids: [] }),
+      400,
+      "We weren't able to invite anyone.",
+      "INVITATION_FAILED",
+    );
     expect(none.sent_invitations).toBe(false);
   });
 
   it("refuses every address when the organization is restricted to domains it does not list", async () => {
     await t.withRealmSettings({ emails_restricted_to_domains: true }, async () => {
-      const res = expectError(await t.post("iago", "/api/v1/invites", { invitee_emails: "f@example.com, g+x@example.com", stream_ids: [] }), 400, "Some emails did not validate, so we didn't send any invitations.", "INVITATION_FAILED");
+      const res = expectError(
+        await t.post("iago", "/api/v1/invites", { invitee_emails: "f@example.com, g+x@example.com", stream_ids: [] }),
+        400,
+        "Some emails did not validate, so we didn't send any invitations.",
+        "INVITATION_FAILED",
+      );
       expect(res.errors).toEqual([
         ["f@example.com", "Outside your domain.", false],
         ["g+x@example.com", "Email addresses containing + are not allowed.", false],
@@ -229,7 +295,8 @@ describe("GET, DELETE and resend", () => {
     expectSuccess(await t.post("hamlet", `/api/v1/invites/${id}/resend`));
     await t.drainJobs();
     const deadline = Date.now() + 5000;
-    while (smtp.sink().messages.filter((m) => m.rcptTo.includes("resend@example.com")).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (smtp.sink().messages.filter((m) => m.rcptTo.includes("resend@example.com")).length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     const mails = smtp.sink().messages.filter((m) => m.rcptTo.includes("resend@example.com"));
     expect(mails).toHaveLength(2);
     for (const mail of mails) expect(mail.parsed.text).toContain(`/join/${key}/`);
@@ -262,10 +329,17 @@ describe("reusable links (POST /invites/multiuse)", () => {
 
 describe("signing up at /join/<key>/", () => {
   it("creates the invited account, signs it in, uses the invitation once and tells the referrer", async () => {
-    expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "viola@example.com", stream_ids: [DENMARK], include_realm_default_subscriptions: true }));
+    expectSuccess(
+      await t.post("hamlet", "/api/v1/invites", { invitee_emails: "viola@example.com", stream_ids: [DENMARK], include_realm_default_subscriptions: true }),
+    );
     expectSuccess(await t.post("iago", "/api/v1/invites", { invitee_emails: "viola@example.com", stream_ids: [] }));
     const iagoInvite = await emailInviteFor("viola@example.com");
-    const hamletInvite = await t.ctx.db.kysely.selectFrom("invitations").select(["id", "confirmation_key"]).where("email", "=", "viola@example.com").orderBy("id").executeTakeFirstOrThrow();
+    const hamletInvite = await t.ctx.db.kysely
+      .selectFrom("invitations")
+      .select(["id", "confirmation_key"])
+      .where("email", "=", "viola@example.com")
+      .orderBy("id")
+      .executeTakeFirstOrThrow();
     const path = `/join/${hamletInvite.confirmation_key}/`;
 
     const { browser, page, posted } = await signUp(path, { full_name: "Viola", password: "twelfth-night-2" });
@@ -286,13 +360,25 @@ describe("signing up at /join/<key>/", () => {
     expect((await invites("iago")).some((i) => i.email === "viola@example.com")).toBe(false);
 
     const dms = expectSuccess(
-      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "dm", operand: "notification-bot@zulip.com" }] }),
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 5,
+        num_after: 0,
+        narrow: [{ operator: "dm", operand: "notification-bot@zulip.com" }],
+      }),
     );
     expect(dms.messages.at(-1).content).toContain(`>Viola</span> accepted your invitation to join Zulip!`);
   });
 
   it("gives the invited role and only the chosen channels when defaults are not included", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/invites", { invitee_emails: "sebastian@example.com", stream_ids: [DENMARK], invite_as: 600, notify_referrer_on_join: false }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/invites", {
+        invitee_emails: "sebastian@example.com",
+        stream_ids: [DENMARK],
+        invite_as: 600,
+        notify_referrer_on_join: false,
+      }),
+    );
     const { key } = await emailInviteFor("sebastian@example.com");
     const { browser, posted } = await signUp(`/join/${key}/`, { full_name: "Sebastian", password: "shipwreck-1" });
     expect(posted.status).toBe(302);
@@ -327,7 +413,9 @@ describe("signing up at /join/<key>/", () => {
 
   it("lets a reusable link sign up several people, each confirming their address by email, with its role and groups", async () => {
     const group = await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "hamletcharacters").executeTakeFirstOrThrow();
-    const { invite_link } = expectSuccess(await t.post("desdemona", "/api/v1/invites/multiuse", { invite_as: 300, group_ids: [group.id], stream_ids: [DENMARK] }));
+    const { invite_link } = expectSuccess(
+      await t.post("desdemona", "/api/v1/invites/multiuse", { invite_as: 300, group_ids: [group.id], stream_ids: [DENMARK] }),
+    );
     const path = new URL(invite_link).pathname;
     const form = await new Browser(t).get(path);
     expect(form.html).toContain('name="email"');
@@ -376,7 +464,11 @@ describe("signing up at /join/<key>/", () => {
   it("refuses an expired link and an unknown key", async () => {
     expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "antonio@example.com", stream_ids: [], invite_expires_in_minutes: 5 }));
     const { id, key } = await emailInviteFor("antonio@example.com");
-    await t.ctx.db.kysely.updateTable("invitations").set({ expires_at: Math.floor(Date.now() / 1000) - 1 }).where("id", "=", id).execute();
+    await t.ctx.db.kysely
+      .updateTable("invitations")
+      .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
+      .where("id", "=", id)
+      .execute();
     const expired = await new Browser(t).get(`/join/${key}/`);
     expect(expired.status).toBe(404);
     expect(expired.html).toContain("The confirmation link has expired or been deactivated.");

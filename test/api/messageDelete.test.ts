@@ -21,7 +21,10 @@ const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/
 describe("DELETE /api/v1/messages/{id}", () => {
   it("lets the sender delete a recent message with everything attached, and tells its readers", async () => {
     const id = await send("hamlet", "Denmark", "oops", "wrong channel");
-    await db().insertInto("reactions").values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" }).execute();
+    await db()
+      .insertInto("reactions")
+      .values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" })
+      .execute();
     await db().insertInto("submessages").values({ message_id: id, sender_id: HAMLET, msg_type: "widget", content: "{}" }).execute();
     const { result, events } = await t.captureEvents(() => del("hamlet", id));
     expectSuccess(result);

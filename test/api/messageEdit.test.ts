@@ -73,7 +73,9 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
   });
 
   it("edits a direct message for its participants and clears a removed mention", async () => {
-    const sent = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify([OTHELLO]), content: "@**Othello, the Moor of Venice** hi" }));
+    const sent = expectSuccess(
+      await t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify([OTHELLO]), content: "@**Othello, the Moor of Venice** hi" }),
+    );
     expect((await rows(sent.id)).find((r) => r.user_id === OTHELLO)!.flags & 8).toBe(8);
     const { result, events } = await t.captureEvents(() => patch("hamlet", sent.id, { content: "just hi" }));
     expectSuccess(result);
@@ -116,7 +118,11 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
     expectError(await patch("hamlet", id, { topic: "ok\u0007bell" }), 400, "Invalid character in topic, at position 3!");
     expectError(await patch("hamlet", id, { stream_id: "abc" }), 400, "stream_id is not valid JSON");
     expectError(await patch("hamlet", id, { stream_id: -1 }), 400, "stream_id is too small");
-    expectError(await patch("hamlet", id, { stream_id: 1, send_notification_to_old_thread: "maybe" }), 400, "send_notification_to_old_thread is not valid JSON");
+    expectError(
+      await patch("hamlet", id, { stream_id: 1, send_notification_to_old_thread: "maybe" }),
+      400,
+      "send_notification_to_old_thread is not valid JSON",
+    );
     expectError(await patch("hamlet", id, { stream_id: 1, content: "y" }), 400, "Cannot change message content while changing channel");
     expectError(await patch("hamlet", id, { topic: "✔" }), 400, "General chat cannot be marked as resolved");
     expectError(await patch("hamlet", id, { stream_id: 999 }), 400, "Invalid channel ID");
@@ -148,7 +154,11 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
 
 describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   it("moves the whole topic, records the move and posts Notification Bot breadcrumbs", async () => {
-    const ids = [await send("hamlet", "Denmark", "move all", "one"), await send("iago", "Denmark", "move all", "two"), await send("hamlet", "Denmark", "move all", "three")];
+    const ids = [
+      await send("hamlet", "Denmark", "move all", "one"),
+      await send("iago", "Denmark", "move all", "two"),
+      await send("hamlet", "Denmark", "move all", "three"),
+    ];
     const { result, events } = await t.captureEvents(() =>
       patch("othello", ids[1], { topic: "moved all", propagate_mode: "change_all", send_notification_to_old_thread: true }),
     );
@@ -175,10 +185,16 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
     const newThread = await topicMessages("Denmark", "moved all");
     expect(newThread.map((m) => m.id).slice(0, 3)).toEqual(ids);
-    expect(newThread[3]).toMatchObject({ sender_id: NOTIFICATION_BOT, content: "This topic was moved here from #**Denmark>move all** by @_**Othello, the Moor of Venice|12**." });
+    expect(newThread[3]).toMatchObject({
+      sender_id: NOTIFICATION_BOT,
+      content: "This topic was moved here from #**Denmark>move all** by @_**Othello, the Moor of Venice|12**.",
+    });
     const oldThread = await topicMessages("Denmark", "move all");
     expect(oldThread).toHaveLength(1);
-    expect(oldThread[0]).toMatchObject({ sender_id: NOTIFICATION_BOT, content: "This topic was moved to #**Denmark>moved all** by @_**Othello, the Moor of Venice|12**." });
+    expect(oldThread[0]).toMatchObject({
+      sender_id: NOTIFICATION_BOT,
+      content: "This topic was moved to #**Denmark>moved all** by @_**Othello, the Moor of Venice|12**.",
+    });
     expect(events.filter((e) => e.event.type === "message")).not.toHaveLength(0);
 
     // Clients can fetch the bot's messages.
@@ -189,7 +205,9 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
   it("moves only the message and later ones with change_later, and one with change_one", async () => {
     const ids = [await send("hamlet", "Denmark", "later", "1"), await send("hamlet", "Denmark", "later", "2"), await send("hamlet", "Denmark", "later", "3")];
-    const { events } = await t.captureEvents(async () => expectSuccess(await patch("hamlet", ids[1], { topic: "later moved", propagate_mode: "change_later" })));
+    const { events } = await t.captureEvents(async () =>
+      expectSuccess(await patch("hamlet", ids[1], { topic: "later moved", propagate_mode: "change_later" })),
+    );
     expect((await topicMessages("Denmark", "later")).map((m) => m.id)).toEqual([ids[0]]);
     const moved = await topicMessages("Denmark", "later moved");
     expect(moved.map((m) => m.id).slice(0, 2)).toEqual([ids[1], ids[2]]);
@@ -201,8 +219,12 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("puts each move first in the history of every moved message, keeping its earlier edits", async () => {
-    const ids = [await send("hamlet", "Denmark", "twice", "1"), await send("hamlet", "Denmark", "twice", "2 ünïcödé \"quoted\""), await send("hamlet", "Denmark", "twice", "3")];
-    expectSuccess(await patch("hamlet", ids[1], { content: "2 edited ✔ \"quoted\"" }));
+    const ids = [
+      await send("hamlet", "Denmark", "twice", "1"),
+      await send("hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
+      await send("hamlet", "Denmark", "twice", "3"),
+    ];
+    expectSuccess(await patch("hamlet", ids[1], { content: '2 edited ✔ "quoted"' }));
     const quiet = { propagate_mode: "change_all", send_notification_to_new_thread: false };
     expectSuccess(await patch("hamlet", ids[0], { topic: "twice 2", ...quiet }));
     expectSuccess(await patch("iago", ids[2], { topic: "twice 3", ...quiet }));
@@ -217,19 +239,35 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       ]);
       expect(history).toHaveLength(id === ids[1] ? 3 : 2);
     }
-    expect(JSON.parse((await message(ids[1])).edit_history!)[2]).toMatchObject({ user_id: HAMLET, prev_content: "2 ünïcödé \"quoted\"" });
+    expect(JSON.parse((await message(ids[1])).edit_history!)[2]).toMatchObject({ user_id: HAMLET, prev_content: '2 ünïcödé "quoted"' });
   });
 
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
     const a = await send("hamlet", "Denmark", "muted here", "x");
     await send("hamlet", "Denmark", "merge target", "y");
     const denmark = await db().selectFrom("streams").selectAll().where("id", "=", 2).executeTakeFirstOrThrow();
-    const policy = (user_id: number, topic_name: string, visibility_policy: number) => ({ user_id, stream_id: 2, recipient_id: denmark.recipient_id!, topic_name, visibility_policy, last_updated: 1 });
+    const policy = (user_id: number, topic_name: string, visibility_policy: number) => ({
+      user_id,
+      stream_id: 2,
+      recipient_id: denmark.recipient_id!,
+      topic_name,
+      visibility_policy,
+      last_updated: 1,
+    });
     // othello muted the moving topic and follows the target; prospero muted the moving topic.
-    await db().insertInto("user_topics").values([policy(OTHELLO, "muted here", 1), policy(OTHELLO, "merge target", 3), policy(14, "muted here", 1)]).execute();
+    await db()
+      .insertInto("user_topics")
+      .values([policy(OTHELLO, "muted here", 1), policy(OTHELLO, "merge target", 3), policy(14, "muted here", 1)])
+      .execute();
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("hamlet", a, { topic: "merge target", propagate_mode: "change_all" })));
     const policies = async (topics: string[]) =>
-      db().selectFrom("user_topics").select(["user_id", "topic_name", "visibility_policy"]).where("stream_id", "=", 2).where("topic_name", "in", topics).orderBy("user_id").execute();
+      db()
+        .selectFrom("user_topics")
+        .select(["user_id", "topic_name", "visibility_policy"])
+        .where("stream_id", "=", 2)
+        .where("topic_name", "in", topics)
+        .orderBy("user_id")
+        .execute();
     // hamlet follows both topics he started; the more visible policy wins (mute + nothing = nothing).
     expect(await policies(["muted here", "merge target"])).toEqual([
       { user_id: HAMLET, topic_name: "merge target", visibility_policy: 3 },
@@ -244,7 +282,10 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
     // Into a new topic, the policies move as they are.
     const b = await send("othello", "Denmark", "lonely", "z");
-    await db().insertInto("user_topics").values(policy(14, "lonely", 1)).execute();
+    await db()
+      .insertInto("user_topics")
+      .values(policy(14, "lonely", 1))
+      .execute();
     const moved = await t.captureEvents(async () => expectSuccess(await patch("othello", b, { topic: "lonely 2", propagate_mode: "change_all" })));
     expect(await policies(["lonely", "lonely 2"])).toEqual([
       { user_id: OTHELLO, topic_name: "lonely 2", visibility_policy: 3 },
@@ -263,10 +304,18 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect(events.find((e) => e.event.type === "update_message")!.event).toMatchObject({ orig_subject: "bug", subject: "✔ bug" });
 
     // After the grace period, unresolving posts its own notice.
-    await db().updateTable("messages").set({ date_sent: resolved[1].date_sent - 120 }).where("id", "=", resolved[1].id).execute();
+    await db()
+      .updateTable("messages")
+      .set({ date_sent: resolved[1].date_sent - 120 })
+      .where("id", "=", resolved[1].id)
+      .execute();
     expectSuccess(await patch("othello", id, { topic: "bug", propagate_mode: "change_all" }));
     const reopened = await topicMessages("Denmark", "bug");
-    expect(reopened.map((m) => m.content)).toEqual(["it broke", resolved[1].content, "@_**Othello, the Moor of Venice|12** has marked this topic as unresolved."]);
+    expect(reopened.map((m) => m.content)).toEqual([
+      "it broke",
+      resolved[1].content,
+      "@_**Othello, the Moor of Venice|12** has marked this topic as unresolved.",
+    ]);
     expect(JSON.parse((await message(id)).edit_history!)).toHaveLength(2);
 
     // Toggling right back within a minute deletes that notice instead of adding another.
@@ -288,7 +337,12 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     // The Castle topic's seed messages are older than a minute: a member may not move all of it.
     const fresh = await send("hamlet", "Denmark", "Castle", "new here");
     await t.withRealmSettings({ move_messages_within_stream_limit_seconds: 60 }, async () => {
-      const res = expectError(await patch("hamlet", fresh, { topic: "Keep", propagate_mode: "change_all" }), 400, "You only have permission to move the 1/4 most recent messages in this topic.", "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED");
+      const res = expectError(
+        await patch("hamlet", fresh, { topic: "Keep", propagate_mode: "change_all" }),
+        400,
+        "You only have permission to move the 1/4 most recent messages in this topic.",
+        "MOVE_MESSAGES_TIME_LIMIT_EXCEEDED",
+      );
       expect(res).toMatchObject({ first_message_id_allowed_to_move: fresh, total_messages_in_topic: 4, total_messages_allowed_to_move: 1 });
       expectError(await patch("hamlet", 5, { topic: "Keep" }), 400, "The time limit for editing this message's topic has passed.");
       // Moderators are not limited.
@@ -301,7 +355,9 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 describe("PATCH /api/v1/messages/{id}: channel moves", () => {
   it("moves a topic into a private channel: non-subscribers lose the messages, subscribers gain rows", async () => {
     const id = await send("hamlet", "Denmark", "secret plans", "psst");
-    const { result, events } = await t.captureEvents(() => patch("iago", id, { stream_id: 6, propagate_mode: "change_all", send_notification_to_new_thread: false }));
+    const { result, events } = await t.captureEvents(() =>
+      patch("iago", id, { stream_id: 6, propagate_mode: "change_all", send_notification_to_new_thread: false }),
+    );
     expectSuccess(result);
     const row = await message(id);
     const coreTeam = await db().selectFrom("streams").selectAll().where("id", "=", 6).executeTakeFirstOrThrow();
@@ -327,14 +383,20 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You don't have permission to move this message");
     });
     const verona = await db().selectFrom("streams").selectAll().where("id", "=", 1).executeTakeFirstOrThrow();
-    await db().updateTable("streams").set({ can_send_message_group_id: await t.systemGroupId("role:administrators") }).where("id", "=", 1).execute();
+    await db()
+      .updateTable("streams")
+      .set({ can_send_message_group_id: await t.systemGroupId("role:administrators") })
+      .where("id", "=", 1)
+      .execute();
     try {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You do not have permission to post in this channel.");
     } finally {
       await db().updateTable("streams").set({ can_send_message_group_id: verona.can_send_message_group_id }).where("id", "=", 1).execute();
     }
     expectSuccess(await patch("hamlet", id, { stream_id: 1, topic: "restricted moved", send_notification_to_old_thread: true }));
-    expect((await topicMessages("Verona", "restricted moved"))[1].content).toBe("This topic was moved here from #**Denmark>restricted** by @_**King Hamlet|10**.");
+    expect((await topicMessages("Verona", "restricted moved"))[1].content).toBe(
+      "This topic was moved here from #**Denmark>restricted** by @_**King Hamlet|10**.",
+    );
     expect((await topicMessages("Denmark", "restricted"))[0].content).toBe("This topic was moved to #**Verona>restricted moved** by @_**King Hamlet|10**.");
   });
 });
@@ -380,7 +442,12 @@ describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () 
       expectSuccess(await t.post("iago", "/api/v1/users", { email: `edit${i}@zulip.com`, password: "parleydev1", full_name: `Edit ${i}` }));
     }
     const id = await send("hamlet", "Verona", "wildcards", "hello");
-    expectError(await patch("hamlet", id, { content: "hello @**all**" }), 400, "You do not have permission to use channel wildcard mentions in this channel.", "STREAM_WILDCARD_MENTION_NOT_ALLOWED");
+    expectError(
+      await patch("hamlet", id, { content: "hello @**all**" }),
+      400,
+      "You do not have permission to use channel wildcard mentions in this channel.",
+      "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
+    );
     expect((await message(id)).content).toBe("hello");
     const mine = await send("iago", "Verona", "wildcards", "hello");
     expectSuccess(await patch("iago", mine, { content: "hello @**all**" }));

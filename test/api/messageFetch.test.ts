@@ -69,7 +69,12 @@ describe("GET /api/v1/messages", () => {
 
   it("shows public history of unsubscribed public channels as read and historical", async () => {
     const body = expectSuccess(
-      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "Scotland" }]) }),
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 10,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: "channel", operand: "Scotland" }]),
+      }),
     );
     expect(ids(body)).toEqual([8, 9]);
     expect(body.messages[0].flags).toEqual(["read", "historical"]);
@@ -99,12 +104,19 @@ describe("GET /api/v1/messages: nothing leaks", () => {
     expect(ids(body)).toEqual([]);
     expectError(await t.get("cordelia", "/api/v1/messages/13"), 400, "Invalid message(s)");
     // A member who received them sees them.
-    const hamlet = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([["stream", "core team"]]) }));
+    const hamlet = expectSuccess(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([["stream", "core team"]]) }),
+    );
     expect(ids(hamlet)).toEqual([13, 14]);
   });
 
   it("hides a private channel from a non-member, even by name", async () => {
-    const res = await t.get("othello", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: "channel", operand: "core team" }]) });
+    const res = await t.get("othello", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 10,
+      num_after: 0,
+      narrow: JSON.stringify([{ operator: "channel", operand: "core team" }]),
+    });
     expectError(res, 400, "Invalid narrow operator: unknown channel core team", "BAD_NARROW");
     expectError(await t.get("othello", "/api/v1/messages/13"), 400, "Invalid message(s)");
     expect(ids(expectSuccess(await t.get("othello", "/api/v1/messages", { message_ids: "[13, 14]" })))).toEqual([]);
@@ -114,7 +126,12 @@ describe("GET /api/v1/messages: nothing leaks", () => {
     expectError(await t.get("cordelia", "/api/v1/messages/15"), 400, "Invalid message(s)");
     expectError(await t.get("iago", "/api/v1/messages/15"), 400, "Invalid message(s)");
     const body = expectSuccess(
-      await t.get("cordelia", "/api/v1/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: "dm", operand: [10, 12] }]) }),
+      await t.get("cordelia", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 50,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: "dm", operand: [10, 12] }]),
+      }),
     );
     expect(ids(body)).toEqual([]);
     const all = expectSuccess(await t.get("iago", "/api/v1/messages", { anchor: "newest", num_before: 100, num_after: 0, narrow: "[]" }));
@@ -123,16 +140,31 @@ describe("GET /api/v1/messages: nothing leaks", () => {
 
   it("keeps guests out of unsubscribed public channels", async () => {
     expectError(await t.get("polonius", "/api/v1/messages/5"), 400, "Invalid message(s)");
-    const res = await t.get("polonius", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([["stream", "Denmark"]]) });
+    const res = await t.get("polonius", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 10,
+      num_after: 0,
+      narrow: JSON.stringify([["stream", "Denmark"]]),
+    });
     expectError(res, 400, "Invalid narrow operator: unknown channel Denmark", "BAD_NARROW");
     const publicChannels = expectSuccess(
-      await t.get("polonius", "/api/v1/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: JSON.stringify([{ operator: "channels", operand: "public" }]) }),
+      await t.get("polonius", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 50,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: "channels", operand: "public" }]),
+      }),
     );
     expect(ids(publicChannels).every((id) => id <= 4)).toBe(true);
   });
 
   it("requires authentication", async () => {
-    expectError(await t.get(null, "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0 }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.get(null, "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0 }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -144,14 +176,23 @@ describe("GET /api/v1/messages: bad parameters", () => {
     ["bad anchor", { anchor: "middle", num_before: 1, num_after: 0 }, "Invalid anchor"],
     ["negative num_before", { anchor: "newest", num_before: -1, num_after: 0 }, "num_before is too small"],
     ["too many", { anchor: "newest", num_before: 3000, num_after: 3000 }, "Too many messages requested (maximum 5000)."],
-    ["excluded anchor inside the range", { anchor: "5", num_before: 1, num_after: 1, include_anchor: false }, "The anchor can only be excluded at an end of the range"],
+    [
+      "excluded anchor inside the range",
+      { anchor: "5", num_before: 1, num_after: 1, include_anchor: false },
+      "The anchor can only be excluded at an end of the range",
+    ],
     [
       "message_ids with an anchor",
       { message_ids: "[1]", anchor: "newest" },
       "Unsupported parameter combination: num_before, num_after, anchor, message_ids, include_anchor, use_first_unread_anchor",
     ],
     ["narrow that is not JSON", { anchor: "newest", num_before: 1, num_after: 0, narrow: "{" }, "narrow is not valid JSON"],
-    ["unknown operator", { anchor: "newest", num_before: 1, num_after: 0, narrow: '[["color", "blue"]]' }, "Invalid narrow operator: unknown operator color", "BAD_NARROW"],
+    [
+      "unknown operator",
+      { anchor: "newest", num_before: 1, num_after: 0, narrow: '[["color", "blue"]]' },
+      "Invalid narrow operator: unknown operator color",
+      "BAD_NARROW",
+    ],
   ];
   for (const [name, params, msg, code] of cases) {
     it(`rejects ${name}`, async () => {
@@ -181,7 +222,9 @@ describe("GET /api/v1/messages/matches_narrow", () => {
     expect(body.messages).toEqual({
       5: { match_content: '<p>Something is <span class="highlight">rotten</span> in the state of Denmark.</p>', match_subject: "Castle" },
     });
-    const plain = expectSuccess(await t.get("hamlet", "/api/v1/messages/matches_narrow", { msg_ids: "[5, 6, 8]", narrow: JSON.stringify([["stream", "Denmark"]]) }));
+    const plain = expectSuccess(
+      await t.get("hamlet", "/api/v1/messages/matches_narrow", { msg_ids: "[5, 6, 8]", narrow: JSON.stringify([["stream", "Denmark"]]) }),
+    );
     expect(Object.keys(plain.messages)).toEqual(["5", "6"]);
     expect(plain.messages[6]).toEqual({ match_content: "<p>Who keeps watch on the platform tonight?</p>", match_subject: "Castle" });
   });

@@ -55,17 +55,32 @@ describe("POST /api/v1/messages/flags", () => {
     const res = await t.post("hamlet", "/api/v1/messages/flags", { messages: [8], op: "add", flag: "starred" }, { multipart: true });
     expectSuccess(res);
     expect(await flagsOf("hamlet", 8)).toEqual(["read", "starred", "historical"]);
-    const row = await t.ctx.db.kysely.selectFrom("user_messages").select("flags").where("user_id", "=", await userId("hamlet")).where("message_id", "=", 8).executeTakeFirst();
+    const row = await t.ctx.db.kysely
+      .selectFrom("user_messages")
+      .select("flags")
+      .where("user_id", "=", await userId("hamlet"))
+      .where("message_id", "=", 8)
+      .executeTakeFirst();
     expect(row).toBeDefined();
     // Reading it changes nothing: historical messages are read.
     expect(await unreadIds("hamlet", [{ operator: "channel", operand: "Scotland" }])).toEqual([]);
   });
 
   it("rejects starring messages the user may not read, missing and forbidden alike", async () => {
-    for (const [who, id] of [["cordelia", 15], ["cordelia", 99999], ["othello", 13], ["polonius", 5]] as const) {
+    for (const [who, id] of [
+      ["cordelia", 15],
+      ["cordelia", 99999],
+      ["othello", 13],
+      ["polonius", 5],
+    ] as const) {
       expectError(await t.post(who, "/api/v1/messages/flags", { messages: [id], op: "add", flag: "starred" }), 400, "Invalid message(s)");
     }
-    const rows = await t.ctx.db.kysely.selectFrom("user_messages").select("message_id").where("user_id", "=", await userId("cordelia")).where("message_id", "=", 15).execute();
+    const rows = await t.ctx.db.kysely
+      .selectFrom("user_messages")
+      .select("message_id")
+      .where("user_id", "=", await userId("cordelia"))
+      .where("message_id", "=", 15)
+      .execute();
     expect(rows).toEqual([]);
   });
 
@@ -116,7 +131,9 @@ describe("POST /api/v1/messages/flags", () => {
     const id = await send("othello", "Verona", "mentions", "hi @**King Hamlet** and @**all**");
     expectSuccess(await t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "add", flag: "read" }));
     const { events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "remove", flag: "read" }));
-    expect(events[0].event.message_details).toEqual({ [id]: { type: "stream", stream_id: VERONA, topic: "mentions", unmuted_stream_msg: true, mentioned: true } });
+    expect(events[0].event.message_details).toEqual({
+      [id]: { type: "stream", stream_id: VERONA, topic: "mentions", unmuted_stream_msg: true, mentioned: true },
+    });
   });
 
   it("does not count wildcard mentions in muted topics", async () => {
@@ -130,25 +147,38 @@ describe("POST /api/v1/messages/flags", () => {
   it("validates the flag, then the operation, in Zulip's order", async () => {
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add", flag: "bogus" }), 400, "Invalid flag: 'bogus'");
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "toggle", flag: "bogus" }), 400, "Invalid flag: 'bogus'");
-    expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add", flag: "wildcard_mentioned" }), 400, "Invalid flag: 'wildcard_mentioned'");
+    expectError(
+      await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add", flag: "wildcard_mentioned" }),
+      400,
+      "Invalid flag: 'wildcard_mentioned'",
+    );
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add", flag: "is_private" }), 400, "Invalid flag: 'is_private'");
     for (const flag of ["mentioned", "historical", "has_alert_word", "stream_wildcard_mentioned"]) {
       expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add", flag }), 400, `Flag not editable: '${flag}'`);
     }
-    expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "toggle", flag: "read" }), 400, "Invalid message flag operation: 'toggle'");
+    expectError(
+      await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "toggle", flag: "read" }),
+      400,
+      "Invalid message flag operation: 'toggle'",
+    );
   });
 
   it("validates the message list", async () => {
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { op: "add", flag: "read" }), 400, "Missing 'messages' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: "1,2", op: "add", flag: "read" }), 400, "messages is not valid JSON");
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: { a: 1 }, op: "add", flag: "read" }), 400, "messages is not a list");
-    expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: ["a"], op: "add", flag: "read" }), 400, 'messages[0] is not an integer');
+    expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: ["a"], op: "add", flag: "read" }), 400, "messages[0] is not an integer");
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], flag: "read" }), 400, "Missing 'op' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await t.post("hamlet", "/api/v1/messages/flags", { messages: [1], op: "add" }), 400, "Missing 'flag' argument", "REQUEST_VARIABLE_MISSING");
   });
 
   it("requires authentication", async () => {
-    expectError(await t.post(null, "/api/v1/messages/flags", { messages: [1], op: "add", flag: "read" }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.post(null, "/api/v1/messages/flags", { messages: [1], op: "add", flag: "read" }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -205,9 +235,25 @@ describe("POST /api/v1/messages/flags/narrow", () => {
 
   it("answers an empty range with null ids", async () => {
     const body = expectSuccess(
-      await t.post("hamlet", "/api/v1/messages/flags/narrow", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "topic", operand: "no such topic" }], op: "add", flag: "starred" }),
+      await t.post("hamlet", "/api/v1/messages/flags/narrow", {
+        anchor: "newest",
+        num_before: 5,
+        num_after: 0,
+        narrow: [{ operator: "topic", operand: "no such topic" }],
+        op: "add",
+        flag: "starred",
+      }),
     );
-    expect(body).toEqual(expect.objectContaining({ processed_count: 0, updated_count: 0, first_processed_id: null, last_processed_id: null, found_oldest: true, found_newest: true }));
+    expect(body).toEqual(
+      expect.objectContaining({
+        processed_count: 0,
+        updated_count: 0,
+        first_processed_id: null,
+        last_processed_id: null,
+        found_oldest: true,
+        found_newest: true,
+      }),
+    );
   });
 
   it("marks a range unread, skipping unsubscribed channels", async () => {
@@ -221,7 +267,13 @@ describe("POST /api/v1/messages/flags/narrow", () => {
         flag: "read",
       }),
     );
-    expect(body).toMatchObject({ processed_count: 2, updated_count: 0, first_processed_id: 5, last_processed_id: 6, ignored_because_not_subscribed_channels: [DENMARK] });
+    expect(body).toMatchObject({
+      processed_count: 2,
+      updated_count: 0,
+      first_processed_id: 5,
+      last_processed_id: 6,
+      ignored_because_not_subscribed_channels: [DENMARK],
+    });
     const own = expectSuccess(
       await t.post("cordelia", "/api/v1/messages/flags/narrow", { anchor: "4", num_before: 0, num_after: 0, narrow: [], op: "remove", flag: "read" }),
     );
@@ -251,7 +303,9 @@ describe("POST /api/v1/mark_all_as_read", () => {
     const prospero = await userId("prospero");
     const { result, events } = await t.captureEvents(() => t.post("prospero", "/api/v1/mark_all_as_read"));
     expect(expectSuccess(result).complete).toBe(true);
-    expect(events).toEqual([{ event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [], all: true }, users: [prospero] }]);
+    expect(events).toEqual([
+      { event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [], all: true }, users: [prospero] },
+    ]);
     expect(await unreadIds("prospero")).toEqual([]);
   });
 });
@@ -263,7 +317,9 @@ describe("POST /api/v1/mark_stream_as_read", () => {
     expect(unread).toEqual([11]);
     const { result, events } = await t.captureEvents(() => t.post("desdemona", "/api/v1/mark_stream_as_read", { stream_id: VENICE }));
     expectSuccess(result);
-    expect(events).toEqual([{ event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [11], all: false }, users: [desdemona] }]);
+    expect(events).toEqual([
+      { event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [11], all: false }, users: [desdemona] },
+    ]);
     expect(await unreadIds("desdemona", [{ operator: "channel", operand: "Venice" }])).toEqual([]);
     const again = await t.captureEvents(() => t.post("desdemona", "/api/v1/mark_stream_as_read", { stream_id: VENICE }));
     expect(again.events).toEqual([]);
@@ -281,11 +337,23 @@ describe("POST /api/v1/mark_stream_as_read", () => {
 describe("POST /api/v1/mark_topic_as_read", () => {
   it("marks one topic read, matching its name case-insensitively", async () => {
     const zoe = await userId("ZOE");
-    expect(await unreadIds("ZOE", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: "Castle" }])).toEqual([5, 6, 7]);
+    expect(
+      await unreadIds("ZOE", [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "topic", operand: "Castle" },
+      ]),
+    ).toEqual([5, 6, 7]);
     const { result, events } = await t.captureEvents(() => t.post("ZOE", "/api/v1/mark_topic_as_read", { stream_id: DENMARK, topic_name: "castle" }));
     expectSuccess(result);
-    expect(events).toEqual([{ event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [5, 6, 7], all: false }, users: [zoe] }]);
-    expect(await unreadIds("ZOE", [{ operator: "channel", operand: "Denmark" }, { operator: "topic", operand: "Castle" }])).toEqual([]);
+    expect(events).toEqual([
+      { event: { type: "update_message_flags", op: "add", operation: "add", flag: "read", messages: [5, 6, 7], all: false }, users: [zoe] },
+    ]);
+    expect(
+      await unreadIds("ZOE", [
+        { operator: "channel", operand: "Denmark" },
+        { operator: "topic", operand: "Castle" },
+      ]),
+    ).toEqual([]);
   });
 
   it("takes the empty topic's display name for the empty topic", async () => {

@@ -6,7 +6,11 @@ const t = useTestServer();
 describe("POST /api/v1/messages/render", () => {
   it("renders Markdown as the requesting user would send it, without sending anything", async () => {
     const before = await t.ctx.db.kysely.selectFrom("messages").select("id").orderBy("id", "desc").executeTakeFirstOrThrow();
-    expect(expectSuccess(await t.post("hamlet", "/api/v1/messages/render", { content: "**foo**" }))).toEqual({ result: "success", msg: "", rendered: "<p><strong>foo</strong></p>" });
+    expect(expectSuccess(await t.post("hamlet", "/api/v1/messages/render", { content: "**foo**" }))).toEqual({
+      result: "success",
+      msg: "",
+      rendered: "<p><strong>foo</strong></p>",
+    });
     const mention = expectSuccess(await t.post("hamlet", "/api/v1/messages/render", { content: "hi @**Iago**" }, { multipart: true }));
     expect(mention.rendered).toBe('<p>hi <span class="user-mention" data-user-id="11">@Iago</span></p>');
     const after = await t.ctx.db.kysely.selectFrom("messages").select("id").orderBy("id", "desc").executeTakeFirstOrThrow();
@@ -22,6 +26,11 @@ describe("POST /api/v1/messages/render", () => {
     expect(expectSuccess(await t.post("hamlet", "/api/v1/messages/render", { content: "" })).rendered).toBe("");
     expectError(await t.post("hamlet", "/api/v1/messages/render", {}), 400, "Missing 'content' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await t.post("hamlet", "/api/v1/messages/render", { content: "a\u0000" }), 400, "content contains NULL (0x00) characters.");
-    expectError(await t.post(null, "/api/v1/messages/render", { content: "x" }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.post(null, "/api/v1/messages/render", { content: "x" }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });

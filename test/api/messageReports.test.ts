@@ -11,8 +11,12 @@ async function sendToDenmark(who: string, content: string): Promise<number> {
 }
 
 async function moderationMessages() {
-  const narrow = JSON.stringify([{ operator: "channel", operand: "core team" }, { operator: "topic", operand: "King Hamlet moderation" }]);
-  return expectSuccess(await t.get("iago", "/api/v1/messages", { anchor: "newest", num_before: "10", num_after: "0", narrow, apply_markdown: "false" })).messages;
+  const narrow = JSON.stringify([
+    { operator: "channel", operand: "core team" },
+    { operator: "topic", operand: "King Hamlet moderation" },
+  ]);
+  return expectSuccess(await t.get("iago", "/api/v1/messages", { anchor: "newest", num_before: "10", num_after: "0", narrow, apply_markdown: "false" }))
+    .messages;
 }
 
 describe("POST /messages/{message_id}/report", () => {
@@ -31,7 +35,9 @@ describe("POST /messages/{message_id}/report", () => {
     const [notice] = (await moderationMessages()).slice(-1);
     expect(notice.sender_email).toBe("notification-bot@zulip.com");
     expect(notice.content).toMatch(
-      new RegExp(`^@_\\*\\*${othello.full_name}\\|${othello.id}\\*\\* reported a message sent by @_\\*\\*King Hamlet\\|${hamlet.id}\\*\\* at <time:\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\+00:00>\\.\n`),
+      new RegExp(
+        `^@_\\*\\*${othello.full_name}\\|${othello.id}\\*\\* reported a message sent by @_\\*\\*King Hamlet\\|${hamlet.id}\\*\\* at <time:\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\+00:00>\\.\n`,
+      ),
     );
     expect(notice.content).toContain(
       `\n\`\`\`quote\n**Spam**. Third time today.\n\`\`\`\n\n\`\`\` spoiler Original message at #**Denmark>report me@${id}**\nBuy cheap swords!\n\`\`\`\n`,
@@ -48,7 +54,9 @@ describe("POST /messages/{message_id}/report", () => {
     const low = Math.min(hamlet.id, othello.id);
     const high = Math.max(hamlet.id, othello.id);
     // The quoted message holds a ``` fence, so the spoiler uses a longer one.
-    expect(notice.content).toContain(`**Other reason**. I regret this.\n\`\`\`\n\n\`\`\`\` spoiler [Original message](${t.ctx.config.externalUrl}/#narrow/dm/${low},${high}-dm/near/${id})\n\`\`\`\ncode\n\`\`\`\n\`\`\`\`\n`);
+    expect(notice.content).toContain(
+      `**Other reason**. I regret this.\n\`\`\`\n\n\`\`\`\` spoiler [Original message](${t.ctx.config.externalUrl}/#narrow/dm/${low},${high}-dm/near/${id})\n\`\`\`\ncode\n\`\`\`\n\`\`\`\`\n`,
+    );
   });
 
   it("validates the report and the reporter's access to the message, and posts nothing on error", async () => {

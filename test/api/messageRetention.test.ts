@@ -10,7 +10,11 @@ async function send(who: string, to: string, content: string): Promise<number> {
 
 /** Time passes for a message: it was sent `days` ago. */
 async function age(messageId: number, days: number): Promise<void> {
-  await t.ctx.db.kysely.updateTable("messages").set({ date_sent: Math.floor(Date.now() / 1000) - days * DAY }).where("id", "=", messageId).execute();
+  await t.ctx.db.kysely
+    .updateTable("messages")
+    .set({ date_sent: Math.floor(Date.now() / 1000) - days * DAY })
+    .where("id", "=", messageId)
+    .execute();
 }
 
 /** Makes the waiting retention job due and runs it. */
@@ -44,7 +48,9 @@ describe("message retention", () => {
 
     const form = new FormData();
     form.append("filename", new Blob([new Uint8Array(Buffer.from("old file"))], { type: "text/plain" }), "old.txt");
-    const uploaded = await (await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form })).json();
+    const uploaded = await (
+      await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form })
+    ).json();
 
     const veronaOld = await send("hamlet", "Verona", `expired [file](${uploaded.url})`);
     const veronaRecent = await send("hamlet", "Verona", "recent");

@@ -62,7 +62,9 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("never finds messages the user may not read", async () => {
-    const secret = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "core team", topic: "plans", content: "the flamingo protocol" })).id;
+    const secret = expectSuccess(
+      await t.post("iago", "/api/v1/messages", { type: "stream", to: "core team", topic: "plans", content: "the flamingo protocol" }),
+    ).id;
     expect(await ids("hamlet", "flamingo")).toEqual([secret]);
     expect(await ids("othello", "flamingo")).toEqual([]);
     expect(await ids("polonius", "flamingo")).toEqual([]);
@@ -82,7 +84,12 @@ describe("the search operator uses the database's full-text index", () => {
     expect(await ids("hamlet", "%% -- ''")).toEqual([]);
     expect(await ids("hamlet", 'lemur AND "OR" NEAR(x) *')).toEqual([]);
     expectError(
-      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: JSON.stringify([{ operator: "search", operand: 5 }]) }),
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 5,
+        num_after: 0,
+        narrow: JSON.stringify([{ operator: "search", operand: 5 }]),
+      }),
       400,
       "Invalid narrow operator: invalid search operand",
       "BAD_NARROW",
@@ -93,7 +100,10 @@ describe("the search operator uses the database's full-text index", () => {
     const id = await send("othello", "Verona", "mn", "a tapir appears");
     const other = await send("othello", "Verona", "mn", "nothing here");
     const body = expectSuccess(
-      await t.get("hamlet", "/api/v1/messages/matches_narrow", { msg_ids: JSON.stringify([id, other]), narrow: JSON.stringify([{ operator: "search", operand: "tapir" }]) }),
+      await t.get("hamlet", "/api/v1/messages/matches_narrow", {
+        msg_ids: JSON.stringify([id, other]),
+        narrow: JSON.stringify([{ operator: "search", operand: "tapir" }]),
+      }),
     );
     expect(body.messages).toEqual({ [id]: { match_content: '<p>a <span class="highlight">tapir</span> appears</p>', match_subject: "mn" } });
   });

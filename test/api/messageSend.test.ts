@@ -8,7 +8,10 @@ async function lastMessage() {
 }
 
 async function messageCount(): Promise<number> {
-  const row = await t.ctx.db.kysely.selectFrom("messages").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const row = await t.ctx.db.kysely
+    .selectFrom("messages")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -23,7 +26,13 @@ describe("POST /api/v1/messages to a channel", () => {
     );
     const body = expectSuccess(res);
     const message = await lastMessage();
-    expect(message).toMatchObject({ id: body.id, subject: "Castle", content: "Hello Denmark", rendered_content: "<p>Hello Denmark</p>", is_channel_message: 1 });
+    expect(message).toMatchObject({
+      id: body.id,
+      subject: "Castle",
+      content: "Hello Denmark",
+      rendered_content: "<p>Hello Denmark</p>",
+      is_channel_message: 1,
+    });
     const rows = await userMessages(body.id);
     // Denmark: desdemona 9, hamlet 10, iago 11, othello 12, prospero 14, shiva 15, ZOE 7
     expect(rows.map((r) => r.user_id)).toEqual([7, 9, 10, 11, 12, 14, 15]);
@@ -55,7 +64,12 @@ describe("POST /api/v1/messages to a channel", () => {
     const a = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "r", content: "x", read_by_sender: true }));
     expect((await userMessages(a.id)).find((r) => r.user_id === 10)!.flags).toBe(1);
     const b = expectSuccess(
-      await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "r", content: "x" }, { headers: { "User-Agent": "ZulipMobile/27.1" } }),
+      await t.post(
+        "hamlet",
+        "/api/v1/messages",
+        { type: "stream", to: "Denmark", topic: "r", content: "x" },
+        { headers: { "User-Agent": "ZulipMobile/27.1" } },
+      ),
     );
     expect((await userMessages(b.id)).find((r) => r.user_id === 10)!.flags).toBe(1);
   });
@@ -78,12 +92,16 @@ describe("POST /api/v1/messages to a channel", () => {
       expectSuccess(await t.post("hamlet", "/api/v1/user_groups/create", { name, description: name, members, subgroups })).group_id;
     const inner = await create("mentioned inner", [othello]);
     await create("mentioned outer", [iago], [inner]);
-    const body = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @*mentioned outer*" }));
+    const body = expectSuccess(
+      await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @*mentioned outer*" }),
+    );
     const rows = await userMessages(body.id);
     expect(rows.filter((r) => (r.flags & 8) !== 0).map((r) => r.user_id)).toEqual([iago, othello].sort((a, b) => a - b));
     const { message } = expectSuccess(await t.get("othello", `/api/v1/messages/${body.id}`));
     expect(message.flags).toContain("mentioned");
-    const silent = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @_*mentioned outer*" }));
+    const silent = expectSuccess(
+      await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "groups", content: "hi @_*mentioned outer*" }),
+    );
     expect((await userMessages(silent.id)).filter((r) => (r.flags & 8) !== 0)).toEqual([]);
   });
 
@@ -183,11 +201,20 @@ describe("POST /api/v1/messages: who may post", () => {
 
   it("refuses users outside can_send_message_group", async () => {
     const db = t.ctx.db.kysely;
-    const admins = await db.selectFrom("user_groups").select("id").where("name", "=", "role:administrators").where("realm_id", "=", (await t.user("hamlet")).realm_id).executeTakeFirstOrThrow();
+    const admins = await db
+      .selectFrom("user_groups")
+      .select("id")
+      .where("name", "=", "role:administrators")
+      .where("realm_id", "=", (await t.user("hamlet")).realm_id)
+      .executeTakeFirstOrThrow();
     const original = await db.selectFrom("streams").select("can_send_message_group_id").where("id", "=", 2).executeTakeFirstOrThrow();
     await db.updateTable("streams").set({ can_send_message_group_id: admins.id }).where("id", "=", 2).execute();
     try {
-      expectError(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }), 400, "You do not have permission to post in this channel.");
+      expectError(
+        await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }),
+        400,
+        "You do not have permission to post in this channel.",
+      );
       expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }));
     } finally {
       await db.updateTable("streams").set({ can_send_message_group_id: original.can_send_message_group_id }).where("id", "=", 2).execute();
@@ -195,7 +222,12 @@ describe("POST /api/v1/messages: who may post", () => {
   });
 
   it("requires authentication", async () => {
-    expectError(await t.post(null, "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.post(null, "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -229,9 +261,17 @@ describe("POST /api/v1/messages: bad parameters change nothing", () => {
     const db = t.ctx.db.kysely;
     const realm = await db.selectFrom("realms").selectAll().where("string_id", "=", "zulip").executeTakeFirstOrThrow();
     const settings = JSON.parse(realm.settings || "{}");
-    await db.updateTable("realms").set({ settings: JSON.stringify({ ...settings, mandatory_topics: true }) }).where("id", "=", realm.id).execute();
+    await db
+      .updateTable("realms")
+      .set({ settings: JSON.stringify({ ...settings, mandatory_topics: true }) })
+      .where("id", "=", realm.id)
+      .execute();
     try {
-      expectError(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "(no topic)", content: "x" }), 400, "Topics are required in this organization");
+      expectError(
+        await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "(no topic)", content: "x" }),
+        400,
+        "Topics are required in this organization",
+      );
     } finally {
       await db.updateTable("realms").set({ settings: realm.settings }).where("id", "=", realm.id).execute();
     }
@@ -242,7 +282,9 @@ describe("POST /api/v1/messages: direct messages", () => {
   it("sends a 1:1 message to the receiver's personal recipient, shared by both directions", async () => {
     const hamlet = await t.user("hamlet");
     const othello = await t.user("othello");
-    const { result: res, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages", { type: "direct", to: `[${othello.id}]`, content: "psst" }));
+    const { result: res, events } = await t.captureEvents(() =>
+      t.post("hamlet", "/api/v1/messages", { type: "direct", to: `[${othello.id}]`, content: "psst" }),
+    );
     const body = expectSuccess(res);
     expect(await lastMessage()).toMatchObject({ recipient_id: othello.recipient_id, is_channel_message: 0, subject: "" });
     expect((await userMessages(body.id)).map((r) => [r.user_id, r.flags])).toEqual([
@@ -276,7 +318,11 @@ describe("POST /api/v1/messages: direct messages", () => {
     expect(second.id).toBe(b.id);
     expect(first.id).toBe(a.id);
     expect(second.recipient_id).toBe(first.recipient_id);
-    const group = await t.ctx.db.kysely.selectFrom("direct_message_groups").selectAll().where("recipient_id", "=", first.recipient_id).executeTakeFirstOrThrow();
+    const group = await t.ctx.db.kysely
+      .selectFrom("direct_message_groups")
+      .selectAll()
+      .where("recipient_id", "=", first.recipient_id)
+      .executeTakeFirstOrThrow();
     expect(group).toMatchObject({ member_key: "10,11,12", group_size: 3 });
     expect((await userMessages(b.id)).map((r) => r.user_id)).toEqual([10, 11, 12]);
   });
@@ -334,8 +380,16 @@ describe("POST /api/v1/messages: organization direct-message policies", () => {
 describe("POST /api/v1/messages: topic characters", () => {
   it("rejects control characters and non-characters with their position, as Zulip does", async () => {
     const before = await messageCount();
-    for (const [topic, position] of [["a\u0007b", 2], ["tab\there", 4], ["🙂\uFFFE", 2]] as const) {
-      expectError(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic, content: "x" }), 400, `Invalid character in topic, at position ${position}!`);
+    for (const [topic, position] of [
+      ["a\u0007b", 2],
+      ["tab\there", 4],
+      ["🙂\uFFFE", 2],
+    ] as const) {
+      expectError(
+        await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic, content: "x" }),
+        400,
+        `Invalid character in topic, at position ${position}!`,
+      );
     }
     expect(await messageCount()).toBe(before);
     expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "café 🙂 ✔", content: "x" }));

@@ -33,8 +33,12 @@ describe("missed-message emails", () => {
 
   it("sends mentions per conversation, skips what was read and honours the setting", async () => {
     const cordelia = await t.user("cordelia");
-    const readId = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** read this one" })).id;
-    expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** and this one not" }));
+    const readId = expectSuccess(
+      await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** read this one" }),
+    ).id;
+    expectSuccess(
+      await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "@**Cordelia, Lear's daughter** and this one not" }),
+    );
     expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "news", content: "no mention: no email" }));
     expectSuccess(await t.post("cordelia", "/api/v1/messages/flags", { messages: [readId], op: "add", flag: "read" }));
     await batchPeriodPasses();

@@ -23,10 +23,17 @@ describe("muted users", () => {
     expect(await flagsOf("hamlet", after)).toEqual(expect.arrayContaining(["read", "mentioned"]));
     expect(await flagsOf("iago", after)).not.toContain("read");
     const { events } = expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1", dont_block: "true" }));
-    expect(events.find((e: any) => e.type === "update_message_flags")).toMatchObject({ op: "add", flag: "read", all: false, messages: expect.arrayContaining([before]) });
+    expect(events.find((e: any) => e.type === "update_message_flags")).toMatchObject({
+      op: "add",
+      flag: "read",
+      all: false,
+      messages: expect.arrayContaining([before]),
+    });
     const mutedEvent = events.find((e: any) => e.type === "muted_users");
     expect(mutedEvent.muted_users).toEqual([{ id: othello, timestamp: expect.any(Number) }]);
-    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["muted_users", "message"]), event_types: JSON.stringify(["message"]) }));
+    const state = expectSuccess(
+      await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["muted_users", "message"]), event_types: JSON.stringify(["message"]) }),
+    );
     expect(state.muted_users).toEqual(mutedEvent.muted_users);
     expectError(await t.post("hamlet", `/api/v1/users/me/muted_users/${othello}`), 400, "User already muted");
 
@@ -38,7 +45,11 @@ describe("muted users", () => {
   it("refuse oneself and unknown users", async () => {
     expectError(await t.post("hamlet", `/api/v1/users/me/muted_users/${await id("hamlet")}`), 400, "Cannot mute self");
     expectError(await t.post("hamlet", "/api/v1/users/me/muted_users/999999"), 400, "No such user");
-    expect(expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["muted_users"]), event_types: JSON.stringify(["message"]) })).muted_users).toEqual([]);
+    expect(
+      expectSuccess(
+        await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["muted_users"]), event_types: JSON.stringify(["message"]) }),
+      ).muted_users,
+    ).toEqual([]);
   });
 });
 
@@ -56,7 +67,9 @@ describe("GET /messages/{message_id}/read_receipts", () => {
     }
     expectSuccess(await t.patch("prospero", "/api/v1/settings", { send_read_receipts: "false" }));
     const [hamlet, othello, shiva] = [await id("hamlet"), await id("othello"), await id("shiva")];
-    expect(expectSuccess(await t.get("desdemona", `/api/v1/messages/${messageId}/read_receipts`)).user_ids).toEqual([hamlet, othello, shiva].sort((a, b) => a - b));
+    expect(expectSuccess(await t.get("desdemona", `/api/v1/messages/${messageId}/read_receipts`)).user_ids).toEqual(
+      [hamlet, othello, shiva].sort((a, b) => a - b),
+    );
     // Hamlet muted Othello, and Shiva muted Hamlet: neither appears to Hamlet.
     expectSuccess(await t.post("hamlet", `/api/v1/users/me/muted_users/${othello}`));
     expectSuccess(await t.post("shiva", `/api/v1/users/me/muted_users/${hamlet}`));

@@ -21,7 +21,12 @@ beforeAll(async () => {
     mention: await send("iago", { type: "stream", to: "Verona", topic: "test", content: "@**King Hamlet** look" }), // 21
   };
   const db = t.ctx.db.kysely;
-  await db.updateTable("user_messages").set({ flags: 2 | 1 }).where("user_id", "=", 10).where("message_id", "=", 5).execute();
+  await db
+    .updateTable("user_messages")
+    .set({ flags: 2 | 1 })
+    .where("user_id", "=", 10)
+    .where("message_id", "=", 5)
+    .execute();
   await db.insertInto("reactions").values({ message_id: 6, user_id: 10, emoji_name: "smile", emoji_code: "1f604" }).execute();
 });
 
@@ -35,7 +40,12 @@ describe("narrow operators", () => {
   it("channels:public searches all public channels' history", async () => {
     const ids = await fetchIds("cordelia", [term("channels", "public")]);
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, extra.link, extra.resolved, extra.mention]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("channels", "secret")]) }), 400, "Invalid narrow operator: unknown channels operand secret", "BAD_NARROW");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("channels", "secret")]) }),
+      400,
+      "Invalid narrow operator: unknown channels operand secret",
+      "BAD_NARROW",
+    );
   });
 
   it("topic, case-insensitively", async () => {
@@ -47,7 +57,17 @@ describe("narrow operators", () => {
     expect(await fetchIds("hamlet", [term("sender", 12)])).toEqual([3, 6, 16, extra.link]);
     expect(await fetchIds("hamlet", [term("sender", "othello@zulip.com")])).toEqual([3, 6, 16, extra.link]);
     expect(await fetchIds("hamlet", [term("sender", "me")])).toEqual([2, 5, 15, 17]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("sender", "nobody@zulip.com")]) }), 400, "Invalid narrow operator: unknown user nobody@zulip.com", "BAD_NARROW");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 1,
+        num_after: 0,
+        narrow: JSON.stringify([term("sender", "nobody@zulip.com")]),
+      }),
+      400,
+      "Invalid narrow operator: unknown user nobody@zulip.com",
+      "BAD_NARROW",
+    );
   });
 
   it("dm with one user, a group, and dm-including", async () => {
@@ -67,7 +87,12 @@ describe("narrow operators", () => {
     // 18 is his own, sent from an API client: not marked read (Zulip's default_read_by_sender).
     expect(await fetchIds("othello", [term("is", "unread"), term("channel", "Denmark")])).toEqual([5, 7, extra.link, extra.resolved]);
     expect(await fetchIds("hamlet", [term("is", "resolved")])).toEqual([extra.resolved]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("is", "shiny")]) }), 400, "Invalid narrow operator: unknown 'is' operand shiny", "BAD_NARROW");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("is", "shiny")]) }),
+      400,
+      "Invalid narrow operator: unknown 'is' operand shiny",
+      "BAD_NARROW",
+    );
   });
 
   it("is:followed and is:muted follow the user's topic policies", async () => {
@@ -85,13 +110,23 @@ describe("narrow operators", () => {
     expect(await fetchIds("hamlet", [term("has", "link")])).toEqual([extra.link]);
     expect(await fetchIds("hamlet", [term("has", "reaction")])).toEqual([6]);
     expect(await fetchIds("hamlet", [term("has", "image")])).toEqual([]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("has", "cake")]) }), 400, "Invalid narrow operator: unknown 'has' operand cake", "BAD_NARROW");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("has", "cake")]) }),
+      400,
+      "Invalid narrow operator: unknown 'has' operand cake",
+      "BAD_NARROW",
+    );
   });
 
   it("id, near and with", async () => {
     expect(await fetchIds("hamlet", [term("id", 6)])).toEqual([6]);
     expect(await fetchIds("hamlet", [term("id", "6")])).toEqual([6]);
-    expectError(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("id", "six")]) }), 400, "Invalid narrow operator: Invalid message ID", "BAD_NARROW");
+    expectError(
+      await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify([term("id", "six")]) }),
+      400,
+      "Invalid narrow operator: Invalid message ID",
+      "BAD_NARROW",
+    );
     expect(await fetchIds("hamlet", [term("channel", "Denmark"), term("near", 6)])).toEqual([5, 6, 7, extra.link, extra.resolved]);
     // with: the conversation that contains the message, wherever the narrow pointed.
     expect(await fetchIds("hamlet", [term("channel", "Verona"), term("topic", "other"), term("with", 6)])).toEqual([5, 6, 7]);
@@ -103,7 +138,9 @@ describe("narrow operators", () => {
       await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 10, num_after: 0, narrow: JSON.stringify([term("search", "ROTTEN state")]) }),
     );
     expect(body.messages.map((m: any) => m.id)).toEqual([5]);
-    expect(body.messages[0].match_content).toBe('<p>Something is <span class="highlight">rotten</span> in the <span class="highlight">state</span> of Denmark.</p>');
+    expect(body.messages[0].match_content).toBe(
+      '<p>Something is <span class="highlight">rotten</span> in the <span class="highlight">state</span> of Denmark.</p>',
+    );
     expect(body.messages[0].match_subject).toBe("Castle");
     expect(await fetchIds("hamlet", [term("search", "castle")])).toEqual([5, 6, 7]);
     expect(await fetchIds("hamlet", [term("search", "100%")])).toEqual([]);
@@ -115,7 +152,12 @@ describe("narrow operators", () => {
   });
 
   it("rejects malformed narrow terms", async () => {
-    const res = await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: JSON.stringify({ operator: "is", operand: "dm" }) });
+    const res = await t.get("hamlet", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow: JSON.stringify({ operator: "is", operand: "dm" }),
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("BAD_REQUEST");
   });

@@ -43,18 +43,47 @@ afterAll(async () => {
 });
 
 async function makeHookBot(shortName: string, fullName: string, url = `${baseUrl}/hook`, interfaceType = 1) {
-  const body = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: fullName, short_name: shortName, bot_type: 3, payload_url: JSON.stringify(url), interface_type: interfaceType }));
-  const bot = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm_bot"] })).realm_bots.find((b: any) => b.user_id === body.user_id);
+  const body = expectSuccess(
+    await t.post("hamlet", "/api/v1/bots", {
+      full_name: fullName,
+      short_name: shortName,
+      bot_type: 3,
+      payload_url: JSON.stringify(url),
+      interface_type: interfaceType,
+    }),
+  );
+  const bot = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm_bot"] })).realm_bots.find(
+    (b: any) => b.user_id === body.user_id,
+  );
   return { id: body.user_id as number, email: bot.email as string, token: bot.services[0].token as string, apiKey: body.api_key as string };
 }
 
 async function dmConversation(who: string, otherId: number) {
-  const res = expectSuccess(await t.get(who, "/api/v1/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "dm", operand: [otherId] }], apply_markdown: false }));
+  const res = expectSuccess(
+    await t.get(who, "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 20,
+      num_after: 0,
+      narrow: [{ operator: "dm", operand: [otherId] }],
+      apply_markdown: false,
+    }),
+  );
   return res.messages as any[];
 }
 
 async function topicMessages(topic: string) {
-  const res = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: topic }], apply_markdown: false }));
+  const res = expectSuccess(
+    await t.get("hamlet", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 20,
+      num_after: 0,
+      narrow: [
+        { operator: "channel", operand: "Verona" },
+        { operator: "topic", operand: topic },
+      ],
+      apply_markdown: false,
+    }),
+  );
   return res.messages as any[];
 }
 
@@ -77,7 +106,14 @@ describe("outgoing webhook bots", () => {
     const payload = JSON.parse(received[0].body);
     const hamlet = await t.user("hamlet");
     expect(payload).toMatchObject({ bot_email: bot.email, bot_full_name: "Echo Bot", data: "ping **now**", trigger: "direct_message", token: bot.token });
-    expect(payload.message).toMatchObject({ id: messageId, content: "ping **now**", content_type: "text/x-markdown", sender_id: hamlet.id, sender_email: hamlet.email, type: "private" });
+    expect(payload.message).toMatchObject({
+      id: messageId,
+      content: "ping **now**",
+      content_type: "text/x-markdown",
+      sender_id: hamlet.id,
+      sender_email: hamlet.email,
+      type: "private",
+    });
     expect(payload.message.display_recipient.map((r: any) => r.id).sort()).toEqual([hamlet.id, bot.id].sort());
     const conversation = await dmConversation("hamlet", bot.id);
     expect(conversation.at(-1)).toMatchObject({ sender_id: bot.id, content: "pong" });
@@ -91,7 +127,11 @@ describe("outgoing webhook bots", () => {
     expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "hooks", content: "silently @_**Mention Bot**" }));
     await runJobsNow();
     expect(received).toHaveLength(1);
-    expect(JSON.parse(received[0].body)).toMatchObject({ trigger: "mention", data: "hey @**Mention Bot** are you there", message: { type: "stream", display_recipient: "Verona", subject: "hooks" } });
+    expect(JSON.parse(received[0].body)).toMatchObject({
+      trigger: "mention",
+      data: "hey @**Mention Bot** are you there",
+      message: { type: "stream", display_recipient: "Verona", subject: "hooks" },
+    });
     // The job may run before or after the second message is sent: the reply is in the topic, once.
     expect((await topicMessages("hooks")).filter((m: { sender_id: number }) => m.sender_id === bot.id)).toMatchObject([{ content: "you rang?" }]);
 
@@ -107,7 +147,15 @@ describe("outgoing webhook bots", () => {
     const other = await makeHookBot("chatty", "Chatty Bot");
     received.length = 0;
     const auth = "Basic " + Buffer.from(`${other.email}:${other.apiKey}`).toString("base64");
-    expectSuccess(await t.request("POST", null, "/api/v1/messages", { type: "direct", to: JSON.stringify([bot.id]), content: "bot to bot" }, { headers: { Authorization: auth } }));
+    expectSuccess(
+      await t.request(
+        "POST",
+        null,
+        "/api/v1/messages",
+        { type: "direct", to: JSON.stringify([bot.id]), content: "bot to bot" },
+        { headers: { Authorization: auth } },
+      ),
+    );
     await runJobsNow();
     expect(received).toEqual([]);
   });
@@ -167,16 +215,30 @@ describe("outgoing webhook bots", () => {
     await runJobsNow();
     expect(received[0].contentType).toBe("application/x-www-form-urlencoded");
     const form = new URLSearchParams(received[0].body);
-    expect(Object.fromEntries(form)).toMatchObject({ token: bot.token, channel_name: "Verona", text: "@**Slack Bot** hi", trigger_word: "mention", user_name: "Othello, the Moor of Venice" });
+    expect(Object.fromEntries(form)).toMatchObject({
+      token: bot.token,
+      channel_name: "Verona",
+      text: "@**Slack Bot** hi",
+      trigger_word: "mention",
+      user_name: "Othello, the Moor of Venice",
+    });
     expect((await topicMessages("slack")).at(-1)).toMatchObject({ sender_id: bot.id, content: "from slack" });
   });
 });
 
 describe("embedded bots", () => {
   it("run inside the server and answer direct messages and mentions", async () => {
-    expectError(await t.post("hamlet", "/api/v1/bots", { full_name: "Nobody", short_name: "nobody", bot_type: 4, service_name: "no-such-bot" }), 400, "Invalid embedded bot name.");
-    const { user_id: botId } = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Cipher", short_name: "cipher", bot_type: 4, service_name: "encrypt" }));
-    const realmBot = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm_bot"] })).realm_bots.find((b: any) => b.user_id === botId);
+    expectError(
+      await t.post("hamlet", "/api/v1/bots", { full_name: "Nobody", short_name: "nobody", bot_type: 4, service_name: "no-such-bot" }),
+      400,
+      "Invalid embedded bot name.",
+    );
+    const { user_id: botId } = expectSuccess(
+      await t.post("hamlet", "/api/v1/bots", { full_name: "Cipher", short_name: "cipher", bot_type: 4, service_name: "encrypt" }),
+    );
+    const realmBot = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["realm_bot"] })).realm_bots.find(
+      (b: any) => b.user_id === botId,
+    );
     expect(realmBot).toMatchObject({ bot_type: 4, services: [{ service_name: "encrypt", config_data: {} }] });
 
     expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: [botId], content: "Hello, World" }));
@@ -195,12 +257,22 @@ describe("across a kill -9", () => {
 
   it("delivers the webhook after the restart", async () => {
     // A short lease: a job the killed process had claimed is taken again soon.
-    const env = { ...(await servers.freshEnv()), PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1", PARLEY_JOB_LEASE_SECONDS: "5", PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2" };
+    const env = {
+      ...(await servers.freshEnv()),
+      PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1",
+      PARLEY_JOB_LEASE_SECONDS: "5",
+      PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2",
+    };
     let parley: ServerProcess = await servers.start(env);
     const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => (await api(method, path, params)).body;
     const botPort = await freePort(); // nothing listens there yet: the bot's server is down
-    const bot = await call("POST", "/bots", { full_name: "Durable Bot", short_name: "durable", bot_type: "3", payload_url: JSON.stringify(`http://127.0.0.1:${botPort}/hook`) });
+    const bot = await call("POST", "/bots", {
+      full_name: "Durable Bot",
+      short_name: "durable",
+      bot_type: "3",
+      payload_url: JSON.stringify(`http://127.0.0.1:${botPort}/hook`),
+    });
     expect(bot.result).toBe("success");
     const sent = await call("POST", "/messages", { type: "direct", to: JSON.stringify([bot.user_id]), content: "survive this" });
     expect(sent.result).toBe("success");
@@ -222,7 +294,13 @@ describe("across a kill -9", () => {
 
     let reply: any;
     for (let i = 0; i < 240 && !reply; i++) {
-      const res = await call("GET", "/messages", { anchor: "newest", num_before: "5", num_after: "0", narrow: JSON.stringify([{ operator: "dm", operand: [bot.user_id] }]), apply_markdown: "false" });
+      const res = await call("GET", "/messages", {
+        anchor: "newest",
+        num_before: "5",
+        num_after: "0",
+        narrow: JSON.stringify([{ operator: "dm", operand: [bot.user_id] }]),
+        apply_markdown: "false",
+      });
       reply = res.messages?.find((m: any) => m.sender_id === bot.user_id);
       if (!reply) await new Promise((r) => setTimeout(r, 250));
     }

@@ -51,8 +51,19 @@ describe("channel group settings", () => {
     expectSuccess(await t.patch(streamIdValue === privateId ? "prospero" : "desdemona", `/api/v1/streams/${streamIdValue}`, { [setting]: { new: v } }));
 
   beforeAll(async () => {
-    expectSuccess(await t.post("prospero", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-public" }], principals: [await id("prospero"), await id("polonius"), await id("aaron")] }));
-    expectSuccess(await t.post("prospero", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-private" }], invite_only: true, history_public_to_subscribers: true }));
+    expectSuccess(
+      await t.post("prospero", "/api/v1/users/me/subscriptions", {
+        subscriptions: [{ name: "matrix-public" }],
+        principals: [await id("prospero"), await id("polonius"), await id("aaron")],
+      }),
+    );
+    expectSuccess(
+      await t.post("prospero", "/api/v1/users/me/subscriptions", {
+        subscriptions: [{ name: "matrix-private" }],
+        invite_only: true,
+        history_public_to_subscribers: true,
+      }),
+    );
     publicId = await streamId("matrix-public");
     privateId = await streamId("matrix-private");
     // Only the channel-level right may let anyone add subscribers in these tests.
@@ -69,47 +80,61 @@ describe("channel group settings", () => {
 
   it("can_administer_channel_group: change the description", async () => {
     await setOnChannel(publicId, "can_administer_channel_group");
-    await matrix(async (who) => ok(await t.patch(who, `/api/v1/streams/${publicId}`, { description: unique(who) })), row(["desdemona", "iago", "othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.patch(who, `/api/v1/streams/${publicId}`, { description: unique(who) })),
+      row(["desdemona", "iago", "othello", "cordelia"]),
+    );
   });
 
   it("can_remove_subscribers_group: unsubscribe someone else", async () => {
     await setOnChannel(publicId, "can_remove_subscribers_group");
     const aaron = await id("aaron");
-    await matrix(async (who) => {
-      const res = await t.delete(who, "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-public"], principals: [aaron] });
-      const removed = ok(res) && expectSuccess(res).removed.length === 1;
-      if (removed) expectSuccess(await t.post("desdemona", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-public" }], principals: [aaron] }));
-      return removed;
-    }, row(["desdemona", "iago", "othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const res = await t.delete(who, "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-public"], principals: [aaron] });
+        const removed = ok(res) && expectSuccess(res).removed.length === 1;
+        if (removed)
+          expectSuccess(await t.post("desdemona", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-public" }], principals: [aaron] }));
+        return removed;
+      },
+      row(["desdemona", "iago", "othello", "cordelia"]),
+    );
   });
 
   it("can_subscribe_group: subscribe oneself to a private channel", async () => {
     await setOnChannel(privateId, "can_subscribe_group");
-    await matrix(async (who) => {
-      const res = await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-private" }] });
-      if (!ok(res)) return false;
-      expectSuccess(await t.delete(who, "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-private"] }));
-      return true;
-    }, row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const res = await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-private" }] });
+        if (!ok(res)) return false;
+        expectSuccess(await t.delete(who, "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-private"] }));
+        return true;
+      },
+      row(["othello", "cordelia"]),
+    );
     await setOnChannel(privateId, "can_subscribe_group", await t.systemGroupId("role:nobody"));
   });
 
   it("can_add_subscribers_group: subscribe someone else to a private channel", async () => {
     await setOnChannel(privateId, "can_add_subscribers_group");
     const aaron = await id("aaron");
-    await matrix(async (who) => {
-      const res = await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-private" }], principals: [aaron] });
-      if (!ok(res)) return false;
-      expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-private"], principals: [aaron] }));
-      return true;
-    }, row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const res = await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-private" }], principals: [aaron] });
+        if (!ok(res)) return false;
+        expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: ["matrix-private"], principals: [aaron] }));
+        return true;
+      },
+      row(["othello", "cordelia"]),
+    );
   });
 });
 
 describe("user group settings", () => {
   let target: number;
   const setOnGroup = async (setting: string) => expectSuccess(await t.patch("desdemona", `/api/v1/user_groups/${target}`, { [setting]: { new: value } }));
-  const members = async () => expectSuccess(await t.get("desdemona", `/api/v1/user_groups/${target}/members`, { direct_member_only: true })).members as number[];
+  const members = async () =>
+    expectSuccess(await t.get("desdemona", `/api/v1/user_groups/${target}/members`, { direct_member_only: true })).members as number[];
 
   beforeAll(async () => {
     target = await createGroup("matrix-target", [await id("aaron")]);
@@ -122,55 +147,73 @@ describe("user group settings", () => {
 
   it("can_manage_group: edit the group", async () => {
     await setOnGroup("can_manage_group");
-    await matrix(async (who) => ok(await t.patch(who, `/api/v1/user_groups/${target}`, { description: unique(who) })), row(["desdemona", "othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.patch(who, `/api/v1/user_groups/${target}`, { description: unique(who) })),
+      row(["desdemona", "othello", "cordelia"]),
+    );
     expectSuccess(await t.patch("desdemona", `/api/v1/user_groups/${target}`, { can_manage_group: { new: await t.systemGroupId("role:nobody") } }));
   });
 
   it("can_add_members_group: add someone else", async () => {
     await setOnGroup("can_add_members_group");
     const prospero = await id("prospero");
-    await matrix(async (who) => {
-      if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { add: [prospero] }))) return false;
-      expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [prospero] }));
-      return true;
-    }, row(["desdemona", "othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { add: [prospero] }))) return false;
+        expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [prospero] }));
+        return true;
+      },
+      row(["desdemona", "othello", "cordelia"]),
+    );
   });
 
   it("can_join_group: add oneself", async () => {
     await setOnGroup("can_join_group");
-    await matrix(async (who) => {
-      const me = await id(who);
-      if ((await members()).includes(me)) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
-      if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { add: [me] }))) return false;
-      expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
-      return true;
-    }, row(["desdemona", "othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const me = await id(who);
+        if ((await members()).includes(me)) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
+        if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { add: [me] }))) return false;
+        expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
+        return true;
+      },
+      row(["desdemona", "othello", "cordelia"]),
+    );
   });
 
   it("can_leave_group: remove oneself", async () => {
     await setOnGroup("can_leave_group");
-    await matrix(async (who) => {
-      const me = await id(who);
-      if (!(await members()).includes(me)) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { add: [me] }));
-      const left = ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { delete: [me] }));
-      if (!left) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
-      return left;
-    }, row(["desdemona", "othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const me = await id(who);
+        if (!(await members()).includes(me)) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { add: [me] }));
+        const left = ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { delete: [me] }));
+        if (!left) expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { delete: [me] }));
+        return left;
+      },
+      row(["desdemona", "othello", "cordelia"]),
+    );
   });
 
   it("can_remove_members_group: remove someone else", async () => {
     await setOnGroup("can_remove_members_group");
     const aaron = await id("aaron");
-    await matrix(async (who) => {
-      if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { delete: [aaron] }))) return false;
-      expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { add: [aaron] }));
-      return true;
-    }, row(["desdemona", "othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        if (!ok(await t.post(who, `/api/v1/user_groups/${target}/members`, { delete: [aaron] }))) return false;
+        expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${target}/members`, { add: [aaron] }));
+        return true;
+      },
+      row(["desdemona", "othello", "cordelia"]),
+    );
   });
 
   it("can_mention_group: mention the group", async () => {
     await setOnGroup("can_mention_group");
-    await matrix(async (who) => ok(await t.post(who, "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "hello @*matrix-target*" })), row(["polonius", "othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.post(who, "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "hello @*matrix-target*" })),
+      row(["polonius", "othello", "cordelia"]),
+    );
   });
 });
 
@@ -179,43 +222,69 @@ describe("organization group settings", () => {
 
   it("can_create_groups: create a user group", async () => {
     await setOnRealm("can_create_groups");
-    await matrix(async (who) => ok(await t.post(who, "/api/v1/user_groups/create", { name: unique("made-by"), description: "", members: [] })), row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.post(who, "/api/v1/user_groups/create", { name: unique("made-by"), description: "", members: [] })),
+      row(["othello", "cordelia"]),
+    );
   });
 
   it("can_create_public_channel_group: create a public channel", async () => {
     await setOnRealm("can_create_public_channel_group");
-    await matrix(async (who) => ok(await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: unique("channel-by") }] })), row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: unique("channel-by") }] })),
+      row(["othello", "cordelia"]),
+    );
   });
 
   it("can_add_custom_emoji_group: add a custom emoji", async () => {
     await setOnRealm("can_add_custom_emoji_group");
     const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-    await matrix(async (who) => {
-      const form = new FormData();
-      form.append("f", new Blob([new Uint8Array(png)], { type: "image/png" }), "e.png");
-      const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/${unique("emoji").replace("-", "_")}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-      return res.status === 200;
-    }, row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const form = new FormData();
+        form.append("f", new Blob([new Uint8Array(png)], { type: "image/png" }), "e.png");
+        const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/${unique("emoji").replace("-", "_")}`, {
+          method: "POST",
+          headers: { Authorization: await t.authHeader(who) },
+          body: form,
+        });
+        return res.status === 200;
+      },
+      row(["othello", "cordelia"]),
+    );
   });
 
   it("can_mention_many_users_group: @**all** in a channel with more than 15 subscribers", async () => {
     const crowd: number[] = [];
     for (let i = 0; i < 10; i++) {
-      crowd.push(expectSuccess(await t.post("iago", "/api/v1/users", { email: `crowd${i}@zulip.com`, password: "crowd-password", full_name: `Crowd ${i}` })).user_id);
+      crowd.push(
+        expectSuccess(await t.post("iago", "/api/v1/users", { email: `crowd${i}@zulip.com`, password: "crowd-password", full_name: `Crowd ${i}` })).user_id,
+      );
     }
     const everyone = [...crowd, ...(await Promise.all(ACTORS.map(id)))];
     // Channel creation and adding subscribers are restricted by earlier tests; restore the defaults.
-    expectSuccess(await t.patch("desdemona", "/api/v1/realm", { can_create_public_channel_group: { new: await t.systemGroupId("role:members") }, can_add_subscribers_group: { new: await t.systemGroupId("role:members") } }));
+    expectSuccess(
+      await t.patch("desdemona", "/api/v1/realm", {
+        can_create_public_channel_group: { new: await t.systemGroupId("role:members") },
+        can_add_subscribers_group: { new: await t.systemGroupId("role:members") },
+      }),
+    );
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "matrix-crowd" }], principals: everyone }));
     await setOnRealm("can_mention_many_users_group");
-    await matrix(async (who) => ok(await t.post(who, "/api/v1/messages", { type: "stream", to: "matrix-crowd", topic: "all", content: "hello @**all**" })), row(["polonius", "othello", "cordelia"]));
+    await matrix(
+      async (who) => ok(await t.post(who, "/api/v1/messages", { type: "stream", to: "matrix-crowd", topic: "all", content: "hello @**all**" })),
+      row(["polonius", "othello", "cordelia"]),
+    );
   });
 
   it("can_delete_any_message_group: delete someone else's message", async () => {
     await setOnRealm("can_delete_any_message_group");
-    await matrix(async (who) => {
-      const messageId = expectSuccess(await t.post("aaron", "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "delete me" })).id;
-      return ok(await t.delete(who, `/api/v1/messages/${messageId}`));
-    }, row(["othello", "cordelia"]));
+    await matrix(
+      async (who) => {
+        const messageId = expectSuccess(await t.post("aaron", "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "delete me" })).id;
+        return ok(await t.delete(who, `/api/v1/messages/${messageId}`));
+      },
+      row(["othello", "cordelia"]),
+    );
   });
 });

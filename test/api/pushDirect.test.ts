@@ -55,7 +55,13 @@ await new Promise<void>((resolve) => fcm.listen(0, "127.0.0.1", resolve));
 const fcmUrl = `http://127.0.0.1:${(fcm.address() as AddressInfo).port}`;
 writeFileSync(
   path.join(dir, "service-account.json"),
-  JSON.stringify({ type: "service_account", project_id: "parley-test", client_email: "push@parley-test.iam.gserviceaccount.com", private_key: fcmKeys.privateKey.export({ type: "pkcs8", format: "pem" }), token_uri: `${fcmUrl}/token` }),
+  JSON.stringify({
+    type: "service_account",
+    project_id: "parley-test",
+    client_email: "push@parley-test.iam.gserviceaccount.com",
+    private_key: fcmKeys.privateKey.export({ type: "pkcs8", format: "pem" }),
+    token_uri: `${fcmUrl}/token`,
+  }),
 );
 
 afterAll(async () => {
@@ -96,16 +102,27 @@ describe("push straight to APNs and FCM", () => {
     const { header, claims } = verifyJwt(jwt, apnsKeys.publicKey, true);
     expect(header).toEqual({ alg: "ES256", kid: "KEY123" });
     expect(claims.iss).toBe("TEAM456");
-    expect(apnsRequest.body).toMatchObject({ aps: { alert: { title: "Othello, the Moor of Venice", body: "straight to the phone" }, sound: "default" }, zulip: { message_ids: [messageId], sender_id: expect.any(Number) } });
+    expect(apnsRequest.body).toMatchObject({
+      aps: { alert: { title: "Othello, the Moor of Venice", body: "straight to the phone" }, sound: "default" },
+      zulip: { message_ids: [messageId], sender_id: expect.any(Number) },
+    });
 
     expect(tokenRequests).toHaveLength(1);
     expect(tokenRequests[0].get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
     const assertion = verifyJwt(tokenRequests[0].get("assertion")!, fcmKeys.publicKey, false);
-    expect(assertion.claims).toMatchObject({ iss: "push@parley-test.iam.gserviceaccount.com", scope: "https://www.googleapis.com/auth/firebase.messaging", aud: `${fcmUrl}/token` });
+    expect(assertion.claims).toMatchObject({
+      iss: "push@parley-test.iam.gserviceaccount.com",
+      scope: "https://www.googleapis.com/auth/firebase.messaging",
+      aud: `${fcmUrl}/token`,
+    });
     expect(fcmSeen).toHaveLength(1);
     expect(fcmSeen[0].headers.path).toBe("/v1/projects/parley-test/messages:send");
     expect(fcmSeen[0].headers.authorization).toBe("Bearer fcm-access-token");
-    expect(fcmSeen[0].body.message).toMatchObject({ token: "fcm-device-hamlet", android: { priority: "HIGH" }, data: { event: "message", zulip_message_id: String(messageId), content: "straight to the phone", recipient_type: "private" } });
+    expect(fcmSeen[0].body.message).toMatchObject({
+      token: "fcm-device-hamlet",
+      android: { priority: "HIGH" },
+      data: { event: "message", zulip_message_id: String(messageId), content: "straight to the phone", recipient_type: "private" },
+    });
   });
 
   it("unregisters devices the services report as gone", async () => {

@@ -17,7 +17,12 @@ const bouncer = http.createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    received.push({ path: req.url ?? "", authorization: req.headers.authorization ?? "", contentType: req.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8") });
+    received.push({
+      path: req.url ?? "",
+      authorization: req.headers.authorization ?? "",
+      contentType: req.headers["content-type"] ?? "",
+      body: Buffer.concat(chunks).toString("utf8"),
+    });
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end(JSON.stringify({ result: "success", msg: "" }));
   });
@@ -48,7 +53,13 @@ describe("device tokens", () => {
     const registered = received.filter((r) => r.path === "/api/v1/remotes/push/register").map((r) => Object.fromEntries(new URLSearchParams(r.body)));
     const cordelia = await t.user("cordelia");
     expect(registered).toEqual([
-      expect.objectContaining({ user_id: String(cordelia.id), token: "c0ffee" + "ab".repeat(29), token_kind: "1", ios_app_id: "org.zulip.Zulip", user_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/) }),
+      expect.objectContaining({
+        user_id: String(cordelia.id),
+        token: "c0ffee" + "ab".repeat(29),
+        token_kind: "1",
+        ios_app_id: "org.zulip.Zulip",
+        user_uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      }),
       expect.objectContaining({ user_id: String(cordelia.id), token: "fcm-token-cordelia", token_kind: "2" }),
     ]);
     expect(received[0].authorization).toBe("Basic " + Buffer.from("org-id:org-key").toString("base64"));
@@ -61,7 +72,11 @@ describe("device tokens", () => {
 
   it("refuses bad tokens and app ids with Zulip's errors", async () => {
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "", appid: "org.zulip.Zulip" }), 400, "Empty or invalid length token");
-    expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "x".repeat(4097), appid: "org.zulip.Zulip" }), 400, "Empty or invalid length token");
+    expectError(
+      await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "x".repeat(4097), appid: "org.zulip.Zulip" }),
+      400,
+      "Empty or invalid length token",
+    );
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "not-hex!", appid: "org.zulip.Zulip" }), 400, "Invalid APNS token");
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcd", appid: "bad app id!" }), 400, "Invalid app ID");
     expectError(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "abcd" }), 400, "Missing 'appid' argument", "REQUEST_VARIABLE_MISSING");
@@ -99,7 +114,16 @@ describe("push notifications", () => {
       android_devices: ["fcm-token-hamlet"],
       apple_devices: [],
       gcm_options: { priority: "high" },
-      gcm_payload: { event: "message", zulip_message_id: messageId, recipient_type: "private", sender_id: othello.id, sender_email: othello.email, content: "Are you there?", content_truncated: false, realm_id: hamlet.realm_id },
+      gcm_payload: {
+        event: "message",
+        zulip_message_id: messageId,
+        recipient_type: "private",
+        sender_id: othello.id,
+        sender_email: othello.email,
+        content: "Are you there?",
+        content_truncated: false,
+        realm_id: hamlet.realm_id,
+      },
       apns_payload: { alert: { title: othello.full_name, body: "Are you there?" } },
     });
 
@@ -124,9 +148,18 @@ describe("push notifications", () => {
     await t.drainJobs();
     expect(notifies()).toEqual([]);
 
-    const mentionId = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "plain", content: "hi @**King Hamlet**" })).id;
+    const mentionId = expectSuccess(
+      await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "plain", content: "hi @**King Hamlet**" }),
+    ).id;
     await t.drainJobs();
-    expect(notifies()).toEqual([expect.objectContaining({ gcm_payload: expect.objectContaining({ zulip_message_id: mentionId, recipient_type: "stream", stream: "Denmark", topic: "plain" }), apns_payload: expect.objectContaining({ alert: expect.objectContaining({ title: "#Denmark > plain", subtitle: "Othello, the Moor of Venice mentioned you:" }) }) })]);
+    expect(notifies()).toEqual([
+      expect.objectContaining({
+        gcm_payload: expect.objectContaining({ zulip_message_id: mentionId, recipient_type: "stream", stream: "Denmark", topic: "plain" }),
+        apns_payload: expect.objectContaining({
+          alert: expect.objectContaining({ title: "#Denmark > plain", subtitle: "Othello, the Moor of Venice mentioned you:" }),
+        }),
+      }),
+    ]);
 
     const denmark = expectSuccess(await t.get("hamlet", "/api/v1/get_stream_id", { stream: "Denmark" })).stream_id;
     expectSuccess(await t.post("hamlet", "/api/v1/user_topics", { stream_id: denmark, topic: "followed", visibility_policy: 3 }));
@@ -158,6 +191,11 @@ describe("POST /mobile_push/test_notification", () => {
     received.length = 0;
     expectSuccess(await t.post("prospero", "/api/v1/mobile_push/test_notification"));
     expect(JSON.stringify(notifies())).toContain("fcm-prospero-1");
-    expectError(await t.post("prospero", "/api/v1/mobile_push/test_notification", { token: "not-mine" }), 400, "Device not recognized", "INVALID_PUSH_DEVICE_TOKEN");
+    expectError(
+      await t.post("prospero", "/api/v1/mobile_push/test_notification", { token: "not-mine" }),
+      400,
+      "Device not recognized",
+      "INVALID_PUSH_DEVICE_TOKEN",
+    );
   });
 });

@@ -226,13 +226,21 @@ describe("POST /messages", () => {
   };
 
   it("to a channel: 3 vs 30 subscribers (1 vs 15 with event queues)", async () => {
-    expectSameCount("POST /messages channel, 3 vs 30 subscribers", await channelMessage(SMALL_CHANNEL, "plain", "hello"), await channelMessage(BIG_CHANNEL, "plain", "hello"));
+    expectSameCount(
+      "POST /messages channel, 3 vs 30 subscribers",
+      await channelMessage(SMALL_CHANNEL, "plain", "hello"),
+      await channelMessage(BIG_CHANNEL, "plain", "hello"),
+    );
   });
 
   it("mentioning 2 vs 20 users (half of them with event queues)", async () => {
     const two = [10, 20].map(mention).join(" ");
     const twenty = range(20, 5).map(mention).join(" ");
-    expectSameCount("POST /messages mentions, 2 vs 20 users", await channelMessage(BIG_CHANNEL, "mention", two), await channelMessage(BIG_CHANNEL, "mention", twenty));
+    expectSameCount(
+      "POST /messages mentions, 2 vs 20 users",
+      await channelMessage(BIG_CHANNEL, "mention", two),
+      await channelMessage(BIG_CHANNEL, "mention", twenty),
+    );
   });
 
   // Wildcard mentions reaching more than 15 users need can_mention_many_users_group: one more
@@ -252,7 +260,10 @@ describe("POST /messages", () => {
   });
 
   it("linking 1 vs 10 uploads", async () => {
-    const links = (n: number, from: number) => range(n, from).map((i) => `[f${i}](${uploads[i]})`).join(" ");
+    const links = (n: number, from: number) =>
+      range(n, from)
+        .map((i) => `[f${i}](${uploads[i]})`)
+        .join(" ");
     await sendToChannel("iago", SMALL_CHANNEL, "files", "warm-up");
     expectSameCount(
       "POST /messages attachments, 1 vs 10 uploads",
@@ -281,13 +292,25 @@ describe("POST /messages", () => {
 describe("GET /messages: 5 vs 50 results, with reactions and attachments", () => {
   const narrows: Array<[string, object[]]> = [
     ["no narrow", []],
-    ["channel + topic", [{ operator: "channel", operand: HISTORY }, { operator: "topic", operand: "history" }]],
+    [
+      "channel + topic",
+      [
+        { operator: "channel", operand: HISTORY },
+        { operator: "topic", operand: "history" },
+      ],
+    ],
     ["is:unread", [{ operator: "is", operand: "unread" }]],
     ["is:mentioned", [{ operator: "is", operand: "mentioned" }]],
     ["is:starred", [{ operator: "is", operand: "starred" }]],
     ["search", [{ operator: "search", operand: "zebra" }]],
     ["dm", [{ operator: "dm", operand: ["iago@zulip.com"] }]],
-    ["channel + search", [{ operator: "channel", operand: HISTORY }, { operator: "search", operand: "zebra" }]],
+    [
+      "channel + search",
+      [
+        { operator: "channel", operand: HISTORY },
+        { operator: "search", operand: "zebra" },
+      ],
+    ],
   ];
   for (const [label, narrow] of narrows) {
     it(label, async () => {
@@ -318,7 +341,12 @@ describe("GET /messages: 5 vs 50 results, with reactions and attachments", () =>
   });
 
   it("every returned message carries its reactions", async () => {
-    const body = await call("GET", "hamlet", "/messages", { anchor: NEWEST, num_before: 50, num_after: 0, narrow: [{ operator: "dm", operand: ["iago@zulip.com"] }] });
+    const body = await call("GET", "hamlet", "/messages", {
+      anchor: NEWEST,
+      num_before: 50,
+      num_after: 0,
+      narrow: [{ operator: "dm", operand: ["iago@zulip.com"] }],
+    });
     expect(body.messages.every((m: any) => m.reactions.length === 2)).toBe(true);
   });
 
@@ -333,7 +361,8 @@ describe("GET /messages: 5 vs 50 results, with reactions and attachments", () =>
 
 describe("POST /typing", () => {
   it("in a channel of 3 vs 30 subscribers", async () => {
-    const typing = async (channel: string) => queries("POST", "iago", "/typing", { type: "stream", stream_id: await channelId(channel), topic: "typing", op: "start" });
+    const typing = async (channel: string) =>
+      queries("POST", "iago", "/typing", { type: "stream", stream_id: await channelId(channel), topic: "typing", op: "start" });
     expectSameCount("POST /typing channel, 3 vs 30 subscribers", await typing(SMALL_CHANNEL), await typing(BIG_CHANNEL));
   });
 
@@ -405,7 +434,17 @@ describe("flags: 5 vs 50 messages", () => {
         "POST",
         reader(1),
         "/messages/flags/narrow",
-        { anchor: "oldest", num_before: 0, num_after: 1000, narrow: [{ operator: "channel", operand: channel }, { operator: "topic", operand: "t" }], op: "add", flag: "read" },
+        {
+          anchor: "oldest",
+          num_before: 0,
+          num_after: 1000,
+          narrow: [
+            { operator: "channel", operand: channel },
+            { operator: "topic", operand: "t" },
+          ],
+          op: "add",
+          flag: "read",
+        },
         (body) => expect(body.updated_count).toBe(n),
       );
     expectSameCount("POST /messages/flags/narrow add read, 5 vs 50", await mark(FEW, 5), await mark(MANY, 50));
@@ -555,7 +594,11 @@ describe("POST /users/me/subscriptions", () => {
 
 describe("DELETE /users/me/subscriptions", () => {
   it("unsubscribes 1 vs 10 users", async () => {
-    await subscribe("iago", ["qc leave 1", "qc leave 10"], range(11, 20).map((i) => qc[i].id));
+    await subscribe(
+      "iago",
+      ["qc leave 1", "qc leave 10"],
+      range(11, 20).map((i) => qc[i].id),
+    );
     expectSameCount(
       "DELETE /users/me/subscriptions, 1 vs 10 principals",
       await queries("DELETE", "iago", "/users/me/subscriptions", { subscriptions: ["qc leave 1"], principals: [qc[20].id] }),

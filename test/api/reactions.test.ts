@@ -92,9 +92,16 @@ describe("POST /messages/{message_id}/reactions", () => {
   it("names the extra emoji's type service_extra_emoji, as our API spec says, and takes Zulip's name as an alias", async () => {
     const id = await messageId("Welcome to Verona! This is the test topic.");
     expectSuccess(await t.post("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" }));
-    expectError(await t.post("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji" }), 400, "Reaction already exists.", "REACTION_ALREADY_EXISTS");
+    expectError(
+      await t.post("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "zulip_extra_emoji" }),
+      400,
+      "Reaction already exists.",
+      "REACTION_ALREADY_EXISTS",
+    );
     const { message } = expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`));
-    expect(message.reactions.filter((r: any) => r.user_id === 10)).toEqual([{ emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji", user_id: 10 }]);
+    expect(message.reactions.filter((r: any) => r.user_id === 10)).toEqual([
+      { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji", user_id: 10 },
+    ]);
     expectSuccess(await t.delete("hamlet", url(id), { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" }));
   });
 
@@ -117,7 +124,12 @@ describe("POST /messages/{message_id}/reactions", () => {
   it("gives a non-subscriber who reacts a historical row so later events reach them", async () => {
     const id = await messageId("Who keeps watch on the platform tonight?");
     expectSuccess(await t.post("cordelia", url(id), { emoji_name: "tada" }));
-    const row = await t.ctx.db.kysely.selectFrom("user_messages").select("flags").where("user_id", "=", 8).where("message_id", "=", id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db.kysely
+      .selectFrom("user_messages")
+      .select("flags")
+      .where("user_id", "=", 8)
+      .where("message_id", "=", id)
+      .executeTakeFirstOrThrow();
     expect(row.flags).toBe(MessageFlag.READ | MessageFlag.HISTORICAL);
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "tada" })));
     expect(events[0].users).toContain(8);
@@ -174,7 +186,11 @@ describe("POST /messages/{message_id}/reactions", () => {
     ];
     for (const [params, msg] of cases) expectError(await t.post("othello", url(id), params), 400, msg);
     const tick = await t.ctx.db.kysely.selectFrom("realm_emoji").select("id").where("name", "=", "green_tick").executeTakeFirstOrThrow();
-    expectError(await t.post("othello", url(id), { emoji_name: "smile", emoji_code: String(tick.id), reaction_type: "realm_emoji" }), 400, "Invalid custom emoji name.");
+    expectError(
+      await t.post("othello", url(id), { emoji_name: "smile", emoji_code: String(tick.id), reaction_type: "realm_emoji" }),
+      400,
+      "Invalid custom emoji name.",
+    );
     expectError(await t.post("othello", url(id), {}), 400, "Missing 'emoji_name' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await t.post("othello", url("abc"), { emoji_name: "smile" }), 400, "message_id is not an integer");
     expect(await reactionsOn(id, "othello")).toEqual([]);

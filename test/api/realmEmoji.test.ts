@@ -22,7 +22,9 @@ interface Part {
 /** POST /realm/emoji/{name} with a real multipart body holding `parts` as files. */
 async function upload(who: string | null, name: string, parts: Part[] = [{ data: PNG }]): Promise<ApiResponse> {
   const form = new FormData();
-  parts.forEach((part, i) => form.append(part.field ?? `f${i}`, new Blob([new Uint8Array(part.data)], { type: part.type ?? "image/png" }), part.filename ?? "img.png"));
+  parts.forEach((part, i) =>
+    form.append(part.field ?? `f${i}`, new Blob([new Uint8Array(part.data)], { type: part.type ?? "image/png" }), part.filename ?? "img.png"),
+  );
   const headers: Record<string, string> = who === null ? {} : { Authorization: await t.authHeader(who) };
   const pathname = `/api/v1/realm/emoji/${name}`;
   const res = await fetch(t.baseUrl + pathname, { method: "POST", headers, body: form });
@@ -48,10 +50,19 @@ async function setAddEmojiGroup(groupName: string | null): Promise<void> {
   const settings = JSON.parse(realm.settings);
   if (groupName === null) delete settings.can_add_custom_emoji_group;
   else {
-    const group = await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("realm_id", "=", realmId).where("name", "=", groupName).executeTakeFirstOrThrow();
+    const group = await t.ctx.db.kysely
+      .selectFrom("user_groups")
+      .select("id")
+      .where("realm_id", "=", realmId)
+      .where("name", "=", groupName)
+      .executeTakeFirstOrThrow();
     settings.can_add_custom_emoji_group = group.id;
   }
-  await t.ctx.db.kysely.updateTable("realms").set({ settings: JSON.stringify(settings) }).where("id", "=", realmId).execute();
+  await t.ctx.db.kysely
+    .updateTable("realms")
+    .set({ settings: JSON.stringify(settings) })
+    .where("id", "=", realmId)
+    .execute();
 }
 
 describe("GET /realm/emoji", () => {

@@ -33,7 +33,10 @@ async function extract(tarball: string): Promise<Extracted> {
   expect(more).toEqual([]);
   const root = path.join(dir, top);
   const json = (name: string) => JSON.parse(fs.readFileSync(path.join(root, name), "utf8"));
-  const messageFiles = fs.readdirSync(root).filter((f) => /^messages-\d{6}\.json$/.test(f)).sort();
+  const messageFiles = fs
+    .readdirSync(root)
+    .filter((f) => /^messages-\d{6}\.json$/.test(f))
+    .sort();
   const messages: Tables = { zerver_message: [], zerver_usermessage: [] };
   for (const f of messageFiles) {
     const data = json(f);
@@ -142,7 +145,14 @@ describe("data exports", () => {
     expect(notices.flatMap((e) => e.users)).toContain(iago.id);
 
     const [listed] = (await listExports()).filter((e) => e.id === id);
-    expect(listed).toMatchObject({ id, acting_user_id: iago.id, pending: false, deleted_timestamp: null, failed_timestamp: null, export_type: ExportType.PUBLIC });
+    expect(listed).toMatchObject({
+      id,
+      acting_user_id: iago.id,
+      pending: false,
+      deleted_timestamp: null,
+      failed_timestamp: null,
+      export_type: ExportType.PUBLIC,
+    });
     expect(listed.export_url).toMatch(/^http:\/\/localhost:9991\/user_avatars\/exports\/\d+\/[A-Za-z0-9_-]+\/zulip-export-[0-9a-f]+\.tar\.gz$/);
 
     const x = await extract(await downloadTo(listed.export_url));
@@ -155,7 +165,20 @@ describe("data exports", () => {
     }
     expect(users.find((u) => u.id === hamlet.id).allow_private_data_export).toBe(true);
     expect(x.realm.zerver_stream.map((s) => s.name)).toEqual(expect.arrayContaining(["Denmark", "core team"]));
-    for (const table of ["zerver_recipient", "zerver_subscription", "zerver_usergroup", "zerver_namedusergroup", "zerver_usergroupmembership", "zerver_defaultstream", "zerver_customprofilefield", "zerver_realmemoji", "zerver_usertopic", "zerver_client", "zerver_huddle", "zerver_realmauditlog"]) {
+    for (const table of [
+      "zerver_recipient",
+      "zerver_subscription",
+      "zerver_usergroup",
+      "zerver_namedusergroup",
+      "zerver_usergroupmembership",
+      "zerver_defaultstream",
+      "zerver_customprofilefield",
+      "zerver_realmemoji",
+      "zerver_usertopic",
+      "zerver_client",
+      "zerver_huddle",
+      "zerver_realmauditlog",
+    ]) {
       expect(x.realm, table).toHaveProperty(table);
     }
     expect(x.realm.zerver_usergroupmembership.length).toBeGreaterThan(0);
@@ -170,7 +193,9 @@ describe("data exports", () => {
     const exported = x.messages.zerver_message.find((m) => m.id === publicMessage);
     expect(exported).toMatchObject({ sender: hamlet.id, subject: "export", content: expect.stringContaining("public words") });
     // Every receiver's copy of a public message, with Zulip's flags bitmask.
-    expect(x.messages.zerver_usermessage.filter((um) => um.message === publicMessage).map((um) => um.user_profile)).toEqual(expect.arrayContaining([hamlet.id, othello.id]));
+    expect(x.messages.zerver_usermessage.filter((um) => um.message === publicMessage).map((um) => um.user_profile)).toEqual(
+      expect.arrayContaining([hamlet.id, othello.id]),
+    );
     expect(x.realm.zerver_reaction).toContainEqual(expect.objectContaining({ message: publicMessage, user_profile: othello.id, emoji_name: "octopus" }));
     expect(x.realm.zerver_reaction.every((r) => messageIds.includes(r.message))).toBe(true);
 
@@ -182,7 +207,9 @@ describe("data exports", () => {
     const [emoji] = x.realm.zerver_realmemoji.filter((e) => e.name === "export_party");
     expect(emoji).toMatchObject({ author: hamlet.id, realm: hamlet.realm_id, deactivated: false });
     const emojiPath = `${hamlet.realm_id}/emoji/images/${emoji.file_name}`;
-    expect(JSON.parse(fs.readFileSync(x.file("emoji/records.json"), "utf8"))).toEqual([expect.objectContaining({ path: emojiPath, name: "export_party", author: hamlet.id })]);
+    expect(JSON.parse(fs.readFileSync(x.file("emoji/records.json"), "utf8"))).toEqual([
+      expect.objectContaining({ path: emojiPath, name: "export_party", author: hamlet.id }),
+    ]);
     expect(fs.readFileSync(x.file(`emoji/${emojiPath}`))).toEqual(PNG);
     for (const folder of ["avatars", "realm_icons"]) expect(JSON.parse(fs.readFileSync(x.file(`${folder}/records.json`), "utf8"))).toEqual([]);
     const stats = JSON.parse(fs.readFileSync(x.file("stats.json"), "utf8"));
@@ -249,7 +276,12 @@ describe("data exports", () => {
       id = expectSuccess(await t.post("iago", "/api/v1/export/realm", {})).id;
       // As a killed process leaves it: started, its job claimed with a lease that has run out.
       await t.ctx.db.kysely.updateTable("realm_exports").set({ status: ExportStatus.STARTED }).where("id", "=", id).execute();
-      await t.ctx.db.kysely.updateTable("jobs").set({ status: "running", attempts: 1, locked_until: 1 }).where("kind", "=", "realm_export").where("status", "=", "pending").execute();
+      await t.ctx.db.kysely
+        .updateTable("jobs")
+        .set({ status: "running", attempts: 1, locked_until: 1 })
+        .where("kind", "=", "realm_export")
+        .where("status", "=", "pending")
+        .execute();
     } finally {
       t.ctx.jobs.start();
     }
@@ -284,11 +316,23 @@ describe("data exports", () => {
     const hamlet = await t.user("hamlet");
     const huge = await t.ctx.db.kysely
       .insertInto("attachments")
-      .values({ realm_id: hamlet.realm_id, owner_id: hamlet.id, file_name: "huge.bin", path_id: `${hamlet.realm_id}/aa/huge/huge.bin`, size: 21 * 1024 ** 3, content_type: null, create_time: 0 })
+      .values({
+        realm_id: hamlet.realm_id,
+        owner_id: hamlet.id,
+        file_name: "huge.bin",
+        path_id: `${hamlet.realm_id}/aa/huge/huge.bin`,
+        size: 21 * 1024 ** 3,
+        content_type: null,
+        create_time: 0,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
     try {
-      expectError(await t.post("iago", "/api/v1/export/realm", { export_type: ExportType.FULL_WITH_CONSENT }), 400, "Please request a manual export from the server administrator.");
+      expectError(
+        await t.post("iago", "/api/v1/export/realm", { export_type: ExportType.FULL_WITH_CONSENT }),
+        400,
+        "Please request a manual export from the server administrator.",
+      );
     } finally {
       await t.ctx.db.kysely.deleteFrom("attachments").where("id", "=", huge.id).execute();
     }
@@ -300,8 +344,15 @@ describe("data exports", () => {
     const recent = await t.ctx.db.kysely.selectFrom("realm_exports").select("id").where("date_requested", ">", 0).execute();
     const week = Math.floor(Date.now() / 1000) - 7 * 86400;
     const rows = (date: number) => ({ realm_id: realmId, acting_user_id: null, type: ExportType.PUBLIC, status: ExportStatus.SUCCEEDED, date_requested: date });
-    await t.ctx.db.kysely.insertInto("realm_exports").values(rows(week - 60)).execute();
-    for (let n = recent.length; n < 4; n++) await t.ctx.db.kysely.insertInto("realm_exports").values(rows(week + 3600)).execute();
+    await t.ctx.db.kysely
+      .insertInto("realm_exports")
+      .values(rows(week - 60))
+      .execute();
+    for (let n = recent.length; n < 4; n++)
+      await t.ctx.db.kysely
+        .insertInto("realm_exports")
+        .values(rows(week + 3600))
+        .execute();
     await t.ctx.jobs.stop();
     try {
       expectSuccess(await t.post("iago", "/api/v1/export/realm", {}));
@@ -317,8 +368,11 @@ describe("data exports", () => {
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
     const run = (args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile(process.execPath, ["--import", "tsx", "src/cli.ts", "export", ...args], { cwd: REPO_ROOT, env: { ...base, ...t.processEnv, PARLEY_LOG_LEVEL: "warn" } }, (error, stdout, stderr) =>
-          resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          process.execPath,
+          ["--import", "tsx", "src/cli.ts", "export", ...args],
+          { cwd: REPO_ROOT, env: { ...base, ...t.processEnv, PARLEY_LOG_LEVEL: "warn" } },
+          (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         ),
       );
     const bad = await run(["--type", "secret", "--realm", "zulip"]);

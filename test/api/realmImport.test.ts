@@ -44,8 +44,11 @@ afterAll(async () => {
 function parley(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
   return new Promise((resolve) =>
-    execFile(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { cwd: REPO_ROOT, env: { ...base, ...env2, PARLEY_LOG_LEVEL: "warn", ...extraEnv } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "src/cli.ts", ...args],
+      { cwd: REPO_ROOT, env: { ...base, ...env2, PARLEY_LOG_LEVEL: "warn", ...extraEnv } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),
   );
 }
@@ -60,7 +63,13 @@ async function startTarget(): Promise<void> {
 }
 
 async function get2(email: string, urlPath: string, params: Record<string, unknown> = {}): Promise<any> {
-  const user = await ctx2.db.kysely.selectFrom("users").innerJoin("realms", "realms.id", "users.realm_id").select(["users.email", "users.api_key"]).where("users.delivery_email", "=", email).where("realms.string_id", "=", "zulip").executeTakeFirstOrThrow();
+  const user = await ctx2.db.kysely
+    .selectFrom("users")
+    .innerJoin("realms", "realms.id", "users.realm_id")
+    .select(["users.email", "users.api_key"])
+    .where("users.delivery_email", "=", email)
+    .where("realms.string_id", "=", "zulip")
+    .executeTakeFirstOrThrow();
   const url = new URL(base2 + urlPath);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, typeof v === "string" ? v : JSON.stringify(v));
   const res = await fetch(url, { headers: { Authorization: "Basic " + Buffer.from(`${user.email}:${user.api_key}`).toString("base64") } });
@@ -74,35 +83,71 @@ const ctx2Realm = () => importedRealmId;
 
 describe("parley import zulip", { timeout: 120_000 }, () => {
   it("builds and exports an organization", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "imported room", description: "A **room**" }]), principals: JSON.stringify(["hamlet@zulip.com", "othello@zulip.com"]) }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "imported room", description: "A **room**" }]),
+        principals: JSON.stringify(["hamlet@zulip.com", "othello@zulip.com"]),
+      }),
+    );
     const form = new FormData();
     form.append("filename", new Blob(["imported file contents"], { type: "text/plain" }), "notes.txt");
     const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form });
     uploadUrl = (await res.json()).url;
-    const first = await send("hamlet", { type: "stream", to: "imported room", topic: "greetings", content: `hello @**Othello, the Moor of Venice** see [notes](${uploadUrl})` });
+    const first = await send("hamlet", {
+      type: "stream",
+      to: "imported room",
+      topic: "greetings",
+      content: `hello @**Othello, the Moor of Venice** see [notes](${uploadUrl})`,
+    });
     expectSuccess(await t.post("othello", `/api/v1/messages/${first}/reactions`, { emoji_name: "octopus" }));
     const edited = await send("othello", { type: "stream", to: "imported room", topic: "greetings", content: "first version" });
     expectSuccess(await t.patch("othello", `/api/v1/messages/${edited}`, { content: "second version" }));
     for (let i = 0; i < 5; i++) await send("iago", { type: "stream", to: "Denmark", topic: `topic ${i % 2}`, content: `message ${i}` });
     await send("othello", { type: "direct", to: JSON.stringify([(await t.user("hamlet")).id]), content: "a direct message" });
-    expectSuccess(await t.post("hamlet", "/api/v1/users/me/subscriptions/properties", { subscription_data: JSON.stringify([{ stream_id: (await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "imported room").executeTakeFirstOrThrow()).id, property: "color", value: "#123456" }]) }));
+    expectSuccess(
+      await t.post("hamlet", "/api/v1/users/me/subscriptions/properties", {
+        subscription_data: JSON.stringify([
+          {
+            stream_id: (await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "imported room").executeTakeFirstOrThrow()).id,
+            property: "color",
+            value: "#123456",
+          },
+        ]),
+      }),
+    );
 
     const hamlet = await t.user("hamlet");
     const othello = await t.user("othello");
     const roomId = (await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "imported room").executeTakeFirstOrThrow()).id;
-    expectSuccess(await t.post("iago", "/api/v1/user_groups/create", { name: "importers", description: "They import", members: JSON.stringify([hamlet.id, othello.id]) }));
+    expectSuccess(
+      await t.post("iago", "/api/v1/user_groups/create", { name: "importers", description: "They import", members: JSON.stringify([hamlet.id, othello.id]) }),
+    );
     expectSuccess(await t.post("hamlet", "/api/v1/user_topics", { stream_id: roomId, topic: "greetings", visibility_policy: 1 }));
     const field = expectSuccess(await t.post("iago", "/api/v1/realm/profile_fields", { name: "Team", field_type: 1 })).id;
     expectSuccess(await t.patch("iago", `/api/v1/users/${hamlet.id}`, { profile_data: JSON.stringify([{ id: field, value: "core" }]) }));
     const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
     const emojiForm = new FormData();
     emojiForm.append("f0", new Blob([new Uint8Array(png)], { type: "image/png" }), "img.png");
-    expect((await fetch(`${t.baseUrl}/api/v1/realm/emoji/import_party`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: emojiForm })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${t.baseUrl}/api/v1/realm/emoji/import_party`, {
+          method: "POST",
+          headers: { Authorization: await t.authHeader("hamlet") },
+          body: emojiForm,
+        })
+      ).status,
+    ).toBe(200);
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${first}/reactions`, { emoji_name: "import_party" }));
 
     tarball = path.join(scratch, "export.tar.gz");
     const realm = await t.ctx.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow();
-    await writeRealmExport({ q: t.ctx.db.kysely, blobs: t.ctx.blobs, dataDir: t.config.dataDir }, realm.id, ExportType.FULL_WITHOUT_CONSENT, tarball, path.join(scratch, "work"));
+    await writeRealmExport(
+      { q: t.ctx.db.kysely, blobs: t.ctx.blobs, dataDir: t.config.dataDir },
+      realm.id,
+      ExportType.FULL_WITHOUT_CONSENT,
+      tarball,
+      path.join(scratch, "work"),
+    );
   });
 
   it("refuses a truncated or incomplete archive with a clear error, importing nothing", async () => {
@@ -146,7 +191,14 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     expect(users2.status).toBe(200);
     expect(users2.body.members.map(simplifyUser)).toEqual(users1);
 
-    const simplifyStream = (s: any) => ({ name: s.name, description: s.description, rendered_description: s.rendered_description, invite_only: s.invite_only, color: s.color, is_muted: s.is_muted });
+    const simplifyStream = (s: any) => ({
+      name: s.name,
+      description: s.description,
+      rendered_description: s.rendered_description,
+      invite_only: s.invite_only,
+      color: s.color,
+      is_muted: s.is_muted,
+    });
     const subs1 = expectSuccess(await t.get("hamlet", "/api/v1/users/me/subscriptions")).subscriptions.map(simplifyStream);
     const subs2 = (await get2("hamlet@zulip.com", "/api/v1/users/me/subscriptions")).body.subscriptions.map(simplifyStream);
     expect(subs2).toEqual(subs1);
@@ -182,19 +234,20 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
 
   it("keeps user groups, topic visibility, custom profile fields and custom emoji", async () => {
     const groups = (body: any) =>
-      body.user_groups
-        .filter((g: any) => !g.is_system_group)
-        .map((g: any) => ({ name: g.name, description: g.description, members: g.members.length }));
+      body.user_groups.filter((g: any) => !g.is_system_group).map((g: any) => ({ name: g.name, description: g.description, members: g.members.length }));
     const groups1 = groups(expectSuccess(await t.get("hamlet", "/api/v1/user_groups")));
     expect(groups1).toContainEqual({ name: "importers", description: "They import", members: 2 });
     expect(groups((await get2("hamlet@zulip.com", "/api/v1/user_groups")).body)).toEqual(groups1);
     const systemGroups = (body: any) => body.user_groups.filter((g: any) => g.is_system_group).map((g: any) => [g.name, g.members.length]);
-    expect(systemGroups((await get2("hamlet@zulip.com", "/api/v1/user_groups")).body)).toEqual(systemGroups(expectSuccess(await t.get("hamlet", "/api/v1/user_groups"))));
+    expect(systemGroups((await get2("hamlet@zulip.com", "/api/v1/user_groups")).body)).toEqual(
+      systemGroups(expectSuccess(await t.get("hamlet", "/api/v1/user_groups"))),
+    );
 
     const fields = (body: any) => body.custom_fields.map((f: any) => ({ name: f.name, type: f.type }));
     const fields1 = fields(expectSuccess(await t.get("hamlet", "/api/v1/realm/profile_fields")));
     expect(fields((await get2("hamlet@zulip.com", "/api/v1/realm/profile_fields")).body)).toEqual(fields1);
-    const profile = (body: any) => body.members.filter((u: any) => u.email === "hamlet@zulip.com").map((u: any) => Object.values(u.profile_data ?? {}).map((v: any) => v.value));
+    const profile = (body: any) =>
+      body.members.filter((u: any) => u.email === "hamlet@zulip.com").map((u: any) => Object.values(u.profile_data ?? {}).map((v: any) => v.value));
     const profile1 = profile(expectSuccess(await t.get("hamlet", "/api/v1/users", { include_custom_profile_fields: true })));
     expect(profile1[0]).toContain("core");
     expect(profile((await get2("hamlet@zulip.com", "/api/v1/users", { include_custom_profile_fields: true })).body)).toEqual(profile1);
@@ -204,8 +257,12 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     expect(party).toBeDefined();
     const image = await fetch(base2 + party.source_url);
     expect(image.status).toBe(200);
-    const reacted = (await get2("hamlet@zulip.com", "/api/v1/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "search", operand: "hello" }] })).body.messages[0];
-    expect(reacted.reactions).toContainEqual(expect.objectContaining({ emoji_name: "import_party", emoji_code: String(party.id), reaction_type: "realm_emoji" }));
+    const reacted = (
+      await get2("hamlet@zulip.com", "/api/v1/messages", { anchor: "newest", num_before: 50, num_after: 0, narrow: [{ operator: "search", operand: "hello" }] })
+    ).body.messages[0];
+    expect(reacted.reactions).toContainEqual(
+      expect.objectContaining({ emoji_name: "import_party", emoji_code: String(party.id), reaction_type: "realm_emoji" }),
+    );
 
     const topics = async (db: AppContext["db"]["kysely"], realmId: number) =>
       (
@@ -224,21 +281,45 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
   });
 
   it("continues an interrupted import without duplicating anything", async () => {
-    const interrupted = await parley(["import", "zulip", tarball, "--string-id", "resumed", "--batch-size", "2"], { PARLEY_IMPORT_TEST_FAIL_AFTER_BATCHES: "3" });
+    const interrupted = await parley(["import", "zulip", tarball, "--string-id", "resumed", "--batch-size", "2"], {
+      PARLEY_IMPORT_TEST_FAIL_AFTER_BATCHES: "3",
+    });
     expect(interrupted.code).toBe(1);
     const realm = await ctx2.db.kysely.selectFrom("realms").select(["id", "deactivated"]).where("string_id", "=", "resumed").executeTakeFirstOrThrow();
     expect(realm.deactivated).toBe(1);
-    const count = async () => Number((await ctx2.db.kysely.selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).where("realm_id", "=", realm.id).executeTakeFirstOrThrow()).n);
+    const count = async () =>
+      Number(
+        (
+          await ctx2.db.kysely
+            .selectFrom("messages")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .where("realm_id", "=", realm.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count()).toBe(6);
 
     const again = await parley(["import", "zulip", tarball, "--string-id", "resumed", "--batch-size", "2"]);
     expect(again.stderr).toBe("");
     expect(again.stdout).toContain("Continuing the interrupted import");
     const original = await ctx2.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow();
-    const total = Number((await ctx2.db.kysely.selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).where("realm_id", "=", original.id).executeTakeFirstOrThrow()).n);
+    const total = Number(
+      (
+        await ctx2.db.kysely
+          .selectFrom("messages")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("realm_id", "=", original.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect(await count()).toBe(total);
     const reactions = (id: number) =>
-      ctx2.db.kysely.selectFrom("reactions").innerJoin("messages", "messages.id", "reactions.message_id").select("reactions.emoji_name").where("messages.realm_id", "=", id).execute();
+      ctx2.db.kysely
+        .selectFrom("reactions")
+        .innerJoin("messages", "messages.id", "reactions.message_id")
+        .select("reactions.emoji_name")
+        .where("messages.realm_id", "=", id)
+        .execute();
     expect((await reactions(realm.id)).length).toBe((await reactions(original.id)).length);
     const active = await ctx2.db.kysely.selectFrom("realms").select("deactivated").where("id", "=", realm.id).executeTakeFirstOrThrow();
     expect(active.deactivated).toBe(0);
@@ -267,7 +348,15 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     const resumedKilled = await parley(["import", "zulip", tarball, "--string-id", "killed", "--batch-size", "3"]);
     expect(resumedKilled.stderr).toBe("");
     expect(resumedKilled.stdout).toContain("Continuing the interrupted import");
-    const killedCount = Number((await ctx2.db.kysely.selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).where("realm_id", "=", killed.id).executeTakeFirstOrThrow()).n);
+    const killedCount = Number(
+      (
+        await ctx2.db.kysely
+          .selectFrom("messages")
+          .select((eb) => eb.fn.countAll().as("n"))
+          .where("realm_id", "=", killed.id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     expect(killedCount).toBe(total);
 
     const twice = await parley(["import", "zulip", tarball, "--string-id", "resumed"]);

@@ -28,7 +28,7 @@ const BAD_VALUES = [
   "a\u0000b",
   '{"a":',
   '"text"',
-  "[1, \"a\", null, {}]",
+  '[1, "a", null, {}]',
   '{"a": [1, {"b": null}], "c": "\u0000"}',
 ];
 const BAD_PATH_SEGMENTS = ["abc", "-1", "0", "1.5", "1e5", "99999999999999999999", "%00", "%E2%82", "x".repeat(300), "me"];
@@ -42,11 +42,14 @@ const BAD_BODIES: Array<[string, () => Body]> = [
   ["empty multipart", () => ({ contentType: "multipart/form-data; boundary=b", body: "--b--\r\n" })],
   ["truncated multipart", () => ({ contentType: "multipart/form-data; boundary=b", body: '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\n1' })],
   ["multipart without boundary", () => ({ contentType: "multipart/form-data", body: "a=1" })],
-  ["multipart with a file", () => {
-    const form = new FormData();
-    form.append("file", new Blob([new Uint8Array([0, 255, 1])]), "x.bin");
-    return { body: form };
-  }],
+  [
+    "multipart with a file",
+    () => {
+      const form = new FormData();
+      form.append("file", new Blob([new Uint8Array([0, 255, 1])]), "x.bin");
+      return { body: form };
+    },
+  ],
   ["octet-stream", () => ({ contentType: "application/octet-stream", body: new Blob([new Uint8Array([0, 1, 2])]) })],
   ["text/plain", () => ({ contentType: "text/plain", body: "hello" })],
   ["broken urlencoded", () => ({ contentType: "application/x-www-form-urlencoded", body: "%%%&&=&a[b]=%E2%82&=x" })],

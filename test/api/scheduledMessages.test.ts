@@ -54,7 +54,10 @@ async function createChannel(name: string, extra: Params = {}): Promise<number> 
 
 describe("POST /api/v1/scheduled_messages", () => {
   it("schedules a channel message without sending it and lists it in Zulip's shape", async () => {
-    const before = await db().selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+    const before = await db()
+      .selectFrom("messages")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
     const at = later();
     const id = await schedule("hamlet", { type: "channel", to: DENMARK, topic: "plans", content: "**Meet** at noon", scheduled_delivery_timestamp: at });
     expect((await list("hamlet")).find((m) => m.scheduled_message_id === id)).toEqual({
@@ -67,7 +70,10 @@ describe("POST /api/v1/scheduled_messages", () => {
       scheduled_delivery_timestamp: at,
       failed: false,
     });
-    const after = await db().selectFrom("messages").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+    const after = await db()
+      .selectFrom("messages")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
     expect(await row(id)).toMatchObject({ sending_client: "ParleyTests", delivered: 0, failed: 0, read_by_sender: 0 });
   });
@@ -85,8 +91,17 @@ describe("POST /api/v1/scheduled_messages", () => {
 
   it("marks it read by its sender by Zulip's rule: explicit value, else a Zulip app and not to oneself", async () => {
     const mobile = { headers: { "User-Agent": "ZulipMobile/27.0 (Android 14)" } };
-    const fromApp = expectSuccess(await t.post("hamlet", "/api/v1/scheduled_messages", { type: "stream", to: DENMARK, topic: "r", content: "app", scheduled_delivery_timestamp: later() }, mobile));
-    const toSelf = expectSuccess(await t.post("hamlet", "/api/v1/scheduled_messages", { type: "direct", to: [HAMLET], content: "me", scheduled_delivery_timestamp: later() }, mobile));
+    const fromApp = expectSuccess(
+      await t.post(
+        "hamlet",
+        "/api/v1/scheduled_messages",
+        { type: "stream", to: DENMARK, topic: "r", content: "app", scheduled_delivery_timestamp: later() },
+        mobile,
+      ),
+    );
+    const toSelf = expectSuccess(
+      await t.post("hamlet", "/api/v1/scheduled_messages", { type: "direct", to: [HAMLET], content: "me", scheduled_delivery_timestamp: later() }, mobile),
+    );
     const explicit = await toDenmark("hamlet", "explicit", { read_by_sender: true });
     expect((await row(fromApp.scheduled_message_id)).read_by_sender).toBe(1);
     expect((await row(toSelf.scheduled_message_id)).read_by_sender).toBe(0);
@@ -94,7 +109,13 @@ describe("POST /api/v1/scheduled_messages", () => {
   });
 
   it("rejects a delivery time that is not in the future", async () => {
-    const res = await t.post("hamlet", "/api/v1/scheduled_messages", { type: "stream", to: DENMARK, topic: "x", content: "late", scheduled_delivery_timestamp: now() });
+    const res = await t.post("hamlet", "/api/v1/scheduled_messages", {
+      type: "stream",
+      to: DENMARK,
+      topic: "x",
+      content: "late",
+      scheduled_delivery_timestamp: now(),
+    });
     expectError(res, 400, "Scheduled delivery time must be in the future.");
   });
 
@@ -199,7 +220,11 @@ describe("DELETE /api/v1/scheduled_messages/{id}", () => {
     expectSuccess(await t.delete("hamlet", `/api/v1/scheduled_messages/${id}`));
     expect((await list("hamlet")).map((m) => m.scheduled_message_id)).not.toContain(id);
     expectError(await t.delete("hamlet", `/api/v1/scheduled_messages/${id}`), 404, "Scheduled message does not exist");
-    await db().updateTable("jobs").set({ run_at: now() - 1 }).where("payload", "=", JSON.stringify({ scheduled_message_id: id })).execute();
+    await db()
+      .updateTable("jobs")
+      .set({ run_at: now() - 1 })
+      .where("payload", "=", JSON.stringify({ scheduled_message_id: id }))
+      .execute();
     await t.drainJobs();
     expect(await messagesWith("never to be sent")).toEqual([]);
   });
@@ -208,7 +233,13 @@ describe("DELETE /api/v1/scheduled_messages/{id}", () => {
 describe("delivery", () => {
   it("sends the message at its time through the send path, as its sender with its client", async () => {
     const at = now() + 2;
-    const id = await schedule("hamlet", { type: "stream", to: DENMARK, topic: "on time", content: "delivered @**Othello, the Moor of Venice**", scheduled_delivery_timestamp: at });
+    const id = await schedule("hamlet", {
+      type: "stream",
+      to: DENMARK,
+      topic: "on time",
+      content: "delivered @**Othello, the Moor of Venice**",
+      scheduled_delivery_timestamp: at,
+    });
     let sent: any[] = [];
     for (let i = 0; i < 50 && sent.length === 0; i++) {
       await sleep(200);
@@ -221,7 +252,10 @@ describe("delivery", () => {
     expect((await list("hamlet")).map((m) => m.scheduled_message_id)).not.toContain(id);
     // Othello receives it (mentioned, unread) and can read it.
     expect((await flagsOf(sent[0].id, OTHELLO)) & (READ | 8)).toBe(8);
-    expect(expectSuccess(await t.get("othello", `/api/v1/messages/${sent[0].id}`)).message).toMatchObject({ content: expect.stringContaining("user-mention"), client: "ParleyTests" });
+    expect(expectSuccess(await t.get("othello", `/api/v1/messages/${sent[0].id}`)).message).toMatchObject({
+      content: expect.stringContaining("user-mention"),
+      client: "ParleyTests",
+    });
     // A delivered one cannot be edited.
     expectError(await patch("hamlet", id, { content: "too late" }), 400, "Scheduled message was already sent");
   });
@@ -248,7 +282,11 @@ describe("delivery", () => {
     expect(await row(id)).toMatchObject({ delivered: 0, failed: 0 });
     // Every job of the message made due at once: one delivery.
     await deliverNow(id);
-    await db().updateTable("jobs").set({ status: "pending", run_at: now() - 1 }).where("payload", "=", JSON.stringify({ scheduled_message_id: id })).execute();
+    await db()
+      .updateTable("jobs")
+      .set({ status: "pending", run_at: now() - 1 })
+      .where("payload", "=", JSON.stringify({ scheduled_message_id: id }))
+      .execute();
     await t.drainJobs();
     expect(await messagesWith("moved time")).toHaveLength(1);
   });
@@ -270,7 +308,10 @@ describe("delivery", () => {
     });
     // The Notification Bot's direct message, Zulip's text.
     const notice = await db().selectFrom("messages").selectAll().where("sender_id", "=", NOTIFICATION_BOT).orderBy("id", "desc").executeTakeFirstOrThrow();
-    const when = new Date(at * 1000).toISOString().replace("T", " ").replace(/\.\d{3}Z$/, "+00:00");
+    const when = new Date(at * 1000)
+      .toISOString()
+      .replace("T", " ")
+      .replace(/\.\d{3}Z$/, "+00:00");
     expect(notice.content).toBe(
       `The message you scheduled for <time:${when}>  was not sent because of the following error:\n\n> Not authorized to send to channel 'launch plans'\n\n[View scheduled messages](#scheduled)`,
     );
@@ -312,11 +353,19 @@ describe("delivery", () => {
     const userId = (await t.user("rosencrantz@zulip.com")).id;
     const id = await schedule("rosencrantz@zulip.com", { type: "direct", to: [HAMLET], content: "from the departed" });
     expectSuccess(await t.delete("iago", `/api/v1/users/${userId}`));
-    const bot = await db().selectFrom("messages").select((eb) => eb.fn.max("id").as("max")).where("sender_id", "=", NOTIFICATION_BOT).executeTakeFirst();
+    const bot = await db()
+      .selectFrom("messages")
+      .select((eb) => eb.fn.max("id").as("max"))
+      .where("sender_id", "=", NOTIFICATION_BOT)
+      .executeTakeFirst();
     const { events } = await t.captureEvents(() => deliverNow(id));
     expect(await row(id)).toMatchObject({ failed: 1, failure_message: "Account is deactivated" });
     expect(events.filter((e) => e.event.type === "scheduled_messages")).toEqual([]);
-    const botAfter = await db().selectFrom("messages").select((eb) => eb.fn.max("id").as("max")).where("sender_id", "=", NOTIFICATION_BOT).executeTakeFirst();
+    const botAfter = await db()
+      .selectFrom("messages")
+      .select((eb) => eb.fn.max("id").as("max"))
+      .where("sender_id", "=", NOTIFICATION_BOT)
+      .executeTakeFirst();
     expect(botAfter?.max).toEqual(bot?.max);
   });
 });
@@ -338,15 +387,37 @@ describe("scheduled_messages events", () => {
       {
         type: "scheduled_messages",
         op: "add",
-        scheduled_messages: [{ scheduled_message_id: id, to: [OTHELLO], type: "private", content: "evented", rendered_content: "<p>evented</p>", scheduled_delivery_timestamp: at, failed: false }],
+        scheduled_messages: [
+          {
+            scheduled_message_id: id,
+            to: [OTHELLO],
+            type: "private",
+            content: "evented",
+            rendered_content: "<p>evented</p>",
+            scheduled_delivery_timestamp: at,
+            failed: false,
+          },
+        ],
       },
       {
         type: "scheduled_messages",
         op: "update",
-        scheduled_message: { scheduled_message_id: id, to: [OTHELLO], type: "private", content: "evented again", rendered_content: "<p>evented again</p>", scheduled_delivery_timestamp: at, failed: false },
+        scheduled_message: {
+          scheduled_message_id: id,
+          to: [OTHELLO],
+          type: "private",
+          content: "evented again",
+          rendered_content: "<p>evented again</p>",
+          scheduled_delivery_timestamp: at,
+          failed: false,
+        },
       },
       { type: "scheduled_messages", op: "remove", scheduled_message_id: id },
-      { type: "scheduled_messages", op: "add", scheduled_messages: [expect.objectContaining({ scheduled_message_id: delivered, type: "stream", topic: "plans" })] },
+      {
+        type: "scheduled_messages",
+        op: "add",
+        scheduled_messages: [expect.objectContaining({ scheduled_message_id: delivered, type: "stream", topic: "plans" })],
+      },
       { type: "scheduled_messages", op: "remove", scheduled_message_id: delivered },
     ]);
     const others = expectSuccess(await t.get("othello", "/api/v1/events", { queue_id: other.queue_id, last_event_id: "-1", dont_block: "true" }));
@@ -370,7 +441,12 @@ describe("across a restart", () => {
     };
     const me = (await call("GET", "/users/me")).user_id as number;
     const at = now() + 4;
-    const scheduled = await call("POST", "/scheduled_messages", { type: "direct", to: JSON.stringify([me]), content: "written before the restart", scheduled_delivery_timestamp: String(at) });
+    const scheduled = await call("POST", "/scheduled_messages", {
+      type: "direct",
+      to: JSON.stringify([me]),
+      content: "written before the restart",
+      scheduled_delivery_timestamp: String(at),
+    });
     expect(scheduled.result).toBe("success");
 
     expect(await server.stop()).toBe(0);
@@ -380,7 +456,12 @@ describe("across a restart", () => {
 
     let found: any[] = [];
     for (let i = 0; i < 50 && found.length === 0; i++) {
-      const res = await call("GET", "/messages", { anchor: "newest", num_before: "10", num_after: "0", narrow: JSON.stringify([{ operator: "dm", operand: [me] }]) });
+      const res = await call("GET", "/messages", {
+        anchor: "newest",
+        num_before: "10",
+        num_after: "0",
+        narrow: JSON.stringify([{ operator: "dm", operand: [me] }]),
+      });
       found = res.messages.filter((m: any) => m.content === "<p>written before the restart</p>");
       if (found.length === 0) await sleep(200);
     }

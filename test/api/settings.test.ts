@@ -45,24 +45,17 @@ describe("PATCH /settings: validation", () => {
     expectError(await patchSettings("hamlet", { [name]: "bogus" }), 400, `Invalid ${name}`);
   });
 
-  it.each(["web_font_size_px", "web_line_height_percent", "email_notifications_batching_period_seconds"])(
-    "rejects a non-integer %s",
-    async (name) => {
-      expectError(await patchSettings("hamlet", { [name]: "1.5" }), 400, `${name} is not an integer`);
-      expectError(await patchSettings("hamlet", { [name]: "big" }), 400, `${name} is not valid JSON`);
-    },
-  );
+  it.each(["web_font_size_px", "web_line_height_percent", "email_notifications_batching_period_seconds"])("rejects a non-integer %s", async (name) => {
+    expectError(await patchSettings("hamlet", { [name]: "1.5" }), 400, `${name} is not an integer`);
+    expectError(await patchSettings("hamlet", { [name]: "big" }), 400, `${name} is not valid JSON`);
+  });
 
   it("checks the values Zulip checks beyond the type", async () => {
     expectError(await patchSettings("hamlet", { default_language: "xx" }), 400, "Invalid default_language");
     expectError(await patchSettings("hamlet", { default_language: "constructor" }), 400, "Invalid default_language");
     expectError(await patchSettings("hamlet", { notification_sound: "bogus" }), 400, "Invalid notification sound 'bogus'");
     expectError(await patchSettings("hamlet", { email_notifications_batching_period_seconds: 0 }), 400, "Invalid email batching period: 0 seconds");
-    expectError(
-      await patchSettings("hamlet", { email_notifications_batching_period_seconds: 604801 }),
-      400,
-      "Invalid email batching period: 604801 seconds",
-    );
+    expectError(await patchSettings("hamlet", { email_notifications_batching_period_seconds: 604801 }), 400, "Invalid email batching period: 604801 seconds");
     expectError(await patchSettings("hamlet", { timezone: "Mars/Olympus_Mons" }), 400, "timezone is not a recognized time zone");
   });
 
@@ -115,17 +108,19 @@ describe("PATCH /settings: changing settings", () => {
     expect(events.every((e) => e.users.length === 1 && e.users[0] === othello.id)).toBe(true);
     const sent = events.map((e) => e.event);
     expect(sent).toHaveLength(9);
-    expect(sent).toEqual(expect.arrayContaining([
-      { type: "user_settings", op: "update", property: "enter_sends", value: true },
-      { type: "update_display_settings", user: othello.email, setting_name: "enter_sends", setting: true },
-      { type: "user_settings", op: "update", property: "enable_sounds", value: false },
-      { type: "update_global_notifications", user: othello.email, notification_name: "enable_sounds", setting: false },
-      { type: "user_settings", op: "update", property: "web_font_size_px", value: 14 },
-      { type: "user_settings", op: "update", property: "emojiset", value: "twitter" },
-      { type: "update_display_settings", user: othello.email, setting_name: "emojiset", setting: "twitter" },
-      { type: "user_settings", op: "update", property: "color_scheme", value: 2 },
-      { type: "update_display_settings", user: othello.email, setting_name: "color_scheme", setting: 2 },
-    ]));
+    expect(sent).toEqual(
+      expect.arrayContaining([
+        { type: "user_settings", op: "update", property: "enter_sends", value: true },
+        { type: "update_display_settings", user: othello.email, setting_name: "enter_sends", setting: true },
+        { type: "user_settings", op: "update", property: "enable_sounds", value: false },
+        { type: "update_global_notifications", user: othello.email, notification_name: "enable_sounds", setting: false },
+        { type: "user_settings", op: "update", property: "web_font_size_px", value: 14 },
+        { type: "user_settings", op: "update", property: "emojiset", value: "twitter" },
+        { type: "update_display_settings", user: othello.email, setting_name: "emojiset", setting: "twitter" },
+        { type: "user_settings", op: "update", property: "color_scheme", value: 2 },
+        { type: "update_display_settings", user: othello.email, setting_name: "color_scheme", setting: 2 },
+      ]),
+    );
   });
 
   it("sends no event when nothing changes", async () => {
@@ -175,7 +170,9 @@ describe("PATCH /settings: changing settings", () => {
     expectSuccess(await patchSettings("hamlet", { allow_private_data_export: false }));
     // Also when a user is created or reactivated (their consent is not in those events).
     const consentsOf = (captured: Array<{ event: any }>) => captured.filter((e) => e.event.type === "realm_export_consent").map((e) => e.event);
-    const created = await t.captureEvents(() => t.post("iago", "/api/v1/users", { email: "consent@zulip.com", password: "consent-pass", full_name: "Consent" }));
+    const created = await t.captureEvents(() =>
+      t.post("iago", "/api/v1/users", { email: "consent@zulip.com", password: "consent-pass", full_name: "Consent" }),
+    );
     const newId = expectSuccess(created.result).user_id;
     expect(consentsOf(created.events)).toEqual([{ type: "realm_export_consent", user_id: newId, consented: false }]);
     expectSuccess(await t.delete("iago", `/api/v1/users/${newId}`));
@@ -196,7 +193,9 @@ describe("PATCH /settings: changing settings", () => {
     ]);
     expect(events[2].users).toContain((await t.user("hamlet")).id);
     // /register shows it in user_settings, and at the top level to clients older than feature level 89.
-    const modern = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } }));
+    const modern = expectSuccess(
+      await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } }),
+    );
     expect(modern.user_settings.timezone).toBe("Asia/Kolkata");
     expect(modern).not.toHaveProperty("timezone");
     const legacy = expectSuccess(await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings", "update_display_settings"] }));
@@ -325,7 +324,11 @@ describe("PATCH /settings: email change", () => {
   it("refuses the link when the address was taken meanwhile", async () => {
     expectSuccess(await patchSettings("desdemona", { email: "contested@example.com" }));
     const path = await confirmationLinkSentTo("contested@example.com");
-    await t.ctx.db.kysely.updateTable("users").set({ delivery_email: "contested@example.com" }).where("id", "=", (await t.user("shiva")).id).execute();
+    await t.ctx.db.kysely
+      .updateTable("users")
+      .set({ delivery_email: "contested@example.com" })
+      .where("id", "=", (await t.user("shiva")).id)
+      .execute();
     const res = await open(path);
     expect(res.status).toBe(400);
     expect((await t.user("desdemona")).delivery_email).toBe("desdemona@zulip.com");

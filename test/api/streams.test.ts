@@ -70,13 +70,19 @@ describe("GET /streams/{id}, /get_stream_id, /streams/{id}/members", () => {
 describe("PATCH /streams/{id}", () => {
   it("renames and describes, telling everyone who sees the channel", async () => {
     const id = await createChannel("hamlet", "pub1");
-    const { result: res, events } = await t.captureEvents(() =>
-      t.patch("iago", `/api/v1/streams/${id}`, { new_name: "pub one", description: "about **it**" }),
-    );
+    const { result: res, events } = await t.captureEvents(() => t.patch("iago", `/api/v1/streams/${id}`, { new_name: "pub one", description: "about **it**" }));
     expectSuccess(res);
     // The Notification Bot's notices (test/api/channelNotices.test.ts) come as message events.
     expect(events.filter((e) => e.event.type === "stream").map((e) => e.event)).toEqual([
-      { type: "stream", op: "update", stream_id: id, name: "pub1", property: "description", value: "about **it**", rendered_description: "<p>about <strong>it</strong></p>" },
+      {
+        type: "stream",
+        op: "update",
+        stream_id: id,
+        name: "pub1",
+        property: "description",
+        value: "about **it**",
+        rendered_description: "<p>about <strong>it</strong></p>",
+      },
       { type: "stream", op: "update", stream_id: id, name: "pub1", property: "name", value: "pub one" },
     ]);
     expect(events[0].users).not.toContain(13);
@@ -89,7 +95,9 @@ describe("PATCH /streams/{id}", () => {
       '<p>About <em>this</em>, see <a class="stream" data-stream-id="2" href="/#narrow/channel/2-Denmark">#Denmark</a> and ' +
       '<span class="user-mention" data-user-id="10">@King Hamlet</span></p>';
     const created = await createChannel("hamlet", "rendered one", { description });
-    const { events } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description: `${description}!` })));
+    const { events } = await t.captureEvents(async () =>
+      expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description: `${description}!` })),
+    );
     expect(events.find((e) => e.event.type === "stream")!.event.rendered_description).toBe(rendered.replace("</span></p>", "</span>!</p>"));
     expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description }));
     expect(expectSuccess(await t.get("hamlet", `/api/v1/streams/${created}`)).stream.rendered_description).toBe(rendered);
@@ -149,8 +157,19 @@ describe("PATCH /streams/{id}", () => {
 
   it("updates group settings with old/new and the legacy post policy", async () => {
     const id = await createChannel("iago", "moderated");
-    const admins = Number((await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "role:administrators").where("realm_id", "=", 2).executeTakeFirstOrThrow()).id);
-    const everyone = Number((await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "role:everyone").where("realm_id", "=", 2).executeTakeFirstOrThrow()).id);
+    const admins = Number(
+      (
+        await t.ctx.db.kysely
+          .selectFrom("user_groups")
+          .select("id")
+          .where("name", "=", "role:administrators")
+          .where("realm_id", "=", 2)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const everyone = Number(
+      (await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", "role:everyone").where("realm_id", "=", 2).executeTakeFirstOrThrow()).id,
+    );
     expectError(
       await t.patch("iago", `/api/v1/streams/${id}`, { can_send_message_group: { new: admins, old: admins } }),
       400,
@@ -171,11 +190,18 @@ describe("PATCH /streams/{id}", () => {
   it("lets only administrators change default channels and owners retention", async () => {
     const id = await createChannel("hamlet", "maybe default");
     // The creator administers the channel, but default channels are for organization administrators.
-    expectError(await t.patch("hamlet", `/api/v1/streams/${id}`, { is_default_stream: true }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.patch("hamlet", `/api/v1/streams/${id}`, { is_default_stream: true }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     const { events } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_default_stream: true })));
     expect(events[0].event.type).toBe("default_streams");
     // Channel IDs since feature level 330, as POST /register's realm_default_streams.
-    const { realm_default_streams: defaults } = expectSuccess(await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) }));
+    const { realm_default_streams: defaults } = expectSuccess(
+      await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) }),
+    );
     expect(events[0].event.default_streams).toEqual(defaults);
     expect(defaults).toContain(id);
     expect(events[0].users).not.toContain(13);
@@ -200,7 +226,12 @@ describe("DELETE /streams/{id}", () => {
     expect(names(expectSuccess(await t.get("aaron", "/api/v1/streams", { exclude_archived: false })))).toContain("to archive");
     const subs = expectSuccess(await t.get("aaron", "/api/v1/users/me/subscriptions")).subscriptions;
     expect(subs.map((s: any) => s.name)).not.toContain("to archive");
-    const subscribers = await t.ctx.db.kysely.selectFrom("subscriptions").select("user_id").where("active", "=", 1).where("recipient_id", "=", (await streamRow(id)).recipient_id!).execute();
+    const subscribers = await t.ctx.db.kysely
+      .selectFrom("subscriptions")
+      .select("user_id")
+      .where("active", "=", 1)
+      .where("recipient_id", "=", (await streamRow(id)).recipient_id!)
+      .execute();
     expect(subscribers.map((s) => Number(s.user_id)).sort()).toEqual([11, 6].sort());
 
     const { events: back } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_archived: false })));
@@ -218,7 +249,9 @@ describe("a public channel nobody is subscribed to", () => {
     const id = await createChannel("hamlet", "empty public");
     expectSuccess(await t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: ["empty public"] }));
     // A message with no recipients is valid; all_public_streams queues still get it.
-    const { result: sent, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages", { type: "stream", to: id, topic: "alone", content: "anyone?" }));
+    const { result: sent, events } = await t.captureEvents(() =>
+      t.post("hamlet", "/api/v1/messages", { type: "stream", to: id, topic: "alone", content: "anyone?" }),
+    );
     const { id: messageId } = expectSuccess(sent);
     const messageEvents = events.filter((e) => e.event.type === "message");
     expect(messageEvents.map((e) => [e.users, e.event.flags, (e.event as any).message.id])).toEqual([[[], [], messageId]]);

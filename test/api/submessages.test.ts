@@ -14,7 +14,11 @@ async function submessagesOf(id: number, who = "hamlet") {
 }
 
 const submit = (who: string, messageId: number, content: unknown, msgType = "widget") =>
-  t.post(who, "/api/v1/submessage", { message_id: String(messageId), msg_type: msgType, content: typeof content === "string" ? content : JSON.stringify(content) });
+  t.post(who, "/api/v1/submessage", {
+    message_id: String(messageId),
+    msg_type: msgType,
+    content: typeof content === "string" ? content : JSON.stringify(content),
+  });
 
 describe("/poll messages", () => {
   it("carry the poll as a widget submessage, in the message event and in fetches", async () => {
@@ -41,7 +45,14 @@ describe("/poll messages", () => {
     expect(submessages).toHaveLength(2);
     expect(submessages[1]).toMatchObject({ sender_id: othello, msg_type: "widget", content: JSON.stringify(vote) });
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({ type: "submessage", msg_type: "widget", message_id: id, submessage_id: submessages[1].id, sender_id: othello, content: JSON.stringify(vote) });
+    expect(events[0].event).toEqual({
+      type: "submessage",
+      msg_type: "widget",
+      message_id: id,
+      submessage_id: submessages[1].id,
+      sender_id: othello,
+      content: JSON.stringify(vote),
+    });
     // Denmark's subscribers received the message: they get the event.
     expect(events[0].users).toEqual(expect.arrayContaining([othello, (await t.user("hamlet")).id]));
 
@@ -65,7 +76,12 @@ describe("/poll messages", () => {
     ];
     for (const [content, msg] of cases) expectError(await submit("othello", id, content), 400, msg);
     expect(await submessagesOf(id)).toHaveLength(1);
-    expectError(await t.post("othello", "/api/v1/submessage", { message_id: String(id), msg_type: "widget" }), 400, "Missing 'content' argument", "REQUEST_VARIABLE_MISSING");
+    expectError(
+      await t.post("othello", "/api/v1/submessage", { message_id: String(id), msg_type: "widget" }),
+      400,
+      "Missing 'content' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
     expectError(await t.post("othello", "/api/v1/submessage", { message_id: "x", msg_type: "widget", content: "{}" }), 400, "message_id is not valid JSON");
   });
 
@@ -97,11 +113,21 @@ describe("/todo messages", () => {
     const [widget] = await submessagesOf(id);
     expect(JSON.parse(widget.content)).toEqual({
       widget_type: "todo",
-      extra_data: { task_list_title: "Groceries", tasks: [{ task: "Milk", desc: "two litres" }, { task: "Bread", desc: "" }] },
+      extra_data: {
+        task_list_title: "Groceries",
+        tasks: [
+          { task: "Milk", desc: "two litres" },
+          { task: "Bread", desc: "" },
+        ],
+      },
     });
     expectSuccess(await submit("othello", id, { type: "new_task", key: 2, task: "Eggs", desc: "", completed: false }));
     expectSuccess(await submit("othello", id, { type: "strike", key: "0,canned" }));
-    expectError(await submit("othello", id, { type: "new_task_list_title", title: "Mine" }), 400, "You can't edit the task list title unless you are the author.");
+    expectError(
+      await submit("othello", id, { type: "new_task_list_title", title: "Mine" }),
+      400,
+      "You can't edit the task list title unless you are the author.",
+    );
     expectError(await submit("othello", id, { type: "new_task", key: 2, task: "Eggs", desc: "" }), 400, "completed key is missing from todo data");
     expectSuccess(await submit("hamlet", id, { type: "new_task_list_title", title: "Shopping" }));
     expect(await submessagesOf(id)).toHaveLength(4);

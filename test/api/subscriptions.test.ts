@@ -224,7 +224,13 @@ describe("POST /users/me/subscriptions/properties", () => {
       [[{ stream_id: 1, property: "color", value: "blue" }], "color is not a valid hex color code"],
       [[{ stream_id: 5, property: "is_muted", value: true }], "Not subscribed to channel ID 5"],
       [[{ stream_id: 6, property: "is_muted", value: true }], "Invalid channel ID"],
-      [[{ stream_id: 1, property: "pin_to_top", value: false }, { stream_id: 999, property: "is_muted", value: true }], "Invalid channel ID"],
+      [
+        [
+          { stream_id: 1, property: "pin_to_top", value: false },
+          { stream_id: 999, property: "is_muted", value: true },
+        ],
+        "Invalid channel ID",
+      ],
     ];
     for (const [data, msg] of cases) expectError(await t.post("othello", URL, { subscription_data: data }), 400, msg);
     const verona = expectSuccess(await t.get("othello", SUBS)).subscriptions.find((s: any) => s.stream_id === 1);
@@ -247,7 +253,9 @@ describe("PATCH /users/me/subscriptions", () => {
   it("subscribes and unsubscribes in one request, answering with both results", async () => {
     const before = await names("cordelia");
     expect(before).toContain("Verona");
-    const res = expectSuccess(await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-new-channel", color: "#76ce90" }]), delete: JSON.stringify(["Verona"]) }));
+    const res = expectSuccess(
+      await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-new-channel", color: "#76ce90" }]), delete: JSON.stringify(["Verona"]) }),
+    );
     expect(Object.values(res.subscribed)).toEqual([["patch-new-channel"]]);
     expect(res.already_subscribed).toEqual({});
     expect(res.removed).toEqual(["Verona"]);
@@ -259,7 +267,11 @@ describe("PATCH /users/me/subscriptions", () => {
 
   it("changes nothing when a part is refused, and needs something to do", async () => {
     const before = await names("cordelia");
-    expectError(await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-never-created" }]), delete: JSON.stringify(["no-such-channel-here"]) }), 400, "Channel(s) (no-such-channel-here) do not exist");
+    expectError(
+      await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "patch-never-created" }]), delete: JSON.stringify(["no-such-channel-here"]) }),
+      400,
+      "Channel(s) (no-such-channel-here) do not exist",
+    );
     expect(await names("cordelia")).toEqual(before);
     expectError(await t.get("iago", "/api/v1/get_stream_id", { stream: "patch-never-created" }), 400, "Invalid channel name 'patch-never-created'");
     expectError(await t.patch("cordelia", SUBS, {}), 400, 'Nothing to do. Specify at least one of "add" or "delete".');

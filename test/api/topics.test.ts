@@ -107,7 +107,9 @@ describe("POST /api/v1/user_topics", () => {
   });
 
   it("reads the empty topic's display name as the empty topic", async () => {
-    const { events } = await t.captureEvents(() => t.post("othello", "/api/v1/user_topics", { stream_id: DENMARK, topic: "general chat", visibility_policy: 2 }));
+    const { events } = await t.captureEvents(() =>
+      t.post("othello", "/api/v1/user_topics", { stream_id: DENMARK, topic: "general chat", visibility_policy: 2 }),
+    );
     expect(events[1].event).toMatchObject({ topic_name: "", visibility_policy: 2 });
     expect((await policyRows("othello")).filter((r) => r.stream_id === DENMARK)).toEqual([{ stream_id: DENMARK, topic_name: "", visibility_policy: 2 }]);
   });
@@ -127,8 +129,18 @@ describe("POST /api/v1/user_topics", () => {
     expectError(await post({ visibility_policy: "muted" }), 400, "visibility_policy is not valid JSON");
     expectError(await post({ stream_id: "Verona" }), 400, "stream_id is not valid JSON");
     expectError(await post({ topic: "x".repeat(61) }), 400, "topic is too long (limit: 60 characters)");
-    expectError(await t.post("hamlet", "/api/v1/user_topics", { stream_id: VERONA, visibility_policy: 1 }), 400, "Missing 'topic' argument", "REQUEST_VARIABLE_MISSING");
-    expectError(await t.post(null, "/api/v1/user_topics", { stream_id: VERONA, topic: "x", visibility_policy: 1 }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.post("hamlet", "/api/v1/user_topics", { stream_id: VERONA, visibility_policy: 1 }),
+      400,
+      "Missing 'topic' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
+    expectError(
+      await t.post(null, "/api/v1/user_topics", { stream_id: VERONA, topic: "x", visibility_policy: 1 }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -150,7 +162,11 @@ describe("PATCH /api/v1/users/me/subscriptions/muted_topics", () => {
     expectError(await patch({ stream_id: 999 }), 400, "Invalid channel ID");
     expectError(await patch({ stream: "Nowhere", op: "remove" }), 400, "Topic is not muted");
     expectError(await patch({ stream: "Denmark", op: "toggle" }), 400, "Invalid op");
-    expectError(await t.patch("cordelia", "/api/v1/users/me/subscriptions/muted_topics", { stream: "core team", topic: "t", op: "add" }), 400, "Invalid channel name 'core team'");
+    expectError(
+      await t.patch("cordelia", "/api/v1/users/me/subscriptions/muted_topics", { stream: "core team", topic: "t", op: "add" }),
+      400,
+      "Invalid channel name 'core team'",
+    );
   });
 });
 
@@ -202,7 +218,12 @@ describe("POST /api/v1/streams/{stream_id}/delete_topic", () => {
     expectSuccess(await t.post("desdemona", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "core team" }], principals: [shiva] }));
     const after = await send("desdemona", "core team", "secrets");
     // Shiva is a moderator, not an administrator.
-    expectError(await t.post("shiva", `/api/v1/streams/${CORE_TEAM}/delete_topic`, { topic_name: "secrets" }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.post("shiva", `/api/v1/streams/${CORE_TEAM}/delete_topic`, { topic_name: "secrets" }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     const { events } = await t.captureEvents(() => t.post("iago", `/api/v1/streams/${CORE_TEAM}/delete_topic`, { topic_name: "secrets" }));
     const deletions = events.filter((e) => e.event.type === "delete_message");
     const forShiva = deletions.find((e) => e.users.includes(shiva))!;
@@ -212,8 +233,18 @@ describe("POST /api/v1/streams/{stream_id}/delete_topic", () => {
   });
 
   it("refuses non-administrators and channels the administrator cannot read", async () => {
-    expectError(await t.post("hamlet", `/api/v1/streams/${VERONA}/delete_topic`, { topic_name: "test" }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
-    expectError(await t.post("polonius", `/api/v1/streams/${VERONA}/delete_topic`, { topic_name: "test" }), 400, "Must be an organization administrator", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.post("hamlet", `/api/v1/streams/${VERONA}/delete_topic`, { topic_name: "test" }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
+    expectError(
+      await t.post("polonius", `/api/v1/streams/${VERONA}/delete_topic`, { topic_name: "test" }),
+      400,
+      "Must be an organization administrator",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     expectSuccess(await t.post("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "hamlet only" }], invite_only: true }));
     const streamId = expectSuccess(await t.get("hamlet", "/api/v1/get_stream_id", { stream: "hamlet only" })).stream_id;
     const id = await send("hamlet", "hamlet only", "mine");

@@ -116,7 +116,10 @@ describe("tus resumable uploads at /api/v1/tus", () => {
     const big = await tus("hamlet", "POST", "/api/v1/tus", { "Upload-Length": String(1024 * 1024 + 1) });
     expect(big.status).toBe(413);
     expect(await big.json()).toEqual({ message: "Uploaded file is larger than the allowed limit of 1 MiB" });
-    const badKey = await fetch(`${t.baseUrl}/api/v1/tus`, { method: "POST", headers: { "Tus-Resumable": "1.0.0", "Upload-Length": "10", Authorization: "Basic " + b64("hamlet@zulip.com:" + "x".repeat(32)) } });
+    const badKey = await fetch(`${t.baseUrl}/api/v1/tus`, {
+      method: "POST",
+      headers: { "Tus-Resumable": "1.0.0", "Upload-Length": "10", Authorization: "Basic " + b64("hamlet@zulip.com:" + "x".repeat(32)) },
+    });
     expect(badKey.status).toBe(401);
     // Files are never served from the tus endpoint.
     expect((await tus("hamlet", "GET", "/api/v1/tus/abc")).status).toBe(404);

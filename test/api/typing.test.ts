@@ -56,7 +56,12 @@ describe("POST /typing", () => {
     expectError(await t.post("hamlet", "/api/v1/typing", { op: "start", type: "stream", stream_id: 2 }), 400, "Missing topic");
     expectError(await t.post("cordelia", "/api/v1/typing", { op: "start", type: "stream", stream_id: core, topic: "x" }), 400, "Invalid channel ID");
     expect(await typingEvents("othello", othello.queue_id)).toEqual([]);
-    expectError(await t.post(null, "/api/v1/typing", { op: "start", to: "[12]" }), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
+    expectError(
+      await t.post(null, "/api/v1/typing", { op: "start", to: "[12]" }),
+      401,
+      "Not logged in: API authentication or user session required",
+      "UNAUTHORIZED",
+    );
   });
 });
 
@@ -69,7 +74,14 @@ describe("POST /messages/{message_id}/typing", () => {
     const [othello, cordelia] = [await editRegister("othello"), await editRegister("cordelia")];
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "start" }));
     expect(await typingEvents("othello", othello.queue_id)).toEqual([
-      { id: 0, type: "typing_edit_message", op: "start", sender_id: (await t.user("hamlet")).id, message_id: id, recipient: { type: "channel", channel_id: denmark, topic: "edits" } },
+      {
+        id: 0,
+        type: "typing_edit_message",
+        op: "start",
+        sender_id: (await t.user("hamlet")).id,
+        message_id: id,
+        recipient: { type: "channel", channel_id: denmark, topic: "edits" },
+      },
     ]);
     expect(await typingEvents("cordelia", cordelia.queue_id)).toEqual([]); // not subscribed to Denmark
   });
@@ -80,7 +92,12 @@ describe("POST /messages/{message_id}/typing", () => {
     const queue = await editRegister("othello");
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "stop" }));
     expect(await typingEvents("othello", queue.queue_id)).toEqual([
-      expect.objectContaining({ type: "typing_edit_message", op: "stop", message_id: id, recipient: { type: "direct", user_ids: [hamlet.id, othello.id].sort((a, b) => a - b) } }),
+      expect.objectContaining({
+        type: "typing_edit_message",
+        op: "stop",
+        message_id: id,
+        recipient: { type: "direct", user_ids: [hamlet.id, othello.id].sort((a, b) => a - b) },
+      }),
     ]);
     expectError(await t.post("iago", `/api/v1/messages/${id}/typing`, { op: "start" }), 400, "Invalid message(s)");
     expectError(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "typing" }), 400, "Invalid op");

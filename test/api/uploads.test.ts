@@ -11,7 +11,9 @@ const t = useTestServer({ uploads: { maxFileSizeMib: 1, unclaimedDays: 21 } });
 /** POST /user_uploads with a real multipart body. */
 async function upload(who: string | null, files: { name: string; data: Buffer | string; type?: string }[]): Promise<ApiResponse> {
   const form = new FormData();
-  files.forEach((file, i) => form.append(i === 0 ? "filename" : `file${i}`, new Blob([new Uint8Array(Buffer.from(file.data))], { type: file.type ?? "text/plain" }), file.name));
+  files.forEach((file, i) =>
+    form.append(i === 0 ? "filename" : `file${i}`, new Blob([new Uint8Array(Buffer.from(file.data))], { type: file.type ?? "text/plain" }), file.name),
+  );
   const headers: Record<string, string> = who === null ? {} : { Authorization: await t.authHeader(who) };
   const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers, body: form });
   const body = await res.json();
@@ -78,8 +80,19 @@ describe("POST /user_uploads", () => {
     const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ result: "error", msg: "You must specify a file to upload", code: "BAD_REQUEST" });
-    expectError(await upload("hamlet", [{ name: "a.txt", data: "a" }, { name: "b.txt", data: "b" }]), 400, "You may only upload one file at a time");
-    expectError(await upload("hamlet", [{ name: "big.bin", data: Buffer.alloc(1024 * 1024 + 1), type: "application/octet-stream" }]), 400, "Uploaded file is larger than the allowed limit of 1 MiB");
+    expectError(
+      await upload("hamlet", [
+        { name: "a.txt", data: "a" },
+        { name: "b.txt", data: "b" },
+      ]),
+      400,
+      "You may only upload one file at a time",
+    );
+    expectError(
+      await upload("hamlet", [{ name: "big.bin", data: Buffer.alloc(1024 * 1024 + 1), type: "application/octet-stream" }]),
+      400,
+      "Uploaded file is larger than the allowed limit of 1 MiB",
+    );
     expectError(await upload(null, [{ name: "a.txt", data: "a" }]), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
     expect(storedFiles()).toEqual(before);
     expect(spoolFiles()).toEqual([]);
@@ -125,7 +138,9 @@ describe("serving /user_uploads", () => {
     expect(update?.event).toMatchObject({ op: "update", attachment: { messages: expect.arrayContaining([expect.objectContaining({ id: messageId })]) } });
     const message = expectSuccess(await t.get("othello", `/api/v1/messages/${messageId}`)).message;
     expect(message.content).toContain(url);
-    const narrowed = expectSuccess(await t.get("othello", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "has", operand: "attachment" }] }));
+    const narrowed = expectSuccess(
+      await t.get("othello", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow: [{ operator: "has", operand: "attachment" }] }),
+    );
     expect(narrowed.messages.map((m: any) => m.id)).toContain(messageId);
   });
 
@@ -134,7 +149,9 @@ describe("serving /user_uploads", () => {
     const id = await sendToVerona("othello", `stolen [link](${url})`);
     expect((await fetchFile("othello", url)).status).toBe(403);
     expect((await fetchFile("cordelia", url)).status).toBe(403);
-    const narrowed = expectSuccess(await t.get("othello", "/api/v1/messages", { anchor: id, num_before: 0, num_after: 0, narrow: [{ operator: "has", operand: "attachment" }] }));
+    const narrowed = expectSuccess(
+      await t.get("othello", "/api/v1/messages", { anchor: id, num_before: 0, num_after: 0, narrow: [{ operator: "has", operand: "attachment" }] }),
+    );
     expect(narrowed.messages).toEqual([]);
   });
 
@@ -194,7 +211,9 @@ describe("serving /user_uploads", () => {
   });
 
   it("makes a WebP thumbnail for images", async () => {
-    const png = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#3366cc" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 1200, height: 900, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
     const { url } = expectSuccess(await upload("hamlet", [{ name: "photo.png", data: png, type: "image/png" }]));
     await t.drainJobs();
     const thumb = await fetchFile("hamlet", url.replace("/user_uploads/", "/user_uploads/thumbnail/") + "/840x560.webp");
@@ -255,12 +274,21 @@ describe("attachments", () => {
   it("deletes uploads never linked once the unclaimed period has passed, by a durable job", async () => {
     const { url } = expectSuccess(await upload("hamlet", [{ name: "orphan.txt", data: "orphan" }]));
     const pathId = url.slice("/user_uploads/".length);
-    const job = await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("kind", "=", "unclaimed_upload_check").orderBy("id", "desc").executeTakeFirstOrThrow();
+    const job = await t.ctx.db.kysely
+      .selectFrom("jobs")
+      .selectAll()
+      .where("kind", "=", "unclaimed_upload_check")
+      .orderBy("id", "desc")
+      .executeTakeFirstOrThrow();
     expect(job.run_at - job.created_at).toBe(21 * 86400);
     // Time passes: make the job due, with the upload as old as the period.
     const attachment = await t.ctx.db.kysely.selectFrom("attachments").selectAll().where("path_id", "=", pathId).executeTakeFirstOrThrow();
     const past = attachment.create_time - 21 * 86400 - 1;
-    await t.ctx.db.kysely.updateTable("jobs").set({ run_at: 0, payload: JSON.stringify({ attachmentId: attachment.id, since: past }) }).where("id", "=", job.id).execute();
+    await t.ctx.db.kysely
+      .updateTable("jobs")
+      .set({ run_at: 0, payload: JSON.stringify({ attachmentId: attachment.id, since: past }) })
+      .where("id", "=", job.id)
+      .execute();
     await t.drainJobs();
     expect(storedFiles()).not.toContain(pathId);
     expect((await attachments("hamlet")).attachments.some((a: any) => a.path_id === pathId)).toBe(false);
@@ -293,7 +321,10 @@ describe("web sessions (POST /accounts/login/) for file URLs and tus", () => {
     expect(await bad.json()).toMatchObject({ code: "AUTHENTICATION_FAILED" });
 
     // tus with the session cookie.
-    const created = await fetch(`${t.baseUrl}/api/v1/tus`, { method: "POST", headers: { Cookie: `sessionid=${hamletCookie}`, "Tus-Resumable": "1.0.0", "Upload-Length": "3" } });
+    const created = await fetch(`${t.baseUrl}/api/v1/tus`, {
+      method: "POST",
+      headers: { Cookie: `sessionid=${hamletCookie}`, "Tus-Resumable": "1.0.0", "Upload-Length": "3" },
+    });
     expect(created.status).toBe(201);
 
     const out = await fetch(`${t.baseUrl}/accounts/logout/`, { method: "POST", redirect: "manual", headers: { Cookie: `sessionid=${hamletCookie}` } });

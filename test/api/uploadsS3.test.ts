@@ -57,7 +57,9 @@ describe("uploads stored in an S3-compatible bucket", () => {
   });
 
   it("makes thumbnails in the bucket", async () => {
-    const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: "#aa3300" } }).png().toBuffer();
+    const png = await sharp({ create: { width: 900, height: 600, channels: 3, background: "#aa3300" } })
+      .png()
+      .toBuffer();
     const { url } = await upload("hamlet", "red.png", png, "image/png");
     await t.drainJobs();
     const pathId = url.slice("/user_uploads/".length);
@@ -72,7 +74,12 @@ describe("uploads stored in an S3-compatible bucket", () => {
     const auth = await t.authHeader("hamlet");
     const created = await fetch(`${t.baseUrl}/api/v1/tus`, {
       method: "POST",
-      headers: { Authorization: auth, "Tus-Resumable": "1.0.0", "Upload-Length": "11", "Upload-Metadata": `filename ${Buffer.from("tus.txt").toString("base64")}` },
+      headers: {
+        Authorization: auth,
+        "Tus-Resumable": "1.0.0",
+        "Upload-Length": "11",
+        "Upload-Metadata": `filename ${Buffer.from("tus.txt").toString("base64")}`,
+      },
     });
     expect(created.status).toBe(201);
     const done = await fetch(t.baseUrl + created.headers.get("location")!, {

@@ -24,14 +24,23 @@ beforeAll(async () => {
     };
     switch (req.url) {
       case "/article":
-        return page(`<title>Plain title</title><meta property="og:title" content="Parley &amp; friends"><meta property="og:description" content="All about it"><meta property="og:image" content="/cover.png">`);
+        return page(
+          `<title>Plain title</title><meta property="og:title" content="Parley &amp; friends"><meta property="og:description" content="All about it"><meta property="og:image" content="/cover.png">`,
+        );
       case "/no-image":
         return page(`<title>Only a title</title><meta name="description" content="Nothing to show">`);
       case "/video":
         return page(`<title>Cats</title><link rel="alternate" type="application/json+oembed" href="/oembed.json">`);
       case "/oembed.json":
         res.writeHead(200, { "Content-Type": "application/json" });
-        return res.end(JSON.stringify({ type: "video", title: "Cats playing", thumbnail_url: `${site}/thumb.png`, html: '<iframe src="https://player.example/1"></iframe>' }));
+        return res.end(
+          JSON.stringify({
+            type: "video",
+            title: "Cats playing",
+            thumbnail_url: `${site}/thumb.png`,
+            html: '<iframe src="https://player.example/1"></iframe>',
+          }),
+        );
       case "/cover.png":
       case "/thumb.png":
         res.writeHead(200, { "Content-Type": "image/png" });
@@ -64,9 +73,13 @@ describe("media in messages", () => {
     const audio = await renderedOf(await send("![Voice memo](https://example.com/memo.mp3)"));
     expect(audio).toMatch(/^<p><audio controls preload="metadata" src="\/external_content\/[0-9a-f]{40}\/[0-9a-f]+" title="Voice memo"><\/audio><\/p>$/);
     const upload = await renderedOf(await send("![memo](/user_uploads/2/ab/xyz/memo.ogg) and [file.mp3](https://example.com/file.mp3)"));
-    expect(upload).toBe('<p><audio controls preload="metadata" src="/user_uploads/2/ab/xyz/memo.ogg" title="memo"></audio> and <a href="https://example.com/file.mp3">file.mp3</a></p>');
+    expect(upload).toBe(
+      '<p><audio controls preload="metadata" src="/user_uploads/2/ab/xyz/memo.ogg" title="memo"></audio> and <a href="https://example.com/file.mp3">file.mp3</a></p>',
+    );
     const youtube = await renderedOf(await send("https://youtu.be/dQw4w9WgXcQ"));
-    expect(youtube).toMatch(/<div class="youtube-video message_inline_image"><a data-id="dQw4w9WgXcQ" href="https:\/\/youtu.be\/dQw4w9WgXcQ"><img src="\/external_content\/[0-9a-f]{40}\/[0-9a-f]+"><\/a><\/div>$/);
+    expect(youtube).toMatch(
+      /<div class="youtube-video message_inline_image"><a data-id="dQw4w9WgXcQ" href="https:\/\/youtu.be\/dQw4w9WgXcQ"><img src="\/external_content\/[0-9a-f]{40}\/[0-9a-f]+"><\/a><\/div>$/,
+    );
     expect(Buffer.from(proxyPathOf(youtube)!.split("/")[3], "hex").toString()).toBe("https://i.ytimg.com/vi/dQw4w9WgXcQ/default.jpg");
   });
 
@@ -122,7 +135,9 @@ describe("website previews", () => {
     const before = await renderedOf(bare);
     await t.drainJobs();
     const html = await renderedOf(video);
-    expect(html).toContain(`<div class="embed-video message_inline_image"><a href="${site}/video" title="Cats playing" data-id="&lt;iframe src=&quot;https://player.example/1&quot;&gt;&lt;/iframe&gt;"><img src="/external_content/`);
+    expect(html).toContain(
+      `<div class="embed-video message_inline_image"><a href="${site}/video" title="Cats playing" data-id="&lt;iframe src=&quot;https://player.example/1&quot;&gt;&lt;/iframe&gt;"><img src="/external_content/`,
+    );
     expect(await renderedOf(bare)).toBe(before);
   });
 

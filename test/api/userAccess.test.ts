@@ -18,7 +18,9 @@ beforeAll(async () => {
   // Prospero leaves Verona, the only channel the guest Polonius shares with him.
   expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]) }));
   botId = expectSuccess(await t.post("prospero", "/api/v1/bots", { full_name: "Tempest bot", short_name: "tempest" })).user_id;
-  expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]), principals: JSON.stringify([botId]) }));
+  expectSuccess(
+    await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]), principals: JSON.stringify([botId]) }),
+  );
 });
 
 const unknownUser = (id: number) => ({
@@ -96,13 +98,22 @@ describe("can_access_all_users_group", () => {
   it("shows a sender the guest may not access as Unknown user in message payloads and events (Zulip's can_access_sender)", async () => {
     await restricted(async () => {
       const polonius = (await t.user("polonius")).id;
-      const queue = expectSuccess(await t.post("polonius", "/api/v1/register", { event_types: JSON.stringify(["message"]), client_gravatar: true, apply_markdown: false })).queue_id;
+      const queue = expectSuccess(
+        await t.post("polonius", "/api/v1/register", { event_types: JSON.stringify(["message"]), client_gravatar: true, apply_markdown: false }),
+      ).queue_id;
       // Prospero, not subscribed, may post to the public channel Verona, where the guest is.
       const { result, events } = await t.captureEvents(async () =>
-        expectSuccess(await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Verona", topic: "from outside", content: "a word from the outside" })),
+        expectSuccess(
+          await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Verona", topic: "from outside", content: "a word from the outside" }),
+        ),
       );
       const id = result.id as number;
-      const hidden = { sender_id: prosperoId, sender_full_name: "Unknown user", sender_email: `user${prosperoId}@localhost`, avatar_url: expect.stringContaining("unknown-user-avatar") };
+      const hidden = {
+        sender_id: prosperoId,
+        sender_full_name: "Unknown user",
+        sender_email: `user${prosperoId}@localhost`,
+        avatar_url: expect.stringContaining("unknown-user-avatar"),
+      };
       const toGuest = events.find((e) => e.event.type === "message" && e.users.includes(polonius))!.event as any;
       expect(toGuest.message).toMatchObject(hidden);
       const toHamlet = events.find((e) => e.event.type === "message" && e.users.includes(hamletId))?.event as any;
@@ -110,10 +121,15 @@ describe("can_access_all_users_group", () => {
       expect(JSON.stringify(toGuest)).not.toContain("Prospero");
 
       // As his client receives it (client_gravatar: the unknown-user avatar stays).
-      const delivered = expectSuccess(await t.get("polonius", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === "message");
+      const delivered = expectSuccess(await t.get("polonius", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter(
+        (e: any) => e.type === "message",
+      );
       expect(delivered.map((e: any) => e.message)).toEqual([expect.objectContaining({ ...hidden, content: "a word from the outside" })]);
       expect(expectSuccess(await t.get("polonius", `/api/v1/messages/${id}`)).message).toMatchObject(hidden);
-      const narrow = JSON.stringify([{ operator: "channel", operand: "Verona" }, { operator: "topic", operand: "from outside" }]);
+      const narrow = JSON.stringify([
+        { operator: "channel", operand: "Verona" },
+        { operator: "topic", operand: "from outside" },
+      ]);
       const fetched = expectSuccess(await t.get("polonius", "/api/v1/messages", { anchor: "newest", num_before: 5, num_after: 0, narrow })).messages;
       expect(fetched).toEqual([expect.objectContaining(hidden)]);
       // Others, and the guest once the organization lets him access everyone, see the sender.
@@ -146,7 +162,12 @@ describe("can_access_all_users_group", () => {
       );
       expect(channel).toBeTruthy();
       const { events: guestJoined } = await t.captureEvents(async () =>
-        expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "tempest" }]), principals: JSON.stringify([polonius]) })),
+        expectSuccess(
+          await t.post("iago", "/api/v1/users/me/subscriptions", {
+            subscriptions: JSON.stringify([{ name: "tempest" }]),
+            principals: JSON.stringify([polonius]),
+          }),
+        ),
       );
       const added = realmUserEvents(guestJoined);
       expect(added).toContainEqual({ op: "add", person: expect.objectContaining({ user_id: prosperoId, full_name: "Prospero the Duke" }) });
@@ -154,7 +175,9 @@ describe("can_access_all_users_group", () => {
       // Iago shares Verona with the guest already: no event about him.
       expect(added.map((e) => e.person.user_id)).not.toContain((await t.user("iago")).id);
       const { events: guestLeft } = await t.captureEvents(async () =>
-        expectSuccess(await t.delete("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["tempest"]), principals: JSON.stringify([polonius]) })),
+        expectSuccess(
+          await t.delete("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["tempest"]), principals: JSON.stringify([polonius]) }),
+        ),
       );
       expect(realmUserEvents(guestLeft)).toEqual([{ op: "remove", person: { user_id: prosperoId, full_name: "Unknown user" } }]);
     });
@@ -163,21 +186,38 @@ describe("can_access_all_users_group", () => {
   it("sends a restricted guest Zulip's Unknown user add for a new user he may not access, unless his client declared user_list_incomplete", async () => {
     await restricted(async () => {
       const polonius = (await t.user("polonius")).id;
-      expectSuccess(await t.delete("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]), principals: JSON.stringify([polonius]) }));
+      expectSuccess(
+        await t.delete("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]), principals: JSON.stringify([polonius]) }),
+      );
       const plain = expectSuccess(await t.post("polonius", "/api/v1/register", { event_types: JSON.stringify(["realm_user"]) })).queue_id;
       const incomplete = expectSuccess(
-        await t.post("polonius", "/api/v1/register", { event_types: JSON.stringify(["realm_user"]), client_capabilities: JSON.stringify({ user_list_incomplete: true }) }),
+        await t.post("polonius", "/api/v1/register", {
+          event_types: JSON.stringify(["realm_user"]),
+          client_capabilities: JSON.stringify({ user_list_incomplete: true }),
+        }),
       ).queue_id;
       const created = expectSuccess(await t.post("iago", "/api/v1/users", { email: "ariel@zulip.com", password: "ariel-secret", full_name: "Ariel" })).user_id;
       const events = async (queue: string) =>
-        expectSuccess(await t.get("polonius", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter((e: any) => e.type === "realm_user");
+        expectSuccess(await t.get("polonius", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events.filter(
+          (e: any) => e.type === "realm_user",
+        );
       const received = await events(plain);
-      expect(received).toEqual([expect.objectContaining({ op: "add", person: expect.objectContaining({ user_id: created, full_name: "Unknown user", email: `user${created}@localhost` }) })]);
+      expect(received).toEqual([
+        expect.objectContaining({
+          op: "add",
+          person: expect.objectContaining({ user_id: created, full_name: "Unknown user", email: `user${created}@localhost` }),
+        }),
+      ]);
       expect(JSON.stringify(received)).not.toContain("Ariel");
       expect(await events(incomplete)).toEqual([]);
       // Back in Verona, where Ariel is (a default channel): the guest gets Ariel's real data.
       const { events: rejoined } = await t.captureEvents(async () =>
-        expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]), principals: JSON.stringify([polonius]) })),
+        expectSuccess(
+          await t.post("iago", "/api/v1/users/me/subscriptions", {
+            subscriptions: JSON.stringify([{ name: "Verona" }]),
+            principals: JSON.stringify([polonius]),
+          }),
+        ),
       );
       const adds = rejoined.filter((e) => e.event.type === "realm_user" && e.users.includes(polonius)).map((e) => (e.event as any).person);
       expect(adds).toContainEqual(expect.objectContaining({ user_id: created, full_name: "Ariel" }));

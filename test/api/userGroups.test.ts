@@ -11,9 +11,7 @@ async function id(name: string): Promise<number> {
 }
 
 async function createGroup(who: string, params: Params = {}): Promise<number> {
-  const body = expectSuccess(
-    await t.post(who, "/api/v1/user_groups/create", { name: uniqueName("group"), description: "A group", members: [], ...params }),
-  );
+  const body = expectSuccess(await t.post(who, "/api/v1/user_groups/create", { name: uniqueName("group"), description: "A group", members: [], ...params }));
   return body.group_id;
 }
 
@@ -106,9 +104,19 @@ describe("POST /user_groups/create", () => {
     expectError(await post({ name: "@everyone" }), 400, "User group name cannot start with '@'.");
     expectError(await post({ name: "hamletcharacters" }), 400, "User group 'hamletcharacters' already exists.");
     expectError(await post({ subgroups: [9999] }), 400, "Invalid user group ID: 9999");
-    expectError(await t.post("hamlet", "/api/v1/user_groups/create", { description: "", members: [] }), 400, "Missing 'name' argument", "REQUEST_VARIABLE_MISSING");
-    expectError(await t.post("hamlet", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "" }), 400, "Missing 'members' argument", "REQUEST_VARIABLE_MISSING");
-    expectError(await post({ members: "[1, \"a\"]" }), 400, 'members[1] is not an integer');
+    expectError(
+      await t.post("hamlet", "/api/v1/user_groups/create", { description: "", members: [] }),
+      400,
+      "Missing 'name' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
+    expectError(
+      await t.post("hamlet", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "" }),
+      400,
+      "Missing 'members' argument",
+      "REQUEST_VARIABLE_MISSING",
+    );
+    expectError(await post({ members: '[1, "a"]' }), 400, "members[1] is not an integer");
   });
 
   it("refuses the system groups a setting does not allow", async () => {
@@ -123,9 +131,17 @@ describe("POST /user_groups/create", () => {
   });
 
   it("needs the realm's can_create_groups and refuses guests", async () => {
-    expectError(await t.post("polonius", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "", members: [] }), 400, "Not allowed for guest users");
+    expectError(
+      await t.post("polonius", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "", members: [] }),
+      400,
+      "Not allowed for guest users",
+    );
     await t.withRealmSettings({ can_create_groups: await t.systemGroupId("role:administrators") }, async () => {
-      expectError(await t.post("hamlet", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "", members: [] }), 400, "Insufficient permission");
+      expectError(
+        await t.post("hamlet", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "", members: [] }),
+        400,
+        "Insufficient permission",
+      );
       await createGroup("iago");
     });
   });
@@ -136,7 +152,13 @@ describe("GET /user_groups", () => {
     const groups = await listGroups();
     const nobody = await t.systemGroupId("role:nobody");
     const owners = groups.find((g) => g.name === "role:owners");
-    expect(owners).toMatchObject({ is_system_group: true, members: [await id("desdemona")], can_manage_group: nobody, can_mention_group: nobody, deactivated: false });
+    expect(owners).toMatchObject({
+      is_system_group: true,
+      members: [await id("desdemona")],
+      can_manage_group: nobody,
+      can_mention_group: nobody,
+      deactivated: false,
+    });
     expect(groups.find((g) => g.name === "role:administrators").direct_subgroup_ids).toEqual([owners.id]);
     const gone = await createGroup("hamlet");
     expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${gone}/deactivate`));
@@ -173,7 +195,8 @@ describe("GET /user_groups/{id}/members, /members/{user_id} and /subgroups", () 
     expectError(await t.get("hamlet", "/api/v1/user_groups/9999/members"), 400, "Invalid user group");
     const group = await groupById(await createGroup("hamlet"));
     // The creator's anonymous can_manage_group group is not reachable as a group.
-    const anonymousId = (await t.ctx.db.kysely.selectFrom("user_groups").select("can_manage_group_id").where("id", "=", group.id).executeTakeFirstOrThrow()).can_manage_group_id!;
+    const anonymousId = (await t.ctx.db.kysely.selectFrom("user_groups").select("can_manage_group_id").where("id", "=", group.id).executeTakeFirstOrThrow())
+      .can_manage_group_id!;
     expectError(await t.get("hamlet", `/api/v1/user_groups/${anonymousId}/members`), 400, "Invalid user group");
     expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${group.id}/deactivate`));
     expectError(await t.get("hamlet", `/api/v1/user_groups/${group.id}/members`), 400, "User group is deactivated.");
@@ -192,7 +215,10 @@ describe("PATCH /user_groups/{id}", () => {
     expectSuccess(
       await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, {
         can_mention_group: { new: moderators, old: await t.systemGroupId("role:everyone") },
-        can_manage_group: { new: { direct_members: [hamlet, await id("othello")], direct_subgroups: [] }, old: { direct_members: [hamlet], direct_subgroups: [] } },
+        can_manage_group: {
+          new: { direct_members: [hamlet, await id("othello")], direct_subgroups: [] },
+          old: { direct_members: [hamlet], direct_subgroups: [] },
+        },
       }),
     );
     expect(await groupById(groupId)).toMatchObject({
@@ -213,9 +239,17 @@ describe("PATCH /user_groups/{id}", () => {
     expectError(await t.patch("hamlet", url, { name: "hamletcharacters" }), 400, "User group 'hamletcharacters' already exists.");
     expectError(await t.patch("hamlet", url, { name: "role:x" }), 400, "User group name cannot start with 'role:'.");
     expectError(await t.patch("hamlet", url, { can_mention_group: { new: 1, old: 2 } }), 400, "'old' value does not match the expected value.");
-    expectError(await t.patch("hamlet", url, { can_manage_group: { new: await t.systemGroupId("role:everyone") } }), 400, "'can_manage_group' setting cannot be set to 'role:everyone' group.");
+    expectError(
+      await t.patch("hamlet", url, { can_manage_group: { new: await t.systemGroupId("role:everyone") } }),
+      400,
+      "'can_manage_group' setting cannot be set to 'role:everyone' group.",
+    );
     expectError(await t.patch("hamlet", "/api/v1/user_groups/9999", { name: uniqueName("x") }), 400, "Invalid user group");
-    expectError(await t.patch("desdemona", `/api/v1/user_groups/${await t.systemGroupId("role:members")}`, { description: "x" }), 400, "Insufficient permission");
+    expectError(
+      await t.patch("desdemona", `/api/v1/user_groups/${await t.systemGroupId("role:members")}`, { description: "x" }),
+      400,
+      "Insufficient permission",
+    );
     expectError(await t.patch("othello", url, { description: "x" }), 400, "Insufficient permission");
     expectError(await t.patch("polonius", url, { description: "x" }), 400, "Not allowed for guest users");
   });
@@ -261,9 +295,17 @@ describe("POST /user_groups/{id}/members", () => {
     expectError(await t.post("hamlet", url, { add: [9999] }), 400, "Invalid user ID: 9999");
     expectError(await t.post("hamlet", url, { delete: [9999] }), 400, "Invalid user ID: 9999");
     expectError(await t.post("hamlet", "/api/v1/user_groups/9999/members", { add: [othello] }), 400, "Invalid user group");
-    expectError(await t.post("desdemona", `/api/v1/user_groups/${await t.systemGroupId("role:members")}/members`, { add: [othello] }), 400, "Insufficient permission");
+    expectError(
+      await t.post("desdemona", `/api/v1/user_groups/${await t.systemGroupId("role:members")}/members`, { add: [othello] }),
+      400,
+      "Insufficient permission",
+    );
     // The whole request is one transaction: a failing part leaves nothing behind.
-    expectError(await t.post("hamlet", url, { add: [await id("cordelia")], delete: [await id("aaron")] }), 400, `There is no member '${await id("aaron")}' in this user group`);
+    expectError(
+      await t.post("hamlet", url, { add: [await id("cordelia")], delete: [await id("aaron")] }),
+      400,
+      `There is no member '${await id("aaron")}' in this user group`,
+    );
     expect(await members(groupId)).toEqual([othello]);
   });
 });
@@ -275,8 +317,16 @@ describe("POST /user_groups/{id}/subgroups", () => {
     const c = await createGroup("hamlet");
     expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${c}/subgroups`, { add: [b] }));
     expect((await groupById(c)).direct_subgroup_ids).toEqual([b]);
-    expectError(await t.post("hamlet", `/api/v1/user_groups/${a}/subgroups`, { add: [c] }), 400, `User group ${a} is already a subgroup of one of the passed subgroups.`);
-    expectError(await t.post("hamlet", `/api/v1/user_groups/${a}/subgroups`, { add: [a] }), 400, `User group ${a} is already a subgroup of one of the passed subgroups.`);
+    expectError(
+      await t.post("hamlet", `/api/v1/user_groups/${a}/subgroups`, { add: [c] }),
+      400,
+      `User group ${a} is already a subgroup of one of the passed subgroups.`,
+    );
+    expectError(
+      await t.post("hamlet", `/api/v1/user_groups/${a}/subgroups`, { add: [a] }),
+      400,
+      `User group ${a} is already a subgroup of one of the passed subgroups.`,
+    );
     expectError(await t.post("hamlet", `/api/v1/user_groups/${c}/subgroups`, { add: [b] }), 400, `User group ${b} is already a subgroup of this group.`);
     expectError(await t.post("hamlet", `/api/v1/user_groups/${c}/subgroups`, { delete: [a] }), 400, `User group ${a} is not a subgroup of this group.`);
     expectError(await t.post("hamlet", `/api/v1/user_groups/${c}/subgroups`, { add: [9999] }), 400, "Invalid user group ID: 9999");
@@ -294,7 +344,12 @@ describe("POST /user_groups/{id}/deactivate", () => {
     const used = await createGroup("hamlet");
     const parent = await createGroup("hamlet", { subgroups: [used] });
     const viaAnonymous = await createGroup("hamlet", { can_mention_group: { direct_members: [await id("hamlet")], direct_subgroups: [used] } });
-    const res = expectError(await t.post("hamlet", `/api/v1/user_groups/${used}/deactivate`), 400, "Cannot deactivate user group in use.", "CANNOT_DEACTIVATE_GROUP_IN_USE");
+    const res = expectError(
+      await t.post("hamlet", `/api/v1/user_groups/${used}/deactivate`),
+      400,
+      "Cannot deactivate user group in use.",
+      "CANNOT_DEACTIVATE_GROUP_IN_USE",
+    );
     expect(res.objections).toEqual([
       { type: "subgroup", supergroup_ids: [parent] },
       { type: "user_group", group_id: viaAnonymous, settings: ["can_mention_group"] },
@@ -303,15 +358,25 @@ describe("POST /user_groups/{id}/deactivate", () => {
     const forChannel = await createGroup("hamlet");
     const channelId = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: "Denmark" })).stream_id;
     expectSuccess(await t.patch("iago", `/api/v1/streams/${channelId}`, { can_remove_subscribers_group: { new: forChannel } }));
-    expect(expectError(await t.post("hamlet", `/api/v1/user_groups/${forChannel}/deactivate`), 400, "Cannot deactivate user group in use.", "CANNOT_DEACTIVATE_GROUP_IN_USE").objections).toEqual([
-      { type: "channel", channel_id: channelId, settings: ["can_remove_subscribers_group"] },
-    ]);
+    expect(
+      expectError(
+        await t.post("hamlet", `/api/v1/user_groups/${forChannel}/deactivate`),
+        400,
+        "Cannot deactivate user group in use.",
+        "CANNOT_DEACTIVATE_GROUP_IN_USE",
+      ).objections,
+    ).toEqual([{ type: "channel", channel_id: channelId, settings: ["can_remove_subscribers_group"] }]);
 
     const forRealm = await createGroup("hamlet");
     await t.withRealmSettings({ can_create_groups: forRealm }, async () => {
-      expect(expectError(await t.post("hamlet", `/api/v1/user_groups/${forRealm}/deactivate`), 400, "Cannot deactivate user group in use.", "CANNOT_DEACTIVATE_GROUP_IN_USE").objections).toEqual([
-        { type: "realm", settings: ["can_create_groups"] },
-      ]);
+      expect(
+        expectError(
+          await t.post("hamlet", `/api/v1/user_groups/${forRealm}/deactivate`),
+          400,
+          "Cannot deactivate user group in use.",
+          "CANNOT_DEACTIVATE_GROUP_IN_USE",
+        ).objections,
+      ).toEqual([{ type: "realm", settings: ["can_create_groups"] }]);
     });
   });
 
@@ -329,7 +394,10 @@ describe("POST /user_groups/{id}/deactivate", () => {
 describe("user_group events", () => {
   it("reach every active user of the realm through their event queues", async () => {
     const queues = await Promise.all(
-      ["hamlet", "othello", "polonius"].map(async (who) => ({ who, reg: await register(who, { event_types: JSON.stringify(["user_group"]), client_capabilities: JSON.stringify({ include_deactivated_groups: true }) }) })),
+      ["hamlet", "othello", "polonius"].map(async (who) => ({
+        who,
+        reg: await register(who, { event_types: JSON.stringify(["user_group"]), client_capabilities: JSON.stringify({ include_deactivated_groups: true }) }),
+      })),
     );
     const { events } = await t.captureEvents(async () => {
       const sub = await createGroup("hamlet");
@@ -341,12 +409,29 @@ describe("user_group events", () => {
       expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/deactivate`));
     });
     const groupEvents = events.filter((e) => e.event.type === "user_group");
-    const activeIds = (await t.ctx.db.kysely.selectFrom("users").select("id").where("realm_id", "=", (await t.user("hamlet")).realm_id).where("is_active", "=", 1).execute()).map((r) => r.id);
+    const activeIds = (
+      await t.ctx.db.kysely
+        .selectFrom("users")
+        .select("id")
+        .where("realm_id", "=", (await t.user("hamlet")).realm_id)
+        .where("is_active", "=", 1)
+        .execute()
+    ).map((r) => r.id);
     for (const e of groupEvents) expect(new Set(e.users)).toEqual(new Set(activeIds));
 
     for (const { who, reg } of queues) {
       const received = (await poll(who, reg.queue_id)).filter((e) => e.type === "user_group");
-      expect(received.map((e) => e.op)).toEqual(["add", "add", "add_subgroups", "update", "add_members", "remove_members", "remove_subgroups", "add_subgroups", "update"]);
+      expect(received.map((e) => e.op)).toEqual([
+        "add",
+        "add",
+        "add_subgroups",
+        "update",
+        "add_members",
+        "remove_members",
+        "remove_subgroups",
+        "add_subgroups",
+        "update",
+      ]);
       const [, created, addSub, described, added, removed, removedSub, , deactivated] = received;
       const groupId = created.group.id;
       expect(created.group).toMatchObject({ members: [await id("othello")], direct_subgroup_ids: [], creator_id: await id("hamlet"), deactivated: false });
@@ -493,7 +578,13 @@ describe("permission matrix of the user-group settings", () => {
     const groupId = await groupWithSetting("can_mention_group");
     const name = (await groupById(groupId)).name;
     for (const who of ROLES) {
-      results[who] = outcome(await t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify([hamletId === (await id(who)) ? await id("othello") : hamletId]), content: `hi @*${name}*` }));
+      results[who] = outcome(
+        await t.post(who, "/api/v1/messages", {
+          type: "direct",
+          to: JSON.stringify([hamletId === (await id(who)) ? await id("othello") : hamletId]),
+          content: `hi @*${name}*`,
+        }),
+      );
     }
     const refused = `You are not allowed to mention user group '${name}'.`;
     expect(results).toEqual({ desdemona: refused, iago: refused, shiva: refused, hamlet: refused, polonius: "ok", prospero: "ok" });
@@ -502,7 +593,9 @@ describe("permission matrix of the user-group settings", () => {
     const moderatedName = (await groupById(moderated)).name;
     const byRole: Record<string, string> = {};
     for (const who of ["desdemona", "iago", "shiva", "hamlet", "polonius"]) {
-      byRole[who] = outcome(await t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify([await id("othello")]), content: `@*${moderatedName}*` }));
+      byRole[who] = outcome(
+        await t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify([await id("othello")]), content: `@*${moderatedName}*` }),
+      );
     }
     const refusedModerated = `You are not allowed to mention user group '${moderatedName}'.`;
     expect(byRole).toEqual({ desdemona: "ok", iago: "ok", shiva: "ok", hamlet: refusedModerated, polonius: refusedModerated });
@@ -520,7 +613,11 @@ describe("@*group* mentions", () => {
     expectSuccess(await send("hamlet", "ping @*hamletcharacters*"));
 
     const messageId = expectSuccess(await send("hamlet", "no mention yet")).id;
-    expectError(await t.patch("hamlet", `/api/v1/messages/${messageId}`, { content: `now @*${name}*` }), 400, `You are not allowed to mention user group '${name}'.`);
+    expectError(
+      await t.patch("hamlet", `/api/v1/messages/${messageId}`, { content: `now @*${name}*` }),
+      400,
+      `You are not allowed to mention user group '${name}'.`,
+    );
     expectSuccess(await t.patch("hamlet", `/api/v1/messages/${messageId}`, { content: `now @_*${name}*` }));
   });
 

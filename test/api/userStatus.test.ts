@@ -67,7 +67,11 @@ describe("POST /users/me/status", () => {
     const url = "/api/v1/users/me/status";
     expectError(await t.post("aaron", url, {}), 400, "Client did not pass any new values.");
     expectError(await t.post("aaron", url, { status_text: "x".repeat(61) }), 400, "status_text is too long (limit: 60 characters)");
-    expectError(await t.post("aaron", url, { status_text: "hi", emoji_code: "1f697" }), 400, "Client must pass emoji_name if they pass either emoji_code or reaction_type.");
+    expectError(
+      await t.post("aaron", url, { status_text: "hi", emoji_code: "1f697" }),
+      400,
+      "Client must pass emoji_name if they pass either emoji_code or reaction_type.",
+    );
     expectError(await t.post("aaron", url, { emoji_name: "car", emoji_code: "zzz", reaction_type: "unicode_emoji" }), 400, "Invalid emoji code.");
     expectError(await t.post("aaron", url, { emoji_name: "car", emoji_code: "1f697", reaction_type: "sticker" }), 400, "Invalid emoji type.");
     expectError(await t.post("aaron", url, { emoji_name: "nonexistent_emoji" }), 400, "Emoji 'nonexistent_emoji' does not exist");

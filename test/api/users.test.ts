@@ -178,11 +178,7 @@ describe("PATCH /users/{user_id}", () => {
   });
 
   it("keeps the owner role on the only owner", async () => {
-    expectError(
-      await t.patch("desdemona", "/api/v1/users/9", { role: 200 }),
-      400,
-      "The owner permission cannot be removed from the only organization owner.",
-    );
+    expectError(await t.patch("desdemona", "/api/v1/users/9", { role: 200 }), 400, "The owner permission cannot be removed from the only organization owner.");
     expect((await row(9)).role).toBe(100);
   });
 
@@ -302,7 +298,12 @@ describe("DELETE /users/me", () => {
   });
 
   it("refuses the only owner", async () => {
-    const body = expectError(await t.delete("desdemona", "/api/v1/users/me"), 400, "Cannot deactivate the only organization owner.", "CANNOT_DEACTIVATE_LAST_USER");
+    const body = expectError(
+      await t.delete("desdemona", "/api/v1/users/me"),
+      400,
+      "Cannot deactivate the only organization owner.",
+      "CANNOT_DEACTIVATE_LAST_USER",
+    );
     expect(body).toMatchObject({ is_last_owner: true, entity: "organization owner" });
   });
 });

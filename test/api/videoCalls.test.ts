@@ -29,11 +29,20 @@ afterAll(() => unconfigured.stop(), 60_000);
 /** Checks a BigBlueButton API call's checksum as the server would. */
 function checksumValid(url: URL, call: string): boolean {
   const [query, checksum] = url.search.slice(1).split("&checksum=");
-  return url.pathname.endsWith(`/api/${call}`) && createHash("sha256").update(call + query + SECRET).digest("hex") === checksum;
+  return (
+    url.pathname.endsWith(`/api/${call}`) &&
+    createHash("sha256")
+      .update(call + query + SECRET)
+      .digest("hex") === checksum
+  );
 }
 
 async function sessionCookie(email: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/accounts/login/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ username: email, password: DEV_PASSWORD }) });
+  const res = await fetch(`${t.baseUrl}/accounts/login/`, {
+    method: "POST",
+    redirect: "manual",
+    body: new URLSearchParams({ username: email, password: DEV_PASSWORD }),
+  });
   return `sessionid=${/sessionid=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1]}`;
 }
 

@@ -189,21 +189,30 @@ describe("/json: the API with the session", () => {
     expect((await json(hamlet, "PATCH", "/settings", { full_name: "Forged" })).body.code).toBe("CSRF_FAILED");
     expect((await json(hamlet, "DELETE", "/users/me/subscriptions", { subscriptions: '["Verona"]' })).body.code).toBe("CSRF_FAILED");
     expect((await t.get("hamlet", "/api/v1/users/me/subscriptions")).body.subscriptions.map((s: any) => s.name)).toContain("Verona");
-    const topic = await t.get("hamlet", "/api/v1/messages", { narrow: [{ operator: "topic", operand: "csrf" }], anchor: "newest", num_before: 10, num_after: 0 });
+    const topic = await t.get("hamlet", "/api/v1/messages", {
+      narrow: [{ operator: "topic", operand: "csrf" }],
+      anchor: "newest",
+      num_before: 10,
+      num_after: 0,
+    });
     expect(topic.body.messages).toEqual([]);
     expect((await t.user("hamlet")).full_name).toBe("King Hamlet");
   });
 
   it("accepts it with the token; the message comes from the website client", async () => {
     const hamlet = await signIn(t, "hamlet@zulip.com");
-    const sent = expectSuccess(await json(hamlet, "POST", "/messages", { type: "stream", to: "Verona", topic: "web", content: "from the browser" }, csrf(hamlet)));
+    const sent = expectSuccess(
+      await json(hamlet, "POST", "/messages", { type: "stream", to: "Verona", topic: "web", content: "from the browser" }, csrf(hamlet)),
+    );
     const fetched = await json(hamlet, "GET", `/messages/${sent.id}`);
     expect(fetched.body.message).toMatchObject({ id: sent.id, client: "website", content: "<p>from the browser</p>" });
   });
 
   it("registers and long-polls events with the session (GET needs no token)", async () => {
     const hamlet = await signIn(t, "hamlet@zulip.com");
-    const registered = expectSuccess(await json(hamlet, "POST", "/register", { event_types: JSON.stringify(["message"]), apply_markdown: "true" }, csrf(hamlet)));
+    const registered = expectSuccess(
+      await json(hamlet, "POST", "/register", { event_types: JSON.stringify(["message"]), apply_markdown: "true" }, csrf(hamlet)),
+    );
     const poll = json(hamlet, "GET", "/events", { queue_id: registered.queue_id, last_event_id: String(registered.last_event_id) });
     await t.post("othello", "/api/v1/messages", { type: "private", to: JSON.stringify(["hamlet@zulip.com"]), content: "psst" });
     const events = expectSuccess(await poll);

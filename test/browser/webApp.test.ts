@@ -19,7 +19,14 @@ const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
 
 async function startServer(port: number): Promise<void> {
-  server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_RATE_LIMITS: "0", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+  server = await servers.start({
+    ...env,
+    PARLEY_DEV: "1",
+    PARLEY_INSECURE_FAST_HASHING: "1",
+    PARLEY_RATE_LIMITS: "0",
+    PARLEY_PORT: String(port),
+    PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+  });
 }
 
 /** The unread count shown next to a sidebar entry (0 when none is shown). */
@@ -235,18 +242,29 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 30_000);
 
   it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
-    const { api_key: key } = await (await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })).json();
+    const { api_key: key } = await (
+      await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })
+    ).json();
     const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };
     for (let batch = 0; batch < 45; batch++) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          fetch(`${server.baseUrl}/api/v1/messages`, { method: "POST", headers: auth, body: new URLSearchParams({ type: "stream", to: "Verona", topic: "long history", content: `Line ${batch * 10 + i + 1}` }) }),
+          fetch(`${server.baseUrl}/api/v1/messages`, {
+            method: "POST",
+            headers: auth,
+            body: new URLSearchParams({ type: "stream", to: "Verona", topic: "long history", content: `Line ${batch * 10 + i + 1}` }),
+          }),
         ),
       );
       expect(sent.map((res) => res.status)).toEqual(Array(10).fill(200));
     }
     const ends = async (anchor: string) => {
-      const query = new URLSearchParams({ anchor, num_before: anchor === "newest" ? "1" : "0", num_after: anchor === "oldest" ? "1" : "0", narrow: JSON.stringify([{ operator: "topic", operand: "long history" }]) });
+      const query = new URLSearchParams({
+        anchor,
+        num_before: anchor === "newest" ? "1" : "0",
+        num_after: anchor === "oldest" ? "1" : "0",
+        narrow: JSON.stringify([{ operator: "topic", operand: "long history" }]),
+      });
       const { messages } = await (await fetch(`${server.baseUrl}/api/v1/messages?${query}`, { headers: auth })).json();
       return messages[0].id as number;
     };
@@ -264,7 +282,9 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       const before = await list.getAttribute("data-first");
       // Scrolled to the top (again: a scroll while a page is loading is ignored, as the app does).
       const toTop = () => list.evaluate((el) => ((el.scrollTop = 0), el.dispatchEvent(new Event("scroll"))));
-      await expect.poll(async () => (await toTop(), (await list.getAttribute("data-first")) !== before || (await edge()) === BEGINNING), { timeout: 10_000 }).toBe(true);
+      await expect
+        .poll(async () => (await toTop(), (await list.getAttribute("data-first")) !== before || (await edge()) === BEGINNING), { timeout: 10_000 })
+        .toBe(true);
       expect(await rows()).toBeLessThanOrEqual(300);
     }
     expect(await edge()).toBe(BEGINNING);
@@ -319,8 +339,13 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     // Something of everything the Markdown makes, for the screenshots.
     const sent = await othello.evaluate(async () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
-      const content = "Looks good, @**King Hamlet**! :tada: Try `npm start`:\n```python\ndef greet(name):\n    return f\"Hello {name}\"\n```\n> Brevity is the soul of wit.\n\n| Act | Scene |\n|---|---|\n| I | ii |";
-      const res = await fetch("/json/messages", { method: "POST", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ type: "stream", to: "1", topic: "web test", content }) });
+      const content =
+        'Looks good, @**King Hamlet**! :tada: Try `npm start`:\n```python\ndef greet(name):\n    return f"Hello {name}"\n```\n> Brevity is the soul of wit.\n\n| Act | Scene |\n|---|---|\n| I | ii |';
+      const res = await fetch("/json/messages", {
+        method: "POST",
+        headers: { "X-CSRFToken": token },
+        body: new URLSearchParams({ type: "stream", to: "1", topic: "web test", content }),
+      });
       return (await res.json()).id as number;
     });
     await hamlet.waitForSelector(`.message[data-id="${sent}"] .user-mention`);

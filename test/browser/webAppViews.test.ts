@@ -55,7 +55,14 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     if (!isBuilt()) await build();
     const env = await servers.freshEnv();
     const port = await freePort();
-    server = await servers.start({ ...env, PARLEY_DEV: "1", PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_RATE_LIMITS: "0", PARLEY_PORT: String(port), PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}` });
+    server = await servers.start({
+      ...env,
+      PARLEY_DEV: "1",
+      PARLEY_INSECURE_FAST_HASHING: "1",
+      PARLEY_RATE_LIMITS: "0",
+      PARLEY_PORT: String(port),
+      PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
+    });
     ({ browser, close: closeBrowser } = await launchChromium());
     hamlet = await signIn("King Hamlet");
     othello = await signIn("Othello, the Moor of Venice");
@@ -240,7 +247,10 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     // Followed (Hamlet's own topic visibility): he started the topic, so follows it (Zulip's
     // automatic follow), and the policy moved with the topic each time.
     const hamletTopic = hamlet.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='moved here']`);
-    const policy = async () => (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find((t: any) => t.stream_id === VERONA && t.topic_name === "moved here")?.visibility_policy ?? 0;
+    const policy = async () =>
+      (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find(
+        (t: any) => t.stream_id === VERONA && t.topic_name === "moved here",
+      )?.visibility_policy ?? 0;
     expect(await policy()).toBe(3);
     await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
     expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("true");
@@ -258,7 +268,14 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     const iago = await signIn("Iago");
     const set = (params: Record<string, string>) => call(iago, "PATCH", "/realm", params);
     const nobody = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:nobody").id;
-    expect((await set({ can_move_messages_between_topics_group: JSON.stringify({ new: nobody }), can_move_messages_between_channels_group: JSON.stringify({ new: nobody }) })).result).toBe("success");
+    expect(
+      (
+        await set({
+          can_move_messages_between_topics_group: JSON.stringify({ new: nobody }),
+          can_move_messages_between_channels_group: JSON.stringify({ new: nobody }),
+        })
+      ).result,
+    ).toBe("success");
     try {
       await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
       await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
@@ -270,7 +287,10 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     } finally {
       const members = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;
       const everyone = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:everyone").id;
-      await set({ can_move_messages_between_topics_group: JSON.stringify({ new: everyone }), can_move_messages_between_channels_group: JSON.stringify({ new: members }) });
+      await set({
+        can_move_messages_between_topics_group: JSON.stringify({ new: everyone }),
+        can_move_messages_between_channels_group: JSON.stringify({ new: members }),
+      });
       await iago.context().close();
     }
     await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBeGreaterThan(0);

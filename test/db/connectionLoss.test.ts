@@ -63,7 +63,10 @@ describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL connection loss while ru
       await new Promise((r) => setTimeout(r, 200));
     }
     const lines = server.output().split("\n");
-    expect(lines.filter((l) => l.includes("Lost the connection to the database")), server.output()).toHaveLength(1);
+    expect(
+      lines.filter((l) => l.includes("Lost the connection to the database")),
+      server.output(),
+    ).toHaveLength(1);
     expect(lines.filter((l) => l.includes("The database connection is back"))).toHaveLength(1);
     expect(lines.filter((l) => l.includes("request failed") || l.includes("job runner pass failed") || l.includes("PostgreSQL connection lost"))).toEqual([]);
 
@@ -72,6 +75,11 @@ describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL connection loss while ru
     expect((await api("GET", "/users/me")).status).toBeGreaterThanOrEqual(500);
     proxy.restore();
     while ((await api("GET", "/users/me")).status !== 200) await new Promise((r) => setTimeout(r, 200));
-    expect(server.output().split("\n").filter((l) => l.includes("Lost the connection to the database"))).toHaveLength(2);
+    expect(
+      server
+        .output()
+        .split("\n")
+        .filter((l) => l.includes("Lost the connection to the database")),
+    ).toHaveLength(2);
   }, 60_000);
 });

@@ -25,8 +25,14 @@ describe("acknowledged messages across a kill -9", () => {
 
     parley = await servers.start(env);
     const fetched = await api("GET", "/messages", {
-      anchor: "newest", num_before: "100", num_after: "0", apply_markdown: "false",
-      narrow: JSON.stringify([{ operator: "channel", operand: "durable" }, { operator: "topic", operand: "burst" }]),
+      anchor: "newest",
+      num_before: "100",
+      num_after: "0",
+      apply_markdown: "false",
+      narrow: JSON.stringify([
+        { operator: "channel", operand: "durable" },
+        { operator: "topic", operand: "burst" },
+      ]),
     });
     expect(fetched.status).toBe(200);
     expect(fetched.body.messages.map((m: { id: number }) => m.id)).toEqual(acknowledged);
@@ -89,7 +95,13 @@ describe("acknowledged reactions, uploads and jobs across a kill -9", () => {
       Promise.all(emojis.map((emoji_name) => api("POST", `/messages/${sent.body.id}/reactions`, { emoji_name }))),
       multipart(),
       tus(),
-      api("POST", "/scheduled_messages", { type: "stream", to: String(channelId), topic: "later", content: "scheduled before the kill", scheduled_delivery_timestamp: String(soon) }),
+      api("POST", "/scheduled_messages", {
+        type: "stream",
+        to: String(channelId),
+        topic: "later",
+        content: "scheduled before the kill",
+        scheduled_delivery_timestamp: String(soon),
+      }),
       api("PATCH", "/settings", { email: "durable-new@example.com" }),
     ]);
     await parley.stop("SIGKILL");
@@ -100,7 +112,10 @@ describe("acknowledged reactions, uploads and jobs across a kill -9", () => {
     const message = await api("GET", `/messages/${sent.body.id}`, {});
     expect(message.status).toBe(200);
     expect(message.body.message.reactions.map((r: { emoji_name: string }) => r.emoji_name).sort()).toEqual([...emojis].sort());
-    for (const [url, expected] of [[upload.body.url, Buffer.from(multipartFile)], [resumable.body.url, tusFile]] as const) {
+    for (const [url, expected] of [
+      [upload.body.url, Buffer.from(multipartFile)],
+      [resumable.body.url, tusFile],
+    ] as const) {
       const served = await fetch(parley.baseUrl + url, { headers: { Authorization: authorization } });
       expect(served.status).toBe(200);
       expect(Buffer.from(await served.arrayBuffer()).equals(expected)).toBe(true);
@@ -114,8 +129,14 @@ describe("acknowledged reactions, uploads and jobs across a kill -9", () => {
     let delivered: Array<{ content: string }> = [];
     for (let i = 0; i < 150 && delivered.length === 0; i++) {
       const fetched = await api("GET", "/messages", {
-        anchor: "newest", num_before: "10", num_after: "0", apply_markdown: "false",
-        narrow: JSON.stringify([{ operator: "channel", operand: "durable" }, { operator: "topic", operand: "later" }]),
+        anchor: "newest",
+        num_before: "10",
+        num_after: "0",
+        apply_markdown: "false",
+        narrow: JSON.stringify([
+          { operator: "channel", operand: "durable" },
+          { operator: "topic", operand: "later" },
+        ]),
       });
       delivered = fetched.body.messages;
       if (delivered.length === 0) await new Promise((r) => setTimeout(r, 200));

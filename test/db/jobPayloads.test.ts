@@ -23,7 +23,13 @@ describe("job payloads (one schema per kind: src/models/jobPayloads.ts)", () => 
     const now = Math.floor(Date.now() / 1000);
     await t.ctx.db.kysely
       .insertInto("jobs")
-      .values({ kind: "missed_message_email", payload: JSON.stringify({ userId: 999_002, extra: { nested: true }, messageIds: "not a list" }), run_at: now, max_attempts: 1, created_at: now })
+      .values({
+        kind: "missed_message_email",
+        payload: JSON.stringify({ userId: 999_002, extra: { nested: true }, messageIds: "not a list" }),
+        run_at: now,
+        max_attempts: 1,
+        created_at: now,
+      })
       .execute();
     await t.ctx.db.kysely
       .insertInto("jobs")

@@ -17,7 +17,8 @@ type Who = "hamlet" | "iago" | "othello" | "cordelia" | "prospero" | "desdemona"
 const post = (who: Who, url: string, params: Record<string, unknown> = {}) => t.post(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
 const patch = (who: Who, url: string, params: Record<string, unknown> = {}) => t.patch(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
 const del = (who: Who, url: string, params: Record<string, unknown> = {}) => t.delete(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
-const send = (who: Who, to: string, topic: string, content: string) => post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
+const send = (who: Who, to: string, topic: string, content: string) =>
+  post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
 const userId = async (who: Who) => (await t.user(who)).id;
 const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 const json = JSON.stringify;
@@ -51,7 +52,8 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix} ${++counter}`;
 
 async function newGroup(): Promise<number> {
-  return (await post("iago", "/user_groups/create", { name: unique("producer group"), description: "", members: json([await userId("hamlet")]) })).group_id as number;
+  return (await post("iago", "/user_groups/create", { name: unique("producer group"), description: "", members: json([await userId("hamlet")]) }))
+    .group_id as number;
 }
 async function newStream(): Promise<number> {
   const name = unique("producer channel");
@@ -159,12 +161,19 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   },
   "subscription:update": {
     endpoint: "POST /users/me/subscriptions/properties",
-    trigger: async () => post("iago", "/users/me/subscriptions/properties", { subscription_data: json([{ stream_id: await streamId("Denmark"), property: "color", value: "#abcdef" }]) }),
+    trigger: async () =>
+      post("iago", "/users/me/subscriptions/properties", {
+        subscription_data: json([{ stream_id: await streamId("Denmark"), property: "color", value: "#abcdef" }]),
+      }),
   },
   "subscription:peer_add": {
     endpoint: "POST /users/me/subscriptions (another user)",
     before: async () => void (id = await newStream()),
-    trigger: async () => post("iago", "/users/me/subscriptions", { subscriptions: json([{ name: (await t.get("iago", `/api/v1/streams/${id}`)).body.stream.name }]), principals: json([await userId("othello")]) }),
+    trigger: async () =>
+      post("iago", "/users/me/subscriptions", {
+        subscriptions: json([{ name: (await t.get("iago", `/api/v1/streams/${id}`)).body.stream.name }]),
+        principals: json([await userId("othello")]),
+      }),
   },
   "subscription:peer_remove": {
     endpoint: "DELETE /users/me/subscriptions (another user)",
@@ -184,11 +193,18 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     endpoint: "POST /users",
     before: async () => {
       // No endpoint grants can_create_users (Zulip: a management command).
-      await t.ctx.db.kysely.updateTable("users").set({ can_create_users: 1 }).where("id", "=", await userId("desdemona")).execute();
+      await t.ctx.db.kysely
+        .updateTable("users")
+        .set({ can_create_users: 1 })
+        .where("id", "=", await userId("desdemona"))
+        .execute();
     },
     trigger: () => post("desdemona", "/users", { email: `${unique("new").replace(" ", "")}@zulip.com`, password: "a long password", full_name: "New Comer" }),
   },
-  "realm_user:update": { endpoint: "PATCH /users/{user_id}", trigger: async () => patch("iago", `/users/${await userId("prospero")}`, { full_name: unique("Prospero") }) },
+  "realm_user:update": {
+    endpoint: "PATCH /users/{user_id}",
+    trigger: async () => patch("iago", `/users/${await userId("prospero")}`, { full_name: unique("Prospero") }),
+  },
   "realm_user:remove": {
     notProduced:
       "sent to a guest restricted by can_access_all_users_group when a user becomes inaccessible to him; test/api/userAccess.test.ts produces it (here the restriction would change every later producer's audience)",
@@ -198,7 +214,11 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     trigger: () => post("iago", "/invites", { invitee_emails: `${unique("invitee").replace(" ", "")}@example.com`, stream_ids: json([]) }),
   },
   realm_export: { endpoint: "POST /export/realm", trigger: () => post("iago", "/export/realm", {}) },
-  "realm_bot:add": { endpoint: "POST /bots", observer: "hamlet", trigger: () => post("hamlet", "/bots", { full_name: unique("Producer Bot"), short_name: unique("producer").replace(" ", "") }) },
+  "realm_bot:add": {
+    endpoint: "POST /bots",
+    observer: "hamlet",
+    trigger: () => post("hamlet", "/bots", { full_name: unique("Producer Bot"), short_name: unique("producer").replace(" ", "") }),
+  },
   "realm_bot:update": {
     endpoint: "PATCH /bots/{bot_id}",
     observer: "hamlet",
@@ -285,14 +305,29 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   "scheduled_messages:add": {
     endpoint: "POST /scheduled_messages",
     observer: "hamlet",
-    trigger: async () => post("hamlet", "/scheduled_messages", { type: "stream", to: await streamId("Verona"), topic: "later", content: "later", scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600 }),
+    trigger: async () =>
+      post("hamlet", "/scheduled_messages", {
+        type: "stream",
+        to: await streamId("Verona"),
+        topic: "later",
+        content: "later",
+        scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
+      }),
   },
   "scheduled_messages:update": {
     endpoint: "PATCH /scheduled_messages/{scheduled_message_id}",
     observer: "hamlet",
     before: async () => {
       const at = Math.floor(Date.now() / 1000) + 3600;
-      id = (await post("hamlet", "/scheduled_messages", { type: "stream", to: await streamId("Verona"), topic: "later", content: "later", scheduled_delivery_timestamp: at })).scheduled_message_id;
+      id = (
+        await post("hamlet", "/scheduled_messages", {
+          type: "stream",
+          to: await streamId("Verona"),
+          topic: "later",
+          content: "later",
+          scheduled_delivery_timestamp: at,
+        })
+      ).scheduled_message_id;
     },
     trigger: () => patch("hamlet", `/scheduled_messages/${id}`, { content: "even later" }),
   },
@@ -301,7 +336,15 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     observer: "hamlet",
     before: async () => {
       const at = Math.floor(Date.now() / 1000) + 3600;
-      id = (await post("hamlet", "/scheduled_messages", { type: "stream", to: await streamId("Verona"), topic: "later", content: "later", scheduled_delivery_timestamp: at })).scheduled_message_id;
+      id = (
+        await post("hamlet", "/scheduled_messages", {
+          type: "stream",
+          to: await streamId("Verona"),
+          topic: "later",
+          content: "later",
+          scheduled_delivery_timestamp: at,
+        })
+      ).scheduled_message_id;
     },
     trigger: () => del("hamlet", `/scheduled_messages/${id}`),
   },
@@ -331,7 +374,10 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     endpoint: "POST /realm/emoji/{emoji_name}",
     trigger: () => upload("iago", `/realm/emoji/${unique("producer").replace(" ", "_")}`, "f0", "e.png", "image/png", PNG),
   },
-  custom_profile_fields: { endpoint: "POST /realm/profile_fields", trigger: () => post("iago", "/realm/profile_fields", { name: unique("Field"), field_type: 1, hint: "" }) },
+  custom_profile_fields: {
+    endpoint: "POST /realm/profile_fields",
+    trigger: () => post("iago", "/realm/profile_fields", { name: unique("Field"), field_type: 1, hint: "" }),
+  },
   "drafts:add": {
     endpoint: "POST /drafts",
     observer: "hamlet",
@@ -340,16 +386,22 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   "drafts:update": {
     endpoint: "PATCH /drafts/{draft_id}",
     observer: "hamlet",
-    before: async () => void (id = (await post("hamlet", "/drafts", { drafts: json([{ type: "", to: [], topic: "", content: "draft", timestamp: 1_700_000_000 }]) })).ids[0]),
+    before: async () =>
+      void (id = (await post("hamlet", "/drafts", { drafts: json([{ type: "", to: [], topic: "", content: "draft", timestamp: 1_700_000_000 }]) })).ids[0]),
     trigger: () => patch("hamlet", `/drafts/${id}`, { draft: json({ type: "", to: [], topic: "", content: "changed", timestamp: 1_700_000_100 }) }),
   },
   "drafts:remove": {
     endpoint: "DELETE /drafts/{draft_id}",
     observer: "hamlet",
-    before: async () => void (id = (await post("hamlet", "/drafts", { drafts: json([{ type: "", to: [], topic: "", content: "draft", timestamp: 1_700_000_000 }]) })).ids[0]),
+    before: async () =>
+      void (id = (await post("hamlet", "/drafts", { drafts: json([{ type: "", to: [], topic: "", content: "draft", timestamp: 1_700_000_000 }]) })).ids[0]),
     trigger: () => del("hamlet", `/drafts/${id}`),
   },
-  "saved_snippets:add": { endpoint: "POST /saved_snippets", observer: "hamlet", trigger: () => post("hamlet", "/saved_snippets", { title: "Hi", content: "Hello" }) },
+  "saved_snippets:add": {
+    endpoint: "POST /saved_snippets",
+    observer: "hamlet",
+    trigger: () => post("hamlet", "/saved_snippets", { title: "Hi", content: "Hello" }),
+  },
   "saved_snippets:update": {
     endpoint: "PATCH /saved_snippets/{saved_snippet_id}",
     observer: "hamlet",
@@ -362,8 +414,16 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     before: async () => void (id = (await post("hamlet", "/saved_snippets", { title: "Hi", content: "Hello" })).saved_snippet_id),
     trigger: () => del("hamlet", `/saved_snippets/${id}`),
   },
-  muted_users: { endpoint: "POST /users/me/muted_users/{muted_user_id}", observer: "hamlet", trigger: async () => post("hamlet", `/users/me/muted_users/${await userId("othello")}`) },
-  alert_words: { endpoint: "POST /users/me/alert_words", observer: "hamlet", trigger: () => post("hamlet", "/users/me/alert_words", { alert_words: json([unique("word")]) }) },
+  muted_users: {
+    endpoint: "POST /users/me/muted_users/{muted_user_id}",
+    observer: "hamlet",
+    trigger: async () => post("hamlet", `/users/me/muted_users/${await userId("othello")}`),
+  },
+  alert_words: {
+    endpoint: "POST /users/me/alert_words",
+    observer: "hamlet",
+    trigger: () => post("hamlet", "/users/me/alert_words", { alert_words: json([unique("word")]) }),
+  },
   realm_export_consent: {
     endpoint: "PATCH /settings (allow_private_data_export)",
     trigger: () => toggle("/settings", "allow_private_data_export"),
@@ -374,7 +434,8 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   },
   realm_playgrounds: {
     endpoint: "POST /realm/playgrounds",
-    trigger: () => post("iago", "/realm/playgrounds", { name: unique("Python"), pygments_language: "Python", url_template: "https://python.example.com/?code={code}" }),
+    trigger: () =>
+      post("iago", "/realm/playgrounds", { name: unique("Python"), pygments_language: "Python", url_template: "https://python.example.com/?code={code}" }),
   },
   "realm_user_settings_defaults:update": {
     endpoint: "PATCH /realm/user_settings_defaults",

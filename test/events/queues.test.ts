@@ -45,7 +45,11 @@ describe("POST /register + GET /events", () => {
     expect(second.events.map((e: any) => e.id)).toEqual([1]);
     const third = await poll("hamlet", reg.queue_id, 1, { dont_block: "true" });
     expect(third.events).toEqual([]);
-    expectError(await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }), 400, "An event newer than -1 has already been pruned!");
+    expectError(
+      await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }),
+      400,
+      "An event newer than -1 has already been pruned!",
+    );
   });
 
   it("gives each queue the form of the event its registration asked for, also when many queues share one", async () => {
@@ -57,7 +61,13 @@ describe("POST /register + GET /events", () => {
     const otherUser = await register("iago", { event_types: ["message"], apply_markdown: true });
     const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "", content: "*shared*" })).id;
     const first = async (who: string, queueId: string) => (await poll(who, queueId, -1, { dont_block: "true" })).events[0];
-    const [a, b, c, d, e] = [await first("hamlet", plain.queue_id), await first("hamlet", html.queue_id), await first("hamlet", html2.queue_id), await first("hamlet", modern.queue_id), await first("iago", otherUser.queue_id)];
+    const [a, b, c, d, e] = [
+      await first("hamlet", plain.queue_id),
+      await first("hamlet", html.queue_id),
+      await first("hamlet", html2.queue_id),
+      await first("hamlet", modern.queue_id),
+      await first("iago", otherUser.queue_id),
+    ];
     expect(a.message).toMatchObject({ id, content: "*shared*", content_type: "text/x-markdown" });
     expect(b.message).toMatchObject({ id, content: "<p><em>shared</em></p>", content_type: "text/html" });
     expect(c).toEqual(b);
@@ -132,7 +142,12 @@ describe("POST /register + GET /events", () => {
     expect(bad.body.queue_id).toBe("nope");
     const reg = await register("hamlet", { event_types: ["message"] });
     // Another user's queue answers exactly as an unknown one (SECURITY.md: missing and forbidden look the same).
-    expectError(await t.get("othello", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
+    expectError(
+      await t.get("othello", "/api/v1/events", { queue_id: reg.queue_id, last_event_id: "-1" }),
+      400,
+      `Bad event queue ID: ${reg.queue_id}`,
+      "BAD_EVENT_QUEUE_ID",
+    );
     expectError(await t.delete("othello", "/api/v1/events", { queue_id: reg.queue_id }), 400, `Bad event queue ID: ${reg.queue_id}`, "BAD_EVENT_QUEUE_ID");
     expect((await t.get("hamlet", "/api/v1/events", { queue_id: reg.queue_id, dont_block: "true" })).status).toBe(200);
     expectSuccess(await t.delete("hamlet", "/api/v1/events", { queue_id: reg.queue_id }));

@@ -57,7 +57,9 @@ const typeOf = (v: unknown) => (Array.isArray(v) ? "array" : v === null ? "null"
 describe("POST /register initial state", () => {
   it("has every key the mobile app needs, with its JSON type", async () => {
     const state = expectSuccess(await t.post("hamlet", "/api/v1/register", {}));
-    const wrong = Object.entries(MOBILE_KEYS).filter(([key, type]) => typeOf(state[key]) !== type).map(([key]) => `${key}: ${typeOf(state[key])}`);
+    const wrong = Object.entries(MOBILE_KEYS)
+      .filter(([key, type]) => typeOf(state[key]) !== type)
+      .map(([key]) => `${key}: ${typeOf(state[key])}`);
     expect(wrong).toEqual([]);
     expect(Object.keys(state.unread_msgs).sort()).toEqual(["count", "huddles", "mentions", "old_unreads_missing", "pms", "streams"]);
     expect(state).toMatchObject({ max_message_length: 10000, max_topic_length: 60, realm_name: expect.any(String) });
@@ -65,7 +67,11 @@ describe("POST /register initial state", () => {
 
   it("fetch_event_types limits the sections; event_types is the default for it", async () => {
     const only = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: ["message"] }));
-    expect(Object.keys(only).filter((k) => !["result", "msg", "queue_id", "last_event_id", "zulip_version", "zulip_feature_level", "zulip_merge_base"].includes(k)).sort()).toEqual(["max_message_id"]);
+    expect(
+      Object.keys(only)
+        .filter((k) => !["result", "msg", "queue_id", "last_event_id", "zulip_version", "zulip_feature_level", "zulip_merge_base"].includes(k))
+        .sort(),
+    ).toEqual(["max_message_id"]);
     const byEvents = expectSuccess(await t.post("hamlet", "/api/v1/register", { event_types: ["subscription"] }));
     expect(byEvents).toHaveProperty("subscriptions");
     expect(byEvents).not.toHaveProperty("realm_users");
@@ -150,7 +156,9 @@ describe("POST /register sections (Zulip's fetch_initial_state_data)", () => {
       for (const key of keys) if (!(key in state)) missing.push(`${types}: ${key}`);
     }
     expect(missing).toEqual([]);
-    expect([...byType.keys()]).toEqual(expect.arrayContaining(["realm", "muted_topics", "stop_words", "realm_user_settings_defaults", "update_display_settings"]));
+    expect([...byType.keys()]).toEqual(
+      expect.arrayContaining(["realm", "muted_topics", "stop_words", "realm_user_settings_defaults", "update_display_settings"]),
+    );
   });
 
   it("has every key with no fetch_event_types but the legacy settings, which user_settings_object clients do not get", async () => {
@@ -182,15 +190,30 @@ describe("POST /register sections (Zulip's fetch_initial_state_data)", () => {
 });
 
 describe("POST /register: the user's permission flags follow the organization's group settings", () => {
-  const FLAGS = ["can_create_streams", "can_create_public_streams", "can_create_private_streams", "can_create_web_public_streams", "can_subscribe_other_users", "can_invite_others_to_realm"];
+  const FLAGS = [
+    "can_create_streams",
+    "can_create_public_streams",
+    "can_create_private_streams",
+    "can_create_web_public_streams",
+    "can_subscribe_other_users",
+    "can_invite_others_to_realm",
+  ];
   const flags = async (who: string) => {
     const state = expectSuccess(await t.post(who, "/api/v1/register", { fetch_event_types: ["realm_user"] }));
     return Object.fromEntries(FLAGS.map((name) => [name, state[name]]));
   };
-  const setting = async (name: string, group: string) => expectSuccess(await t.patch("desdemona", "/api/v1/realm", { [name]: { new: await t.systemGroupId(group) } }));
+  const setting = async (name: string, group: string) =>
+    expectSuccess(await t.patch("desdemona", "/api/v1/realm", { [name]: { new: await t.systemGroupId(group) } }));
 
   it("with Zulip's defaults: members may, guests may not; web-public channels need spectator access and owners", async () => {
-    const member = { can_create_streams: true, can_create_public_streams: true, can_create_private_streams: true, can_create_web_public_streams: false, can_subscribe_other_users: true, can_invite_others_to_realm: true };
+    const member = {
+      can_create_streams: true,
+      can_create_public_streams: true,
+      can_create_private_streams: true,
+      can_create_web_public_streams: false,
+      can_subscribe_other_users: true,
+      can_invite_others_to_realm: true,
+    };
     expect(await flags("hamlet")).toEqual(member);
     expect(await flags("polonius")).toEqual(Object.fromEntries(FLAGS.map((name) => [name, false])));
     expect(await flags("desdemona")).toEqual(member);
@@ -204,12 +227,19 @@ describe("POST /register: the user's permission flags follow the organization's 
     await setting("can_create_public_channel_group", "role:administrators");
     await setting("can_add_subscribers_group", "role:moderators");
     await setting("can_invite_users_group", "role:nobody");
-    expect(await flags("hamlet")).toMatchObject({ can_create_public_streams: false, can_create_private_streams: true, can_create_streams: true, can_subscribe_other_users: false, can_invite_others_to_realm: false });
+    expect(await flags("hamlet")).toMatchObject({
+      can_create_public_streams: false,
+      can_create_private_streams: true,
+      can_create_streams: true,
+      can_subscribe_other_users: false,
+      can_invite_others_to_realm: false,
+    });
     expect(await flags("iago")).toMatchObject({ can_create_public_streams: true, can_subscribe_other_users: true, can_invite_others_to_realm: false });
     await setting("can_create_private_channel_group", "role:administrators");
     expect(await flags("hamlet")).toMatchObject({ can_create_streams: false, can_create_private_streams: false });
     // Back to Zulip's defaults for the tests that follow.
-    for (const name of ["can_create_public_channel_group", "can_create_private_channel_group", "can_add_subscribers_group", "can_invite_users_group"]) await setting(name, "role:members");
+    for (const name of ["can_create_public_channel_group", "can_create_private_channel_group", "can_add_subscribers_group", "can_invite_users_group"])
+      await setting(name, "role:members");
     expect((await flags("hamlet")).can_invite_others_to_realm).toBe(true);
   });
 });

@@ -61,8 +61,10 @@ async function expectConsistent(change: () => Promise<unknown>, options: Partial
 const post = (who: Who, url: string, params: Record<string, unknown> = {}) => t.post(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
 const patch = (who: Who, url: string, params: Record<string, unknown> = {}) => t.patch(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
 const del = (who: Who, url: string, params: Record<string, unknown> = {}) => t.delete(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
-const send = (who: Who, to: string, topic: string, content: string) => post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
-const sendDirect = (who: Who, to: number[], content: string) => post(who, "/messages", { type: "direct", to: JSON.stringify(to), content }).then((b) => b.id as number);
+const send = (who: Who, to: string, topic: string, content: string) =>
+  post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
+const sendDirect = (who: Who, to: number[], content: string) =>
+  post(who, "/messages", { type: "direct", to: JSON.stringify(to), content }).then((b) => b.id as number);
 const userId = async (who: Who) => (await t.user(who)).id;
 const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 
@@ -107,12 +109,17 @@ describe("state consistency: messages and unread state", () => {
 describe("state consistency: channels and subscriptions", () => {
   it("subscription add/remove/peer_add/peer_remove and stream create (public and private)", async () => {
     await expectConsistent(async () => {
-      await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness public" }]), principals: JSON.stringify([await userId("hamlet")]) });
+      await post("iago", "/users/me/subscriptions", {
+        subscriptions: JSON.stringify([{ name: "harness public" }]),
+        principals: JSON.stringify([await userId("hamlet")]),
+      });
       await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness private" }]), invite_only: true });
       await post("cordelia", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]) });
       await del("hamlet", "/users/me/subscriptions", { subscriptions: JSON.stringify(["Denmark"]) });
     });
-    await expectConsistent(() => post("hamlet", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Denmark" }]) }), { includeSubscribers: false });
+    await expectConsistent(() => post("hamlet", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Denmark" }]) }), {
+      includeSubscribers: false,
+    });
   });
 
   it("subscription update (is_muted/in_home_view, color, pin_to_top)", async () => {
@@ -127,7 +134,11 @@ describe("state consistency: channels and subscriptions", () => {
         ]),
       }),
     );
-    await expectConsistent(() => post("hamlet", "/users/me/subscriptions/properties", { subscription_data: JSON.stringify([{ stream_id: denmark, property: "in_home_view", value: true }]) }));
+    await expectConsistent(() =>
+      post("hamlet", "/users/me/subscriptions/properties", {
+        subscription_data: JSON.stringify([{ stream_id: denmark, property: "in_home_view", value: true }]),
+      }),
+    );
   });
 
   it("stream update (name, description, privacy) and archiving", async () => {
@@ -180,7 +191,11 @@ describe("state consistency: users and settings", () => {
 
   it("realm_user add, realm_emoji, custom_profile_fields", async () => {
     // No endpoint grants can_create_users (Zulip: a management command); set it as that would.
-    await t.ctx.db.kysely.updateTable("users").set({ can_create_users: 1 }).where("id", "=", await userId("desdemona")).execute();
+    await t.ctx.db.kysely
+      .updateTable("users")
+      .set({ can_create_users: 1 })
+      .where("id", "=", await userId("desdemona"))
+      .execute();
     await expectConsistent(async () => {
       await post("desdemona", "/users", { email: "newcomer@zulip.com", password: "a long password", full_name: "New Comer" });
       await post("iago", "/realm/profile_fields", { name: "Harness field", field_type: 1, hint: "" });
@@ -195,7 +210,11 @@ describe("state consistency: custom emoji", () => {
     const upload = async () => {
       const form = new FormData();
       form.append("f0", new Blob([new Uint8Array(PNG)], { type: "image/png" }), "harness.png");
-      const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/harness_emoji`, { method: "POST", headers: { Authorization: await t.authHeader("iago") }, body: form });
+      const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/harness_emoji`, {
+        method: "POST",
+        headers: { Authorization: await t.authHeader("iago") },
+        body: form,
+      });
       expect(res.status).toBe(200);
     };
     await expectConsistent(upload);
@@ -233,7 +252,15 @@ describe("state consistency: scheduled messages", () => {
     const at = Math.floor(Date.now() / 1000) + 3600;
     let id = 0;
     await expectConsistent(async () => {
-      id = (await post("hamlet", "/scheduled_messages", { type: "stream", to: await streamId("Verona"), topic: "later", content: "in an hour", scheduled_delivery_timestamp: at })).scheduled_message_id;
+      id = (
+        await post("hamlet", "/scheduled_messages", {
+          type: "stream",
+          to: await streamId("Verona"),
+          topic: "later",
+          content: "in an hour",
+          scheduled_delivery_timestamp: at,
+        })
+      ).scheduled_message_id;
     });
     await expectConsistent(() => patch("hamlet", `/scheduled_messages/${id}`, { content: "in two hours", scheduled_delivery_timestamp: at + 3600 }));
     await expectConsistent(() => del("hamlet", `/scheduled_messages/${id}`));
@@ -246,7 +273,14 @@ describe("state consistency: bots", () => {
     let hookId = 0;
     await expectConsistent(async () => {
       botId = (await post("hamlet", "/bots", { full_name: "Consistent Bot", short_name: "consistent" })).user_id;
-      hookId = (await post("hamlet", "/bots", { full_name: "Consistent Hook", short_name: "consistenthook", bot_type: 3, payload_url: JSON.stringify("http://127.0.0.1:9/x") })).user_id;
+      hookId = (
+        await post("hamlet", "/bots", {
+          full_name: "Consistent Hook",
+          short_name: "consistenthook",
+          bot_type: 3,
+          payload_url: JSON.stringify("http://127.0.0.1:9/x"),
+        })
+      ).user_id;
     });
     await expectConsistent(async () => {
       await patch("hamlet", `/bots/${botId}`, { full_name: "Renamed Bot", default_sending_stream: "Verona", default_all_public_streams: true });
@@ -264,7 +298,14 @@ describe("state consistency: organization settings", () => {
   it("realm update (plain settings, name, description) and update_dict (group settings)", async () => {
     const moderators = expectSuccess(await t.get("iago", "/api/v1/user_groups")).user_groups.find((g: any) => g.name === "role:moderators").id;
     const members = expectSuccess(await t.get("iago", "/api/v1/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;
-    await expectConsistent(() => patch("iago", "/realm", { name: "Consistency", description: "A *new* description", mandatory_topics: true, message_content_edit_limit_seconds: JSON.stringify("unlimited") }));
+    await expectConsistent(() =>
+      patch("iago", "/realm", {
+        name: "Consistency",
+        description: "A *new* description",
+        mandatory_topics: true,
+        message_content_edit_limit_seconds: JSON.stringify("unlimited"),
+      }),
+    );
     await expectConsistent(() => patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [], direct_subgroups: [] } } }));
     await expectConsistent(async () => {
       await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [await userId("hamlet")], direct_subgroups: [moderators] } } });
@@ -294,7 +335,16 @@ describe("state consistency: attachments (GET /attachments, which POST /register
     await del("hamlet", `/attachments/${listing.attachments.find((a: any) => a.name === "dropped.txt").id}`);
     const { events } = expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: initial.queue_id, last_event_id: -1, dont_block: true }));
     for (const e of events) appliedTypes.add(e.type);
-    expect(events.filter((e: any) => e.type === "attachment").map((e: any) => e.op)).toEqual(["add", "add", "update", "update", "update", "update", "update", "remove"]);
+    expect(events.filter((e: any) => e.type === "attachment").map((e: any) => e.op)).toEqual([
+      "add",
+      "add",
+      "update",
+      "update",
+      "update",
+      "update",
+      "update",
+      "remove",
+    ]);
     const fresh = expectSuccess(await t.get("hamlet", "/api/v1/attachments"));
     expect(applyAttachmentEvents(before, events)).toEqual({ attachments: fresh.attachments, upload_space_used: fresh.upload_space_used });
     expectSuccess(await t.delete("hamlet", "/api/v1/events", { queue_id: initial.queue_id }));
@@ -305,8 +355,15 @@ describe("state consistency: drafts and saved snippets", () => {
   it("drafts (add, update, remove) and saved_snippets (add, update, remove)", async () => {
     const denmark = await streamId("Denmark");
     await expectConsistent(async () => {
-      const { ids } = await post("hamlet", "/drafts", { drafts: JSON.stringify([{ type: "stream", to: [denmark], topic: "t", content: "one", timestamp: 1_700_000_000 }, { type: "", to: [], topic: "", content: "two", timestamp: 1_700_000_050 }]) });
-      await patch("hamlet", `/drafts/${ids[0]}`, { draft: JSON.stringify({ type: "stream", to: [denmark], topic: "t", content: "one, later", timestamp: 1_700_000_100 }) });
+      const { ids } = await post("hamlet", "/drafts", {
+        drafts: JSON.stringify([
+          { type: "stream", to: [denmark], topic: "t", content: "one", timestamp: 1_700_000_000 },
+          { type: "", to: [], topic: "", content: "two", timestamp: 1_700_000_050 },
+        ]),
+      });
+      await patch("hamlet", `/drafts/${ids[0]}`, {
+        draft: JSON.stringify({ type: "stream", to: [denmark], topic: "t", content: "one, later", timestamp: 1_700_000_100 }),
+      });
       await del("hamlet", `/drafts/${ids[1]}`);
       const snippet = (await post("hamlet", "/saved_snippets", { title: "Hi", content: "Hello there" })).saved_snippet_id;
       await post("hamlet", "/saved_snippets", { title: "Bye", content: "Goodbye" });
@@ -350,7 +407,9 @@ describe("state consistency: linkifiers and code playgrounds", () => {
 
   it("realm_playgrounds", async () => {
     await expectConsistent(async () => {
-      const id = (await post("iago", "/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example.com/?code={code}" })).id;
+      const id = (
+        await post("iago", "/realm/playgrounds", { name: "Python", pygments_language: "Python", url_template: "https://python.example.com/?code={code}" })
+      ).id;
       await post("iago", "/realm/playgrounds", { name: "Rust", pygments_language: "Rust", url_template: "https://play.example.com/{?code}" });
       await del("iago", `/realm/playgrounds/${id}`);
     });

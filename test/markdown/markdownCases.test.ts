@@ -45,7 +45,10 @@ export function normalizeHtml(html: string): string {
   return parts
     .map((part, i) => {
       if (i % 2 === 1) return part;
-      return part.replace(/\s+/g, " ").replace(AROUND_BLOCK_TAG, "$1").replace(/&#x?(27|39);/g, "'");
+      return part
+        .replace(/\s+/g, " ")
+        .replace(AROUND_BLOCK_TAG, "$1")
+        .replace(/&#x?(27|39);/g, "'");
     })
     .join("")
     .replace(/(\d+\.\d{3})\d*em/g, "$1em") // KaTeX releases round lengths differently

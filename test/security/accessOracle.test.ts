@@ -198,7 +198,10 @@ async function buildFixture(): Promise<void> {
   const botSpecs: Array<[Observer, Record<string, unknown>]> = [
     [GENERIC_BOT, { full_name: "Oracle generic", short_name: "oracle-generic", bot_type: 1 }],
     [INCOMING_BOT, { full_name: "Oracle incoming", short_name: "oracle-incoming", bot_type: 2 }],
-    [OUTGOING_BOT, { full_name: "Oracle outgoing", short_name: "oracle-outgoing", bot_type: 3, payload_url: JSON.stringify("http://127.0.0.1:9/hook"), interface_type: 1 }],
+    [
+      OUTGOING_BOT,
+      { full_name: "Oracle outgoing", short_name: "oracle-outgoing", bot_type: 3, payload_url: JSON.stringify("http://127.0.0.1:9/hook"), interface_type: 1 },
+    ],
     [EMBEDDED_BOT, { full_name: "Oracle embedded", short_name: "oracle-embedded", bot_type: 4, service_name: "helloworld" }],
   ];
   for (const [bot, params] of botSpecs) {
@@ -259,13 +262,26 @@ async function makeMarkers(): Promise<void> {
   await send(channelMessage("public", "pub", ["PUB_MSG"]), tok("PUB_MSG"));
   await send(channelMessage("shared", "shared", ["SHARED_MSG"], "SHARED_TOPIC"), tok("SHARED_MSG"));
   await send(channelMessage("protected", "prot", ["PROT_MSG"], "PROT_TOPIC"), tok("PROT_MSG"));
-  const dm: ModelMessage = { key: "dm", place: { dm: new Set([obs("othello"), obs("cordelia")]) }, content: ["DM_MSG"], old: [], receivedAtSend: new Set([obs("othello"), obs("cordelia")]), receivedAtEnd: new Set([obs("othello"), obs("cordelia")]) };
+  const dm: ModelMessage = {
+    key: "dm",
+    place: { dm: new Set([obs("othello"), obs("cordelia")]) },
+    content: ["DM_MSG"],
+    old: [],
+    receivedAtSend: new Set([obs("othello"), obs("cordelia")]),
+    receivedAtEnd: new Set([obs("othello"), obs("cordelia")]),
+  };
   await send(dm, tok("DM_MSG"));
   const groupMembers = new Set([obs("othello"), obs("cordelia"), obs("polonius")]);
-  await send({ key: "group dm", place: { dm: groupMembers }, content: ["GROUP_DM_MSG"], old: [], receivedAtSend: groupMembers, receivedAtEnd: groupMembers }, tok("GROUP_DM_MSG"));
+  await send(
+    { key: "group dm", place: { dm: groupMembers }, content: ["GROUP_DM_MSG"], old: [], receivedAtSend: groupMembers, receivedAtEnd: groupMembers },
+    tok("GROUP_DM_MSG"),
+  );
 
   // Edits: a marker edited out (only the edit history and the events of the time show it).
-  for (const [channel, prefix, topic] of [["prot", "PROT", "PROT_TOPIC"], ["shared", "SHARED", "SHARED_TOPIC"]] as const) {
+  for (const [channel, prefix, topic] of [
+    ["prot", "PROT", "PROT_TOPIC"],
+    ["shared", "SHARED", "SHARED_TOPIC"],
+  ] as const) {
     const m = channelMessage(`edited (${channel})`, channel, [`${prefix}_EDIT_NEW`], topic, [`${prefix}_EDIT_OLD`]);
     await send(m, tok(`${prefix}_EDIT_OLD`));
     expectSuccess(await t.patch("othello", `/api/v1/messages/${m.id}`, { content: "edited " + tok(`${prefix}_EDIT_NEW`) }));
@@ -276,9 +292,18 @@ async function makeMarkers(): Promise<void> {
   await send(toPublic, tok("MOVED_TO_PUBLIC"));
   const toPrivate = channelMessage("moved to protected", "pub", ["MOVED_TO_PROTECTED"]);
   await send(toPrivate, tok("MOVED_TO_PROTECTED"));
-  for (const [m, to] of [[toPublic, "pub"], [toPrivate, "prot"]] as const) {
+  for (const [m, to] of [
+    [toPublic, "pub"],
+    [toPrivate, "prot"],
+  ] as const) {
     // No notification-bot messages: Zulip's "moved here from #**channel>topic**" names the old channel.
-    expectSuccess(await t.patch("othello", `/api/v1/messages/${m.id}`, { stream_id: channelIds[to], send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
+    expectSuccess(
+      await t.patch("othello", `/api/v1/messages/${m.id}`, {
+        stream_id: channelIds[to],
+        send_notification_to_old_thread: false,
+        send_notification_to_new_thread: false,
+      }),
+    );
     m.movedFrom = m.place;
     m.place = { channel: to };
     // Zulip's do_update_message: subscribers of the old channel who are not in the new one lose
@@ -305,16 +330,43 @@ async function makeMarkers(): Promise<void> {
   await upload(unsent);
 
   // The author's draft and scheduled message.
-  expectSuccess(await t.post("othello", "/api/v1/drafts", { drafts: JSON.stringify([{ type: "stream", to: [channelIds.prot], topic: "draft", content: tok("DRAFT"), timestamp: Math.floor(Date.now() / 1000) }]) }));
-  expectSuccess(await t.post("othello", "/api/v1/scheduled_messages", { type: "stream", to: String(channelIds.prot), topic: "later", content: tok("SCHEDULED"), scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400 }));
+  expectSuccess(
+    await t.post("othello", "/api/v1/drafts", {
+      drafts: JSON.stringify([{ type: "stream", to: [channelIds.prot], topic: "draft", content: tok("DRAFT"), timestamp: Math.floor(Date.now() / 1000) }]),
+    }),
+  );
+  expectSuccess(
+    await t.post("othello", "/api/v1/scheduled_messages", {
+      type: "stream",
+      to: String(channelIds.prot),
+      topic: "later",
+      content: tok("SCHEDULED"),
+      scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 86_400,
+    }),
+  );
 }
 
 async function changeMemberships(): Promise<void> {
   // The deactivated user's queue is read before the deactivation (which deletes it).
   await drainQueue(obs("aaron"));
-  expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: channelNames.shared }]), principals: JSON.stringify([obs("hamlet").id]) }));
-  expectSuccess(await t.post("othello", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: channelNames.prot }]), principals: JSON.stringify([obs("shiva").id]) }));
-  expectSuccess(await t.delete("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([channelNames.shared, channelNames.prot]), principals: JSON.stringify([obs("prospero").id]) }));
+  expectSuccess(
+    await t.post("iago", "/api/v1/users/me/subscriptions", {
+      subscriptions: JSON.stringify([{ name: channelNames.shared }]),
+      principals: JSON.stringify([obs("hamlet").id]),
+    }),
+  );
+  expectSuccess(
+    await t.post("othello", "/api/v1/users/me/subscriptions", {
+      subscriptions: JSON.stringify([{ name: channelNames.prot }]),
+      principals: JSON.stringify([obs("shiva").id]),
+    }),
+  );
+  expectSuccess(
+    await t.delete("iago", "/api/v1/users/me/subscriptions", {
+      subscriptions: JSON.stringify([channelNames.shared, channelNames.prot]),
+      principals: JSON.stringify([obs("prospero").id]),
+    }),
+  );
   expectSuccess(await t.delete("desdemona", `/api/v1/users/${obs("aaron").id}`));
   // After the changes: a new protected-channel message (the late subscriber gets it, the removed one not).
   const late = channelMessage("late (protected)", "prot", ["PROT_LATE"], "PROT_TOPIC");
@@ -354,7 +406,14 @@ function payloadExpectation(o: Observer, withNotices: boolean): Expectation {
   const readableMessages = messages.filter((m) => readable(o, m));
   const must = new Set(readableMessages.flatMap(payloadMarkers));
   const notices = withNotices ? privateChannels.filter((c) => isActive(o, "end") && contentAccess(o, c, "end")).flatMap(channelMetadataMarkers) : [];
-  return { must, may: union(must, readableMessages.flatMap((m) => m.old), notices) };
+  return {
+    must,
+    may: union(
+      must,
+      readableMessages.flatMap((m) => m.old),
+      notices,
+    ),
+  };
 }
 
 function fileVisible(o: Observer, f: ModelFile): boolean {
@@ -385,12 +444,17 @@ function surfaces(): Surface[] {
     {
       name: "GET /messages (all, is:dm, each channel, search with and without the channel)",
       read: async (o) => {
-        const get = (narrow: unknown[]) => text(t.get(o.who, "/api/v1/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: JSON.stringify(narrow) }));
+        const get = (narrow: unknown[]) =>
+          text(t.get(o.who, "/api/v1/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: JSON.stringify(narrow) }));
         const narrows: unknown[][] = [[], [{ operator: "is", operand: "dm" }], ...Object.values(channelIds).map((c) => [{ operator: "channel", operand: c }])];
         for (const m of messages) {
           for (const n of searchable(m)) {
             narrows.push([{ operator: "search", operand: tokenOf.get(n) }]);
-            if ("channel" in m.place) narrows.push([{ operator: "channel", operand: channelIds[m.place.channel] }, { operator: "search", operand: tokenOf.get(n) }]);
+            if ("channel" in m.place)
+              narrows.push([
+                { operator: "channel", operand: channelIds[m.place.channel] },
+                { operator: "search", operand: tokenOf.get(n) },
+              ]);
           }
         }
         return (await Promise.all(narrows.map(get))).join("\n");
@@ -411,13 +475,29 @@ function surfaces(): Surface[] {
       name: "GET /messages/matches_narrow (search for each marker among every message)",
       read: async (o) => {
         const words = messages.flatMap(searchable);
-        const answers = words.map((n) => text(t.get(o.who, "/api/v1/messages/matches_narrow", { msg_ids: JSON.stringify(ids()), narrow: JSON.stringify([{ operator: "search", operand: tokenOf.get(n) }]) })));
+        const answers = words.map((n) =>
+          text(
+            t.get(o.who, "/api/v1/messages/matches_narrow", {
+              msg_ids: JSON.stringify(ids()),
+              narrow: JSON.stringify([{ operator: "search", operand: tokenOf.get(n) }]),
+            }),
+          ),
+        );
         return (await Promise.all(answers)).join("\n");
       },
       // Zulip answers from the user's own user_messages rows; current content only is searched.
       expected: (o) => {
-        const hits = messages.filter((m) => readable(o, m)).flatMap((m) => m.content.filter((n) => !n.startsWith("FILE_")).map(() => [...m.content, ...topicMarker(m)]).flat());
-        const must = messages.filter((m) => readable(o, m) && m.receivedAtEnd.has(o)).flatMap((m) => m.content.some((n) => !n.startsWith("FILE_")) ? [...m.content, ...topicMarker(m)] : []);
+        const hits = messages
+          .filter((m) => readable(o, m))
+          .flatMap((m) =>
+            m.content
+              .filter((n) => !n.startsWith("FILE_"))
+              .map(() => [...m.content, ...topicMarker(m)])
+              .flat(),
+          );
+        const must = messages
+          .filter((m) => readable(o, m) && m.receivedAtEnd.has(o))
+          .flatMap((m) => (m.content.some((n) => !n.startsWith("FILE_")) ? [...m.content, ...topicMarker(m)] : []));
         return { may: new Set(hits), must: new Set(must) };
       },
     },
@@ -459,17 +539,26 @@ function surfaces(): Surface[] {
     },
     {
       name: "GET /streams/{id}/members",
-      read: async (o) => (await Promise.all(privateChannels.map((c) => succeeded(t.get(o.who, `/api/v1/streams/${channelIds[c]}/members`), CHANNELS[c].name!)))).join("\n"),
+      read: async (o) =>
+        (await Promise.all(privateChannels.map((c) => succeeded(t.get(o.who, `/api/v1/streams/${channelIds[c]}/members`), CHANNELS[c].name!)))).join("\n"),
       expected: (o) => same(isActive(o, "end") ? privateChannels.filter((c) => metadataAccess(o, c, "end")).map((c) => CHANNELS[c].name!) : []),
     },
     {
       name: "GET /users/{id}/subscriptions/{stream_id}",
-      read: async (o) => (await Promise.all(privateChannels.map((c) => succeeded(t.get(o.who, `/api/v1/users/${obs("othello").id}/subscriptions/${channelIds[c]}`), CHANNELS[c].name!)))).join("\n"),
+      read: async (o) =>
+        (
+          await Promise.all(
+            privateChannels.map((c) => succeeded(t.get(o.who, `/api/v1/users/${obs("othello").id}/subscriptions/${channelIds[c]}`), CHANNELS[c].name!)),
+          )
+        ).join("\n"),
       expected: (o) => same(isActive(o, "end") ? privateChannels.filter((c) => metadataAccess(o, c, "end")).map((c) => CHANNELS[c].name!) : []),
     },
     {
       name: "GET /get_stream_id",
-      read: async (o) => (await Promise.all(privateChannels.map((c) => succeeded(t.get(o.who, "/api/v1/get_stream_id", { stream: channelNames[c] }), CHANNELS[c].name!)))).join("\n"),
+      read: async (o) =>
+        (await Promise.all(privateChannels.map((c) => succeeded(t.get(o.who, "/api/v1/get_stream_id", { stream: channelNames[c] }), CHANNELS[c].name!)))).join(
+          "\n",
+        ),
       // Zulip's access_stream_by_name needs content access; administrators' metadata access may answer too.
       expected: (o) => ({
         must: new Set(isActive(o, "end") ? privateChannels.filter((c) => contentAccess(o, c, "end")).map((c) => CHANNELS[c].name!) : []),
@@ -518,14 +607,20 @@ function surfaces(): Surface[] {
 function eventExpectation(o: Observer): Expectation {
   if (o.incomingWebhook) return same([]);
   const may = union(
-    messages.filter((m) => readableWhileListening(o, m)).flatMap((m) => [...payloadMarkers(m), ...m.old, ...(m.movedFrom ? [channelName(m.movedFrom)].filter((x): x is string => !!x) : [])]),
+    messages
+      .filter((m) => readableWhileListening(o, m))
+      .flatMap((m) => [...payloadMarkers(m), ...m.old, ...(m.movedFrom ? [channelName(m.movedFrom)].filter((x): x is string => !!x) : [])]),
     privateChannels.filter((c) => metadataAccess(o, c, "during") || metadataAccess(o, c, "end") || FORMER[c].has(o)).flatMap(channelMetadataMarkers),
     o.who === "othello" ? ["DRAFT", "SCHEDULED", ...files.map((f) => f.name)] : [],
   );
   const received = messages.filter((m) => (m.sentAtEnd ? isActive(o, "end") : true) && m.receivedAtSend.has(o));
   const must = union(
     // The message event: its content as sent (an edited-out marker included), topic and channel name.
-    received.flatMap((m) => [...(m.old.length > 0 ? m.old : m.content), ...("channel" in (m.movedFrom ?? m.place) ? topicMarker({ ...m, place: m.movedFrom ?? m.place }) : []), ...[channelName(m.movedFrom ?? m.place)].filter((x): x is string => !!x)]),
+    received.flatMap((m) => [
+      ...(m.old.length > 0 ? m.old : m.content),
+      ...("channel" in (m.movedFrom ?? m.place) ? topicMarker({ ...m, place: m.movedFrom ?? m.place }) : []),
+      ...[channelName(m.movedFrom ?? m.place)].filter((x): x is string => !!x),
+    ]),
     // The subscription events of the membership changes.
     o.who === "hamlet" ? channelMetadataMarkers("shared") : [],
     o.who === "shiva" ? channelMetadataMarkers("prot") : [],
@@ -541,11 +636,26 @@ function compare(where: string, seen: Set<string>, expected: Expectation, proble
 
 /** The read routes the oracle calls (the surfaces above, and GET /events for the queues). */
 const READ_ROUTES = [
-  "/events", "/messages", "/messages/:message_id", "/messages/:message_id/history", "/messages/matches_narrow",
-  "/messages/:message_id/read_receipts", "/users/me/subscriptions", "/streams", "/streams/:stream_id",
-  "/streams/:stream_id/members", "/users/:user_id_or_email/subscriptions/:stream_id", "/get_stream_id",
-  "/users/me/:stream_id/topics", "/user_uploads/:realm_id_str/*", "/attachments", "/drafts", "/scheduled_messages",
-  "/user_uploads/:realm_id/*", "/user_uploads/download/:realm_id/*", "/user_uploads/temporary/:token/:filename",
+  "/events",
+  "/messages",
+  "/messages/:message_id",
+  "/messages/:message_id/history",
+  "/messages/matches_narrow",
+  "/messages/:message_id/read_receipts",
+  "/users/me/subscriptions",
+  "/streams",
+  "/streams/:stream_id",
+  "/streams/:stream_id/members",
+  "/users/:user_id_or_email/subscriptions/:stream_id",
+  "/get_stream_id",
+  "/users/me/:stream_id/topics",
+  "/user_uploads/:realm_id_str/*",
+  "/attachments",
+  "/drafts",
+  "/scheduled_messages",
+  "/user_uploads/:realm_id/*",
+  "/user_uploads/download/:realm_id/*",
+  "/user_uploads/temporary/:token/:filename",
 ];
 /** Read routes left out, and why: none returns channel content, message content, files or private channel metadata. */
 const OMITTED_READ_ROUTES: Record<string, string> = {
@@ -571,9 +681,16 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/user_uploads/thumbnail/:realm_id/*": "thumbnails of images only (same authorisation as the file: uploads.test.ts); the oracle's files are text",
   "/user_avatars/:realm_id/emoji/images/:file": "custom emoji images, organization-wide",
   "/external_content/:digest/:hex": "the media proxy: signed external URLs, no stored content",
-  "/": "the web app's page", "/login/": "the sign-in page", "/accounts/login/": "a redirect", "/devlogin/": "development sign-in page",
-  "/static/webapp/:file": "built assets", "/static/pages.css": "a style sheet", "/calls/bigbluebutton/join": "a redirect to a call",
-  "/static/generated/emoji/emoji_api.json": "emoji data", "/health": "health check", "/metrics": "Prometheus figures (token)",
+  "/": "the web app's page",
+  "/login/": "the sign-in page",
+  "/accounts/login/": "a redirect",
+  "/devlogin/": "development sign-in page",
+  "/static/webapp/:file": "built assets",
+  "/static/pages.css": "a style sheet",
+  "/calls/bigbluebutton/join": "a redirect to a call",
+  "/static/generated/emoji/emoji_api.json": "emoji data",
+  "/health": "health check",
+  "/metrics": "Prometheus figures (token)",
   "/accounts/confirm_new_email/:key": "a confirmation link (secret key)",
   "/join/:key/": "an invitation's sign-up page (secret key)",
   "/invites": "invitations: addresses, roles and channel ids, no content (who sees which: invitations.test.ts)",

@@ -90,9 +90,20 @@ describe("committed events against GET /events (useTestServer checks every one a
     expect(modern).toMatch(/default_streams\/0 must be integer/);
     expect(legacy).toBe(modern);
     expect(zulip).toBe(modern);
-    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual(Array(3).fill(expect.stringMatching(/describes no event of type "parley_only_event"/)));
+    expect(committedEventViolations({ type: "parley_only_event", op: "add" })).toEqual(
+      Array(3).fill(expect.stringMatching(/describes no event of type "parley_only_event"/)),
+    );
     // The :zulip: emoji: our spec's name passes for other clients; Zulip's clients get Zulip's name.
-    const reaction = { type: "reaction", op: "add", user_id: 1, user: { user_id: 1, email: "a@b.c", full_name: "A" }, message_id: 1, emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" };
+    const reaction = {
+      type: "reaction",
+      op: "add",
+      user_id: 1,
+      user: { user_id: 1, email: "a@b.c", full_name: "A" },
+      message_id: 1,
+      emoji_name: "zulip",
+      emoji_code: "zulip",
+      reaction_type: "service_extra_emoji",
+    };
     expect(committedEventViolations(reaction)).toEqual([]);
   });
 

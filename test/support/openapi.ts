@@ -190,7 +190,18 @@ function isPlainObject(value: unknown): value is Schema {
 const SCHEMA_MAPS = ["properties", "patternProperties"];
 const SCHEMA_LISTS = ["anyOf", "oneOf", "allOf"];
 const SCHEMA_VALUES = ["items", "additionalProperties", "not"];
-const IGNORED_KEYWORDS = new Set(["example", "examples", "description", "deprecated", "discriminator", "xml", "externalDocs", "readOnly", "writeOnly", "nullable"]);
+const IGNORED_KEYWORDS = new Set([
+  "example",
+  "examples",
+  "description",
+  "deprecated",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "readOnly",
+  "writeOnly",
+  "nullable",
+]);
 
 /** OpenAPI 3.0 schema → JSON Schema for Ajv: `nullable` becomes `anyOf [..., null]`, doc keywords dropped. */
 function toAjvSchema(schema: Schema, memo = new Map<Schema, Schema>()): Schema {
@@ -239,7 +250,8 @@ export function referenceEventTypes(): Set<string> {
  */
 export function validateEvent(event: { type: string; [key: string]: unknown }, dialect: ValidationDialect = "spec"): void {
   const candidates = loadSpec(dialect).eventSchemas.get(event.type);
-  if (!candidates) throw new Error(`OpenAPI: GET /events describes no event of type ${JSON.stringify(event.type)}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
+  if (!candidates)
+    throw new Error(`OpenAPI: GET /events describes no event of type ${JSON.stringify(event.type)}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
   const failures: Array<{ sameOp: boolean; errors: string }> = [];
   for (const schema of candidates) {
     const validate = validator(schema, dialect);
@@ -249,7 +261,9 @@ export function validateEvent(event: { type: string; [key: string]: unknown }, d
   }
   // The schema of the same `op` explains best; else the one with the fewest complaints.
   const closest = failures.sort((a, b) => Number(b.sameOp) - Number(a.sameOp) || a.errors.split("\n").length - b.errors.split("\n").length)[0];
-  throw new Error(`OpenAPI: event does not match the reference's ${event.type} event schemas (closest of ${candidates.length}):\n${closest.errors}\nevent: ${JSON.stringify(event).slice(0, 2000)}`);
+  throw new Error(
+    `OpenAPI: event does not match the reference's ${event.type} event schemas (closest of ${candidates.length}):\n${closest.errors}\nevent: ${JSON.stringify(event).slice(0, 2000)}`,
+  );
 }
 
 /** `/users/{user_id}` → a RegExp over the decoded path below /api/v1. */
@@ -332,7 +346,8 @@ export function validateResponse(method: string, pathname: string, status: numbe
   if (!schema) return;
   const validate = validator(schema, dialect);
   if (!validate(body)) {
-    throw new Error(`OpenAPI: response does not match the reference schema at ${where}:\n${formatErrors(validate.errors)}\nbody: ${JSON.stringify(body).slice(0, 4000)}`);
+    throw new Error(
+      `OpenAPI: response does not match the reference schema at ${where}:\n${formatErrors(validate.errors)}\nbody: ${JSON.stringify(body).slice(0, 4000)}`,
+    );
   }
 }
-

@@ -152,9 +152,19 @@ export class ClientState {
       if (message.type === "stream") {
         const muted = this.isTopicMuted(message.stream_id, message.subject);
         const wildcard = flags.includes("stream_wildcard_mentioned") || flags.includes("topic_wildcard_mentioned");
-        this.unread.set(message.id, { kind: "stream", streamId: message.stream_id, topic: message.subject, mentioned: flags.includes("mentioned") || (wildcard && !muted) });
+        this.unread.set(message.id, {
+          kind: "stream",
+          streamId: message.stream_id,
+          topic: message.subject,
+          mentioned: flags.includes("mentioned") || (wildcard && !muted),
+        });
       } else {
-        this.addPrivateUnread(message.id, this.otherUserIds(message.display_recipient.map((r: any) => r.id)), flags.some((f) => MENTION_FLAGS.has(f)), message.sender_id);
+        this.addPrivateUnread(
+          message.id,
+          this.otherUserIds(message.display_recipient.map((r: any) => r.id)),
+          flags.some((f) => MENTION_FLAGS.has(f)),
+          message.sender_id,
+        );
       }
     }
     if (s.recent_private_conversations && message.type === "private") {
@@ -231,9 +241,12 @@ export class ClientState {
 
   private readUnread(unread: State): void {
     const mentions = new Set<number>(unread.mentions);
-    for (const pm of unread.pms) for (const id of pm.unread_message_ids) this.unread.set(id, { kind: "pm", otherUserId: pm.other_user_id, mentioned: mentions.has(id) });
-    for (const h of unread.huddles) for (const id of h.unread_message_ids) this.unread.set(id, { kind: "huddle", userIdsString: h.user_ids_string, mentioned: mentions.has(id) });
-    for (const st of unread.streams) for (const id of st.unread_message_ids) this.unread.set(id, { kind: "stream", streamId: st.stream_id, topic: st.topic, mentioned: mentions.has(id) });
+    for (const pm of unread.pms)
+      for (const id of pm.unread_message_ids) this.unread.set(id, { kind: "pm", otherUserId: pm.other_user_id, mentioned: mentions.has(id) });
+    for (const h of unread.huddles)
+      for (const id of h.unread_message_ids) this.unread.set(id, { kind: "huddle", userIdsString: h.user_ids_string, mentioned: mentions.has(id) });
+    for (const st of unread.streams)
+      for (const id of st.unread_message_ids) this.unread.set(id, { kind: "stream", streamId: st.stream_id, topic: st.topic, mentioned: mentions.has(id) });
   }
 
   /** Zulip's aggregate_unread_data, with muting read from the current state. */
@@ -353,7 +366,8 @@ export class ClientState {
           if (s.streams && !s.streams.some((x: any) => x.stream_id === stream.stream_id)) s.streams.push(structuredClone(stream));
           if (s.never_subscribed) {
             const known = [...s.subscriptions, ...s.unsubscribed, ...s.never_subscribed].some((x: any) => x.stream_id === stream.stream_id);
-            if (!known && !stream.invite_only) s.never_subscribed.push({ ...structuredClone(stream), ...(this.options.includeSubscribers ? { subscribers: [] } : {}) });
+            if (!known && !stream.invite_only)
+              s.never_subscribed.push({ ...structuredClone(stream), ...(this.options.includeSubscribers ? { subscribers: [] } : {}) });
           }
         }
         return;
@@ -371,7 +385,8 @@ export class ClientState {
             if (x.stream_id !== event.stream_id) continue;
             x[event.property] = event.value;
             if (event.property === "description" && "rendered_description" in event) x.rendered_description = event.rendered_description;
-            if (event.property === "invite_only" && "history_public_to_subscribers" in event) x.history_public_to_subscribers = event.history_public_to_subscribers;
+            if (event.property === "invite_only" && "history_public_to_subscribers" in event)
+              x.history_public_to_subscribers = event.history_public_to_subscribers;
             if ("is_web_public" in event && event.property === "invite_only") x.is_web_public = event.is_web_public;
           }
         }
@@ -407,7 +422,9 @@ export class ClientState {
             const field = value as { id: number; value: string | null; rendered_value?: string };
             user.profile_data ??= {};
             if (field.value === null) delete user.profile_data[String(field.id)];
-            else user.profile_data[String(field.id)] = "rendered_value" in field ? { value: field.value, rendered_value: field.rendered_value } : { value: field.value };
+            else
+              user.profile_data[String(field.id)] =
+                "rendered_value" in field ? { value: field.value, rendered_value: field.rendered_value } : { value: field.value };
           } else if (key === "role") {
             user.role = value;
             user.is_owner = value === 100;
@@ -558,7 +575,8 @@ export class ClientState {
     const s = this.state;
     if (!s.saved_snippets) return;
     if (event.op === "add") s.saved_snippets.push(structuredClone(event.saved_snippet));
-    else if (event.op === "update") s.saved_snippets = s.saved_snippets.map((x: any) => (x.id === event.saved_snippet.id ? structuredClone(event.saved_snippet) : x));
+    else if (event.op === "update")
+      s.saved_snippets = s.saved_snippets.map((x: any) => (x.id === event.saved_snippet.id ? structuredClone(event.saved_snippet) : x));
     else if (event.op === "remove") s.saved_snippets = s.saved_snippets.filter((x: any) => x.id !== event.saved_snippet_id);
   }
 
@@ -620,7 +638,8 @@ function compare(expected: any, got: any, path: string, out: string[]): void {
     }
     const keys = new Set([...Object.keys(expected), ...Object.keys(got)]);
     if (Array.isArray(expected) && expected.length !== got.length) {
-      const ids = (list: any[]) => JSON.stringify(list.map((x) => (x && typeof x === "object" ? (ID_KEYS.map((k) => x[k]).find((v) => v !== undefined) ?? x) : x)));
+      const ids = (list: any[]) =>
+        JSON.stringify(list.map((x) => (x && typeof x === "object" ? (ID_KEYS.map((k) => x[k]).find((v) => v !== undefined) ?? x) : x)));
       out.push(`${path}: expected ${expected.length} items ${ids(expected).slice(0, 300)} got ${got.length} ${ids(got).slice(0, 300)}`);
       return;
     }

@@ -131,7 +131,8 @@ export class TestServer {
       validateResponse(method, url.pathname, response.status, parsed, dialect);
       // What a Zulip client would have received differs only by lib/clientDialect.ts's
       // translation: every response of the suite is also checked against Zulip's strict enums.
-      if (dialect === "spec" && typeof parsed === "object" && parsed !== null) validateResponse(method, url.pathname, response.status, JSON.parse(jsonInDialect(text, "zulip")), "zulip");
+      if (dialect === "spec" && typeof parsed === "object" && parsed !== null)
+        validateResponse(method, url.pathname, response.status, JSON.parse(jsonInDialect(text, "zulip")), "zulip");
     }
     return response;
   }

@@ -15,7 +15,12 @@ export const editing = signal<{ id: number; content: string } | null>(null);
 export const notice = signal("");
 
 export const QUICK_REACTIONS: Array<[string, string]> = [
-  ["+1", "👍"], ["heart", "❤️"], ["smile", "😄"], ["tada", "🎉"], ["working_on_it", "🛠️"], ["thinking", "🤔"],
+  ["+1", "👍"],
+  ["heart", "❤️"],
+  ["smile", "😄"],
+  ["tada", "🎉"],
+  ["working_on_it", "🛠️"],
+  ["thinking", "🤔"],
 ];
 
 function report(error: unknown): void {
@@ -29,7 +34,9 @@ export function toggleStar(m: Message): void {
 }
 
 export function toggleReaction(m: Message, emojiName: string, emojiCode?: string, reactionType?: string): void {
-  const mine = m.reactions.some((r) => r.user_id === myUserId && (emojiCode ? r.emoji_code === emojiCode && r.reaction_type === reactionType : r.emoji_name === emojiName));
+  const mine = m.reactions.some(
+    (r) => r.user_id === myUserId && (emojiCode ? r.emoji_code === emojiCode && r.reaction_type === reactionType : r.emoji_name === emojiName),
+  );
   const params = emojiCode ? { emoji_name: emojiName, emoji_code: emojiCode, reaction_type: reactionType } : { emoji_name: emojiName };
   (mine ? api.del(`/messages/${m.id}/reactions`, params) : api.post(`/messages/${m.id}/reactions`, params)).catch(report);
 }
@@ -43,7 +50,10 @@ export function messageLink(m: Message): string {
   const c = conversationOf(m);
   const terms =
     c.kind === "channel"
-      ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+      ? [
+          { operator: "channel", operand: String(c.channelId), negated: false },
+          { operator: "topic", operand: c.topic, negated: false },
+        ]
       : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
   return `${location.origin}/${narrowHash([...terms, { operator: "near", operand: String(m.id), negated: false }], lookup)}`;
 }

@@ -1,8 +1,28 @@
 import { ApiError, api, myUserId } from "./api.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
-  bumpUnread, connection, conversationOf, forgetTopics, type Message, noteDm, noteTopic, realm, realmEmoji, realmName, type RealmEmoji, setUserTopic,
-  settings, subscriptions, typing, unread, userGroups, users, userTopics, topicKey, type Subscription, type User,
+  bumpUnread,
+  connection,
+  conversationOf,
+  forgetTopics,
+  type Message,
+  noteDm,
+  noteTopic,
+  realm,
+  realmEmoji,
+  realmName,
+  type RealmEmoji,
+  setUserTopic,
+  settings,
+  subscriptions,
+  typing,
+  unread,
+  userGroups,
+  users,
+  userTopics,
+  topicKey,
+  type Subscription,
+  type User,
 } from "./state.js";
 import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } from "./recent.js";
 import { conversationKey, dmPeople } from "./unread.js";
@@ -22,7 +42,14 @@ const REGISTER_PARAMS = {
   client_gravatar: true,
   include_subscribers: false,
   slim_presence: true,
-  client_capabilities: { notification_settings_null: true, bulk_message_deletion: true, user_avatar_url_field_optional: true, user_settings_object: true, empty_topic_name: true, simplified_presence_events: true },
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: true,
+    user_settings_object: true,
+    empty_topic_name: true,
+    simplified_presence_events: true,
+  },
 };
 
 export async function register(): Promise<void> {
@@ -39,9 +66,15 @@ export async function register(): Promise<void> {
   loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
   noteRecentDms(state.recent_private_conversations ?? []);
-  realm.value = Object.fromEntries(Object.entries(state).filter(([key]) => key.startsWith("realm_") && key !== "realm_users" && key !== "realm_user_groups" && key !== "realm_emoji"));
-  userGroups.value = new Map((state.realm_user_groups ?? []).map((g: any) => [g.id, { id: g.id, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]));
-  userTopics.value = new Map((state.user_topics ?? []).filter((t: any) => t.visibility_policy !== 0).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]));
+  realm.value = Object.fromEntries(
+    Object.entries(state).filter(([key]) => key.startsWith("realm_") && key !== "realm_users" && key !== "realm_user_groups" && key !== "realm_emoji"),
+  );
+  userGroups.value = new Map(
+    (state.realm_user_groups ?? []).map((g: any) => [g.id, { id: g.id, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]),
+  );
+  userTopics.value = new Map(
+    (state.user_topics ?? []).filter((t: any) => t.visibility_policy !== 0).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]),
+  );
   loadRealmEmoji(state.realm_emoji ?? {});
   bumpUnread();
 }
@@ -122,7 +155,13 @@ function applyEvent(event: any): void {
       updateMessages((m) => {
         if (m.id !== event.message_id) return m;
         const same = (r: any) => r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type;
-        const reactions = event.op === "add" ? [...m.reactions.filter((r) => !same(r)), { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id }] : m.reactions.filter((r) => !same(r));
+        const reactions =
+          event.op === "add"
+            ? [
+                ...m.reactions.filter((r) => !same(r)),
+                { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id },
+              ]
+            : m.reactions.filter((r) => !same(r));
         return { ...m, reactions };
       });
       return;
@@ -130,7 +169,13 @@ function applyEvent(event: any): void {
       updateMessages((m) =>
         m.id !== event.message_id || (m.submessages ?? []).some((s) => s.id === event.submessage_id)
           ? m
-          : { ...m, submessages: [...(m.submessages ?? []), { id: event.submessage_id, sender_id: event.sender_id, msg_type: event.msg_type, content: event.content }] },
+          : {
+              ...m,
+              submessages: [
+                ...(m.submessages ?? []),
+                { id: event.submessage_id, sender_id: event.sender_id, msg_type: event.msg_type, content: event.content },
+              ],
+            },
       );
       return;
     case "subscription":
@@ -159,7 +204,8 @@ function applyEvent(event: any): void {
       return;
     case "realm":
       if (event.op === "update") realm.value = { ...realm.value, [`realm_${event.property}`]: event.value };
-      else if (event.op === "update_dict") realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(event.data).map(([k, v]) => [`realm_${k}`, v])) };
+      else if (event.op === "update_dict")
+        realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(event.data).map(([k, v]) => [`realm_${k}`, v])) };
       return;
     case "user_group":
       return onUserGroup(event);
@@ -190,7 +236,10 @@ function onFlags(event: any): void {
       for (const id of ids) {
         const d = event.message_details?.[id];
         if (!d) continue;
-        const conversation = d.type === "stream" ? { kind: "channel" as const, channelId: d.stream_id, topic: d.topic } : { kind: "dm" as const, userIds: dmPeople(d.user_ids ?? [], myUserId) };
+        const conversation =
+          d.type === "stream"
+            ? { kind: "channel" as const, channelId: d.stream_id, topic: d.topic }
+            : { kind: "dm" as const, userIds: dmPeople(d.user_ids ?? [], myUserId) };
         unread.add(id, conversation, !!d.mentioned);
       }
     }
@@ -235,12 +284,16 @@ function onUpdateMessage(event: any): void {
 
 /** Whether the app itself can tell which messages belong in a view (no search: the server decides that). */
 function decidedLocally(terms: ReadonlyArray<{ operator: string; operand: string }>): boolean {
-  return terms.every((t) => ["channel", "topic", "dm", "sender", "near", "with"].includes(t.operator) || (t.operator === "is" && ["dm", "starred", "mentioned"].includes(t.operand)));
+  return terms.every(
+    (t) =>
+      ["channel", "topic", "dm", "sender", "near", "with"].includes(t.operator) || (t.operator === "is" && ["dm", "starred", "mentioned"].includes(t.operand)),
+  );
 }
 
 function onUserGroup(event: any): void {
   const map = new Map(userGroups.value);
-  if (event.op === "add") map.set(event.group.id, { id: event.group.id, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
+  if (event.op === "add")
+    map.set(event.group.id, { id: event.group.id, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
   else if (event.op === "remove") map.delete(event.group_id);
   else {
     const g = map.get(event.group_id);
@@ -261,7 +314,11 @@ function onSubscription(event: any): void {
   else if (event.op === "remove") for (const sub of event.subscriptions) map.delete(sub.stream_id);
   else if (event.op === "update") {
     const sub = map.get(event.stream_id);
-    if (sub) map.set(event.stream_id, { ...sub, [event.property === "in_home_view" ? "is_muted" : event.property]: event.property === "in_home_view" ? !event.value : event.value });
+    if (sub)
+      map.set(event.stream_id, {
+        ...sub,
+        [event.property === "in_home_view" ? "is_muted" : event.property]: event.property === "in_home_view" ? !event.value : event.value,
+      });
   } else return;
   subscriptions.value = map;
   bumpUnread();
@@ -271,7 +328,13 @@ function onTyping(event: any): void {
   const key =
     event.message_type === "stream"
       ? conversationKey({ kind: "channel", channelId: event.stream_id, topic: event.topic ?? "" })
-      : conversationKey({ kind: "dm", userIds: dmPeople((event.recipients ?? []).map((r: any) => r.user_id), myUserId) });
+      : conversationKey({
+          kind: "dm",
+          userIds: dmPeople(
+            (event.recipients ?? []).map((r: any) => r.user_id),
+            myUserId,
+          ),
+        });
   const map = new Map(typing.value);
   const who = new Set(map.get(key) ?? []);
   if (event.op === "start") who.add(event.sender.user_id);

@@ -54,8 +54,20 @@ const OPERATOR_ALIASES: Record<string, string> = {
 const PEOPLE_OPERATORS = new Set(["dm", "dm-including", "sender"]);
 
 const OVERLAYS = new Set([
-  "settings", "organization", "channels", "streams", "groups", "drafts", "scheduled", "invite", "keyboard-shortcuts",
-  "message-formatting", "search-operators", "about-zulip", "user", "reminders",
+  "settings",
+  "organization",
+  "channels",
+  "streams",
+  "groups",
+  "drafts",
+  "scheduled",
+  "invite",
+  "keyboard-shortcuts",
+  "message-formatting",
+  "search-operators",
+  "about-zulip",
+  "user",
+  "reminders",
 ]);
 
 /** Where a location hash leads. Aliases (#recent_topics, #all_messages) map to their new names. */
@@ -101,7 +113,10 @@ function parseOperand(operator: string, raw: string, lookup: Lookup): string | n
   if (PEOPLE_OPERATORS.has(operator)) {
     const slug = /^[\d,]+/.exec(raw);
     if (slug && /^\d/.test(slug[0])) {
-      const ids = slug[0].split(",").filter((s) => s !== "").map(Number);
+      const ids = slug[0]
+        .split(",")
+        .filter((s) => s !== "")
+        .map(Number);
       const others = ids.filter((id) => id !== lookup.myId);
       return (others.length > 0 ? others : ids).join(",");
     }

@@ -33,7 +33,10 @@ function nextUnreadTopic(): void {
   for (const { conversation: c } of rows) {
     const terms =
       c.kind === "channel"
-        ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+        ? [
+            { operator: "channel", operand: String(c.channelId), negated: false },
+            { operator: "topic", operand: c.topic, negated: false },
+          ]
         : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
     const hash = narrowHash(terms, lookup);
     if (hash !== current) return void (location.hash = hash);

@@ -47,7 +47,10 @@ async function loadTopics(channelId: number): Promise<void> {
   try {
     const result = await api.get(`/users/me/${channelId}/topics`);
     const map = new Map(channelTopics.value);
-    map.set(channelId, result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })));
+    map.set(
+      channelId,
+      result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })),
+    );
     channelTopics.value = map;
   } catch {
     // the sidebar simply shows no topics

@@ -21,7 +21,16 @@ export interface View {
   error: string | null;
 }
 
-export const view = signal<View>({ terms: [], messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null });
+export const view = signal<View>({
+  terms: [],
+  messages: [],
+  anchorId: null,
+  loading: true,
+  paging: false,
+  foundOldest: false,
+  foundNewest: false,
+  error: null,
+});
 let fetchSerial = 0;
 
 /** Messages being sent (or not sent) that belong in a view: set by the outbox. */
@@ -54,7 +63,10 @@ export async function page(direction: -1 | 1): Promise<void> {
     });
     if (serial !== fetchSerial) return;
     const now = view.value;
-    let messages = direction < 0 ? [...result.messages, ...now.messages] : [...now.messages.filter((m) => !m.local), ...result.messages, ...now.messages.filter((m) => m.local)];
+    let messages =
+      direction < 0
+        ? [...result.messages, ...now.messages]
+        : [...now.messages.filter((m) => !m.local), ...result.messages, ...now.messages.filter((m) => m.local)];
     let { foundOldest, foundNewest } = now;
     if (direction < 0) foundOldest = result.found_oldest;
     else foundNewest = result.found_newest;
@@ -78,7 +90,14 @@ function openingRequest(terms: readonly Term[]) {
   const anchorTerm = terms.find((t) => t.operator === "near" || t.operator === "with");
   const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   // Zulip's first fetch of a narrow is 50 + 50 too (narrow_before/narrow_after); more comes on scrolling.
-  return { narrow: apiNarrow(filter), anchor: anchorTerm ? anchorTerm.operand : "first_unread", num_before: FIRST_PAGE, num_after: FIRST_PAGE, apply_markdown: true, client_gravatar: true };
+  return {
+    narrow: apiNarrow(filter),
+    anchor: anchorTerm ? anchorTerm.operand : "first_unread",
+    num_before: FIRST_PAGE,
+    num_after: FIRST_PAGE,
+    apply_markdown: true,
+    client_gravatar: true,
+  };
 }
 
 let prefetched: { key: string; result: Promise<any> } | null = null;
@@ -122,7 +141,15 @@ export async function catchUp(): Promise<void> {
   const last = confirmed[confirmed.length - 1];
   if (!last) return openNarrow(current.terms);
   const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
-  const result = await api.get("/messages", { narrow: apiNarrow(filter), anchor: last.id, include_anchor: false, num_before: 0, num_after: 1000, apply_markdown: true, client_gravatar: true });
+  const result = await api.get("/messages", {
+    narrow: apiNarrow(filter),
+    anchor: last.id,
+    include_anchor: false,
+    num_before: 0,
+    num_after: 1000,
+    apply_markdown: true,
+    client_gravatar: true,
+  });
   mergeMessages(result.messages);
 }
 

@@ -33,7 +33,11 @@ function changed(): void {
   const kept = [...pending.values()].filter((e) => e.state !== "sent");
   try {
     if (kept.length === 0) localStorage.removeItem(STORAGE_KEY);
-    else localStorage.setItem(STORAGE_KEY, JSON.stringify(kept.map(({ localId, destination, content, timestamp }) => ({ localId, destination, content, timestamp }))));
+    else
+      localStorage.setItem(
+        STORAGE_KEY,
+        JSON.stringify(kept.map(({ localId, destination, content, timestamp }) => ({ localId, destination, content, timestamp }))),
+      );
   } catch {
     // storage full or disabled: the outbox lives as long as the page
   }
@@ -67,18 +71,34 @@ function localMessage(entry: OutboxEntry): Message {
   const { localId, destination, content } = entry;
   const order = [...pending.keys()].indexOf(localId);
   const base = {
-    id: Number.MAX_SAFE_INTEGER - 1000 + order, sender_id: myUserId, sender_full_name: userName(myUserId), content: escapeText(content), timestamp: entry.timestamp,
-    reactions: [], flags: ["read"], local: { localId, state: entry.state === "failed" ? ("failed" as const) : ("sending" as const), error: entry.error },
+    id: Number.MAX_SAFE_INTEGER - 1000 + order,
+    sender_id: myUserId,
+    sender_full_name: userName(myUserId),
+    content: escapeText(content),
+    timestamp: entry.timestamp,
+    reactions: [],
+    flags: ["read"],
+    local: { localId, state: entry.state === "failed" ? ("failed" as const) : ("sending" as const), error: entry.error },
   };
   if (destination.kind === "channel") {
-    return { ...base, type: "stream", stream_id: destination.channelId, subject: destination.topic, display_recipient: subscriptions.value.get(destination.channelId)?.name ?? "" };
+    return {
+      ...base,
+      type: "stream",
+      stream_id: destination.channelId,
+      subject: destination.topic,
+      display_recipient: subscriptions.value.get(destination.channelId)?.name ?? "",
+    };
   }
   const people = [...new Set([...destination.userIds, myUserId])].map((id) => ({ id, full_name: userName(id), email: users.value.get(id)?.email ?? "" }));
   return { ...base, type: "private", subject: "", display_recipient: people };
 }
 
 // Echoes of what is still in the outbox join a view when it opens.
-localEchoes.forView = (terms) => [...pending.values()].filter((e) => e.state !== "sent").map(localMessage).filter((m) => matchesView(m, terms, true));
+localEchoes.forView = (terms) =>
+  [...pending.values()]
+    .filter((e) => e.state !== "sent")
+    .map(localMessage)
+    .filter((m) => matchesView(m, terms, true));
 
 export async function send(destination: Destination, content: string): Promise<void> {
   counter++;

@@ -41,7 +41,11 @@ export function status(userId: number): "active" | "idle" | "offline" {
 
 async function ping(): Promise<void> {
   try {
-    const result = await api.post("/users/me/presence", { status: document.hasFocus() ? "active" : "idle", slim_presence: true, new_user_input: document.hasFocus() });
+    const result = await api.post("/users/me/presence", {
+      status: document.hasFocus() ? "active" : "idle",
+      slim_presence: true,
+      new_user_input: document.hasFocus(),
+    });
     if (result.server_timestamp) clockOffset = result.server_timestamp - Date.now() / 1000;
     if (result.presences) mergePresences(result.presences);
   } catch {

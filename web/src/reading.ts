@@ -29,7 +29,10 @@ async function flush(): Promise<void> {
   if (ids.length === 0) return;
   unread.remove(ids);
   bumpUnread();
-  view.value = { ...view.value, messages: view.value.messages.map((m) => (ids.includes(m.id) && !m.flags.includes("read") ? { ...m, flags: [...m.flags, "read"] } : m)) };
+  view.value = {
+    ...view.value,
+    messages: view.value.messages.map((m) => (ids.includes(m.id) && !m.flags.includes("read") ? { ...m, flags: [...m.flags, "read"] } : m)),
+  };
   try {
     await api.post("/messages/flags", { messages: ids, op: "add", flag: "read" });
   } catch {

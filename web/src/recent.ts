@@ -22,7 +22,11 @@ const KEEP = 20;
 export const PAGE = 400;
 export const recent = signal(new Map<string, RecentConversation>());
 export const recentState = signal<{ loaded: boolean; loading: boolean; foundOldest: boolean; oldestId: number | null; error: string | null }>({
-  loaded: false, loading: false, foundOldest: false, oldestId: null, error: null,
+  loaded: false,
+  loading: false,
+  foundOldest: false,
+  oldestId: null,
+  error: null,
 });
 
 function add(map: Map<string, RecentConversation>, conversation: Conversation, entry: { id: number; sender: number; timestamp: number }): void {

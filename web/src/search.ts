@@ -24,16 +24,37 @@ export interface Suggestion {
   partial?: boolean;
 }
 
-const ALIASES: Record<string, string> = { stream: "channel", streams: "channels", subject: "topic", from: "sender", "pm-with": "dm", "group-pm-with": "dm-including" };
+const ALIASES: Record<string, string> = {
+  stream: "channel",
+  streams: "channels",
+  subject: "topic",
+  from: "sender",
+  "pm-with": "dm",
+  "group-pm-with": "dm-including",
+};
 const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "has", "in", "near", "id", "with", "search"]);
 const IS_VALUES: Array<[string, string]> = [
-  ["starred", "Starred messages"], ["mentioned", "@-mentions"], ["unread", "Unread messages"], ["resolved", "Topics marked as resolved"],
-  ["followed", "Followed topics"], ["dm", "Direct messages"], ["alerted", "Alerted messages"],
+  ["starred", "Starred messages"],
+  ["mentioned", "@-mentions"],
+  ["unread", "Unread messages"],
+  ["resolved", "Topics marked as resolved"],
+  ["followed", "Followed topics"],
+  ["dm", "Direct messages"],
+  ["alerted", "Alerted messages"],
 ];
-const HAS_VALUES: Array<[string, string]> = [["link", "Messages with links"], ["image", "Messages with images"], ["attachment", "Messages with attachments"], ["reaction", "Messages with reactions"]];
+const HAS_VALUES: Array<[string, string]> = [
+  ["link", "Messages with links"],
+  ["image", "Messages with images"],
+  ["attachment", "Messages with attachments"],
+  ["reaction", "Messages with reactions"],
+];
 const OPERATOR_HELP: Array<[string, string]> = [
-  ["channel:", "Messages in a channel"], ["topic:", "Messages in a topic"], ["sender:", "Sent by someone"], ["dm:", "Direct messages with someone"],
-  ["is:", "Starred, mentioned, unread, resolved, followed…"], ["has:", "With a link, image or attachment"],
+  ["channel:", "Messages in a channel"],
+  ["topic:", "Messages in a topic"],
+  ["sender:", "Sent by someone"],
+  ["dm:", "Direct messages with someone"],
+  ["is:", "Starred, mentioned, unread, resolved, followed…"],
+  ["has:", "With a link, image or attachment"],
 ];
 
 /** An operand as typed: "+" stands for a space (as in Zulip's search box); quotes are removed. */
@@ -75,7 +96,9 @@ export function parseSearch(text: string, ctx: SearchContext): Term[] {
     const negated = match[1] === "-";
     let operand = decodeOperand(match[3]);
     if (operator === "channel") {
-      const channel = ctx.channels.find((c) => c.name.toLowerCase() === operand.toLowerCase()) ?? (/^\d+$/.test(operand) ? ctx.channels.find((c) => c.id === Number(operand)) : undefined);
+      const channel =
+        ctx.channels.find((c) => c.name.toLowerCase() === operand.toLowerCase()) ??
+        (/^\d+$/.test(operand) ? ctx.channels.find((c) => c.id === Number(operand)) : undefined);
       if (channel) operand = String(channel.id);
     } else if (operator === "sender" || operator === "dm" || operator === "dm-including") {
       const ids = operand.split(",").map((part) => {
@@ -121,14 +144,16 @@ export function suggest(text: string, ctx: SearchContext, limit = 8): Suggestion
     const partial = decodeOperand(rawOperand);
     const typedOp = `${neg}${rawOp}:`;
     if (op === "channel") {
-      for (const c of ctx.channels.filter((c) => matches(c.name, partial))) add(`${typedOp}${encodeOperand(c.name)} `, `${neg ? "Exclude" : "Messages in"} #${c.name}`);
+      for (const c of ctx.channels.filter((c) => matches(c.name, partial)))
+        add(`${typedOp}${encodeOperand(c.name)} `, `${neg ? "Exclude" : "Messages in"} #${c.name}`);
     } else if (op === "topic") {
       const channelIds = channelTerm ? [Number(channelTerm.operand)] : ctx.channels.map((c) => c.id);
       for (const id of channelIds) for (const t of ctx.topicsOf(id).filter((t) => matches(t, partial))) add(`${typedOp}${encodeOperand(t)} `, `Topic ${t}`);
     } else if (op === "sender" || op === "dm" || op === "dm-including") {
       const verb = op === "sender" ? "Sent by" : op === "dm" ? "Direct messages with" : "Direct messages including";
       if (op === "sender" && matches("me", partial)) add(`${typedOp}me `, "Sent by me");
-      for (const u of ctx.users.filter((u) => u.id !== ctx.myId && (matches(u.name, partial) || matches(u.email, partial)))) add(`${typedOp}${encodeOperand(u.email)} `, `${verb} ${u.name}`);
+      for (const u of ctx.users.filter((u) => u.id !== ctx.myId && (matches(u.name, partial) || matches(u.email, partial))))
+        add(`${typedOp}${encodeOperand(u.email)} `, `${verb} ${u.name}`);
     } else if (op === "is") {
       for (const [value, what] of IS_VALUES.filter(([v]) => matches(v, partial))) add(`${typedOp}${value} `, neg ? `Exclude ${what.toLowerCase()}` : what);
     } else if (op === "has") {

@@ -50,7 +50,11 @@ export interface Message {
 
 export const users = signal(new Map<number, User>());
 export const subscriptions = signal(new Map<number, Subscription>());
-export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string }>({ color_scheme: 1, enter_sends: true, web_home_view: "inbox" });
+export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string }>({
+  color_scheme: 1,
+  enter_sends: true,
+  web_home_view: "inbox",
+});
 export const realmName = signal("");
 export const unread = new UnreadIndex();
 /** Bumped on every change of `unread` (the index itself is not reactive). */

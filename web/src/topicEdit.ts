@@ -39,13 +39,16 @@ function follow(fromChannel: number, fromTopic: string, toChannel: number, toTop
   const channel = r.terms.find((t) => t.operator === "channel" && !t.negated)?.operand;
   const topic = r.terms.find((t) => t.operator === "topic" && !t.negated)?.operand;
   if (channel !== String(fromChannel) || topic?.toLowerCase() !== fromTopic.toLowerCase()) return;
-  location.hash = narrowHash([{ operator: "channel", operand: String(toChannel), negated: false }, { operator: "topic", operand: toTopic, negated: false }], lookup);
+  location.hash = narrowHash(
+    [
+      { operator: "channel", operand: String(toChannel), negated: false },
+      { operator: "topic", operand: toTopic, negated: false },
+    ],
+    lookup,
+  );
 }
 
-export async function moveMessages(
-  d: TopicDialogState,
-  to: { channelId: number; topic: string; notifyOld: boolean; notifyNew: boolean },
-): Promise<boolean> {
+export async function moveMessages(d: TopicDialogState, to: { channelId: number; topic: string; notifyOld: boolean; notifyNew: boolean }): Promise<boolean> {
   const params: Record<string, string | boolean | number> = {
     propagate_mode: d.mode,
     send_notification_to_old_thread: to.notifyOld,
@@ -69,7 +72,12 @@ export async function toggleResolved(m: Message): Promise<void> {
   if (m.type !== "stream") return;
   const topic = toggledResolved(m.subject);
   try {
-    await api.patch(`/messages/${m.id}`, { topic, propagate_mode: "change_all", send_notification_to_old_thread: false, send_notification_to_new_thread: true });
+    await api.patch(`/messages/${m.id}`, {
+      topic,
+      propagate_mode: "change_all",
+      send_notification_to_old_thread: false,
+      send_notification_to_new_thread: true,
+    });
     follow(m.stream_id!, m.subject, m.stream_id!, topic);
   } catch (error) {
     report(error);

@@ -78,7 +78,8 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   let batches = 0;
   const committed = () => {
     batches += 1;
-    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches) throw new Error(`import interrupted after ${batches} batches (test hook)`);
+    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches)
+      throw new Error(`import interrupted after ${batches} batches (test hook)`);
   };
 
   // Resume, or start: the base step creates the organization and the state row together.
@@ -90,7 +91,10 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
     const run = await store.runByRealm(ctx.db.kysely, existing.id);
     if (!run) throw new ImportError(`an organization with string id "${stringId}" exists already: choose another with --string-id`);
     if (run.status === "done") throw new ImportError(`organization "${stringId}" has been imported already`);
-    if (run.source !== source) throw new ImportError(`organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`);
+    if (run.source !== source)
+      throw new ImportError(
+        `organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`,
+      );
     state = JSON.parse(run.state) as RunState;
     realmId = existing.id;
     resumed = true;
@@ -120,7 +124,11 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
       await transaction(ctx, async (tx) => {
         const messages = slice.map((msg) => rows.messageRow(m, msg, clients));
         await store.insertRows(tx.q, "messages", messages);
-        await store.insertRows(tx.q, "user_messages", slice.flatMap((msg) => (byMessage.get(msg.id) ?? []).map((um) => rows.userMessageRow(m, um))));
+        await store.insertRows(
+          tx.q,
+          "user_messages",
+          slice.flatMap((msg) => (byMessage.get(msg.id) ?? []).map((um) => rows.userMessageRow(m, um))),
+        );
         await messageSearchStore.index(tx.q, messages as never);
         state.messages = { file, row: i + slice.length };
         state.counts.messages = (state.counts.messages ?? 0) + slice.length;
@@ -140,7 +148,11 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   for (let i = state.reactions; i < reactions.length; i += batchSize) {
     const slice = reactions.slice(i, i + batchSize);
     await transaction(ctx, async (tx) => {
-      await store.insertRows(tx.q, "reactions", slice.map((r) => rows.reactionRow(m, r)));
+      await store.insertRows(
+        tx.q,
+        "reactions",
+        slice.map((r) => rows.reactionRow(m, r)),
+      );
       state.reactions = i + slice.length;
       state.counts.reactions = state.reactions;
       await save(tx);
@@ -157,8 +169,14 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
     const withFiles = slice.filter((a) => uploadFiles.has(String(a.path_id)));
     for (const a of withFiles) await ctx.blobs.putFile(m.uploadPath(String(a.path_id)), uploadFiles.get(String(a.path_id))!);
     await transaction(ctx, async (tx) => {
-      await store.insertRows(tx.q, "attachments", withFiles.map((a) => rows.attachmentRow(m, a)));
-      const links = withFiles.flatMap((a) => ((a.messages ?? []) as number[]).map((id) => ({ attachment_id: m.id("attachments", a.id), message_id: m.message(id) })));
+      await store.insertRows(
+        tx.q,
+        "attachments",
+        withFiles.map((a) => rows.attachmentRow(m, a)),
+      );
+      const links = withFiles.flatMap((a) =>
+        ((a.messages ?? []) as number[]).map((id) => ({ attachment_id: m.id("attachments", a.id), message_id: m.message(id) })),
+      );
       await store.insertRows(tx.q, "attachment_messages", links);
       state.attachments = i + slice.length;
       state.counts.attachments = (state.counts.attachments ?? 0) + withFiles.length;
@@ -190,9 +208,15 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   const skipped = Object.entries(SKIPPED_TABLES)
     .map(([table, why]) => ({ what: table, count: archive.realm[table]?.length ?? 0, why }))
     .filter((s) => s.count > 0);
-  skipped.push({ what: "passwords and API keys", count: state.counts.users ?? 0, why: "an export has none: users reset their password; every user and bot has a new API key" });
-  if (state.counts.attachments_without_file) skipped.push({ what: "zerver_attachment", count: state.counts.attachments_without_file, why: "the export lacks the file" });
-  if ((archive.realm.zerver_userprofile ?? []).some((u) => u.avatar_source === "U")) skipped.push({ what: "avatars", count: 0, why: "uploaded avatars are not carried over (Gravatar until changed)" });
+  skipped.push({
+    what: "passwords and API keys",
+    count: state.counts.users ?? 0,
+    why: "an export has none: users reset their password; every user and bot has a new API key",
+  });
+  if (state.counts.attachments_without_file)
+    skipped.push({ what: "zerver_attachment", count: state.counts.attachments_without_file, why: "the export lacks the file" });
+  if ((archive.realm.zerver_userprofile ?? []).some((u) => u.avatar_source === "U"))
+    skipped.push({ what: "avatars", count: 0, why: "uploaded avatars are not carried over (Gravatar until changed)" });
   return { realmId, stringId, resumed, imported: state.counts, skipped };
 }
 
@@ -230,21 +254,48 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   };
 
   const users = [...t.zerver_userprofile, ...(t.zerver_userprofile_mirrordummy ?? [])];
-  await insert("recipients", t.zerver_recipient.map((r) => rows.recipientRow(m, r)));
-  await insert("users", users.map((u) => rows.userRow(m, u)));
+  await insert(
+    "recipients",
+    t.zerver_recipient.map((r) => rows.recipientRow(m, r)),
+  );
+  await insert(
+    "users",
+    users.map((u) => rows.userRow(m, u)),
+  );
   const named = new Map((t.zerver_namedusergroup ?? []).map((g) => [Number(g.id ?? g.usergroup_ptr), g]));
-  await insert("user_groups", t.zerver_usergroup.map((g) => rows.userGroupRow(m, g, named.get(Number(g.id)))));
+  await insert(
+    "user_groups",
+    t.zerver_usergroup.map((g) => rows.userGroupRow(m, g, named.get(Number(g.id)))),
+  );
   for (const g of named.values()) await store.updateById(q, "user_groups", m.group(g.id ?? g.usergroup_ptr), rows.userGroupLinks(m, g));
-  await insert("streams", t.zerver_stream.map((s) => rows.streamRow(m, s)));
+  await insert(
+    "streams",
+    t.zerver_stream.map((s) => rows.streamRow(m, s)),
+  );
   for (const u of users) await store.updateById(q, "users", m.user(u.id), rows.userLinks(m, u));
-  await insert("direct_message_groups", (t.zerver_huddle ?? []).map((h) => rows.directMessageGroupRow(m, h)));
+  await insert(
+    "direct_message_groups",
+    (t.zerver_huddle ?? []).map((h) => rows.directMessageGroupRow(m, h)),
+  );
 
   // Channel subscriptions only: Parley implies those to one's own and to groups' direct messages.
   const recipientTypes = new Map(t.zerver_recipient.map((r) => [Number(r.id), Number(r.type)]));
-  await insert("subscriptions", t.zerver_subscription.filter((s) => recipientTypes.get(Number(s.recipient)) === 2).map((s) => rows.subscriptionRow(m, s)));
-  await insert("user_group_members", (t.zerver_usergroupmembership ?? []).map((g) => ({ group_id: m.group(g.user_group), user_id: m.user(g.user_profile) })));
-  await insert("user_group_subgroups", (t.zerver_groupgroupmembership ?? []).map((g) => ({ supergroup_id: m.group(g.supergroup), subgroup_id: m.group(g.subgroup) })));
-  await insert("default_streams", (t.zerver_defaultstream ?? []).map((d) => ({ realm_id: realmId, stream_id: m.stream(d.stream) })));
+  await insert(
+    "subscriptions",
+    t.zerver_subscription.filter((s) => recipientTypes.get(Number(s.recipient)) === 2).map((s) => rows.subscriptionRow(m, s)),
+  );
+  await insert(
+    "user_group_members",
+    (t.zerver_usergroupmembership ?? []).map((g) => ({ group_id: m.group(g.user_group), user_id: m.user(g.user_profile) })),
+  );
+  await insert(
+    "user_group_subgroups",
+    (t.zerver_groupgroupmembership ?? []).map((g) => ({ supergroup_id: m.group(g.supergroup), subgroup_id: m.group(g.subgroup) })),
+  );
+  await insert(
+    "default_streams",
+    (t.zerver_defaultstream ?? []).map((d) => ({ realm_id: realmId, stream_id: m.stream(d.stream) })),
+  );
   await insert(
     "custom_profile_fields",
     (t.zerver_customprofilefield ?? []).map((f) => ({
@@ -294,16 +345,40 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
       visibility_policy: u.visibility_policy,
     })),
   );
-  await insert("muted_users", (t.zerver_muteduser ?? []).map((x) => ({ user_id: m.user(x.user_profile), muted_user_id: m.user(x.muted_user), date_muted: x.date_muted })));
-  await insert("alert_words", (t.zerver_alertword ?? []).map((a) => ({ id: m.id("alert_words", a.id), user_id: m.user(a.user_profile), word: a.word })));
-  await insert("realm_linkifiers", (t.zerver_realmfilter ?? []).map((f) => ({ realm_id: realmId, pattern: f.pattern, url_template: f.url_template, order: f.order ?? 0 })));
-  await insert("realm_playgrounds", (t.zerver_realmplayground ?? []).map((p) => ({ realm_id: realmId, name: p.name, pygments_language: p.pygments_language, url_template: p.url_template })));
+  await insert(
+    "muted_users",
+    (t.zerver_muteduser ?? []).map((x) => ({ user_id: m.user(x.user_profile), muted_user_id: m.user(x.muted_user), date_muted: x.date_muted })),
+  );
+  await insert(
+    "alert_words",
+    (t.zerver_alertword ?? []).map((a) => ({ id: m.id("alert_words", a.id), user_id: m.user(a.user_profile), word: a.word })),
+  );
+  await insert(
+    "realm_linkifiers",
+    (t.zerver_realmfilter ?? []).map((f) => ({ realm_id: realmId, pattern: f.pattern, url_template: f.url_template, order: f.order ?? 0 })),
+  );
+  await insert(
+    "realm_playgrounds",
+    (t.zerver_realmplayground ?? []).map((p) => ({ realm_id: realmId, name: p.name, pygments_language: p.pygments_language, url_template: p.url_template })),
+  );
   await insert(
     "saved_snippets",
-    (t.zerver_savedsnippet ?? []).map((s) => ({ realm_id: realmId, user_id: m.user(s.user_profile), title: s.title, content: s.content, date_created: s.date_created })),
+    (t.zerver_savedsnippet ?? []).map((s) => ({
+      realm_id: realmId,
+      user_id: m.user(s.user_profile),
+      title: s.title,
+      content: s.content,
+      date_created: s.date_created,
+    })),
   );
-  await insert("bot_services", (t.zerver_service ?? []).map((s) => ({ bot_id: m.user(s.user_profile), name: s.name, base_url: s.base_url, token: s.token, interface: s.interface ?? 1 })));
-  await insert("bot_storage", (t.zerver_botstoragedata ?? []).map((s) => ({ bot_id: m.user(s.bot_profile), key: s.key, value: s.value })));
+  await insert(
+    "bot_services",
+    (t.zerver_service ?? []).map((s) => ({ bot_id: m.user(s.user_profile), name: s.name, base_url: s.base_url, token: s.token, interface: s.interface ?? 1 })),
+  );
+  await insert(
+    "bot_storage",
+    (t.zerver_botstoragedata ?? []).map((s) => ({ bot_id: m.user(s.bot_profile), key: s.key, value: s.value })),
+  );
 
   const state: RunState = {
     ...m.state,

@@ -151,7 +151,13 @@ export function directMessageGroupRow(m: IdMap, h: Row): ImportRow {
     .filter((id) => id !== "")
     .map((id) => m.user(Number(id)))
     .sort((a, b) => a - b);
-  return { id: m.id("direct_message_groups", h.id), realm_id: m.realmId, member_key: members.join(","), group_size: members.length, recipient_id: h.recipient == null ? null : m.recipient(h.recipient) };
+  return {
+    id: m.id("direct_message_groups", h.id),
+    realm_id: m.realmId,
+    member_key: members.join(","),
+    group_size: members.length,
+    recipient_id: h.recipient == null ? null : m.recipient(h.recipient),
+  };
 }
 
 export function subscriptionRow(m: IdMap, s: Row): ImportRow {
@@ -197,7 +203,11 @@ export function messageRow(m: IdMap, msg: Row, clients: ReadonlyMap<number, stri
   };
 }
 
-export const userMessageRow = (m: IdMap, um: Row): ImportRow => ({ user_id: m.user(um.user_profile), message_id: m.message(um.message), flags: num(um.flags_mask) });
+export const userMessageRow = (m: IdMap, um: Row): ImportRow => ({
+  user_id: m.user(um.user_profile),
+  message_id: m.message(um.message),
+  flags: num(um.flags_mask),
+});
 
 export const reactionRow = (m: IdMap, r: Row): ImportRow => ({
   id: m.id("reactions", r.id),

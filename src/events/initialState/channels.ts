@@ -32,7 +32,12 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
     const rows = await req.reads.channelSubscriptions();
     const subByRecipient = new Map(rows.map((r) => [r.recipient_id, r]));
     const includeSubscribers = req.includeSubscribers !== false;
-    const subscribers = includeSubscribers ? await subscriptionStore.subscriberIds(q, all.map((s) => s.recipient_id!)) : null;
+    const subscribers = includeSubscribers
+      ? await subscriptionStore.subscriberIds(
+          q,
+          all.map((s) => s.recipient_id!),
+        )
+      : null;
     const subscriptions = [];
     const unsubscribed = [];
     const neverSubscribed = [];
@@ -55,15 +60,20 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
     state.never_subscribed = neverSubscribed.sort(byName);
   }
   if (wantStreams) {
-    const visible = await streamsForUser(q, user, {
-      include_public: true,
-      include_web_public: true,
-      include_subscribed: true,
-      exclude_archived: !withArchived,
-      include_all: isAdmin(user),
-      include_owner_subscribed: false,
-      include_can_access_content: false,
-    }, { subject, realmStreams });
+    const visible = await streamsForUser(
+      q,
+      user,
+      {
+        include_public: true,
+        include_web_public: true,
+        include_subscribed: true,
+        exclude_archived: !withArchived,
+        include_all: isAdmin(user),
+        include_owner_subscribed: false,
+        include_can_access_content: false,
+      },
+      { subject, realmStreams },
+    );
     state.streams = visible.map((s) => buildStreamPayload(s, payloadCtx)).sort(byName);
   }
   return state;

@@ -71,7 +71,11 @@ export class SharedReads {
   channelSubscriptions(): Promise<Subscription[]> {
     return this.once("channelSubscriptions", async () => {
       const streams = await this.realmStreams();
-      return subscriptionStore.listForUsers(this.q, [this.user.id], streams.map((s) => s.recipient_id!));
+      return subscriptionStore.listForUsers(
+        this.q,
+        [this.user.id],
+        streams.map((s) => s.recipient_id!),
+      );
     });
   }
 

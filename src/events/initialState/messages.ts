@@ -40,7 +40,10 @@ async function unreadState(q: Executor, req: SectionRequest) {
   const streamIds = new Map(streams.map((s) => [s.recipient_id!, s.id]));
   const topics = await req.reads.userTopics();
   const policy = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
-  const groupMembers = await directMessageGroupStore.listByRecipientIds(q, rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id));
+  const groupMembers = await directMessageGroupStore.listByRecipientIds(
+    q,
+    rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id),
+  );
   const topicName = (topic: string) => (topic === "" && !req.client.capabilities.empty_topic_name ? req.client.emptyTopicDisplayName : topic);
 
   const pms = new Map<number, number[]>();
@@ -54,7 +57,9 @@ async function unreadState(q: Executor, req: SectionRequest) {
       const streamId = streamIds.get(row.recipient_id);
       if (streamId === undefined) continue;
       const topicPolicy = policy.get(`${streamId}\u0000${row.subject.toLowerCase()}`) ?? VisibilityPolicy.INHERIT;
-      muted = topicPolicy === VisibilityPolicy.MUTED || (activeSubs.get(row.recipient_id)!.is_muted === 1 && topicPolicy !== VisibilityPolicy.UNMUTED && topicPolicy !== VisibilityPolicy.FOLLOWED);
+      muted =
+        topicPolicy === VisibilityPolicy.MUTED ||
+        (activeSubs.get(row.recipient_id)!.is_muted === 1 && topicPolicy !== VisibilityPolicy.UNMUTED && topicPolicy !== VisibilityPolicy.FOLLOWED);
       const key = JSON.stringify([streamId, row.subject.toLowerCase()]);
       if (!channels.has(key)) channels.set(key, { stream_id: streamId, topic: topicName(row.subject), unread_message_ids: [] });
       channels.get(key)!.unread_message_ids.push(row.id);
@@ -84,7 +89,10 @@ async function unreadState(q: Executor, req: SectionRequest) {
 async function recentConversations(q: Executor, req: SectionRequest) {
   const me = req.user.id;
   const rows = await initialStateStore.recentDirectMessages(q, me, RECENT_DIRECT_MESSAGES);
-  const groupMembers = await directMessageGroupStore.listByRecipientIds(q, rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id));
+  const groupMembers = await directMessageGroupStore.listByRecipientIds(
+    q,
+    rows.filter((r) => r.recipient_type === RecipientType.DIRECT_MESSAGE_GROUP).map((r) => r.recipient_id),
+  );
   const conversations = new Map<string, { max_message_id: number; user_ids: number[] }>();
   for (const row of rows) {
     let others: number[];

@@ -112,7 +112,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_url: req.config.externalUrl,
       realm_uri: req.config.externalUrl,
       realm_message_retention_days: realm.message_retention_days ?? -1,
-      realm_wildcard_mention_policy: wildcardMentionPolicy(values.get(state.realm_can_mention_many_users_group as number) ?? state.realm_can_mention_many_users_group, systemGroups),
+      realm_wildcard_mention_policy: wildcardMentionPolicy(
+        values.get(state.realm_can_mention_many_users_group as number) ?? state.realm_can_mention_many_users_group,
+        systemGroups,
+      ),
       realm_default_external_accounts: DEFAULT_EXTERNAL_ACCOUNTS,
       realm_empty_topic_display_name: EMPTY_TOPIC_DISPLAY_NAME,
       realm_new_stream_announcements_stream_id: settings.new_stream_announcements_stream_id,
@@ -138,7 +141,11 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     });
   }
   if (wants(req, "realm_user_settings_defaults")) {
-    state.realm_user_settings_defaults = { ...realmUserSettingsDefaults(realm), emojiset_choices: EMOJISET_CHOICES, available_notification_sounds: [...NOTIFICATION_SOUNDS] };
+    state.realm_user_settings_defaults = {
+      ...realmUserSettingsDefaults(realm),
+      emojiset_choices: EMOJISET_CHOICES,
+      available_notification_sounds: [...NOTIFICATION_SOUNDS],
+    };
   }
   if (wants(req, "realm_billing")) state.realm_billing = { has_pending_sponsorship_request: false };
   if (wants(req, "realm_embedded_bots")) state.realm_embedded_bots = Object.keys(EMBEDDED_BOTS).map((name) => ({ name, config: {} }));

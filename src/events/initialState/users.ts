@@ -22,7 +22,13 @@ async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<
     q,
     req.reads.subject,
     req.realm,
-    ["can_create_public_channel_group", "can_create_private_channel_group", "can_create_web_public_channel_group", "can_add_subscribers_group", "can_invite_users_group"],
+    [
+      "can_create_public_channel_group",
+      "can_create_private_channel_group",
+      "can_create_web_public_channel_group",
+      "can_add_subscribers_group",
+      "can_invite_users_group",
+    ],
     await req.reads.systemGroups(),
   );
   const webPublic = held.can_create_web_public_channel_group && webPublicStreamsEnabled(req.realm);
@@ -49,10 +55,7 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     const accessible = await restrictedUserAccess(q, user, realm);
     const unknown = everyone.filter((u) => !canAccessUser(accessible, u));
     const known = everyone.filter((u) => canAccessUser(accessible, u));
-    state.realm_users = [
-      ...known.filter((u) => u.is_active).map(format),
-      ...unknown.map((u) => inaccessibleUserPayload(u.id, req.config.externalUrl)),
-    ];
+    state.realm_users = [...known.filter((u) => u.is_active).map(format), ...unknown.map((u) => inaccessibleUserPayload(u.id, req.config.externalUrl))];
     state.realm_non_active_users = known.filter((u) => !u.is_active).map(format);
     state.cross_realm_bots = (await listCrossRealmBots(q, SYSTEM_BOT_REALM)).map((bot) => ({
       ...buildUserPayload(user, bot, { clientGravatar: client.clientGravatar }),
@@ -95,7 +98,18 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
   if (wants(req, "user_status")) {
     const byId = new Map(everyone.map((u) => [u.id, u]));
     const rows = await initialStateStore.userStatuses(q, realm.id);
-    const users = byId.size > 0 ? byId : new Map((await userStore.listByIds(q, realm.id, rows.map((r) => r.user_id))).map((u) => [u.id, u]));
+    const users =
+      byId.size > 0
+        ? byId
+        : new Map(
+            (
+              await userStore.listByIds(
+                q,
+                realm.id,
+                rows.map((r) => r.user_id),
+              )
+            ).map((u) => [u.id, u]),
+          );
     const statuses: Record<string, unknown> = {};
     for (const row of rows) {
       const status = formatUserStatus(row, users.get(row.user_id)!);

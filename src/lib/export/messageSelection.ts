@@ -47,10 +47,7 @@ export async function selectMessageIds(q: Executor, input: SelectionInput): Prom
   const received = new Set(publicRecipients);
   for (const id of consentedRecipients) if (!protectedRecipients.has(id)) received.add(id);
   const protectedConsented = [...consentedRecipients].filter((id) => protectedRecipients.has(id));
-  const others = [
-    ...input.users.filter((u) => !consented.has(u.id)).map((u) => u.recipient_id),
-    ...input.systemBots.map((b) => b.recipient_id),
-  ];
+  const others = [...input.users.filter((u) => !consented.has(u.id)).map((u) => u.recipient_id), ...input.systemBots.map((b) => b.recipient_id)];
   const consentedIds = [...consented];
   const parts = [
     await read.messageIdsTo(q, realmId, [...received]),

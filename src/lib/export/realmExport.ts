@@ -89,11 +89,12 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
 
   // realm.json
   const systemGroupIds = new Map(userGroups.filter((g) => g.is_system_group === 1 && g.name !== null).map((g) => [g.name!, g.id]));
-  const recipients = await read.recipients(q, [
-    ...users.map((u) => u.recipient_id),
-    ...streams.map((s) => s.recipient_id),
-    ...groups.map((g) => g.recipient_id),
-  ].filter((id): id is number => id !== null));
+  const recipients = await read.recipients(
+    q,
+    [...users.map((u) => u.recipient_id), ...streams.map((s) => s.recipient_id), ...groups.map((g) => g.recipient_id)].filter(
+      (id): id is number => id !== null,
+    ),
+  );
   const scheduledSenders = type === ExportType.PUBLIC ? [] : type === ExportType.FULL_WITH_CONSENT ? [...consented] : users.map((u) => u.id);
   const scheduled = await read.scheduledMessages(q, realmId, scheduledSenders);
   const messageIds = selection.messageIds;
@@ -105,7 +106,10 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   stats.realm = await writeTableFile(path.join(dir, "realm.json"), [
     ["zerver_realm", [rows.realmRow(realm, systemGroupIds)]],
     ["zerver_realmauthenticationmethod", []],
-    ["zerver_presencesequence", (await read.presenceSequences(q, realmId)).map((p) => ({ id: p.realm_id, realm: p.realm_id, last_update_id: p.last_update_id }))],
+    [
+      "zerver_presencesequence",
+      (await read.presenceSequences(q, realmId)).map((p) => ({ id: p.realm_id, realm: p.realm_id, last_update_id: p.last_update_id })),
+    ],
     ["zerver_scheduledmessage", scheduled.map((m) => rows.scheduledMessageRow(m, clientIds))],
     ["zerver_defaultstream", (await read.defaultStreams(q, realmId)).map((d, i) => ({ id: i + 1, realm: d.realm_id, stream: d.stream_id }))],
     ["zerver_customprofilefield", (await read.customProfileFields(q, realmId)).map(rows.customProfileFieldRow)],
@@ -124,7 +128,10 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     ["zerver_usergroup", userGroups.map(rows.userGroupRow)],
     ["zerver_namedusergroup", userGroups.filter((g) => g.named === 1).map(rows.namedUserGroupRow)],
     ["zerver_usergroupmembership", (await read.userGroupMembers(q, realmId)).map((m, i) => ({ id: i + 1, user_group: m.group_id, user_profile: m.user_id }))],
-    ["zerver_groupgroupmembership", (await read.userGroupSubgroups(q, realmId)).map((m, i) => ({ id: i + 1, supergroup: m.supergroup_id, subgroup: m.subgroup_id }))],
+    [
+      "zerver_groupgroupmembership",
+      (await read.userGroupSubgroups(q, realmId)).map((m, i) => ({ id: i + 1, supergroup: m.supergroup_id, subgroup: m.subgroup_id })),
+    ],
     ["zerver_service", (await read.botServices(q, realmId)).map(rows.serviceRow)],
     ["zerver_botstoragedata", (await read.botStorage(q, realmId)).map(rows.botStorageRow)],
     ["zerver_botconfigdata", []],
@@ -148,7 +155,16 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   // attachment.json and uploads/
   const attachments = await read.attachments(q, realmId, [...attachmentMessages.keys()]);
   stats.attachment = await writeTableFile(path.join(dir, "attachment.json"), [
-    ["zerver_attachment", attachments.map((a) => rows.attachmentRow(a, (attachmentMessages.get(a.id) ?? []).sort((x, y) => x - y), []))],
+    [
+      "zerver_attachment",
+      attachments.map((a) =>
+        rows.attachmentRow(
+          a,
+          (attachmentMessages.get(a.id) ?? []).sort((x, y) => x - y),
+          [],
+        ),
+      ),
+    ],
   ]);
   const owners = new Map(users.map((u) => [u.id, u]));
   const uploadRecords: rows.Row[] = [];
@@ -179,7 +195,15 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     const emojiPath = `${realmId}/emoji/images/${e.file_name}`;
     await mkdir(path.join(dir, "emoji", path.dirname(emojiPath)), { recursive: true });
     await copyFile(source, path.join(dir, "emoji", emojiPath));
-    emojiRecords.push({ realm_id: realmId, author: e.author_id, path: emojiPath, s3_path: emojiPath, file_name: e.file_name, name: e.name, deactivated: e.deactivated === 1 });
+    emojiRecords.push({
+      realm_id: realmId,
+      author: e.author_id,
+      path: emojiPath,
+      s3_path: emojiPath,
+      file_name: e.file_name,
+      name: e.name,
+      deactivated: e.deactivated === 1,
+    });
   }
   stats.emoji_records = await writeRecordsFile(path.join(dir, "emoji"), emojiRecords);
   stats.avatars_records = await writeRecordsFile(path.join(dir, "avatars"), []);

@@ -48,7 +48,10 @@ export function userProfileRow(user: User): Row {
 /** The realm row; group permissions by the id of their group (the default system group's when unset). */
 export function realmRow(realm: Realm, systemGroupIds: ReadonlyMap<string, number>): Row {
   const permissions = Object.fromEntries(
-    REALM_GROUP_PERMISSION_NAMES.map((name) => [name, storedRealmGroupPermission(realm, name) ?? systemGroupIds.get(REALM_GROUP_PERMISSIONS[name].default_group_name) ?? null]),
+    REALM_GROUP_PERMISSION_NAMES.map((name) => [
+      name,
+      storedRealmGroupPermission(realm, name) ?? systemGroupIds.get(REALM_GROUP_PERMISSIONS[name].default_group_name) ?? null,
+    ]),
   );
   return {
     id: realm.id,
@@ -126,7 +129,12 @@ export function impliedSubscriptionRow(id: number, userId: number, recipientId: 
   };
 }
 
-export const huddleRow = (g: Sel<"direct_message_groups">): Row => ({ id: g.id, huddle_hash: g.member_key, group_size: g.group_size, recipient: g.recipient_id });
+export const huddleRow = (g: Sel<"direct_message_groups">): Row => ({
+  id: g.id,
+  huddle_hash: g.member_key,
+  group_size: g.group_size,
+  recipient: g.recipient_id,
+});
 
 export const userGroupRow = (g: Sel<"user_groups">): Row => ({ id: g.id, realm: g.realm_id });
 
@@ -179,8 +187,20 @@ export const realmEmojiRow = (e: Sel<"realm_emoji">): Row => ({
   deactivated: bool(e.deactivated),
 });
 
-export const realmFilterRow = (f: Sel<"realm_linkifiers">): Row => ({ id: f.id, realm: f.realm_id, pattern: f.pattern, url_template: f.url_template, order: f.order });
-export const realmPlaygroundRow = (p: Sel<"realm_playgrounds">): Row => ({ id: p.id, realm: p.realm_id, name: p.name, pygments_language: p.pygments_language, url_template: p.url_template });
+export const realmFilterRow = (f: Sel<"realm_linkifiers">): Row => ({
+  id: f.id,
+  realm: f.realm_id,
+  pattern: f.pattern,
+  url_template: f.url_template,
+  order: f.order,
+});
+export const realmPlaygroundRow = (p: Sel<"realm_playgrounds">): Row => ({
+  id: p.id,
+  realm: p.realm_id,
+  name: p.name,
+  pygments_language: p.pygments_language,
+  url_template: p.url_template,
+});
 
 export const userTopicRow = (t: Sel<"user_topics">): Row => ({
   id: t.id,
@@ -211,10 +231,29 @@ export const userPresenceRow = (p: Sel<"user_presences">): Row => ({
   last_update_id: p.last_update_id,
 });
 
-export const mutedUserRow = (m: Sel<"muted_users">, id: number): Row => ({ id, user_profile: m.user_id, muted_user: m.muted_user_id, date_muted: m.date_muted });
+export const mutedUserRow = (m: Sel<"muted_users">, id: number): Row => ({
+  id,
+  user_profile: m.user_id,
+  muted_user: m.muted_user_id,
+  date_muted: m.date_muted,
+});
 export const alertWordRow = (a: Sel<"alert_words">, realmId: number): Row => ({ id: a.id, user_profile: a.user_id, realm: realmId, word: a.word });
-export const savedSnippetRow = (s: Sel<"saved_snippets">): Row => ({ id: s.id, realm: s.realm_id, user_profile: s.user_id, title: s.title, content: s.content, date_created: s.date_created });
-export const serviceRow = (s: Sel<"bot_services">): Row => ({ id: s.id, user_profile: s.bot_id, name: s.name, base_url: s.base_url, token: s.token, interface: s.interface });
+export const savedSnippetRow = (s: Sel<"saved_snippets">): Row => ({
+  id: s.id,
+  realm: s.realm_id,
+  user_profile: s.user_id,
+  title: s.title,
+  content: s.content,
+  date_created: s.date_created,
+});
+export const serviceRow = (s: Sel<"bot_services">): Row => ({
+  id: s.id,
+  user_profile: s.bot_id,
+  name: s.name,
+  base_url: s.base_url,
+  token: s.token,
+  interface: s.interface,
+});
 export const botStorageRow = (s: Sel<"bot_storage">): Row => ({ id: s.id, bot_profile: s.bot_id, key: s.key, value: s.value });
 
 export const auditLogRow = (a: Sel<"audit_log">): Row => ({

@@ -69,7 +69,8 @@ export function readZulipArchive(root: string): ZulipArchive {
   for (const table of REQUIRED_TABLES) {
     if (!Array.isArray(realm[table])) throw new ImportArchiveError(`realm.json has no ${table} table`);
   }
-  if (realm.zerver_realm.length !== 1) throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realm.zerver_realm.length} rows)`);
+  if (realm.zerver_realm.length !== 1)
+    throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realm.zerver_realm.length} rows)`);
 
   const maxIds: Record<string, number> = {};
   for (const [table, rows] of Object.entries(realm)) if (Array.isArray(rows)) maxIds[table] = maxId(rows);
@@ -79,13 +80,15 @@ export function readZulipArchive(root: string): ZulipArchive {
     .filter((name) => /^messages-\d{6}\.json$/.test(name))
     .sort();
   messageFiles.forEach((name, i) => {
-    if (name !== `messages-${String(i + 1).padStart(6, "0")}.json`) throw new ImportArchiveError(`message file ${i + 1} is missing (found ${name}): the export is incomplete`);
+    if (name !== `messages-${String(i + 1).padStart(6, "0")}.json`)
+      throw new ImportArchiveError(`message file ${i + 1} is missing (found ${name}): the export is incomplete`);
   });
   let messageCount = 0;
   let maxMessageId = 0;
   for (const name of messageFiles) {
     const data = readJson(path.join(root, name), name);
-    if (!Array.isArray(data?.zerver_message) || !Array.isArray(data?.zerver_usermessage)) throw new ImportArchiveError(`${name} lacks zerver_message or zerver_usermessage`);
+    if (!Array.isArray(data?.zerver_message) || !Array.isArray(data?.zerver_usermessage))
+      throw new ImportArchiveError(`${name} lacks zerver_message or zerver_usermessage`);
     messageCount += data.zerver_message.length;
     maxMessageId = Math.max(maxMessageId, maxId(data.zerver_message));
   }

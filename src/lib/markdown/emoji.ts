@@ -54,12 +54,24 @@ export function unicodeEmojiHtml(sequence: string): string | null {
 
 /** Zulip's emoticon translations (translate_emoticons setting). */
 const EMOTICONS: Record<string, string> = {
-  ":)": "smile", "(:": "smile", ":(": "frown", "<3": "heart", ":|": "neutral", ":/": "confused",
-  ";)": "wink", ":D": "grinning", ":o": "open_mouth", ":O": "open_mouth", ":p": "stuck_out_tongue", ":P": "stuck_out_tongue",
+  ":)": "smile",
+  "(:": "smile",
+  ":(": "frown",
+  "<3": "heart",
+  ":|": "neutral",
+  ":/": "confused",
+  ";)": "wink",
+  ":D": "grinning",
+  ":o": "open_mouth",
+  ":O": "open_mouth",
+  ":p": "stuck_out_tongue",
+  ":P": "stuck_out_tongue",
 };
 const TERMINALS = String.raw`,.;?!()\[\] "'\n\t`;
 export const EMOTICON_RE = new RegExp(
-  `(?<![^${TERMINALS}])(${Object.keys(EMOTICONS).map((e) => e.replace(/[()|/]/g, "\\$&")).join("|")})(?![^${TERMINALS}])`,
+  `(?<![^${TERMINALS}])(${Object.keys(EMOTICONS)
+    .map((e) => e.replace(/[()|/]/g, "\\$&"))
+    .join("|")})(?![^${TERMINALS}])`,
   "g",
 );
 

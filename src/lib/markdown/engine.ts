@@ -36,8 +36,20 @@ export function buildEngine(): MarkdownIt {
   md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokens[idx].content)}</code>`;
   md.renderer.rules.zulip_html = (tokens, idx) => tokens[idx].content;
   for (const plugin of [
-    listsPlugin, fencesPlugin, quotesPlugin, backticksPlugin, emphasisPlugin, mentionsPlugin, texPlugin,
-    streamLinksPlugin, timePlugin, linksPlugin, emojiPlugin, autolinkPlugin, linkifiersPlugin, previewsPlugin,
+    listsPlugin,
+    fencesPlugin,
+    quotesPlugin,
+    backticksPlugin,
+    emphasisPlugin,
+    mentionsPlugin,
+    texPlugin,
+    streamLinksPlugin,
+    timePlugin,
+    linksPlugin,
+    emojiPlugin,
+    autolinkPlugin,
+    linkifiersPlugin,
+    previewsPlugin,
   ]) {
     md.use(plugin);
   }

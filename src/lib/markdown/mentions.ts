@@ -50,7 +50,10 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
   const env = renderEnv(state);
   const rest = state.src.slice(state.pos, state.posMax);
   const quiet = env.inQuote === true;
-  for (const [re, render] of [[USER_MENTION_RE, renderUserMention], [GROUP_MENTION_RE, renderGroupMention]] as const) {
+  for (const [re, render] of [
+    [USER_MENTION_RE, renderUserMention],
+    [GROUP_MENTION_RE, renderGroupMention],
+  ] as const) {
     const m = re.exec(rest);
     if (!m) continue;
     // Validation runs (silent) must not record mentions: render against a scratch copy.

@@ -189,8 +189,11 @@ function embedHtml(env: RenderEnv, href: string, embed: UrlEmbed): string | null
     return `<div class="embed-video message_inline_image"><a href="${escapeAttr(href)}"${title}${dataId}><img src="${escapeAttr(image)}"></a></div>`;
   }
   const style = `background-image: url("${image.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\a ")}")`;
-  const parts = [`<div class="message_embed"><a class="message_embed_image" href="${escapeAttr(href)}" style="${escapeAttr(style)}"></a><div class="data-container">`];
-  if (embed.title) parts.push(`<div class="message_embed_title"><a href="${escapeAttr(href)}" title="${escapeAttr(embed.title)}">${escapeText(embed.title)}</a></div>`);
+  const parts = [
+    `<div class="message_embed"><a class="message_embed_image" href="${escapeAttr(href)}" style="${escapeAttr(style)}"></a><div class="data-container">`,
+  ];
+  if (embed.title)
+    parts.push(`<div class="message_embed_title"><a href="${escapeAttr(href)}" title="${escapeAttr(embed.title)}">${escapeText(embed.title)}</a></div>`);
   if (embed.description) parts.push(`<div class="message_embed_description">${escapeText(embed.description)}</div>`);
   parts.push("</div></div>");
   return parts.join("");
@@ -229,7 +232,10 @@ function audioRule(state: StateCore): void {
       if (!isAudioUrl(href)) continue;
       let close = i + 1;
       while (children[close].type !== "link_close") close++;
-      const title = children.slice(i + 1, close).map((t) => t.content).join("");
+      const title = children
+        .slice(i + 1, close)
+        .map((t) => t.content)
+        .join("");
       const src = uploadPathId(href, env.options.realmUrl) !== null ? href : proxied(env, href);
       const player = new state.Token("zulip_html", "", 0);
       player.content = `<audio controls preload="metadata" src="${escapeAttr(src)}" title="${escapeAttr(title)}"></audio>`;

@@ -8,15 +8,54 @@
 
 /** highlight.js scopes → Pygments token classes (the most specific scope wins). */
 const CLASS_FOR_SCOPE: Record<string, string> = {
-  keyword: "k", built_in: "nb", type: "kt", literal: "kc", number: "m", operator: "o",
-  punctuation: "p", property: "py", regexp: "sr", string: "s", "char.escape": "se", subst: "si",
-  symbol: "ss", variable: "nv", "variable.language": "bp", "variable.constant": "no", title: "nf",
-  "title.class": "nc", "title.class.inherited": "n", "title.function": "nf", "title.function.invoke": "n",
-  comment: "c", doctag: "sd", meta: "cp", "meta.keyword": "cp", "meta.string": "s",
-  section: "gh", tag: "nt", name: "nt", attr: "na", attribute: "na", "selector-tag": "nt",
-  "selector-id": "nn", "selector-class": "nc", "selector-attr": "na", "selector-pseudo": "nd",
-  addition: "gi", deletion: "gd", emphasis: "ge", strong: "gs", link: "nl", quote: "c1", bullet: "m",
-  code: "sb", formula: "m", template: "si", "template-tag": "cp", "template-variable": "nv",
+  keyword: "k",
+  built_in: "nb",
+  type: "kt",
+  literal: "kc",
+  number: "m",
+  operator: "o",
+  punctuation: "p",
+  property: "py",
+  regexp: "sr",
+  string: "s",
+  "char.escape": "se",
+  subst: "si",
+  symbol: "ss",
+  variable: "nv",
+  "variable.language": "bp",
+  "variable.constant": "no",
+  title: "nf",
+  "title.class": "nc",
+  "title.class.inherited": "n",
+  "title.function": "nf",
+  "title.function.invoke": "n",
+  comment: "c",
+  doctag: "sd",
+  meta: "cp",
+  "meta.keyword": "cp",
+  "meta.string": "s",
+  section: "gh",
+  tag: "nt",
+  name: "nt",
+  attr: "na",
+  attribute: "na",
+  "selector-tag": "nt",
+  "selector-id": "nn",
+  "selector-class": "nc",
+  "selector-attr": "na",
+  "selector-pseudo": "nd",
+  addition: "gi",
+  deletion: "gd",
+  emphasis: "ge",
+  strong: "gs",
+  link: "nl",
+  quote: "c1",
+  bullet: "m",
+  code: "sb",
+  formula: "m",
+  template: "si",
+  "template-tag": "cp",
+  "template-variable": "nv",
 };
 
 /** How a language's Pygments lexer classes what highlight.js leaves unmarked. */
@@ -35,8 +74,21 @@ interface Profile {
 
 const C_LIKE: Profile = { ident: "n", punct: "[](){},;." };
 const JS_WORDS: Record<string, string> = {
-  var: "kd", let: "kd", const: "kd", function: "kd", class: "kd", import: "kn", export: "kn", from: "kn",
-  true: "kc", false: "kc", null: "kc", undefined: "kc", NaN: "kc", Infinity: "kc", this: "k",
+  var: "kd",
+  let: "kd",
+  const: "kd",
+  function: "kd",
+  class: "kd",
+  import: "kn",
+  export: "kn",
+  from: "kn",
+  true: "kc",
+  false: "kc",
+  null: "kc",
+  undefined: "kc",
+  NaN: "kc",
+  Infinity: "kc",
+  this: "k",
 };
 const PROFILES: Record<string, Profile> = {
   python: {
@@ -175,5 +227,7 @@ export function pygmentsHtml(hljsHtml: string, grammar: string, escape: (text: s
     tokens.push(...refine(leaf, profile, grammar, offset === 0));
     offset += leaf.text.length;
   }
-  return merge(tokens, profile).map((token) => renderToken(token, escape)).join("");
+  return merge(tokens, profile)
+    .map((token) => renderToken(token, escape))
+    .join("");
 }

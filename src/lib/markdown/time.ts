@@ -10,9 +10,27 @@ const TIME_RE = /^<time:([^>]*?)>/;
 
 /** A few zone abbreviations people type (Zulip's common_timezones holds more). */
 const ZONES: Record<string, string> = {
-  UTC: "+0000", GMT: "+0000", Z: "+0000", IST: "+0530", EST: "-0500", EDT: "-0400", CST: "-0600",
-  CDT: "-0500", MST: "-0700", MDT: "-0600", PST: "-0800", PDT: "-0700", CET: "+0100", CEST: "+0200",
-  EET: "+0200", EEST: "+0300", BST: "+0100", JST: "+0900", KST: "+0900", AEST: "+1000", AEDT: "+1100",
+  UTC: "+0000",
+  GMT: "+0000",
+  Z: "+0000",
+  IST: "+0530",
+  EST: "-0500",
+  EDT: "-0400",
+  CST: "-0600",
+  CDT: "-0500",
+  MST: "-0700",
+  MDT: "-0600",
+  PST: "-0800",
+  PDT: "-0700",
+  CET: "+0100",
+  CEST: "+0200",
+  EET: "+0200",
+  EEST: "+0300",
+  BST: "+0100",
+  JST: "+0900",
+  KST: "+0900",
+  AEST: "+1000",
+  AEDT: "+1100",
 };
 
 const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

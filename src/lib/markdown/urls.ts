@@ -5,8 +5,27 @@
 
 /** https://html.spec.whatwg.org/multipage/system-state.html#safelisted-scheme */
 const SAFELISTED_SCHEMES = [
-  "bitcoin", "geo", "im", "irc", "ircs", "magnet", "mailto", "matrix", "mms", "news", "nntp",
-  "openpgp4fpr", "sip", "sms", "smsto", "ssh", "tel", "urn", "webcal", "wtai", "xmpp",
+  "bitcoin",
+  "geo",
+  "im",
+  "irc",
+  "ircs",
+  "magnet",
+  "mailto",
+  "matrix",
+  "mms",
+  "news",
+  "nntp",
+  "openpgp4fpr",
+  "sip",
+  "sms",
+  "smsto",
+  "ssh",
+  "tel",
+  "urn",
+  "webcal",
+  "wtai",
+  "xmpp",
 ];
 const ALLOWED_SCHEMES = new Set(["http", "https", "ftp", ...SAFELISTED_SCHEMES]);
 

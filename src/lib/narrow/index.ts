@@ -53,7 +53,10 @@ function accessCondition(ctx: BuildContext, includeHistory: boolean): Condition 
   const { unreadable, readable, protectedHistory } = ctx.channels;
   if (!includeHistory) return narrowSql.access(unreadable, null);
   const protectedSet = new Set(protectedHistory);
-  return narrowSql.access(unreadable, [...readable.keys()].filter((id) => !protectedSet.has(id)));
+  return narrowSql.access(
+    unreadable,
+    [...readable.keys()].filter((id) => !protectedSet.has(id)),
+  );
 }
 
 /**

@@ -49,7 +49,6 @@ export class BadNarrowError extends ApiError {
   }
 }
 
-
 /**
  * The channel the operand names, if the user may see it (accessStreamById/ByName's "metadata"
  * rule). Found among the realm's channels already loaded for the access rules, by id or by exact
@@ -59,7 +58,11 @@ export class BadNarrowError extends ApiError {
 async function channelFor(ctx: BuildContext, operand: Operand): Promise<ChannelAccess> {
   const channels = [...ctx.channels.byStreamId.values()];
   const known =
-    typeof operand === "number" ? ctx.channels.byStreamId.get(operand) : typeof operand === "string" ? channels.find((c) => c.stream.name === operand) : undefined;
+    typeof operand === "number"
+      ? ctx.channels.byStreamId.get(operand)
+      : typeof operand === "string"
+        ? channels.find((c) => c.stream.name === operand)
+        : undefined;
   if (known?.canSeeMetadata) return known;
   try {
     if (typeof operand === "number" && !known) return await accessStreamById(ctx.q, ctx.subject, operand);

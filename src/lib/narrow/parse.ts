@@ -28,10 +28,7 @@ const text = (maxLength: number) =>
     .max(maxLength)
     .refine((value) => !value.includes("\u0000"), "{var_name} contains NULL (0x00) characters.");
 const operand = z.union([text(MAX_OPERAND_LENGTH), z.int(), z.array(z.union([text(MAX_OPERAND_LENGTH), z.int()])).max(MAX_OPERAND_ITEMS)]);
-const term = z.union([
-  z.tuple([text(100), text(MAX_OPERAND_LENGTH)]),
-  z.object({ operator: text(100), operand, negated: z.boolean().optional() }),
-]);
+const term = z.union([z.tuple([text(100), text(MAX_OPERAND_LENGTH)]), z.object({ operator: text(100), operand, negated: z.boolean().optional() })]);
 export const narrowSchema = z.array(term).max(MAX_NARROW_TERMS);
 
 const ALIASES: Record<string, string> = {

@@ -24,7 +24,11 @@ function title(terms: readonly Term[]): string {
     const name = subscriptions.value.get(Number(channel.operand))?.name ?? channel.operand;
     return topic ? `#${name} › ${topic.operand || "general chat"}` : `#${name}`;
   }
-  if (dm) return dm.operand.split(",").map((id) => userName(Number(id))).join(", ");
+  if (dm)
+    return dm.operand
+      .split(",")
+      .map((id) => userName(Number(id)))
+      .join(", ");
   if (search) return `Search: ${search.operand}`;
   if (is?.operand === "starred") return "Starred messages";
   if (is?.operand === "mentioned") return "Mentions";
@@ -44,7 +48,10 @@ function Inbox() {
         {rows.map(({ conversation: c, count }) => {
           const terms: Term[] =
             c.kind === "channel"
-              ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+              ? [
+                  { operator: "channel", operand: String(c.channelId), negated: false },
+                  { operator: "topic", operand: c.topic, negated: false },
+                ]
               : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
           return (
             <li key={narrowHash(terms, lookup)}>
@@ -69,12 +76,25 @@ export function homeKind(): "inbox" | "recent" | "feed" {
 export function App() {
   const r = route.value;
   const kind = r.kind === "home" ? homeKind() : r.kind;
-  const heading = r.kind === "narrow" ? title(r.terms) : kind === "inbox" ? "Inbox" : kind === "recent" ? "Recent conversations" : r.kind === "invalid" ? "Invalid URL" : "Combined feed";
+  const heading =
+    r.kind === "narrow"
+      ? title(r.terms)
+      : kind === "inbox"
+        ? "Inbox"
+        : kind === "recent"
+          ? "Recent conversations"
+          : r.kind === "invalid"
+            ? "Invalid URL"
+            : "Combined feed";
   return (
     <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""}`}>
       <header class="top">
-        <button type="button" class="menu" aria-label="Menu" onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>☰</button>
-        <a class="realm" href="#">{realmName.value || "Parley"}</a>
+        <button type="button" class="menu" aria-label="Menu" onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>
+          ☰
+        </button>
+        <a class="realm" href="#">
+          {realmName.value || "Parley"}
+        </a>
         <SearchBox />
         {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
         <form method="post" action="/accounts/logout/" class="logout">
@@ -84,13 +104,25 @@ export function App() {
       <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
       <main class="main">
         <h1 class="view-title">{heading}</h1>
-        {kind === "inbox" ? <Inbox /> : kind === "recent" ? <Recent /> : r.kind === "invalid" ? <p class="status error">This link is not valid.</p> : <MessageList />}
+        {kind === "inbox" ? (
+          <Inbox />
+        ) : kind === "recent" ? (
+          <Recent />
+        ) : r.kind === "invalid" ? (
+          <p class="status error">This link is not valid.</p>
+        ) : (
+          <MessageList />
+        )}
         <Compose />
       </main>
       <UserList />
       <TopicDialog />
       <EmojiPicker />
-      {notice.value && <div class="notice" role="status">{notice.value}</div>}
+      {notice.value && (
+        <div class="notice" role="status">
+          {notice.value}
+        </div>
+      )}
       {showShortcuts.value && (
         <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
           <h2>Keyboard shortcuts</h2>
@@ -98,7 +130,9 @@ export function App() {
             <tbody>
               {SHORTCUTS.map(([keys, what]) => (
                 <tr key={keys}>
-                  <td><kbd>{keys}</kbd></td>
+                  <td>
+                    <kbd>{keys}</kbd>
+                  </td>
                   <td>{what}</td>
                 </tr>
               ))}

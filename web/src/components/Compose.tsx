@@ -52,7 +52,10 @@ let typingSentAt = 0;
 function noteTyping(destination: Destination | null): void {
   if (!destination || Date.now() - typingSentAt < 10_000) return;
   typingSentAt = Date.now();
-  const params = destination.kind === "channel" ? { type: "stream", stream_id: destination.channelId, topic: destination.topic, op: "start" } : { type: "direct", to: destination.userIds, op: "start" };
+  const params =
+    destination.kind === "channel"
+      ? { type: "stream", stream_id: destination.channelId, topic: destination.topic, op: "start" }
+      : { type: "direct", to: destination.userIds, op: "start" };
   api.post("/typing", params).catch(() => {});
 }
 
@@ -96,8 +99,13 @@ function Unsent() {
         {list.map((e) => (
           <li key={e.localId} data-local-id={e.localId}>
             <span class="to">{describe(e.destination)}:</span> <span class="text">{e.content.length > 80 ? `${e.content.slice(0, 80)}…` : e.content}</span>{" "}
-            <span class="why">({e.error})</span> <button type="button" onClick={() => retry(e.localId)}>Retry</button>{" "}
-            <button type="button" onClick={() => discard(e.localId)}>Discard</button>
+            <span class="why">({e.error})</span>{" "}
+            <button type="button" onClick={() => retry(e.localId)}>
+              Retry
+            </button>{" "}
+            <button type="button" onClick={() => discard(e.localId)}>
+              Discard
+            </button>
           </li>
         ))}
       </ul>
@@ -125,28 +133,47 @@ export function Compose() {
   return (
     <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
       <Unsent />
-      {typists.length > 0 && <div class="typing">{typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…</div>}
+      {typists.length > 0 && (
+        <div class="typing">
+          {typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…
+        </div>
+      )}
       <div class="destination">
         {dmTo.value ? (
           <span class="dm-to">
             To: {dmTo.value.map(userName).join(", ")}
-            <button type="button" class="link" onClick={() => (dmTo.value = null)}>change</button>
+            <button type="button" class="link" onClick={() => (dmTo.value = null)}>
+              change
+            </button>
           </span>
         ) : (
           <>
             <select aria-label="Channel" value={channelId.value ?? ""} onChange={(e) => (channelId.value = Number(e.currentTarget.value) || null)}>
               <option value="">Channel…</option>
               {channels.map((s) => (
-                <option key={s.stream_id} value={s.stream_id}>#{s.name}</option>
+                <option key={s.stream_id} value={s.stream_id}>
+                  #{s.name}
+                </option>
               ))}
             </select>
             <input aria-label="Topic" placeholder="Topic" value={topic.value} onInput={(e) => (topic.value = e.currentTarget.value)} maxLength={60} />
-            <select aria-label="Direct message to" value="" onFocus={() => (dmListed.value = true)} onMouseDown={() => (dmListed.value = true)} onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}>
+            <select
+              aria-label="Direct message to"
+              value=""
+              onFocus={() => (dmListed.value = true)}
+              onMouseDown={() => (dmListed.value = true)}
+              onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}
+            >
               <option value="">DM…</option>
               {/* A large organization's people are listed when the list is first opened, not at start. */}
-              {dmListed.value && [...users.value.values()].filter((u) => !u.is_bot && u.user_id !== myUserId).map((u) => (
-                <option key={u.user_id} value={u.user_id}>{u.full_name}</option>
-              ))}
+              {dmListed.value &&
+                [...users.value.values()]
+                  .filter((u) => !u.is_bot && u.user_id !== myUserId)
+                  .map((u) => (
+                    <option key={u.user_id} value={u.user_id}>
+                      {u.full_name}
+                    </option>
+                  ))}
             </select>
           </>
         )}
@@ -155,7 +182,13 @@ export function Compose() {
         <textarea
           ref={textarea}
           aria-label="Message"
-          placeholder={dest ? (dest.kind === "channel" ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || "general chat"}` : `Message ${dest.userIds.map(userName).join(", ")}`) : "Choose where to send"}
+          placeholder={
+            dest
+              ? dest.kind === "channel"
+                ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || "general chat"}`
+                : `Message ${dest.userIds.map(userName).join(", ")}`
+              : "Choose where to send"
+          }
           value={content.value}
           rows={2}
           onInput={(e) => {
@@ -171,10 +204,24 @@ export function Compose() {
             }
           }}
         />
-        <button type="button" class="emoji-button" title="Add emoji" aria-label="Add emoji" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => insertText(textarea.current, `:${emoji.name}:`))}>☺</button>
-        <button type="submit" class="send">Send</button>
+        <button
+          type="button"
+          class="emoji-button"
+          title="Add emoji"
+          aria-label="Add emoji"
+          onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => insertText(textarea.current, `:${emoji.name}:`))}
+        >
+          ☺
+        </button>
+        <button type="submit" class="send">
+          Send
+        </button>
       </div>
-      {error.value && <div class="error" role="alert">{error.value}</div>}
+      {error.value && (
+        <div class="error" role="alert">
+          {error.value}
+        </div>
+      )}
     </form>
   );
 }

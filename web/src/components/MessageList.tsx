@@ -11,7 +11,17 @@ import { page, view } from "../messages.js";
 import { retry, discard } from "../outbox.js";
 import { markSeen } from "../reading.js";
 import {
-  copyLink, deleteMessage, editing, markUnreadFrom, QUICK_REACTIONS, quoteAndReply, saveEdit, selectedId, startEdit, toggleReaction, toggleStar,
+  copyLink,
+  deleteMessage,
+  editing,
+  markUnreadFrom,
+  QUICK_REACTIONS,
+  quoteAndReply,
+  saveEdit,
+  selectedId,
+  startEdit,
+  toggleReaction,
+  toggleStar,
 } from "../actions.js";
 import { dmPeople } from "../unread.js";
 
@@ -19,7 +29,9 @@ const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
 
 function recipientKey(m: Message): string {
-  return m.type === "stream" ? `c:${m.stream_id}:${m.subject.toLowerCase()}` : `dm:${dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId).join(",")}`;
+  return m.type === "stream"
+    ? `c:${m.stream_id}:${m.subject.toLowerCase()}`
+    : `dm:${dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId).join(",")}`;
 }
 
 function RecipientBar({ m }: { m: Message }) {
@@ -55,12 +67,29 @@ function TopicButtons({ m }: { m: Message }) {
   return (
     <span class="topic-buttons">
       {canResolve() && (
-        <button type="button" class={`resolve ${resolved ? "on" : ""}`} title={resolved ? "Mark as unresolved" : "Mark as resolved"} onClick={() => void toggleResolved(m)}>✔</button>
+        <button
+          type="button"
+          class={`resolve ${resolved ? "on" : ""}`}
+          title={resolved ? "Mark as unresolved" : "Mark as resolved"}
+          onClick={() => void toggleResolved(m)}
+        >
+          ✔
+        </button>
       )}
       {(canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
-        <button type="button" class="move-topic" title="Move topic" onClick={() => openTopicDialog(m, "change_all")}>✎</button>
+        <button type="button" class="move-topic" title="Move topic" onClick={() => openTopicDialog(m, "change_all")}>
+          ✎
+        </button>
       )}
-      <button type="button" class={`follow ${followed ? "on" : ""}`} title={followed ? "Unfollow topic" : "Follow topic"} aria-pressed={followed} onClick={() => setFollowed(m.stream_id!, m.subject, !followed)}>◉</button>
+      <button
+        type="button"
+        class={`follow ${followed ? "on" : ""}`}
+        title={followed ? "Unfollow topic" : "Follow topic"}
+        aria-pressed={followed}
+        onClick={() => setFollowed(m.stream_id!, m.subject, !followed)}
+      >
+        ◉
+      </button>
     </span>
   );
 }
@@ -78,9 +107,22 @@ function Reactions({ m }: { m: Message }) {
     <div class="reactions">
       {[...groups.values()].map((g) => {
         const custom = g.type === "realm_emoji" ? realmEmoji.value.get(g.code) : undefined;
-        const glyph = g.type === "unicode_emoji" ? String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16))) : custom ? <img class="emoji" src={custom.source_url} alt={`:${g.name}:`} /> : `:${g.name}:`;
+        const glyph =
+          g.type === "unicode_emoji" ? (
+            String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16)))
+          ) : custom ? (
+            <img class="emoji" src={custom.source_url} alt={`:${g.name}:`} />
+          ) : (
+            `:${g.name}:`
+          );
         return (
-          <button type="button" key={g.code} class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`} title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`} onClick={() => toggleReaction(m, g.name, g.code, g.type)}>
+          <button
+            type="button"
+            key={g.code}
+            class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`}
+            title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`}
+            onClick={() => toggleReaction(m, g.name, g.code, g.type)}
+          >
             {glyph} <span class="n">{g.users.length}</span>
           </button>
         );
@@ -94,25 +136,56 @@ function Actions({ m, all }: { m: Message; all: Message[] }) {
   return (
     <div class="actions" role="toolbar" aria-label="Message actions">
       {QUICK_REACTIONS.slice(0, 3).map(([name, glyph]) => (
-        <button type="button" key={name} title={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>{glyph}</button>
+        <button type="button" key={name} title={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>
+          {glyph}
+        </button>
       ))}
-      <button type="button" class="emoji-action" title="Add emoji reaction" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>☺+</button>
-      <button type="button" title={m.flags.includes("starred") ? "Unstar" : "Star"} class="star-action" onClick={() => toggleStar(m)}>{m.flags.includes("starred") ? "★" : "☆"}</button>
+      <button
+        type="button"
+        class="emoji-action"
+        title="Add emoji reaction"
+        onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}
+      >
+        ☺+
+      </button>
+      <button type="button" title={m.flags.includes("starred") ? "Unstar" : "Star"} class="star-action" onClick={() => toggleStar(m)}>
+        {m.flags.includes("starred") ? "★" : "☆"}
+      </button>
       <details class="more">
         <summary title="More actions">⋯</summary>
         <div class="menu">
-          <button type="button" onClick={() => quoteAndReply(m)}>Quote and reply</button>
-          <button type="button" onClick={() => copyLink(m)}>Copy link to message</button>
-          <button type="button" onClick={() => markUnreadFrom(m, all)}>Mark as unread from here</button>
+          <button type="button" onClick={() => quoteAndReply(m)}>
+            Quote and reply
+          </button>
+          <button type="button" onClick={() => copyLink(m)}>
+            Copy link to message
+          </button>
+          <button type="button" onClick={() => markUnreadFrom(m, all)}>
+            Mark as unread from here
+          </button>
           {QUICK_REACTIONS.slice(3).map(([name, glyph]) => (
-            <button type="button" key={name} onClick={() => toggleReaction(m, name)}>{glyph} React :{name}:</button>
+            <button type="button" key={name} onClick={() => toggleReaction(m, name)}>
+              {glyph} React :{name}:
+            </button>
           ))}
-          <button type="button" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>Add emoji reaction…</button>
-          {own && <button type="button" onClick={() => startEdit(m)}>Edit message</button>}
-          {m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
-            <button type="button" onClick={() => openTopicDialog(m, "change_one")}>Move message…</button>
+          <button type="button" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>
+            Add emoji reaction…
+          </button>
+          {own && (
+            <button type="button" onClick={() => startEdit(m)}>
+              Edit message
+            </button>
           )}
-          {own && <button type="button" class="danger" onClick={() => deleteMessage(m)}>Delete message</button>}
+          {m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
+            <button type="button" onClick={() => openTopicDialog(m, "change_one")}>
+              Move message…
+            </button>
+          )}
+          {own && (
+            <button type="button" class="danger" onClick={() => deleteMessage(m)}>
+              Delete message
+            </button>
+          )}
         </div>
       </details>
     </div>
@@ -134,7 +207,10 @@ function EditBox({ id }: { id: number }) {
           if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) (ev.preventDefault(), saveEdit());
         }}
       />
-      <button type="submit">Save</button> <button type="button" onClick={() => (editing.value = null)}>Cancel</button>
+      <button type="submit">Save</button>{" "}
+      <button type="button" onClick={() => (editing.value = null)}>
+        Cancel
+      </button>
     </form>
   );
 }
@@ -257,7 +333,12 @@ export function MessageList() {
     const day = dayFormat.format(new Date(m.timestamp * 1000));
     const newDay = !prev || dayFormat.format(new Date(prev.timestamp * 1000)) !== day;
     const newRecipient = !prev || recipientKey(prev) !== recipientKey(m);
-    if (newDay) rows.push(<div key={`d${m.id}`} class="date-divider"><span>{day}</span></div>);
+    if (newDay)
+      rows.push(
+        <div key={`d${m.id}`} class="date-divider">
+          <span>{day}</span>
+        </div>,
+      );
     if (newRecipient || newDay) rows.push(<RecipientBar key={`r${m.id}`} m={m} />);
     const showSender = newRecipient || newDay || prev!.sender_id !== m.sender_id || m.timestamp - prev!.timestamp > 600;
     rows.push(<MessageRow key={m.local ? m.local.localId : m.id} m={m} showSender={showSender} all={all} />);
@@ -269,7 +350,9 @@ export function MessageList() {
       {v.loading && <p class="status">Loading…</p>}
       {v.error && <p class="status error">{v.error}</p>}
       {!v.loading && !v.error && all.length === 0 && <p class="status">No messages here yet.</p>}
-      {!v.loading && all.length > 0 && <p class="status edge">{moreAbove ? (v.paging ? "Loading older messages…" : "") : "This is the beginning of the conversation."}</p>}
+      {!v.loading && all.length > 0 && (
+        <p class="status edge">{moreAbove ? (v.paging ? "Loading older messages…" : "") : "This is the beginning of the conversation."}</p>
+      )}
       {rows}
     </div>
   );
@@ -287,12 +370,20 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
     >
       {showSender && (
         <div class="sender">
-          <span class="avatar" aria-hidden="true">{m.sender_full_name.slice(0, 1)}</span>
+          <span class="avatar" aria-hidden="true">
+            {m.sender_full_name.slice(0, 1)}
+          </span>
           <span class="name">{m.sender_full_name}</span>
         </div>
       )}
-      <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>{timeFormat.format(new Date(m.timestamp * 1000))}</time>
-      {m.flags.includes("starred") && <span class="star" title="Starred">★</span>}
+      <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>
+        {timeFormat.format(new Date(m.timestamp * 1000))}
+      </time>
+      {m.flags.includes("starred") && (
+        <span class="star" title="Starred">
+          ★
+        </span>
+      )}
       {!m.local && <Actions m={m} all={all} />}
       {editing.value?.id === m.id ? (
         <EditBox id={m.id} />
@@ -305,7 +396,8 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
       <Reactions m={m} />
       {m.local?.state === "failed" && (
         <div class="send-failed" role="alert">
-          Not sent: {m.local.error} <button onClick={() => retry(m.local!.localId)}>Retry</button> <button onClick={() => discard(m.local!.localId)}>Discard</button>
+          Not sent: {m.local.error} <button onClick={() => retry(m.local!.localId)}>Retry</button>{" "}
+          <button onClick={() => discard(m.local!.localId)}>Discard</button>
         </div>
       )}
     </div>

@@ -18,7 +18,10 @@ function when(timestamp: number | undefined): string {
 
 function termsOf(c: Conversation): Term[] {
   return c.kind === "channel"
-    ? [{ operator: "channel", operand: String(c.channelId), negated: false }, { operator: "topic", operand: c.topic, negated: false }]
+    ? [
+        { operator: "channel", operand: String(c.channelId), negated: false },
+        { operator: "topic", operand: c.topic, negated: false },
+      ]
     : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
 }
 
@@ -39,7 +42,13 @@ export function Recent() {
       {rows.length > 0 && (
         <table>
           <thead>
-            <tr><th>Channel</th><th>Topic</th><th>Participants</th><th class="n">Unread</th><th>Last message</th></tr>
+            <tr>
+              <th>Channel</th>
+              <th>Topic</th>
+              <th>Participants</th>
+              <th class="n">Unread</th>
+              <th>Last message</th>
+            </tr>
           </thead>
           <tbody>
             {rows.map((entry) => {
@@ -50,20 +59,36 @@ export function Recent() {
               const people = participants(entry);
               const followed = c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED;
               return (
-                <tr key={entry.key} data-key={entry.key} class={sub?.is_muted ? "muted" : ""} onClick={(e) => !(e.target as HTMLElement).closest("a") && (location.hash = href)}>
+                <tr
+                  key={entry.key}
+                  data-key={entry.key}
+                  class={sub?.is_muted ? "muted" : ""}
+                  onClick={(e) => !(e.target as HTMLElement).closest("a") && (location.hash = href)}
+                >
                   <td class="where">
                     {c.kind === "channel" ? (
-                      <a href={narrowHash(termsOf(c).slice(0, 1), lookup)}><span class="swatch" style={{ background: sub?.color ?? "#999" }} />{sub?.name ?? "unknown channel"}</a>
+                      <a href={narrowHash(termsOf(c).slice(0, 1), lookup)}>
+                        <span class="swatch" style={{ background: sub?.color ?? "#999" }} />
+                        {sub?.name ?? "unknown channel"}
+                      </a>
                     ) : (
                       <span class="dm-label">Direct message</span>
                     )}
                   </td>
                   <td class="topic">
-                    <a href={href}>{c.kind === "channel" ? (c.topic === "" ? <i>general chat</i> : c.topic) : c.userIds.map(userName).join(", ")}</a>
-                    {followed && <span class="followed" title="You follow this topic">◉</span>}
+                    <a href={href}>{c.kind === "channel" ? c.topic === "" ? <i>general chat</i> : c.topic : c.userIds.map(userName).join(", ")}</a>
+                    {followed && (
+                      <span class="followed" title="You follow this topic">
+                        ◉
+                      </span>
+                    )}
                   </td>
                   <td class="people" title={people.map(userName).join(", ")}>
-                    {people.slice(0, 4).map((id) => <span key={id} class="avatar" aria-label={userName(id)}>{userName(id).slice(0, 1)}</span>)}
+                    {people.slice(0, 4).map((id) => (
+                      <span key={id} class="avatar" aria-label={userName(id)}>
+                        {userName(id).slice(0, 1)}
+                      </span>
+                    ))}
                     {people.length > 4 && <span class="more">+{people.length - 4}</span>}
                   </td>
                   <td class="n">{count > 0 && <span class="count">{count}</span>}</td>

@@ -17,7 +17,10 @@ function context(): SearchContext {
   return {
     myId: myUserId,
     channels: [...subscriptions.value.values()].map((s) => ({ id: s.stream_id, name: s.name })).sort((a, b) => a.name.localeCompare(b.name)),
-    users: [...users.value.values()].filter((u) => u.is_active !== false).map((u) => ({ id: u.user_id, name: u.full_name, email: u.email })).sort((a, b) => a.name.localeCompare(b.name)),
+    users: [...users.value.values()]
+      .filter((u) => u.is_active !== false)
+      .map((u) => ({ id: u.user_id, name: u.full_name, email: u.email }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
     topicsOf: (id) => (channelTopics.value.get(id) ?? []).map((t) => t.name),
   };
 }

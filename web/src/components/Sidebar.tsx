@@ -1,4 +1,16 @@
-import { channelTopics, lookup, recentDms, route, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import {
+  channelTopics,
+  lookup,
+  recentDms,
+  route,
+  subscriptions,
+  topicKey,
+  unread,
+  unreadVersion,
+  userName,
+  userTopics,
+  VISIBILITY_FOLLOWED,
+} from "../state.js";
 import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
@@ -67,7 +79,13 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
       <h2>Channels</h2>
       <ul class="channels">
         {channels.map((sub) => (
-          <ChannelItem key={sub.stream_id} sub={sub} count={byChannel.get(sub.stream_id) ?? 0} open={openChannel === String(sub.stream_id)} openTopic={openTopic} />
+          <ChannelItem
+            key={sub.stream_id}
+            sub={sub}
+            count={byChannel.get(sub.stream_id) ?? 0}
+            open={openChannel === String(sub.stream_id)}
+            openTopic={openTopic}
+          />
         ))}
       </ul>
     </nav>
@@ -93,10 +111,26 @@ function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count
             const active = openTopic?.toLowerCase() === topic.name.toLowerCase();
             return (
               <li key={topic.name} class={`${active ? "active" : ""} ${resolved ? "resolved" : ""} ${followed ? "followed" : ""}`} data-topic={topic.name}>
-                <a href={narrowHash([{ operator: "channel", operand: String(sub.stream_id), negated: false }, { operator: "topic", operand: topic.name, negated: false }], lookup)}>
-                  {resolved && <span class="resolved-mark" title="Resolved">✔</span>}
+                <a
+                  href={narrowHash(
+                    [
+                      { operator: "channel", operand: String(sub.stream_id), negated: false },
+                      { operator: "topic", operand: topic.name, negated: false },
+                    ],
+                    lookup,
+                  )}
+                >
+                  {resolved && (
+                    <span class="resolved-mark" title="Resolved">
+                      ✔
+                    </span>
+                  )}
                   <span class="name">{resolved ? topic.name.replace(/^(✔ ?)+/u, "") : topic.name === "" ? <i>general chat</i> : topic.name}</span>
-                  {followed && <span class="followed-mark" title="Followed">◉</span>}
+                  {followed && (
+                    <span class="followed-mark" title="Followed">
+                      ◉
+                    </span>
+                  )}
                   {n > 0 && <span class="count">{n}</span>}
                 </a>
               </li>

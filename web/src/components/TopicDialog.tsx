@@ -30,41 +30,57 @@ function Dialog() {
   return (
     <div class="dialog-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
       <div role="dialog" aria-label={d.mode === "change_one" ? "Move message" : "Move topic"}>
-      <form
-        class="dialog topic-dialog"
-        onKeyDown={(e) => e.key === "Escape" && close()}
-        onSubmit={async (e) => {
-          e.preventDefault();
-          setBusy(true);
-          const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
-          setBusy(false);
-          if (ok) close();
-        }}
-      >
-        <h2>{d.mode === "change_one" ? "Move message" : "Move topic"}</h2>
-        <label>
-          Channel
-          <select aria-label="New channel" value={channelId} disabled={!movable} onChange={(e) => setChannelId(Number(e.currentTarget.value))}>
-            {channels.map((s) => <option key={s.stream_id} value={s.stream_id}>#{s.name}</option>)}
-          </select>
-        </label>
-        <label>
-          Topic
-          <input aria-label="New topic" value={topic} maxLength={60} ref={(el) => el?.focus()} onInput={(e) => setTopic(e.currentTarget.value)} />
-        </label>
-        <label>
-          Which messages
-          <select aria-label="Which messages" value={mode} onChange={(e) => setMode(e.currentTarget.value as PropagateMode)}>
-            {MODES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
-          </select>
-        </label>
-        <label class="check"><input type="checkbox" checked={notifyOld} onChange={(e) => setNotifyOld(e.currentTarget.checked)} /> Send automated notice to the old topic</label>
-        <label class="check"><input type="checkbox" checked={notifyNew} onChange={(e) => setNotifyNew(e.currentTarget.checked)} /> Send automated notice to the new topic</label>
-        <div class="buttons">
-          <button type="button" onClick={close}>Cancel</button>
-          <button type="submit" class="primary" disabled={busy}>Confirm</button>
-        </div>
-      </form>
+        <form
+          class="dialog topic-dialog"
+          onKeyDown={(e) => e.key === "Escape" && close()}
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setBusy(true);
+            const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
+            setBusy(false);
+            if (ok) close();
+          }}
+        >
+          <h2>{d.mode === "change_one" ? "Move message" : "Move topic"}</h2>
+          <label>
+            Channel
+            <select aria-label="New channel" value={channelId} disabled={!movable} onChange={(e) => setChannelId(Number(e.currentTarget.value))}>
+              {channels.map((s) => (
+                <option key={s.stream_id} value={s.stream_id}>
+                  #{s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Topic
+            <input aria-label="New topic" value={topic} maxLength={60} ref={(el) => el?.focus()} onInput={(e) => setTopic(e.currentTarget.value)} />
+          </label>
+          <label>
+            Which messages
+            <select aria-label="Which messages" value={mode} onChange={(e) => setMode(e.currentTarget.value as PropagateMode)}>
+              {MODES.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label class="check">
+            <input type="checkbox" checked={notifyOld} onChange={(e) => setNotifyOld(e.currentTarget.checked)} /> Send automated notice to the old topic
+          </label>
+          <label class="check">
+            <input type="checkbox" checked={notifyNew} onChange={(e) => setNotifyNew(e.currentTarget.checked)} /> Send automated notice to the new topic
+          </label>
+          <div class="buttons">
+            <button type="button" onClick={close}>
+              Cancel
+            </button>
+            <button type="submit" class="primary" disabled={busy}>
+              Confirm
+            </button>
+          </div>
+        </form>
       </div>
     </div>
   );

@@ -25,13 +25,18 @@ export function UserList() {
           <li key={user.user_id} class={s} data-user-id={user.user_id}>
             <a href={narrowHash([{ operator: "dm", operand: String(user.user_id), negated: false }], lookup)} title={`${user.full_name} (${s})`}>
               <span class="presence" aria-label={s} />
-              <span class="name">{user.full_name}{user.user_id === myUserId ? " (you)" : ""}</span>
+              <span class="name">
+                {user.full_name}
+                {user.user_id === myUserId ? " (you)" : ""}
+              </span>
             </a>
           </li>
         ))}
       </ul>
       {!showAll.value && people.length > FIRST && (
-        <button type="button" class="more-people" onClick={() => (showAll.value = true)}>{people.length - FIRST} more people</button>
+        <button type="button" class="more-people" onClick={() => (showAll.value = true)}>
+          {people.length - FIRST} more people
+        </button>
       )}
     </aside>
   );
