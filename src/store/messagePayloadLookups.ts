@@ -2,7 +2,8 @@ import { sql } from "kysely";
 import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
-import type { Reaction, Submessage } from "./messages.js";
+import type { Submessage } from "./messages.js";
+import type { Reaction } from "./reactions.js";
 
 /** A message's recipient with what its payload shows: the channel, or the group's members. */
 export interface PayloadRecipient {

@@ -1,11 +1,11 @@
 import { type Insertable, type Selectable, sql } from "kysely";
 import { dialectOf } from "../db/dialect.js";
-import type { MessagesTable, ReactionsTable, SubmessagesTable } from "../db/schema.js";
+import type { MessagesTable, SubmessagesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
+import type { Reaction } from "./reactions.js";
 
 export type Message = Selectable<MessagesTable>;
-export type Reaction = Selectable<ReactionsTable>;
 export type Submessage = Selectable<SubmessagesTable>;
 
 /** Case-insensitive topic comparison, as Zulip's upper(subject) = upper(topic). */
