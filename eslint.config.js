@@ -48,7 +48,8 @@ function layerRules(index) {
 const SQL_BUILDERS = "/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|selectNoFrom)$/";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "web/**", "**/*.js", "**/*.mjs", "coverage/**"] },
+  // Landed migrations are immutable (src/db/migrations.sha256): lint fixes must not touch them.
+  { ignores: ["dist/**", "node_modules/**", "web/**", "**/*.js", "**/*.mjs", "coverage/**", "src/db/migrations/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

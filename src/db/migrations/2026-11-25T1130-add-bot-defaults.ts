@@ -7,18 +7,9 @@ import type { Dialect } from "../dialect.js";
  * account by API key alone (incoming webhooks).
  */
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
-  await db.schema
-    .alterTable("users")
-    .addColumn("default_sending_stream_id", d.bigint, (c) => c.references("streams.id"))
-    .execute();
-  await db.schema
-    .alterTable("users")
-    .addColumn("default_events_register_stream_id", d.bigint, (c) => c.references("streams.id"))
-    .execute();
-  await db.schema
-    .alterTable("users")
-    .addColumn("default_all_public_streams", "integer", (c) => c.notNull().defaultTo(0))
-    .execute();
+  await db.schema.alterTable("users").addColumn("default_sending_stream_id", d.bigint, (c) => c.references("streams.id")).execute();
+  await db.schema.alterTable("users").addColumn("default_events_register_stream_id", d.bigint, (c) => c.references("streams.id")).execute();
+  await db.schema.alterTable("users").addColumn("default_all_public_streams", "integer", (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.createIndex("bot_services_bot").on("bot_services").columns(["bot_id"]).execute();
   // Incoming webhooks authenticate with the api_key alone.
   await db.schema.createIndex("users_api_key").on("users").columns(["api_key"]).execute();

@@ -7,10 +7,7 @@ import type { Dialect } from "../dialect.js";
  * presences changed since the last_update_id it has (and the highest id it sent).
  */
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
-  await db.schema
-    .alterTable("user_presences")
-    .addColumn("last_update_id", d.bigint, (c) => c.notNull().defaultTo(0))
-    .execute();
+  await db.schema.alterTable("user_presences").addColumn("last_update_id", d.bigint, (c) => c.notNull().defaultTo(0)).execute();
   await db.schema
     .createTable("presence_sequences")
     .addColumn("realm_id", d.bigint, (c) => c.primaryKey().references("realms.id"))

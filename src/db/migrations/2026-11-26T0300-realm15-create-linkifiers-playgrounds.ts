@@ -19,10 +19,5 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .addColumn("pygments_language", "text", (c) => c.notNull())
     .addColumn("url_template", "text", (c) => c.notNull())
     .execute();
-  await db.schema
-    .createIndex("realm_playgrounds_realm_language_name")
-    .on("realm_playgrounds")
-    .columns(["realm_id", "pygments_language", "name"])
-    .unique()
-    .execute();
+  await db.schema.createIndex("realm_playgrounds_realm_language_name").on("realm_playgrounds").columns(["realm_id", "pygments_language", "name"]).unique().execute();
 }
