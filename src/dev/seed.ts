@@ -21,6 +21,7 @@ import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import { recipientStore } from "../store/recipients.js";
 import { messageSearchStore } from "../store/messageSearch.js";
+import { STREAM_ASSIGNMENT_COLORS } from "../models/streamColors.js";
 
 /**
  * Zulip's development organization, with the same ids and emails as Zulip's own development and
@@ -97,34 +98,6 @@ const SUBSCRIPTIONS: Record<string, string[]> = {
   shiva: ["Verona", "Denmark", "Scotland"],
   ZOE: ["Verona", "Denmark", "Scotland", "Venice", "Rome"],
 };
-
-/** Zulip's STREAM_ASSIGNMENT_COLORS. */
-const CHANNEL_COLORS = [
-  "#76ce90",
-  "#fae589",
-  "#a6c7e5",
-  "#e79ab5",
-  "#bfd56f",
-  "#f4ae55",
-  "#b0a5fd",
-  "#addfe5",
-  "#f5ce6e",
-  "#c2726a",
-  "#94c849",
-  "#bd86e5",
-  "#ee7e4a",
-  "#a6dcbf",
-  "#95a5fd",
-  "#53a063",
-  "#9987e1",
-  "#e4523d",
-  "#c2c2c2",
-  "#4f8de4",
-  "#c6a8ad",
-  "#e7cc4d",
-  "#c8bebf",
-  "#a47462",
-];
 
 /** A few conversations, oldest first: channel messages (channel › topic) and direct messages. */
 type SeedMessage = { from: string; channel: string; topic: string; text: string } | { from: string; to: string; text: string };
@@ -215,7 +188,11 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
     for (const channelName of channelNames) {
       const channel = channels.get(channelName)!;
       channel.subscriberIds.push(userId(name));
-      rows.push({ user_id: userId(name), recipient_id: channel.recipientId, color: CHANNEL_COLORS[(rows.length + 1) % CHANNEL_COLORS.length] });
+      rows.push({
+        user_id: userId(name),
+        recipient_id: channel.recipientId,
+        color: STREAM_ASSIGNMENT_COLORS[(rows.length + 1) % STREAM_ASSIGNMENT_COLORS.length],
+      });
       await auditLogStore.insert(tx.q, {
         realm_id: realm.id,
         event_type: "subscription_created",
