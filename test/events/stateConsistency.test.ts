@@ -480,7 +480,7 @@ function emittedEventTypes(): Set<string> {
   const zulipTypes = referenceEventTypes();
   const root = path.resolve(import.meta.dirname, "../../src/actions");
   const types = new Set<string>();
-  for (const name of fs.readdirSync(root)) {
+  for (const name of fs.readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))) {
     const text = fs.readFileSync(path.join(root, name), "utf8");
     // (An object with `settings` is a permission objection, not an event.)
     for (const m of text.matchAll(/type: "([a-z_]+)"(?!, settings)/g)) if (zulipTypes.has(m[1])) types.add(m[1]);
