@@ -30,7 +30,7 @@ function readRoutes() {
 /** HTTP_ROUTES of src/http/routes.ts: the routes served by their own modules. */
 function readHttpRoutes() {
   const text = fs.readFileSync(ROUTES_FILE, "utf8");
-  const pattern = /\{\s*methods:\s*\[([^\]]*)\],\s*path:\s*"([^"]+)",\s*servedBy:\s*"([^"]+)",\s*about:\s*"((?:[^"\\]|\\.)*)"\s*\}/g;
+  const pattern = /\{\s*methods:\s*\[([^\]]*)\],\s*path:\s*"([^"]+)",\s*servedBy:\s*"([^"]+)",\s*about:\s*"((?:[^"\\]|\\.)*)",?\s*\}/g;
   const entries = [...text.matchAll(pattern)];
   const written = text.match(/servedBy: "/g)?.length ?? 0;
   if (entries.length !== written)
