@@ -2,7 +2,7 @@ import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { badRequest } from "../lib/errors.js";
 import { accessMessages, invalidMessageError } from "../lib/messageAccess.js";
-import { buildNarrow, type NarrowTerm } from "../lib/narrow/index.js";
+import { narrowQueryFor, buildNarrow, type NarrowTerm } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../models/messageFlags.js";
 import { RecipientType } from "../models/roles.js";
@@ -16,7 +16,7 @@ import { queuePushRemovals } from "./pushNotifications.js";
 import type { UpdateMessageFlagsEvent } from "../events/types.js";
 import { recipientStore } from "../store/recipients.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
-import { type NarrowQuery, narrowQueryStore } from "../store/narrowQueries.js";
+import { narrowQueryStore } from "../store/narrowQueries.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
@@ -124,13 +124,7 @@ export async function checkUpdateMessageFlagsForNarrow(tx: Tx, user: User, realm
   const numAfter = Math.min(req.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
 
   const narrow = await buildNarrow({ q: tx.q, subject: new AccessSubject(user), me: user }, req.terms);
-  const query: NarrowQuery = {
-    userId: user.id,
-    realmId: realm.id,
-    includeHistory: narrow.includeHistory,
-    where: narrow.where,
-    searchesText: narrow.searchWords !== null,
-  };
+  const query = narrowQueryFor(narrow, user, realm.id);
   const anchor = req.anchor ?? (await narrowQueryStore.firstUnreadId(tx.q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
   const before = (await narrowQueryStore.range(tx.q, query, "<", anchor, numBefore)).reverse();

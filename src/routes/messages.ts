@@ -8,7 +8,7 @@ import { badRequest, MissingArgumentError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { accessMessage } from "../lib/messageAccess.js";
 import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions } from "../lib/messagePayload.js";
-import { buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
+import { narrowQueryFor, buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { senderAccessFor } from "../lib/userAccessEvents.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
@@ -96,13 +96,7 @@ export const getMessages = endpoint({
       const q = tx.q;
       const subject = new AccessSubject(user);
       const narrow = await buildNarrow({ q, subject, me: user }, terms);
-      const query: NarrowQuery = {
-        userId: user.id,
-        realmId: realm.id,
-        includeHistory: narrow.includeHistory,
-        where: narrow.where,
-        searchesText: narrow.searchWords !== null,
-      };
+      const query = narrowQueryFor(narrow, user, realm.id);
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
         const messages = await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl);

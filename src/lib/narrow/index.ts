@@ -1,4 +1,5 @@
 import { narrowSql } from "../../store/narrowConditions.js";
+import type { NarrowQuery } from "../../store/narrowQueries.js";
 import { userMessageStore } from "../../store/userMessages.js";
 import { accessMessages, channelReadability } from "../messageAccess.js";
 import { BadNarrowError, type BuildContext, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
@@ -78,4 +79,9 @@ async function resolveWithOperator(ctx: BuildContext, terms: readonly NarrowTerm
   }
   const participants = await userMessageStore.userIdsFor(ctx.q, message.id);
   return [{ operator: "dm", operand: participants, negated: false }, ...kept];
+}
+
+/** The store's query for a built narrow, run as `user` of `realmId`. */
+export function narrowQueryFor(narrow: BuiltNarrow, user: { id: number }, realmId: number): NarrowQuery {
+  return { userId: user.id, realmId, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
 }
