@@ -1,8 +1,17 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Test files that never touch a database (unit tests of pure code: parameter parsing, Markdown,
+ * the web app's hash and unread bookkeeping). `npm test` runs the suite once per engine; these run
+ * only in the SQLite run, where they give the same answer. A file here must not open a database.
+ */
+const ENGINE_INDEPENDENT = ["src/**/*.test.ts", "test/markdown/**/*.test.ts", "test/web/**/*.test.ts", "test/apiCoverage.test.ts"];
+
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    exclude: ["**/node_modules/**", ...(process.env.PARLEY_TEST_DATABASE === "postgres" ? ENGINE_INDEPENDENT : [])],
+    globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -8,11 +8,11 @@ import { loadConfig } from "../src/config.js";
 import { queueEmail } from "../src/email/queue.js";
 import type { JobRunner } from "../src/jobs/runner.js";
 import { verifyPassword } from "../src/lib/passwords.js";
-import { REPO_ROOT } from "./support/process.js";
+import { PARLEY_CLI, REPO_ROOT } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
 
 /**
- * The command line, run as a child process (`node --import tsx src/cli.ts ...`) on a fresh
+ * The command line, run as a child process (the built bundle, `node dist/cli.js ...`) on a fresh
  * database of the test engine; effects are checked in the database and through an in-process
  * server on the same database.
  */
@@ -50,7 +50,7 @@ function run(nodeArgs: string[]): Promise<CliResult> {
   });
 }
 
-const parley = (...args: string[]) => run(["--import", "tsx", "src/cli.ts", ...args]);
+const parley = (...args: string[]) => run([...PARLEY_CLI, ...args]);
 
 /** A server in this process on the CLI's database (started on first use). */
 async function inProcess() {

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT, freePort, useServerProcesses } from "./support/process.js";
+import { PARLEY_CLI, REPO_ROOT, freePort, useServerProcesses } from "./support/process.js";
 
 /**
  * On a terminal the first start shows the generated password itself (and writes no file); the
@@ -16,7 +16,7 @@ describe.skipIf(!hasScript)("first start on a terminal", () => {
   it("shows the generated password and writes no password file", async () => {
     const env = await servers.freshEnv();
     const port = await freePort();
-    const command = `${process.execPath} --import tsx src/cli.ts serve`;
+    const command = `${process.execPath} ${PARLEY_CLI.join(" ")} serve`;
     const child = spawn("script", ["-qefc", command, "/dev/null"], {
       cwd: REPO_ROOT,
       env: { ...process.env, ...env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "warn" },

@@ -7,8 +7,9 @@ import { apiCaller, firstStartCredentials, freePort, startServerProcess } from "
 import { freshDatabase } from "./support/testDb.js";
 
 /**
- * `npm start` runs dist/cli.js, src/ bundled with its packages by scripts/build.mjs, not src/
- * through tsx as the other tests do. This drives that bundle through what it must not lose:
+ * `npm start` runs scripts/start.mjs, which runs dist/cli.js: src/ bundled with its packages by
+ * scripts/build.mjs (the other tests run that bundle directly, or src/ in-process). This drives the
+ * bundle through what it must not lose:
  * routes and plugins (form, multipart, cookies), the database driver, and the packages loaded
  * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer, and the email
  * gateway's smtp-server and mailparser).

@@ -5,7 +5,7 @@ import path from "node:path";
 import * as tar from "tar";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportStatus, ExportType } from "../../src/models/realmExport.js";
-import { REPO_ROOT } from "../support/process.js";
+import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
 import { validateResponse } from "../support/openapi.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -370,7 +370,7 @@ describe("data exports", () => {
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
         execFile(
           process.execPath,
-          ["--import", "tsx", "src/cli.ts", "export", ...args],
+          [...PARLEY_CLI, "export", ...args],
           { cwd: REPO_ROOT, env: { ...base, ...t.processEnv, PARLEY_LOG_LEVEL: "warn" } },
           (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
         ),

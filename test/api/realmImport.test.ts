@@ -11,7 +11,7 @@ import { buildApp, createContext } from "../../src/app.js";
 import type { AppContext } from "../../src/appContext.js";
 import { writeRealmExport } from "../../src/lib/export/realmExport.js";
 import { ExportType } from "../../src/models/realmExport.js";
-import { REPO_ROOT } from "../support/process.js";
+import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -46,7 +46,7 @@ function parley(args: string[], extraEnv: Record<string, string> = {}): Promise<
   return new Promise((resolve) =>
     execFile(
       process.execPath,
-      ["--import", "tsx", "src/cli.ts", ...args],
+      [...PARLEY_CLI, ...args],
       { cwd: REPO_ROOT, env: { ...base, ...env2, PARLEY_LOG_LEVEL: "warn", ...extraEnv } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     ),
@@ -326,7 +326,7 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
 
     // A process killed (SIGKILL) in the middle of the messages: the run continues just as well.
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "import", "zulip", tarball, "--string-id", "killed", "--batch-size", "1"], {
+    const child = spawn(process.execPath, [...PARLEY_CLI, "import", "zulip", tarball, "--string-id", "killed", "--batch-size", "1"], {
       cwd: REPO_ROOT,
       env: { ...base, ...env2, PARLEY_LOG_LEVEL: "warn" },
       stdio: ["ignore", "pipe", "pipe"],
