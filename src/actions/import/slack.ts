@@ -126,10 +126,11 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
       for (const r of rows) convert(r);
       continue;
     }
-    for (let i = 0; i < rows.length; i += batchSize) {
+    const start = day === state.day ? state.row : 0;
+    for (const r of rows.slice(0, start)) convert(r);
+    for (let i = start; i < rows.length; i += batchSize) {
       const slice = rows.slice(i, i + batchSize);
       const converted = slice.map((r) => ({ channel: state.channels[channelByName.get(r.channel)!], result: convert(r) }));
-      if (day === state.day && i + slice.length <= state.row) continue;
       const messages = converted.flatMap(({ channel, result }) => ("skip" in result ? [] : [{ channel, m: result }]));
       for (const { result } of converted) if ("skip" in result) state.skipped[result.skip] = (state.skipped[result.skip] ?? 0) + 1;
       // Files are stored before their rows commit; storing one again after an interruption overwrites it.
