@@ -34,6 +34,8 @@ export async function importSlack(config: Config, source: string, options: Slack
   const stringId = options.stringId ?? defaultStringId(source);
   if (!/^[a-z0-9-]{3,40}$/.test(stringId) || stringId.startsWith("-") || stringId.endsWith("-"))
     throw usageError(`invalid --string-id "${stringId}": use 3 to 40 lowercase letters, digits and '-'`);
+  const name = options.name?.trim();
+  if (name !== undefined && (name.length === 0 || name.length > 40)) throw usageError("invalid --name: an organization name has 1 to 40 characters");
   let archive: SlackArchive;
   try {
     print(`Reading ${source}…`);
@@ -52,7 +54,7 @@ export async function importSlack(config: Config, source: string, options: Slack
       try {
         report = await importSlackArchive(ctx, archive, {
           stringId,
-          name: options.name,
+          name,
           batchSize: options.batchSize,
           progress: print,
           failAfterBatches: options.failAfter === undefined ? undefined : Number(options.failAfter),

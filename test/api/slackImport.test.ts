@@ -97,6 +97,7 @@ const general20 = [
     ],
   },
   { type: "message", subtype: "bot_message", bot_id: "B99", username: "ci", ts: ts("2024-05-20", 240), text: "Build *passed*" },
+  { type: "message", subtype: "bot_message", bot_id: "B05", ts: ts("2024-05-20", 300), text: "Deployed v2" },
 ];
 const general21 = [
   { type: "message", user: "U02", ts: ts("2024-05-21", 1), thread_ts: ROOT_TS, parent_user_id: "U01", text: "Sounds good" },
@@ -210,8 +211,8 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     const done = await runParley(["import", "slack", good, "--name", "Acme"], env);
     expect(done.stderr).toBe("");
     expect(done.code).toBe(0);
-    expect(done.stdout).toContain("The export holds 5 users, 2 public channels, 20 messages in 2 days, 1 files.");
-    expect(done.stdout).toMatch(/messages: 20\/20 \(\d+ messages\/s\)/);
+    expect(done.stdout).toContain("The export holds 5 users, 2 public channels, 21 messages in 2 days, 1 files.");
+    expect(done.stdout).toMatch(/messages: 21\/21 \(\d+ messages\/s\)/);
     expect(done.stdout).toContain('Imported organization "acme-slack-export"');
     expect(done.stdout).toContain("groups.json (1): private channels are not imported");
     expect(done.stdout).toContain("dms.json (1): direct messages are not imported");
@@ -265,6 +266,7 @@ describe("parley import slack", { timeout: 120_000 }, () => {
       "Looks great",
       expect.stringMatching(/^Notes attached\n\[Meeting notes\]\(\/user_uploads\/\d+\/[0-9a-f]{2}\/[\w-]{24}\/notes\.txt\)$/),
       "Build **passed**",
+      "Deployed v2",
       "Sounds good",
       "`*not bold*` in code",
     ]);
@@ -274,10 +276,20 @@ describe("parley import slack", { timeout: 120_000 }, () => {
       "imported from Slack",
       "imported from Slack",
       "imported from Slack",
+      "imported from Slack",
       "2024-05-20 Deploy plan for today",
       "imported from Slack",
     ]);
-    expect(raw.map((m: any) => m.sender_full_name)).toEqual(["Alice Adams", "Alice Adams", "Bob Builder", "Carol Guest", "ci", "Bob Builder", "Dave Gone"]);
+    expect(raw.map((m: any) => m.sender_full_name)).toEqual([
+      "Alice Adams",
+      "Alice Adams",
+      "Bob Builder",
+      "Carol Guest",
+      "ci",
+      "Deploy Bot",
+      "Bob Builder",
+      "Dave Gone",
+    ]);
     expect(raw[0].timestamp).toBe(Math.floor(Number(general20[0].ts)));
     expect(html[0].content).toContain("<strong>team</strong>");
     expect(html[0].content).toContain("<em>please</em>");
@@ -286,7 +298,7 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     expect(html[0].content).toMatch(/class="stream" data-stream-id="\d+"/);
     expect(html[0].content).toContain('href="https://example.com"');
     expect(html[0].flags).toEqual(expect.arrayContaining(["read", "mentioned"]));
-    expect(html[6].content).toContain("<code>*not bold*</code>");
+    expect(html[7].content).toContain("<code>*not bold*</code>");
 
     const reactions = raw[2].reactions.map((r: any) => [r.emoji_name, r.emoji_code, r.user_id]).sort();
     const alice = person("Alice Adams").user_id;

@@ -226,6 +226,7 @@ async function importBase(
       if (u.deleted === true) deactivate.push(user.id);
     }
     users[u.id] = [user.id, user.full_name];
+    if (typeof profile.bot_id === "string" && users[profile.bot_id] === undefined) users[profile.bot_id] = [user.id, user.full_name];
     created.set(u.id, user);
   }
 

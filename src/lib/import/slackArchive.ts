@@ -171,7 +171,8 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
     for (const d of days) d.files.sort((a, b) => (a.channel < b.channel ? -1 : 1));
 
     const archive: SlackArchive = { file, zip, entries, users, channels, days, uploads, messageCount: 0, unsupported, extraSenders: new Map() };
-    const known = new Set(users.map((u) => u.id));
+    // A bot's messages name its bot id (`bot_id`) rather than its user id.
+    const known = new Set(users.flatMap((u) => [u.id, ...(typeof u.profile?.bot_id === "string" ? [u.profile.bot_id] : [])]));
     for (const d of days) {
       for (const f of d.files) {
         const messages = await readDayFile(archive, f.entry);
