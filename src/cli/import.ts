@@ -5,6 +5,7 @@ import { ImportError, importZulipArchive } from "../actions/import/zulip.js";
 import { ImportArchiveError, type ZulipArchive, exportRoot, extractArchive, readZulipArchive } from "../lib/import/zulipArchive.js";
 import { type Command, CliError, print, stringOption, usageError } from "./command.js";
 import { withContext } from "./context.js";
+import { importSlack } from "./importSlack.js";
 
 /**
  * `parley import zulip <export.tar.gz | directory> [--string-id ID] [--batch-size N]`: an
@@ -13,20 +14,20 @@ import { withContext } from "./context.js";
  * is checked completely first; the organization stays deactivated until the import completes;
  * running the same command again after an interruption continues the import.
  */
-const KINDS = ["zulip"];
+const KINDS = ["zulip", "slack"];
 
 export const importCommand: Command = {
   name: "import",
-  summary: "Import an organization from a Zulip export (.tar.gz or directory); re-run to continue an interrupted import.",
-  positionals: "zulip <export.tar.gz | directory>",
+  summary: "Import an organization from a Zulip export (.tar.gz or directory) or a Slack export (.zip); re-run to continue an interrupted import.",
+  positionals: "zulip <export.tar.gz | directory> | slack <export.zip>",
   options: {
     "string-id": { type: "string", value: "ID", help: "the new organization's string id (default: the export's)" },
     "batch-size": { type: "string", value: "N", help: "messages (and reactions, uploads) per transaction (default 1000)" },
+    name: { type: "string", value: "NAME", help: "slack: the new organization's name (default: its string id)" },
   },
   async run(config, args) {
     const [kind, input, ...extra] = args.positionals;
-    if (kind === undefined || !KINDS.includes(kind))
-      throw usageError(`the first argument is the kind of export: ${KINDS.join(", ")} (Slack imports are not supported yet)`);
+    if (kind === undefined || !KINDS.includes(kind)) throw usageError(`the first argument is the kind of export: ${KINDS.join(", ")}`);
     if (input === undefined || extra.length > 0) throw usageError("give one export: a .tar.gz file or a directory");
     const batchText = stringOption(args, "batch-size");
     const batchSize = batchText === undefined ? 1000 : Number(batchText);
@@ -34,6 +35,8 @@ export const importCommand: Command = {
     const source = path.resolve(input);
     if (!fs.existsSync(source)) throw new CliError(`no such file or directory: ${source}`);
     const failAfter = process.env.PARLEY_IMPORT_TEST_FAIL_AFTER_BATCHES;
+    if (kind === "slack")
+      return importSlack(config, source, { stringId: stringOption(args, "string-id"), name: stringOption(args, "name"), batchSize, failAfter });
 
     const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-import-"));
     try {

@@ -1,0 +1,379 @@
+import { type AppContext, transaction } from "../../appContext.js";
+import type { Realm, User } from "../../db/schema.js";
+import type { Tx } from "../../db/tx.js";
+import { type SlackArchive, type SlackRow, type SlackUser, readDayFile, readEntry } from "../../lib/import/slackArchive.js";
+import type { SlackNames } from "../../lib/import/slackMarkdown.js";
+import { type RenderedMessage, renderMessageContents } from "../../lib/messageRendering.js";
+import { MAX_STREAM_NAME_LENGTH } from "../../models/limits.js";
+import { MessageFlag } from "../../models/messageFlags.js";
+import { BotType, Role } from "../../models/roles.js";
+import { attachmentStore } from "../../store/attachments.js";
+import { importStore } from "../../store/imports.js";
+import { messageSearchStore } from "../../store/messageSearch.js";
+import { messageStore } from "../../store/messages.js";
+import { realmStore } from "../../store/realms.js";
+import { streamStore } from "../../store/streams.js";
+import { subscriptionStore } from "../../store/subscriptions.js";
+import { userMessageStore } from "../../store/userMessages.js";
+import { userStore } from "../../store/users.js";
+import { nowSeconds } from "../../util/time.js";
+import { doCreateUser } from "../createUser.js";
+import { doCreateRealm } from "../realms.js";
+import { doCreateStreams } from "../streams.js";
+import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMessages.js";
+
+/**
+ * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
+ * in spirit). Steps, each committed with the import's state (import_runs) in the same
+ * transaction, so an interrupted import continues where it stopped without duplicating anything:
+ *   1. base: the organization (deactivated: invisible until the end), its users (bots, owners,
+ *      administrators, guests, deactivated accounts), the public channels and their members;
+ *   2. messages, day by day in the order they were sent, `batchSize` a transaction, each with
+ *      its reactions, files and receivers; threads become topics;
+ *   3. the organization is activated.
+ */
+export interface SlackImportOptions {
+  stringId: string;
+  name?: string;
+  batchSize?: number;
+  progress?: (line: string) => void;
+  /** Test hook: throw after this many committed batches (to test resuming). */
+  failAfterBatches?: number;
+}
+
+export interface SlackImportReport {
+  realmId: number;
+  stringId: string;
+  resumed: boolean;
+  imported: Record<string, number>;
+  skipped: Array<{ what: string; count: number; why: string }>;
+}
+
+interface RunState {
+  /** Slack user id → [user id, full name]. */
+  users: Record<string, [number, string]>;
+  /** Slack channel id → [channel id, recipient id, name]. */
+  channels: Record<string, [number, number, string]>;
+  day: number;
+  row: number;
+  counts: Record<string, number>;
+  skipped: Record<string, number>;
+}
+
+export class SlackImportError extends Error {}
+
+const UNSUPPORTED: Record<string, string> = {
+  "groups.json": "private channels are not imported",
+  "dms.json": "direct messages are not imported",
+  "mpims.json": "group direct messages are not imported",
+};
+
+export async function importSlackArchive(ctx: AppContext, archive: SlackArchive, options: SlackImportOptions): Promise<SlackImportReport> {
+  const batchSize = options.batchSize ?? 1000;
+  const progress = options.progress ?? (() => {});
+  const { stringId } = options;
+  const source = `slack:${archive.users.length}:${archive.channels.length}:${archive.days.length}:${archive.messageCount}`;
+  let batches = 0;
+  const committed = () => {
+    batches += 1;
+    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches)
+      throw new Error(`import interrupted after ${batches} batches (test hook)`);
+  };
+
+  let state: RunState;
+  let realmId: number;
+  let resumed = false;
+  const existing = await realmStore.getByStringId(ctx.db.kysely, stringId);
+  if (existing) {
+    const run = await importStore.runByRealm(ctx.db.kysely, existing.id);
+    if (!run) throw new SlackImportError(`an organization with string id "${stringId}" exists already: choose another with --string-id`);
+    if (run.status === "done") throw new SlackImportError(`organization "${stringId}" has been imported already`);
+    if (run.source !== source)
+      throw new SlackImportError(
+        `organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`,
+      );
+    state = JSON.parse(run.state) as RunState;
+    realmId = existing.id;
+    resumed = true;
+    progress(`Continuing the interrupted import of "${stringId}"`);
+  } else {
+    ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, ctx, archive, options, source)));
+    progress(`Imported the workspace's users and channels (${state.counts.users} users, ${state.counts.channels} channels)`);
+  }
+  const realm = (await realmStore.getById(ctx.db.kysely, realmId))!;
+  const names: SlackNames = {
+    user: (id) => (state.users[id] ? { id: state.users[id][0], fullName: state.users[id][1] } : undefined),
+    channel: (id) => state.channels[id]?.[2],
+  };
+  const known = (id: string) => state.users[id] !== undefined;
+  const channelByName = new Map(archive.channels.map((c) => [c.name, c.id]));
+  const threads = new ThreadTopics();
+  const receivers = await subscriptionStore.subscriberIds(
+    ctx.db.kysely,
+    Object.values(state.channels).map(([, recipientId]) => recipientId),
+  );
+
+  const started = Date.now();
+  let done = 0;
+  for (let day = 0; day < archive.days.length; day++) {
+    // A day's messages of every channel, in the order they were sent (Zulip's get_messages_iterator).
+    const rows: Array<{ message: SlackRow; channel: string }> = [];
+    for (const f of archive.days[day].files) for (const message of await readDayFile(archive, f.entry)) rows.push({ message, channel: f.channel });
+    rows.sort((a, b) => Number(a.message.ts) - Number(b.message.ts));
+    const convert = (r: { message: SlackRow }) => convertMessage(r.message, names, known, archive.uploads, realmId, threads);
+    if (day < state.day) {
+      // Done before an interruption: converted again only so that thread topics number as they did.
+      for (const r of rows) convert(r);
+      continue;
+    }
+    const start = day === state.day ? state.row : 0;
+    for (const r of rows.slice(0, start)) convert(r);
+    for (let i = start; i < rows.length; i += batchSize) {
+      const slice = rows.slice(i, i + batchSize);
+      const converted = slice.map((r) => ({ channel: state.channels[channelByName.get(r.channel)!], result: convert(r) }));
+      const messages = converted.flatMap(({ channel, result }) => ("skip" in result ? [] : [{ channel, m: result }]));
+      for (const { result } of converted) if ("skip" in result) state.skipped[result.skip] = (state.skipped[result.skip] ?? 0) + 1;
+      // Files are stored before their rows commit; storing one again after an interruption overwrites it.
+      for (const { m } of messages) for (const f of m.files) await ctx.blobs.putBytes(f.pathId, await readEntry(archive, f.entry));
+      await transaction(ctx, async (tx) => {
+        await writeMessages(tx, realm, state, messages, receivers);
+        state.day = day;
+        state.row = i + slice.length;
+        await importStore.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
+      });
+      done += slice.length;
+      const total = (state.counts.messages ?? 0) + Object.values(state.skipped).reduce((a, b) => a + b, 0);
+      const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
+      progress(`messages: ${total}/${archive.messageCount} (${rate} messages/s)`);
+      committed();
+    }
+    state.day = day + 1;
+    state.row = 0;
+  }
+
+  await transaction(ctx, async (tx) => {
+    await importStore.setRealmDeactivated(tx.q, realmId, 0);
+    await importStore.finishRun(tx.q, realmId, JSON.stringify(state), nowSeconds());
+  });
+
+  const skipped: SlackImportReport["skipped"] = [];
+  for (const [file, count] of Object.entries(archive.unsupported)) skipped.push({ what: file, count, why: UNSUPPORTED[file] });
+  for (const [why, count] of Object.entries(state.skipped)) skipped.push({ what: "messages", count, why });
+  if (state.counts.files_missing)
+    skipped.push({ what: "files", count: state.counts.files_missing, why: "the export lacks them (Slack's links cannot be downloaded offline)" });
+  if (state.counts.reactions_unknown_emoji)
+    skipped.push({
+      what: "reactions",
+      count: state.counts.reactions_unknown_emoji,
+      why: "custom or unknown emoji (Slack's custom emoji are not in its export)",
+    });
+  skipped.push({ what: "passwords", count: state.counts.users ?? 0, why: "a Slack export has none: users set one with “Forgot password”" });
+  skipped.push({ what: "avatars", count: 0, why: "Slack's avatars are not carried over (Gravatar until changed)" });
+  const imported = Object.fromEntries(Object.entries(state.counts).filter(([k]) => !["files_missing", "reactions_unknown_emoji"].includes(k)));
+  return { realmId, stringId, resumed, imported, skipped };
+}
+
+/** A user's role from Slack's flags (Zulip's get_user_role). */
+function roleOf(u: SlackUser): number {
+  if (u.is_primary_owner === true || u.is_owner === true) return Role.OWNER;
+  if (u.is_admin === true) return Role.ADMINISTRATOR;
+  if (u.is_restricted === true || u.is_ultra_restricted === true) return Role.GUEST;
+  return Role.MEMBER;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() !== "" ? v.trim() : undefined);
+
+/** Step 1, one transaction: the organization, its users, channels, members and the state row. */
+async function importBase(
+  tx: Tx,
+  ctx: AppContext,
+  archive: SlackArchive,
+  options: SlackImportOptions,
+  source: string,
+): Promise<{ state: RunState; realmId: number }> {
+  const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId });
+  await importStore.setRealmDeactivated(tx.q, realm.id, 1);
+  const domain = new URL(ctx.config.externalUrl).hostname;
+  const counts: Record<string, number> = { users: 0, bots: 0, deactivated_users: 0, channels: 0, subscriptions: 0, messages: 0 };
+  const users: RunState["users"] = {};
+  const byEmail = new Map<string, User>();
+  const created = new Map<string, User>();
+  const deactivate: number[] = [];
+
+  // Slack's users; then senders users.json lacks (integration bots), as bots.
+  const people: SlackUser[] = [...archive.users, ...[...archive.extraSenders].map(([id, name]): SlackUser => ({ id, name, real_name: name, is_bot: true }))];
+  for (const u of people) {
+    const profile = (u.profile ?? {}) as SlackRow;
+    const isBot = u.is_bot === true || u.is_app_user === true;
+    const handle = (str(u.name) ?? u.id).toLowerCase().replace(/[^a-z0-9._-]/g, "-");
+    const email = (str(profile.email) ?? (isBot ? `${handle}-bot@${domain}` : `${handle}@${domain}`)).toLowerCase();
+    const fullName = (str(profile.real_name) ?? str(u.real_name) ?? str(profile.display_name) ?? str(u.name) ?? u.id).slice(0, 100);
+    // Two Slack accounts with one email are one user (Zulip merges them too).
+    let user = byEmail.get(email);
+    if (!user) {
+      user = await doCreateUser(tx, realm, {
+        email,
+        full_name: fullName,
+        password_hash: null,
+        role: isBot ? Role.MEMBER : roleOf(u),
+        timezone: str(u.tz) ?? "",
+        is_bot: isBot,
+        bot_type: isBot ? BotType.GENERIC : null,
+        channels: { stream_ids: [], include_default_channels: false },
+      });
+      byEmail.set(email, user);
+      counts[isBot ? "bots" : "users"] += 1;
+      if (u.deleted === true) deactivate.push(user.id);
+    }
+    users[u.id] = [user.id, user.full_name];
+    if (typeof profile.bot_id === "string" && users[profile.bot_id] === undefined) users[profile.bot_id] = [user.id, user.full_name];
+    created.set(u.id, user);
+  }
+
+  // Public channels with their members; the "general" channel is a default channel.
+  const channels: RunState["channels"] = {};
+  const taken = new Set<string>();
+  for (const c of archive.channels) {
+    let name = c.name.slice(0, MAX_STREAM_NAME_LENGTH);
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${c.name.slice(0, MAX_STREAM_NAME_LENGTH - 4)}-${n}`;
+    taken.add(name.toLowerCase());
+    const purpose = c.purpose as SlackRow | undefined;
+    const creator = typeof c.creator === "string" ? (created.get(c.creator) ?? null) : null;
+    const [stream] = await doCreateStreams(tx, realm, creator, [
+      {
+        name,
+        description: (str(purpose?.value) ?? "").slice(0, 1024),
+        invite_only: false,
+        is_web_public: false,
+        history_public_to_subscribers: true,
+        message_retention_days: null,
+        groupSettings: {},
+      },
+    ]);
+    await streamStore.update(tx.q, stream.id, {
+      ...(typeof c.created === "number" ? { date_created: c.created } : {}),
+      ...(c.is_archived === true ? { is_archived: 1 } : {}),
+    });
+    if (c.is_general === true) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
+    const members = new Set((Array.isArray(c.members) ? c.members : []).flatMap((m) => (typeof m === "string" && users[m] ? [users[m][0]] : [])));
+    for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id!]);
+    channels[c.id] = [stream.id, stream.recipient_id!, stream.name];
+    counts.channels += 1;
+    counts.subscriptions += members.size;
+  }
+  for (const userId of deactivate) await userStore.setActive(tx.q, userId, false);
+  counts.deactivated_users = deactivate.length;
+
+  const state: RunState = { users, channels, day: 0, row: 0, counts, skipped: {} };
+  await importStore.createRun(tx.q, realm.id, source, JSON.stringify(state), nowSeconds());
+  return { state, realmId: realm.id };
+}
+
+/** One batch of converted messages: rendered by sender, written with receivers, reactions and files. */
+async function writeMessages(
+  tx: Tx,
+  realm: Realm,
+  state: RunState,
+  batch: Array<{ channel: [number, number, string]; m: ConvertedMessage }>,
+  receivers: ReadonlyMap<number, number[]>,
+): Promise<void> {
+  if (batch.length === 0) return;
+  const userId = (slackId: string) => state.users[slackId][0];
+  // Files first: a message's rendering claims the uploads its sender owns.
+  for (const { m } of batch) {
+    for (const f of m.files) {
+      await attachmentStore.insert(tx.q, {
+        realm_id: realm.id,
+        owner_id: userId(m.sender),
+        file_name: f.fileName,
+        path_id: f.pathId,
+        size: f.size,
+        content_type: f.contentType,
+        create_time: m.dateSent,
+      });
+    }
+    state.counts.files = (state.counts.files ?? 0) + m.files.length;
+    if (m.missingFiles) state.counts.files_missing = (state.counts.files_missing ?? 0) + m.missingFiles;
+  }
+  const senders = await userStore.listByIds(tx.q, realm.id, [...new Set(batch.map(({ m }) => userId(m.sender)))]);
+  const rendered = new Array<RenderedMessage>(batch.length);
+  for (const sender of senders) {
+    const mine = batch.flatMap(({ m }, i) => (userId(m.sender) === sender.id ? [i] : []));
+    const results = await renderMessageContents(
+      tx.q,
+      realm,
+      sender,
+      mine.map((i) => batch[i].m.content),
+    );
+    mine.forEach((i, k) => (rendered[i] = results[k]));
+  }
+  const messages = await messageStore.insertMany(
+    tx.q,
+    batch.map(({ channel, m }, i) => ({
+      realm_id: realm.id,
+      sender_id: userId(m.sender),
+      recipient_id: channel[1],
+      subject: m.topic,
+      content: m.content,
+      rendered_content: rendered[i].html,
+      rendered_content_version: 1,
+      date_sent: m.dateSent,
+      sending_client: "Slack import",
+      has_attachment: rendered[i].hasAttachment || m.files.length > 0 ? 1 : 0,
+      has_image: rendered[i].hasImage ? 1 : 0,
+      has_link: rendered[i].hasLink ? 1 : 0,
+      is_channel_message: 1,
+    })),
+  );
+  await messageSearchStore.index(tx.q, messages);
+
+  // Receivers: the channel's members; history arrives read, mentions flagged.
+  const userMessages: Array<{ user_id: number; message_id: number; flags: number }> = [];
+  const reactions: Array<Record<string, unknown>> = [];
+  for (const [i, { channel, m }] of batch.entries()) {
+    const message = messages[i];
+    const r = rendered[i];
+    for (const receiver of receivers.get(channel[1]) ?? []) {
+      let flags = MessageFlag.READ;
+      if (r.mentionedUserIds.has(receiver)) flags |= MessageFlag.MENTIONED;
+      if (r.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
+      userMessages.push({ user_id: receiver, message_id: message.id, flags });
+    }
+    if (r.attachments.length > 0)
+      await attachmentStore.link(
+        tx.q,
+        message.id,
+        r.attachments.map((a) => a.id),
+      );
+    // Two Slack accounts merged into one user, or two skin tones: one reaction (Zulip's unique key).
+    const seen = new Set<string>();
+    for (const reaction of m.reactions) {
+      for (const slackUser of reaction.users) {
+        const user = state.users[slackUser]?.[0];
+        if (user === undefined || seen.has(`${user}:${reaction.emojiCode}`)) continue;
+        seen.add(`${user}:${reaction.emojiCode}`);
+        reactions.push({
+          message_id: message.id,
+          user_id: user,
+          emoji_name: reaction.emojiName,
+          emoji_code: reaction.emojiCode,
+          reaction_type: "unicode_emoji",
+        });
+      }
+    }
+    if (m.unknownEmoji) state.counts.reactions_unknown_emoji = (state.counts.reactions_unknown_emoji ?? 0) + m.unknownEmoji;
+  }
+  await userMessageStore.insertMany(tx.q, userMessages);
+  await importStore.insertRows(tx.q, "reactions", reactions);
+  await streamStore.countChannelMessages(
+    tx.q,
+    batch.map(({ channel }, i) => ({ recipientId: channel[1], dateSent: messages[i].date_sent })),
+  );
+  await messageStore.setStreamsFirstMessageIdIfNull(
+    tx.q,
+    batch.map(({ channel }, i) => ({ streamId: channel[0], messageId: messages[i].id })),
+  );
+  state.counts.messages += batch.length;
+  state.counts.user_messages = (state.counts.user_messages ?? 0) + userMessages.length;
+  state.counts.reactions = (state.counts.reactions ?? 0) + reactions.length;
+}
