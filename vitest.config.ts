@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
  * the web app's hash and unread bookkeeping). `npm test` runs the suite once per engine; these run
  * only in the SQLite run, where they give the same answer. A file here must not open a database.
  */
-const ENGINE_INDEPENDENT = ["src/**/*.test.ts", "test/markdown/**/*.test.ts", "test/web/**/*.test.ts", "test/apiCoverage.test.ts"];
+const ENGINE_INDEPENDENT = ["src/**/*.test.ts", "test/markdown/**/*.test.ts", "test/web/**/*.test.ts", "test/import/**/*.test.ts", "test/apiCoverage.test.ts"];
 
 export default defineConfig({
   test: {

@@ -12,7 +12,7 @@ import type { AppContext } from "../../src/appContext.js";
 import { loadConfig } from "../../src/config.js";
 import { importSlackArchive } from "../../src/actions/import/slack.js";
 import { closeSlackArchive, readSlackArchive } from "../../src/lib/import/slackArchive.js";
-import { REPO_ROOT, runParley } from "../support/process.js";
+import { PARLEY_CLI, REPO_ROOT, runParley } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
 
 // `parley import slack`: exports in Slack's layout, generated here (users.json, channels.json,
@@ -364,7 +364,7 @@ describe("parley import slack", { timeout: 120_000 }, () => {
 
     // Killed (SIGKILL) in the middle of the messages: the run continues just as well.
     const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "import", "slack", good, "--string-id", "killed", "--batch-size", "1"], {
+    const child = spawn(process.execPath, [...PARLEY_CLI, "import", "slack", good, "--string-id", "killed", "--batch-size", "1"], {
       cwd: REPO_ROOT,
       env: { ...base, ...env },
       stdio: ["ignore", "pipe", "pipe"],
