@@ -1,14 +1,15 @@
 import { signal } from "@preact/signals";
 
 /** The open user card (a click on a sender or a person in the user list): whose, and where. */
-export const userCard = signal<{ userId: number; top: number; left: number } | null>(null);
+export const userCard = signal<{ userId: number; top: number; left: number; maxHeight: number } | null>(null);
 
 export function openUserCard(userId: number, anchor: HTMLElement): void {
   const rect = anchor.getBoundingClientRect();
   const width = Math.min(300, window.innerWidth - 16);
   const left = Math.max(8, Math.min(rect.left, window.innerWidth - width - 8));
-  const top = Math.max(8, Math.min(rect.bottom + 4, window.innerHeight - 340));
-  userCard.value = { userId, top, left };
+  // Below the anchor when there is room for most cards, else higher; long cards scroll.
+  const top = Math.max(8, Math.min(rect.bottom + 4, window.innerHeight - 480));
+  userCard.value = { userId, top, left, maxHeight: window.innerHeight - top - 8 };
 }
 
 export function closeUserCard(): void {

@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
@@ -479,6 +479,8 @@ export function Settings({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "profile";
   const View = VIEWS[current];
   const title = SECTIONS.find(([id]) => id === current)![1];
+  // A new section starts without the previous one's "Saved".
+  useEffect(() => void (saved.value = null), [current]);
   return (
     <div class="settings-overlay" role="dialog" aria-label="Settings">
       <div class="settings">
@@ -490,7 +492,7 @@ export function Settings({ section }: { section: string }) {
         </header>
         <nav aria-label="Settings sections">
           {SECTIONS.map(([id, text]) => (
-            <a key={id} href={`#settings/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined} onClick={() => (saved.value = null)}>
+            <a key={id} href={`#settings/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
               {text}
             </a>
           ))}
