@@ -4,19 +4,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { build, isBuilt } from "../../scripts/build.mjs";
 import { chromiumFound, launchChromium } from "../support/browser.js";
 import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { type SmtpSink, startSmtpSink } from "../support/smtpSink.js";
 
-// Personal settings (#settings/<section>) and user cards in a real Chromium: what a person
-// changes in settings reaches the server through Zulip's API, and the others see it live.
+// Personal settings (#settings/<section>), user cards and invitations (#invite) in a real
+// Chromium: what a person changes in settings reaches the server through Zulip's API, and the
+// others see it live; an invited person signs up through the emailed link and chats.
 const servers = useServerProcesses();
 let server: ServerProcess;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let hamlet: Page;
 let othello: Page;
+let smtp: SmtpSink;
 const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
 const IAGO_ID = 11;
 const VERONA = 1;
+const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 async function signIn(name: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
@@ -60,8 +64,10 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     if (!isBuilt()) await build();
     const env = await servers.freshEnv();
     const port = await freePort();
+    smtp = await startSmtpSink();
     server = await servers.start({
       ...env,
+      PARLEY_SMTP_URL: smtp.url,
       PARLEY_DEV: "1",
       PARLEY_INSECURE_FAST_HASHING: "1",
       PARLEY_RATE_LIMITS: "0",
@@ -74,6 +80,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
   }, 120_000);
   afterAll(async () => {
     await closeBrowser?.();
+    await smtp?.close();
   });
 
   it("shows a sender's card with presence, local time, role and custom profile fields, and starts a DM from it", async () => {
@@ -148,7 +155,11 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     expect(await card(othello).locator(".card-status .status-emoji").count()).toBe(1);
     expect(await card(othello).locator(".card-name").textContent()).toContain("Prince Hamlet");
     const newYork = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", hour12: true, timeZone: "America/New_York" });
-    await expect.poll(async () => [newYork.format(new Date()), newYork.format(new Date(Date.now() - 60_000))].includes((await card(othello).locator(".card-time").textContent())!)).toBe(true);
+    await expect
+      .poll(async () =>
+        [newYork.format(new Date()), newYork.format(new Date(Date.now() - 60_000))].includes((await card(othello).locator(".card-time").textContent())!),
+      )
+      .toBe(true);
     await othello.keyboard.press("Escape");
 
     // Clearing the status: gone from the card.
@@ -290,14 +301,73 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await expect.poll(() => hamlet.locator(".alert-words .word").count()).toBe(0);
   }, 40_000);
 
-  it.runIf(!!shots)("takes screenshots of settings on a phone, light and dark", async () => {
-    const phone = await signIn("Iago", { width: 390, height: 844 });
-    await openSettings(phone, "notifications");
-    await phone.screenshot({ path: `${shots}/settings-phone-light.png` });
-    await call(phone, "PATCH", "/settings", { color_scheme: "2" });
-    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
-    await openSettings(phone, "profile");
-    await phone.screenshot({ path: `${shots}/settings-phone-dark.png` });
-    await phone.context().close();
-  }, 30_000);
+  it("an administrator invites by email and by a reusable link; the invited person signs up through the link, lands in the app and chats", async () => {
+    const iago = await signIn("Iago");
+    await iago.click("a[aria-label='Invite users']");
+    await iago.waitForSelector("textarea[name=invitee_emails]");
+    await iago.fill("textarea[name=invitee_emails]", "viola@example.com");
+    await iago.check(`input[name=stream][value='${DENMARK}']`);
+    await iago.click(".invite button[type=submit]");
+    await expect.poll(() => iago.locator(".invite-result").textContent()).toBe("Invitations sent.");
+    if (shots) await iago.screenshot({ path: `${shots}/invite.png` });
+    const mail = await smtp.waitFor((m) => m.rcptTo.includes("viola@example.com"), 20_000);
+    const link = /https?:\/\/[^\s]+\/join\/[a-z0-9]+\//.exec(mail.parsed.text ?? "")?.[0];
+    expect(link).toContain(server.baseUrl);
+
+    const viola = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    viola.on("pageerror", (error) => console.error("viola's page:", error));
+    await viola.goto(link!);
+    expect(await viola.inputValue("#email")).toBe("viola@example.com");
+    await viola.fill("input[name=full_name]", "Viola");
+    await viola.fill("input[name=password]", "twelfth-night-1");
+    await viola.click("button[type=submit]");
+    await viola.waitForSelector(".sidebar .channels");
+    expect(new URL(viola.url()).pathname).toBe("/");
+    // The channel she was invited to is hers; what she writes there reaches Iago.
+    await expect.poll(() => viola.locator(".sidebar .channels", { hasText: "Denmark" }).count()).toBe(1);
+    await viola.evaluate(() => (location.hash = "#narrow/channel/2-Denmark/topic/new.20people"));
+    await viola.waitForSelector(".compose textarea");
+    await viola.fill(".compose textarea", "Hello, I am Viola, new here");
+    await viola.press(".compose textarea", "Control+Enter");
+    await iago.evaluate(() => (location.hash = "#narrow/channel/2-Denmark/topic/new.20people"));
+    await iago.waitForSelector(".message .content:has-text('Hello, I am Viola, new here')");
+    expect(await iago.locator(".message .sender .name", { hasText: "Viola" }).count()).toBe(1);
+    await iago.locator(`.user-list li a`, { hasText: "Viola" }).click();
+    expect(await card(iago).locator(".card-role").textContent()).toBe("Member");
+    await iago.keyboard.press("Escape");
+
+    // A reusable link: made in #invite, it asks a newcomer for an address first.
+    await iago.evaluate(() => (location.hash = "#invite"));
+    await iago.click("button.make-link");
+    await expect.poll(() => iago.locator("input.invite-link").inputValue()).toMatch(/\/join\/[a-z0-9]+\/$/);
+    const reusable = await iago.locator("input.invite-link").inputValue();
+    const newcomer = await (await browser.newContext()).newPage();
+    await newcomer.goto(reusable);
+    expect(await newcomer.locator("input[name=email]").count()).toBe(1);
+    expect(await newcomer.locator("input[name=password]").count()).toBe(0);
+    await newcomer.context().close();
+
+    // A member without the right is told so by the server.
+    await othello.evaluate(() => (location.hash = "#invite"));
+    await othello.click(".invite button.make-link");
+    await expect.poll(() => othello.locator(".invite-result.error").count()).toBe(1);
+    await othello.evaluate(() => (location.hash = "#"));
+    await viola.context().close();
+    await iago.context().close();
+  }, 60_000);
+
+  it.runIf(!!shots)(
+    "takes screenshots of settings on a phone, light and dark",
+    async () => {
+      const phone = await signIn("Iago", { width: 390, height: 844 });
+      await openSettings(phone, "notifications");
+      await phone.screenshot({ path: `${shots}/settings-phone-light.png` });
+      await call(phone, "PATCH", "/settings", { color_scheme: "2" });
+      await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+      await openSettings(phone, "profile");
+      await phone.screenshot({ path: `${shots}/settings-phone-dark.png` });
+      await phone.context().close();
+    },
+    30_000,
+  );
 });

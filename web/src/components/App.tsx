@@ -7,7 +7,7 @@ import { Recent } from "./Recent.js";
 import { SearchBox } from "./SearchBox.js";
 import { TopicDialog } from "./TopicDialog.js";
 import { EmojiPicker } from "./EmojiPicker.js";
-import { LazySettings } from "./LazySettings.js";
+import { isLazyOverlay, LazyOverlay } from "./LazyOverlay.js";
 import { UserCard } from "./UserCard.js";
 import { narrowHash, type Term } from "../hash.js";
 import { notice } from "../actions.js";
@@ -99,6 +99,9 @@ export function App() {
         </a>
         <SearchBox />
         {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
+        <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
+          ＋
+        </a>
         <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
           ⚙
         </a>
@@ -122,7 +125,7 @@ export function App() {
       </main>
       <UserList />
       <TopicDialog />
-      {r.kind === "overlay" && r.name === "settings" && <LazySettings section={r.path[0] ?? "profile"} />}
+      {r.kind === "overlay" && isLazyOverlay(r.name) && <LazyOverlay name={r.name} section={r.path[0] ?? ""} />}
       <UserCard />
       <EmojiPicker />
       {notice.value && (

@@ -220,7 +220,13 @@ function Account() {
           >
             <label class="field">
               <span>Your password</span>
-              <input type="password" name="api_key_password" autocomplete="current-password" value={keyPassword} onInput={(e) => setKeyPassword(e.currentTarget.value)} />
+              <input
+                type="password"
+                name="api_key_password"
+                autocomplete="current-password"
+                value={keyPassword}
+                onInput={(e) => setKeyPassword(e.currentTarget.value)}
+              />
             </label>
             <button type="submit">Show API key</button>
           </form>
@@ -300,7 +306,10 @@ function Preferences() {
 }
 
 const NOTIFICATION_TABLE: Array<[string, string[]]> = [
-  ["Channels", ["enable_stream_desktop_notifications", "enable_stream_audible_notifications", "enable_stream_push_notifications", "enable_stream_email_notifications"]],
+  [
+    "Channels",
+    ["enable_stream_desktop_notifications", "enable_stream_audible_notifications", "enable_stream_push_notifications", "enable_stream_email_notifications"],
+  ],
   [
     "Followed topics",
     [
@@ -454,7 +463,11 @@ function AlertWords() {
         {alertWords.value.map((w) => (
           <li key={w}>
             <span class="word">{w}</span>
-            <button type="button" aria-label={`Delete ${w}`} onClick={() => void attempt(() => api.del("/users/me/alert_words", { alert_words: [w] }), "Deleted")}>
+            <button
+              type="button"
+              aria-label={`Delete ${w}`}
+              onClick={() => void attempt(() => api.del("/users/me/alert_words", { alert_words: [w] }), "Deleted")}
+            >
               Delete
             </button>
           </li>

@@ -63,7 +63,13 @@ export function UserCard() {
   };
   return (
     <div class="card-backdrop" onClick={(e) => e.target === e.currentTarget && closeUserCard()} onKeyDown={(e) => e.key === "Escape" && closeUserCard()}>
-      <div class="user-card" role="dialog" aria-label={user.full_name} style={{ top: `${card.top}px`, left: `${card.left}px`, maxHeight: `${card.maxHeight}px` }} data-user-id={user.user_id}>
+      <div
+        class="user-card"
+        role="dialog"
+        aria-label={user.full_name}
+        style={{ top: `${card.top}px`, left: `${card.left}px`, maxHeight: `${card.maxHeight}px` }}
+        data-user-id={user.user_id}
+      >
         <div class="card-head">
           <span class="avatar big" aria-hidden="true">
             {user.full_name.slice(0, 1)}
