@@ -100,7 +100,7 @@ export function App() {
         <SearchBox />
         {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
         <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
-          ＋
+          +
         </a>
         <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
           ⚙

@@ -129,7 +129,7 @@ function Profile() {
           <span>Time zone</span>
           <select name="timezone" value={me?.timezone ?? ""} onChange={(e) => void attempt(() => api.patch("/settings", { timezone: e.currentTarget.value }))}>
             <option value="">Not set</option>
-            {timeZones().map((z) => (
+            {(me?.timezone && !timeZones().includes(me.timezone) ? [me.timezone, ...timeZones()] : timeZones()).map((z) => (
               <option key={z} value={z}>
                 {z}
               </option>
@@ -326,35 +326,37 @@ function Notifications() {
   return (
     <>
       <Group title="Notification triggers">
-        <table class="notification-table">
-          <thead>
-            <tr>
-              <th />
-              <th>Desktop</th>
-              <th>Audible</th>
-              <th>Mobile</th>
-              <th>Email</th>
-            </tr>
-          </thead>
-          <tbody>
-            {NOTIFICATION_TABLE.map(([row, names]) => (
-              <tr key={row}>
-                <th scope="row">{row}</th>
-                {names.map((name) => (
-                  <td key={name}>
-                    <input
-                      type="checkbox"
-                      name={name}
-                      aria-label={`${row}: ${name}`}
-                      checked={!!settings.value[name]}
-                      onChange={(e) => void saveSetting(name, e.currentTarget.checked)}
-                    />
-                  </td>
-                ))}
+        <div class="table-scroll">
+          <table class="notification-table">
+            <thead>
+              <tr>
+                <th />
+                <th>Desktop</th>
+                <th>Audible</th>
+                <th>Mobile</th>
+                <th>Email</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {NOTIFICATION_TABLE.map(([row, names]) => (
+                <tr key={row}>
+                  <th scope="row">{row}</th>
+                  {names.map((name) => (
+                    <td key={name}>
+                      <input
+                        type="checkbox"
+                        name={name}
+                        aria-label={`${row}: ${name}`}
+                        checked={!!settings.value[name]}
+                        onChange={(e) => void saveSetting(name, e.currentTarget.checked)}
+                      />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
         <Check name="wildcard_mentions_notify" label="Notify for @all, @everyone and @topic mentions" />
         <Check name="enable_followed_topic_wildcard_mentions_notify" label="Notify for wildcard mentions in followed topics" />
         <Check name="pm_content_in_desktop_notifications" label="Include the content of direct messages in desktop notifications" />
