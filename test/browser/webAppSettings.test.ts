@@ -176,6 +176,15 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     expect(await hamlet.inputValue("select[name=timezone]")).toBe("America/New_York");
     await hamlet.click("a[aria-label='Close settings']");
     await expect.poll(() => hamlet.locator(".settings-overlay").count()).toBe(0);
+    // Message-list shortcuts are off in settings; Esc closes them, back to the view they came from.
+    await hamlet.evaluate(() => (location.hash = "#narrow/channel/1-Verona/topic/cards"));
+    await hamlet.waitForSelector(".message");
+    await openSettings(hamlet, "preferences");
+    await hamlet.locator(".settings-section h2").click();
+    await hamlet.keyboard.press("n");
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.evaluate(() => location.hash)).toBe("#narrow/channel/1-Verona/topic/cards");
+    expect(await hamlet.locator(".settings-overlay").count()).toBe(0);
   }, 40_000);
 
   it("changes the password and shows and regenerates the API key in #settings/account-and-privacy", async () => {

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { closeOverlay } from "../overlay.js";
 import { api } from "../api.js";
 import { subscriptions } from "../state.js";
 import "../settings.css";
@@ -49,7 +50,7 @@ export function Invite() {
       <div class="settings invite">
         <header>
           <h1>Invite users to organization</h1>
-          <a class="close" href="#" aria-label="Close">
+          <a class="close" href="#" aria-label="Close" onClick={(e) => (e.preventDefault(), closeOverlay())}>
             ✕
           </a>
         </header>

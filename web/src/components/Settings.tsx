@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
+import { closeOverlay } from "../overlay.js";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
 import { emojiGlyph, type Emoji } from "../emojiSearch.js";
@@ -501,7 +502,7 @@ export function Settings({ section }: { section: string }) {
       <div class="settings">
         <header>
           <h1>Settings</h1>
-          <a class="close" href="#" aria-label="Close settings" onClick={() => (saved.value = null)}>
+          <a class="close" href="#" aria-label="Close settings" onClick={(e) => (e.preventDefault(), closeOverlay())}>
             ✕
           </a>
         </header>
