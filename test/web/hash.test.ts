@@ -116,7 +116,9 @@ describe("top-level hashes", () => {
     expect(parseHash("#recent_topics", lookup)).toEqual({ kind: "recent" });
     expect(parseHash("#all_messages", lookup)).toEqual({ kind: "feed" });
     expect(parseHash("#feed", lookup)).toEqual({ kind: "feed" });
-    expect(parseHash("#streams/all", lookup)).toEqual({ kind: "overlay", name: "channels" });
+    expect(parseHash("#streams/all", lookup)).toEqual({ kind: "overlay", name: "channels", path: ["all"] });
+    expect(parseHash("#settings/account-and-privacy", lookup)).toEqual({ kind: "overlay", name: "settings", path: ["account-and-privacy"] });
+    expect(parseHash("#settings", lookup)).toEqual({ kind: "overlay", name: "settings", path: [] });
     expect(parseHash("#narrow/channel", lookup)).toEqual({ kind: "invalid" });
     expect(parseHash("#nonsense", lookup)).toEqual({ kind: "home" });
   });

@@ -28,6 +28,7 @@ import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } fr
 import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
+import { applyPersonalEvent, loadPersonal } from "./personal.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -61,7 +62,8 @@ export async function register(): Promise<void> {
   users.value = new Map((state.realm_users as User[]).map((u) => [u.user_id, u]));
   subscriptions.value = new Map((state.subscriptions as Subscription[]).map((s) => [s.stream_id, s]));
   const s = state.user_settings ?? {};
-  settings.value = { color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
+  settings.value = { ...s, color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
+  loadPersonal(state);
   unread.load(state.unread_msgs, myUserId);
   loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
@@ -136,6 +138,7 @@ export function currentQueueId(): string {
 }
 
 function applyEvent(event: any): void {
+  if (applyPersonalEvent(event)) return;
   switch (event.type) {
     case "message":
       return onMessage(event.message as Message, event.flags ?? [], event.local_message_id);

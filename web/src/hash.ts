@@ -24,7 +24,7 @@ export type Route =
   | { kind: "recent" }
   | { kind: "feed" }
   | { kind: "narrow"; terms: Term[] }
-  | { kind: "overlay"; name: string }
+  | { kind: "overlay"; name: string; path: string[] }
   | { kind: "invalid" };
 
 const HASH_ESCAPES: Record<string, string> = { "%": ".", "(": ".28", ")": ".29", ".": ".2E" };
@@ -82,7 +82,7 @@ export function parseHash(hash: string, lookup: Lookup): Route {
     const terms = parseNarrow(body, lookup);
     return terms ? { kind: "narrow", terms } : { kind: "invalid" };
   }
-  if (OVERLAYS.has(first)) return { kind: "overlay", name: first === "streams" ? "channels" : first };
+  if (OVERLAYS.has(first)) return { kind: "overlay", name: first === "streams" ? "channels" : first, path: body.split("/").slice(1) };
   return { kind: "home" };
 }
 

@@ -1,3 +1,4 @@
+import { closeOverlay, overlayOpen } from "./overlay.js";
 import { signal } from "@preact/signals";
 import { selectedId, startEdit } from "./actions.js";
 import { focusCompose, replyTo } from "./components/Compose.js";
@@ -47,6 +48,12 @@ export function installKeyboard(): void {
   document.addEventListener("keydown", (e) => {
     const target = e.target as HTMLElement;
     const typing = target.closest("input, textarea, select, [contenteditable]");
+    if (overlayOpen()) {
+      // Settings and other overlays: no message-list shortcuts; Esc closes (after leaving a field).
+      if (e.key === "Escape" && typing) (target as HTMLElement).blur();
+      else if (e.key === "Escape" && !document.querySelector(".emoji-picker")) closeOverlay();
+      return;
+    }
     if (e.key === "Escape") {
       if (showShortcuts.value) showShortcuts.value = false;
       else if (typing) (target as HTMLElement).blur();

@@ -11,6 +11,11 @@ export interface User {
   email: string;
   is_bot: boolean;
   is_active?: boolean;
+  role?: number;
+  timezone?: string;
+  date_joined?: string;
+  /** Custom profile field id → its value (and rendered HTML for Markdown fields). */
+  profile_data?: Record<string, { value: string; rendered_value?: string }>;
 }
 
 export interface Subscription {
@@ -50,7 +55,8 @@ export interface Message {
 
 export const users = signal(new Map<number, User>());
 export const subscriptions = signal(new Map<number, Subscription>());
-export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string }>({
+/** The user's settings (user_settings of /register, all of them; the three the app needs are typed). */
+export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string } & Record<string, any>>({
   color_scheme: 1,
   enter_sends: true,
   web_home_view: "inbox",

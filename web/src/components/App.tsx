@@ -7,6 +7,8 @@ import { Recent } from "./Recent.js";
 import { SearchBox } from "./SearchBox.js";
 import { TopicDialog } from "./TopicDialog.js";
 import { EmojiPicker } from "./EmojiPicker.js";
+import { isLazyOverlay, LazyOverlay } from "./LazyOverlay.js";
+import { UserCard } from "./UserCard.js";
 import { narrowHash, type Term } from "../hash.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
@@ -97,6 +99,12 @@ export function App() {
         </a>
         <SearchBox />
         {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
+        <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
+          +
+        </a>
+        <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
+          ⚙
+        </a>
         <form method="post" action="/accounts/logout/" class="logout">
           <button type="submit">Log out</button>
         </form>
@@ -117,6 +125,8 @@ export function App() {
       </main>
       <UserList />
       <TopicDialog />
+      {r.kind === "overlay" && isLazyOverlay(r.name) && <LazyOverlay name={r.name} section={r.path[0] ?? ""} />}
+      <UserCard />
       <EmojiPicker />
       {notice.value && (
         <div class="notice" role="status">

@@ -1,7 +1,8 @@
 import { widgetOf } from "../widgets.js";
 import { Widget } from "./Widget.js";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { lookup, type Message, realmEmoji, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, type Message, realmEmoji, settings, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { openUserCard } from "../userCard.js";
 import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { openEmojiPicker } from "../emojiPicker.js";
@@ -26,7 +27,14 @@ import {
 import { dmPeople } from "../unread.js";
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
-const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+const timeFormats = new Map<boolean, Intl.DateTimeFormat>();
+/** Message times in the user's 12- or 24-hour style (twenty_four_hour_time). */
+function timeFormat(): Intl.DateTimeFormat {
+  const h24 = !!settings.value.twenty_four_hour_time;
+  let format = timeFormats.get(h24);
+  if (!format) timeFormats.set(h24, (format = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", hour12: !h24 })));
+  return format;
+}
 
 function recipientKey(m: Message): string {
   return m.type === "stream"
@@ -370,14 +378,16 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
     >
       {showSender && (
         <div class="sender">
-          <span class="avatar" aria-hidden="true">
+          <span class="avatar" aria-hidden="true" onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
             {m.sender_full_name.slice(0, 1)}
           </span>
-          <span class="name">{m.sender_full_name}</span>
+          <span class="name" role="button" tabIndex={0} onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
+            {m.sender_full_name}
+          </span>
         </div>
       )}
       <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>
-        {timeFormat.format(new Date(m.timestamp * 1000))}
+        {timeFormat().format(new Date(m.timestamp * 1000))}
       </time>
       {m.flags.includes("starred") && (
         <span class="star" title="Starred">

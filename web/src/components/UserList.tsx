@@ -3,6 +3,7 @@ import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
 import { presences, status } from "../presence.js";
 import { lookup, users } from "../state.js";
+import { openUserCard } from "../userCard.js";
 
 const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 
@@ -23,7 +24,16 @@ export function UserList() {
       <ul>
         {(showAll.value ? people : people.slice(0, FIRST)).map(({ user, status: s }) => (
           <li key={user.user_id} class={s} data-user-id={user.user_id}>
-            <a href={narrowHash([{ operator: "dm", operand: String(user.user_id), negated: false }], lookup)} title={`${user.full_name} (${s})`}>
+            <a
+              href={narrowHash([{ operator: "dm", operand: String(user.user_id), negated: false }], lookup)}
+              title={`${user.full_name} (${s})`}
+              onClick={(e) => {
+                // A click opens the person's card (with "Send direct message"); a modified click follows the link.
+                if (e.ctrlKey || e.metaKey || e.shiftKey) return;
+                e.preventDefault();
+                openUserCard(user.user_id, e.currentTarget);
+              }}
+            >
               <span class="presence" aria-label={s} />
               <span class="name">
                 {user.full_name}

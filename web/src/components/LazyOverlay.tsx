@@ -1,0 +1,35 @@
+import { signal } from "@preact/signals";
+import type { ComponentType } from "preact";
+
+/**
+ * Overlays whose code is fetched the first time they open (not part of the initial JavaScript):
+ * personal settings (#settings/<section>) and invitations (#invite).
+ */
+const LOADERS = {
+  settings: () => import("./Settings.js").then((m) => m.Settings as ComponentType<{ section: string }>),
+  invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
+};
+export type LazyOverlayName = keyof typeof LOADERS;
+
+const loaded = signal<Partial<Record<LazyOverlayName, ComponentType<{ section: string }>>>>({});
+const loading = new Set<LazyOverlayName>();
+
+export function isLazyOverlay(name: string): name is LazyOverlayName {
+  return name in LOADERS;
+}
+
+export function LazyOverlay({ name, section }: { name: LazyOverlayName; section: string }) {
+  const Component = loaded.value[name];
+  if (!Component) {
+    if (!loading.has(name)) {
+      loading.add(name);
+      void LOADERS[name]().then((c) => (loaded.value = { ...loaded.value, [name]: c }));
+    }
+    return (
+      <div class="settings-overlay" role="dialog" aria-label="Loading">
+        <p class="status">Loading…</p>
+      </div>
+    );
+  }
+  return <Component section={section} />;
+}
