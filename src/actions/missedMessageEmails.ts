@@ -2,6 +2,8 @@ import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";
+import { canAccessUser, restrictedUserAccess } from "../lib/access.js";
+import { INACCESSIBLE_USER_NAME } from "../lib/userPayload.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userSettings } from "../models/userSettings.js";
 import { type Message, messageStore } from "../store/messages.js";
@@ -89,11 +91,20 @@ export async function sendMissedMessageEmails(ctx: AppContext, job: { userId: nu
       const key = message.is_channel_message ? `${message.recipient_id}\u0000${message.subject.toLowerCase()}` : `dm:${message.recipient_id}`;
       conversations.set(key, [...(conversations.get(key) ?? []), message]);
     }
-    for (const group of conversations.values()) await queueConversationEmail(tx, ctx, realm, user, group);
+    // Senders a guest restricted by can_access_all_users_group may not access stay "Unknown user".
+    const accessible = await restrictedUserAccess(tx.q, user, realm);
+    for (const group of conversations.values()) await queueConversationEmail(tx, ctx, realm, user, group, accessible);
   });
 }
 
-async function queueConversationEmail(tx: Tx, ctx: AppContext, realm: Realm, user: User, messages: Message[]): Promise<void> {
+async function queueConversationEmail(
+  tx: Tx,
+  ctx: AppContext,
+  realm: Realm,
+  user: User,
+  messages: Message[],
+  accessible: ReadonlySet<number> | null,
+): Promise<void> {
   const senders = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(messages.map((m) => m.sender_id))])).map((u) => [u.id, u]));
   const first = messages[0];
   let subject: string;
@@ -110,7 +121,9 @@ async function queueConversationEmail(tx: Tx, ctx: AppContext, realm: Realm, use
   const text: string[] = [];
   const html: string[] = [];
   for (const message of messages) {
-    const sender = senders.get(message.sender_id)?.full_name ?? "Someone";
+    const author = senders.get(message.sender_id);
+    // A direct message makes its sender accessible; a channel message may come from someone who is not.
+    const sender = !author ? "Someone" : message.is_channel_message && !canAccessUser(accessible, author) ? INACCESSIBLE_USER_NAME : author.full_name;
     text.push(showContent ? `${sender}: ${message.content}` : `${sender} sent you a message.`);
     html.push(
       `<div class="message"><b>${escapeHtml(sender)}</b>${showContent ? `<div>${message.rendered_content ?? escapeHtml(message.content)}</div>` : ""}</div>`,

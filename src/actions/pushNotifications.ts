@@ -9,7 +9,8 @@ import { ApnsClient } from "../lib/apns.js";
 import { FcmClient } from "../lib/fcm.js";
 import { postOutgoing } from "../lib/outgoingHttp.js";
 import { serverSecret } from "../lib/serverSecret.js";
-import { buildUserPayload } from "../lib/userPayload.js";
+import { canAccessUser, restrictedUserAccess } from "../lib/access.js";
+import { buildUserPayload, fakeEmail, INACCESSIBLE_USER_NAME, inaccessibleAvatarUrl } from "../lib/userPayload.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userSettings } from "../models/userSettings.js";
 import { type Message, messageStore } from "../store/messages.js";
@@ -193,12 +194,17 @@ export async function sendPushNotification(ctx: AppContext, job: { userId: numbe
   if (!message || !sender || !realm || devices.length === 0) return;
 
   const text = notificationText(message.rendered_content ?? message.content);
+  // A guest restricted by can_access_all_users_group may get a channel message from a sender he
+  // may not access (one who posts without being subscribed): Zulip's can_access_sender=False
+  // shows "Unknown user". A direct message makes its sender accessible.
+  const hidden = message.is_channel_message === 1 && !canAccessUser(await restrictedUserAccess(q, user, realm), sender);
+  const senderName = hidden ? INACCESSIBLE_USER_NAME : sender.full_name;
   const common = {
     ...realmFields(ctx, realm, user),
     sender_id: sender.id,
-    sender_email: sender.email,
-    sender_full_name: sender.full_name,
-    sender_avatar_url: buildUserPayload(user, sender, { clientGravatar: false }).avatar_url,
+    sender_email: hidden ? fakeEmail(sender.id, ctx.config.externalUrl) : sender.email,
+    sender_full_name: senderName,
+    sender_avatar_url: hidden ? inaccessibleAvatarUrl(ctx.config.externalUrl) : buildUserPayload(user, sender, { clientGravatar: false }).avatar_url,
   };
   let recipient: Record<string, unknown>;
   let title: string;
@@ -213,11 +219,11 @@ export async function sendPushNotification(ctx: AppContext, job: { userId: numbe
   }
   const subtitle =
     job.trigger === "mentioned"
-      ? `${sender.full_name} mentioned you:`
+      ? `${senderName} mentioned you:`
       : job.trigger.endsWith("wildcard_mentioned")
-        ? `${sender.full_name} mentioned everyone:`
+        ? `${senderName} mentioned everyone:`
         : message.is_channel_message
-          ? `${sender.full_name}:`
+          ? `${senderName}:`
           : "";
   const gcmPayload = {
     ...common,

@@ -10,6 +10,7 @@ import {
 } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { passwordLengthAllowed } from "../lib/passwords.js";
+import { sendAccessChangesAbout } from "../lib/userAccessEvents.js";
 import { EmailVisibility } from "../lib/userPayload.js";
 import { isAdmin, isOwner, Role } from "../models/roles.js";
 import { directSystemGroupsForRole } from "../models/systemGroups.js";
@@ -209,6 +210,7 @@ export async function doDeactivateUser(tx: Tx, user: User, actor: User | null, c
   if (cascade) {
     for (const bot of await userStore.listActiveBotsOwnedBy(tx.q, user.id)) await doDeactivateUser(tx, bot, actor, false);
   }
+  const before = await userIdsWhoCanAccessUser(tx.q, user);
   await userStore.setActive(tx.q, user.id, false);
   await auditLogStore.insert(tx.q, {
     realm_id: user.realm_id,
@@ -216,7 +218,10 @@ export async function doDeactivateUser(tx: Tx, user: User, actor: User | null, c
     acting_user_id: actor?.id ?? null,
     modified_user_id: user.id,
   });
-  await notifyUserUpdate(tx, user, { is_active: false });
+  // Guests restricted by can_access_all_users_group who shared only a channel with him lose access.
+  const after = await userIdsWhoCanAccessUser(tx.q, user);
+  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, is_active: false } }, after);
+  await sendAccessChangesAbout(tx, user, before, after);
   if (user.is_bot) await notifyBotUpdate(tx, user, { is_active: false });
   // Group member lists and subscriber lists hold active users only (Zulip 10).
   const audience = await userStore.listActiveIds(tx.q, user.realm_id);
@@ -242,6 +247,7 @@ async function queueDeactivationEmail(tx: Tx, user: User, realm: Realm, realmUrl
 export async function doReactivateUser(tx: Tx, user: User, actor: User | null): Promise<void> {
   if (user.is_active) return;
   if (user.is_mirror_dummy) throw badRequest("Cannot activate a placeholder account; ask the user to sign up, instead.");
+  const before = await userIdsWhoCanAccessUser(tx.q, user);
   await userStore.setActive(tx.q, user.id, true);
   await auditLogStore.insert(tx.q, {
     realm_id: user.realm_id,
@@ -250,7 +256,13 @@ export async function doReactivateUser(tx: Tx, user: User, actor: User | null): 
     modified_user_id: user.id,
   });
   const audience = await userIdsWhoCanAccessUser(tx.q, { ...user, is_active: 1 });
-  tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, is_active: true } }, audience);
+  // Those who knew him get the update; guests who regain access (a shared channel) get his data.
+  const knew = new Set([...before, user.id]);
+  tx.sendEventOnCommit(
+    { type: "realm_user", op: "update", person: { user_id: user.id, is_active: true } },
+    audience.filter((id) => knew.has(id)),
+  );
+  await sendAccessChangesAbout(tx, user, before, audience);
   if (user.is_bot) await notifyBotUpdate(tx, user, { is_active: true });
   for (const groupId of await userStore.listDirectNamedGroupIds(tx.q, user.id)) {
     tx.sendEventOnCommit({ type: "user_group", op: "add_members", group_id: groupId, user_ids: [user.id] }, audience);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
+import { BotType } from "../models/roles.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { noteRequestUser } from "./requestLog.js";
@@ -40,7 +41,11 @@ export async function authenticateApiKeyOrSession(
   authorization: string | undefined | null,
   sessionKey: string | undefined,
 ): Promise<{ user: User; realm: Realm }> {
-  if (authorization) return authenticateAuthorizationHeader(ctx, authorization);
+  if (authorization) {
+    const found = await authenticateAuthorizationHeader(ctx, authorization);
+    refuseIncomingWebhookBot(found.user);
+    return found;
+  }
   if (!sessionKey) throw new UnauthorizedError();
   const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, nowSeconds());
   if (!found || !found.user.is_active || found.realm.deactivated) throw new UnauthorizedError();
@@ -90,4 +95,12 @@ export function clientNameFromUserAgent(userAgent: string | undefined): string {
   if (!userAgent) return "API";
   const token = userAgent.trim().split(/[\s/]/)[0];
   return token && /^[\w.-]{1,30}$/.test(token) ? token : "API";
+}
+
+/**
+ * Zulip (authenticated_rest_api_view without allow_webhook_access): an incoming-webhook bot may
+ * only send messages and use the webhook URLs — no other endpoint, file URLs included.
+ */
+export function refuseIncomingWebhookBot(user: User): void {
+  if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK) throw new UnauthorizedError("This API is not available to incoming webhook bots.");
 }

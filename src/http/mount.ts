@@ -2,11 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { RateLimitRule } from "../config.js";
 import type { Realm, User } from "../db/schema.js";
-import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
+import { authenticateApiRequest, clientNameFromUserAgent, refuseIncomingWebhookBot } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
-import { BotType } from "../models/roles.js";
 import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
-import { ApiError, badRequest, RateLimitedError, UnauthorizedError } from "../lib/errors.js";
+import { ApiError, badRequest, RateLimitedError } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 import type { RateLimitState } from "./rateLimit.js";
 
@@ -85,9 +84,7 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
     reply.header("Expires", new Date().toUTCString());
     applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
-    if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK && !ep.allowIncomingWebhookBots) {
-      throw new UnauthorizedError("This API is not available to incoming webhook bots.");
-    }
+    if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);
   } else {
     applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
   }

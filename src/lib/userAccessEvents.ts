@@ -80,3 +80,23 @@ export async function senderAccessFor(q: Executor, viewer: User, realm: Realm, e
   const accessible = await restrictedUserAccess(q, viewer, realm);
   return accessible === null ? null : { accessible, externalUrl };
 }
+
+/**
+ * After a change to whether `user` is active: `realm_user` remove ("Unknown user") to the users
+ * who could access him before and no longer can (guests who shared only a channel with a user now
+ * deactivated: Zulip's send_events_for_user_deactivation), and add with his data to those who now
+ * can (the same guests at his reactivation, whose clients had forgotten him).
+ */
+export async function sendAccessChangesAbout(tx: Tx, user: User, before: readonly number[], after: readonly number[]): Promise<void> {
+  const had = new Set(before);
+  const has = new Set(after);
+  const lost = before.filter((id) => !has.has(id) && id !== user.id);
+  if (lost.length > 0) tx.sendEventOnCommit({ type: "realm_user", op: "remove", person: { user_id: user.id, full_name: INACCESSIBLE_USER_NAME } }, lost);
+  const gained = after.filter((id) => !had.has(id) && id !== user.id);
+  if (gained.length === 0) return;
+  const current = (await userStore.getById(tx.q, user.id)) ?? user;
+  for (const viewer of await userStore.listByIds(tx.q, user.realm_id, gained)) {
+    const person = buildUserPayload(viewer, current, { clientGravatar: false, profileData: new Map([[user.id, {}]]) });
+    tx.sendEventOnCommit({ type: "realm_user", op: "add", person }, [viewer.id]);
+  }
+}

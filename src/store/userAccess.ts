@@ -7,6 +7,10 @@ import { directMessageGroupStore } from "./directMessageGroups.js";
  * themselves, the active subscribers of the channels they are subscribed to, the members of their
  * group direct messages, and the users they exchanged direct messages with. Bots are not listed:
  * everyone may access every bot.
+ *
+ * Access is symmetric, so the same query answers who may access `viewer` (userIdsWhoCanAccessUser).
+ * A channel links two users only while both are active: a deactivated user stays known through
+ * DMs and group DMs only (Zulip's send_events_for_user_deactivation).
  */
 export const userAccessStore = {
   /** `ignoreRecipientId`: a group direct message not to count (one just created, not yet shared). */
@@ -19,6 +23,7 @@ export const userAccessStore = {
       .distinct()
       .where("mine.user_id", "=", viewer.id)
       .where("mine.active", "=", 1)
+      .where("mine.is_user_active", "=", 1)
       .where("theirs.active", "=", 1)
       .where("theirs.is_user_active", "=", 1)
       .execute();

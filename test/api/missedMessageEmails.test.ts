@@ -55,6 +55,25 @@ describe("missed-message emails", () => {
     expect(mailsTo(iago.delivery_email)).toEqual([]);
   });
 
+  it("names a channel message's sender a restricted guest may not access as Unknown user (can_access_all_users_group)", async () => {
+    const polonius = await t.user("polonius");
+    // Prospero shares no channel with the guest Polonius, yet may post to Verona, where Polonius is.
+    expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]) }));
+    const mentionAndSend = async (topic: string) => {
+      expectSuccess(await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Verona", topic, content: `hello @**Polonius** in ${topic}` }));
+      await batchPeriodPasses();
+      return smtp.sink().waitFor((m) => m.rcptTo.includes(polonius.delivery_email) && m.parsed.subject === `#Verona > ${topic}`);
+    };
+    const members = await t.systemGroupId("role:members");
+    const mail = await t.withRealmSettings({ can_access_all_users_group: members }, () => mentionAndSend("restricted"));
+    expect(mail.parsed.text).toContain("Unknown user: hello @**Polonius** in restricted");
+    expect(mail.parsed.html).toContain("<b>Unknown user</b>");
+    expect(`${mail.parsed.text}${mail.parsed.html}`).not.toContain("Prospero");
+    // Without the restriction the sender is named.
+    const open = await mentionAndSend("open");
+    expect(open.parsed.text).toContain("Prospero from The Tempest: hello @**Polonius** in open");
+  });
+
   it("sends nothing to a user who is online (an event queue open)", async () => {
     const shiva = await t.user("shiva");
     const queue = expectSuccess(await t.post("shiva", "/api/v1/register", { event_types: ["message"] })).queue_id;

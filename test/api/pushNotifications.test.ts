@@ -177,6 +177,47 @@ describe("push notifications", () => {
   });
 });
 
+describe("push notifications to a guest restricted by can_access_all_users_group", () => {
+  it("name a channel message's sender he may not access as Zulip's Unknown user (can_access_sender=False)", async () => {
+    const prospero = await t.user("prospero");
+    const polonius = await t.user("polonius");
+    // Prospero shares no channel with the guest Polonius, yet may post to Verona, where Polonius is.
+    expectSuccess(await t.delete("prospero", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify(["Verona"]) }));
+    expectSuccess(await t.post("polonius", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-polonius" }));
+    expectSuccess(await t.post("polonius", "/api/v1/users/me/apns_device_token", { token: "beef" + "cd".repeat(30), appid: "org.zulip.Zulip" }));
+    await t.drainJobs();
+    const mention = async () => {
+      received.length = 0;
+      const id = expectSuccess(
+        await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Verona", topic: "from outside", content: "hello @**Polonius**" }),
+      ).id;
+      await t.drainJobs();
+      const pushes = notifies().filter((n) => n.user_id === polonius.id);
+      expect(pushes).toHaveLength(1);
+      return { id, push: pushes[0] };
+    };
+
+    const members = await t.systemGroupId("role:members");
+    const { id, push } = await t.withRealmSettings({ can_access_all_users_group: members }, mention);
+    const hidden = {
+      sender_id: prospero.id,
+      sender_email: `user${prospero.id}@localhost`,
+      sender_full_name: "Unknown user",
+      sender_avatar_url: expect.stringContaining("unknown-user-avatar"),
+    };
+    expect(push.gcm_payload).toMatchObject({ ...hidden, zulip_message_id: id, recipient_type: "stream", stream: "Verona" });
+    expect(push.apns_payload.alert).toEqual({ title: "#Verona > from outside", subtitle: "Unknown user mentioned you:", body: "hello @Polonius" });
+    expect(push.apns_payload.custom.zulip).toMatchObject({ ...hidden, message_ids: [id] });
+    expect(JSON.stringify(push)).not.toContain("Prospero");
+    expect(JSON.stringify(push)).not.toContain("prospero@");
+
+    // Without the restriction the sender is named.
+    const open = await mention();
+    expect(open.push.gcm_payload).toMatchObject({ sender_full_name: "Prospero from The Tempest", sender_email: prospero.email });
+    expect(open.push.apns_payload.alert.subtitle).toBe("Prospero from The Tempest mentioned you:");
+  });
+});
+
 describe("POST /mobile_push/test_notification", () => {
   it("sends a test notification to the device named, or to all the user's devices", async () => {
     expectSuccess(await t.post("prospero", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-prospero-1" }));

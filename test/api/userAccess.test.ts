@@ -237,4 +237,40 @@ describe("can_access_all_users_group", () => {
       expect(expectSuccess(await t.get("polonius", `/api/v1/users/${prosperoId}`)).user.full_name).toBe("Prospero the Duke");
     });
   });
+  it("sends realm_user remove to a guest who shared only a channel with a user now deactivated, and add at his reactivation", async () => {
+    await restricted(async () => {
+      const polonius = (await t.user("polonius")).id;
+      const aaron = (await t.user("aaron")).id;
+      const shiva = (await t.user("shiva")).id;
+      // Aaron shares only Verona with the guest; Shiva shares Verona and a direct message.
+      expectSuccess(await t.post("shiva", "/api/v1/messages", { type: "direct", to: JSON.stringify([polonius]), content: "a word, Polonius" }));
+      const toGuest = (events: Array<{ event: any; users: number[] }>) =>
+        events.filter((e) => e.event.type === "realm_user" && e.users.includes(polonius)).map((e) => ({ op: e.event.op, person: e.event.person }));
+      const { events: deactivated } = await t.captureEvents(async () => {
+        expectSuccess(await t.delete("iago", `/api/v1/users/${aaron}`));
+        expectSuccess(await t.delete("iago", `/api/v1/users/${shiva}`));
+      });
+      expect(toGuest(deactivated)).toEqual([
+        { op: "remove", person: { user_id: aaron, full_name: "Unknown user" } },
+        { op: "update", person: { user_id: shiva, is_active: false } },
+      ]);
+      // Members still hear of both deactivations.
+      const toHamlet = deactivated.filter((e) => e.event.type === "realm_user" && e.users.includes(hamletId)).map((e) => (e.event as any).op);
+      expect(toHamlet).toEqual(["update", "update"]);
+      // What the events say is what a new client gets: Aaron unknown, Shiva deactivated.
+      const state = expectSuccess(await t.post("polonius", "/api/v1/register", { fetch_event_types: JSON.stringify(["realm_user"]) }));
+      expect(state.realm_users.find((u: any) => u.user_id === aaron)).toMatchObject(unknownUser(aaron));
+      expect(state.realm_non_active_users.find((u: any) => u.user_id === shiva)).toMatchObject({ is_active: false });
+
+      const { events: reactivated } = await t.captureEvents(async () => {
+        expectSuccess(await t.post("iago", `/api/v1/users/${aaron}/reactivate`));
+        expectSuccess(await t.post("iago", `/api/v1/users/${shiva}/reactivate`));
+      });
+      expect(toGuest(reactivated)).toEqual([
+        { op: "add", person: expect.objectContaining({ user_id: aaron, full_name: "aaron", is_active: true }) },
+        { op: "update", person: { user_id: shiva, is_active: true } },
+      ]);
+      expectSuccess(await t.get("polonius", `/api/v1/users/${aaron}`));
+    });
+  });
 });

@@ -5,7 +5,9 @@ import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
  * The access oracle (issue 17): an organization full of unique secret markers — in a private
- * channel with shared history, one with protected history, a public one, DMs, a group DM,
+ * channel with shared history, one with protected history, a public one, a web-public one, a
+ * private one whose can_subscribe_group / can_add_subscribers_group give non-subscribers content
+ * access (and the protected one's can_subscribe_group too), DMs, a group DM,
  * uploaded files (names and contents), edit histories (a marker edited out), messages moved
  * between private and public channels, private channel names and descriptions, a draft, a
  * scheduled message — is read by every observer role through every read endpoint and every
@@ -40,19 +42,44 @@ function markersIn(text: string): Set<string> {
 
 // ---------------------------------------------------------------------------------------------
 // The model
-type Channel = "pub" | "shared" | "prot";
+type Channel = "pub" | "shared" | "prot" | "web" | "grp";
 type Phase = "during" | "end";
-const CHANNELS: Record<Channel, { inviteOnly: boolean; historyPublic: boolean; name?: string; description?: string }> = {
+interface ChannelSpec {
+  inviteOnly: boolean;
+  historyPublic: boolean;
+  webPublic?: boolean;
+  /** Marker names of the channel's name and description (a public channel's are not secret). */
+  name?: string;
+  description?: string;
+  /** Users (test names) of the channel's can_subscribe_group and can_add_subscribers_group (else role:nobody). */
+  canSubscribe?: string[];
+  canAddSubscribers?: string[];
+}
+const CHANNELS: Record<Channel, ChannelSpec> = {
   pub: { inviteOnly: false, historyPublic: true },
   shared: { inviteOnly: true, historyPublic: true, name: "SHARED_NAME", description: "SHARED_DESCRIPTION" },
-  prot: { inviteOnly: true, historyPublic: false, name: "PROT_NAME", description: "PROT_DESCRIPTION" },
+  // Hamlet may subscribe himself: content access, yet protected history shows him nothing he did not receive.
+  prot: { inviteOnly: true, historyPublic: false, name: "PROT_NAME", description: "PROT_DESCRIPTION", canSubscribe: ["hamlet"] },
+  // Every user of the organization may read it, guests included; a client without credentials
+  // gets nothing (Parley has no spectator access).
+  web: { inviteOnly: false, historyPublic: true, webPublic: true, name: "WEB_NAME", description: "WEB_DESCRIPTION" },
+  // Content access through the groups: Hamlet (can_subscribe_group) and Prospero
+  // (can_add_subscribers_group); the guest Polonius is in can_subscribe_group but guests never hold it.
+  grp: {
+    inviteOnly: true,
+    historyPublic: true,
+    name: "GRP_NAME",
+    description: "GRP_DESCRIPTION",
+    canSubscribe: ["hamlet", "polonius"],
+    canAddSubscribers: ["prospero"],
+  },
 };
 
 interface Observer {
   key: string;
-  /** Test user name or bot email. */
-  who: string;
-  role: "owner" | "admin" | "moderator" | "member" | "guest" | "bot";
+  /** Test user name or bot email; null for a client without credentials. */
+  who: string | null;
+  role: "owner" | "admin" | "moderator" | "member" | "guest" | "bot" | "spectator";
   incomingWebhook?: boolean;
   deactivatedAtEnd?: boolean;
   id?: number;
@@ -73,6 +100,7 @@ const OBSERVERS: Observer[] = [
   { key: "incoming webhook bot", who: "", role: "bot", incomingWebhook: true },
   { key: "outgoing webhook bot", who: "", role: "bot" },
   { key: "embedded bot", who: "", role: "bot" },
+  { key: "spectator (no credentials)", who: null, role: "spectator" },
 ];
 const obs = (who: string) => OBSERVERS.find((o) => o.who === who)!;
 const GENERIC_BOT = OBSERVERS[10];
@@ -86,14 +114,24 @@ const MEMBERS: Record<Phase, Record<Channel, Set<Observer>>> = {
     pub: new Set([obs("othello"), obs("iago"), obs("cordelia")]),
     shared: new Set([obs("othello"), obs("iago"), obs("polonius"), obs("prospero"), obs("aaron"), GENERIC_BOT]),
     prot: new Set([obs("othello"), obs("cordelia"), obs("prospero"), obs("aaron")]),
+    web: new Set([obs("othello"), obs("cordelia")]),
+    grp: new Set([obs("othello"), obs("iago")]),
   },
   end: {
     pub: new Set([obs("othello"), obs("iago"), obs("cordelia")]),
     shared: new Set([obs("othello"), obs("iago"), obs("polonius"), obs("hamlet"), GENERIC_BOT]),
     prot: new Set([obs("othello"), obs("cordelia"), obs("shiva")]),
+    web: new Set([obs("othello"), obs("cordelia")]),
+    grp: new Set([obs("othello"), obs("iago")]),
   },
 };
-const FORMER: Record<Channel, Set<Observer>> = { pub: new Set(), shared: new Set([obs("prospero")]), prot: new Set([obs("prospero")]) };
+const FORMER: Record<Channel, Set<Observer>> = {
+  pub: new Set(),
+  shared: new Set([obs("prospero")]),
+  prot: new Set([obs("prospero")]),
+  web: new Set(),
+  grp: new Set(),
+};
 
 type Place = { channel: Channel; topic?: string } | { dm: Set<Observer> };
 interface ModelMessage {
@@ -119,11 +157,20 @@ interface ModelFile {
   url?: string;
 }
 
-const isActive = (o: Observer, phase: Phase) => !o.incomingWebhook && !(phase === "end" && o.deactivatedAtEnd);
+const isActive = (o: Observer, phase: Phase) => o.role !== "spectator" && !o.incomingWebhook && !(phase === "end" && o.deactivatedAtEnd);
 const isAdmin = (o: Observer) => o.role === "owner" || o.role === "admin";
 
+/**
+ * Zulip's has_content_access (zerver/lib/streams.py): web-public channels for every user of the
+ * organization; subscribers; non-guests for public channels and, for private ones, members of
+ * can_subscribe_group or can_add_subscribers_group (groups whose setting guests can never hold).
+ */
 function contentAccess(o: Observer, channel: Channel, phase: Phase): boolean {
-  return MEMBERS[phase][channel].has(o) || (!CHANNELS[channel].inviteOnly && o.role !== "guest");
+  const spec = CHANNELS[channel];
+  if (spec.webPublic || MEMBERS[phase][channel].has(o)) return true;
+  if (o.role === "guest") return false;
+  const inGroups = [...(spec.canSubscribe ?? []), ...(spec.canAddSubscribers ?? [])].includes(o.who ?? "");
+  return !spec.inviteOnly || inGroups;
 }
 function metadataAccess(o: Observer, channel: Channel, phase: Phase): boolean {
   return contentAccess(o, channel, phase) || isAdmin(o);
@@ -215,19 +262,28 @@ async function buildFixture(): Promise<void> {
   expectSuccess(await t.patch("desdemona", `/api/v1/users/${obs("ZOE").id}`, { role: 200 }));
 
   const nobody = await t.systemGroupId("role:nobody");
+  // Web-public channels need spectator access on, and are created by owners (Zulip's defaults).
+  expectSuccess(await t.patch("desdemona", "/api/v1/realm", { enable_spectator_access: true }));
+  const groupOf = async (name: string, users: string[] | undefined): Promise<number> => {
+    if (!users) return nobody;
+    const members = await Promise.all(users.map(async (u) => (await t.user(u)).id));
+    expectSuccess(await t.post("desdemona", "/api/v1/user_groups/create", { name, description: "oracle", members: JSON.stringify(members) }));
+    const groups = expectSuccess(await t.get("desdemona", "/api/v1/user_groups")).user_groups as Array<{ id: number; name: string }>;
+    return groups.find((g) => g.name === name)!.id;
+  };
   channelNames.pub = "oracle public";
-  channelNames.shared = tok("SHARED_NAME");
-  channelNames.prot = tok("PROT_NAME");
-  for (const channel of ["pub", "shared", "prot"] as const) {
+  for (const channel of ["pub", "shared", "prot", "web", "grp"] as const) {
     const spec = CHANNELS[channel];
+    if (spec.name) channelNames[channel] = tok(spec.name);
     expectSuccess(
-      await t.post("othello", "/api/v1/users/me/subscriptions", {
+      await t.post(spec.webPublic ? "desdemona" : "othello", "/api/v1/users/me/subscriptions", {
         subscriptions: JSON.stringify([{ name: channelNames[channel], description: spec.description ? tok(spec.description) : "a public channel" }]),
         principals: JSON.stringify([...MEMBERS.during[channel]].map(idOf)),
         invite_only: spec.inviteOnly,
+        is_web_public: spec.webPublic === true,
         history_public_to_subscribers: spec.historyPublic,
-        can_add_subscribers_group: nobody,
-        can_subscribe_group: nobody,
+        can_add_subscribers_group: await groupOf(`oracle adders ${channel}`, spec.canAddSubscribers),
+        can_subscribe_group: await groupOf(`oracle subscribers ${channel}`, spec.canSubscribe),
       }),
     );
     channelIds[channel] = expectSuccess(await t.get("othello", "/api/v1/get_stream_id", { stream: channelNames[channel] })).stream_id;
@@ -237,7 +293,7 @@ async function buildFixture(): Promise<void> {
 async function registerQueues(): Promise<void> {
   for (const o of OBSERVERS) {
     const res = await t.post(o.who, "/api/v1/register", { apply_markdown: false });
-    if (o.incomingWebhook) {
+    if (o.incomingWebhook || o.role === "spectator") {
       expect(res.status).toBe(401);
       continue;
     }
@@ -262,6 +318,8 @@ async function makeMarkers(): Promise<void> {
   await send(channelMessage("public", "pub", ["PUB_MSG"]), tok("PUB_MSG"));
   await send(channelMessage("shared", "shared", ["SHARED_MSG"], "SHARED_TOPIC"), tok("SHARED_MSG"));
   await send(channelMessage("protected", "prot", ["PROT_MSG"], "PROT_TOPIC"), tok("PROT_MSG"));
+  await send(channelMessage("web-public", "web", ["WEB_MSG"], "WEB_TOPIC"), tok("WEB_MSG"));
+  await send(channelMessage("group access", "grp", ["GRP_MSG"], "GRP_TOPIC"), tok("GRP_MSG"));
   const dm: ModelMessage = {
     key: "dm",
     place: { dm: new Set([obs("othello"), obs("cordelia")]) },
@@ -324,6 +382,15 @@ async function makeMarkers(): Promise<void> {
   const dmUrl = await upload(dmFile);
   dmFile.linkedFrom = { ...dm, key: "file (dm)", content: ["FILE_DM_NAME"] };
   await send(dmFile.linkedFrom, `[file](${dmUrl})`);
+  for (const channel of ["web", "grp"] as const) {
+    const prefix = `FILE_${channel.toUpperCase()}`;
+    const file: ModelFile = { name: `${prefix}_NAME`, data: `${prefix}_DATA` };
+    marker(file.name);
+    marker(file.data);
+    const url = await upload(file);
+    file.linkedFrom = channelMessage(`file (${channel})`, channel, [file.name], `${channel.toUpperCase()}_TOPIC`);
+    await send(file.linkedFrom, `[file](${url})`);
+  }
   const unsent: ModelFile = { name: "FILE_UNSENT_NAME", data: "FILE_UNSENT_DATA" };
   marker(unsent.name);
   marker(unsent.data);
@@ -395,7 +462,8 @@ function union(...lists: Iterable<string>[]): Set<string> {
   return out;
 }
 const channelMetadataMarkers = (c: Channel) => [CHANNELS[c].name, CHANNELS[c].description].filter((x): x is string => !!x);
-const privateChannels: Channel[] = ["shared", "prot"];
+/** The channels whose name and description are markers. */
+const privateChannels: Channel[] = ["shared", "prot", "web", "grp"];
 
 /**
  * Message payloads: content, topic and channel name of readable messages; `edit_history` may
@@ -434,7 +502,7 @@ async function succeeded(res: Promise<{ status: number }>, markerName: string): 
 }
 async function fileText(o: Observer, url: string): Promise<string> {
   requestCount += 1;
-  const res = await fetch(t.baseUrl + url, { headers: { Authorization: await t.authHeader(o.who) } });
+  const res = await fetch(t.baseUrl + url, { headers: o.who === null ? {} : { Authorization: await t.authHeader(o.who) } });
   return res.status === 200 ? await res.text() : "";
 }
 
@@ -605,7 +673,7 @@ function surfaces(): Surface[] {
 
 /** Events: what the observer could read at the time may appear; what was sent to it must. */
 function eventExpectation(o: Observer): Expectation {
-  if (o.incomingWebhook) return same([]);
+  if (o.incomingWebhook || o.role === "spectator") return same([]);
   const may = union(
     messages
       .filter((m) => readableWhileListening(o, m))
@@ -737,5 +805,5 @@ describe("the access oracle", () => {
       `access oracle: ${markers.size} markers, ${OBSERVERS.length} observers × ${all.length} endpoints (+ events) = ${checks} checks, ` +
         `${requests} requests, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-  }, 180_000);
+  }, 300_000);
 });
