@@ -127,11 +127,8 @@ export function useServerProcesses() {
 export function runParley(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("PARLEY_")));
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [...PARLEY_CLI, ...args],
-      { cwd: REPO_ROOT, env: { ...base, ...env }, timeout: timeoutMs },
-      (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    execFile(process.execPath, [...PARLEY_CLI, ...args], { cwd: REPO_ROOT, env: { ...base, ...env }, timeout: timeoutMs }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
