@@ -3,7 +3,7 @@ import { render } from "preact";
 import { api } from "./api.js";
 import { App } from "./components/App.js";
 import { followRoute } from "./components/Compose.js";
-import { register, runEventLoop } from "./events.js";
+import { registerAtStart, runEventLoop } from "./events.js";
 import { type Lookup, parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
 import { restoreOutbox } from "./outbox.js";
@@ -89,7 +89,7 @@ function prefetchFromHash(): void {
 async function start(): Promise<void> {
   const root = document.getElementById("app")!;
   prefetchFromHash();
-  await register();
+  await registerAtStart();
   restoreOutbox();
   // The route first, so that the first render is already the view asked for.
   applyHash();
