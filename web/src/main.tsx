@@ -87,13 +87,17 @@ function prefetchFromHash(): void {
 }
 
 async function start(): Promise<void> {
+  // Marks for scripts/bench-web.mjs (where the time to the first message list goes).
+  performance.mark("parley:script");
   const root = document.getElementById("app")!;
   prefetchFromHash();
   await registerAtStart();
+  performance.mark("parley:state");
   restoreOutbox();
   // The route first, so that the first render is already the view asked for.
   applyHash();
   render(<App />, root);
+  performance.mark("parley:rendered");
   window.addEventListener("hashchange", applyHash);
   installKeyboard();
   // Coming back to the window: what is visible now becomes read.
