@@ -5,6 +5,12 @@
 //     opening the app at a channel narrow, a topic narrow and the combined feed of the benchmark's
 //     large organization (hamlet, signed in; 1 cold + 5 warm loads each, the browser cache warm
 //     after the first);
+//     Each load is broken down by the app's performance marks (script running, state applied,
+//     first render) and the first /messages answer; and, since the 2-core machine is shared, by
+//     the CPU time the server and the browser used for it (every process under this one; it
+//     includes starting the new tab's renderer);
+//   - the server's part alone: GET / (the page with the embedded /register answer) and each
+//     view's first GET /json/messages, one request at a time, ms and server CPU ms per request;
 //   - JS heap after N minutes in a busy channel: the page open at a channel while another member
 //     sends messages continuously (one every 500 ms); CDP Runtime.getHeapUsage sampled each 30 s,
 //     the last after a forced garbage collection; DOM nodes (Performance.getMetrics) alongside.
@@ -18,7 +24,7 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { parseArgs } from "node:util";
-import { devClient, percentile, progress, ROOT, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { cpuMs, devClient, percentile, progress, ROOT, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const CHROMIUM = process.env.PARLEY_TEST_CHROMIUM ?? "/usr/bin/chromium";
 export const webBenchAvailable = () => fs.existsSync(CHROMIUM);
@@ -71,25 +77,91 @@ const FIRST_ROW_OBSERVER = `
     new MutationObserver(seen).observe(document, { subtree: true, childList: true });
   })();`;
 
+/** The processes under this one (the server, the browser and its helpers): CPU ms used so far. */
+function descendantsCpuMs() {
+  const parents = new Map();
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.split(") ")[1].split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let total = 0;
+  for (const pid of parents.keys()) {
+    for (let p = parents.get(pid); p; p = parents.get(p)) {
+      if (p !== process.pid) continue;
+      try {
+        total += cpuMs(pid);
+      } catch {
+        // gone meanwhile
+      }
+      break;
+    }
+  }
+  return total;
+}
+
 /** ms from navigation start to the first message row, opening `hash` in a fresh page. */
 async function timeToFirstMessages(context, base, hash) {
   const page = await context.newPage();
   try {
+    const cpuBefore = descendantsCpuMs();
     await page.goto(`${base}/${hash}`, { waitUntil: "commit" });
     await page.waitForSelector(".message-list .message", { timeout: 60_000 });
-    // Where the time went: script ready (DOMContentLoaded), /register and the first /messages answered.
-    return await page.evaluate(() => {
-      const done = (pattern) => performance.getEntriesByType("resource").find((e) => pattern.test(e.name))?.responseEnd ?? NaN;
+    const cpu = descendantsCpuMs() - cpuBefore;
+    // Where the time went: the app's marks (web/src/main.tsx) and the first /messages answered.
+    const parts = await page.evaluate(() => {
+      const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
       return {
         firstRow: window.__firstRowAt,
-        scriptReady: performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd,
-        register: done(/\/json\/register/),
-        messages: done(/\/json\/messages\?/),
+        html: performance.getEntriesByType("navigation")[0].responseEnd,
+        script: mark("parley:script"),
+        state: mark("parley:state"),
+        rendered: mark("parley:rendered"),
+        messages: performance.getEntriesByType("resource").find((e) => /\/json\/messages\?/.test(e.name))?.responseEnd ?? NaN,
       };
     });
+    return { ...parts, cpu };
   } finally {
     await page.close();
   }
+}
+
+/** The web app's first GET /messages of a view (web/src/messages.ts, openingRequest). */
+function firstMessagesUrl(narrow) {
+  const params = { narrow: JSON.stringify(narrow), anchor: "first_unread", num_before: "50", num_after: "50", apply_markdown: "true", client_gravatar: "true" };
+  return `/json/messages?${new URLSearchParams(params)}`;
+}
+
+/**
+ * The server's part of a load, alone: GET / (which embeds the /register answer) and the first
+ * GET /json/messages of each view, one at a time with the browser's session: p50 ms and the
+ * server's CPU ms per request.
+ */
+async function serverParts(context, server, views, rounds = 10) {
+  const out = [];
+  const targets = [
+    ["GET / (page with the /register answer)", "/"],
+    ...views.map(([label, , narrow]) => [`GET /json/messages, ${label}`, firstMessagesUrl(narrow)]),
+  ];
+  for (const [label, url] of targets) {
+    const times = [];
+    const cpuBefore = cpuMs(server.child.pid);
+    for (let i = 0; i < rounds; i++) {
+      const started = performance.now();
+      const res = await context.request.get(`${server.base}${url}`);
+      await res.body();
+      if (!res.ok()) throw new Error(`${url}: HTTP ${res.status()}`);
+      times.push(performance.now() - started);
+    }
+    const cpu = (cpuMs(server.child.pid) - cpuBefore) / rounds;
+    times.sort((a, b) => a - b);
+    out.push({ label, p50: percentile(times, 50), min: times[0], cpu });
+  }
+  return out;
 }
 
 /**
@@ -104,11 +176,14 @@ export async function measureWebApp(server, { minutes, say = progress }) {
     const slug = `${channel.stream_id}-${channel.name}`;
     const context = await signIn(browser, server.base, "King Hamlet");
     await context.addInitScript(FIRST_ROW_OBSERVER);
+    const channelTerm = { operator: "channel", operand: channel.stream_id };
     const views = [
-      ["channel narrow (#bench-100)", `#narrow/channel/${slug}`],
-      ["topic narrow (#bench-100 › topic 3)", `#narrow/channel/${slug}/topic/topic.203`],
-      ["combined feed", "#feed"],
+      ["channel narrow (#bench-100)", `#narrow/channel/${slug}`, [channelTerm]],
+      ["topic narrow (#bench-100 › topic 3)", `#narrow/channel/${slug}/topic/topic.203`, [channelTerm, { operator: "topic", operand: "topic 3" }]],
+      ["combined feed", "#feed", []],
     ];
+    say("web: the server's part alone…");
+    const serverAlone = await serverParts(context, server, views);
     const firstList = [];
     for (const [label, hash] of views) {
       say(`web: first message list, ${label}…`);
@@ -125,13 +200,13 @@ export async function measureWebApp(server, { minutes, say = progress }) {
         cold: loads[0].firstRow,
         p50: p50("firstRow"),
         max: Math.max(...warm.map((l) => l.firstRow)),
-        parts: { scriptReady: p50("scriptReady"), register: p50("register"), messages: p50("messages") },
+        parts: { html: p50("html"), script: p50("script"), state: p50("state"), rendered: p50("rendered"), messages: p50("messages"), cpu: p50("cpu") },
       });
     }
     let heap = null;
     if (minutes > 0) heap = await busyChannelHeap(context, server, hamlet, channel, slug, minutes, say);
     await context.close();
-    return { initial: initialJsGzip(), firstList, heap, loadAverage: os.loadavg()[0], cores: os.cpus().length };
+    return { initial: initialJsGzip(), firstList, server: serverAlone, heap, loadAverage: os.loadavg()[0], cores: os.cpus().length };
   } finally {
     await browser.close();
   }
@@ -211,9 +286,14 @@ export function webSection(results, { messages, command }) {
       );
       if (f.parts)
         lines.push(
-          `| ${engine} | … of which (p50, ms from navigation): script ready · /register answered · /messages answered | ${fmt(f.parts.scriptReady)} · ${fmt(f.parts.register)} · ${fmt(f.parts.messages)} ms | | |`,
+          `| ${engine} | … of which (p50, ms from navigation): page with state received · script running · state applied · first render · /messages answered | ${fmt(f.parts.html)} · ${fmt(f.parts.script)} · ${fmt(f.parts.state)} · ${fmt(f.parts.rendered)} · ${fmt(f.parts.messages)} ms | | |`,
+          `| ${engine} | … CPU time the server and the browser (all its processes, the new tab's included) used for the load, p50 | ${fmt(f.parts.cpu)} ms | | |`,
         );
     }
+    for (const part of web.server ?? [])
+      lines.push(
+        `| ${engine} | server alone, ${part.label}: p50 (fastest) · server CPU per request | ${fmt(part.p50, 1)} ms (${fmt(part.min, 1)}) · ${fmt(part.cpu)} ms | | |`,
+      );
     if (web.heap) {
       const h = web.heap;
       lines.push(

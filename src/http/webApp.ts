@@ -1,3 +1,4 @@
+import { PassThrough, type Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSession } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
@@ -5,6 +6,7 @@ import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { webAppShell, webAppAssets } from "./webAppAssets.js";
+import { registerForPage } from "./webAppState.js";
 import { sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
@@ -20,7 +22,17 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
   app.get("/", async (request, reply) => {
     const found = await sessionUser(ctx, request);
     if (!found) return reply.redirect("/login/", 302);
-    return sendHtml(reply, 200, webAppShell(assets, { csrfToken: found.csrfToken, userId: found.user.id }));
+    const shell = webAppShell(assets, { csrfToken: found.csrfToken, userId: found.user.id });
+    if (!assets.entry) return sendHtml(reply, 200, shell.head + shell.tail(null));
+    // The head goes out now (the browser starts loading the script), the state when it is built.
+    const body = new PassThrough();
+    body.write(shell.head);
+    sendHtml(reply, 200, body);
+    body.on("error", () => {}); // the browser went away
+    void registerForPage(app, request, found.csrfToken).then((state) => {
+      if (!body.destroyed) body.end(shell.tail(state));
+    });
+    return reply;
   });
 
   app.get("/login/", async (request, reply) => {
@@ -115,7 +127,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-export function sendHtml(reply: FastifyReply, status: number, html: string): FastifyReply {
+export function sendHtml(reply: FastifyReply, status: number, html: string | Readable): FastifyReply {
   return reply
     .status(status)
     .type("text/html; charset=utf-8")

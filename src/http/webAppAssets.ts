@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { escapeHtml } from "../util/html.js";
+import { jsonForScriptElement, STATE_ELEMENT_ID } from "./webAppState.js";
 
 /**
  * The web app's built files (Vite's output in dist/web/, scripts/build.mjs), read once at start
@@ -50,8 +51,15 @@ export function webAppAssets(): WebAppAssets {
   return { files, entry: { script: entryChunk.file, css: entryChunk.css ?? [], preload } };
 }
 
-/** The HTML of `/` for a signed-in user: the app's assets and the session's CSRF token. */
-export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; userId: number }): string {
+/**
+ * The HTML of `/` for a signed-in user, in two parts: `head` (the app's assets, the session's
+ * CSRF token and a skeleton) is sent at once so the browser fetches the script while the server
+ * builds the state; `tail(state)` follows with the /register answer as a JSON data element
+ * (not a script: the Content-Security-Policy allows none inline), or without it (state null).
+ * The script is `async`: it runs as soon as it is loaded, before the state has arrived, and
+ * starts fetching the first messages meanwhile.
+ */
+export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; userId: number }): { head: string; tail: (state: string | null) => string } {
   const head: string[] = [
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
@@ -65,10 +73,15 @@ export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; use
   if (assets.entry) {
     for (const css of assets.entry.css) head.push(`<link rel="stylesheet" href="${PUBLIC_PATH}${css}">`);
     for (const chunk of assets.entry.preload) head.push(`<link rel="modulepreload" href="${PUBLIC_PATH}${chunk}">`);
-    head.push(`<script type="module" src="${PUBLIC_PATH}${assets.entry.script}"></script>`);
+    head.push(`<script type="module" async src="${PUBLIC_PATH}${assets.entry.script}"></script>`);
   } else {
     head.push(`<link rel="stylesheet" href="/static/pages.css">`);
     body = `<main class="card"><h1>The web app is not built</h1><p>Run <code>npm install</code> (or <code>node scripts/build.mjs</code>) and restart Parley.</p></main>`;
   }
-  return `<!DOCTYPE html>\n<html lang="en"><head>${head.join("")}</head><body>${body}</body></html>\n`;
+  return {
+    head: `<!DOCTYPE html>\n<html lang="en"><head>${head.join("")}</head><body>${body}`,
+    tail: (state) =>
+      (state === null || !assets.entry ? "" : `<script type="application/json" id="${STATE_ELEMENT_ID}">${jsonForScriptElement(state)}</script>`) +
+      `</body></html>\n`,
+  };
 }

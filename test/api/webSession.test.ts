@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { WEB_APP_REGISTER_PARAMS } from "../../src/http/webAppState.js";
 import { validateResponse } from "../support/openapi.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 
@@ -62,6 +63,10 @@ async function json(browser: Browser | null, method: string, path: string, param
 }
 
 const csrf = (browser: Browser) => ({ "X-CSRFToken": browser.csrfToken });
+
+function webAppRegisterForm(): Record<string, string> {
+  return Object.fromEntries(Object.entries(WEB_APP_REGISTER_PARAMS).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
+}
 
 describe("signing in", () => {
   it("sends a visitor without a session from / to /login/, which shows the form", async () => {
@@ -131,8 +136,10 @@ describe("signing in", () => {
     expect(policy).toContain("frame-ancestors 'none'");
     const html = await res.text();
     expect(html).toContain(`<meta name="parley-user-id" content="${(await t.user("hamlet")).id}">`);
-    // Every script is a file of the app (no inline code), served from this server.
+    // Every script is a file of the app (no inline code), served from this server; the one
+    // element that is not, the embedded state, is data the browser does not run.
     for (const tag of html.match(/<script[^>]*>/g) ?? []) {
+      if (tag === '<script type="application/json" id="parley-state">') continue;
       const src = /src="([^"]+)"/.exec(tag)?.[1];
       expect(src).toMatch(/^\/static\/webapp\//);
       expect((await fetch(`${t.baseUrl}${src}`)).status).toBe(200);
@@ -140,6 +147,32 @@ describe("signing in", () => {
     // A signed-in visitor of /login/ goes to the app.
     const login = await fetch(`${t.baseUrl}/login/`, { redirect: "manual", headers: { Cookie: hamlet.cookie } });
     expect(login.headers.get("location")).toBe("/");
+  });
+
+  it("embeds the app's /register answer in the page: a live queue, and text that cannot end the element", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    // An unread message whose topic would end the element and start a script, were it written as it is.
+    const topic = "</script><script>alert(1)</script><!--";
+    await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic, content: "unread" });
+    const html = await (await fetch(`${t.baseUrl}/`, { headers: { Cookie: hamlet.cookie } })).text();
+    const found = /<script type="application\/json" id="parley-state">([^<]*)<\/script><\/body><\/html>\n$/.exec(html);
+    expect(found).not.toBeNull();
+    const state = JSON.parse(found![1]);
+    expect(state).toMatchObject({ result: "success", realm_name: expect.any(String), unread_msgs: expect.any(Object) });
+    expect(state.unread_msgs.streams.map((c: any) => c.topic)).toContain(topic);
+    // What the app would get from its own POST /json/register, the queue aside.
+    const own = expectSuccess(await json(hamlet, "POST", "/register", webAppRegisterForm(), csrf(hamlet)));
+    const withoutQueue = (state: any) => {
+      const rest = { ...state };
+      for (const key of ["queue_id", "last_event_id", "server_timestamp", "presences"]) delete rest[key];
+      return rest;
+    };
+    expect(withoutQueue(state)).toEqual(withoutQueue(own));
+    expect(state.queue_id).not.toBe(own.queue_id);
+    // The page's queue is the app's: its events arrive.
+    const poll = json(hamlet, "GET", "/events", { queue_id: state.queue_id, last_event_id: String(state.last_event_id) });
+    await t.post("othello", "/api/v1/messages", { type: "private", to: JSON.stringify(["hamlet@zulip.com"]), content: "embedded" });
+    expect(expectSuccess(await poll).events.some((e: any) => e.type === "message" && e.message.content === "<p>embedded</p>")).toBe(true);
   });
 
   it("signs out: the session ends and its cookies are cleared", async () => {

@@ -1,4 +1,5 @@
 import { ApiError, api, myUserId } from "./api.js";
+import { REGISTER_PARAMS } from "./registerParams.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
   bumpUnread,
@@ -38,23 +39,31 @@ import { applyPersonalEvent, loadPersonal } from "./personal.js";
 let queueId = "";
 let lastEventId = -1;
 
-const REGISTER_PARAMS = {
-  apply_markdown: true,
-  client_gravatar: true,
-  include_subscribers: false,
-  slim_presence: true,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: true,
-    user_settings_object: true,
-    empty_topic_name: true,
-    simplified_presence_events: true,
-  },
-};
-
+/** POST /register and the state it answers: again after a lost queue. */
 export async function register(): Promise<void> {
-  const state = await api.post("/register", REGISTER_PARAMS);
+  applyState(await api.post("/register", REGISTER_PARAMS));
+}
+
+/**
+ * The first state: the /register answer that `/` embeds in the page (no round trip), else
+ * POST /register. The script runs before the page has arrived in full (it is async), so the
+ * element is read once the document is parsed.
+ */
+export async function registerAtStart(): Promise<void> {
+  if (document.readyState === "loading") await new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
+  const element = document.getElementById("parley-state");
+  let state: any = null;
+  try {
+    state = element?.textContent ? JSON.parse(element.textContent) : null;
+  } catch {
+    // a page cut short: register as after a lost queue
+  }
+  element?.remove();
+  if (state?.result === "success") applyState(state);
+  else await register();
+}
+
+function applyState(state: any): void {
   queueId = state.queue_id;
   lastEventId = state.last_event_id;
   document.getElementById("app")?.setAttribute("data-queue-id", queueId);

@@ -100,7 +100,8 @@ function openingRequest(terms: readonly Term[]) {
   };
 }
 
-let prefetched: { key: string; result: Promise<any> } | null = null;
+/** The early first fetch of a view; `answer` once it has come (openNarrow then shows it without waiting). */
+let prefetched: { key: string; result: Promise<any>; answer?: any } | null = null;
 
 /**
  * Started before /register answers (main.tsx, for a #narrow link or the feed): the view's first
@@ -110,28 +111,36 @@ let prefetched: { key: string; result: Promise<any> } | null = null;
 export function prefetchNarrow(terms: readonly Term[]): void {
   const params = openingRequest(terms);
   const result = api.get("/messages", params);
-  result.catch(() => {}); // openNarrow reports errors
-  prefetched = { key: JSON.stringify(params), result };
+  const entry: NonNullable<typeof prefetched> = { key: JSON.stringify(params), result };
+  result.then((answer) => (entry.answer = answer)).catch(() => {}); // openNarrow reports errors
+  prefetched = entry;
 }
 
 /** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
 export async function openNarrow(terms: Term[]): Promise<void> {
   const serial = ++fetchSerial;
+  const params = openingRequest(terms);
+  const key = JSON.stringify(params);
+  const early = prefetched?.key === key ? prefetched : null;
+  prefetched = null;
+  // Messages that came before the state: shown in the app's first render (one layout, not two).
+  if (early?.answer) return showOpened(terms, early.answer);
   view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
   try {
-    const params = openingRequest(terms);
-    const key = JSON.stringify(params);
-    const early = prefetched?.key === key ? prefetched.result : null;
-    prefetched = null;
-    const result = await (early ?? api.get("/messages", params));
+    const result = await (early?.result ?? api.get("/messages", params));
     if (serial !== fetchSerial) return;
-    const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
-    const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
-    view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
+    showOpened(terms, result);
   } catch (error) {
     if (serial !== fetchSerial) return;
     view.value = { ...view.value, loading: false, error: (error as Error).message };
   }
+}
+
+/** The first page of a view: around its anchor, with the messages being sent to it when it reaches the newest. */
+function showOpened(terms: Term[], result: any): void {
+  const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
+  const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
+  view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
 }
 
 /** After a reconnect: the messages of the open view newer than the last one shown, merged in. */

@@ -1,0 +1,61 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { CSRF_COOKIE, SESSION_COOKIE } from "./webSession.js";
+
+/**
+ * The parameters of the web app's POST /json/register. web/src/registerParams.ts sends the same
+ * when the page came without its state (test/web/registerParams.test.ts compares the two).
+ */
+export const WEB_APP_REGISTER_PARAMS: Record<string, unknown> = {
+  apply_markdown: true,
+  client_gravatar: true,
+  include_subscribers: false,
+  slim_presence: true,
+  client_capabilities: {
+    notification_settings_null: true,
+    bulk_message_deletion: true,
+    user_avatar_url_field_optional: true,
+    user_settings_object: true,
+    empty_topic_name: true,
+    simplified_presence_events: true,
+  },
+};
+
+/** The id of the element of `/` that holds the state (web/src/events.ts reads it). */
+export const STATE_ELEMENT_ID = "parley-state";
+
+/**
+ * The web app's /register answer, for `/` to embed: POST /json/register run inside the server
+ * with the page's session and CSRF token, so it is the very answer the app would get from its
+ * own request (same checks, event queue, rate limit and JSON), without the round trip after the
+ * script has loaded. null when it fails: the app then registers itself.
+ */
+export async function registerForPage(app: FastifyInstance, request: FastifyRequest, csrfToken: string): Promise<string | null> {
+  const session = request.cookies[SESSION_COOKIE];
+  if (!session) return null;
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(WEB_APP_REGISTER_PARAMS)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
+  try {
+    const res = await app.inject({
+      method: "POST",
+      url: "/json/register",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: `${SESSION_COOKIE}=${session}; ${CSRF_COOKIE}=${csrfToken}`,
+        "x-csrftoken": csrfToken,
+        "user-agent": request.headers["user-agent"] ?? "",
+      },
+      payload: form.toString(),
+    });
+    return res.statusCode === 200 ? res.body : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * JSON as the text of a `<script type="application/json">` element: no `<` (so no `</script>`
+ * or `<!--` can end or change the element), each written as the same JSON escape.
+ */
+export function jsonForScriptElement(json: string): string {
+  return json.replace(/</g, "\\u003c");
+}
