@@ -5,7 +5,7 @@ import type { AuthCache, AuthChange } from "../db/authCache.js";
 import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "../lib/errors.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import { deleteQueue, type PollRequest, pollQueue } from "./poll.js";
-import type { EventQueueRegistry } from "./queues.js";
+import { type EventQueueRegistry, eventsJson } from "./queues.js";
 
 /**
  * Multi-process mode (PARLEY_BUS_URL with PostgreSQL): the processes share one NATS server.
@@ -126,7 +126,8 @@ export class EventBus {
         deleteQueue(queues, request.userId, request.queueId);
         return { ok: true };
       }
-      return await pollQueue(queues, request);
+      const answer = await pollQueue(queues, request);
+      return { eventsJson: eventsJson(answer.events), queueId: answer.queueId };
     } catch (error) {
       if (error instanceof ApiError) return { error: { msg: error.message, code: error.code, status: error.status, data: error.data } };
       this.log.error({ err: error }, "forwarded queue request failed");
