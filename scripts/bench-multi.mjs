@@ -182,38 +182,43 @@ async function rawLimit(pollers, bytes) {
   };
 }
 
-async function fanout(processes) {
+/** (a) and (b) with each count of processes, on one organization (built once). */
+async function fanout(counts) {
   const fresh = await freshDatabase();
   try {
-    say(`fan-out with ${processes} process(es): building the organization…`);
+    say("fan-out: building the organization…");
     execFileSync(process.execPath, ["--import", "tsx", "scripts/bench-org.ts", "--messages", "0"], {
       cwd: ROOT,
       env: { ...process.env, ...fresh.env },
       stdio: ["ignore", "ignore", "inherit"],
     });
-    const servers = await startServers(fresh.env, processes);
-    try {
-      const { membersOf } = await clientsFor(servers);
-      const scenario = async (name, pollerProcesses) => {
-        const members = await membersOf(name);
-        let i = 0;
-        return measureFanout(servers, {
-          members,
-          processes: pollerProcesses,
-          seconds: SECONDS,
-          concurrency: 8,
-          progress: (t) => say(`${processes} process(es), ${name}: ${t}`),
-          next: () => ({
-            client: members[i++ % members.length],
-            params: { type: "stream", to: name, topic: "load", content: `hello ${i}` },
-            expected: members.length,
-          }),
-        });
-      };
-      return { processes, a: await scenario("bench-50", 1), b: await scenario("bench-all", 2) };
-    } finally {
-      for (const s of servers.list) await stopServer(s);
+    const out = [];
+    for (const processes of counts) {
+      const servers = await startServers(fresh.env, processes);
+      try {
+        const { membersOf } = await clientsFor(servers);
+        const scenario = async (name, pollerProcesses) => {
+          const members = await membersOf(name);
+          let i = 0;
+          return measureFanout(servers, {
+            members,
+            processes: pollerProcesses,
+            seconds: SECONDS,
+            concurrency: 8,
+            progress: (t) => say(`${processes} process(es), ${name}: ${t}`),
+            next: () => ({
+              client: members[i++ % members.length],
+              params: { type: "stream", to: name, topic: "load", content: `hello ${i}` },
+              expected: members.length,
+            }),
+          });
+        };
+        out.push({ processes, a: await scenario("bench-50", 1), b: await scenario("bench-all", 2) });
+      } finally {
+        for (const s of servers.list) await stopServer(s);
+      }
     }
+    return out;
   } finally {
     await fresh.cleanup();
   }
@@ -264,11 +269,8 @@ const result = {
 };
 if (wanted.has("poll-cost") || wanted.has("one-sender") || wanted.has("raw")) Object.assign(result, await singleProcessScenarios(wanted));
 if (wanted.has("fanout")) {
-  result.fanout = [];
-  for (const k of PROCESS_COUNTS) {
-    if (k > 1 && opts.engine !== "postgres") continue;
-    result.fanout.push(await fanout(k));
-  }
+  // Several processes need PostgreSQL (SQLite is one process by design).
+  result.fanout = await fanout(PROCESS_COUNTS.filter((k) => k === 1 || opts.engine === "postgres"));
 }
 result.loadAverageAfter = os
   .loadavg()
