@@ -19,7 +19,7 @@ describe("authentication cache", () => {
     const poll = () => t.get(null, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: "-1", dont_block: "true" }, as(auth));
     expectSuccess(await poll());
     expect(await t.countQueries(async () => expectSuccess(await poll()))).toBe(0);
-  });
+  }, 60_000);
 
   it("refuses an API key at once after it is regenerated", async () => {
     const othello = await t.user("othello");
