@@ -21,6 +21,15 @@ export function multiSection(results) {
       `### ${r.engine === "postgres" ? "PostgreSQL" : "SQLite"} (${r.date.slice(0, 16).replace("T", " ")} UTC, load ${r.loadAverage} → ${r.loadAverageAfter})`,
       "",
     );
+    const load = Number(r.loadAverage.split(" ")[0]);
+    if (load > 2 * (r.cores ?? 2)) {
+      lines.push(
+        `**Measured on an oversubscribed machine** (1-minute load ${load} on ${r.cores ?? 2} cores): every process got a small, irregular share of a core,`,
+        "so rates, latencies and even CPU per operation (cold JIT, cache thrashing) are far from what the code does on a quiet machine. Re-run before",
+        "reading these figures as the server's.",
+        "",
+      );
+    }
     lines.push("| figure | value | target | met |", "|---|---:|---:|:---:|");
     if (r.pollCost)
       lines.push(
