@@ -38,7 +38,7 @@ export function multiSection(results) {
     const o = r.oneSender;
     if (o) {
       lines.push(
-        `| one sender, 10 in flight, 50 members polling: messages/s | ${fmt(o.messagesPerSecond)} | ≥ 300 | ${met(o.messagesPerSecond >= 300 && o.errors + o.missing === 0)} |`,
+        `| one sender, 10 in flight, 50 members polling: messages/s | ${fmt(o.messagesPerSecond, 1)} | ≥ 300 | ${met(o.messagesPerSecond >= 300 && o.errors + o.missing === 0)} |`,
         `| one sender: p50 send → receipt | ${fmt(o.deliveryP50, 1)} ms | ≤ 30 ms | ${met(o.deliveryP50 <= 30)} |`,
         `| one sender: largest server RSS during the run (idle before: ${fmt(o.idleRss)} MiB) | ${fmt(o.maxRssMiB)} MiB | ≤ 150 MiB | ${met(o.maxRssMiB <= 150)} |`,
         `| one sender: server CPU per answered poll (run minus the same sends without pollers) | ${fmt(o.cpuMicrosPerAnsweredPoll)} µs | ≤ 40 µs | ${met(o.cpuMicrosPerAnsweredPoll <= 40)} |`,
@@ -60,7 +60,7 @@ export function multiSection(results) {
       );
       for (const f of r.fanout) {
         lines.push(
-          `| ${f.processes} | ${fmt(f.a.messagesPerSecond)} | ${fmt(f.a.messagesPerSecond / base.a.messagesPerSecond, 2)} | ${fmt(f.a.deliveryP99, 1)} | ${fmt(f.b.messagesPerSecond)} | ${fmt(f.b.messagesPerSecond / base.b.messagesPerSecond, 2)} | ${fmt(f.b.deliveryP99, 1)} | ${f.a.errors + f.b.errors} / ${f.a.missing + f.b.missing} |`,
+          `| ${f.processes} | ${fmt(f.a.messagesPerSecond, 1)} | ${fmt(f.a.messagesPerSecond / base.a.messagesPerSecond, 2)} | ${fmt(f.a.deliveryP99, 1)} | ${fmt(f.b.messagesPerSecond, 1)} | ${fmt(f.b.messagesPerSecond / base.b.messagesPerSecond, 2)} | ${fmt(f.b.deliveryP99, 1)} | ${f.a.errors + f.b.errors} / ${f.a.missing + f.b.missing} |`,
         );
       }
       lines.push("");
