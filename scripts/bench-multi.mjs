@@ -72,11 +72,17 @@ async function freshDatabase() {
 /** `count` server processes on one database (several: with the bus), as one object for measureFanout. */
 async function startServers(env, count) {
   const list = [];
+  const extraDirs = [];
   for (let i = 0; i < count; i++) {
+    // The other processes get a copy of the first one's data directory (its server secret), as a deployment shares it.
     const dataDir = i === 0 ? env.PARLEY_DATA_DIR : fs.mkdtempSync(path.join(os.tmpdir(), "parley-bench18-dir-"));
+    if (i > 0) {
+      fs.cpSync(env.PARLEY_DATA_DIR, dataDir, { recursive: true });
+      extraDirs.push(dataDir);
+    }
     list.push(await startServer({ ...env, PARLEY_DATA_DIR: dataDir, PARLEY_DEV: "1", ...(count > 1 ? { PARLEY_BUS_URL: NATS_URL } : {}) }));
   }
-  return { list, base: list[0].base, child: list[0].child, pids: list.map((s) => s.child.pid) };
+  return { list, extraDirs, base: list[0].base, child: list[0].child, pids: list.map((s) => s.child.pid) };
 }
 
 async function clientsFor(servers) {
@@ -222,6 +228,7 @@ async function fanout(counts) {
         out.push({ processes, a: await scenario("bench-50", 1), b: await scenario("bench-all", 2) });
       } finally {
         for (const s of servers.list) await stopServer(s);
+        for (const dir of servers.extraDirs) fs.rmSync(dir, { recursive: true, force: true });
       }
     }
     return out;
