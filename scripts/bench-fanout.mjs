@@ -31,7 +31,12 @@ export async function measureFanout(server, { members, processes, seconds, concu
   progress(`registering ${members.length} queues…`);
   await Promise.all(
     pollers.map((p, k) =>
-      p.ask({ cmd: "register", base: server.base, users: members.filter((_, i) => i % processes === k).map((c) => ({ email: c.email, apiKey: c.apiKey })) }),
+      p.ask({
+        cmd: "register",
+        base: server.base,
+        // Each member polls the process its client talks to (several processes: round-robin by client).
+        users: members.filter((_, i) => i % processes === k).map((c) => ({ email: c.email, apiKey: c.apiKey, base: c.base })),
+      }),
     ),
   );
   for (const p of pollers) p.child.send({ cmd: "poll" });
@@ -41,7 +46,12 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const sent = [];
   const postMs = [];
   let sendErrors = 0;
-  const cpuBefore = cpuMs(server.child.pid);
+  // Every server process's CPU (several in multi-process mode: server.pids).
+  const pids = server.pids ?? [server.child.pid];
+  const serverCpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0);
+  const cpuBefore = serverCpu();
+  const rss = { max: 0 };
+  const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
   await Promise.all(
@@ -63,7 +73,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const expectedTotal = sent.reduce((n, s) => n + s.expected, 0);
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline && pollers.reduce((n, p) => n + p.delivered, 0) < expectedTotal) await sleep(20);
-  const serverCpuMs = cpuMs(server.child.pid) - cpuBefore;
+  const serverCpuMs = serverCpu() - cpuBefore;
+  clearInterval(sampler);
 
   const merged = new Map();
   let pollErrors = 0;
@@ -103,6 +114,11 @@ export async function measureFanout(server, { members, processes, seconds, concu
     pollsPerMessage: polls / Math.max(1, sent.length),
     // The server's CPU time per message, sending and delivering (until the last delivery).
     serverCpuMsPerMessage: serverCpuMs / Math.max(1, sent.length),
+    serverCpuMs,
+    polls,
+    deliveriesPerSecond: (expectedTotal - missing) / sendSeconds,
+    // The largest RSS of one server process during the run.
+    maxRssMiB: rss.max,
   };
 }
 

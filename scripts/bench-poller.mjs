@@ -44,7 +44,7 @@ process.on("message", async (msg) => {
     for (let i = 0; i < msg.users.length; i += 25) {
       await Promise.all(
         msg.users.slice(i, i + 25).map(async (u) => {
-          const client = new Client(msg.base, u.email, u.apiKey);
+          const client = new Client(u.base ?? msg.base, u.email, u.apiKey);
           const reg = await client.call("POST", "/register", { event_types: JSON.stringify(["message"]), fetch_event_types: JSON.stringify(["message"]) });
           queues.push({ client, queueId: reg.queue_id, lastEventId: reg.last_event_id });
         }),

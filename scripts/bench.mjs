@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { targetChart } from "./bench-chart.mjs";
 import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
+import { multiSection } from "./bench-multi-report.mjs";
 import { measureWebApp, webBenchAvailable, webSection, WEB_END, WEB_START } from "./bench-web.mjs";
 import { autocannonFigures, devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
@@ -502,6 +503,23 @@ if (webResults.length > 0) {
   const command = `npm run bench -- --messages ${opts.messages} --web-minutes ${opts["web-minutes"]}`;
   lines.push(WEB_START, webSection(webResults, { messages: Number(opts.messages), command }).trim(), WEB_END, "");
 }
+// Issue 18's scenarios (several processes, delivery cost): scripts/bench-multi.mjs per engine.
+const multiResults = [];
+for (const engine of results.map((r) => (r.engine === "SQLite" ? "sqlite" : "postgres"))) {
+  progress(`${engine}: issue 18 scenarios…`);
+  const out = execFileSync(
+    process.execPath,
+    [path.join(ROOT, "scripts/bench-multi.mjs"), "--engine", engine, "--no-build", "--no-write", "--seconds", String(SECONDS)],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  multiResults.push(JSON.parse(out.toString()));
+}
+progress("");
+lines.push(multiSection(multiResults), "");
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");

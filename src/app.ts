@@ -56,7 +56,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     processId: bus?.processId,
   });
   eventQueues.start(events);
-  bus?.start(events, eventQueues);
+  bus?.start(events, eventQueues, db.authCache);
   const ctx = {
     config,
     db,

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from "kyse
 import pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
+import { AuthCache, registerAuthCache } from "./authCache.js";
 import { type Dialect, dialectFor } from "./dialect.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import type { Database } from "./schema.js";
@@ -12,6 +13,8 @@ import type { Database } from "./schema.js";
 export interface Db {
   readonly kysely: Kysely<Database>;
   readonly dialect: Dialect;
+  /** Who each credential authenticated as (db/authCache.ts); store writes invalidate it. */
+  readonly authCache: AuthCache;
   /** Number of SQL statements executed so far (tests count queries per request with it). */
   queryCount(): number;
   /** Connection outages, logged once each (PostgreSQL). */
@@ -19,6 +22,13 @@ export interface Db {
   /** PostgreSQL's connection pool, for metrics. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
+}
+
+const AUTH_TABLE_WRITE = /^\s*(update|delete from)\s+"?(users|realms|sessions)\b/i;
+
+function withCache(kysely: Kysely<Database>, cache: AuthCache): AuthCache {
+  registerAuthCache(kysely, cache);
+  return cache;
 }
 
 /** The files of an embedded database, main file first; none for a database server. */
@@ -49,8 +59,12 @@ export interface OpenDbOptions {
 export function openDb(database: Config["database"], options: OpenDbOptions = {}): Db {
   let count = 0;
   const health = new DatabaseHealth(options.log);
-  const log = (event: { level: "query" | "error"; error?: unknown; queryDurationMillis: number }) => {
+  const authCache = new AuthCache();
+  const log = (event: { level: "query" | "error"; error?: unknown; queryDurationMillis: number; query: { sql: string } }) => {
     count += 1;
+    // A safety net for writes that bypass the store functions (which invalidate precisely and
+    // after COMMIT, see noteAuthChange): whatever changed users, realms or sessions empties the cache.
+    if (AUTH_TABLE_WRITE.test(event.query.sql)) authCache.apply({ all: true });
     options.onStatement?.(event.queryDurationMillis / 1000, event.level === "error");
     if (event.level === "query") health.succeeded();
     else health.failed(event.error);
@@ -72,7 +86,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     // mid-transaction (ten 1,000-recipient messages per commit: 24 -> 19 ms per message).
     sqlite.pragma("cache_size = -32768");
     const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }), log });
-    return { kysely, dialect: dialectFor("sqlite"), queryCount: () => count, health, close: () => kysely.destroy() };
+    return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
   }
   const pool = new pg.Pool({
     connectionString: database.url,
@@ -94,7 +108,15 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   pool.on("connect", (client) => client.on("error", lost));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { kysely, dialect: dialectFor("postgres"), queryCount: () => count, health, poolStats, close: () => kysely.destroy() };
+  return {
+    kysely,
+    dialect: dialectFor("postgres"),
+    authCache: withCache(kysely, authCache),
+    queryCount: () => count,
+    health,
+    poolStats,
+    close: () => kysely.destroy(),
+  };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
 import type { ServerEvent } from "../events/types.js";
 import { type JobKind, type JobPayload, parseJobPayload } from "../models/jobPayloads.js";
 import { nowSeconds } from "../util/time.js";
+import { registerAuthCache } from "./authCache.js";
 import type { Db } from "./connect.js";
 import type { Dialect } from "./dialect.js";
 import { groupCommitterFor, type Pending } from "./groupCommit.js";
@@ -40,6 +41,8 @@ export interface TxServices {
 
 function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pending): Tx {
   let wantsWake = false;
+  // Store writes to users, realms and sessions in this transaction invalidate the auth cache after COMMIT.
+  registerAuthCache(trx, services.db.authCache, pending);
   const tx: Tx = {
     q: trx,
     dialect: services.db.dialect,

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { connect, ErrorCode, type NatsConnection, NatsError, type Subscription } from "nats";
 import type { Logger } from "pino";
+import type { AuthCache, AuthChange } from "../db/authCache.js";
 import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "../lib/errors.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import { deleteQueue, type PollRequest, pollQueue } from "./poll.js";
-import type { EventQueueRegistry } from "./queues.js";
+import { type EventQueueRegistry, eventsJson } from "./queues.js";
 
 /**
  * Multi-process mode (PARLEY_BUS_URL with PostgreSQL): the processes share one NATS server.
@@ -16,6 +17,8 @@ import type { EventQueueRegistry } from "./queues.js";
  *   no responders and the answer is BAD_EVENT_QUEUE_ID (the client registers again).
  */
 const EVENTS_SUBJECT = "parley.events";
+/** Auth-cache invalidations (db/authCache.ts): a process's change cuts the credential off in every other. */
+const AUTH_SUBJECT = "parley.auth";
 const queueSubject = (processId: string) => `parley.queue.${processId}`;
 
 type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string };
@@ -51,8 +54,33 @@ export class EventBus {
     return new EventBus(nc, processId, log.child({ component: "bus", processId }));
   }
 
-  /** Publishes this process's committed events; delivers the others'; answers for its queues. */
-  start(dispatcher: EventDispatcher, queues: EventQueueRegistry): void {
+  /** Publishes this process's committed events and auth-cache invalidations; applies the others'; answers for its queues. */
+  start(dispatcher: EventDispatcher, queues: EventQueueRegistry, authCache: AuthCache): void {
+    authCache.broadcast = (change) => {
+      try {
+        this.nc.publish(AUTH_SUBJECT, JSON.stringify(change));
+      } catch (error) {
+        this.log.error({ err: error }, "publishing an auth-cache invalidation on the bus failed");
+      }
+    };
+    this.subscriptions.push(
+      this.nc.subscribe(AUTH_SUBJECT, {
+        callback: (error, msg) => {
+          if (error) {
+            // A missed invalidation must not leave a credential working: forget everything.
+            authCache.apply({ all: true });
+            return this.log.error({ err: error }, "auth-cache subscription failed");
+          }
+          authCache.apply(JSON.parse(msg.string()) as AuthChange);
+        },
+      }),
+    );
+    // Invalidations published while this process was cut off from NATS are lost: forget everything on reconnect.
+    void (async () => {
+      for await (const status of this.nc.status()) {
+        if (status.type === "reconnect" || status.type === "disconnect") authCache.apply({ all: true });
+      }
+    })().catch(() => {});
     dispatcher.publisher = (event, userIds) => {
       // After COMMIT: a bus that is down costs the other processes' clients this event (they
       // find the change in the database when they register again), never this request.
@@ -98,7 +126,8 @@ export class EventBus {
         deleteQueue(queues, request.userId, request.queueId);
         return { ok: true };
       }
-      return await pollQueue(queues, request);
+      const answer = await pollQueue(queues, request);
+      return { eventsJson: eventsJson(answer.events), queueId: answer.queueId };
     } catch (error) {
       if (error instanceof ApiError) return { error: { msg: error.message, code: error.code, status: error.status, data: error.data } };
       this.log.error({ err: error }, "forwarded queue request failed");

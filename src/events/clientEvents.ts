@@ -74,9 +74,19 @@ export class ClientEvent {
     private serialized?: string,
   ) {}
 
+  private encodedHead?: Buffer;
+
   /** The body as JSON, computed once. */
   get json(): string {
     return (this.serialized ??= JSON.stringify(this.body));
+  }
+
+  /**
+   * The JSON's bytes without its closing brace, encoded once and shared by every queue that
+   * gets this form (GET /events writes each queue's event id after them: queues.ts eventsChunks).
+   */
+  get head(): Buffer {
+    return (this.encodedHead ??= Buffer.from(this.json.slice(0, -1)));
   }
 }
 

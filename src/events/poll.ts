@@ -1,5 +1,5 @@
 import { BadEventQueueIdError, badRequest } from "../lib/errors.js";
-import { type EventQueue, type EventQueueRegistry, eventsJson } from "./queues.js";
+import type { EventQueue, EventQueueRegistry, QueuedEvent } from "./queues.js";
 
 /**
  * GET and DELETE /events on a queue this process holds: used by routes/events.ts for its own
@@ -22,7 +22,7 @@ export interface PollRequest {
 }
 
 /**
- * Acknowledges up to `lastEventId` and answers the events after it as GET /events's JSON list:
+ * Acknowledges up to `lastEventId` and answers the events after it (for GET /events's JSON list):
  * at once, or when some arrive (or the heartbeat). `onCancel` receives the function that ends
  * the wait early (the client hung up).
  */
@@ -30,18 +30,18 @@ export async function pollQueue(
   queues: EventQueueRegistry,
   request: PollRequest,
   onCancel?: (cancel: () => void) => void,
-): Promise<{ eventsJson: string; queueId: string }> {
+): Promise<{ events: readonly QueuedEvent[]; queueId: string }> {
   const queue = accessQueue(queues, request.userId, request.queueId);
   const { lastEventId } = request;
   if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
   queue.prune(lastEventId);
   if (request.dontBlock || queues.closing) {
     queue.lastActivityMs = Date.now();
-    return { eventsJson: eventsJson(queue.eventsAfter(lastEventId)), queueId: queue.id };
+    return { events: queue.eventsAfter(lastEventId), queueId: queue.id };
   }
   const poll = queue.wait(lastEventId, Date.now());
   onCancel?.(poll.cancel);
-  return { eventsJson: eventsJson(await poll.events), queueId: queue.id };
+  return { events: await poll.events, queueId: queue.id };
 }
 
 /** DELETE /events. */

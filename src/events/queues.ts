@@ -28,6 +28,24 @@ export function eventsJson(events: readonly QueuedEvent[]): string {
   return `[${events.map(one).join(",")}]`;
 }
 
+const OPEN_LIST = Buffer.from("[");
+const EMPTY_LIST = Buffer.from("[]");
+
+/**
+ * The same JSON as eventsJson, as byte chunks: each event's shared bytes (ClientEvent.head) and
+ * a few bytes of its own (the id, the separators). No event is serialized or encoded again.
+ */
+export function eventsChunks(events: readonly QueuedEvent[]): Buffer[] {
+  if (events.length === 0) return [EMPTY_LIST];
+  const chunks: Buffer[] = [OPEN_LIST];
+  for (let i = 0; i < events.length; i++) {
+    const { event, id } = events[i];
+    const end = i === events.length - 1 ? "]" : ",";
+    chunks.push(event.head, Buffer.from(event.json === "{}" ? `"id":${id}}${end}` : `,"id":${id}}${end}`));
+  }
+  return chunks;
+}
+
 interface Waiter {
   lastEventId: number;
   respond: (events: QueuedEvent[]) => void;

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
+import { headerCacheKey, sessionCacheKey } from "../db/authCache.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { BotType } from "../models/roles.js";
@@ -23,9 +24,17 @@ export async function authenticateApiRequest(ctx: AppContext, request: FastifyRe
 /** The same for a bare Authorization header value (the tus endpoint reads web Requests). */
 export async function authenticateAuthorizationHeader(ctx: AppContext, header: string | undefined | null): Promise<{ user: User; realm: Realm }> {
   if (header === undefined || header === null || header === "") throw new UnauthorizedError();
+  // A header that authenticated before, and nothing it depends on changed since (db/authCache.ts).
+  const cache = ctx.db.authCache;
+  const cacheKey = headerCacheKey(header);
+  const cached = cache.get(cacheKey);
+  if (cached) return cached;
   const credentials = parseBasicAuth(header);
+  const startedAt = cache.begin();
   try {
-    return await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());
+    const found = await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());
+    cache.set(cacheKey, found, startedAt);
+    return found;
   } catch (error) {
     if (error instanceof ApiError) throw new UnauthorizedError(error.message);
     throw error;
@@ -47,9 +56,26 @@ export async function authenticateApiKeyOrSession(
     return found;
   }
   if (!sessionKey) throw new UnauthorizedError();
-  const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, nowSeconds());
-  if (!found || !found.user.is_active || found.realm.deactivated) throw new UnauthorizedError();
+  const found = await userOfSession(ctx, sessionKey);
+  if (!found) throw new UnauthorizedError();
   return found;
+}
+
+/**
+ * The active user of an unexpired web session, with the session's CSRF token: from the cache
+ * when the session authenticated before (db/authCache.ts), else one statement.
+ */
+export async function userOfSession(ctx: AppContext, sessionKey: string): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
+  const cache = ctx.db.authCache;
+  const cacheKey = sessionCacheKey(sessionKey);
+  const now = nowSeconds();
+  const cached = cache.get(cacheKey);
+  if (cached && cached.sessionExpiresAt! > now) return { user: cached.user, realm: cached.realm, csrfToken: cached.csrfToken! };
+  const startedAt = cache.begin();
+  const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, now);
+  if (!found || !found.user.is_active || found.realm.deactivated) return null;
+  cache.set(cacheKey, { user: found.user, realm: found.realm, csrfToken: found.csrfToken, sessionExpiresAt: found.expiresAt }, startedAt);
+  return { user: found.user, realm: found.realm, csrfToken: found.csrfToken };
 }
 
 /** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */

@@ -41,7 +41,8 @@ export type HandlerResult = Record<string, unknown> | void;
  * for every queue that gets it). mount.ts writes it into the response as it is.
  */
 export class JsonText {
-  constructor(readonly text: string) {}
+  /** The JSON as text, or as byte chunks already encoded (shared between responses). */
+  constructor(readonly parts: string | readonly Buffer[]) {}
 }
 
 export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = AuthMode> {

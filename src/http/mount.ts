@@ -121,11 +121,25 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
  * The body as JSON in the client's dialect. JsonText values are written as they are: they are
  * events, already in the dialect of the queue they come from.
  */
-function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string {
-  const fields = Object.entries(body).map(
-    ([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : jsonInDialect(JSON.stringify(value), dialect)}`,
-  );
-  return `{${fields.join(",")}}`;
+function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string | Buffer {
+  const pieces: Array<string | readonly Buffer[]> = [];
+  let text = "{";
+  let first = true;
+  for (const [key, value] of Object.entries(body)) {
+    text += `${first ? "" : ","}${JSON.stringify(key)}:`;
+    first = false;
+    if (!(value instanceof JsonText)) text += jsonInDialect(JSON.stringify(value), dialect);
+    else if (typeof value.parts === "string") text += value.parts;
+    else {
+      pieces.push(text, value.parts);
+      text = "";
+    }
+  }
+  text += "}";
+  if (pieces.length === 0) return text;
+  pieces.push(text);
+  // Byte chunks (GET /events's events) are copied as they are, never encoded again.
+  return Buffer.concat(pieces.flatMap((piece) => (typeof piece === "string" ? [Buffer.from(piece)] : piece)));
 }
 
 /** Path segments reach handlers as text; a NUL byte in one is refused here for all of them. */

@@ -2,9 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual } from "../lib/apiKeys.js";
-import { userStore } from "../store/users.js";
-import { nowSeconds } from "../util/time.js";
-import { authenticateApiRequest, clientNameFromUserAgent } from "./auth.js";
+import { authenticateApiRequest, clientNameFromUserAgent, userOfSession } from "./auth.js";
 import { ApiError } from "../lib/errors.js";
 import type { ApiSurface } from "./mount.js";
 
@@ -42,9 +40,7 @@ export class CsrfError extends ApiError {
 export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
   const key = request.cookies[SESSION_COOKIE];
   if (!key) return null;
-  const found = await userStore.getWithRealmBySession(ctx.db.kysely, key, nowSeconds());
-  if (!found || !found.user.is_active || found.realm.deactivated) return null;
-  return found;
+  return userOfSession(ctx, key);
 }
 
 async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {

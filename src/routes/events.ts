@@ -1,5 +1,5 @@
 import { deleteQueue, pollQueue } from "../events/poll.js";
-import { queueOwner } from "../events/queues.js";
+import { eventsChunks, queueOwner } from "../events/queues.js";
 import { endpoint, JsonText } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 
@@ -22,13 +22,15 @@ export const getEvents = endpoint({
       dontBlock: params.dont_block || ctx.eventQueues.closing,
     };
     const owner = queueOwner(params.queue_id);
-    const answer =
-      ctx.bus && owner !== null && owner !== ctx.bus.processId
-        ? // The owner answers a waiting poll by its heartbeat at the latest.
-          await ctx.bus.forwardPoll(owner, request, ctx.config.eventHeartbeatSeconds * 1000 + 15_000)
-        : // A client that hangs up stops waiting; its queue stays for its next poll.
-          await pollQueue(ctx.eventQueues, request, (cancel) => raw.reply.raw.once("close", cancel));
-    return { events: new JsonText(answer.eventsJson), queue_id: answer.queueId };
+    if (ctx.bus && owner !== null && owner !== ctx.bus.processId) {
+      // The owner answers a waiting poll by its heartbeat at the latest.
+      const forwarded = await ctx.bus.forwardPoll(owner, request, ctx.config.eventHeartbeatSeconds * 1000 + 15_000);
+      return { events: new JsonText(forwarded.eventsJson), queue_id: forwarded.queueId };
+    }
+    // A client that hangs up stops waiting; its queue stays for its next poll.
+    const answer = await pollQueue(ctx.eventQueues, request, (cancel) => raw.reply.raw.once("close", cancel));
+    // Each event's bytes are shared by all the queues that got it (queues.ts eventsChunks).
+    return { events: new JsonText(eventsChunks(answer.events)), queue_id: answer.queueId };
   },
 });
 

@@ -1,5 +1,6 @@
 import { dialectOf } from "../db/dialect.js";
 import type { Database } from "../db/schema.js";
+import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 
 /**
@@ -51,7 +52,10 @@ export const importStore = {
       .executeTakeFirstOrThrow()
       .then((r) => r.id),
 
-  setRealmDeactivated: (q: Executor, realmId: number, deactivated: 0 | 1) => q.updateTable("realms").set({ deactivated }).where("id", "=", realmId).execute(),
+  setRealmDeactivated: async (q: Executor, realmId: number, deactivated: 0 | 1) => {
+    await q.updateTable("realms").set({ deactivated }).where("id", "=", realmId).execute();
+    noteAuthChange(q, { realmId });
+  },
 
   runByRealm: (q: Executor, realmId: number) => q.selectFrom("import_runs").selectAll().where("realm_id", "=", realmId).executeTakeFirst(),
 

@@ -1,3 +1,4 @@
+import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 import type { Realm, RealmsTable } from "../db/schema.js";
 import type { Insertable, Updateable } from "kysely";
@@ -54,5 +55,6 @@ export const realmStore = {
 
   async update(q: Executor, id: number, changes: Updateable<RealmsTable>): Promise<void> {
     await q.updateTable("realms").set(changes).where("id", "=", id).execute();
+    noteAuthChange(q, { realmId: id });
   },
 };

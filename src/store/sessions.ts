@@ -1,5 +1,6 @@
 import type { Insertable, Selectable } from "kysely";
 import type { SessionsTable } from "../db/schema.js";
+import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 
 export type Session = Selectable<SessionsTable>;
@@ -16,5 +17,6 @@ export const sessionStore = {
 
   async delete(q: Executor, key: string): Promise<void> {
     await q.deleteFrom("sessions").where("session_key", "=", key).execute();
+    noteAuthChange(q, { sessionKey: key });
   },
 };

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Dialect } from "../db/dialect.js";
+import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 import type { NewUser, Realm, User, UserUpdate } from "../db/schema.js";
 import { type PrefixedRealm, prefixedRealmColumns, splitPrefixedRealm } from "./realms.js";
@@ -63,20 +64,24 @@ export const userStore = {
   },
 
   /** The user of an unexpired web session, with their realm and the session's CSRF token, in one statement. */
-  async getWithRealmBySession(q: Executor, sessionKey: string, now: number): Promise<{ user: User; realm: Realm; csrfToken: string } | undefined> {
+  async getWithRealmBySession(
+    q: Executor,
+    sessionKey: string,
+    now: number,
+  ): Promise<{ user: User; realm: Realm; csrfToken: string; expiresAt: number } | undefined> {
     const row = await q
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
       .innerJoin("realms", "realms.id", "users.realm_id")
       .selectAll("users")
       .select(prefixedRealmColumns)
-      .select("sessions.csrf_token as session__csrf_token")
+      .select(["sessions.csrf_token as session__csrf_token", "sessions.expires_at as session__expires_at"])
       .where("sessions.session_key", "=", sessionKey)
       .where("sessions.expires_at", ">", now)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { session__csrf_token: csrfToken, ...rest } = row;
-    return { ...userAndRealm(rest), csrfToken };
+    const { session__csrf_token: csrfToken, session__expires_at: expiresAt, ...rest } = row;
+    return { ...userAndRealm(rest), csrfToken, expiresAt };
   },
 
   async getByApiKey(q: Executor, apiKey: string): Promise<User | undefined> {
@@ -110,10 +115,12 @@ export const userStore = {
   /** Replaces the password hash only if it is still `current` (a concurrent password change wins). */
   async replacePasswordHash(q: Executor, id: number, current: string, next: string): Promise<void> {
     await q.updateTable("users").set({ password_hash: next }).where("id", "=", id).where("password_hash", "=", current).execute();
+    noteAuthChange(q, { userId: id });
   },
 
   async update(q: Executor, id: number, changes: UserUpdate): Promise<void> {
     await q.updateTable("users").set(changes).where("id", "=", id).execute();
+    noteAuthChange(q, { userId: id });
   },
   /** Ids of the active accounts (humans and bots) of a realm: the audience of realm-wide events. */
   async listActiveIds(q: Executor, realmId: number): Promise<number[]> {
@@ -167,6 +174,7 @@ export const userStore = {
     await q.updateTable("users").set({ is_active: flag }).where("id", "=", id).execute();
     await q.updateTable("subscriptions").set({ is_user_active: flag }).where("user_id", "=", id).execute();
     if (!active) await q.deleteFrom("sessions").where("user_id", "=", id).execute();
+    noteAuthChange(q, { userId: id });
   },
 
   /** Named groups (system groups included) the user is a direct member of. */

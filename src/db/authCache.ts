@@ -1,0 +1,109 @@
+import type { Realm, User } from "./schema.js";
+
+/**
+ * The authentication cache: a credential (an Authorization header, a session key) → the user and
+ * realm it authenticated as, so that a long-poll or any other request runs no statement to know
+ * who asks. Entries are dropped when a store function writes what authentication reads (users,
+ * realms, sessions: see noteAuthChange), after COMMIT, and in multi-process mode on every other
+ * process too (events/bus.ts forwards this process's invalidations). A deactivation, role
+ * change, new API key or new password therefore cuts the credential off at once everywhere.
+ * An entry also lives at most `ttlMs` (a safety net for changes made by another program on the
+ * same SQLite file, which has no bus).
+ */
+export type AuthChange = { userId: number } | { realmId: number } | { sessionKey: string } | { all: true };
+
+export interface AuthEntry {
+  user: User;
+  realm: Realm;
+  /** Web sessions: the CSRF token and when the session expires (UNIX seconds). */
+  csrfToken?: string;
+  sessionExpiresAt?: number;
+}
+
+interface Stored extends AuthEntry {
+  expiresAtMs: number;
+}
+
+export class AuthCache {
+  private readonly entries = new Map<string, Stored>();
+  /** Bumped by every invalidation: a lookup that started before one does not store its (maybe stale) answer. */
+  private epoch = 0;
+  /** Set by events/bus.ts: sends this process's invalidations to the other processes. */
+  broadcast: ((change: AuthChange) => void) | null = null;
+
+  constructor(
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 20_000,
+  ) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The epoch to hand back to `set` once the database answered. */
+  begin(): number {
+    return this.epoch;
+  }
+
+  get(key: string, nowMs = Date.now()): AuthEntry | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAtMs <= nowMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry;
+  }
+
+  set(key: string, entry: AuthEntry, startedAt: number, nowMs = Date.now()): void {
+    if (startedAt !== this.epoch) return;
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    // Shared by every request of the credential until invalidated: nobody may change them.
+    Object.freeze(entry.user);
+    Object.freeze(entry.realm);
+    this.entries.set(key, { ...entry, expiresAtMs: nowMs + this.ttlMs });
+  }
+
+  /** Drops what `change` may have made stale, here and (when a bus is connected) in every process. */
+  invalidate(change: AuthChange): void {
+    this.apply(change);
+    this.broadcast?.(change);
+  }
+
+  /** An invalidation from another process: applied here only. */
+  apply(change: AuthChange): void {
+    this.epoch++;
+    if ("all" in change) return this.entries.clear();
+    if ("sessionKey" in change) {
+      this.entries.delete(sessionCacheKey(change.sessionKey));
+      return;
+    }
+    for (const [key, entry] of this.entries) {
+      if ("userId" in change ? entry.user.id === change.userId : entry.realm.id === change.realmId) this.entries.delete(key);
+    }
+  }
+}
+
+export const sessionCacheKey = (sessionKey: string) => `s:${sessionKey}`;
+export const headerCacheKey = (authorization: string) => `h:${authorization}`;
+
+/** The cache of each open database (registered by connect) and of each open transaction (db/tx.ts). */
+const cacheOf = new WeakMap<object, AuthCache>();
+const pendingOf = new WeakMap<object, { hooks: Array<() => void> }>();
+
+export function registerAuthCache(executor: object, cache: AuthCache, pending?: { hooks: Array<() => void> }): void {
+  cacheOf.set(executor, cache);
+  if (pending) pendingOf.set(executor, pending);
+}
+
+/**
+ * For store functions that wrote what authentication reads: in a transaction the cache forgets
+ * it after COMMIT (and now, so no request of the meantime is answered from before); outside of
+ * one, at once.
+ */
+export function noteAuthChange(q: object, change: AuthChange): void {
+  const cache = cacheOf.get(q);
+  if (!cache) return;
+  cache.invalidate(change);
+  pendingOf.get(q)?.hooks.push(() => cache.invalidate(change));
+}

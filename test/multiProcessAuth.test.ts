@@ -1,0 +1,83 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { describe, expect, it } from "vitest";
+import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
+
+/**
+ * The authentication cache across processes (issue 18): each process caches who a credential
+ * is, and a change committed in one process (new API key, deactivation) is published on the bus
+ * so that the others refuse the credential at once (db/authCache.ts, events/bus.ts).
+ */
+const servers = useServerProcesses();
+const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
+const POSTGRES_URL = process.env.PARLEY_TEST_POSTGRES_URL;
+
+async function postgresEnv(): Promise<Record<string, string>> {
+  const name = `parley_auth_${process.pid}_${Date.now() % 100000}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-auth-"));
+  servers.onCleanup(async () => {
+    const c = new pg.Client({ connectionString: POSTGRES_URL });
+    await c.connect();
+    await c.query(`drop database if exists ${name} with (force)`);
+    await c.end();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+  const url = new URL(POSTGRES_URL!);
+  url.pathname = `/${name}`;
+  return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
+}
+
+/**
+ * The bus delivers after the change's response: a refusal is expected within moments (3 s, on a
+ * loaded machine), well before a cache entry would expire (30 s).
+ */
+async function soon(fn: () => Promise<number>, status: number): Promise<number> {
+  const deadline = Date.now() + 3000;
+  let last = await fn();
+  while (last !== status && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    last = await fn();
+  }
+  return last;
+}
+
+describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across processes", () => {
+  it("refuses a regenerated key and a deactivated user on the other process at once", async () => {
+    const env = await postgresEnv();
+    const a = await servers.start(env);
+    const owner = firstStartCredentials(a.output());
+    const b = await servers.start(env);
+    const adminOnA = apiCaller(() => a.baseUrl, owner);
+
+    const email = "cached@example.com";
+    const password = "a long enough password";
+    expect((await adminOnA("POST", "/users", { email, password, full_name: "Cached User" })).status).toBe(200);
+    const fetched = await apiCaller(() => a.baseUrl, owner)("POST", "/fetch_api_key", { username: email, password });
+    expect(fetched.status).toBe(200);
+    const userId: number = fetched.body.user_id;
+    const first = { email: fetched.body.email as string, apiKey: fetched.body.api_key as string };
+
+    // B has authenticated the key (and would answer from its cache from now on).
+    const oldOnB = apiCaller(() => b.baseUrl, first);
+    for (let i = 0; i < 3; i++) expect((await oldOnB("GET", "/users/me")).status).toBe(200);
+
+    // The key is regenerated through A: B refuses the old one and takes the new one.
+    const regenerated = await apiCaller(() => a.baseUrl, first)("POST", "/users/me/api_key/regenerate");
+    expect(regenerated.status).toBe(200);
+    expect(await soon(async () => (await oldOnB("GET", "/users/me")).status, 401)).toBe(401);
+    expect((await oldOnB("GET", "/users/me")).body.msg).toBe("Invalid API key");
+    const newOnB = apiCaller(() => b.baseUrl, { email: first.email, apiKey: regenerated.body.api_key });
+    for (let i = 0; i < 3; i++) expect((await newOnB("GET", "/users/me")).status).toBe(200);
+
+    // Deactivated through A: B refuses the (cached) key.
+    expect((await adminOnA("DELETE", `/users/${userId}`)).status).toBe(200);
+    expect(await soon(async () => (await newOnB("GET", "/users/me")).status, 401)).toBe(401);
+    expect((await newOnB("GET", "/users/me")).body.msg).toBe("Account is deactivated");
+  }, 120_000);
+});
