@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Realm, User } from "./schema.js";
 
 /**
@@ -84,8 +85,14 @@ export class AuthCache {
   }
 }
 
-export const sessionCacheKey = (sessionKey: string) => `s:${sessionKey}`;
-export const headerCacheKey = (authorization: string) => `h:${authorization}`;
+/**
+ * Entries are keyed by a SHA-256 digest of the credential, never by the credential itself: the map's
+ * string comparisons then reveal nothing about a secret through their timing (API keys are compared
+ * in constant time), and a heap dump holds no usable key.
+ */
+const digest = (kind: string, secret: string) => kind + createHash("sha256").update(secret).digest("base64");
+export const sessionCacheKey = (sessionKey: string) => digest("s:", sessionKey);
+export const headerCacheKey = (authorization: string) => digest("h:", authorization);
 
 /** The cache of each open database (registered by connect) and of each open transaction (db/tx.ts). */
 const cacheOf = new WeakMap<object, AuthCache>();
