@@ -46,13 +46,14 @@ export const importCommand: Command = {
           await extractArchive(source, workDir);
           root = exportRoot(workDir);
         }
-        archive = readZulipArchive(root);
+        print("Checking the export…");
+        archive = await readZulipArchive(root, print);
       } catch (error) {
         if (error instanceof ImportArchiveError) throw new CliError(`cannot import: ${error.message}. Nothing was imported.`);
         throw error;
       }
       print(
-        `The export holds ${archive.realm.zerver_userprofile.length} users, ${archive.realm.zerver_stream.length} channels, ${archive.messageCount} messages, ${archive.attachments.length} uploads.`,
+        `The export holds ${archive.realm.zerver_userprofile.length} users, ${archive.realm.zerver_stream.length} channels, ${archive.messageCount} messages, ${archive.attachmentCount} uploads.`,
       );
       return await withContext(config, async (ctx) => {
         const started = Date.now();

@@ -21,6 +21,7 @@ export const OFFSET_TABLES = {
   custom_profile_field_values: "zerver_customprofilefieldvalue",
   user_topics: "zerver_usertopic",
   alert_words: "zerver_alertword",
+  scheduled_messages: "zerver_scheduledmessage",
 } as const satisfies Partial<Record<ImportTable, string>>;
 
 export type OffsetTable = keyof typeof OFFSET_TABLES;
