@@ -112,6 +112,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
     progress(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
   }
   const m = new IdMap(state);
+  m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const save = (tx: Tx) => store.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
 
   // Messages, then their user messages (flags), file by file, a batch a transaction; a file is
@@ -251,8 +252,10 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   // Custom emoji files; then the organization becomes visible.
   if (!state.emoji) {
     let copied = 0;
+    const fileNames = new Map((archive.realm.zerver_realmemoji ?? []).map((e) => [e.file_name, rows.emojiFileName(m, e)]));
     for (const r of archive.emojiRecords) {
-      const target = typeof r.file_name === "string" ? emojiFilePath(ctx.config.dataDir, realmId, r.file_name) : undefined;
+      const name = fileNames.get(r.file_name);
+      const target = typeof name === "string" ? emojiFilePath(ctx.config.dataDir, realmId, name) : undefined;
       if (!target) continue;
       await mkdir(path.dirname(target), { recursive: true });
       await copyFile(path.join(archive.root, "emoji", String(r.path)), target);
@@ -310,6 +313,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   const provisional = new IdMap({ offsets, oldRealmId, realmId: 0, crossUsers, crossRecipients });
   const realmId = await store.createRealm(q, rows.realmRow(provisional, t.zerver_realm[0], t.zerver_realmuserdefault?.[0], stringId));
   const m = new IdMap({ offsets, oldRealmId, realmId, crossUsers, crossRecipients });
+  m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const counts: Record<string, number> = {};
   const insert = async (table: Parameters<typeof store.insertRows>[1], list: ImportRow[]) => {
     await store.insertRows(q, table, list);
@@ -398,7 +402,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
       realm_id: realmId,
       name: e.name,
       author_id: m.userOrNull(e.author),
-      file_name: e.file_name ?? null,
+      file_name: rows.emojiFileName(m, e),
       is_animated: e.is_animated ? 1 : 0,
       deactivated: e.deactivated ? 1 : 0,
     })),

@@ -1,4 +1,5 @@
 import { generateApiKey } from "../../lib/apiKeys.js";
+import { isEmojiFileName } from "../../lib/emojiFiles.js";
 import type { Row } from "../../lib/import/zulipArchive.js";
 import { REALM_GROUP_PERMISSION_NAMES, REALM_SETTING_DEFAULTS } from "../../models/realmSettings.js";
 import { USER_SETTING_DEFAULTS, serializeUserSettings } from "../../models/userSettings.js";
@@ -30,6 +31,9 @@ const STREAM_SETTINGS = ["new_stream_announcements_stream_id", "signup_announcem
 export function realmRow(m: IdMap, realm: Row, userDefaults: Row | undefined, stringId: string): ImportRow {
   const settings = pickSettings(realm, REALM_SETTING_DEFAULTS);
   for (const name of STREAM_SETTINGS) {
+    // Zulip's export names the foreign key without "_id" (model_to_dict), Parley's with it.
+    const fk = realm[name.slice(0, -3)];
+    if (!(name in realm) && (typeof fk === "number" || fk === null)) settings[name] = fk ?? -1;
     const value = settings[name];
     if (typeof value === "number" && value > 0) settings[name] = m.stream(value);
   }
@@ -41,7 +45,8 @@ export function realmRow(m: IdMap, realm: Row, userDefaults: Row | undefined, st
     description: str(realm.description),
     date_created: time(realm.date_created, Math.floor(Date.now() / 1000)),
     deactivated: 1,
-    message_retention_days: typeof realm.message_retention_days === "number" ? realm.message_retention_days : null,
+    // Zulip's -1 is "unlimited", which is null here.
+    message_retention_days: typeof realm.message_retention_days === "number" && realm.message_retention_days > 0 ? realm.message_retention_days : null,
     settings: JSON.stringify(settings),
     user_settings_defaults: userDefaults ? serializeUserSettings(pickSettings(userDefaults, USER_SETTING_DEFAULTS)) : "{}",
   };
@@ -268,4 +273,15 @@ export function avatarFiles(records: readonly Row[]): Map<number, string> {
     out.set(Number(r.user_profile_id), file);
   }
   return out;
+}
+
+/**
+ * A custom emoji's file name here: the export's when it is one Parley makes (lib/emojiFiles.ts),
+ * else one derived from the emoji's new id (Zulip names them e.g. "3.png").
+ */
+export function emojiFileName(m: IdMap, e: Row): string | null {
+  if (typeof e.file_name !== "string") return null;
+  if (isEmojiFileName(e.file_name)) return e.file_name;
+  const ext = /\.(png|gif|jpg|webp)$/i.exec(e.file_name)?.[1]?.toLowerCase() ?? "png";
+  return `imported_emoji_${String(m.id("realm_emoji", e.id)).padStart(8, "0")}.${ext}`;
 }

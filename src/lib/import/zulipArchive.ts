@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
+import { parsePathId } from "../uploadFiles.js";
 import { JsonRowsError, type Row, tableBatches, tableRows } from "./jsonRows.js";
 
 /**
@@ -29,6 +30,8 @@ export interface ZulipArchive {
   /** attachment.json (zerver_attachment, streamed when imported), or null when the export has none. */
   attachmentFile: string | null;
   attachmentCount: number;
+  /** Attachments' path_ids of a form this server does not make: they get new ones, links rewritten. */
+  legacyUploadPaths: string[];
   uploadRecords: Row[];
   emojiRecords: Row[];
   avatarRecords: Row[];
@@ -135,9 +138,11 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   const attachmentPath = path.join(root, "attachment.json");
   const attachmentFile = existsSync(attachmentPath) ? attachmentPath : null;
   let attachmentCount = 0;
+  const legacyUploadPaths: string[] = [];
   if (attachmentFile) {
     for await (const [, row] of rowsOf(attachmentFile, new Set(["zerver_attachment"]))) {
       attachmentCount += 1;
+      if (typeof row.path_id === "string" && !parsePathId(row.path_id)) legacyUploadPaths.push(row.path_id);
       maxIds.zerver_attachment = Math.max(maxIds.zerver_attachment ?? 0, idOf(row));
     }
   }
@@ -163,6 +168,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
     maxIds,
     attachmentFile,
     attachmentCount,
+    legacyUploadPaths,
     uploadRecords: records("uploads"),
     emojiRecords: records("emoji"),
     avatarRecords: records("avatars"),
