@@ -11,6 +11,7 @@ export interface ZulipExportOptions {
   reactionEvery?: number;
 }
 export interface ZulipExportFixture {
+  botEmail: string;
   userIds: number[];
   streamIds: number[];
   messageIds: number[];

@@ -17,7 +17,16 @@ export const STRING_ID = "zulipfixture";
 const T0 = 1700000000.123456;
 
 // Zulip's UserMessage flags (zerver/models/messages.py AbstractUserMessage.ALL_FLAGS order).
-export const FLAGS = { read: 1, starred: 2, collapsed: 4, mentioned: 8, stream_wildcard_mentioned: 16, has_alert_word: 512, historical: 1024, is_private: 2048 };
+export const FLAGS = {
+  read: 1,
+  starred: 2,
+  collapsed: 4,
+  mentioned: 8,
+  stream_wildcard_mentioned: 16,
+  has_alert_word: 512,
+  historical: 1024,
+  is_private: 2048,
+};
 
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 const sha1 = (text) => crypto.createHash("sha1").update(text).digest("hex");
@@ -43,18 +52,27 @@ export function writeZulipExport(dir, opts = {}) {
     { email: "welcome-bot@zulip.com", id: 5, recipient_id: 5 },
   ];
 
-  // Recipients: 100 + user id (personal), 200 + stream id, 300 + huddle id.
+  // Recipients: 1000 + user id (personal), 2000 + stream id, 3000 + huddle id.
   const streamIds = Array.from({ length: o.streams }, (_, i) => 20 + i);
   const huddleId = 7;
   const huddleMembers = userIds.slice(0, 3);
   const recipients = [
-    ...userIds.map((id) => ({ id: 100 + id, type_id: id, type: 1 })),
-    ...streamIds.map((id) => ({ id: 200 + id, type_id: id, type: 2 })),
-    { id: 300 + huddleId, type_id: huddleId, type: 3 },
+    ...userIds.map((id) => ({ id: 1000 + id, type_id: id, type: 1 })),
+    ...streamIds.map((id) => ({ id: 2000 + id, type_id: id, type: 2 })),
+    { id: 3000 + huddleId, type_id: huddleId, type: 3 },
   ];
 
   // User groups: the system groups, then one named and one anonymous group.
-  const systemNames = ["role:nobody", "role:owners", "role:administrators", "role:moderators", "role:fullmembers", "role:members", "role:everyone", "role:internet"];
+  const systemNames = [
+    "role:nobody",
+    "role:owners",
+    "role:administrators",
+    "role:moderators",
+    "role:fullmembers",
+    "role:members",
+    "role:everyone",
+    "role:internet",
+  ];
   const groupId = (name) => 40 + systemNames.indexOf(name);
   const namedGroups = systemNames.map((name) => ({
     usergroup_ptr: groupId(name),
@@ -126,7 +144,7 @@ export function writeZulipExport(dir, opts = {}) {
     default_all_public_streams: false,
     default_sending_stream: null,
     default_events_register_stream: null,
-    recipient: 100 + id,
+    recipient: 1000 + id,
     realm: REALM_ID,
     timezone: i === 1 ? "Europe/Paris" : "",
     avatar_source: i === 1 ? "U" : "G",
@@ -139,8 +157,22 @@ export function writeZulipExport(dir, opts = {}) {
     emojiset: "google",
   }));
   // One bot, owned by the first user.
-  users.push({ ...users[0], id: 30, email: "bot30-bot@example.org", delivery_email: "bot30-bot@example.org", full_name: "Fixture Bot", is_bot: true, bot_type: 1, bot_owner: userIds[0], role: 400, recipient: 130, avatar_source: "G" });
-  recipients.push({ id: 130, type_id: 30, type: 1 });
+  const botId = 10 + o.users;
+  const botEmail = `bot${botId}-bot@example.org`;
+  users.push({
+    ...users[0],
+    id: botId,
+    email: botEmail,
+    delivery_email: botEmail,
+    full_name: "Fixture Bot",
+    is_bot: true,
+    bot_type: 1,
+    bot_owner: userIds[0],
+    role: 400,
+    recipient: 1000 + botId,
+    avatar_source: "G",
+  });
+  recipients.push({ id: 1000 + botId, type_id: botId, type: 1 });
 
   const streams = streamIds.map((id, i) => ({
     id,
@@ -155,7 +187,7 @@ export function writeZulipExport(dir, opts = {}) {
     deactivated: false,
     date_created: T0 + 10 + i,
     creator: userIds[0],
-    recipient: 200 + id,
+    recipient: 2000 + id,
     message_retention_days: null,
     first_message_id: null,
     can_remove_subscribers_group: groupId("role:administrators"),
@@ -190,9 +222,9 @@ export function writeZulipExport(dir, opts = {}) {
   for (const u of users) sub(u.id, u.recipient);
   const streamMembers = streamIds.map((_, s) => Array.from({ length: Math.min(o.subscribers, o.users) }, (_, k) => userIds[(s + k) % o.users]));
   streamIds.forEach((id, s) => {
-    for (const u of streamMembers[s]) sub(u, 200 + id, u === userIds[1] && s === 0 ? { color: "#76ce90", is_muted: true, pin_to_top: true } : {});
+    for (const u of streamMembers[s]) sub(u, 2000 + id, u === userIds[1] && s === 0 ? { color: "#76ce90", is_muted: true, pin_to_top: true } : {});
   });
-  for (const u of huddleMembers) sub(u, 300 + huddleId);
+  for (const u of huddleMembers) sub(u, 3000 + huddleId);
 
   // Attachments: one file, linked from the first message. Zulip's path_id: realm id, 1 or 2 hex
   // digits (format(randint(0, 255), "x")), token_urlsafe(18), the sanitized name.
@@ -216,16 +248,16 @@ export function writeZulipExport(dir, opts = {}) {
       let receivers;
       let isChannel = true;
       if (i % 10 === 9) {
-        recipient = 100 + userIds[1];
+        recipient = 1000 + userIds[1];
         receivers = [userIds[0], userIds[1]];
         isChannel = false;
       } else if (i % 10 === 5) {
-        recipient = 300 + huddleId;
+        recipient = 3000 + huddleId;
         receivers = huddleMembers;
         isChannel = false;
       } else {
         const s = i % o.streams;
-        recipient = 200 + streamIds[s];
+        recipient = 2000 + streamIds[s];
         receivers = streamMembers[s];
       }
       let content = `message ${i} about things`;
@@ -248,7 +280,15 @@ export function writeZulipExport(dir, opts = {}) {
         sending_client: i % 2 === 0 ? 1 : 2,
         last_edit_time: edited ? T0 + 5000.5 : null,
         edit_history: edited
-          ? JSON.stringify([{ user_id: sender, timestamp: Math.floor(T0 + 5000), prev_content: "message 1 before", prev_rendered_content: "<p>message 1 before</p>", prev_rendered_content_version: 1 }])
+          ? JSON.stringify([
+              {
+                user_id: sender,
+                timestamp: Math.floor(T0 + 5000),
+                prev_content: "message 1 before",
+                prev_rendered_content: "<p>message 1 before</p>",
+                prev_rendered_content_version: 1,
+              },
+            ])
           : null,
         has_attachment: i === 0,
         has_image: false,
@@ -264,8 +304,23 @@ export function writeZulipExport(dir, opts = {}) {
         zerver_usermessage.push({ id: ++userMessageId, user_profile: u, message: id, flags_mask: flags });
       }
       if (i % o.reactionEvery === 0) {
-        reactions.push({ id: reactions.length + 1, user_profile: receivers[0], message: id, emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji" });
-        if (i === 0) reactions.push({ id: reactions.length + 1, user_profile: receivers[1], message: id, emoji_name: "fixture_party", emoji_code: "3", reaction_type: "realm_emoji" });
+        reactions.push({
+          id: reactions.length + 1,
+          user_profile: receivers[0],
+          message: id,
+          emoji_name: "octopus",
+          emoji_code: "1f419",
+          reaction_type: "unicode_emoji",
+        });
+        if (i === 0)
+          reactions.push({
+            id: reactions.length + 1,
+            user_profile: receivers[1],
+            message: id,
+            emoji_name: "fixture_party",
+            emoji_code: "3",
+            reaction_type: "realm_emoji",
+          });
       }
     }
     writeJson(path.join(dir, `messages-${String(f + 1).padStart(6, "0")}.json`), { zerver_message, zerver_usermessage });
@@ -275,7 +330,7 @@ export function writeZulipExport(dir, opts = {}) {
     {
       id: 1,
       sender: userIds[0],
-      recipient: 200 + streamIds[0],
+      recipient: 2000 + streamIds[0],
       subject: "later",
       content: "a scheduled message",
       rendered_content: "<p>a scheduled message</p>",
@@ -296,7 +351,7 @@ export function writeZulipExport(dir, opts = {}) {
     {
       id: 2,
       sender: userIds[0],
-      recipient: 100 + userIds[0],
+      recipient: 1000 + userIds[0],
       subject: "",
       content: "a reminder",
       rendered_content: "<p>a reminder</p>",
@@ -356,7 +411,7 @@ export function writeZulipExport(dir, opts = {}) {
     zerver_recipient: recipients,
     zerver_stream: streams,
     zerver_subscription: subs,
-    zerver_huddle: [{ id: huddleId, huddle_hash: sha1(huddleMembers.join(",")), group_size: huddleMembers.length, recipient: 300 + huddleId }],
+    zerver_huddle: [{ id: huddleId, huddle_hash: sha1(huddleMembers.join(",")), group_size: huddleMembers.length, recipient: 3000 + huddleId }],
     zerver_usergroup: usergroups,
     zerver_namedusergroup: namedGroups,
     zerver_usergroupmembership: memberships,
@@ -367,13 +422,52 @@ export function writeZulipExport(dir, opts = {}) {
     zerver_realmfilter: [{ id: 1, realm: REALM_ID, pattern: "#(?P<id>[0-9]+)", url_template: "https://tracker.example.org/{id}", order: 0 }],
     zerver_realmplayground: [],
     zerver_realmauthenticationmethod: [{ id: 1, realm: REALM_ID, name: "Email" }],
-    zerver_realmauditlog: userIds.map((u, i) => ({ id: i + 1, realm: REALM_ID, acting_user: null, modified_user: u, event_type: 101, event_time: T0 + i, backfilled: false, extra_data: {} })),
-    zerver_customprofilefield: [{ id: 1, realm: REALM_ID, name: "Team", hint: "Your team", order: 1, field_type: 1, field_data: "", display_in_profile_summary: false, required: false, editable_by_user: true }],
+    zerver_realmauditlog: userIds.map((u, i) => ({
+      id: i + 1,
+      realm: REALM_ID,
+      acting_user: null,
+      modified_user: u,
+      event_type: 101,
+      event_time: T0 + i,
+      backfilled: false,
+      extra_data: {},
+    })),
+    zerver_customprofilefield: [
+      {
+        id: 1,
+        realm: REALM_ID,
+        name: "Team",
+        hint: "Your team",
+        order: 1,
+        field_type: 1,
+        field_data: "",
+        display_in_profile_summary: false,
+        required: false,
+        editable_by_user: true,
+      },
+    ],
     zerver_customprofilefieldvalue: [{ id: 1, user_profile: userIds[1], field: 1, value: "infra", rendered_value: null }],
-    zerver_usertopic: [{ id: 1, user_profile: userIds[1], stream: streamIds[0], recipient: 200 + streamIds[0], topic_name: "topic 0", last_updated: T0 + 3000.9, visibility_policy: 2 }],
+    zerver_usertopic: [
+      {
+        id: 1,
+        user_profile: userIds[1],
+        stream: streamIds[0],
+        recipient: 2000 + streamIds[0],
+        topic_name: "topic 0",
+        last_updated: T0 + 3000.9,
+        visibility_policy: 2,
+      },
+    ],
     zerver_muteduser: [{ id: 1, user_profile: userIds[0], muted_user: userIds[3], date_muted: T0 + 3000.9 }],
     zerver_alertword: [{ id: 1, realm: REALM_ID, user_profile: userIds[1], word: "things" }],
-    zerver_userpresence: userIds.map((u, i) => ({ id: i + 1, realm: REALM_ID, user_profile: u, last_active_time: T0, last_connected_time: T0, last_update_id: 0 })),
+    zerver_userpresence: userIds.map((u, i) => ({
+      id: i + 1,
+      realm: REALM_ID,
+      user_profile: u,
+      last_active_time: T0,
+      last_connected_time: T0,
+      last_update_id: 0,
+    })),
     zerver_presencesequence: [{ id: 1, realm: REALM_ID, last_update_id: 0 }],
     zerver_userstatus: [],
     zerver_useractivity: [],
@@ -408,7 +502,16 @@ export function writeZulipExport(dir, opts = {}) {
   fs.mkdirSync(path.join(dir, "uploads", path.dirname(pathId)), { recursive: true });
   fs.writeFileSync(path.join(dir, "uploads", pathId), fileText);
   writeJson(path.join(dir, "uploads", "records.json"), [
-    { realm_id: REALM_ID, user_profile_id: userIds[0], user_profile_email: email(userIds[0]), s3_path: pathId, path: pathId, size: fileText.length, last_modified: T0, content_type: null },
+    {
+      realm_id: REALM_ID,
+      user_profile_id: userIds[0],
+      user_profile_email: email(userIds[0]),
+      s3_path: pathId,
+      path: pathId,
+      size: fileText.length,
+      last_modified: T0,
+      content_type: null,
+    },
   ]);
 
   const avatarRecords = [];
@@ -417,7 +520,16 @@ export function writeZulipExport(dir, opts = {}) {
     const rel = `${REALM_ID}/${avatarHash(avatarUser)}${suffix}`;
     fs.mkdirSync(path.join(dir, "avatars", path.dirname(rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, "avatars", rel), PNG);
-    avatarRecords.push({ realm_id: REALM_ID, user_profile_id: avatarUser, user_profile_email: email(avatarUser), s3_path: rel, path: rel, size: PNG.length, last_modified: T0, content_type: null });
+    avatarRecords.push({
+      realm_id: REALM_ID,
+      user_profile_id: avatarUser,
+      user_profile_email: email(avatarUser),
+      s3_path: rel,
+      path: rel,
+      size: PNG.length,
+      last_modified: T0,
+      content_type: null,
+    });
   }
   writeJson(path.join(dir, "avatars", "records.json"), avatarRecords);
 
@@ -432,5 +544,17 @@ export function writeZulipExport(dir, opts = {}) {
   writeJson(path.join(dir, "migration_status.json"), { zulip_version: "10.0", migrations_by_app: {} });
   fs.writeFileSync(path.join(dir, "stats.txt"), `realm.json\n${o.messages} messages\n`);
 
-  return { userIds, streamIds, messageIds, huddleMembers, avatarUser, uploadUrl, fileText, reactions: reactions.length, userMessages: userMessageId, messageFiles };
+  return {
+    botEmail,
+    userIds,
+    streamIds,
+    messageIds,
+    huddleMembers,
+    avatarUser,
+    uploadUrl,
+    fileText,
+    reactions: reactions.length,
+    userMessages: userMessageId,
+    messageFiles,
+  };
 }

@@ -67,7 +67,7 @@ describe("import of an export in Zulip's layout", () => {
     const byEmail = new Map(members.map((u: any) => [u.email, u]));
     expect(byEmail.get(email(owner))).toMatchObject({ role: 100, is_owner: true, is_active: true });
     expect(byEmail.get(email(fixture.userIds.at(-1)!))).toMatchObject({ is_active: false });
-    const bot: any = byEmail.get("bot30-bot@example.org");
+    const bot: any = byEmail.get(fixture.botEmail);
     expect(bot).toMatchObject({ is_bot: true, bot_type: 1 });
     expect(bot.bot_owner_id).toBe((byEmail.get(email(owner)) as any).user_id);
     const withAvatar: any = byEmail.get(email(second));
@@ -77,7 +77,11 @@ describe("import of an export in Zulip's layout", () => {
     const image = await fetch(t.baseUrl + withAvatar.avatar_url);
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
-    expect(Buffer.from(await image.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+    expect(
+      Buffer.from(await image.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
     expect((byEmail.get(email(owner)) as any).avatar_url).toContain("gravatar.com");
   });
 
@@ -101,7 +105,8 @@ describe("import of an export in Zulip's layout", () => {
     const group = mine.find((m: any) => m.content === "<p>message 5 about things</p>");
     expect(group.type).toBe("private");
     expect(group.display_recipient.map((u: any) => u.email).sort()).toEqual(fixture.huddleMembers.map(email).sort());
-    const groupMessages = (await get(owner, "/api/v1/messages", { ...narrow, narrow: [{ operator: "dm", operand: fixture.huddleMembers.map(email) }] })).messages;
+    const groupMessages = (await get(owner, "/api/v1/messages", { ...narrow, narrow: [{ operator: "dm", operand: fixture.huddleMembers.map(email) }] }))
+      .messages;
     expect(groupMessages.map((m: any) => m.content)).toEqual(["<p>message 5 about things</p>", "<p>message 15 about things</p>"]);
     const edited = mine.find((m: any) => m.content === "<p>message 1 about things</p>");
     expect(edited.last_edit_timestamp).toBe(1700005000);

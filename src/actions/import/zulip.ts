@@ -421,7 +421,11 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   );
   await insert(
     "muted_users",
-    (t.zerver_muteduser ?? []).map((x) => ({ user_id: m.user(x.user_profile), muted_user_id: m.user(x.muted_user), date_muted: Math.floor(Number(x.date_muted) || 0) })),
+    (t.zerver_muteduser ?? []).map((x) => ({
+      user_id: m.user(x.user_profile),
+      muted_user_id: m.user(x.muted_user),
+      date_muted: Math.floor(Number(x.date_muted) || 0),
+    })),
   );
   await insert(
     "alert_words",

@@ -25,8 +25,12 @@ export function streamAboveBytes(): number {
 const invalid = (file: string, error: unknown) =>
   new JsonRowsError(`${path.basename(file)} is not valid JSON — is the export truncated? (${(error as Error).message})`);
 
-/** Every row of the file's tables in `tables` (all tables when null), in file order, as [table, row]. */
-export async function* tableRows(file: string, tables: ReadonlySet<string> | null = null): AsyncGenerator<[string, Row]> {
+/**
+ * The rows of the file's tables in `tables` (all tables when null), in file order, a chunk at a
+ * time: [table, rows] (a whole table when the file is parsed whole; what a chunk of the file
+ * held when streamed).
+ */
+export async function* tableChunks(file: string, tables: ReadonlySet<string> | null = null): AsyncGenerator<[string, Row[]]> {
   if ((await stat(file)).size <= streamAboveBytes()) {
     let data: unknown;
     try {
@@ -36,25 +40,27 @@ export async function* tableRows(file: string, tables: ReadonlySet<string> | nul
     }
     if (data === null || typeof data !== "object" || Array.isArray(data)) throw new JsonRowsError(`${path.basename(file)} is not an object of tables`);
     for (const [table, rows] of Object.entries(data as Record<string, unknown>)) {
-      if (!Array.isArray(rows) || (tables && !tables.has(table))) continue;
-      for (const row of rows) yield [table, row as Row];
+      if (Array.isArray(rows) && rows.length > 0 && (!tables || tables.has(table))) yield [table, rows as Row[]];
     }
     return;
   }
-  yield* streamedRows(file, tables);
+  yield* streamedChunks(file, tables);
 }
 
-async function* streamedRows(file: string, tables: ReadonlySet<string> | null): AsyncGenerator<[string, Row]> {
+async function* streamedChunks(file: string, tables: ReadonlySet<string> | null): AsyncGenerator<[string, Row[]]> {
   const head = Buffer.alloc(64);
   const handle = await open(file);
   const { bytesRead } = await handle.read(head, 0, 64, 0).finally(() => handle.close());
   if (!head.subarray(0, bytesRead).toString("utf8").trimStart().startsWith("{")) throw new JsonRowsError(`${path.basename(file)} is not an object of tables`);
   // keepStack: false drops each row once it has been handed over.
   const parser = new JSONParser({ paths: ["$.*.*"], keepStack: false });
-  let pending: Array<[string, Row]> = [];
+  let pending: Array<[string, Row[]]> = [];
   parser.onValue = ({ value, key, stack }) => {
     const table = stack[1]?.key;
-    if (typeof table === "string" && typeof key === "number" && (!tables || tables.has(table))) pending.push([table, value as Row]);
+    if (typeof table !== "string" || typeof key !== "number" || (tables && !tables.has(table))) return;
+    const last = pending[pending.length - 1];
+    if (last && last[0] === table) last[1].push(value as Row);
+    else pending.push([table, [value as Row]]);
   };
   try {
     for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
@@ -75,14 +81,23 @@ async function* streamedRows(file: string, tables: ReadonlySet<string> | null): 
 
 /** Rows of one table, `size` at a time, after skipping its first `skip` rows. */
 export async function* tableBatches(file: string, table: string, size: number, skip = 0): AsyncGenerator<Row[]> {
-  let index = 0;
+  let toSkip = skip;
   let batch: Row[] = [];
-  for await (const [, row] of tableRows(file, new Set([table]))) {
-    if (index++ < skip) continue;
-    batch.push(row);
-    if (batch.length >= size) {
-      yield batch;
-      batch = [];
+  for await (const [, chunk] of tableChunks(file, new Set([table]))) {
+    let rows = chunk;
+    if (toSkip > 0) {
+      const dropped = Math.min(toSkip, rows.length);
+      rows = rows.slice(dropped);
+      toSkip -= dropped;
+    }
+    for (let i = 0; i < rows.length;) {
+      const take = Math.min(size - batch.length, rows.length - i);
+      batch = batch.length === 0 && take === rows.length ? rows : batch.concat(rows.slice(i, i + take));
+      i += take;
+      if (batch.length >= size) {
+        yield batch;
+        batch = [];
+      }
     }
   }
   if (batch.length > 0) yield batch;

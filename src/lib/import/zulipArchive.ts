@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
 import { parsePathId } from "../uploadFiles.js";
-import { JsonRowsError, type Row, tableBatches, tableRows } from "./jsonRows.js";
+import { JsonRowsError, type Row, tableBatches, tableChunks } from "./jsonRows.js";
 
 /**
  * Reading an export in the layout of Zulip's `manage.py export` (what `parley export` writes,
@@ -38,7 +38,13 @@ export interface ZulipArchive {
 }
 
 /** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
-export const STREAMED_TABLES = new Set(["zerver_reaction", "zerver_realmauditlog", "zerver_useractivity", "zerver_useractivityinterval", "zerver_userpresence"]);
+export const STREAMED_TABLES = new Set([
+  "zerver_reaction",
+  "zerver_realmauditlog",
+  "zerver_useractivity",
+  "zerver_useractivityinterval",
+  "zerver_userpresence",
+]);
 
 const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"];
 const MESSAGE_TABLES = new Set(["zerver_message", "zerver_usermessage"]);
@@ -57,10 +63,10 @@ function readJson(file: string, what: string): any {
   }
 }
 
-/** Each row of a JSON file of tables, errors as ImportArchiveError. */
-async function* rowsOf(file: string, tables: ReadonlySet<string> | null = null): AsyncGenerator<[string, Row]> {
+/** The rows of a JSON file of tables by chunks ([table, rows]), errors as ImportArchiveError. */
+async function* chunksOf(file: string, tables: ReadonlySet<string> | null = null): AsyncGenerator<[string, Row[]]> {
   try {
-    yield* tableRows(file, tables);
+    yield* tableChunks(file, tables);
   } catch (error) {
     if (error instanceof JsonRowsError) throw new ImportArchiveError(error.message);
     throw error;
@@ -86,7 +92,14 @@ export function exportRoot(dir: string): string {
   throw new ImportArchiveError("the export has no realm.json: this is not a Zulip export (manage.py export / parley export)");
 }
 
-const idOf = (row: Row, key = "id") => Number(row?.[key]) || 0;
+function maxId(rows: readonly Row[]): number {
+  let max = 0;
+  for (const row of rows) {
+    const id = Number(row?.id) || 0;
+    if (id > max) max = id;
+  }
+  return max;
+}
 
 /**
  * Reads and checks the whole export (every file parses completely) without holding its messages,
@@ -98,10 +111,10 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   const realm: Tables = {};
   const tableCounts: Record<string, number> = {};
   const maxIds: Record<string, number> = {};
-  for await (const [table, row] of rowsOf(realmFile)) {
-    tableCounts[table] = (tableCounts[table] ?? 0) + 1;
-    maxIds[table] = Math.max(maxIds[table] ?? 0, idOf(row));
-    if (!STREAMED_TABLES.has(table)) (realm[table] ??= []).push(row);
+  for await (const [table, rows] of chunksOf(realmFile)) {
+    tableCounts[table] = (tableCounts[table] ?? 0) + rows.length;
+    maxIds[table] = Math.max(maxIds[table] ?? 0, maxId(rows));
+    if (!STREAMED_TABLES.has(table)) realm[table] = realm[table] ? realm[table].concat(rows) : rows;
   }
   for (const table of REQUIRED_TABLES) {
     if (tableCounts[table] === undefined && !(table in realm)) realm[table] = [];
@@ -124,11 +137,11 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   let maxMessageId = 0;
   let maxUserMessageId = 0;
   for (const [i, name] of messageFiles.entries()) {
-    for await (const [table, row] of rowsOf(path.join(root, name), MESSAGE_TABLES)) {
+    for await (const [table, rows] of chunksOf(path.join(root, name), MESSAGE_TABLES)) {
       if (table === "zerver_message") {
-        messageCount += 1;
-        maxMessageId = Math.max(maxMessageId, idOf(row));
-      } else maxUserMessageId = Math.max(maxUserMessageId, idOf(row));
+        messageCount += rows.length;
+        maxMessageId = Math.max(maxMessageId, maxId(rows));
+      } else maxUserMessageId = Math.max(maxUserMessageId, maxId(rows));
     }
     if ((i + 1) % 100 === 0) progress(`checked ${i + 1}/${messageFiles.length} message files (${messageCount} messages)`);
   }
@@ -140,10 +153,10 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   let attachmentCount = 0;
   const legacyUploadPaths: string[] = [];
   if (attachmentFile) {
-    for await (const [, row] of rowsOf(attachmentFile, new Set(["zerver_attachment"]))) {
-      attachmentCount += 1;
-      if (typeof row.path_id === "string" && !parsePathId(row.path_id)) legacyUploadPaths.push(row.path_id);
-      maxIds.zerver_attachment = Math.max(maxIds.zerver_attachment ?? 0, idOf(row));
+    for await (const [, rows] of chunksOf(attachmentFile, new Set(["zerver_attachment"]))) {
+      attachmentCount += rows.length;
+      for (const row of rows) if (typeof row.path_id === "string" && !parsePathId(row.path_id)) legacyUploadPaths.push(row.path_id);
+      maxIds.zerver_attachment = Math.max(maxIds.zerver_attachment ?? 0, maxId(rows));
     }
   }
 
