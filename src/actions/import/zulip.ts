@@ -78,7 +78,7 @@ const USER_MESSAGES_PER_MESSAGE = 4;
 const realmFile = (archive: ZulipArchive) => path.join(archive.root, "realm.json");
 
 export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive, options: ImportOptions = {}): Promise<ImportReport> {
-  const batchSize = options.batchSize ?? 1000;
+  const batchSize = options.batchSize ?? 5000;
   const progress = options.progress ?? (() => {});
   const realmRowIn = archive.realm.zerver_realm[0];
   const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
