@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importZulipArchive } from "../../src/actions/import/zulip.js";
-import { readZulipArchive } from "../../src/lib/import/zulipArchive.js";
+import { ImportArchiveError, readZulipArchive } from "../../src/lib/import/zulipArchive.js";
 import { STRING_ID, writeZulipExport } from "../../scripts/zulip-export-fixture.mjs";
 import { useTestServer } from "../support/testApp.js";
 
@@ -145,5 +145,20 @@ describe("import of an export in Zulip's layout", () => {
     expect(fields.map((f: any) => f.name)).toEqual(["Team"]);
     const org = await t.ctx.db.kysely.selectFrom("realms").select(["deactivated", "string_id"]).where("string_id", "=", STRING_ID).executeTakeFirstOrThrow();
     expect(org.deactivated).toBe(0);
+  });
+
+  it("refuses a truncated or non-object file, streamed", async () => {
+    const bad = fs.mkdtempSync(path.join(os.tmpdir(), "parley-zulip-layout-bad-"));
+    try {
+      writeZulipExport(bad, { messages: 4, perFile: 2 });
+      const file = path.join(bad, "messages-000002.json");
+      const text = fs.readFileSync(file, "utf8");
+      fs.writeFileSync(file, text.slice(0, Math.floor(text.length / 2)));
+      await expect(readZulipArchive(bad)).rejects.toThrow(new ImportArchiveError("messages-000002.json is not valid JSON — is the export truncated?").message);
+      fs.writeFileSync(file, "[]");
+      await expect(readZulipArchive(bad)).rejects.toThrow("messages-000002.json is not an object of tables");
+    } finally {
+      fs.rmSync(bad, { recursive: true, force: true });
+    }
   });
 });
