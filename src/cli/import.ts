@@ -5,6 +5,7 @@ import { ImportError, importZulipArchive } from "../actions/import/zulip.js";
 import { ImportArchiveError, type ZulipArchive, exportRoot, extractArchive, readZulipArchive } from "../lib/import/zulipArchive.js";
 import { type Command, CliError, print, stringOption, usageError } from "./command.js";
 import { withContext } from "./context.js";
+import { bulkJobDatabase } from "../db/dialect.js";
 
 /**
  * `parley import zulip <export.tar.gz | directory> [--string-id ID] [--batch-size N]`: an
@@ -58,7 +59,7 @@ export const importCommand: Command = {
       // SQLite: synchronous=NORMAL for the import's connection (WAL stays consistent; a power cut
       // may lose the last committed batches, and the import's state row with them, so running
       // the command again redoes them). Saves an fsync per batch.
-      const importConfig = config.database.kind === "sqlite" ? { ...config, database: { ...config.database, synchronous: "NORMAL" as const } } : config;
+      const importConfig = { ...config, database: bulkJobDatabase(config.database) };
       return await withContext(importConfig, async (ctx) => {
         const started = Date.now();
         let report;

@@ -1,3 +1,4 @@
+import type { Config } from "../config.js";
 import {
   type ColumnDataType,
   type CreateTableBuilder,
@@ -201,4 +202,13 @@ export function dialectFor(name: DialectName): Dialect {
 /** The dialect of an open database or transaction (for code that gets only an executor). */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof SqliteAdapter ? sqlite : postgres;
+}
+
+/**
+ * The database settings for a bulk job that can redo its last transactions (an import, whose state
+ * row commits with each batch): SQLite with synchronous=NORMAL (WAL stays consistent; a power cut
+ * may lose the last commits); PostgreSQL unchanged.
+ */
+export function bulkJobDatabase(database: Config["database"]): Config["database"] {
+  return database.kind === "sqlite" ? { ...database, synchronous: "NORMAL" } : database;
 }
