@@ -13,6 +13,7 @@ import { EventBus } from "./events/bus.js";
 import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
+import { avatarFiles } from "./http/avatarFiles.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
@@ -142,6 +143,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountPages, { ctx });
   await app.register(joinPages, { ctx });
   await app.register(emojiFiles, { ctx });
+  await app.register(avatarFiles, { ctx });
   await app.register(exportFiles, { ctx });
   await app.register(userUploads, { ctx });
   await app.register(externalContent, { ctx });

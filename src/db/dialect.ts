@@ -1,3 +1,4 @@
+import type { Config } from "../config.js";
 import {
   type ColumnDataType,
   type CreateTableBuilder,
@@ -28,6 +29,12 @@ export interface Dialect {
   forUpdateSkipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** Moves the id sequence of `table` past `minimum` (used by seeds that insert explicit ids). */
   bumpIdSequence(db: Kysely<any>, table: string, minimum: number): Promise<void>;
+  /**
+   * Inserts many rows of plain values (numbers, strings, null), all with the first row's columns,
+   * in as few statements as the engine takes: SQLite one INSERT … SELECT over a JSON array
+   * (json_each: one bound parameter, no per-row query building); PostgreSQL multi-row INSERTs.
+   */
+  insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**
    * Full-text search over messages: the text of rendered_content (tags dropped) and the topic.
    * SQLite: an FTS5 table `message_search` (rowid = message id) that the store fills with
@@ -102,6 +109,13 @@ const sqlite: Dialect = {
   groupCommit: true,
   createExpressionStatistics: async () => {},
   joinMessagesRowByRow: sql`join messages m on m.id = um.message_id`,
+  async insertMany(db, table, rows) {
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]);
+    const data = JSON.stringify(rows.map((r) => columns.map((c) => r[c] ?? null)));
+    await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
+      select ${sql.join(columns.map((_, i) => sql.raw(`value ->> ${i}`)))} from json_each(${data})`.execute(db);
+  },
   async bumpIdSequence(db, table, minimum) {
     // AUTOINCREMENT tables keep their high-water mark in sqlite_sequence.
     const row = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
@@ -126,12 +140,12 @@ const sqlite: Dialect = {
       db,
       rows.map((r) => r.id),
     );
-    const values = rows.map((r) => sql`(${r.id}, ${htmlText(r.rendered_content ?? "")}, ${r.subject})`);
-    await sql`insert into message_search (rowid, content_text, subject) values ${sql.join(values)}`.execute(db);
+    const data = JSON.stringify(rows.map((r) => [r.id, htmlText(r.rendered_content ?? ""), r.subject]));
+    await sql`insert into message_search (rowid, content_text, subject) select value ->> 0, value ->> 1, value ->> 2 from json_each(${data})`.execute(db);
   },
   async unindexMessagesForSearch(db, ids) {
     if (ids.length === 0) return;
-    await sql`delete from message_search where rowid in (${sql.join([...ids])})`.execute(db);
+    await sql`delete from message_search where rowid in (select value from json_each(${JSON.stringify(ids)}))`.execute(db);
   },
   searchCondition(words) {
     const query = words.map((w, i) => fts5Phrase(w) + (i === words.length - 1 ? "*" : "")).join(" AND ");
@@ -151,6 +165,16 @@ const postgres: Dialect = {
   async createExpressionStatistics(db, name, table, expression) {
     await sql`create statistics if not exists ${sql.id(name)} on (${sql.raw(expression)}) from ${sql.id(table)}`.execute(db);
     await sql`analyze ${sql.id(table)}`.execute(db);
+  },
+  async insertMany(db, table, rows) {
+    // Well under PostgreSQL's 65,535 bound parameters a statement.
+    const perStatement = Math.max(1, Math.floor(30_000 / Math.max(1, Object.keys(rows[0] ?? {}).length)));
+    for (let i = 0; i < rows.length; i += perStatement) {
+      await db
+        .insertInto(table)
+        .values(rows.slice(i, i + perStatement) as never)
+        .execute();
+    }
   },
   async bumpIdSequence(db, table, minimum) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),
@@ -178,4 +202,13 @@ export function dialectFor(name: DialectName): Dialect {
 /** The dialect of an open database or transaction (for code that gets only an executor). */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof SqliteAdapter ? sqlite : postgres;
+}
+
+/**
+ * The database settings for a bulk job that can redo its last transactions (an import, whose state
+ * row commits with each batch): SQLite with synchronous=NORMAL (WAL stays consistent; a power cut
+ * may lose the last commits); PostgreSQL unchanged.
+ */
+export function bulkJobDatabase(database: Config["database"]): Config["database"] {
+  return database.kind === "sqlite" ? { ...database, synchronous: "NORMAL" } : database;
 }

@@ -245,6 +245,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/user_uploads/thumbnail/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an image's thumbnail (`…/840x560.webp`)" },
   { methods: ["GET"], path: "/user_uploads/temporary/:token/:filename", servedBy: "src/http/userUploads.ts", about: "an uploaded file by a temporary URL" },
   { methods: ["GET"], path: "/user_avatars/:realm_id/emoji/images/:file", servedBy: "src/http/emojiFiles.ts", about: "custom emoji images" },
+  { methods: ["GET"], path: "/user_avatars/:realm_id/:file", servedBy: "src/http/avatarFiles.ts", about: "an uploaded avatar (`{user_id}.png`)" },
   {
     methods: ["GET"],
     path: "/user_avatars/exports/:realm_id/:token/:file",

@@ -33,6 +33,9 @@ function emojiRoot(dataDir: string): string {
 }
 
 /** The absolute path of a realm's emoji file, or undefined for a name this module never makes. */
+/** Whether `fileName` is one of the names this module makes. */
+export const isEmojiFileName = (fileName: string): boolean => FILE_NAME.test(fileName);
+
 export function emojiFilePath(dataDir: string, realmId: number, fileName: string): string | undefined {
   if (!Number.isSafeInteger(realmId) || realmId <= 0 || !FILE_NAME.test(fileName)) return undefined;
   const root = emojiRoot(dataDir);

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import mime from "mime-types";
 
@@ -39,6 +39,17 @@ export function newPathId(realmId: number, fileName: string): string {
   const bucket = randomBytes(1).toString("hex");
   const random = randomBytes(18).toString("base64url");
   return `${realmId}/${bucket}/${random}/${sanitizeFileName(fileName)}`;
+}
+
+/**
+ * A path_id of this module's form for an imported upload whose path_id is not (Zulip makes the
+ * second part 1 or 2 hex digits; old servers other forms): derived from the old one, so that an
+ * interrupted import that runs again derives the same.
+ */
+export function importedPathId(realmId: number, oldPathId: string): string {
+  const digest = createHash("sha256").update(oldPathId).digest();
+  const fileName = sanitizeFileName(oldPathId.slice(oldPathId.lastIndexOf("/") + 1));
+  return `${realmId}/${digest.subarray(0, 1).toString("hex")}/${digest.subarray(1, 19).toString("base64url")}/${fileName}`;
 }
 
 /** The path_id's parts, or undefined for anything this module never makes. */

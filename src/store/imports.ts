@@ -10,19 +10,9 @@ import type { Executor } from "../db/tx.js";
 export type ImportTable = keyof Database;
 export type ImportRow = Record<string, unknown>;
 
-/** Rows per INSERT, well under either engine's limit of bound parameters (about 40 columns a row). */
-const BATCH = 200;
-
 export const importStore = {
-  async insertRows(q: Executor, table: ImportTable, rows: readonly ImportRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += BATCH) {
-      // The importer builds each row from the table's columns (actions/import/zulipRows.ts).
-      await q
-        .insertInto(table)
-        .values(rows.slice(i, i + BATCH) as never)
-        .execute();
-    }
-  },
+  /** Rows the importer has built from the table's columns (actions/import/zulipRows.ts), all with the same columns. */
+  insertRows: (q: Executor, table: ImportTable, rows: readonly ImportRow[]): Promise<void> => dialectOf(q).insertMany(q, table, rows),
 
   async updateById(q: Executor, table: "users" | "user_groups", id: number, changes: ImportRow): Promise<void> {
     if (Object.keys(changes).length === 0) return;

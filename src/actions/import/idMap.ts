@@ -1,3 +1,4 @@
+import { importedPathId } from "../../lib/uploadFiles.js";
 import type { ImportTable } from "../../store/imports.js";
 
 /**
@@ -21,6 +22,7 @@ export const OFFSET_TABLES = {
   custom_profile_field_values: "zerver_customprofilefieldvalue",
   user_topics: "zerver_usertopic",
   alert_words: "zerver_alertword",
+  scheduled_messages: "zerver_scheduledmessage",
 } as const satisfies Partial<Record<ImportTable, string>>;
 
 export type OffsetTable = keyof typeof OFFSET_TABLES;
@@ -69,10 +71,37 @@ export class IdMap {
   message = (old: unknown) => this.id("messages", old);
   messageOrNull = (old: unknown) => this.id("messages", old, true);
 
-  /** An upload's path: `<realm id>/…` moves to the new organization's id. */
+  /**
+   * An upload's path: `<realm id>/…` moves to the new organization's id; a path_id of a form this
+   * server does not make (listed in `legacyPaths`) gets a new one (lib/uploadFiles.ts).
+   */
   uploadPath(pathId: string): string {
+    if (this.legacyPaths.has(pathId)) return importedPathId(this.state.realmId, pathId);
     const prefix = `${this.state.oldRealmId}/`;
     return pathId.startsWith(prefix) ? `${this.state.realmId}/${pathId.slice(prefix.length)}` : pathId;
+  }
+
+  /** The export's upload path_ids that get new ones: links to them are rewritten. */
+  private legacyPaths = new Set<string>();
+
+  setLegacyUploadPaths(paths: Iterable<string>): void {
+    this.legacyPaths = new Set(paths);
+  }
+
+  private rewriteUploadLinks(text: string): string {
+    if (this.legacyPaths.size === 0) return text;
+    return text.replace(/\/user_uploads\/(\d+\/[^\s"'<>)\]?#]+)/g, (whole, linked: string) => {
+      let pathId = linked;
+      if (!this.legacyPaths.has(pathId)) {
+        try {
+          pathId = decodeURIComponent(linked);
+        } catch {
+          return whole;
+        }
+      }
+      if (!this.legacyPaths.has(pathId)) return whole;
+      return `/user_uploads/${this.uploadPath(pathId).split("/").map(encodeURIComponent).join("/")}`;
+    });
   }
 
   /**
@@ -83,7 +112,7 @@ export class IdMap {
   content(text: string | null): string | null {
     if (text === null) return null;
     const { oldRealmId, realmId } = this.state;
-    let out = text;
+    let out = this.rewriteUploadLinks(text);
     if (oldRealmId !== realmId) {
       out = out.replaceAll(`/user_uploads/${oldRealmId}/`, `/user_uploads/${realmId}/`).replaceAll(`/user_avatars/${oldRealmId}/`, `/user_avatars/${realmId}/`);
     }

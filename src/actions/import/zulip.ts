@@ -1,9 +1,10 @@
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { type AppContext, transaction } from "../../appContext.js";
 import type { Tx } from "../../db/tx.js";
 import { emojiFilePath } from "../../lib/emojiFiles.js";
-import { ImportArchiveError, type Row, type ZulipArchive, readMessageFile } from "../../lib/import/zulipArchive.js";
+import { avatarBlobKey } from "../../lib/avatarFiles.js";
+import { ImportArchiveError, type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
 import { realmStore } from "../../store/realms.js";
@@ -43,9 +44,12 @@ export interface ImportReport {
 
 interface RunState extends IdMapState {
   base: boolean;
-  messages: { file: number; row: number };
+  /** Where the messages stand: the file, its table (0 messages, 1 user messages) and row. */
+  messages: { file: number; table?: 0 | 1; row: number };
   reactions: number;
+  scheduled?: boolean;
   attachments: number;
+  avatars?: boolean;
   emoji: boolean;
   counts: Record<string, number>;
 }
@@ -53,7 +57,6 @@ interface RunState extends IdMapState {
 /** Tables of an export that are not imported, and why (the final report lists the non-empty ones). */
 const SKIPPED_TABLES: Record<string, string> = {
   zerver_realmauditlog: "the audit log starts afresh",
-  zerver_scheduledmessage: "scheduled messages are not carried over",
   zerver_userpresence: "presence starts afresh",
   zerver_presencesequence: "presence starts afresh",
   zerver_realmexport: "the old server's exports stay there",
@@ -69,8 +72,13 @@ const SKIPPED_TABLES: Record<string, string> = {
 
 export class ImportError extends Error {}
 
+/** User messages per transaction, per message of --batch-size (a message has a few recipients). */
+const USER_MESSAGES_PER_MESSAGE = 4;
+
+const realmFile = (archive: ZulipArchive) => path.join(archive.root, "realm.json");
+
 export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive, options: ImportOptions = {}): Promise<ImportReport> {
-  const batchSize = options.batchSize ?? 1000;
+  const batchSize = options.batchSize ?? 5000;
   const progress = options.progress ?? (() => {});
   const realmRowIn = archive.realm.zerver_realm[0];
   const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
@@ -104,94 +112,150 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
     progress(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
   }
   const m = new IdMap(state);
+  m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const save = (tx: Tx) => store.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
 
-  // Messages, a batch a transaction.
+  // Messages, then their user messages (flags), file by file, a batch a transaction; a file is
+  // read (streamed when large) once per table, so the tables may come in either order.
   const clients = new Map<number, string>((archive.realm.zerver_client ?? []).map((c) => [c.id as number, String(c.name)]));
   const started = Date.now();
   let done = 0;
-  for (let file = 0; file < archive.messageFiles.length; file++) {
-    if (file < state.messages.file) continue;
-    const data = readMessageFile(archive, file);
-    const byMessage = new Map<number, Row[]>();
-    for (const um of data.zerver_usermessage) {
-      const list = byMessage.get(um.message) ?? [];
-      list.push(um);
-      byMessage.set(um.message, list);
+  const at = state.messages;
+  for (let file = at.file; file < archive.messageFiles.length; file++) {
+    const filePath = messageFilePath(archive, file);
+    for (const phase of [0, 1] as const) {
+      const resuming = file === at.file && phase === (at.table ?? 0);
+      if (file === at.file && phase < (at.table ?? 0)) continue;
+      let row = resuming ? at.row : 0;
+      if (phase === 0) {
+        for await (const batch of archiveBatches(filePath, "zerver_message", batchSize, row)) {
+          await transaction(ctx, async (tx) => {
+            const messages = batch.map((msg) => rows.messageRow(m, msg, clients));
+            await store.insertRows(tx.q, "messages", messages);
+            await messageSearchStore.index(tx.q, messages as never);
+            row += batch.length;
+            state.messages = { file, table: 0, row };
+            state.counts.messages = (state.counts.messages ?? 0) + batch.length;
+            await save(tx);
+          });
+          done += batch.length;
+          const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
+          progress(`messages: ${state.counts.messages}/${archive.messageCount} (${rate} messages/s)`);
+          committed();
+        }
+      } else {
+        for await (const batch of archiveBatches(filePath, "zerver_usermessage", batchSize * USER_MESSAGES_PER_MESSAGE, row)) {
+          await transaction(ctx, async (tx) => {
+            await store.insertRows(
+              tx.q,
+              "user_messages",
+              batch.map((um) => rows.userMessageRow(m, um)),
+            );
+            row += batch.length;
+            state.messages = { file, table: 1, row };
+            state.counts.user_messages = (state.counts.user_messages ?? 0) + batch.length;
+            await save(tx);
+          });
+          committed();
+        }
+      }
     }
-    for (let i = file === state.messages.file ? state.messages.row : 0; i < data.zerver_message.length; i += batchSize) {
-      const slice = data.zerver_message.slice(i, i + batchSize);
-      await transaction(ctx, async (tx) => {
-        const messages = slice.map((msg) => rows.messageRow(m, msg, clients));
-        await store.insertRows(tx.q, "messages", messages);
-        await store.insertRows(
-          tx.q,
-          "user_messages",
-          slice.flatMap((msg) => (byMessage.get(msg.id) ?? []).map((um) => rows.userMessageRow(m, um))),
-        );
-        await messageSearchStore.index(tx.q, messages as never);
-        state.messages = { file, row: i + slice.length };
-        state.counts.messages = (state.counts.messages ?? 0) + slice.length;
-        state.counts.user_messages = (state.counts.user_messages ?? 0) + slice.reduce((n, msg) => n + (byMessage.get(msg.id)?.length ?? 0), 0);
-        await save(tx);
-      });
-      done += slice.length;
-      const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-      progress(`messages: ${state.counts.messages}/${archive.messageCount} (${rate} messages/s)`);
-      committed();
-    }
-    state.messages = { file: file + 1, row: 0 };
+    state.messages = { file: file + 1, table: 0, row: 0 };
   }
 
-  // Reactions.
-  const reactions = archive.realm.zerver_reaction ?? [];
-  for (let i = state.reactions; i < reactions.length; i += batchSize) {
-    const slice = reactions.slice(i, i + batchSize);
+  // Reactions (realm.json's zerver_reaction, streamed when large).
+  const reactionTotal = archive.tableCounts.zerver_reaction ?? 0;
+  if (state.reactions < reactionTotal) {
+    for await (const batch of archiveBatches(realmFile(archive), "zerver_reaction", batchSize, state.reactions)) {
+      await transaction(ctx, async (tx) => {
+        await store.insertRows(
+          tx.q,
+          "reactions",
+          batch.map((r) => rows.reactionRow(m, r)),
+        );
+        state.reactions += batch.length;
+        state.counts.reactions = state.reactions;
+        await save(tx);
+      });
+      progress(`reactions: ${state.reactions}/${reactionTotal}`);
+      committed();
+    }
+  }
+
+  // Scheduled messages (after the messages: a delivered one names the message it became).
+  if (!state.scheduled) {
     await transaction(ctx, async (tx) => {
+      const list = archive.realm.zerver_scheduledmessage ?? [];
+      const kept = list.filter((s) => rows.isSendLater(s));
       await store.insertRows(
         tx.q,
-        "reactions",
-        slice.map((r) => rows.reactionRow(m, r)),
+        "scheduled_messages",
+        kept.map((s) => rows.scheduledMessageRow(m, s, clients)),
       );
-      state.reactions = i + slice.length;
-      state.counts.reactions = state.reactions;
+      state.scheduled = true;
+      state.counts.scheduled_messages = kept.length;
+      state.counts.reminders_skipped = list.length - kept.length;
       await save(tx);
     });
-    progress(`reactions: ${state.reactions}/${reactions.length}`);
-    committed();
   }
 
   // Uploads and their attachments. A file is stored before its row commits; storing it again
   // after an interruption overwrites it.
   const uploadFiles = new Map(archive.uploadRecords.map((r) => [String(r.s3_path ?? r.path), path.join(archive.root, "uploads", String(r.path))]));
-  for (let i = state.attachments; i < archive.attachments.length; i += batchSize) {
-    const slice = archive.attachments.slice(i, i + batchSize);
-    const withFiles = slice.filter((a) => uploadFiles.has(String(a.path_id)));
-    for (const a of withFiles) await ctx.blobs.putFile(m.uploadPath(String(a.path_id)), uploadFiles.get(String(a.path_id))!);
+  if (archive.attachmentFile && state.attachments < archive.attachmentCount) {
+    for await (const batch of archiveBatches(archive.attachmentFile, "zerver_attachment", batchSize, state.attachments)) {
+      const withFiles = batch.filter((a) => uploadFiles.has(String(a.path_id)));
+      for (const a of withFiles) await ctx.blobs.putBytes(m.uploadPath(String(a.path_id)), await readFile(uploadFiles.get(String(a.path_id))!));
+      await transaction(ctx, async (tx) => {
+        await store.insertRows(
+          tx.q,
+          "attachments",
+          withFiles.map((a) => rows.attachmentRow(m, a)),
+        );
+        const links = withFiles.flatMap((a) =>
+          ((a.messages ?? []) as number[]).map((id) => ({ attachment_id: m.id("attachments", a.id), message_id: m.message(id) })),
+        );
+        await store.insertRows(tx.q, "attachment_messages", links);
+        state.attachments += batch.length;
+        state.counts.attachments = (state.counts.attachments ?? 0) + withFiles.length;
+        state.counts.attachments_without_file = (state.counts.attachments_without_file ?? 0) + batch.length - withFiles.length;
+        await save(tx);
+      });
+      progress(`uploads: ${state.attachments}/${archive.attachmentCount}`);
+      committed();
+    }
+  }
+
+  // Uploaded avatars: each user's resized image (<hash>.png in Zulip's layout) becomes theirs here.
+  if (!state.avatars) {
+    const avatars = rows.avatarFiles(archive.avatarRecords);
+    let stored = 0;
+    const changes: Array<[number, number]> = [];
+    for (const [oldUserId, file] of avatars) {
+      const userId = m.user(oldUserId);
+      await ctx.blobs.putBytes(avatarBlobKey(realmId, userId), await readFile(path.join(archive.root, "avatars", file)));
+      changes.push([userId, oldUserId]);
+      stored += 1;
+    }
+    const uploadedAvatar = new Set((archive.realm.zerver_userprofile ?? []).filter((u) => u.avatar_source === "U").map((u) => Number(u.id)));
     await transaction(ctx, async (tx) => {
-      await store.insertRows(
-        tx.q,
-        "attachments",
-        withFiles.map((a) => rows.attachmentRow(m, a)),
-      );
-      const links = withFiles.flatMap((a) =>
-        ((a.messages ?? []) as number[]).map((id) => ({ attachment_id: m.id("attachments", a.id), message_id: m.message(id) })),
-      );
-      await store.insertRows(tx.q, "attachment_messages", links);
-      state.attachments = i + slice.length;
-      state.counts.attachments = (state.counts.attachments ?? 0) + withFiles.length;
-      state.counts.attachments_without_file = (state.counts.attachments_without_file ?? 0) + slice.length - withFiles.length;
+      for (const [userId, oldUserId] of changes) {
+        if (uploadedAvatar.has(oldUserId)) await store.updateById(tx.q, "users", userId, { avatar_source: "U" });
+      }
+      state.avatars = true;
+      state.counts.avatars = stored;
+      state.counts.avatars_without_file = [...uploadedAvatar].filter((id) => !avatars.has(id)).length;
       await save(tx);
     });
-    progress(`uploads: ${state.attachments}/${archive.attachments.length}`);
-    committed();
   }
 
   // Custom emoji files; then the organization becomes visible.
   if (!state.emoji) {
     let copied = 0;
+    const fileNames = new Map((archive.realm.zerver_realmemoji ?? []).map((e) => [e.file_name, rows.emojiFileName(m, e)]));
     for (const r of archive.emojiRecords) {
-      const target = typeof r.file_name === "string" ? emojiFilePath(ctx.config.dataDir, realmId, r.file_name) : undefined;
+      const name = fileNames.get(r.file_name);
+      const target = typeof name === "string" ? emojiFilePath(ctx.config.dataDir, realmId, name) : undefined;
       if (!target) continue;
       await mkdir(path.dirname(target), { recursive: true });
       await copyFile(path.join(archive.root, "emoji", String(r.path)), target);
@@ -206,7 +270,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   });
 
   const skipped = Object.entries(SKIPPED_TABLES)
-    .map(([table, why]) => ({ what: table, count: archive.realm[table]?.length ?? 0, why }))
+    .map(([table, why]) => ({ what: table, count: archive.tableCounts[table] ?? 0, why }))
     .filter((s) => s.count > 0);
   skipped.push({
     what: "passwords and API keys",
@@ -215,8 +279,10 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   });
   if (state.counts.attachments_without_file)
     skipped.push({ what: "zerver_attachment", count: state.counts.attachments_without_file, why: "the export lacks the file" });
-  if ((archive.realm.zerver_userprofile ?? []).some((u) => u.avatar_source === "U"))
-    skipped.push({ what: "avatars", count: 0, why: "uploaded avatars are not carried over (Gravatar until changed)" });
+  if (state.counts.avatars_without_file)
+    skipped.push({ what: "avatars", count: state.counts.avatars_without_file, why: "the export lacks the image (Gravatar until changed)" });
+  if (state.counts.reminders_skipped)
+    skipped.push({ what: "zerver_scheduledmessage", count: state.counts.reminders_skipped, why: "reminders are not supported by Parley" });
   return { realmId, stringId, resumed, imported: state.counts, skipped };
 }
 
@@ -247,6 +313,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   const provisional = new IdMap({ offsets, oldRealmId, realmId: 0, crossUsers, crossRecipients });
   const realmId = await store.createRealm(q, rows.realmRow(provisional, t.zerver_realm[0], t.zerver_realmuserdefault?.[0], stringId));
   const m = new IdMap({ offsets, oldRealmId, realmId, crossUsers, crossRecipients });
+  m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const counts: Record<string, number> = {};
   const insert = async (table: Parameters<typeof store.insertRows>[1], list: ImportRow[]) => {
     await store.insertRows(q, table, list);
@@ -273,13 +340,20 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
     t.zerver_stream.map((s) => rows.streamRow(m, s)),
   );
   for (const u of users) await store.updateById(q, "users", m.user(u.id), rows.userLinks(m, u));
-  await insert(
-    "direct_message_groups",
-    (t.zerver_huddle ?? []).map((h) => rows.directMessageGroupRow(m, h)),
-  );
-
   // Channel subscriptions only: Parley implies those to one's own and to groups' direct messages.
   const recipientTypes = new Map(t.zerver_recipient.map((r) => [Number(r.id), Number(r.type)]));
+  const groupMembers = new Map<number, number[]>();
+  for (const s of t.zerver_subscription) {
+    if (recipientTypes.get(Number(s.recipient)) !== 3) continue;
+    const list = groupMembers.get(Number(s.recipient)) ?? [];
+    list.push(Number(s.user_profile));
+    groupMembers.set(Number(s.recipient), list);
+  }
+  await insert(
+    "direct_message_groups",
+    (t.zerver_huddle ?? t.zerver_directmessagegroup ?? []).map((h) => rows.directMessageGroupRow(m, h, groupMembers.get(Number(h.recipient)) ?? [])),
+  );
+
   await insert(
     "subscriptions",
     t.zerver_subscription.filter((s) => recipientTypes.get(Number(s.recipient)) === 2).map((s) => rows.subscriptionRow(m, s)),
@@ -328,7 +402,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
       realm_id: realmId,
       name: e.name,
       author_id: m.userOrNull(e.author),
-      file_name: e.file_name ?? null,
+      file_name: rows.emojiFileName(m, e),
       is_animated: e.is_animated ? 1 : 0,
       deactivated: e.deactivated ? 1 : 0,
     })),
@@ -341,13 +415,17 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
       stream_id: m.stream(u.stream),
       recipient_id: m.recipient(u.recipient),
       topic_name: u.topic_name,
-      last_updated: u.last_updated,
+      last_updated: Math.floor(Number(u.last_updated) || 0),
       visibility_policy: u.visibility_policy,
     })),
   );
   await insert(
     "muted_users",
-    (t.zerver_muteduser ?? []).map((x) => ({ user_id: m.user(x.user_profile), muted_user_id: m.user(x.muted_user), date_muted: x.date_muted })),
+    (t.zerver_muteduser ?? []).map((x) => ({
+      user_id: m.user(x.user_profile),
+      muted_user_id: m.user(x.muted_user),
+      date_muted: Math.floor(Number(x.date_muted) || 0),
+    })),
   );
   await insert(
     "alert_words",
@@ -368,7 +446,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
       user_id: m.user(s.user_profile),
       title: s.title,
       content: s.content,
-      date_created: s.date_created,
+      date_created: Math.floor(Number(s.date_created) || 0),
     })),
   );
   await insert(
@@ -383,7 +461,7 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   const state: RunState = {
     ...m.state,
     base: true,
-    messages: { file: 0, row: 0 },
+    messages: { file: 0, table: 0, row: 0 },
     reactions: 0,
     attachments: 0,
     emoji: false,

@@ -1,4 +1,5 @@
 import { generateApiKey } from "../../lib/apiKeys.js";
+import { isEmojiFileName } from "../../lib/emojiFiles.js";
 import type { Row } from "../../lib/import/zulipArchive.js";
 import { REALM_GROUP_PERMISSION_NAMES, REALM_SETTING_DEFAULTS } from "../../models/realmSettings.js";
 import { USER_SETTING_DEFAULTS, serializeUserSettings } from "../../models/userSettings.js";
@@ -14,6 +15,9 @@ const flag = (value: unknown): 0 | 1 => (value === true || value === 1 ? 1 : 0);
 const flagOrNull = (value: unknown): 0 | 1 | null => (value === null || value === undefined ? null : flag(value));
 const str = (value: unknown, fallback = ""): string => (typeof value === "string" ? value : fallback);
 const num = (value: unknown, fallback = 0): number => (typeof value === "number" ? value : fallback);
+/** A time: Zulip writes its DateTimeFields as float seconds (export.py floatify_datetime_fields). */
+const time = (value: unknown, fallback = 0): number => (typeof value === "number" ? Math.floor(value) : fallback);
+const timeOrNull = (value: unknown): number | null => (typeof value === "number" ? Math.floor(value) : null);
 
 /** Settings kept as JSON (a realm's, a user's): the row's values of the known settings. */
 function pickSettings(row: Row, defaults: Record<string, unknown>): Record<string, unknown> {
@@ -27,6 +31,9 @@ const STREAM_SETTINGS = ["new_stream_announcements_stream_id", "signup_announcem
 export function realmRow(m: IdMap, realm: Row, userDefaults: Row | undefined, stringId: string): ImportRow {
   const settings = pickSettings(realm, REALM_SETTING_DEFAULTS);
   for (const name of STREAM_SETTINGS) {
+    // Zulip's export names the foreign key without "_id" (model_to_dict), Parley's with it.
+    const fk = realm[name.slice(0, -3)];
+    if (!(name in realm) && (typeof fk === "number" || fk === null)) settings[name] = fk ?? -1;
     const value = settings[name];
     if (typeof value === "number" && value > 0) settings[name] = m.stream(value);
   }
@@ -36,9 +43,10 @@ export function realmRow(m: IdMap, realm: Row, userDefaults: Row | undefined, st
     string_id: stringId,
     name: str(realm.name, stringId),
     description: str(realm.description),
-    date_created: num(realm.date_created, Math.floor(Date.now() / 1000)),
+    date_created: time(realm.date_created, Math.floor(Date.now() / 1000)),
     deactivated: 1,
-    message_retention_days: typeof realm.message_retention_days === "number" ? realm.message_retention_days : null,
+    // Zulip's -1 is "unlimited", which is null here.
+    message_retention_days: typeof realm.message_retention_days === "number" && realm.message_retention_days > 0 ? realm.message_retention_days : null,
     settings: JSON.stringify(settings),
     user_settings_defaults: userDefaults ? serializeUserSettings(pickSettings(userDefaults, USER_SETTING_DEFAULTS)) : "{}",
   };
@@ -57,7 +65,7 @@ export function userRow(m: IdMap, u: Row): ImportRow {
     bot_type: typeof u.bot_type === "number" ? u.bot_type : null,
     bot_owner_id: null,
     is_mirror_dummy: flag(u.is_mirror_dummy),
-    date_joined: num(u.date_joined),
+    date_joined: time(u.date_joined),
     timezone: str(u.timezone),
     // Avatars are not in Parley's exports, and Zulip's are not carried over: Gravatar until changed.
     avatar_source: "G",
@@ -110,7 +118,7 @@ export function userGroupRow(m: IdMap, g: Row, named: Row | undefined): ImportRo
     named: named ? 1 : 0,
     is_system_group: flag(named?.is_system_group),
     deactivated: flag(named?.deactivated),
-    date_created: named && typeof named.date_created === "number" ? named.date_created : null,
+    date_created: named ? timeOrNull(named.date_created) : null,
   };
 }
 
@@ -132,7 +140,7 @@ export function streamRow(m: IdMap, s: Row): ImportRow {
     is_web_public: flag(s.is_web_public),
     history_public_to_subscribers: flag(s.history_public_to_subscribers ?? true),
     is_archived: flag(s.deactivated),
-    date_created: num(s.date_created),
+    date_created: time(s.date_created),
     creator_id: m.userOrNull(s.creator),
     message_retention_days: typeof s.message_retention_days === "number" ? s.message_retention_days : null,
     recipient_id: s.recipient == null ? null : m.recipient(s.recipient),
@@ -145,12 +153,12 @@ export function streamRow(m: IdMap, s: Row): ImportRow {
   };
 }
 
-export function directMessageGroupRow(m: IdMap, h: Row): ImportRow {
-  const members = str(h.huddle_hash)
-    .split(",")
-    .filter((id) => id !== "")
-    .map((id) => m.user(Number(id)))
-    .sort((a, b) => a - b);
+/**
+ * A group direct message conversation. Its members are its recipient's subscribers (Zulip's
+ * huddle_hash is a SHA-1 of the member ids, not the ids).
+ */
+export function directMessageGroupRow(m: IdMap, h: Row, memberIds: readonly number[]): ImportRow {
+  const members = memberIds.map((id) => m.user(id)).sort((a, b) => a - b);
   return {
     id: m.id("direct_message_groups", h.id),
     realm_id: m.realmId,
@@ -192,9 +200,9 @@ export function messageRow(m: IdMap, msg: Row, clients: ReadonlyMap<number, stri
     content: m.content(str(msg.content)),
     rendered_content: m.content(typeof msg.rendered_content === "string" ? msg.rendered_content : null),
     rendered_content_version: typeof msg.rendered_content_version === "number" ? msg.rendered_content_version : null,
-    date_sent: num(msg.date_sent),
+    date_sent: time(msg.date_sent),
     sending_client: clients.get(msg.sending_client as number) ?? "import",
-    last_edit_time: typeof msg.last_edit_time === "number" ? msg.last_edit_time : null,
+    last_edit_time: timeOrNull(msg.last_edit_time),
     edit_history: m.editHistory(typeof msg.edit_history === "string" ? msg.edit_history : null),
     has_attachment: flag(msg.has_attachment),
     has_image: flag(msg.has_image),
@@ -226,7 +234,54 @@ export const attachmentRow = (m: IdMap, a: Row): ImportRow => ({
   path_id: m.uploadPath(str(a.path_id)),
   size: num(a.size),
   content_type: typeof a.content_type === "string" ? a.content_type : null,
-  create_time: num(a.create_time),
+  create_time: time(a.create_time),
   is_realm_public: flag(a.is_realm_public),
   is_web_public: flag(a.is_web_public),
 });
+
+/** Zulip's ScheduledMessage.delivery_type: SEND_LATER (1) is a scheduled message; REMIND (2) a reminder. */
+export const isSendLater = (s: Row): boolean => s.delivery_type === undefined || s.delivery_type === null || s.delivery_type === 1;
+
+export const scheduledMessageRow = (m: IdMap, s: Row, clients: ReadonlyMap<number, string>): ImportRow => ({
+  id: m.id("scheduled_messages", s.id),
+  realm_id: m.realmId,
+  sender_id: m.user(s.sender),
+  recipient_id: m.recipient(s.recipient),
+  subject: str(s.subject),
+  content: m.content(str(s.content)),
+  rendered_content: m.content(str(s.rendered_content)),
+  scheduled_timestamp: time(s.scheduled_timestamp),
+  read_by_sender: flagOrNull(s.read_by_sender),
+  sending_client: clients.get(s.sending_client as number) ?? "import",
+  delivered: flag(s.delivered),
+  delivered_message_id: m.messageOrNull(s.delivered_message),
+  failed: flag(s.failed),
+  failure_message: typeof s.failure_message === "string" ? s.failure_message : null,
+});
+
+/**
+ * Each user's avatar image among avatars/records.json: Zulip stores <hash>.original (as uploaded),
+ * <hash>.png (resized, what is shown) and <hash>-medium.png; the .png is taken. Keyed by the
+ * export's user id, the path relative to avatars/.
+ */
+export function avatarFiles(records: readonly Row[]): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const r of records) {
+    const file = str(r.path);
+    if (typeof r.user_profile_id !== "number" && typeof r.user_profile_id !== "string") continue;
+    if (!file.endsWith(".png") || file.endsWith("-medium.png")) continue;
+    out.set(Number(r.user_profile_id), file);
+  }
+  return out;
+}
+
+/**
+ * A custom emoji's file name here: the export's when it is one Parley makes (lib/emojiFiles.ts),
+ * else one derived from the emoji's new id (Zulip names them e.g. "3.png").
+ */
+export function emojiFileName(m: IdMap, e: Row): string | null {
+  if (typeof e.file_name !== "string") return null;
+  if (isEmojiFileName(e.file_name)) return e.file_name;
+  const ext = /\.(png|gif|jpg|webp)$/i.exec(e.file_name)?.[1]?.toLowerCase() ?? "png";
+  return `imported_emoji_${String(m.id("realm_emoji", e.id)).padStart(8, "0")}.${ext}`;
+}

@@ -1,32 +1,53 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import * as tar from "tar";
+import { parsePathId } from "../uploadFiles.js";
+import { JsonRowsError, type Row, tableBatches, tableChunks } from "./jsonRows.js";
 
 /**
  * Reading an export in the layout of Zulip's `manage.py export` (what `parley export` writes,
  * lib/export/): a .tar.gz (extracted into a work directory first) or a directory. Everything is
  * checked before anything is imported: the archive extracts completely, realm.json has the
  * organization's tables, the message files are numbered 1…n and each parses, and every upload
- * and emoji record has its file. Message files are read again one at a time while importing.
+ * and emoji record has its file. Message files, reactions and attachments are not held: they are
+ * read again by batches while importing (./jsonRows.ts streams the large files).
  */
 export class ImportArchiveError extends Error {}
 
-export type Row = Record<string, any>;
+export type { Row };
 export type Tables = Record<string, Row[]>;
 
 export interface ZulipArchive {
   root: string;
+  /** realm.json's tables but the large ones below, which are counted here and streamed when imported. */
   realm: Tables;
+  /** Rows per table of realm.json, the streamed ones included. */
+  tableCounts: Record<string, number>;
   messageFiles: string[];
   messageCount: number;
   /** The highest id of each of Zulip's tables (messages as "zerver_message"). */
   maxIds: Record<string, number>;
-  attachments: Row[];
+  /** attachment.json (zerver_attachment, streamed when imported), or null when the export has none. */
+  attachmentFile: string | null;
+  attachmentCount: number;
+  /** Attachments' path_ids of a form this server does not make: they get new ones, links rewritten. */
+  legacyUploadPaths: string[];
   uploadRecords: Row[];
   emojiRecords: Row[];
+  avatarRecords: Row[];
 }
 
+/** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
+export const STREAMED_TABLES = new Set([
+  "zerver_reaction",
+  "zerver_realmauditlog",
+  "zerver_useractivity",
+  "zerver_useractivityinterval",
+  "zerver_userpresence",
+]);
+
 const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"];
+const MESSAGE_TABLES = new Set(["zerver_message", "zerver_usermessage"]);
 
 function readJson(file: string, what: string): any {
   let text: string;
@@ -39,6 +60,16 @@ function readJson(file: string, what: string): any {
     return JSON.parse(text);
   } catch (error) {
     throw new ImportArchiveError(`${what} (${path.basename(file)}) is not valid JSON — is the export truncated? (${(error as Error).message})`);
+  }
+}
+
+/** The rows of a JSON file of tables by chunks ([table, rows]), errors as ImportArchiveError. */
+async function* chunksOf(file: string, tables: ReadonlySet<string> | null = null): AsyncGenerator<[string, Row[]]> {
+  try {
+    yield* tableChunks(file, tables);
+  } catch (error) {
+    if (error instanceof JsonRowsError) throw new ImportArchiveError(error.message);
+    throw error;
   }
 }
 
@@ -61,19 +92,38 @@ export function exportRoot(dir: string): string {
   throw new ImportArchiveError("the export has no realm.json: this is not a Zulip export (manage.py export / parley export)");
 }
 
-const maxId = (rows: Row[], key = "id") => rows.reduce((max, r) => Math.max(max, Number(r[key]) || 0), 0);
+function maxId(rows: readonly Row[]): number {
+  let max = 0;
+  for (const row of rows) {
+    const id = Number(row?.id) || 0;
+    if (id > max) max = id;
+  }
+  return max;
+}
 
-export function readZulipArchive(root: string): ZulipArchive {
-  const realm = readJson(path.join(root, "realm.json"), "realm.json") as Tables;
-  if (realm === null || typeof realm !== "object") throw new ImportArchiveError("realm.json is not an object of tables");
+/**
+ * Reads and checks the whole export (every file parses completely) without holding its messages,
+ * reactions or attachments: those are counted here and read again by batches when imported.
+ */
+export async function readZulipArchive(root: string, progress: (line: string) => void = () => {}): Promise<ZulipArchive> {
+  const realmFile = path.join(root, "realm.json");
+  if (!existsSync(realmFile)) throw new ImportArchiveError("the export has no realm.json (realm.json)");
+  const realm: Tables = {};
+  const tableCounts: Record<string, number> = {};
+  const maxIds: Record<string, number> = {};
+  for await (const [table, rows] of chunksOf(realmFile)) {
+    tableCounts[table] = (tableCounts[table] ?? 0) + rows.length;
+    maxIds[table] = Math.max(maxIds[table] ?? 0, maxId(rows));
+    if (!STREAMED_TABLES.has(table)) realm[table] = realm[table] ? realm[table].concat(rows) : rows;
+  }
   for (const table of REQUIRED_TABLES) {
-    if (!Array.isArray(realm[table])) throw new ImportArchiveError(`realm.json has no ${table} table`);
+    if (tableCounts[table] === undefined && !(table in realm)) realm[table] = [];
+  }
+  for (const table of ["zerver_realm", "zerver_userprofile", "zerver_recipient"]) {
+    if (!tableCounts[table]) throw new ImportArchiveError(`realm.json has no ${table} table`);
   }
   if (realm.zerver_realm.length !== 1)
     throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realm.zerver_realm.length} rows)`);
-
-  const maxIds: Record<string, number> = {};
-  for (const [table, rows] of Object.entries(realm)) if (Array.isArray(rows)) maxIds[table] = maxId(rows);
   maxIds.zerver_userprofile = Math.max(maxIds.zerver_userprofile ?? 0, maxIds.zerver_userprofile_mirrordummy ?? 0);
 
   const messageFiles = readdirSync(root)
@@ -85,19 +135,30 @@ export function readZulipArchive(root: string): ZulipArchive {
   });
   let messageCount = 0;
   let maxMessageId = 0;
-  for (const name of messageFiles) {
-    const data = readJson(path.join(root, name), name);
-    if (!Array.isArray(data?.zerver_message) || !Array.isArray(data?.zerver_usermessage))
-      throw new ImportArchiveError(`${name} lacks zerver_message or zerver_usermessage`);
-    messageCount += data.zerver_message.length;
-    maxMessageId = Math.max(maxMessageId, maxId(data.zerver_message));
+  let maxUserMessageId = 0;
+  for (const [i, name] of messageFiles.entries()) {
+    for await (const [table, rows] of chunksOf(path.join(root, name), MESSAGE_TABLES)) {
+      if (table === "zerver_message") {
+        messageCount += rows.length;
+        maxMessageId = Math.max(maxMessageId, maxId(rows));
+      } else maxUserMessageId = Math.max(maxUserMessageId, maxId(rows));
+    }
+    if ((i + 1) % 100 === 0) progress(`checked ${i + 1}/${messageFiles.length} message files (${messageCount} messages)`);
   }
   maxIds.zerver_message = maxMessageId;
+  maxIds.zerver_usermessage = maxUserMessageId;
 
-  const attachmentFile = path.join(root, "attachment.json");
-  const attachments: Row[] = existsSync(attachmentFile) ? (readJson(attachmentFile, "attachment.json").zerver_attachment ?? []) : [];
-  if (!Array.isArray(attachments)) throw new ImportArchiveError("attachment.json has no zerver_attachment table");
-  maxIds.zerver_attachment = maxId(attachments);
+  const attachmentPath = path.join(root, "attachment.json");
+  const attachmentFile = existsSync(attachmentPath) ? attachmentPath : null;
+  let attachmentCount = 0;
+  const legacyUploadPaths: string[] = [];
+  if (attachmentFile) {
+    for await (const [, rows] of chunksOf(attachmentFile, new Set(["zerver_attachment"]))) {
+      attachmentCount += rows.length;
+      for (const row of rows) if (typeof row.path_id === "string" && !parsePathId(row.path_id)) legacyUploadPaths.push(row.path_id);
+      maxIds.zerver_attachment = Math.max(maxIds.zerver_attachment ?? 0, maxId(rows));
+    }
+  }
 
   const records = (folder: string): Row[] => {
     const file = path.join(root, folder, "records.json");
@@ -111,9 +172,30 @@ export function readZulipArchive(root: string): ZulipArchive {
     }
     return list;
   };
-  return { root, realm, messageFiles, messageCount, maxIds, attachments, uploadRecords: records("uploads"), emojiRecords: records("emoji") };
+  return {
+    root,
+    realm,
+    tableCounts,
+    messageFiles,
+    messageCount,
+    maxIds,
+    attachmentFile,
+    attachmentCount,
+    legacyUploadPaths,
+    uploadRecords: records("uploads"),
+    emojiRecords: records("emoji"),
+    avatarRecords: records("avatars"),
+  };
 }
 
-export function readMessageFile(archive: ZulipArchive, index: number): { zerver_message: Row[]; zerver_usermessage: Row[] } {
-  return readJson(path.join(archive.root, archive.messageFiles[index]), archive.messageFiles[index]);
+export const messageFilePath = (archive: ZulipArchive, index: number) => path.join(archive.root, archive.messageFiles[index]);
+
+/** Rows of a table of a file of the export, `size` at a time, after its first `skip` rows. */
+export async function* archiveBatches(file: string, table: string, size: number, skip = 0): AsyncGenerator<Row[]> {
+  try {
+    yield* tableBatches(file, table, size, skip);
+  } catch (error) {
+    if (error instanceof JsonRowsError) throw new ImportArchiveError(error.message);
+    throw error;
+  }
 }
