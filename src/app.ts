@@ -24,7 +24,7 @@ import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
-import { RateLimiter } from "./http/rateLimit.js";
+import { MemoryRateLimiter, type RateLimiter, SharedRateLimiter } from "./http/rateLimit.js";
 import { metricsEndpoint } from "./http/metrics.js";
 import { logRequests } from "./http/requestLog.js";
 import { isListedRoute, ROUTES } from "./http/routes.js";
@@ -57,6 +57,8 @@ export async function createContext(config: Config, log = pino({ level: config.l
   });
   eventQueues.start(events);
   bus?.start(events, eventQueues);
+  // Several processes share their counters in the database; one keeps them in memory.
+  const rateLimiter: RateLimiter = bus ? new SharedRateLimiter(db, config.rateLimits.enabled) : new MemoryRateLimiter(config.rateLimits.enabled);
   const ctx = {
     config,
     db,
@@ -64,7 +66,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     eventQueues,
     bus,
     log,
-    rateLimiter: new RateLimiter(config.rateLimits.enabled),
+    rateLimiter,
     blobs: createBlobStorage(config),
     metrics,
     wakeJobs: () => {},

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { connect as natsConnect } from "nats";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, type ServerProcess, startServerProcess, useServerProcesses } from "./support/process.js";
@@ -46,8 +47,8 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     const env = await postgresEnv();
     const a = await servers.start(env);
     const credentials = firstStartCredentials(a.output());
-    const b = await servers.start(env);
-    const c = await servers.start(env);
+    // The database is migrated by A's first start; the others start side by side.
+    const [b, c] = await Promise.all([servers.start(env), servers.start(env)]);
     const call = (server: ServerProcess) => apiCaller(() => server.baseUrl, credentials);
     const me = (await call(a)("GET", "/users/me")).body;
     const sendDm = (server: ServerProcess, content: string) => call(server)("POST", "/messages", { type: "direct", to: JSON.stringify([me.user_id]), content });
@@ -81,6 +82,39 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
       if (seen.length === 0) await new Promise((r) => setTimeout(r, 50));
     }
     expect(seen.map((e: any) => e.message?.content)).toEqual(["from C"]);
+
+    // Presence set through A: GET /realm/presence through C has it, and B's queue gets the event.
+    const onBPresence = await call(b)("POST", "/register", { event_types: JSON.stringify(["presence"]) });
+    expect((await call(a)("POST", "/users/me/presence", { status: "active", new_user_input: "true" })).status).toBe(200);
+    const presences = (await call(c)("GET", "/realm/presence")).body.presences;
+    expect(presences[me.email]?.aggregated?.status).toBe("active");
+    const presenceEvents = await call(a)("GET", "/events", { queue_id: onBPresence.body.queue_id, last_event_id: "-1" });
+    expect(presenceEvents.body.events.map((e: any) => [e.type, e.user_id])).toEqual([["presence", me.user_id]]);
+
+    // Rate limits are shared: 5 failed logins per username, spread over the three processes.
+    const login = (server: ServerProcess) =>
+      fetch(`${server.baseUrl}/api/v1/fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "nobody@example.com", password: "wrong" }) });
+    const loginStatuses: number[] = [];
+    for (const server of [a, b, c, a, b, c]) loginStatuses.push((await login(server)).status);
+    expect(loginStatuses).toEqual([401, 401, 401, 401, 401, 429]);
+
+    // The register/commit race (events/snapshotFilter.ts): an event whose transaction is already in
+    // a queue's initial state is not queued again when it arrives late over the bus; one committed
+    // after the snapshot is. Simulated with two events published as another process would.
+    const raced = await call(b)("POST", "/register", { event_types: JSON.stringify(["typing"]) });
+    const nats = await natsConnect({ servers: new URL(NATS_URL!).host });
+    const typingEvent = (op: string) => ({
+      type: "typing",
+      op,
+      message_type: "direct",
+      sender: { user_id: me.user_id, email: me.email },
+      recipients: [{ user_id: me.user_id, email: me.email }],
+    });
+    nats.publish("parley.events", JSON.stringify({ e: typingEvent("start"), u: [me.user_id], x: "3" }));
+    nats.publish("parley.events", JSON.stringify({ e: typingEvent("stop"), u: [me.user_id], x: String(2n ** 62n) }));
+    await nats.drain();
+    const racedEvents = await call(b)("GET", "/events", { queue_id: raced.body.queue_id, last_event_id: "-1" });
+    expect(racedEvents.body.events.map((e: any) => [e.type, e.op])).toEqual([["typing", "stop"]]);
 
     // Another user's view of a queue id does not depend on which process answers: unknown ids are unknown everywhere.
     const unknown = await call(a)("GET", "/events", { queue_id: `${ownerB}:no-such-queue`, last_event_id: "-1", dont_block: "true" });

@@ -53,11 +53,11 @@ export class EventBus {
 
   /** Publishes this process's committed events; delivers the others'; answers for its queues. */
   start(dispatcher: EventDispatcher, queues: EventQueueRegistry): void {
-    dispatcher.publisher = (event, userIds) => {
+    dispatcher.publisher = (event, userIds, committedIn) => {
       // After COMMIT: a bus that is down costs the other processes' clients this event (they
       // find the change in the database when they register again), never this request.
       try {
-        this.nc.publish(EVENTS_SUBJECT, JSON.stringify({ e: event, u: userIds }));
+        this.nc.publish(EVENTS_SUBJECT, JSON.stringify({ e: event, u: userIds, x: committedIn }));
       } catch (error) {
         this.log.error({ err: error, type: event.type }, "publishing an event on the bus failed");
       }
@@ -66,13 +66,13 @@ export class EventBus {
       this.nc.subscribe(EVENTS_SUBJECT, {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "event subscription failed");
-          const { e, u } = JSON.parse(msg.string()) as { e: ParleyEvent; u: number[] };
+          const { e, u, x } = JSON.parse(msg.string()) as { e: ParleyEvent; u: number[]; x?: string };
           // Under the commit gate, like a local commit's events: a register taking its snapshot
           // and creating its queue never misses an event delivered in between (commitGate.ts).
           this.delivery = this.delivery.then(async () => {
             const release = await dispatcher.gate.enterShared();
             try {
-              dispatcher.dispatchRemote(e, u);
+              dispatcher.dispatchRemote(e, u, x);
             } catch (deliveryError) {
               this.log.error({ err: deliveryError, type: e.type }, "delivering an event from another process failed");
             } finally {

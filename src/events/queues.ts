@@ -5,6 +5,7 @@ import { eventQueueStore } from "../store/eventQueues.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
+import type { StateSnapshot } from "./snapshotFilter.js";
 
 /**
  * Event queues (Zulip's zerver/tornado/event_queue.py): one per registered client, held in this
@@ -42,6 +43,8 @@ export class EventQueue {
   private waiter: Waiter | null = null;
   private flushScheduled = false;
   lastActivityMs: number;
+  /** Multi-process mode: the snapshot the client's initial state was read from (snapshotFilter.ts). */
+  stateSnapshot: StateSnapshot | null = null;
 
   constructor(
     readonly id: string,
@@ -219,7 +222,7 @@ export class EventQueueRegistry {
 
   /** Starts receiving committed events and collecting idle queues. */
   start(dispatcher: EventDispatcher): void {
-    this.unsubscribe ??= dispatcher.subscribe((event, userIds) => this.deliver(event, userIds));
+    this.unsubscribe ??= dispatcher.subscribe((event, userIds, committedIn) => this.deliver(event, userIds, committedIn));
     if (!this.gcTimer) {
       this.gcTimer = setInterval(() => this.collectGarbage(Date.now()), Math.min(60_000, this.options.timeoutMs / 2));
       this.gcTimer.unref?.();
@@ -280,12 +283,14 @@ export class EventQueueRegistry {
   }
 
   /** Every queue of these users gets the event, as its client should see it. */
-  deliver(event: ParleyEvent, userIds: readonly number[]): void {
-    if (event.all_public_streams) this.deliverToAllPublicStreams(event);
+  deliver(event: ParleyEvent, userIds: readonly number[], committedIn?: string): void {
+    const xid = committedIn === undefined ? undefined : BigInt(committedIn);
+    if (event.all_public_streams) this.deliverToAllPublicStreams(event, xid);
     for (const userId of userIds) {
       const queues = this.byUser.get(userId);
       if (!queues) continue;
       for (const queue of queues) {
+        if (xid !== undefined && queue.stateSnapshot?.sees(xid)) continue;
         for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
       }
     }
@@ -299,13 +304,14 @@ export class EventQueueRegistry {
   }
 
   /** A public channel's message, to all_public_streams queues of its realm's non-recipients. */
-  private deliverToAllPublicStreams(event: ParleyEvent): void {
+  private deliverToAllPublicStreams(event: ParleyEvent, xid: bigint | undefined): void {
     const audience = event.all_public_streams as { realm_id: number; except_user_ids: number[] };
     let recipients: Set<number> | null = null;
     for (const queue of this.allPublicStreams) {
       if (queue.client.realmId !== audience.realm_id) continue;
       recipients ??= new Set(audience.except_user_ids);
       if (recipients.has(queue.client.userId)) continue;
+      if (xid !== undefined && queue.stateSnapshot?.sees(xid)) continue;
       for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
     }
   }

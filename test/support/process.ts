@@ -42,7 +42,8 @@ export async function startServerProcess(env: Record<string, string>, args = ["-
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // Generous: a loaded CI machine (or one shared by several runs) starts tsx slowly.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
     try {
