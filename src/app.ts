@@ -49,7 +49,14 @@ export async function createContext(config: Config, log = pino({ level: config.l
   const metrics = new Metrics();
   const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
-  const bus = config.busUrl ? await EventBus.connect(config.busUrl, EventBus.newProcessId(), log) : undefined;
+  const bus = config.busUrl
+    ? await EventBus.connect(
+        config.busUrl,
+        config.processId ?? EventBus.newProcessId(),
+        log,
+        config.processId ? { db: db.kysely, queueTimeoutMs: config.eventQueueTimeoutSeconds * 1000 } : undefined,
+      )
+    : undefined;
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
     heartbeatMs: config.eventHeartbeatSeconds * 1000,

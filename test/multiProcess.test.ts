@@ -48,7 +48,9 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     const a = await servers.start(env);
     const credentials = firstStartCredentials(a.output());
     // The database is migrated by A's first start; the others start side by side.
-    const [b, c] = await Promise.all([servers.start(env), servers.start(env)]);
+    // C has a lasting identity: its queues outlive a graceful restart (checked at the end).
+    const cEnv = { ...env, PARLEY_PROCESS_ID: "parley-c" };
+    const [b, c] = await Promise.all([servers.start(env), servers.start(cEnv)]);
     const call = (server: ServerProcess) => apiCaller(() => server.baseUrl, credentials);
     const me = (await call(a)("GET", "/users/me")).body;
     const sendDm = (server: ServerProcess, content: string) => call(server)("POST", "/messages", { type: "direct", to: JSON.stringify([me.user_id]), content });
@@ -148,7 +150,11 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     // A queue on A received everything committed through A and C, in order.
     const onAEvents = await call(c)("GET", "/events", { queue_id: onA.body.queue_id, last_event_id: "-1", dont_block: "true" });
     const contents = onAEvents.body.events.map((e: any) => e.message?.content).filter(Boolean);
-    expect(onAEvents.body.events.filter((e: any) => e.type === "typing").map((e: any) => [e.op, e.sender.user_id])).toEqual([["start", me.user_id]]);
+    // The real typing start through C, and the simulated "stop" above (committed after A's snapshot too).
+    expect(onAEvents.body.events.filter((e: any) => e.type === "typing").map((e: any) => [e.op, e.sender.user_id])).toEqual([
+      ["start", me.user_id],
+      ["stop", me.user_id],
+    ]);
     expect(contents).toEqual(["from A", "from C", ...Array.from({ length: 30 }, (_, i) => `load ${i}`)]);
 
     // DELETE through another process reaches the owner.
@@ -172,7 +178,20 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     while ((await countScheduled()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     await new Promise((r) => setTimeout(r, 3000));
     expect(await countScheduled()).toBe(1);
-  }, 180_000);
+
+    // C stops gracefully and saves its queues; meanwhile a message is sent through A and a poll
+    // of C's queue through A waits; C starts again with the same identity, restores the queue
+    // with the message it missed (read back from the bus's stream), and the poll is answered.
+    const onC = await call(c)("POST", "/register", { event_types: JSON.stringify(["message"]) });
+    expect(onC.body.queue_id).toMatch(/^parley-c:/);
+    expect(await c.stop("SIGTERM")).toBe(0);
+    const waiting = call(a)("GET", "/events", { queue_id: onC.body.queue_id, last_event_id: "-1" });
+    expect((await sendDm(a, "while C restarts")).status).toBe(200);
+    await servers.start(cEnv);
+    const resumed = await waiting;
+    expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
+    expect(resumed.body.events.map((e: any) => e.message?.content)).toEqual(["while C restarts"]);
+  }, 300_000);
 });
 
 describe("one process per SQLite file", () => {

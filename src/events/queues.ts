@@ -160,13 +160,22 @@ export class EventQueue {
   }
 }
 
+/** Where in the bus's stream saved queues are (events/bus.ts): events after `seq`, except `delivered`, are missing. */
+export interface BusPosition {
+  seq: number;
+  delivered: string[];
+}
+
 export interface SavedQueue {
   id: string;
   client: ClientDescriptor;
   events: Array<ParleyEvent & { id: number }>;
   nextEventId: number;
   newestPrunedId: number;
+  /** Saved: the time of the save (a restore starts the idle time again). */
   lastActivityMs: number;
+  /** Multi-process mode: what the process had received from the bus. */
+  bus?: BusPosition;
 }
 
 /** The shape of a saved queue (event_queues.data); events and capabilities are checked loosely. */
@@ -188,6 +197,7 @@ const SAVED_QUEUE = z.object({
   nextEventId: z.number(),
   newestPrunedId: z.number(),
   lastActivityMs: z.number(),
+  bus: z.object({ seq: z.number(), delivered: z.array(z.string()) }).optional(),
 });
 
 export interface EventQueueOptions {
@@ -328,26 +338,33 @@ export class EventQueueRegistry {
     return dropped;
   }
 
-  /** Saves every queue (graceful shutdown); they are restored by `restore` at the next start. */
-  async save(q: Executor): Promise<number> {
-    const saved = [...this.queues.values()].map((queue) => queue.snapshot());
+  /**
+   * Saves every queue (graceful shutdown); they are restored by `restore` at the next start. In
+   * multi-process mode only this process's (a lasting PARLEY_PROCESS_ID), with the bus position.
+   */
+  async save(q: Executor, bus?: BusPosition): Promise<number> {
+    const now = Date.now();
+    const saved = [...this.queues.values()].map((queue) => ({ ...queue.snapshot(), lastActivityMs: now, bus }));
     await eventQueueStore.replaceAll(
       q,
       saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })),
+      this.options.processId,
     );
     return saved.length;
   }
 
   /** Restores the queues saved at the last shutdown (each once), with their idle time reset. */
-  async restore(q: Executor): Promise<number> {
-    const rows = await eventQueueStore.takeAll(q);
+  async restore(q: Executor): Promise<{ count: number; bus: BusPosition | null }> {
+    const rows = await eventQueueStore.takeAll(q, this.options.processId);
     const now = Date.now();
+    let bus: BusPosition | null = null;
     for (const row of rows) {
       const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
+      bus ??= saved.bus ?? null;
       // The time the server was down does not count against the client.
       this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
     }
-    return rows.length;
+    return { count: rows.length, bus };
   }
 
   private add(queue: EventQueue): void {
