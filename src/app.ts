@@ -50,12 +50,11 @@ export async function createContext(config: Config, log = pino({ level: config.l
   const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
   const bus = config.busUrl
-    ? await EventBus.connect(
-        config.busUrl,
-        config.processId ?? EventBus.newProcessId(),
-        log,
-        config.processId ? { db: db.kysely, queueTimeoutMs: config.eventQueueTimeoutSeconds * 1000 } : undefined,
-      )
+    ? await EventBus.connect(config.busUrl, config.processId ?? EventBus.newProcessId(), log, {
+        db: db.kysely,
+        queueTimeoutMs: config.eventQueueTimeoutSeconds * 1000,
+        lasting: config.processId !== undefined,
+      })
     : undefined;
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,

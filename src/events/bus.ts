@@ -54,9 +54,9 @@ export class EventBus {
     private readonly log: Logger,
     /** JetStream, when this process has a lasting identity and the NATS server has JetStream. */
     private readonly jsm: JetStreamManager | null,
-    private readonly db: Executor | null,
+    private readonly db: Executor,
     /** How long a saved queue waits for its process to come back (the queue timeout). */
-    private readonly savedQueuePatienceMs = 0,
+    private readonly savedQueuePatienceMs: number,
   ) {
     // Remote events, and requests for queues, wait until the saved queues are restored and the
     // missed events replayed.
@@ -73,7 +73,8 @@ export class EventBus {
     return randomBytes(6).toString("hex");
   }
 
-  static async connect(url: string, processId: string, log: Logger, lasting?: { db: Executor; queueTimeoutMs: number }): Promise<EventBus> {
+  /** `lasting`: this process has a lasting identity (PARLEY_PROCESS_ID) and keeps its queues. */
+  static async connect(url: string, processId: string, log: Logger, options: { db: Executor; queueTimeoutMs: number; lasting: boolean }): Promise<EventBus> {
     const u = new URL(url);
     const nc = await connect({
       servers: `${u.hostname}:${u.port || "4222"}`,
@@ -84,7 +85,7 @@ export class EventBus {
       maxReconnectAttempts: -1,
     });
     const busLog = log.child({ component: "bus", processId });
-    if (!lasting) return new EventBus(nc, processId, busLog, null, null);
+    if (!options.lasting) return new EventBus(nc, processId, busLog, null, options.db, options.queueTimeoutMs);
     // Two live processes with one identity would share queue ids: refuse to be the second.
     const answered = await nc.request(queueSubject(processId), JSON.stringify({ op: "ping", queueId: "" }), { timeout: 2000 }).then(
       () => true,
@@ -102,14 +103,14 @@ export class EventBus {
         subjects: [EVENTS_SUBJECT],
         retention: RetentionPolicy.Limits,
         storage: StorageType.Memory,
-        max_age: nanos(lasting.queueTimeoutMs),
+        max_age: nanos(options.queueTimeoutMs),
       };
       await jsm.streams.add(config).catch(async () => jsm!.streams.update(STREAM, config));
     } catch (error) {
       busLog.warn({ err: error }, "the NATS server has no JetStream (nats-server -js): event queues are not kept across restarts");
       jsm = null;
     }
-    return new EventBus(nc, processId, busLog, jsm, lasting.db, lasting.queueTimeoutMs);
+    return new EventBus(nc, processId, busLog, jsm, options.db, options.queueTimeoutMs);
   }
 
   /** Publishes this process's committed events; delivers the others'; answers for its queues. */
@@ -246,10 +247,10 @@ export class EventBus {
         // that does not answer a poll by its heartbeat (killed while the poll waited) is gone too.
         if (!(error instanceof NatsError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout))) throw error;
         // Unless it saved its queues at a graceful stop: it comes back with them (a restart).
-        const saved = this.db ? await eventQueueStore.savedAt(this.db, request.queueId) : null;
+        const saved = await eventQueueStore.savedAt(this.db, request.queueId);
         if (saved === null || Date.now() - saved > this.savedQueuePatienceMs) throw new BadEventQueueIdError(request.queueId);
         if (request.op === "delete") {
-          await eventQueueStore.delete(this.db!, request.queueId);
+          await eventQueueStore.delete(this.db, request.queueId);
           return { ok: true };
         }
         if (request.op === "get" && (request.dontBlock || Date.now() + 500 >= deadline)) {
