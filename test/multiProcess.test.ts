@@ -2,19 +2,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { connect as natsConnect } from "nats";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, startServerProcess, useServerProcesses } from "./support/process.js";
 
 /**
  * Several `parley serve` processes on one PostgreSQL database and the NATS server of
  * PARLEY_TEST_NATS_URL (issue 18): events cross processes, queues are polled through any
- * process, a killed process's queues answer BAD_EVENT_QUEUE_ID and nothing acknowledged is lost.
- * And SQLite stays one process: a second server on the same file refuses to start.
+ * process, a killed process's queues answer BAD_EVENT_QUEUE_ID and nothing acknowledged is lost;
+ * presence and rate limits are shared, the register/commit race drops events already in the state,
+ * and a process with a lasting PARLEY_PROCESS_ID keeps its queues across a graceful restart.
+ * (test/multiProcessNginx.test.ts runs three behind nginx.) And SQLite stays one process: a second server on the same file refuses to start.
  */
 const servers = useServerProcesses();
-const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
-const POSTGRES_URL = process.env.PARLEY_TEST_POSTGRES_URL;
 
 if (!NATS_URL || !POSTGRES_URL) {
   console.warn(
@@ -22,29 +22,9 @@ if (!NATS_URL || !POSTGRES_URL) {
   );
 }
 
-/** A fresh PostgreSQL database (whatever engine this run tests: these servers need PostgreSQL). */
-async function postgresEnv(): Promise<Record<string, string>> {
-  const name = `parley_multi_${process.pid}_${Date.now() % 100000}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-multi-"));
-  servers.onCleanup(async () => {
-    const c = new pg.Client({ connectionString: POSTGRES_URL });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
-}
-
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and NATS", () => {
   it("delivers across processes, forwards polls, and survives a process killed with SIGKILL", async () => {
-    const env = await postgresEnv();
+    const env = await multiProcessEnv(servers);
     const a = await servers.start(env);
     const credentials = firstStartCredentials(a.output());
     // The database is migrated by A's first start; the others start side by side.
