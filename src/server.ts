@@ -82,7 +82,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await ctx.jobs.stop();
       const busPosition = keepsQueues ? await ctx.bus?.stopForSave() : undefined;
       ctx.eventQueues.detach();
-      const savedQueues = keepsQueues ? await ctx.eventQueues.save(ctx.db.kysely, busPosition ?? undefined) : 0;
+      const savedQueues = !ctx.bus || busPosition ? await ctx.eventQueues.save(ctx.db.kysely, busPosition ?? undefined) : 0;
       await ctx.bus?.close();
       ctx.log.info({ savedQueues }, "Parley stopped");
       await ctx.db.close();

@@ -171,8 +171,15 @@ export class EventBus {
   async stopForSave(): Promise<BusPosition | null> {
     if (!this.jsm) return null;
     this.recording = new Set();
-    const seq = (await this.jsm.streams.info(STREAM)).state.last_seq;
-    await this.nc.flush();
+    let seq: number;
+    try {
+      seq = (await this.jsm.streams.info(STREAM)).state.last_seq;
+      await this.nc.flush();
+    } catch (error) {
+      // Without a position a restart could not replay what it missed: the queues are not saved.
+      this.log.error({ err: error }, "reading the bus position failed: event queues are not saved");
+      return null;
+    }
     await this.delivery;
     this.stopDelivering = true;
     return { seq, delivered: [...this.recording] };
