@@ -25,7 +25,7 @@ import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
-import { RateLimiter } from "./http/rateLimit.js";
+import { MemoryRateLimiter, type RateLimiter, SharedRateLimiter } from "./http/rateLimit.js";
 import { metricsEndpoint } from "./http/metrics.js";
 import { logRequests } from "./http/requestLog.js";
 import { isListedRoute, ROUTES } from "./http/routes.js";
@@ -50,7 +50,13 @@ export async function createContext(config: Config, log = pino({ level: config.l
   const metrics = new Metrics();
   const db = await openMigratedDb(config, { log, onStatement: (seconds, failed) => metrics.statement(seconds, failed) });
   const events = new EventDispatcher();
-  const bus = config.busUrl ? await EventBus.connect(config.busUrl, EventBus.newProcessId(), log) : undefined;
+  const bus = config.busUrl
+    ? await EventBus.connect(config.busUrl, config.processId ?? EventBus.newProcessId(), log, {
+        db: db.kysely,
+        queueTimeoutMs: config.eventQueueTimeoutSeconds * 1000,
+        lasting: config.processId !== undefined,
+      })
+    : undefined;
   const eventQueues = new EventQueueRegistry({
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
     heartbeatMs: config.eventHeartbeatSeconds * 1000,
@@ -58,6 +64,8 @@ export async function createContext(config: Config, log = pino({ level: config.l
   });
   eventQueues.start(events);
   bus?.start(events, eventQueues, db.authCache);
+  // Several processes share their counters in the database; one keeps them in memory.
+  const rateLimiter: RateLimiter = bus ? new SharedRateLimiter(db, config.rateLimits.enabled) : new MemoryRateLimiter(config.rateLimits.enabled);
   const ctx = {
     config,
     db,
@@ -65,7 +73,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     eventQueues,
     bus,
     log,
-    rateLimiter: new RateLimiter(config.rateLimits.enabled),
+    rateLimiter,
     blobs: createBlobStorage(config),
     metrics,
     wakeJobs: () => {},

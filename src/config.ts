@@ -25,6 +25,10 @@ const envSchema = z.object({
     .string()
     .regex(/^nats:\/\/[^/]+\/?$/, "must be nats://host:port (with user:password@ if the server wants them)")
     .optional(),
+  PARLEY_PROCESS_ID: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, "must be 1 to 40 letters, digits, - or _")
+    .optional(),
   PARLEY_DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
   PARLEY_DEV: boolFlag.default(false),
@@ -95,6 +99,12 @@ export interface Config {
   database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
   /** Multi-process mode: the NATS server the processes share (events/bus.ts); PostgreSQL only. */
   busUrl: string | undefined;
+  /**
+   * Multi-process mode: this process's lasting identity (e.g. systemd's %i). With it a graceful stop
+   * saves the process's event queues and the next start with the same identity restores them,
+   * with the events committed meanwhile (events/bus.ts). Without it each run has a random id.
+   */
+  processId: string | undefined;
   /** How long connecting to PostgreSQL may take (at start and for each new pool connection). */
   databaseTimeoutSeconds: number;
   externalUrl: string;
@@ -195,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir,
     database,
     busUrl: e.PARLEY_BUS_URL,
+    processId: e.PARLEY_PROCESS_ID,
     databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
     dev: e.PARLEY_DEV,

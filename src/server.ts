@@ -26,9 +26,12 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
   for (const file of exposedDataFiles(config)) {
     ctx.log.warn(file, "Other users of this machine can read or write this data file: chmod go-rwx it (directories 700, files 600)");
   }
-  // Several processes (PARLEY_BUS_URL) do not save queues: a queue id names the process run that
-  // holds it, so a stopped process's clients register again (through any other process).
-  const restoredQueues = ctx.bus ? 0 : await ctx.eventQueues.restore(ctx.db.kysely);
+  // Several processes (PARLEY_BUS_URL) save queues only with a lasting PARLEY_PROCESS_ID: a queue id
+  // names the process that holds it (else its clients register again, through any other process).
+  const keepsQueues = !ctx.bus || ctx.bus.keepsQueues;
+  const restored = keepsQueues ? await ctx.eventQueues.restore(ctx.db.kysely) : { count: 0, bus: null };
+  const restoredQueues = restored.count;
+  const replayedEvents = (await ctx.bus?.resumeAfterRestore(restored.bus)) ?? 0;
   ctx.eventQueues.announceRestart({
     type: "restart",
     zulip_version: ZULIP_VERSION,
@@ -66,7 +69,7 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
-  ctx.log.info({ url: config.externalUrl, database: config.database.kind, dev: config.dev, restoredQueues }, "Parley is listening");
+  ctx.log.info({ url: config.externalUrl, database: config.database.kind, dev: config.dev, restoredQueues, replayedEvents }, "Parley is listening");
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
@@ -77,8 +80,9 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
       await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await emailGateway?.close();
       await ctx.jobs.stop();
+      const busPosition = keepsQueues ? await ctx.bus?.stopForSave() : undefined;
       ctx.eventQueues.detach();
-      const savedQueues = ctx.bus ? 0 : await ctx.eventQueues.save(ctx.db.kysely);
+      const savedQueues = !ctx.bus || busPosition ? await ctx.eventQueues.save(ctx.db.kysely, busPosition ?? undefined) : 0;
       await ctx.bus?.close();
       ctx.log.info({ savedQueues }, "Parley stopped");
       await ctx.db.close();

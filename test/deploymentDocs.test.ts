@@ -30,6 +30,16 @@ describe("deployment files", () => {
     expect(result.stderr.trim()).toBe("");
   });
 
+  it.skipIf(!has("systemd-analyze"))("the multi-process template unit passes systemd-analyze verify as parley@9991", () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, "parley@.service"), deployFile("parley@.service"));
+    fs.symlinkSync(path.join(dir, "parley@.service"), path.join(dir, "parley@9991.service"));
+    const result = spawnSync("systemd-analyze", ["verify", path.join(dir, "parley@9991.service")], { encoding: "utf8" });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stderr.trim()).toBe("");
+    expect(deployFile("parley@.service")).toMatch(/^Environment=PARLEY_PROCESS_ID=%l-%i$/m);
+  });
+
   it("the Dockerfile runs the bundle as a non-root user with a data volume and a health check", () => {
     const dockerfile = fs.readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");
     expect(dockerfile).toMatch(/^USER node$/m);

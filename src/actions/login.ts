@@ -20,7 +20,7 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   const rule = ctx.config.rateLimits.login;
   // The attempt is counted before the password is checked (as Zulip's rate_limit_auth does), so
   // parallel guesses cannot all pass the check while none has been counted yet.
-  const state = ctx.rateLimiter.hit(key, rule);
+  const state = await ctx.rateLimiter.hit(key, rule);
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
   const candidates = (await userStore.listByApiEmail(ctx.db.kysely, username)).filter((u) => !u.is_bot);
   let match: User | null = null;
@@ -31,7 +31,7 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   if (!match.is_active) throw new UserDeactivatedError();
   const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
-  ctx.rateLimiter.reset(key);
+  await ctx.rateLimiter.reset(key);
   await upgradePasswordHash(ctx, match, password);
   return { user: match, realm };
 }

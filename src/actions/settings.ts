@@ -56,7 +56,7 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
   await transaction(ctx, async (tx) => {
     if (changesEmail) {
       await checkEmailChange(tx, user, newEmail);
-      const limit = ctx.rateLimiter.hit(`email_change:${user.id}`, ctx.config.rateLimits.email);
+      const limit = await ctx.rateLimiter.hit(`email_change:${user.id}`, ctx.config.rateLimits.email);
       if (limit.retryAfter > 0) throw new RateLimitedError(limit.retryAfter);
     }
     if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
@@ -84,12 +84,12 @@ async function checkPasswordChange(ctx: AppContext, user: User, oldPassword: str
   // Wrong old passwords count against the same per-username limit as failed logins.
   const key = loginRateLimitKey(user);
   const rule = ctx.config.rateLimits.login;
-  const state = ctx.rateLimiter.peek(key, rule);
+  const state = await ctx.rateLimiter.peek(key, rule);
   if (state.retryAfter > 0) {
     throw badRequest(`You're making too many attempts! Try again in ${Math.ceil(state.retryAfter)} seconds.`);
   }
   if (oldPassword === undefined || !(await verifyPassword(oldPassword, user.password_hash))) {
-    ctx.rateLimiter.hit(key, rule);
+    await ctx.rateLimiter.hit(key, rule);
     throw badRequest("Wrong password!");
   }
   if (!passwordLengthAllowed(newPassword, ctx.config.dev)) throw badRequest("New password is too weak!");
@@ -100,7 +100,7 @@ const loginRateLimitKey = (user: User) => `login:${user.delivery_email.toLowerCa
 
 async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHash: string): Promise<void> {
   await userStore.update(tx.q, user.id, { password_hash: passwordHash });
-  tx.afterCommit(() => ctx.rateLimiter.reset(loginRateLimitKey(user)));
+  tx.afterCommit(() => void ctx.rateLimiter.reset(loginRateLimitKey(user)).catch(() => {}));
   await auditLogStore.insert(tx.q, {
     realm_id: user.realm_id,
     acting_user_id: user.id,

@@ -16,7 +16,8 @@ const INTERNAL_REALM = "zulipinternal";
  * published to the server processes like theirs). Logs go to stderr, warnings only.
  */
 export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const ctx = await createContext(config, pino({ level: "warn" }, pino.destination(2)));
+  // A command is not the server process whose PARLEY_PROCESS_ID the settings may name.
+  const ctx = await createContext({ ...config, processId: undefined }, pino({ level: "warn" }, pino.destination(2)));
   try {
     return await fn(ctx);
   } finally {

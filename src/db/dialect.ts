@@ -58,6 +58,13 @@ export interface Dialect {
    */
   snapshotTransaction<DB>(db: Kysely<DB>): TransactionBuilder<DB>;
   /**
+   * Multi-process mode (events/snapshotFilter.ts): the id of the running transaction (assigned
+   * now if it has none), and the snapshot the running transaction reads — PostgreSQL's xid8 and
+   * pg_snapshot as text ("xmin:xmax:xip,..."). SQLite is one process: null.
+   */
+  transactionId(q: Kysely<any>): Promise<string | null>;
+  transactionSnapshot(q: Kysely<any>): Promise<string | null>;
+  /**
    * Whether concurrent write transactions should share COMMITs (db/groupCommit.ts): SQLite has one
    * connection, whose writers queue anyway; PostgreSQL runs them side by side on its pool.
    */
@@ -106,6 +113,8 @@ const sqlite: Dialect = {
   forUpdate: (query) => query,
   forUpdateSkipLocked: (query) => query,
   snapshotTransaction: (db) => db.transaction(),
+  transactionId: async () => null,
+  transactionSnapshot: async () => null,
   groupCommit: true,
   createExpressionStatistics: async () => {},
   joinMessagesRowByRow: sql`join messages m on m.id = um.message_id`,
@@ -160,6 +169,12 @@ const postgres: Dialect = {
   forUpdate: (query) => query.forUpdate(),
   forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
   snapshotTransaction: (db) => db.transaction().setIsolationLevel("repeatable read"),
+  async transactionId(q) {
+    return (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(q)).rows[0].xid;
+  },
+  async transactionSnapshot(q) {
+    return (await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(q)).rows[0].snapshot;
+  },
   groupCommit: false,
   joinMessagesRowByRow: sql`cross join lateral (select * from messages where messages.id = um.message_id offset 0) m`,
   async createExpressionStatistics(db, name, table, expression) {

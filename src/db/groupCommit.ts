@@ -6,6 +6,8 @@ import type { TxServices } from "./tx.js";
 export interface Pending {
   hooks: Array<() => void>;
   hasEvents: boolean;
+  /** Multi-process mode: the committing transaction's id, sent with its events (events/snapshotFilter.ts). */
+  transactionId?: string | null;
 }
 
 type Work<T> = (trx: Transaction<Database>, pending: Pending) => Promise<T>;

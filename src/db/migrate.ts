@@ -22,6 +22,7 @@ import * as createInvitations from "./migrations/2026-11-27T0100-inv15-create-in
 import * as createRealmExports from "./migrations/2026-11-27T0200-export15-create-realm-exports.js";
 import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-create-channel-email-addresses.js";
 import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-import-runs.js";
+import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate-limits.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-27T0200-export15-create-realm-exports": createRealmExports,
   "2026-11-27T0300-md15-create-channel-email-addresses": createChannelEmailAddresses,
   "2026-11-27T0700-import21-create-import-runs": createImportRuns,
+  "2026-11-28T0200-mp18-create-rate-limits": createRateLimits,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

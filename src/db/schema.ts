@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 
 /**
  * Row types of every table (snake_case, as the columns). Booleans are stored as 0/1 on both
@@ -447,6 +447,15 @@ export interface AuditLogTable {
   extra_data: Generated<string>;
 }
 
+/** A rate-limit window shared by several processes (http/rateLimit.ts). */
+export interface RateLimitsTable {
+  key: string;
+  /** Milliseconds since the epoch (bigint: PostgreSQL returns it as text). */
+  window_started_ms: ColumnType<string | number, number, number>;
+  expires_ms: ColumnType<string | number, number, number>;
+  count: number;
+}
+
 export interface EventQueuesTable {
   id: string;
   user_id: number;
@@ -536,6 +545,7 @@ export interface Database {
   sessions: SessionsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
+  rate_limits: RateLimitsTable;
 }
 
 export type Realm = Selectable<RealmsTable>;

@@ -50,7 +50,7 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
       pending.hasEvents = true;
       const frozen = JSON.parse(JSON.stringify(event)) as ParleyEvent;
       const users = [...new Set(userIds)];
-      pending.hooks.push(() => services.events.dispatchCommitted(frozen, users));
+      pending.hooks.push(() => services.events.dispatchCommitted(frozen, users, pending.transactionId ?? undefined));
     },
     async enqueueJob(kind, payload, options = {}) {
       await tx.enqueueJobs(kind, [payload], options);
@@ -102,7 +102,12 @@ export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Pro
       const value = await fn(makeTx(services, trx, pending));
       // From just before COMMIT until its events are delivered, no register takes a snapshot
       // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
-      if (pending.hasEvents) releaseGate = await services.events.gate.enterShared();
+      if (pending.hasEvents) {
+        // Several processes: the events say which transaction they come from, so a register
+        // elsewhere whose state already has this change does not queue them again.
+        if (services.events.publisher) pending.transactionId = await services.db.dialect.transactionId(trx);
+        releaseGate = await services.events.gate.enterShared();
+      }
       return value;
     });
     for (const hook of pending.hooks) hook();

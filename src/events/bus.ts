@@ -1,11 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { connect, ErrorCode, type NatsConnection, NatsError, type Subscription } from "nats";
+import { connect, ErrorCode, type JetStreamManager, type NatsConnection, NatsError, nanos, RetentionPolicy, StorageType, type Subscription } from "nats";
 import type { Logger } from "pino";
 import type { AuthCache, AuthChange } from "../db/authCache.js";
 import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "../lib/errors.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import { deleteQueue, type PollRequest, pollQueue } from "./poll.js";
-import { type EventQueueRegistry, eventsJson } from "./queues.js";
+import type { Executor } from "../db/tx.js";
+import { eventQueueStore } from "../store/eventQueues.js";
+import { type BusPosition, type EventQueueRegistry, eventsJson } from "./queues.js";
 
 /**
  * Multi-process mode (PARLEY_BUS_URL with PostgreSQL): the processes share one NATS server.
@@ -15,13 +17,22 @@ import { type EventQueueRegistry, eventsJson } from "./queues.js";
  * - GET/DELETE /events for a queue another process holds (its id names the owner, see
  *   queueOwner) is forwarded as a request to `parley.queue.<owner>`; an owner that is gone has
  *   no responders and the answer is BAD_EVENT_QUEUE_ID (the client registers again).
+ * - A process with a lasting identity (PARLEY_PROCESS_ID) saves its queues at a graceful stop and
+ *   restores them at its next start. The events committed while it was down are read back from
+ *   the JetStream stream PARLEY_EVENTS, which keeps what is published on `parley.events` for the
+ *   queue timeout: the saved queues remember the stream position they have seen (BusPosition),
+ *   and each event carries a unique id (`n`) so that none is delivered twice. Meanwhile the
+ *   other processes make polls for those queues wait (they are saved, not gone).
  */
+const STREAM = "PARLEY_EVENTS";
 const EVENTS_SUBJECT = "parley.events";
 /** Auth-cache invalidations (db/authCache.ts): a process's change cuts the credential off in every other. */
 const AUTH_SUBJECT = "parley.auth";
 const queueSubject = (processId: string) => `parley.queue.${processId}`;
 
-type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string };
+type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string } | { op: "ping"; queueId: string };
+/** An event on the bus: the event, its users, its transaction, its origin process and unique id. */
+type BusMessage = { e: ParleyEvent; u: number[]; x?: string; o?: string; n?: string };
 type QueueReply =
   { eventsJson: string; queueId: string } | { ok: true } | { error: { msg: string; code: ApiErrorCode; status: number; data: Record<string, unknown> } };
 
@@ -29,19 +40,44 @@ export class EventBus {
   private readonly subscriptions: Subscription[] = [];
   /** Remote events are delivered one after another, each under the commit gate (see start). */
   private delivery: Promise<void> = Promise.resolve();
+  private readonly runNonce = randomBytes(4).toString("hex");
+  private published = 0;
+  /** Set from a save's start: ids of the events delivered since (BusPosition.delivered). */
+  private recording: Set<string> | null = null;
+  /** Ids of the events a restore replayed (their live copies are skipped). */
+  private replayed: Set<string> | null = null;
+  private stopDelivering = false;
+  private resumeDelivery: (() => void) | null = null;
+  private dispatcher: EventDispatcher | null = null;
+  private restoring: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly nc: NatsConnection,
     readonly processId: string,
     private readonly log: Logger,
-  ) {}
+    /** JetStream, when this process has a lasting identity and the NATS server has JetStream. */
+    private readonly jsm: JetStreamManager | null,
+    private readonly db: Executor,
+    /** How long a saved queue waits for its process to come back (the queue timeout). */
+    private readonly savedQueuePatienceMs: number,
+  ) {
+    // Remote events, and requests for queues, wait until the saved queues are restored and the
+    // missed events replayed.
+    if (jsm) this.delivery = this.restoring = new Promise((resolve) => (this.resumeDelivery = resolve));
+  }
+
+  /** Whether queues are saved at a graceful stop and restored at the next start. */
+  get keepsQueues(): boolean {
+    return this.jsm !== null;
+  }
 
   /** A fresh id for this process run (queue ids carry it). */
   static newProcessId(): string {
     return randomBytes(6).toString("hex");
   }
 
-  static async connect(url: string, processId: string, log: Logger): Promise<EventBus> {
+  /** `lasting`: this process has a lasting identity (PARLEY_PROCESS_ID) and keeps its queues. */
+  static async connect(url: string, processId: string, log: Logger, options: { db: Executor; queueTimeoutMs: number; lasting: boolean }): Promise<EventBus> {
     const u = new URL(url);
     const nc = await connect({
       servers: `${u.hostname}:${u.port || "4222"}`,
@@ -51,7 +87,33 @@ export class EventBus {
       noEcho: true,
       maxReconnectAttempts: -1,
     });
-    return new EventBus(nc, processId, log.child({ component: "bus", processId }));
+    const busLog = log.child({ component: "bus", processId });
+    if (!options.lasting) return new EventBus(nc, processId, busLog, null, options.db, options.queueTimeoutMs);
+    // Two live processes with one identity would share queue ids: refuse to be the second.
+    const answered = await nc.request(queueSubject(processId), JSON.stringify({ op: "ping", queueId: "" }), { timeout: 2000 }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) {
+      await nc.close();
+      throw new Error(`Another Parley process with PARLEY_PROCESS_ID=${processId} is running on this NATS server: give each process its own id`);
+    }
+    let jsm: JetStreamManager | null = null;
+    try {
+      jsm = await nc.jetstreamManager();
+      const config = {
+        name: STREAM,
+        subjects: [EVENTS_SUBJECT],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.Memory,
+        max_age: nanos(options.queueTimeoutMs),
+      };
+      await jsm.streams.add(config).catch(async () => jsm!.streams.update(STREAM, config));
+    } catch (error) {
+      busLog.warn({ err: error }, "the NATS server has no JetStream (nats-server -js): event queues are not kept across restarts");
+      jsm = null;
+    }
+    return new EventBus(nc, processId, busLog, jsm, options.db, options.queueTimeoutMs);
   }
 
   /** Publishes this process's committed events and auth-cache invalidations; applies the others'; answers for its queues. */
@@ -81,11 +143,13 @@ export class EventBus {
         if (status.type === "reconnect" || status.type === "disconnect") authCache.apply({ all: true });
       }
     })().catch(() => {});
-    dispatcher.publisher = (event, userIds) => {
+    this.dispatcher = dispatcher;
+    dispatcher.publisher = (event, userIds, committedIn) => {
       // After COMMIT: a bus that is down costs the other processes' clients this event (they
       // find the change in the database when they register again), never this request.
       try {
-        this.nc.publish(EVENTS_SUBJECT, JSON.stringify({ e: event, u: userIds }));
+        const message: BusMessage = { e: event, u: [...userIds], x: committedIn, o: this.processId, n: `${this.runNonce}.${this.published++}` };
+        this.nc.publish(EVENTS_SUBJECT, JSON.stringify(message));
       } catch (error) {
         this.log.error({ err: error, type: event.type }, "publishing an event on the bus failed");
       }
@@ -94,19 +158,8 @@ export class EventBus {
       this.nc.subscribe(EVENTS_SUBJECT, {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "event subscription failed");
-          const { e, u } = JSON.parse(msg.string()) as { e: ParleyEvent; u: number[] };
-          // Under the commit gate, like a local commit's events: a register taking its snapshot
-          // and creating its queue never misses an event delivered in between (commitGate.ts).
-          this.delivery = this.delivery.then(async () => {
-            const release = await dispatcher.gate.enterShared();
-            try {
-              dispatcher.dispatchRemote(e, u);
-            } catch (deliveryError) {
-              this.log.error({ err: deliveryError, type: e.type }, "delivering an event from another process failed");
-            } finally {
-              release();
-            }
-          });
+          const message = JSON.parse(msg.string()) as BusMessage;
+          this.delivery = this.delivery.then(() => this.deliverRemote(message));
         },
       }),
     );
@@ -120,8 +173,80 @@ export class EventBus {
     );
   }
 
+  /**
+   * Under the commit gate, like a local commit's events: a register taking its snapshot and
+   * creating its queue never misses an event delivered in between (commitGate.ts).
+   */
+  private async deliverRemote(message: BusMessage): Promise<void> {
+    if (this.stopDelivering || (message.n !== undefined && this.replayed?.has(message.n))) return;
+    const release = await this.dispatcher!.gate.enterShared();
+    try {
+      this.dispatcher!.dispatchRemote(message.e, message.u, message.x);
+      if (message.n !== undefined) this.recording?.add(message.n);
+    } catch (deliveryError) {
+      this.log.error({ err: deliveryError, type: message.e.type }, "delivering an event from another process failed");
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Graceful stop, before the queues are saved: stops delivering remote events and tells where in
+   * the stream the queues are. Events stored up to `seq` have reached this process (a flush after
+   * reading it: NATS hands a message to subscribers before its stream stores it), and `delivered`
+   * names the later ones that were delivered too.
+   */
+  async stopForSave(): Promise<BusPosition | null> {
+    if (!this.jsm) return null;
+    this.recording = new Set();
+    let seq: number;
+    try {
+      seq = (await this.jsm.streams.info(STREAM)).state.last_seq;
+      await this.nc.flush();
+    } catch (error) {
+      // Without a position a restart could not replay what it missed: the queues are not saved.
+      this.log.error({ err: error }, "reading the bus position failed: event queues are not saved");
+      return null;
+    }
+    await this.delivery;
+    this.stopDelivering = true;
+    return { seq, delivered: [...this.recording] };
+  }
+
+  /**
+   * Start, after the saved queues are restored: delivers the events other processes committed
+   * since `position` (none of this identity's: its last run delivered those itself), then the
+   * live ones that waited, each once.
+   */
+  async resumeAfterRestore(position: BusPosition | null): Promise<number> {
+    const resume = this.resumeDelivery;
+    this.resumeDelivery = null;
+    if (!resume) return 0;
+    let replayedCount = 0;
+    try {
+      if (position) {
+        this.replayed = new Set(position.delivered);
+        const last = (await this.jsm!.streams.info(STREAM)).state;
+        for (let seq = Math.max(position.seq + 1, last.first_seq); seq <= last.last_seq; seq++) {
+          const stored = await this.jsm!.streams.getMessage(STREAM, { seq }).catch(() => null);
+          if (!stored) continue;
+          const message = JSON.parse(new TextDecoder().decode(stored.data)) as BusMessage;
+          if (message.o === this.processId || (message.n !== undefined && this.replayed.has(message.n))) continue;
+          await this.deliverRemote(message);
+          if (message.n !== undefined) this.replayed.add(message.n);
+          replayedCount += 1;
+        }
+      }
+    } finally {
+      resume();
+    }
+    return replayedCount;
+  }
+
   private async answer(queues: EventQueueRegistry, request: QueueRequest): Promise<QueueReply> {
     try {
+      if (request.op === "ping") return { ok: true };
+      await this.restoring;
       if (request.op === "delete") {
         deleteQueue(queues, request.userId, request.queueId);
         return { ok: true };
@@ -146,17 +271,29 @@ export class EventBus {
   }
 
   private async request(owner: string, request: QueueRequest, timeoutMs: number): Promise<QueueReply> {
+    const deadline = Date.now() + timeoutMs;
     let reply: QueueReply;
-    try {
-      const msg = await this.nc.request(queueSubject(owner), JSON.stringify(request), { timeout: timeoutMs });
-      reply = JSON.parse(msg.string()) as QueueReply;
-    } catch (error) {
-      // No process answers for this owner: it stopped or died, and its queues with it. An owner
-      // that does not answer a poll by its heartbeat (killed while the poll waited) is gone too.
-      if (error instanceof NatsError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout)) {
-        throw new BadEventQueueIdError(request.queueId);
+    for (;;) {
+      try {
+        const msg = await this.nc.request(queueSubject(owner), JSON.stringify(request), { timeout: Math.max(1, deadline - Date.now()) });
+        reply = JSON.parse(msg.string()) as QueueReply;
+        break;
+      } catch (error) {
+        // No process answers for this owner: it stopped or died, and its queues with it. An owner
+        // that does not answer a poll by its heartbeat (killed while the poll waited) is gone too.
+        if (!(error instanceof NatsError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout))) throw error;
+        // Unless it saved its queues at a graceful stop: it comes back with them (a restart).
+        const saved = await eventQueueStore.savedAt(this.db, request.queueId);
+        if (saved === null || Date.now() - saved > this.savedQueuePatienceMs) throw new BadEventQueueIdError(request.queueId);
+        if (request.op === "delete") {
+          await eventQueueStore.delete(this.db, request.queueId);
+          return { ok: true };
+        }
+        if (request.op === "get" && (request.dontBlock || Date.now() + 500 >= deadline)) {
+          return { eventsJson: "[]", queueId: request.queueId };
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
       }
-      throw error;
     }
     if ("error" in reply) throw new ApiError(reply.error.msg, { code: reply.error.code, status: reply.error.status, data: reply.error.data });
     return reply;

@@ -8,7 +8,8 @@ import { CommitGate } from "./commitGate.js";
  * through `dispatchRemote`.
  */
 export type ParleyEvent = { type: string; [key: string]: unknown };
-export type EventListener = (event: ParleyEvent, userIds: readonly number[]) => void;
+/** `committedIn`: the committing transaction's id, in multi-process mode (events/snapshotFilter.ts). */
+export type EventListener = (event: ParleyEvent, userIds: readonly number[], committedIn?: string) => void;
 
 export class EventDispatcher {
   private readonly listeners = new Set<EventListener>();
@@ -23,13 +24,13 @@ export class EventDispatcher {
   }
 
   /** Only for db/tx.ts, after commit. */
-  dispatchCommitted(event: ParleyEvent, userIds: readonly number[]): void {
-    this.publisher?.(event, userIds);
-    for (const listener of this.listeners) listener(event, userIds);
+  dispatchCommitted(event: ParleyEvent, userIds: readonly number[], committedIn?: string): void {
+    this.publisher?.(event, userIds, committedIn);
+    for (const listener of this.listeners) listener(event, userIds, committedIn);
   }
 
   /** Only for events/bus.ts: an event another process committed (and published once). */
-  dispatchRemote(event: ParleyEvent, userIds: readonly number[]): void {
-    for (const listener of this.listeners) listener(event, userIds);
+  dispatchRemote(event: ParleyEvent, userIds: readonly number[], committedIn?: string): void {
+    for (const listener of this.listeners) listener(event, userIds, committedIn);
   }
 }

@@ -5,6 +5,7 @@ import { eventQueueStore } from "../store/eventQueues.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
+import type { StateSnapshot } from "./snapshotFilter.js";
 
 /**
  * Event queues (Zulip's zerver/tornado/event_queue.py): one per registered client, held in this
@@ -60,6 +61,8 @@ export class EventQueue {
   private waiter: Waiter | null = null;
   private flushScheduled = false;
   lastActivityMs: number;
+  /** Multi-process mode: the snapshot the client's initial state was read from (snapshotFilter.ts). */
+  stateSnapshot: StateSnapshot | null = null;
 
   constructor(
     readonly id: string,
@@ -175,13 +178,22 @@ export class EventQueue {
   }
 }
 
+/** Where in the bus's stream saved queues are (events/bus.ts): events after `seq`, except `delivered`, are missing. */
+export interface BusPosition {
+  seq: number;
+  delivered: string[];
+}
+
 export interface SavedQueue {
   id: string;
   client: ClientDescriptor;
   events: Array<ParleyEvent & { id: number }>;
   nextEventId: number;
   newestPrunedId: number;
+  /** Saved: the time of the save (a restore starts the idle time again). */
   lastActivityMs: number;
+  /** Multi-process mode: what the process had received from the bus. */
+  bus?: BusPosition;
 }
 
 /** The shape of a saved queue (event_queues.data); events and capabilities are checked loosely. */
@@ -203,6 +215,7 @@ const SAVED_QUEUE = z.object({
   nextEventId: z.number(),
   newestPrunedId: z.number(),
   lastActivityMs: z.number(),
+  bus: z.object({ seq: z.number(), delivered: z.array(z.string()) }).optional(),
 });
 
 export interface EventQueueOptions {
@@ -237,7 +250,7 @@ export class EventQueueRegistry {
 
   /** Starts receiving committed events and collecting idle queues. */
   start(dispatcher: EventDispatcher): void {
-    this.unsubscribe ??= dispatcher.subscribe((event, userIds) => this.deliver(event, userIds));
+    this.unsubscribe ??= dispatcher.subscribe((event, userIds, committedIn) => this.deliver(event, userIds, committedIn));
     if (!this.gcTimer) {
       this.gcTimer = setInterval(() => this.collectGarbage(Date.now()), Math.min(60_000, this.options.timeoutMs / 2));
       this.gcTimer.unref?.();
@@ -298,12 +311,14 @@ export class EventQueueRegistry {
   }
 
   /** Every queue of these users gets the event, as its client should see it. */
-  deliver(event: ParleyEvent, userIds: readonly number[]): void {
-    if (event.all_public_streams) this.deliverToAllPublicStreams(event);
+  deliver(event: ParleyEvent, userIds: readonly number[], committedIn?: string): void {
+    const xid = committedIn === undefined ? undefined : BigInt(committedIn);
+    if (event.all_public_streams) this.deliverToAllPublicStreams(event, xid);
     for (const userId of userIds) {
       const queues = this.byUser.get(userId);
       if (!queues) continue;
       for (const queue of queues) {
+        if (xid !== undefined && queue.stateSnapshot?.sees(xid)) continue;
         for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
       }
     }
@@ -317,13 +332,14 @@ export class EventQueueRegistry {
   }
 
   /** A public channel's message, to all_public_streams queues of its realm's non-recipients. */
-  private deliverToAllPublicStreams(event: ParleyEvent): void {
+  private deliverToAllPublicStreams(event: ParleyEvent, xid: bigint | undefined): void {
     const audience = event.all_public_streams as { realm_id: number; except_user_ids: number[] };
     let recipients: Set<number> | null = null;
     for (const queue of this.allPublicStreams) {
       if (queue.client.realmId !== audience.realm_id) continue;
       recipients ??= new Set(audience.except_user_ids);
       if (recipients.has(queue.client.userId)) continue;
+      if (xid !== undefined && queue.stateSnapshot?.sees(xid)) continue;
       for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
     }
   }
@@ -340,26 +356,33 @@ export class EventQueueRegistry {
     return dropped;
   }
 
-  /** Saves every queue (graceful shutdown); they are restored by `restore` at the next start. */
-  async save(q: Executor): Promise<number> {
-    const saved = [...this.queues.values()].map((queue) => queue.snapshot());
+  /**
+   * Saves every queue (graceful shutdown); they are restored by `restore` at the next start. In
+   * multi-process mode only this process's (a lasting PARLEY_PROCESS_ID), with the bus position.
+   */
+  async save(q: Executor, bus?: BusPosition): Promise<number> {
+    const now = Date.now();
+    const saved = [...this.queues.values()].map((queue) => ({ ...queue.snapshot(), lastActivityMs: now, bus }));
     await eventQueueStore.replaceAll(
       q,
       saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })),
+      this.options.processId,
     );
     return saved.length;
   }
 
   /** Restores the queues saved at the last shutdown (each once), with their idle time reset. */
-  async restore(q: Executor): Promise<number> {
-    const rows = await eventQueueStore.takeAll(q);
+  async restore(q: Executor): Promise<{ count: number; bus: BusPosition | null }> {
+    const rows = await eventQueueStore.takeAll(q, this.options.processId);
     const now = Date.now();
+    let bus: BusPosition | null = null;
     for (const row of rows) {
       const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
+      bus ??= saved.bus ?? null;
       // The time the server was down does not count against the client.
       this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
     }
-    return rows.length;
+    return { count: rows.length, bus };
   }
 
   private add(queue: EventQueue): void {

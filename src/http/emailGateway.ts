@@ -65,19 +65,20 @@ export async function startEmailGateway(ctx: AppContext, settings: { port: numbe
     logger: false,
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError("Too many recipients", 452));
-      transaction(ctx, (tx) => resolveChannelMailTarget(tx, address.address, settings.domain)).then(
-        (target) => {
-          // Zulip's rate_limit_mirror_by_realm: channel addresses take mail from automated systems.
-          const limit = ctx.rateLimiter.hit(`email_mirror:${target.realm.id}`, MIRROR_RATE_LIMIT);
-          if (limit.retryAfter > 0) return callback(smtpError("Too many emails to this organization, try again later", 451));
-          callback();
-        },
-        (error: unknown) => {
-          if (error instanceof EmailGatewayRefusal) return callback(smtpError(error.message, error.responseCode));
-          log.error({ err: error }, "checking an email gateway recipient failed");
-          callback(smtpError("Temporary failure, try again later", 451));
-        },
-      );
+      transaction(ctx, (tx) => resolveChannelMailTarget(tx, address.address, settings.domain))
+        // Zulip's rate_limit_mirror_by_realm: channel addresses take mail from automated systems.
+        .then((target) => ctx.rateLimiter.hit(`email_mirror:${target.realm.id}`, MIRROR_RATE_LIMIT))
+        .then(
+          (limit) => {
+            if (limit.retryAfter > 0) return callback(smtpError("Too many emails to this organization, try again later", 451));
+            callback();
+          },
+          (error: unknown) => {
+            if (error instanceof EmailGatewayRefusal) return callback(smtpError(error.message, error.responseCode));
+            log.error({ err: error }, "checking an email gateway recipient failed");
+            callback(smtpError("Temporary failure, try again later", 451));
+          },
+        );
     },
     onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: (err?: Error | null) => void) {
       const chunks: Buffer[] = [];

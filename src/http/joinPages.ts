@@ -67,7 +67,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
         ),
       );
     }
-    const limit = ctx.rateLimiter.hit(`join:${request.ip}`, ctx.config.rateLimits.ip);
+    const limit = await ctx.rateLimiter.hit(`join:${request.ip}`, ctx.config.rateLimits.ip);
     if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
     const key = request.params.key;
     const values = { email: field("email") ?? "", full_name: field("full_name") ?? "" };
@@ -95,7 +95,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
 async function startLinkSignup(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, link: SignupLink, rawEmail: string): Promise<FastifyReply> {
   const rule = ctx.config.rateLimits.email;
   for (const key of [`join_email:${request.ip}`, `join_email:${rawEmail.trim().toLowerCase()}`]) {
-    const limit = ctx.rateLimiter.hit(key, rule);
+    const limit = await ctx.rateLimiter.hit(key, rule);
     if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
   }
   const email = await transaction(ctx, (tx) => checkStartLinkSignup(tx, ctx.config.externalUrl, link, rawEmail));

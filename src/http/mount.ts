@@ -76,17 +76,17 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
       ({ user, realm } = await surface.authenticate(ctx, request));
     } catch (error) {
       // Failed authentication counts against the client's address.
-      applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+      await applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
       throw error;
     }
     // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
     reply.header("Cache-Control", NEVER_CACHE);
     reply.header("Expires", new Date().toUTCString());
-    applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
+    await applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
     if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);
   } else {
-    applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+    await applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
   }
 
   const userAgent = request.headers["user-agent"];
@@ -151,8 +151,8 @@ function checkPathParams(params: unknown): Record<string, string> {
   return path;
 }
 
-function applyRateLimit(ctx: AppContext, reply: FastifyReply, key: string, rule: RateLimitRule): void {
-  const state: RateLimitState = ctx.rateLimiter.hit(key, rule);
+async function applyRateLimit(ctx: AppContext, reply: FastifyReply, key: string, rule: RateLimitRule): Promise<void> {
+  const state: RateLimitState = await ctx.rateLimiter.hit(key, rule);
   reply.header("X-RateLimit-Limit", String(state.limit));
   reply.header("X-RateLimit-Remaining", String(state.remaining));
   reply.header("X-RateLimit-Reset", String(state.resetAt));

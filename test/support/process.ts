@@ -48,7 +48,7 @@ export async function startServerProcess(env: Record<string, string>, args = [..
   child.stderr!.on("data", (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${port}`;
-  // Generous: compiling src/ through tsx takes tens of seconds on a loaded machine.
+  // Generous: a server starts slowly on a loaded machine (or one shared by several runs).
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${out}`);
