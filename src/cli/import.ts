@@ -5,6 +5,7 @@ import { ImportError, importZulipArchive } from "../actions/import/zulip.js";
 import { ImportArchiveError, type ZulipArchive, exportRoot, extractArchive, readZulipArchive } from "../lib/import/zulipArchive.js";
 import { type Command, CliError, print, stringOption, usageError } from "./command.js";
 import { withContext } from "./context.js";
+import { importProgress } from "./progress.js";
 import { importSlack } from "./importSlack.js";
 import { bulkJobDatabase } from "../db/dialect.js";
 
@@ -65,17 +66,20 @@ export const importCommand: Command = {
       const importConfig = { ...config, database: bulkJobDatabase(config.database) };
       return await withContext(importConfig, async (ctx) => {
         const started = Date.now();
+        const progress = importProgress();
         let report;
         try {
           report = await importZulipArchive(ctx, archive, {
             stringId: stringOption(args, "string-id"),
             batchSize,
-            progress: print,
+            progress,
             failAfterBatches: failAfter === undefined ? undefined : Number(failAfter),
           });
         } catch (error) {
           if (error instanceof ImportError) throw new CliError(`cannot import: ${error.message}`);
           throw error;
+        } finally {
+          progress.stop();
         }
         const seconds = ((Date.now() - started) / 1000).toFixed(1);
         print(

@@ -4,6 +4,7 @@ import type { Config } from "../config.js";
 import { type SlackArchive, SlackArchiveError, closeSlackArchive, readSlackArchive } from "../lib/import/slackArchive.js";
 import { CliError, print, usageError } from "./command.js";
 import { withContext } from "./context.js";
+import { importProgress } from "./progress.js";
 
 /**
  * `parley import slack <export.zip> [--string-id ID] [--name NAME] [--batch-size N]`: a Slack
@@ -50,18 +51,21 @@ export async function importSlack(config: Config, source: string, options: Slack
     );
     return await withContext(config, async (ctx) => {
       const started = Date.now();
+      const progress = importProgress();
       let report;
       try {
         report = await importSlackArchive(ctx, archive, {
           stringId,
           name,
           batchSize: options.batchSize,
-          progress: print,
+          progress,
           failAfterBatches: options.failAfter === undefined ? undefined : Number(options.failAfter),
         });
       } catch (error) {
         if (error instanceof SlackImportError || error instanceof SlackArchiveError) throw new CliError(`cannot import: ${error.message}`);
         throw error;
+      } finally {
+        progress.stop();
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       print(`Imported organization "${report.stringId}" (id ${report.realmId})${report.resumed ? ", continuing an interrupted import," : ""} in ${seconds}s:`);

@@ -21,6 +21,7 @@ import { doCreateUser } from "../createUser.js";
 import { doCreateRealm } from "../realms.js";
 import { doCreateStreams } from "../streams.js";
 import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMessages.js";
+import { type ImportProgress, silentProgress } from "./progress.js";
 
 /**
  * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
@@ -36,7 +37,7 @@ export interface SlackImportOptions {
   stringId: string;
   name?: string;
   batchSize?: number;
-  progress?: (line: string) => void;
+  progress?: ImportProgress;
   /** Test hook: throw after this many committed batches (to test resuming). */
   failAfterBatches?: number;
 }
@@ -70,7 +71,7 @@ const UNSUPPORTED: Record<string, string> = {
 
 export async function importSlackArchive(ctx: AppContext, archive: SlackArchive, options: SlackImportOptions): Promise<SlackImportReport> {
   const batchSize = options.batchSize ?? 1000;
-  const progress = options.progress ?? (() => {});
+  const progress = options.progress ?? silentProgress;
   const { stringId } = options;
   const source = `slack:${archive.users.length}:${archive.channels.length}:${archive.days.length}:${archive.messageCount}`;
   let batches = 0;
@@ -95,10 +96,10 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
     state = JSON.parse(run.state) as RunState;
     realmId = existing.id;
     resumed = true;
-    progress(`Continuing the interrupted import of "${stringId}"`);
+    progress.note(`Continuing the interrupted import of "${stringId}"`);
   } else {
     ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, ctx, archive, options, source)));
-    progress(`Imported the workspace's users and channels (${state.counts.users} users, ${state.counts.channels} channels)`);
+    progress.note(`Imported the workspace's users and channels (${state.counts.users} users, ${state.counts.channels} channels)`);
   }
   const realm = (await realmStore.getById(ctx.db.kysely, realmId))!;
   const names: SlackNames = {
@@ -113,8 +114,8 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
     Object.values(state.channels).map(([, recipientId]) => recipientId),
   );
 
-  const started = Date.now();
-  let done = 0;
+  const handled = () => (state.counts.messages ?? 0) + Object.values(state.skipped).reduce((a, b) => a + b, 0);
+  progress.advance("messages", handled(), archive.messageCount);
   for (let day = 0; day < archive.days.length; day++) {
     // A day's messages of every channel, in the order they were sent (Zulip's get_messages_iterator).
     const rows: Array<{ message: SlackRow; channel: string }> = [];
@@ -141,10 +142,7 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
         state.row = i + slice.length;
         await importStore.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
       });
-      done += slice.length;
-      const total = (state.counts.messages ?? 0) + Object.values(state.skipped).reduce((a, b) => a + b, 0);
-      const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-      progress(`messages: ${total}/${archive.messageCount} (${rate} messages/s)`);
+      progress.advance("messages", handled(), archive.messageCount);
       committed();
     }
     state.day = day + 1;

@@ -13,6 +13,7 @@ import { ensureSystemBots } from "../onboarding.js";
 import { IdMap, type IdMapState, OFFSET_TABLES, type OffsetTable } from "./idMap.js";
 import * as rows from "./zulipRows.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
+import { type ImportProgress, silentProgress } from "./progress.js";
 
 /**
  * `parley import zulip`: an organization from an export in the layout of Zulip's `manage.py
@@ -29,7 +30,7 @@ export interface ImportOptions {
   /** The new organization's string id (default: the export's). */
   stringId?: string;
   batchSize?: number;
-  progress?: (line: string) => void;
+  progress?: ImportProgress;
   /** Test hook: throw after this many committed batches (to test resuming). */
   failAfterBatches?: number;
 }
@@ -79,7 +80,7 @@ const realmFile = (archive: ZulipArchive) => path.join(archive.root, "realm.json
 
 export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive, options: ImportOptions = {}): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 5000;
-  const progress = options.progress ?? (() => {});
+  const progress = options.progress ?? silentProgress;
   const realmRowIn = archive.realm.zerver_realm[0];
   const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
   const source = `zulip:${String(realmRowIn.string_id)}:${String(realmRowIn.date_created)}:${archive.messageCount}`;
@@ -106,10 +107,10 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
     state = JSON.parse(run.state) as RunState;
     realmId = existing.id;
     resumed = true;
-    progress(`Continuing the interrupted import of "${stringId}"`);
+    progress.note(`Continuing the interrupted import of "${stringId}"`);
   } else {
     ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, archive, stringId, source)));
-    progress(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
+    progress.note(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
   }
   const m = new IdMap(state);
   m.setLegacyUploadPaths(archive.legacyUploadPaths);
@@ -118,9 +119,8 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   // Messages, then their user messages (flags), file by file, a batch a transaction; a file is
   // read (streamed when large) once per table, so the tables may come in either order.
   const clients = new Map<number, string>((archive.realm.zerver_client ?? []).map((c) => [c.id as number, String(c.name)]));
-  const started = Date.now();
-  let done = 0;
   const at = state.messages;
+  progress.advance("messages", state.counts.messages ?? 0, archive.messageCount);
   for (let file = at.file; file < archive.messageFiles.length; file++) {
     const filePath = messageFilePath(archive, file);
     for (const phase of [0, 1] as const) {
@@ -138,9 +138,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
             state.counts.messages = (state.counts.messages ?? 0) + batch.length;
             await save(tx);
           });
-          done += batch.length;
-          const rate = Math.round(done / Math.max((Date.now() - started) / 1000, 0.001));
-          progress(`messages: ${state.counts.messages}/${archive.messageCount} (${rate} messages/s)`);
+          progress.advance("messages", state.counts.messages, archive.messageCount);
           committed();
         }
       } else {
@@ -166,6 +164,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   // Reactions (realm.json's zerver_reaction, streamed when large).
   const reactionTotal = archive.tableCounts.zerver_reaction ?? 0;
   if (state.reactions < reactionTotal) {
+    progress.advance("reactions", state.reactions, reactionTotal);
     for await (const batch of archiveBatches(realmFile(archive), "zerver_reaction", batchSize, state.reactions)) {
       await transaction(ctx, async (tx) => {
         await store.insertRows(
@@ -177,7 +176,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
         state.counts.reactions = state.reactions;
         await save(tx);
       });
-      progress(`reactions: ${state.reactions}/${reactionTotal}`);
+      progress.advance("reactions", state.reactions, reactionTotal);
       committed();
     }
   }
@@ -203,6 +202,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   // after an interruption overwrites it.
   const uploadFiles = new Map(archive.uploadRecords.map((r) => [String(r.s3_path ?? r.path), path.join(archive.root, "uploads", String(r.path))]));
   if (archive.attachmentFile && state.attachments < archive.attachmentCount) {
+    progress.advance("uploads", state.attachments, archive.attachmentCount);
     for await (const batch of archiveBatches(archive.attachmentFile, "zerver_attachment", batchSize, state.attachments)) {
       const withFiles = batch.filter((a) => uploadFiles.has(String(a.path_id)));
       for (const a of withFiles) await ctx.blobs.putBytes(m.uploadPath(String(a.path_id)), await readFile(uploadFiles.get(String(a.path_id))!));
@@ -221,7 +221,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
         state.counts.attachments_without_file = (state.counts.attachments_without_file ?? 0) + batch.length - withFiles.length;
         await save(tx);
       });
-      progress(`uploads: ${state.attachments}/${archive.attachmentCount}`);
+      progress.advance("uploads", state.attachments, archive.attachmentCount);
       committed();
     }
   }
