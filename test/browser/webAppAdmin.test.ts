@@ -16,6 +16,8 @@ let iago: Page;
 let othello: Page;
 const HAMLET_ID = 10;
 const CORDELIA_ID = 8;
+const DESDEMONA_ID = 9;
+const IAGO_ID = 11;
 const shots = process.env.PARLEY_SCREENSHOTS;
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
@@ -90,6 +92,11 @@ describe.skipIf(!chromiumFound)("organization administration in Chromium", () =>
     await iago.click("nav a[href='#organization/users']");
     await iago.waitForSelector(`.admin-users tr[data-user-id='${HAMLET_ID}']`);
 
+    // An administrator cannot touch an owner (Desdemona) nor make one; nor change their own role.
+    expect(await row(iago, DESDEMONA_ID).locator("select[name=role]").isDisabled()).toBe(true);
+    expect(await row(iago, DESDEMONA_ID).locator("button.deactivate").count()).toBe(0);
+    expect(await row(iago, HAMLET_ID).locator("option[value='100']").isDisabled()).toBe(true);
+    expect(await row(iago, IAGO_ID).locator("select[name=role]").isDisabled()).toBe(true);
     await row(iago, HAMLET_ID).locator("select[name=role]").selectOption("300");
     await expect.poll(() => saved(iago)).toBe("Role changed");
     expect((await call(iago, "GET", `/users/${HAMLET_ID}`)).user.role).toBe(300);

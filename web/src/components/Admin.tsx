@@ -86,7 +86,10 @@ function UsersList({ active }: { active: boolean }) {
   const list = useAccounts()
     .filter((a) => a.is_active === active && !a.is_bot)
     .sort((a, b) => a.full_name.localeCompare(b.full_name));
-  const act = (action: () => Promise<unknown>, done: string) => attempt(async () => (await action(), await loadAccounts()), done);
+  // Fetched again after success and failure alike: a refused role change puts the select back.
+  const act = (action: () => Promise<unknown>, done: string) => attempt(() => action().finally(loadAccounts), done);
+  // Only owners make, unmake or deactivate owners (Zulip's rule; the server enforces it).
+  const amOwner = (users.value.get(myUserId)?.role ?? 400) === 100;
   return (
     <table class="admin-users">
       <thead>
@@ -108,11 +111,11 @@ function UsersList({ active }: { active: boolean }) {
                   name="role"
                   aria-label={`Role of ${a.full_name}`}
                   value={String(a.role)}
-                  disabled={a.user_id === myUserId}
+                  disabled={a.user_id === myUserId || (a.role === 100 && !amOwner)}
                   onChange={(e) => void act(() => api.patch(`/users/${a.user_id}`, { role: Number(e.currentTarget.value) }), "Role changed")}
                 >
                   {ROLE_NAMES.map(([v, text]) => (
-                    <option key={v} value={String(v)}>
+                    <option key={v} value={String(v)} disabled={v === 100 && !amOwner}>
                       {text}
                     </option>
                   ))}
@@ -123,7 +126,8 @@ function UsersList({ active }: { active: boolean }) {
             </td>
             <td>
               {active ? (
-                a.user_id !== myUserId && (
+                a.user_id !== myUserId &&
+                (a.role !== 100 || amOwner) && (
                   <button
                     type="button"
                     class="deactivate"
