@@ -128,6 +128,12 @@ describe.skipIf(!chromiumFound)("organization administration in Chromium", () =>
     await expect.poll(() => othello.locator("header.top .realm").textContent()).toBe("Elsinore");
     await expect.poll(() => iago.locator("header.top .realm").textContent()).toBe("Elsinore");
 
+    // After a reload the form shows the server's description (rendered in /register) as text.
+    await iago.reload();
+    await iago.waitForSelector(".settings-section[data-section='organization-profile']");
+    expect(await iago.inputValue("textarea[name=realm_description]")).toBe("The castle.");
+    expect(await iago.inputValue("input[name=realm_name]")).toBe("Elsinore");
+
     await open(iago, "organization-permissions");
     const check = iago.locator("input[name=mandatory_topics]");
     const before = await check.isChecked();

@@ -198,9 +198,8 @@ function Invites() {
 
 /** The realm's description comes rendered in /register and raw in events: shown as text either way. */
 function plainText(html: string): string {
-  const div = document.createElement("div");
-  div.innerHTML = html;
-  return div.textContent ?? "";
+  // DOMParser: an inert document (no image loads, no handlers), unlike innerHTML on an element.
+  return new DOMParser().parseFromString(html, "text/html").body.textContent ?? "";
 }
 
 function Profile() {
