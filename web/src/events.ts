@@ -218,6 +218,8 @@ function applyEvent(event: any): void {
       if (event.op === "update") realm.value = { ...realm.value, [`realm_${event.property}`]: event.value };
       else if (event.op === "update_dict")
         realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(event.data).map(([k, v]) => [`realm_${k}`, v])) };
+      if (event.op === "update" && event.property === "name") realmName.value = String(event.value);
+      if (event.op === "update_dict" && typeof event.data?.name === "string") realmName.value = event.data.name;
       return;
     case "user_group":
       return onUserGroup(event);

@@ -12,7 +12,8 @@ import { UserCard } from "./UserCard.js";
 import { narrowHash, type Term } from "../hash.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
-import { connection, lookup, realmName, route, settings, subscriptions, unread, unreadVersion, userName } from "../state.js";
+import { connection, lookup, realmName, route, settings, subscriptions, unread, unreadVersion, userName, users } from "../state.js";
+import { myUserId } from "../api.js";
 
 const sidebarOpen = signal(false);
 
@@ -102,6 +103,11 @@ export function App() {
         <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
           +
         </a>
+        {(users.value.get(myUserId)?.role ?? 400) <= 200 && (
+          <a class="settings-link" href="#organization/organization-profile" aria-label="Organization settings" title="Organization settings">
+            ⚑
+          </a>
+        )}
         <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
           ⚙
         </a>

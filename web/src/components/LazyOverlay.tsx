@@ -3,10 +3,12 @@ import type { ComponentType } from "preact";
 
 /**
  * Overlays whose code is fetched the first time they open (not part of the initial JavaScript):
- * personal settings (#settings/<section>) and invitations (#invite).
+ * personal settings (#settings/<section>), organization administration (#organization/<section>)
+ * and invitations (#invite).
  */
 const LOADERS = {
   settings: () => import("./Settings.js").then((m) => m.Settings as ComponentType<{ section: string }>),
+  organization: () => import("./Admin.js").then((m) => m.Admin as ComponentType<{ section: string }>),
   invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
 };
 export type LazyOverlayName = keyof typeof LOADERS;
