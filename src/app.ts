@@ -116,13 +116,14 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
   removeSpooledFilesAfterResponse(app);
 
-  app.addHook("onSend", async (request, reply) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("X-Frame-Options", "DENY");
     reply.header("X-Content-Type-Options", "nosniff");
     if (request.url.startsWith("/api/")) reply.header("Access-Control-Allow-Origin", "*");
     // While shutting down, answered polls must not keep their connection open (keep-alive
     // would hold app.close() for the keep-alive timeout).
     if (ctx.eventQueues.closing) reply.header("Connection", "close");
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {

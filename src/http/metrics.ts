@@ -12,8 +12,9 @@ import type { Metrics } from "../metrics.js";
  */
 export function metricsEndpoint(app: FastifyInstance, ctx: AppContext): void {
   const { metrics, config } = ctx;
-  app.addHook("onResponse", async (request, reply) => {
+  app.addHook("onResponse", (request, reply, done) => {
     metrics.request(request.method, request.routeOptions.url ?? null, reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
   const token = config.metrics.token;
   if (token === undefined) return;

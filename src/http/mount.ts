@@ -66,6 +66,14 @@ export function mountRoutes(app: FastifyInstance, ctx: AppContext, routes: reado
 
 export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, private";
 
+/** The current time as an HTTP date, formatted once per second (every poll sends it). */
+let httpDate = { second: 0, text: "" };
+function httpDateNow(): string {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== httpDate.second) httpDate = { second, text: new Date(second * 1000).toUTCString() };
+  return httpDate.text;
+}
+
 async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
@@ -81,7 +89,7 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
     }
     // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
     reply.header("Cache-Control", NEVER_CACHE);
-    reply.header("Expires", new Date().toUTCString());
+    reply.header("Expires", httpDateNow());
     await applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
     if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);

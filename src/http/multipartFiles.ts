@@ -36,8 +36,13 @@ export function multipartFileHandler(dataDir: string) {
 }
 
 export function removeSpooledFilesAfterResponse(app: FastifyInstance): void {
-  app.addHook("onSend", async (request) => {
+  // A callback hook: requests without spooled files (all but uploads) pass with no promise.
+  app.addHook("onSend", (request, _reply, payload, done) => {
     const files = spooled.get(request);
-    if (files) await Promise.all(files.map((file) => rm(file, { force: true })));
+    if (!files) return done(null, payload);
+    Promise.all(files.map((file) => rm(file, { force: true }))).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   });
 }
