@@ -74,14 +74,11 @@ describe("import of an export in Zulip's layout", () => {
     expect(withAvatar.timezone).toBe("Europe/Paris");
     expect(withAvatar.date_joined).toMatch(/^2023-11-14T22:13:21/);
     expect(withAvatar.avatar_url).toMatch(/^\/user_avatars\/\d+\/\d+\.png\?version=3$/);
-    const image = await fetch(t.baseUrl + withAvatar.avatar_url);
-    expect(image.status).toBe(200);
-    expect(image.headers.get("content-type")).toBe("image/png");
-    expect(
-      Buffer.from(await image.arrayBuffer())
-        .subarray(1, 4)
-        .toString(),
-    ).toBe("PNG");
+    // Served to the organization's users only (the file names are user ids: enumerable).
+    expect((await fetch(t.baseUrl + withAvatar.avatar_url)).status).toBe(401);
+    const [path, query] = withAvatar.avatar_url.split("?");
+    const image: Buffer = await get(owner, path, Object.fromEntries(new URLSearchParams(query)));
+    expect(image.subarray(1, 4).toString()).toBe("PNG");
     expect((byEmail.get(email(owner)) as any).avatar_url).toContain("gravatar.com");
   });
 

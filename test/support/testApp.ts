@@ -167,10 +167,14 @@ export class TestServer {
 
   /**
    * The number of SQL statements `fn` causes. The background job runner is paused meanwhile so
-   * its polling does not count (its queries would make the figure depend on timing).
+   * its polling does not count (its queries would make the figure depend on timing). The
+   * authentication cache is emptied first unless `warmAuthCache`: whether a credential is still
+   * cached depends on what wrote users or realms before, so counts compared with each other
+   * include authenticating from the database.
    */
-  async countQueries(fn: () => Promise<unknown>): Promise<number> {
+  async countQueries(fn: () => Promise<unknown>, options: { warmAuthCache?: boolean } = {}): Promise<number> {
     await this.ctx.jobs.stop();
+    if (!options.warmAuthCache) this.ctx.db.authCache.apply({ all: true });
     try {
       const before = this.ctx.db.queryCount();
       await fn();
