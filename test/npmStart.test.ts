@@ -138,7 +138,7 @@ describe("npm start (the precompiled bundle)", () => {
       .map((line) => line.split(";")[0])
       .join("; ");
     const shell = await (await fetch(`${base}/`, { headers: { Cookie: cookie } })).text();
-    const script = /<script type="module" src="([^"]+)"><\/script>/.exec(shell)?.[1];
+    const script = /<script type="module" async src="([^"]+)"><\/script>/.exec(shell)?.[1];
     expect(script).toMatch(/^\/static\/webapp\/main-[\w-]+\.js$/);
     const js = await fetch(base + script);
     expect(js.headers.get("content-type")).toMatch(/^text\/javascript/);
