@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { connect as natsConnect } from "nats";
 import { describe, expect, it } from "vitest";
+import { openDb } from "../src/db/connect.js";
+import { busNamesOf } from "../src/events/bus.js";
 import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, startServerProcess, useServerProcesses } from "./support/process.js";
 
@@ -92,8 +94,11 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
       sender: { user_id: me.user_id, email: me.email },
       recipients: [{ user_id: me.user_id, email: me.email }],
     });
-    nats.publish("parley.events", JSON.stringify({ e: typingEvent("start"), u: [me.user_id], x: "3" }));
-    nats.publish("parley.events", JSON.stringify({ e: typingEvent("stop"), u: [me.user_id], x: String(2n ** 62n) }));
+    const db = openDb({ kind: "postgres", url: env.PARLEY_DATABASE_URL });
+    const subjects = await busNamesOf(db.kysely);
+    await db.close();
+    nats.publish(subjects.events, JSON.stringify({ e: typingEvent("start"), u: [me.user_id], x: "3" }));
+    nats.publish(subjects.events, JSON.stringify({ e: typingEvent("stop"), u: [me.user_id], x: String(2n ** 62n) }));
     await nats.drain();
     const racedEvents = await call(b)("GET", "/events", { queue_id: raced.body.queue_id, last_event_id: "-1" });
     expect(racedEvents.body.events.map((e: any) => [e.type, e.op])).toEqual([["typing", "stop"]]);

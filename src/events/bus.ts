@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { connect, ErrorCode, type JetStreamManager, type NatsConnection, NatsError, nanos, RetentionPolicy, StorageType, type Subscription } from "nats";
 import type { Logger } from "pino";
 import type { AuthCache, AuthChange } from "../db/authCache.js";
@@ -6,6 +6,7 @@ import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import { deleteQueue, type PollRequest, pollQueue } from "./poll.js";
 import type { Executor } from "../db/tx.js";
+import { databaseIdentityStore } from "../store/databaseIdentity.js";
 import { eventQueueStore } from "../store/eventQueues.js";
 import { type BusPosition, type EventQueueRegistry, eventsJson } from "./queues.js";
 
@@ -24,11 +25,40 @@ import { type BusPosition, type EventQueueRegistry, eventsJson } from "./queues.
  *   and each event carries a unique id (`n`) so that none is delivered twice. Meanwhile the
  *   other processes make polls for those queues wait (they are saved, not gone).
  */
-const STREAM = "PARLEY_EVENTS";
-const EVENTS_SUBJECT = "parley.events";
-/** Auth-cache invalidations (db/authCache.ts): a process's change cuts the credential off in every other. */
-const AUTH_SUBJECT = "parley.auth";
-const queueSubject = (processId: string) => `parley.queue.${processId}`;
+/**
+ * The stream and subjects of one deployment. Several deployments (or test runs) may share a NATS
+ * server: each uses the names of its database (busNamespace), so none sees another's events,
+ * invalidations or queue requests. `auth` carries auth-cache invalidations (db/authCache.ts): a
+ * process's change cuts the credential off in every other.
+ */
+interface BusNames {
+  stream: string;
+  events: string;
+  auth: string;
+  queue: (processId: string) => string;
+}
+
+function busNames(namespace: string): BusNames {
+  return {
+    stream: `PARLEY_EVENTS_${namespace}`,
+    events: `parley.${namespace}.events`,
+    auth: `parley.${namespace}.auth`,
+    queue: (processId) => `parley.${namespace}.queue.${processId}`,
+  };
+}
+
+/** The names the processes on database `db` use (tests publish on them as another process would). */
+export async function busNamesOf(db: Executor): Promise<BusNames> {
+  return busNames(await busNamespace(db));
+}
+
+/** A short name for the deployment whose database `db` is. */
+async function busNamespace(db: Executor): Promise<string> {
+  return createHash("sha256")
+    .update(await databaseIdentityStore.name(db))
+    .digest("hex")
+    .slice(0, 16);
+}
 
 type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string } | { op: "ping"; queueId: string };
 /** An event on the bus: the event, its users, its transaction, its origin process and unique id. */
@@ -60,6 +90,7 @@ export class EventBus {
     private readonly db: Executor,
     /** How long a saved queue waits for its process to come back (the queue timeout). */
     private readonly savedQueuePatienceMs: number,
+    private readonly names: BusNames,
   ) {
     // Remote events, and requests for queues, wait until the saved queues are restored and the
     // missed events replayed.
@@ -88,9 +119,10 @@ export class EventBus {
       maxReconnectAttempts: -1,
     });
     const busLog = log.child({ component: "bus", processId });
-    if (!options.lasting) return new EventBus(nc, processId, busLog, null, options.db, options.queueTimeoutMs);
+    const names = await busNamesOf(options.db);
+    if (!options.lasting) return new EventBus(nc, processId, busLog, null, options.db, options.queueTimeoutMs, names);
     // Two live processes with one identity would share queue ids: refuse to be the second.
-    const answered = await nc.request(queueSubject(processId), JSON.stringify({ op: "ping", queueId: "" }), { timeout: 2000 }).then(
+    const answered = await nc.request(names.queue(processId), JSON.stringify({ op: "ping", queueId: "" }), { timeout: 2000 }).then(
       () => true,
       () => false,
     );
@@ -102,31 +134,31 @@ export class EventBus {
     try {
       jsm = await nc.jetstreamManager();
       const config = {
-        name: STREAM,
-        subjects: [EVENTS_SUBJECT],
+        name: names.stream,
+        subjects: [names.events],
         retention: RetentionPolicy.Limits,
         storage: StorageType.Memory,
         max_age: nanos(options.queueTimeoutMs),
       };
-      await jsm.streams.add(config).catch(async () => jsm!.streams.update(STREAM, config));
+      await jsm.streams.add(config).catch(async () => jsm!.streams.update(names.stream, config));
     } catch (error) {
       busLog.warn({ err: error }, "the NATS server has no JetStream (nats-server -js): event queues are not kept across restarts");
       jsm = null;
     }
-    return new EventBus(nc, processId, busLog, jsm, options.db, options.queueTimeoutMs);
+    return new EventBus(nc, processId, busLog, jsm, options.db, options.queueTimeoutMs, names);
   }
 
   /** Publishes this process's committed events and auth-cache invalidations; applies the others'; answers for its queues. */
   start(dispatcher: EventDispatcher, queues: EventQueueRegistry, authCache: AuthCache): void {
     authCache.broadcast = (change) => {
       try {
-        this.nc.publish(AUTH_SUBJECT, JSON.stringify(change));
+        this.nc.publish(this.names.auth, JSON.stringify(change));
       } catch (error) {
         this.log.error({ err: error }, "publishing an auth-cache invalidation on the bus failed");
       }
     };
     this.subscriptions.push(
-      this.nc.subscribe(AUTH_SUBJECT, {
+      this.nc.subscribe(this.names.auth, {
         callback: (error, msg) => {
           if (error) {
             // A missed invalidation must not leave a credential working: forget everything.
@@ -149,13 +181,13 @@ export class EventBus {
       // find the change in the database when they register again), never this request.
       try {
         const message: BusMessage = { e: event, u: [...userIds], x: committedIn, o: this.processId, n: `${this.runNonce}.${this.published++}` };
-        this.nc.publish(EVENTS_SUBJECT, JSON.stringify(message));
+        this.nc.publish(this.names.events, JSON.stringify(message));
       } catch (error) {
         this.log.error({ err: error, type: event.type }, "publishing an event on the bus failed");
       }
     };
     this.subscriptions.push(
-      this.nc.subscribe(EVENTS_SUBJECT, {
+      this.nc.subscribe(this.names.events, {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "event subscription failed");
           const message = JSON.parse(msg.string()) as BusMessage;
@@ -164,7 +196,7 @@ export class EventBus {
       }),
     );
     this.subscriptions.push(
-      this.nc.subscribe(queueSubject(this.processId), {
+      this.nc.subscribe(this.names.queue(this.processId), {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "queue subscription failed");
           void this.answer(queues, JSON.parse(msg.string()) as QueueRequest).then((reply) => msg.respond(JSON.stringify(reply)));
@@ -201,7 +233,7 @@ export class EventBus {
     this.recording = new Set();
     let seq: number;
     try {
-      seq = (await this.jsm.streams.info(STREAM)).state.last_seq;
+      seq = (await this.jsm.streams.info(this.names.stream)).state.last_seq;
       await this.nc.flush();
     } catch (error) {
       // Without a position a restart could not replay what it missed: the queues are not saved.
@@ -226,9 +258,9 @@ export class EventBus {
     try {
       if (position) {
         this.replayed = new Set(position.delivered);
-        const last = (await this.jsm!.streams.info(STREAM)).state;
+        const last = (await this.jsm!.streams.info(this.names.stream)).state;
         for (let seq = Math.max(position.seq + 1, last.first_seq); seq <= last.last_seq; seq++) {
-          const stored = await this.jsm!.streams.getMessage(STREAM, { seq }).catch(() => null);
+          const stored = await this.jsm!.streams.getMessage(this.names.stream, { seq }).catch(() => null);
           if (!stored) continue;
           const message = JSON.parse(new TextDecoder().decode(stored.data)) as BusMessage;
           if (message.o === this.processId || (message.n !== undefined && this.replayed.has(message.n))) continue;
@@ -275,7 +307,7 @@ export class EventBus {
     let reply: QueueReply;
     for (;;) {
       try {
-        const msg = await this.nc.request(queueSubject(owner), JSON.stringify(request), { timeout: Math.max(1, deadline - Date.now()) });
+        const msg = await this.nc.request(this.names.queue(owner), JSON.stringify(request), { timeout: Math.max(1, deadline - Date.now()) });
         reply = JSON.parse(msg.string()) as QueueReply;
         break;
       } catch (error) {
