@@ -1,8 +1,5 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import pg from "pg";
 import { describe, expect, it } from "vitest";
+import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
 
 /**
@@ -11,28 +8,6 @@ import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/
  * so that the others refuse the credential at once (db/authCache.ts, events/bus.ts).
  */
 const servers = useServerProcesses();
-const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
-const POSTGRES_URL = process.env.PARLEY_TEST_POSTGRES_URL;
-
-async function postgresEnv(): Promise<Record<string, string>> {
-  const name = `parley_auth_${process.pid}_${Date.now() % 100000}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-auth-"));
-  servers.onCleanup(async () => {
-    const c = new pg.Client({ connectionString: POSTGRES_URL });
-    await c.connect();
-    await c.query(`drop database if exists ${name} with (force)`);
-    await c.end();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
-}
-
 /**
  * The bus delivers after the change's response: a refusal is expected within moments (3 s, on a
  * loaded machine), well before a cache entry would expire (30 s).
@@ -49,7 +24,7 @@ async function soon(fn: () => Promise<number>, status: number): Promise<number> 
 
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across processes", () => {
   it("refuses a regenerated key and a deactivated user on the other process at once", async () => {
-    const env = await postgresEnv();
+    const env = await multiProcessEnv(servers);
     const a = await servers.start(env);
     const owner = firstStartCredentials(a.output());
     const b = await servers.start(env);
