@@ -22,6 +22,7 @@ import { doCreateRealm } from "../realms.js";
 import { doCreateStreams } from "../streams.js";
 import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMessages.js";
 import { type ImportProgress, silentProgress } from "./progress.js";
+import { batchCounter, resumeOrStart } from "./run.js";
 
 /**
  * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
@@ -74,33 +75,15 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   const progress = options.progress ?? silentProgress;
   const { stringId } = options;
   const source = `slack:${archive.users.length}:${archive.channels.length}:${archive.days.length}:${archive.messageCount}`;
-  let batches = 0;
-  const committed = () => {
-    batches += 1;
-    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches)
-      throw new Error(`import interrupted after ${batches} batches (test hook)`);
-  };
-
-  let state: RunState;
-  let realmId: number;
-  let resumed = false;
-  const existing = await realmStore.getByStringId(ctx.db.kysely, stringId);
-  if (existing) {
-    const run = await importStore.runByRealm(ctx.db.kysely, existing.id);
-    if (!run) throw new SlackImportError(`an organization with string id "${stringId}" exists already: choose another with --string-id`);
-    if (run.status === "done") throw new SlackImportError(`organization "${stringId}" has been imported already`);
-    if (run.source !== source)
-      throw new SlackImportError(
-        `organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`,
-      );
-    state = JSON.parse(run.state) as RunState;
-    realmId = existing.id;
-    resumed = true;
-    progress.note(`Continuing the interrupted import of "${stringId}"`);
-  } else {
-    ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, ctx, archive, options, source)));
-    progress.note(`Imported the workspace's users and channels (${state.counts.users} users, ${state.counts.channels} channels)`);
-  }
+  const committed = batchCounter(options.failAfterBatches);
+  const { state, realmId, resumed } = await resumeOrStart<RunState>(ctx, {
+    stringId,
+    source,
+    fail: (message) => new SlackImportError(message),
+    start: (tx) => importBase(tx, ctx, archive, options, source),
+    progress,
+    startedNote: (s) => `Imported the workspace's users and channels (${s.counts.users} users, ${s.counts.channels} channels)`,
+  });
   const realm = (await realmStore.getById(ctx.db.kysely, realmId))!;
   const names: SlackNames = {
     user: (id) => (state.users[id] ? { id: state.users[id][0], fullName: state.users[id][1] } : undefined),

@@ -7,13 +7,13 @@ import { avatarBlobKey } from "../../lib/avatarFiles.js";
 import { ImportArchiveError, type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
-import { realmStore } from "../../store/realms.js";
 import { nowSeconds } from "../../util/time.js";
 import { ensureSystemBots } from "../onboarding.js";
 import { IdMap, type IdMapState, OFFSET_TABLES, type OffsetTable } from "./idMap.js";
 import * as rows from "./zulipRows.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 import { type ImportProgress, silentProgress } from "./progress.js";
+import { batchCounter, resumeOrStart } from "./run.js";
 
 /**
  * `parley import zulip`: an organization from an export in the layout of Zulip's `manage.py
@@ -84,34 +84,15 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
   const realmRowIn = archive.realm.zerver_realm[0];
   const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
   const source = `zulip:${String(realmRowIn.string_id)}:${String(realmRowIn.date_created)}:${archive.messageCount}`;
-  let batches = 0;
-  const committed = () => {
-    batches += 1;
-    if (options.failAfterBatches !== undefined && batches >= options.failAfterBatches)
-      throw new Error(`import interrupted after ${batches} batches (test hook)`);
-  };
-
-  // Resume, or start: the base step creates the organization and the state row together.
-  let state: RunState;
-  let realmId: number;
-  let resumed = false;
-  const existing = await realmStore.getByStringId(ctx.db.kysely, stringId);
-  if (existing) {
-    const run = await store.runByRealm(ctx.db.kysely, existing.id);
-    if (!run) throw new ImportError(`an organization with string id "${stringId}" exists already: choose another with --string-id`);
-    if (run.status === "done") throw new ImportError(`organization "${stringId}" has been imported already`);
-    if (run.source !== source)
-      throw new ImportError(
-        `organization "${stringId}" is being imported from another export (${run.source}): finish that import or choose another --string-id`,
-      );
-    state = JSON.parse(run.state) as RunState;
-    realmId = existing.id;
-    resumed = true;
-    progress.note(`Continuing the interrupted import of "${stringId}"`);
-  } else {
-    ({ state, realmId } = await transaction(ctx, (tx) => importBase(tx, archive, stringId, source)));
-    progress.note(`Imported the organization's tables (${state.counts.users ?? 0} users, ${state.counts.streams ?? 0} channels)`);
-  }
+  const committed = batchCounter(options.failAfterBatches);
+  const { state, realmId, resumed } = await resumeOrStart<RunState>(ctx, {
+    stringId,
+    source,
+    fail: (message) => new ImportError(message),
+    start: (tx) => importBase(tx, archive, stringId, source),
+    progress,
+    startedNote: (s) => `Imported the organization's tables (${s.counts.users ?? 0} users, ${s.counts.streams ?? 0} channels)`,
+  });
   const m = new IdMap(state);
   m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const save = (tx: Tx) => store.saveRunState(tx.q, realmId, JSON.stringify(state), nowSeconds());
