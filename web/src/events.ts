@@ -194,10 +194,18 @@ function applyEvent(event: any): void {
       return onSubscription(event);
     case "realm_user":
       if (event.op === "add" || event.op === "update") {
-        const map = new Map(users.value);
         const id = event.person.user_id;
-        map.set(id, { ...(map.get(id) ?? ({} as User)), ...event.person });
-        users.value = map;
+        const known = users.value.get(id);
+        if (event.op === "update" && !known) {
+          // Someone not in the list (e.g. deactivated when the page loaded, now reactivated): an
+          // update carries only what changed, so the whole account is fetched once.
+          void api.get(`/users/${id}`).then(
+            (body) => (users.value = new Map(users.value).set(id, { ...body.user, ...(users.value.get(id) ?? {}) })),
+            () => {},
+          );
+          return;
+        }
+        users.value = new Map(users.value).set(id, { ...(known ?? ({} as User)), ...event.person });
       }
       return;
     case "user_settings":
