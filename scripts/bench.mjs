@@ -20,7 +20,8 @@
 //
 // Options: --seconds N (per scenario, default 5), --connections N (autocannon throughput
 // connections, default 20), --messages N, --web-minutes N (default 10; 0 skips the heap run,
-// e.g. 1 for a quick run), --no-write.
+// e.g. 1 for a quick run), --import-messages N (issue 21's import of a Zulip-layout export with N
+// messages on SQLite, scripts/bench-import.mjs; default 1,000,000, 0 skips it), --no-write.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -39,6 +40,7 @@ const { values: opts } = parseArgs({
     messages: { type: "string", default: "1000000" },
     connections: { type: "string", default: "20" },
     "web-minutes": { type: "string", default: "10" },
+    "import-messages": { type: "string", default: "1000000" },
     "no-write": { type: "boolean", default: false },
   },
 });
@@ -520,6 +522,13 @@ for (const engine of results.map((r) => (r.engine === "SQLite" ? "sqlite" : "pos
 }
 progress("");
 lines.push(multiSection(multiResults), "");
+// Issue 21's import (SQLite): its figures go to docs/benchmarks-notes.md, included below.
+if (Number(opts["import-messages"]) > 0) {
+  progress("sqlite: import of a Zulip-layout export…");
+  const importArgs = ["--messages", opts["import-messages"], ...(opts["no-write"] ? [] : ["--write"])];
+  execFileSync(process.execPath, [path.join(ROOT, "scripts/bench-import.mjs"), ...importArgs], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+  progress("");
+}
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");
