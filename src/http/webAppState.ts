@@ -1,24 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { REGISTER_PARAMS } from "../../web/src/registerParams.js";
 import { CSRF_COOKIE, SESSION_COOKIE } from "./webSession.js";
 
 /**
- * The parameters of the web app's POST /json/register. web/src/registerParams.ts sends the same
- * when the page came without its state (test/web/registerParams.test.ts compares the two).
+ * The parameters of the web app's POST /json/register: the app's own (web/src/registerParams.ts,
+ * plain data), so the answer embedded in the page is the one the app would ask for.
  */
-export const WEB_APP_REGISTER_PARAMS: Record<string, unknown> = {
-  apply_markdown: true,
-  client_gravatar: true,
-  include_subscribers: false,
-  slim_presence: true,
-  client_capabilities: {
-    notification_settings_null: true,
-    bulk_message_deletion: true,
-    user_avatar_url_field_optional: true,
-    user_settings_object: true,
-    empty_topic_name: true,
-    simplified_presence_events: true,
-  },
-};
+export const WEB_APP_REGISTER_PARAMS: Record<string, unknown> = REGISTER_PARAMS;
 
 /** The id of the element of `/` that holds the state (web/src/events.ts reads it). */
 export const STATE_ELEMENT_ID = "parley-state";

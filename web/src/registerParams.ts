@@ -1,7 +1,7 @@
 /**
  * The parameters of the web app's POST /json/register. The server embeds the answer to the same
- * request in the page (src/http/webAppState.ts, WEB_APP_REGISTER_PARAMS: kept equal by
- * test/web/registerParams.test.ts); the app sends them itself when registering again.
+ * request in the page (src/http/webAppState.ts imports these); the app sends them itself when
+ * registering again. Plain data, no imports: the server's bundle includes this file.
  */
 export const REGISTER_PARAMS = {
   apply_markdown: true,
