@@ -1,33 +1,16 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a JavaScript module without types
-import { build, isBuilt } from "../../scripts/build.mjs";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
-import { chromiumFound, launchChromium } from "../support/browser.js";
-import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { chromiumFound } from "../support/browser.js";
+import { useWebApp } from "../support/webApp.js";
 
 // The web app in a real Chromium: two people in two browser contexts, against a server process
 // in development mode (Zulip's development organization), restarted in the middle.
-const servers = useServerProcesses();
-let env: Record<string, string>;
-let server: ServerProcess;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
 const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
-
-async function startServer(port: number): Promise<void> {
-  server = await servers.start({
-    ...env,
-    PARLEY_DEV: "1",
-    PARLEY_INSECURE_FAST_HASHING: "1",
-    PARLEY_RATE_LIMITS: "0",
-    PARLEY_PORT: String(port),
-    PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-  });
-}
 
 /** The unread count shown next to a sidebar entry (0 when none is shown). */
 async function sidebarCount(page: Page, selector: string): Promise<number> {
@@ -87,20 +70,16 @@ async function deliveredWithinASecond(attempt: (n: number) => Promise<number>): 
 
 describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   beforeAll(async () => {
-    // The server serves dist/web: build it when web/ changed since the last build.
-    if (!isBuilt()) await build();
-    env = await servers.freshEnv();
-    await startServer(await freePort());
-    ({ browser, close: closeBrowser } = await launchChromium());
+    await web.setUp();
   }, 60_000);
   afterAll(async () => {
-    await closeBrowser?.();
+    await web.tearDown();
   });
 
   it("signs in with a password, and through the development login", async () => {
-    hamlet = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    hamlet = await (await web.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     hamlet.on("pageerror", (error) => console.error("hamlet's page:", error));
-    await hamlet.goto(`${server.baseUrl}/`);
+    await hamlet.goto(`${web.server.baseUrl}/`);
     expect(new URL(hamlet.url()).pathname).toBe("/login/");
     await hamlet.fill("#username", "hamlet@zulip.com");
     await hamlet.fill("#password", "wrong");
@@ -111,9 +90,9 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await hamlet.waitForSelector(".sidebar .channels");
     expect(new URL(hamlet.url()).pathname).toBe("/");
 
-    othello = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    othello = await (await web.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     othello.on("pageerror", (error) => console.error("othello's page:", error));
-    await othello.goto(`${server.baseUrl}/devlogin/`);
+    await othello.goto(`${web.server.baseUrl}/devlogin/`);
     await othello.click("button:has-text('Othello, the Moor of Venice')");
     await othello.waitForSelector(".sidebar .channels");
     await expect.poll(() => othello.locator(".view-title").textContent()).toBe("Inbox");
@@ -124,9 +103,9 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 30_000);
 
   it("opens the narrow of a URL hash, old spellings included", async () => {
-    await hamlet.goto(`${server.baseUrl}/#narrow/stream/Verona/subject/web.20test`);
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/stream/Verona/subject/web.20test`);
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
-    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
     await expect.poll(() => hamlet.locator(".compose input[aria-label=Topic]").inputValue()).toBe("web test");
   }, 20_000);
@@ -155,9 +134,9 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 20_000);
 
   it("delivers a direct message within a second, with the sender's DM count", async () => {
-    await othello.goto(`${server.baseUrl}/#narrow/dm/${HAMLET_ID}-King-Hamlet`);
+    await othello.goto(`${web.server.baseUrl}/#narrow/dm/${HAMLET_ID}-King-Hamlet`);
     await expect.poll(() => othello.locator(".view-title").textContent()).toBe("King Hamlet");
-    await hamlet.goto(`${server.baseUrl}/#inbox`);
+    await hamlet.goto(`${web.server.baseUrl}/#inbox`);
     await hamlet.waitForSelector(".view-title:has-text('Inbox')");
     const dmEntry = `.dms li:has(a[data-dm='${OTHELLO_ID}'])`;
     const before = await sidebarCount(hamlet, dmEntry); // the development data has unread DMs
@@ -178,7 +157,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 40_000);
 
   it("reacts, stars, edits, deletes and searches, and the other person sees each change", async () => {
-    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/actions`);
+    for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/actions`);
     await hamlet.fill(".compose textarea", "Edit me");
     await hamlet.press(".compose textarea", "Control+Enter");
     const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });
@@ -219,7 +198,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 30_000);
 
   it("shows /poll and /todo messages as widgets that both people use", async () => {
-    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/widgets`);
+    for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/widgets`);
     await hamlet.fill(".compose textarea", "/poll Lunch where?\nPizza\nTacos");
     await hamlet.press(".compose textarea", "Control+Enter");
     const poll = (page: Page) => page.locator(".widget.poll", { hasText: "Lunch where?" });
@@ -243,13 +222,13 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
 
   it("keeps at most 300 messages in the page, paging a long history in both directions", async () => {
     const { api_key: key } = await (
-      await fetch(`${server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })
+      await fetch(`${web.server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })
     ).json();
     const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };
     for (let batch = 0; batch < 45; batch++) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          fetch(`${server.baseUrl}/api/v1/messages`, {
+          fetch(`${web.server.baseUrl}/api/v1/messages`, {
             method: "POST",
             headers: auth,
             body: new URLSearchParams({ type: "stream", to: "Verona", topic: "long history", content: `Line ${batch * 10 + i + 1}` }),
@@ -265,12 +244,12 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
         num_after: anchor === "oldest" ? "1" : "0",
         narrow: JSON.stringify([{ operator: "topic", operand: "long history" }]),
       });
-      const { messages } = await (await fetch(`${server.baseUrl}/api/v1/messages?${query}`, { headers: auth })).json();
+      const { messages } = await (await fetch(`${web.server.baseUrl}/api/v1/messages?${query}`, { headers: auth })).json();
       return messages[0].id as number;
     };
     const [oldest, newest] = [await ends("oldest"), await ends("newest")];
     // Opened at the newest message (`near`), the first 200 or so are not fetched yet.
-    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/long.20history/near/${newest}`);
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/long.20history/near/${newest}`);
     await hamlet.waitForSelector(".message-list .message");
     const list = hamlet.locator(".message-list");
     const rows = () => hamlet.locator(".message-list .message").count();
@@ -303,15 +282,15 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 90_000);
 
   it("carries on after a server restart without reloading, keeping what is typed", async () => {
-    await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await othello.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
     await othello.fill(".compose textarea", "a draft being typed");
     for (const page of [hamlet, othello]) await page.evaluate(() => ((window as any).parleyNotReloaded = true));
-    const port = new URL(server.baseUrl).port;
-    await server.stop();
-    await startServer(Number(port));
+    const port = new URL(web.server.baseUrl).port;
+    await web.server.stop();
+    await web.startServer(Number(port));
 
-    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`).catch(() => {}); // a hash change, no reload
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`).catch(() => {}); // a hash change, no reload
     await hamlet.fill(".compose textarea", "After the restart");
     await hamlet.press(".compose textarea", "Control+Enter");
     await othello.waitForSelector(".message .content:has-text('After the restart')", { timeout: 15_000 });
@@ -334,7 +313,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   }, 30_000);
 
   it("follows the color scheme setting live, and fits a phone's width", async () => {
-    await hamlet.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await hamlet.waitForSelector(".message .content:has-text('After the restart')");
     // Something of everything the Markdown makes, for the screenshots.
     const sent = await othello.evaluate(async () => {

@@ -1,17 +1,12 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a JavaScript module without types
-import { build, isBuilt } from "../../scripts/build.mjs";
-import { chromiumFound, launchChromium } from "../support/browser.js";
-import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { chromiumFound } from "../support/browser.js";
+import { callJson as call, useWebApp } from "../support/webApp.js";
 
 // Organization administration (#organization/<section>) in a real Chromium: an administrator
 // changes roles, deactivates and reactivates people, edits the organization's profile (others see
 // it live), revokes invitations, adds linkifiers and custom emoji; a member gets no admin controls.
-const servers = useServerProcesses();
-let server: ServerProcess;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const web = useWebApp();
 let iago: Page;
 let othello: Page;
 const HAMLET_ID = 10;
@@ -21,29 +16,6 @@ const IAGO_ID = 11;
 const shots = process.env.PARLEY_SCREENSHOTS;
 /** A 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
-
-async function signIn(name: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.on("pageerror", (error) => console.error(`${name}'s page:`, error));
-  page.on("dialog", (dialog) => void dialog.accept());
-  await page.goto(`${server.baseUrl}/devlogin/`);
-  await page.click(`button:has-text('${name}')`);
-  await page.waitForSelector(".sidebar .channels", { state: "attached" });
-  return page;
-}
-
-/** A /json call from inside a page (its session and CSRF token). */
-function call(page: Page, method: string, path: string, params: Record<string, string> = {}): Promise<any> {
-  return page.evaluate(
-    async ([m, p, body]) => {
-      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
-      const query = m === "GET" ? `?${new URLSearchParams(body)}` : "";
-      const res = await fetch(`/json${p}${query}`, { method: m, headers: { "X-CSRFToken": token }, body: m === "GET" ? undefined : new URLSearchParams(body) });
-      return res.json();
-    },
-    [method, path, params] as const,
-  );
-}
 
 async function open(page: Page, section: string): Promise<void> {
   await page.evaluate((hash) => (location.hash = hash), `#organization/${section}`);
@@ -55,23 +27,12 @@ const row = (page: Page, id: number) => page.locator(`.admin-users tr[data-user-
 
 describe.skipIf(!chromiumFound)("organization administration in Chromium", () => {
   beforeAll(async () => {
-    if (!isBuilt()) await build();
-    const env = await servers.freshEnv();
-    const port = await freePort();
-    server = await servers.start({
-      ...env,
-      PARLEY_DEV: "1",
-      PARLEY_INSECURE_FAST_HASHING: "1",
-      PARLEY_RATE_LIMITS: "0",
-      PARLEY_PORT: String(port),
-      PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-    });
-    ({ browser, close: closeBrowser } = await launchChromium());
-    iago = await signIn("Iago");
-    othello = await signIn("Othello, the Moor of Venice");
+    await web.setUp();
+    iago = await web.signIn("Iago", { acceptDialogs: true });
+    othello = await web.signIn("Othello, the Moor of Venice", { acceptDialogs: true });
   }, 120_000);
   afterAll(async () => {
-    await closeBrowser?.();
+    await web.tearDown();
   });
 
   it("gives a member no admin controls", async () => {

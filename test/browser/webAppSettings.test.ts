@@ -1,18 +1,13 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a JavaScript module without types
-import { build, isBuilt } from "../../scripts/build.mjs";
-import { chromiumFound, launchChromium } from "../support/browser.js";
-import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { chromiumFound } from "../support/browser.js";
+import { callJson as call, useWebApp } from "../support/webApp.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtpSink.js";
 
 // Personal settings (#settings/<section>), user cards and invitations (#invite) in a real
 // Chromium: what a person changes in settings reaches the server through Zulip's API, and the
 // others see it live; an invited person signs up through the emailed link and chats.
-const servers = useServerProcesses();
-let server: ServerProcess;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
 let smtp: SmtpSink;
@@ -22,28 +17,6 @@ const IAGO_ID = 11;
 const VERONA = 1;
 const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
-
-async function signIn(name: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
-  const page = await (await browser.newContext({ viewport })).newPage();
-  page.on("pageerror", (error) => console.error(`${name}'s page:`, error));
-  await page.goto(`${server.baseUrl}/devlogin/`);
-  await page.click(`button:has-text('${name}')`);
-  await page.waitForSelector(".sidebar .channels", { state: "attached" });
-  return page;
-}
-
-/** A /json call from inside a page (its session and CSRF token). */
-function call(page: Page, method: string, path: string, params: Record<string, string> = {}): Promise<any> {
-  return page.evaluate(
-    async ([m, p, body]) => {
-      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
-      const query = m === "GET" ? `?${new URLSearchParams(body)}` : "";
-      const res = await fetch(`/json${p}${query}`, { method: m, headers: { "X-CSRFToken": token }, body: m === "GET" ? undefined : new URLSearchParams(body) });
-      return res.json();
-    },
-    [method, path, params] as const,
-  );
-}
 
 /** The settings as the server has them now (a fresh /register). */
 async function serverSettings(page: Page): Promise<Record<string, any>> {
@@ -61,31 +34,21 @@ const card = (page: Page) => page.locator(".user-card");
 
 describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", () => {
   beforeAll(async () => {
-    if (!isBuilt()) await build();
-    const env = await servers.freshEnv();
-    const port = await freePort();
     smtp = await startSmtpSink();
-    server = await servers.start({
-      ...env,
+    await web.setUp({
       PARLEY_SMTP_URL: smtp.url,
-      PARLEY_DEV: "1",
-      PARLEY_INSECURE_FAST_HASHING: "1",
-      PARLEY_RATE_LIMITS: "0",
-      PARLEY_PORT: String(port),
-      PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
     });
-    ({ browser, close: closeBrowser } = await launchChromium());
-    hamlet = await signIn("King Hamlet");
-    othello = await signIn("Othello, the Moor of Venice");
+    hamlet = await web.signIn("King Hamlet");
+    othello = await web.signIn("Othello, the Moor of Venice");
   }, 120_000);
   afterAll(async () => {
-    await closeBrowser?.();
+    await web.tearDown();
     await smtp?.close();
   });
 
   it("shows a sender's card with presence, local time, role and custom profile fields, and starts a DM from it", async () => {
     await call(hamlet, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "cards", content: "Who am I?" });
-    await othello.goto(`${server.baseUrl}/#narrow/channel/1-Verona/topic/cards`);
+    await othello.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/cards`);
     const sender = othello.locator(".message .sender .name", { hasText: "King Hamlet" }).first();
     await sender.click();
     await expect.poll(() => card(othello).getAttribute("data-user-id")).toBe(String(HAMLET_ID));
@@ -188,7 +151,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
   }, 40_000);
 
   it("changes the password and shows and regenerates the API key in #settings/account-and-privacy", async () => {
-    const prospero = await signIn("Prospero from The Tempest");
+    const prospero = await web.signIn("Prospero from The Tempest");
     await openSettings(prospero, "account-and-privacy");
     expect(await prospero.locator(".own-email").textContent()).toBe("prospero@zulip.com");
     await prospero.fill("input[name=old_password]", "not my password");
@@ -206,7 +169,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     const key = (await prospero.locator(".api-key").textContent())!;
     expect(key).toMatch(/^\w{20,}$/);
     const me = (apiKey: string) =>
-      fetch(`${server.baseUrl}/api/v1/users/me`, { headers: { Authorization: `Basic ${Buffer.from(`prospero@zulip.com:${apiKey}`).toString("base64")}` } });
+      fetch(`${web.server.baseUrl}/api/v1/users/me`, { headers: { Authorization: `Basic ${Buffer.from(`prospero@zulip.com:${apiKey}`).toString("base64")}` } });
     expect((await me(key)).status).toBe(200);
     await prospero.click("button:has-text('Generate new API key')");
     await expect.poll(() => prospero.locator(".api-key").textContent()).not.toBe(key);
@@ -311,7 +274,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
   }, 40_000);
 
   it("an administrator invites by email and by a reusable link; the invited person signs up through the link, lands in the app and chats", async () => {
-    const iago = await signIn("Iago");
+    const iago = await web.signIn("Iago");
     await iago.click("a[aria-label='Invite users']");
     await iago.waitForSelector("textarea[name=invitee_emails]");
     await iago.fill("textarea[name=invitee_emails]", "viola@example.com");
@@ -321,9 +284,9 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     if (shots) await iago.screenshot({ path: `${shots}/invite.png` });
     const mail = await smtp.waitFor((m) => m.rcptTo.includes("viola@example.com"), 20_000);
     const link = /https?:\/\/[^\s]+\/join\/[a-z0-9]+\//.exec(mail.parsed.text ?? "")?.[0];
-    expect(link).toContain(server.baseUrl);
+    expect(link).toContain(web.server.baseUrl);
 
-    const viola = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const viola = await (await web.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     viola.on("pageerror", (error) => console.error("viola's page:", error));
     await viola.goto(link!);
     expect(await viola.inputValue("#email")).toBe("viola@example.com");
@@ -350,7 +313,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await iago.click("button.make-link");
     await expect.poll(() => iago.locator("input.invite-link").inputValue()).toMatch(/\/join\/[a-z0-9]+\/$/);
     const reusable = await iago.locator("input.invite-link").inputValue();
-    const newcomer = await (await browser.newContext()).newPage();
+    const newcomer = await (await web.browser.newContext()).newPage();
     await newcomer.goto(reusable);
     expect(await newcomer.locator("input[name=email]").count()).toBe(1);
     expect(await newcomer.locator("input[name=password]").count()).toBe(0);
@@ -368,7 +331,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
   it.runIf(!!shots)(
     "takes screenshots of settings on a phone, light and dark",
     async () => {
-      const phone = await signIn("Iago", { width: 390, height: 844 });
+      const phone = await web.signIn("Iago", { viewport: { width: 390, height: 844 } });
       await openSettings(phone, "notifications");
       await phone.screenshot({ path: `${shots}/settings-phone-light.png` });
       await call(phone, "PATCH", "/settings", { color_scheme: "2" });

@@ -1,45 +1,18 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// @ts-expect-error: a JavaScript module without types
-import { build, isBuilt } from "../../scripts/build.mjs";
-import { chromiumFound, launchChromium } from "../support/browser.js";
-import { freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { chromiumFound } from "../support/browser.js";
+import { callJson as call, useWebApp } from "../support/webApp.js";
 
 // The web app's views and tools in a real Chromium, two people in two browser contexts: recent
 // conversations, the emoji picker, search suggestions, moving and resolving topics, and the
 // outbox that keeps a failed message across a reload.
-const servers = useServerProcesses();
-let server: ServerProcess;
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
+const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
 const OTHELLO_ID = 12;
 const VERONA = 1;
 const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
-
-async function signIn(name: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-  page.on("pageerror", (error) => console.error(`${name}'s page:`, error));
-  await page.goto(`${server.baseUrl}/devlogin/`);
-  await page.click(`button:has-text('${name}')`);
-  await page.waitForSelector(".sidebar .channels");
-  return page;
-}
-
-/** A /json call from inside a page (its session and CSRF token). */
-function call(page: Page, method: string, path: string, params: Record<string, string> = {}): Promise<any> {
-  return page.evaluate(
-    async ([m, p, body]) => {
-      const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
-      const query = m === "GET" ? `?${new URLSearchParams(body)}` : "";
-      const res = await fetch(`/json${p}${query}`, { method: m, headers: { "X-CSRFToken": token }, body: m === "GET" ? undefined : new URLSearchParams(body) });
-      return res.json();
-    },
-    [method, path, params] as const,
-  );
-}
 
 async function send(page: Page, channelId: number, topic: string, content: string): Promise<number> {
   const result = await call(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
@@ -52,27 +25,16 @@ const row = (page: Page, text: string) => page.locator(".message", { has: page.l
 
 describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   beforeAll(async () => {
-    if (!isBuilt()) await build();
-    const env = await servers.freshEnv();
-    const port = await freePort();
-    server = await servers.start({
-      ...env,
-      PARLEY_DEV: "1",
-      PARLEY_INSECURE_FAST_HASHING: "1",
-      PARLEY_RATE_LIMITS: "0",
-      PARLEY_PORT: String(port),
-      PARLEY_EXTERNAL_URL: `http://127.0.0.1:${port}`,
-    });
-    ({ browser, close: closeBrowser } = await launchChromium());
-    hamlet = await signIn("King Hamlet");
-    othello = await signIn("Othello, the Moor of Venice");
+    await web.setUp();
+    hamlet = await web.signIn("King Hamlet");
+    othello = await web.signIn("Othello, the Moor of Venice");
   }, 120_000);
   afterAll(async () => {
-    await closeBrowser?.();
+    await web.tearDown();
   });
 
   it("shows recent conversations with participants and unread counts, live, and opens one on a click", async () => {
-    await hamlet.goto(`${server.baseUrl}/#recent_topics`);
+    await hamlet.goto(`${web.server.baseUrl}/#recent_topics`);
     await expect.poll(() => hamlet.evaluate(() => location.hash)).toBe("#recent");
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("Recent conversations");
     await hamlet.waitForSelector(".recent tbody tr");
@@ -104,7 +66,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   }, 40_000);
 
   it("reacts and inserts emoji through the picker, with search and custom emoji, its data loaded only when opened", async () => {
-    for (const page of [hamlet, othello]) await page.goto(`${server.baseUrl}/${topicHash("1-Verona", "emoji")}`);
+    for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "emoji")}`);
     await send(othello, VERONA, "emoji", "React to me");
     await hamlet.waitForSelector(".message .content:has-text('React to me')");
     const emojiChunks = () => hamlet.evaluate(() => performance.getEntriesByType("resource").filter((e) => /emojiTable/.test(e.name)).length);
@@ -154,7 +116,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   }, 40_000);
 
   it("suggests operators, channels, topics, people and is:/has: values as the search is typed", async () => {
-    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
     await hamlet.waitForSelector(".sidebar .topics li");
     const box = hamlet.locator(".search input");
     const suggestions = () => hamlet.locator(".suggestions li .query").allTextContents();
@@ -194,7 +156,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   }, 40_000);
 
   it("renames, moves, resolves and follows topics, and the other person's sidebar follows live", async () => {
-    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
+    await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
     await othello.waitForSelector(".sidebar .topics li");
     const first = await send(hamlet, VERONA, "move me", "First of the topic");
     await send(hamlet, VERONA, "move me", "Second of the topic");
@@ -203,7 +165,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => othelloTopic("move me").count()).toBe(1);
 
     // The whole topic renamed: Hamlet's view follows it, Othello's sidebar changes.
-    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "move.20me")}`);
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "move.20me")}`);
     await hamlet.waitForSelector(".message .content:has-text('Third of the topic')");
     await hamlet.locator(".recipient-bar .move-topic").first().click();
     await hamlet.fill("input[aria-label='New topic']", "moved here");
@@ -228,7 +190,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
 
     // One message (the last) moved to Denmark, "change_one": it leaves Othello's open view.
-    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
+    await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
     await othello.waitForSelector(".message .content:has-text('Third of the topic')");
     await row(hamlet, "Third of the topic").hover();
     await row(hamlet, "Third of the topic").locator("summary").click();
@@ -265,7 +227,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   }, 60_000);
 
   it("offers no topic moves when the organization allows none, changed live", async () => {
-    const iago = await signIn("Iago");
+    const iago = await web.signIn("Iago");
     const set = (params: Record<string, string>) => call(iago, "PATCH", "/realm", params);
     const nobody = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:nobody").id;
     expect(
@@ -277,7 +239,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
       ).result,
     ).toBe("success");
     try {
-      await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
+      await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
       await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
       // The realm event took the buttons away, without a reload.
       await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBe(0);
@@ -297,8 +259,8 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
   }, 40_000);
 
   it("keeps a message that failed to send across a reload, until it is retried and sent", async () => {
-    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
-    await othello.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
     await hamlet.waitForSelector(".message-list .status");
     // The network refuses the send.
     await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
@@ -314,7 +276,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.waitForSelector(".message.failed .content:has-text('Survives a reload')");
     if (shots) await hamlet.screenshot({ path: `${shots}/unsent.png` });
     // Elsewhere (the inbox) the notice stays.
-    await hamlet.goto(`${server.baseUrl}/#inbox`);
+    await hamlet.goto(`${web.server.baseUrl}/#inbox`);
     await hamlet.waitForSelector(".unsent li:has-text('Survives a reload')");
     await hamlet.click(".unsent li button:has-text('Retry')");
     await othello.waitForSelector(".message .content:has-text('Survives a reload')");
@@ -322,7 +284,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => hamlet.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith("parley-outbox")).length)).toBe(0);
 
     // Sent once: after another reload nothing is pending and the message is there once.
-    await hamlet.goto(`${server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
     await hamlet.reload();
     await hamlet.waitForSelector(".message .content:has-text('Survives a reload')");
     expect(await hamlet.locator(".unsent").count()).toBe(0);
