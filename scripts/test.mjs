@@ -17,6 +17,8 @@ if (process.env.PARLEY_TEST_POSTGRES_URL) {
 }
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** "run: file > test: first line of the error" for each failed test, repeated at the very end. */
+const failures = [];
 let ok = true;
 for (const run of runs) {
   console.log(`\n=== Test suite on ${run.name} ===`);
@@ -33,10 +35,20 @@ for (const run of runs) {
     totals.failed += json.numFailedTests;
     totals.skipped += json.numPendingTests + json.numTodoTests;
     console.log(`${run.name}: ${json.numPassedTests} passed, ${json.numFailedTests} failed`);
+    for (const file of json.testResults) {
+      const relative = path.relative(process.cwd(), file.name);
+      if (file.status === "failed" && file.assertionResults.every((t) => t.status !== "failed")) {
+        failures.push(`${run.name}: ${relative}: ${String(file.message).split("\n")[0]}`);
+      }
+      for (const test of file.assertionResults.filter((t) => t.status === "failed")) {
+        failures.push(`${run.name}: ${relative} > ${test.fullName}: ${String(test.failureMessages[0] ?? "").split("\n")[0]}`);
+      }
+    }
   } catch {
     ok = false;
     console.log(`${run.name}: no report (the run crashed)`);
   }
 }
+if (failures.length > 0) console.log(`\nFailed:\n${failures.map((f) => `- ${f}`).join("\n")}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(ok && totals.failed === 0 ? 0 : 1);
