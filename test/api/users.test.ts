@@ -135,6 +135,14 @@ describe("POST /users", () => {
     expectError(await t.post("iago", "/api/v1/users", missing), 400, "Missing 'full_name' argument", "REQUEST_VARIABLE_MISSING");
     expect(await t.ctx.db.kysely.selectFrom("users").select("id").where("email", "=", "fresh@zulip.com").execute()).toEqual([]);
   });
+
+  it("creates one account when several requests race for the same address; the others are told it is in use", async () => {
+    const params = (n: number) => ({ email: "racer@zulip.com", password: "a-good-password", full_name: `Racer ${n}` });
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => t.post("iago", "/api/v1/users", params(n))));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    for (const r of results.filter((r) => r.status === 400)) expectError(r, 400, "Email 'racer@zulip.com' already in use");
+    expect(await t.ctx.db.kysely.selectFrom("users").select("id").where("email", "=", "racer@zulip.com").execute()).toHaveLength(1);
+  });
 });
 
 describe("PATCH /users/{user_id}", () => {
