@@ -63,7 +63,7 @@ describe("Markdown rendering is safe by construction", () => {
     ]) {
       const started = Date.now();
       const html = render(input);
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(5000); // a blow-up takes minutes; a loaded machine seconds
       expect(html.length).toBeLessThan(200_000);
       expect((html.match(/<blockquote>/g) ?? []).length).toBeLessThanOrEqual(40);
     }

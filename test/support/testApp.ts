@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
 import { buildApp, createContext } from "../../src/app.js";
 import type { AppContext } from "../../src/appContext.js";
 import { loadConfig, type Config } from "../../src/config.js";
@@ -49,7 +49,9 @@ export class TestServer {
   private users = new Map<string, User>();
 
   async start(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<void> {
-    const db = await freshDatabase();
+    // The seeded template (built once per run) unless the test needs the seed made otherwise.
+    const seeded = overrides.fastPasswordHashing !== false;
+    const db = await freshDatabase(seeded ? inject("templateDatabase") : undefined);
     this.processEnv = db.database.kind === "sqlite" ? { ...db.env, PARLEY_DATABASE_URL: `sqlite:${db.database.file}` } : db.env;
     const base = loadConfig({ PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "silent", ...env });
     this.config = {
@@ -62,7 +64,7 @@ export class TestServer {
     };
     this.ctx = await createContext(this.config, pino({ level: process.env.PARLEY_TEST_LOG ?? "silent" }));
     this.ctx.events.subscribe((event) => this.eventViolations.push(...committedEventViolations(event)));
-    await seedTestRealm(this.ctx);
+    if (!seeded) await seedTestRealm(this.ctx);
     const app = await buildApp(this.ctx);
     await app.listen({ host: "127.0.0.1", port: 0 });
     this.ctx.jobs.start();

@@ -21,10 +21,15 @@ export interface FreshDatabase {
   drop: () => Promise<void>;
 }
 
-export async function freshDatabase(): Promise<FreshDatabase> {
+/**
+ * A new, empty database for one test file (or process), or with `template` a copy of that one: for
+ * SQLite a database file copied, for PostgreSQL `CREATE DATABASE … TEMPLATE` (see templateDb.ts).
+ */
+export async function freshDatabase(template?: string): Promise<FreshDatabase> {
   counter += 1;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-test-"));
   if (TEST_ENGINE === "sqlite") {
+    if (template) fs.copyFileSync(template, path.join(dataDir, "test.sqlite3"));
     return {
       database: { kind: "sqlite", file: path.join(dataDir, "test.sqlite3"), synchronous: "NORMAL" },
       dataDir,
@@ -37,7 +42,7 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   const name = `parley_test_${process.pid}_${counter}_${Date.now() % 100000}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
