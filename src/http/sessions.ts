@@ -3,7 +3,7 @@ import { createSession, endSession, passwordLogin } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
 import { errorEnvelope } from "./mount.js";
 import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
-import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
+import { checkSameOriginForm, clearSessionCookies, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
 
 /**
  * Web sessions (Zulip's /accounts/login/ and /accounts/logout/): a password login sets the
@@ -11,6 +11,7 @@ import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from "./webSes
  * The session authenticates the web app's /json requests and the endpoints a browser reaches
  * directly: file URLs under /user_uploads and the tus upload endpoint. Lax cookies are not sent
  * with cross-site POST/PATCH requests, so another site cannot upload as the user.
+ * Both refuse a form posted from another site (checkSameOriginForm).
  * A failed login from the /login/ form (a browser asking for HTML) shows the form again with the error.
  */
 export { SESSION_COOKIE };
@@ -19,6 +20,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
   const { ctx } = opts;
 
   app.post<{ Body: { username?: string; password?: string } }>("/accounts/login/", async (request, reply) => {
+    checkSameOriginForm(ctx, request);
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
     if (typeof username !== "string" || typeof password !== "string") {
       return reply.status(400).send({ result: "error", msg: "Missing 'username' or 'password' argument", code: "BAD_REQUEST" });
@@ -39,6 +41,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
   });
 
   app.post("/accounts/logout/", async (request, reply) => {
+    checkSameOriginForm(ctx, request);
     const key = request.cookies[SESSION_COOKIE];
     if (key) await endSession(ctx, key);
     clearSessionCookies(reply);

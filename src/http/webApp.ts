@@ -7,7 +7,7 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { webAppShell, webAppAssets } from "./webAppAssets.js";
 import { registerForPage } from "./webAppState.js";
-import { sessionUser, setSessionCookies } from "./webSession.js";
+import { checkSameOriginForm, sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
  * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
@@ -48,6 +48,7 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
 
   app.post<{ Body: { email?: unknown } }>("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
+    checkSameOriginForm(ctx, request);
     const email = typeof request.body?.email === "string" ? request.body.email : "";
     const user = (await userStore.listByApiEmail(ctx.db.kysely, email)).find((u) => u.is_active && !u.is_bot);
     const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));

@@ -36,6 +36,22 @@ export class CsrfError extends ApiError {
   }
 }
 
+/**
+ * The forms that sign in, sign up and sign out (/accounts/login/, /devlogin/, /join/<key>/,
+ * /accounts/logout/) have no session to carry a token yet, so they are protected from other sites
+ * by what browsers say about a request's origin: a form posted from another site comes with
+ * `Sec-Fetch-Site: cross-site` and a foreign `Origin`, and is refused — otherwise a page elsewhere
+ * could sign a visitor in to the attacker's account (login CSRF) or out of their own. Clients that
+ * are not browsers send neither header and are not affected.
+ */
+export function checkSameOriginForm(ctx: AppContext, request: FastifyRequest): void {
+  if (request.headers["sec-fetch-site"] === "cross-site") throw new CsrfError("Form posted from another site.");
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const ownOrigins = [new URL(ctx.config.externalUrl).origin, `${request.protocol}://${request.host}`];
+  if (!ownOrigins.includes(origin)) throw new CsrfError("Form posted from another site.");
+}
+
 /** The signed-in user of a browser request, with the session's CSRF token; null when none. */
 export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
   const key = request.cookies[SESSION_COOKIE];

@@ -187,6 +187,37 @@ describe("signing in", () => {
     expect((await json(iago, "GET", "/users/me")).status).toBe(401);
     expect((await fetch(`${t.baseUrl}/`, { redirect: "manual", headers: { Cookie: iago.cookie } })).headers.get("location")).toBe("/login/");
   });
+
+  it("refuses sign-in and sign-out forms posted from another site (login CSRF), and takes its own", async () => {
+    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }]) {
+      const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, headers);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toMatchObject({ result: "error", code: "CSRF_FAILED" });
+      expect(cookiesOf(res).sessionid).toBeUndefined();
+      const dev = await fetch(`${t.baseUrl}/devlogin/`, {
+        method: "POST",
+        redirect: "manual",
+        headers,
+        body: new URLSearchParams({ email: "hamlet@zulip.com" }),
+      });
+      expect(dev.status).toBe(403);
+      expect(cookiesOf(dev).sessionid).toBeUndefined();
+    }
+    const iago = await signIn(t, "iago@zulip.com");
+    const out = await fetch(`${t.baseUrl}/accounts/logout/`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: iago.cookie, Origin: "https://evil.example" },
+    });
+    expect(out.status).toBe(403);
+    expectSuccess(await json(iago, "GET", "/users/me"));
+
+    const own = new URL(t.baseUrl).origin;
+    const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, { Origin: own, "Sec-Fetch-Site": "same-origin" });
+    expect(res.status).toBe(302);
+    expect(cookiesOf(res).sessionid).toBeTruthy();
+    expect((await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, { Origin: "http://localhost:9991" })).status).toBe(302); // PARLEY_EXTERNAL_URL's origin
+  });
 });
 
 describe("/json: the API with the session", () => {
