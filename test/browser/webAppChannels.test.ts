@@ -1,0 +1,187 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumFound } from "../support/browser.js";
+import { callJson as call, useWebApp } from "../support/webApp.js";
+
+// The channels overlay (#channels/...) in a real Chromium: browsing and joining channels,
+// creating one, personal settings of a subscription, and channel administration, each reaching
+// the server through Zulip's API and the others' browsers through events.
+const web = useWebApp();
+let hamlet: Page;
+let othello: Page;
+let cordelia: Page;
+let iago: Page;
+const OTHELLO_ID = 12;
+const VENICE = 4;
+const shots = process.env.PARLEY_SCREENSHOTS;
+
+async function open(page: Page, hash: string): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hash);
+  await page.waitForSelector(".channels-overlay");
+}
+
+const sidebarChannels = (page: Page) => page.locator(".sidebar .channels > li .name").allTextContents();
+const row = (page: Page, name: string) => page.locator(".channel-row", { has: page.locator(".channel-name", { hasText: name }) });
+
+async function serverSubscription(page: Page, channelId: number): Promise<Record<string, any> | undefined> {
+  const { subscriptions } = await call(page, "GET", "/users/me/subscriptions");
+  return subscriptions.find((s: { stream_id: number }) => s.stream_id === channelId);
+}
+
+async function channelId(page: Page, name: string): Promise<number> {
+  return (await call(page, "GET", "/get_stream_id", { stream: name })).stream_id;
+}
+
+describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
+  beforeAll(async () => {
+    await web.setUp();
+    hamlet = await web.signIn("King Hamlet");
+    othello = await web.signIn("Othello, the Moor of Venice");
+    cordelia = await web.signIn("Cordelia");
+    iago = await web.signIn("Iago");
+    // A missing element fails its step, not the whole test's time.
+    for (const page of [hamlet, othello, cordelia, iago]) page.setDefaultTimeout(8000);
+  }, 120_000);
+  afterAll(async () => {
+    await web.tearDown();
+  });
+
+  it("opens from the sidebar, browses all channels with subscriber counts, filters by name and subscribes", async () => {
+    await hamlet.click(".sidebar .browse-channels");
+    await hamlet.waitForSelector(".channels-overlay");
+    expect(await hamlet.evaluate(() => location.hash)).toBe("#channels/all");
+    await expect.poll(() => row(hamlet, "Venice").count()).toBe(1);
+    // Venice: Desdemona, Prospero, ZOE (and nobody else) in the development organization.
+    const venice = row(hamlet, "Venice");
+    await expect.poll(() => venice.locator(".subscriber-count").textContent()).toContain("3");
+    expect(await venice.locator(".channel-description").textContent()).toBe("A northeastern Italian city");
+    expect(await venice.locator(".privacy").textContent()).toBe("#");
+    // The private "core team" is listed for its subscriber, with a lock.
+    expect(await row(hamlet, "core team").locator(".privacy").textContent()).toBe("🔒");
+    await hamlet.fill(".channel-list input[type=search]", "ven");
+    await expect.poll(() => hamlet.locator(".channel-row .channel-name").allTextContents()).toEqual(["Venice"]);
+    if (shots) await hamlet.screenshot({ path: `${shots}/channels-browse-light.png` });
+
+    expect(await sidebarChannels(hamlet)).not.toContain("Venice");
+    await venice.locator("button.subscribe").click();
+    await expect.poll(() => sidebarChannels(hamlet)).toContain("Venice");
+    await expect.poll(() => venice.locator("button.subscribe").textContent()).toBe("Unsubscribe");
+    await expect.poll(() => venice.locator(".subscriber-count").textContent()).toContain("4");
+    expect(await serverSubscription(hamlet, VENICE)).toBeTruthy();
+
+    // The "Subscribed" tab lists it now.
+    await hamlet.click(".list-tabs a:has-text('Subscribed')");
+    await hamlet.fill(".channel-list input[type=search]", "");
+    await expect.poll(() => hamlet.locator(".channel-row .channel-name").allTextContents()).toContain("Venice");
+    expect(await hamlet.locator(".channel-row .channel-name").allTextContents()).not.toContain("Scotland");
+  });
+
+  it("creates a private channel with a subscriber: his browser shows it live, another's does not", async () => {
+    await hamlet.click(".channels-overlay header .close");
+    await hamlet.waitForSelector(".channels-overlay", { state: "detached" });
+    await hamlet.click(".sidebar .add-channel");
+    await hamlet.waitForSelector(".channel-create");
+    expect(await hamlet.evaluate(() => location.hash)).toBe("#channels/new");
+    // The server's refusal shows under the form: a name already taken.
+    await hamlet.fill(".channel-create input[name=name]", "verona");
+    await hamlet.click(".channel-create button[type=submit]");
+    await expect.poll(() => hamlet.locator(".channel-create .form-error").textContent()).toContain("already exists");
+
+    await hamlet.fill(".channel-create input[name=name]", "Elsinore");
+    await hamlet.fill(".channel-create textarea[name=description]", "Whispers on the battlements");
+    await hamlet.check(".channel-create input[value=private-protected]");
+    await hamlet.fill(".channel-create .initial-subscribers input[type=search]", "othel");
+    await hamlet.click(`.channel-create .initial-subscribers button[data-user-id='${OTHELLO_ID}']`);
+    expect(await hamlet.locator(".channel-create .initial-subscribers .pill").allTextContents()).toEqual([
+      "King Hamlet (you)×",
+      "Othello, the Moor of Venice×",
+    ]);
+    if (shots) await hamlet.screenshot({ path: `${shots}/channels-create-light.png` });
+    await hamlet.click(".channel-create button[type=submit]");
+
+    await expect.poll(() => hamlet.locator(".channel-settings .channel-title h2").textContent(), { timeout: 10_000 }).toContain("Elsinore");
+    await expect.poll(() => sidebarChannels(othello)).toContain("Elsinore");
+    await expect.poll(() => sidebarChannels(hamlet)).toContain("Elsinore");
+    const id = await channelId(hamlet, "Elsinore");
+    const { stream } = await call(hamlet, "GET", `/streams/${id}`);
+    expect(stream).toMatchObject({ invite_only: true, history_public_to_subscribers: false, description: "Whispers on the battlements" });
+    expect((await call(hamlet, "GET", `/streams/${id}/members`)).subscribers.sort()).toEqual([10, OTHELLO_ID]);
+    // Cordelia is not invited: neither her sidebar nor her channel list has it.
+    await open(cordelia, "#channels/all");
+    await expect.poll(() => row(cordelia, "Verona").count()).toBe(1);
+    expect(await row(cordelia, "Elsinore").count()).toBe(0);
+    expect(await sidebarChannels(cordelia)).not.toContain("Elsinore");
+  });
+
+  it("changes the colour, mute and pin of a subscription: the sidebar follows and the server has them", async () => {
+    const id = await channelId(hamlet, "Elsinore");
+    await open(hamlet, `#channels/${id}/Elsinore/personal`);
+    await hamlet.click(".color-swatch[data-color='#e4523d']");
+    const swatch = hamlet.locator(`.sidebar .channels li[data-channel-id='${id}'] .swatch`);
+    await expect.poll(() => swatch.evaluate((e) => getComputedStyle(e).backgroundColor)).toBe("rgb(228, 82, 61)");
+    await hamlet.check(".channel-personal input[name=is_muted]");
+    await expect.poll(() => hamlet.locator(`.sidebar .channels li[data-channel-id='${id}']`).getAttribute("class")).toContain("muted");
+    await hamlet.check(".channel-personal input[name=pin_to_top]");
+    await expect.poll(async () => (await sidebarChannels(hamlet))[0]).toBe("Elsinore");
+    // Notifications inherit the user's settings until set for the channel.
+    expect(await hamlet.locator(".channel-personal label:has(input[name=desktop_notifications]) .hint").textContent()).toBe("(default)");
+    await hamlet.click(".channel-personal input[name=desktop_notifications]");
+    await expect.poll(() => hamlet.locator(".channel-personal label:has(input[name=desktop_notifications]) .hint").count()).toBe(0);
+    await expect
+      .poll(async () => {
+        const sub = await serverSubscription(hamlet, id);
+        return sub && { color: sub.color, is_muted: sub.is_muted, pin_to_top: sub.pin_to_top, desktop: sub.desktop_notifications !== null };
+      })
+      .toEqual({ color: "#e4523d", is_muted: true, pin_to_top: true, desktop: true });
+    if (shots) await hamlet.screenshot({ path: `${shots}/channels-personal-light.png` });
+  });
+
+  it("lets an administrator rename, describe, restrict and archive a channel; subscribers see it go live", async () => {
+    // Denmark: Hamlet and Othello are subscribed.
+    await open(iago, "#channels/2/Denmark/general");
+    await iago.waitForSelector(".channel-settings[data-editable=true]");
+    await iago.fill(".channel-details input[name=new_name]", "Denmark North");
+    await iago.fill(".channel-details textarea[name=description]", "A cold Scandinavian country");
+    await iago.click(".channel-details button[type=submit]");
+    await expect.poll(() => sidebarChannels(hamlet)).toContain("Denmark North");
+    const { stream } = await call(iago, "GET", "/streams/2");
+    expect(stream).toMatchObject({ name: "Denmark North", description: "A cold Scandinavian country" });
+
+    await iago.click(".channel-tabs a:has-text('Permissions')");
+    const admins = await iago.locator("select[name=can_send_message_group] option", { hasText: "Administrators" }).getAttribute("value");
+    await iago.selectOption("select[name=can_send_message_group]", admins!);
+    await expect.poll(async () => (await call(iago, "GET", "/streams/2")).stream.can_send_message_group).toBe(Number(admins));
+    // Hamlet sees the permission change live in the same page, read-only.
+    await open(hamlet, "#channels/2/Denmark.20North/permissions");
+    await expect.poll(() => hamlet.locator("select[name=can_send_message_group]").inputValue()).toBe(admins);
+    expect(await hamlet.locator("select[name=can_send_message_group]").isDisabled()).toBe(true);
+    if (shots) await iago.screenshot({ path: `${shots}/channels-permissions-light.png` });
+
+    await iago.click(".channel-tabs a:has-text('General')");
+    await iago.click(".archive-zone button.archive");
+    if (shots) await iago.screenshot({ path: `${shots}/channels-archive-confirm-light.png` });
+    await iago.click(".archive-zone button.confirm-archive");
+    await expect.poll(() => sidebarChannels(hamlet)).not.toContain("Denmark North");
+    await expect.poll(() => sidebarChannels(othello)).not.toContain("Denmark North");
+    expect((await call(iago, "GET", "/streams/2")).code).toBe("BAD_REQUEST");
+    // The administrator can bring it back.
+    await iago.waitForSelector(".archive-zone button.unarchive");
+    await iago.click(".archive-zone button.unarchive");
+    await expect.poll(async () => (await call(iago, "GET", "/streams/2")).stream?.is_archived).toBe(false);
+    await expect.poll(() => sidebarChannels(othello)).toContain("Denmark North");
+  });
+
+  it("shows a member the same settings read-only", async () => {
+    await open(othello, `#channels/${VENICE}/Venice/general`);
+    await othello.waitForSelector(".channel-settings[data-editable=false]");
+    expect(await othello.locator(".channel-details input[name=new_name]").count()).toBe(0);
+    expect(await othello.locator(".channel-facts .description").textContent()).toBe("A northeastern Italian city");
+    expect(await othello.locator(".privacy-choice input[value=public]").isChecked()).toBe(true);
+    expect(await othello.locator(".privacy-choice input[value=public]").isDisabled()).toBe(true);
+    expect(await othello.locator(".archive-zone").count()).toBe(0);
+    await othello.click(".channel-tabs a:has-text('Subscribers')");
+    await expect.poll(() => othello.locator(".subscriber-list .name").allTextContents()).toContain("King Hamlet");
+    expect(await othello.locator(".subscriber-list button").count()).toBe(0);
+    if (shots) await othello.screenshot({ path: `${shots}/channels-readonly-light.png` });
+  });
+});
