@@ -13,6 +13,7 @@ let cordelia: Page;
 let iago: Page;
 const OTHELLO_ID = 12;
 const VENICE = 4;
+const ROME = 5;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 async function open(page: Page, hash: string): Promise<void> {
@@ -55,9 +56,9 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     const venice = row(hamlet, "Venice");
     await expect.poll(() => venice.locator(".subscriber-count").textContent()).toContain("3");
     expect(await venice.locator(".channel-description").textContent()).toBe("A northeastern Italian city");
-    expect(await venice.locator(".privacy").textContent()).toBe("#");
+    expect(await venice.locator(".privacy svg").getAttribute("aria-label")).toBe("Public");
     // The private "core team" is listed for its subscriber, with a lock.
-    expect(await row(hamlet, "core team").locator(".privacy").textContent()).toBe("🔒");
+    expect(await row(hamlet, "core team").locator(".privacy svg").getAttribute("aria-label")).toBe("Private");
     await hamlet.fill(".channel-list input[type=search]", "ven");
     await expect.poll(() => hamlet.locator(".channel-row .channel-name").allTextContents()).toEqual(["Venice"]);
     if (shots) await hamlet.screenshot({ path: `${shots}/channels-browse-light.png` });
@@ -157,9 +158,31 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     expect(await hamlet.locator("select[name=can_send_message_group]").isDisabled()).toBe(true);
     if (shots) await iago.screenshot({ path: `${shots}/channels-permissions-light.png` });
 
+    // A custom set of administrators: Hamlet's read-only page becomes editable live.
+    expect(await hamlet.locator(".channel-settings").getAttribute("data-editable")).toBe("false");
+    await iago.selectOption("select[name=can_administer_channel_group]", "custom");
+    const administrators = iago.locator(".group-setting[data-setting=can_administer_channel_group]");
+    await administrators.locator("input[type=search]").fill("hamlet");
+    await administrators.locator(".suggestions button[data-user-id='10']").click();
+    await expect.poll(() => hamlet.locator(".channel-settings").getAttribute("data-editable")).toBe("true");
+    expect((await call(iago, "GET", "/streams/2")).stream.can_administer_channel_group).toEqual({ direct_members: [10], direct_subgroups: [] });
+    expect(await hamlet.locator("select[name=can_send_message_group]").isDisabled()).toBe(false);
+
+    // Subscribers: Iago adds Cordelia, whose sidebar shows the channel at once.
+    await iago.click(".channel-tabs a:has-text('Subscribers')");
+    await iago.fill(".channel-subscribers input[type=search]", "cordelia");
+    await iago.click(".channel-subscribers .suggestions button[data-user-id='8']");
+    await expect.poll(() => sidebarChannels(cordelia)).toContain("Denmark North");
+    await expect.poll(() => iago.locator(".subscriber-list .name").allTextContents()).toContain("Cordelia, Lear's daughter");
+    await iago.click(".subscriber-list li[data-user-id='8'] button");
+    await expect.poll(() => sidebarChannels(cordelia)).not.toContain("Denmark North");
+
     await iago.click(".channel-tabs a:has-text('General')");
     await iago.click(".archive-zone button.archive");
-    if (shots) await iago.screenshot({ path: `${shots}/channels-archive-confirm-light.png` });
+    if (shots) {
+      await iago.locator(".archive-zone .confirm").scrollIntoViewIfNeeded();
+      await iago.screenshot({ path: `${shots}/channels-archive-confirm-light.png` });
+    }
     await iago.click(".archive-zone button.confirm-archive");
     await expect.poll(() => sidebarChannels(hamlet)).not.toContain("Denmark North");
     await expect.poll(() => sidebarChannels(othello)).not.toContain("Denmark North");
@@ -169,6 +192,34 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     await iago.click(".archive-zone button.unarchive");
     await expect.poll(async () => (await call(iago, "GET", "/streams/2")).stream?.is_archived).toBe(false);
     await expect.poll(() => sidebarChannels(othello)).toContain("Denmark North");
+  });
+
+  it("lists archived channels for administrators, and lets an owner set a channel's message retention", async () => {
+    await call(iago, "DELETE", `/streams/${ROME}`);
+    await open(iago, "#channels/all");
+    await expect.poll(() => row(iago, "Scotland").count()).toBe(1);
+    expect(await row(iago, "Rome").count()).toBe(0);
+    await iago.check(".channel-list input[name=show_archived]");
+    await expect.poll(() => row(iago, "Rome").locator(".archived-tag").count()).toBe(1);
+    expect(await row(iago, "Rome").locator("button.subscribe").count()).toBe(0);
+    // Members have no such filter.
+    await open(othello, "#channels/all");
+    await expect.poll(() => row(othello, "Scotland").count()).toBe(1);
+    expect(await othello.locator(".channel-list input[name=show_archived]").count()).toBe(0);
+
+    // Retention: owners only (Iago, an administrator, sees it read-only).
+    await open(iago, "#channels/1/Verona/general");
+    await iago.waitForSelector(".channel-settings[data-editable=true]");
+    expect(await iago.locator("input[name=message_retention_days]").count()).toBe(0);
+    expect(await iago.locator(".retention").textContent()).toBe("Organization default");
+    const desdemona = await web.signIn("Desdemona");
+    desdemona.setDefaultTimeout(8000);
+    await open(desdemona, "#channels/1/Verona/general");
+    await desdemona.fill("input[name=message_retention_days]", "30");
+    await desdemona.click("button:has-text('Save retention')");
+    await expect.poll(async () => (await call(desdemona, "GET", "/streams/1")).stream.message_retention_days).toBe(30);
+    await expect.poll(() => iago.locator(".retention").textContent()).toBe("30 days");
+    await desdemona.context().close();
   });
 
   it("shows a member the same settings read-only", async () => {
@@ -184,4 +235,40 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     expect(await othello.locator(".subscriber-list button").count()).toBe(0);
     if (shots) await othello.screenshot({ path: `${shots}/channels-readonly-light.png` });
   });
+
+  it.runIf(!!shots)(
+    "takes screenshots in the dark theme and on a phone",
+    async () => {
+      await call(hamlet, "PATCH", "/settings", { color_scheme: "2" });
+      await expect.poll(() => hamlet.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+      await open(hamlet, "#channels/all");
+      await expect.poll(() => row(hamlet, "Scotland").count()).toBe(1);
+      await hamlet.screenshot({ path: `${shots}/channels-browse-dark.png` });
+      await open(hamlet, "#channels/new");
+      await hamlet.waitForSelector(".channel-create");
+      await hamlet.screenshot({ path: `${shots}/channels-create-dark.png` });
+      await open(hamlet, `#channels/${await channelId(hamlet, "Elsinore")}/Elsinore/general`);
+      await hamlet.waitForSelector(".channel-settings[data-editable=true]");
+      await hamlet.screenshot({ path: `${shots}/channels-settings-dark.png` });
+      await call(hamlet, "PATCH", "/settings", { color_scheme: "3" });
+
+      const phone = await web.signIn("Cordelia", { viewport: { width: 360, height: 740 } });
+      await open(phone, "#channels/all");
+      await expect.poll(() => row(phone, "Scotland").count()).toBe(1);
+      await phone.screenshot({ path: `${shots}/channels-phone-browse-light.png` });
+      await phone.click(".channel-row:has-text('Scotland') .channel-link");
+      await phone.waitForSelector(".channel-settings");
+      await phone.screenshot({ path: `${shots}/channels-phone-settings-light.png` });
+      await call(phone, "PATCH", "/settings", { color_scheme: "2" });
+      await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+      await open(phone, "#channels/new");
+      await phone.waitForSelector(".channel-create");
+      await phone.screenshot({ path: `${shots}/channels-phone-create-dark.png` });
+      await open(phone, "#channels/1/Verona/personal");
+      await phone.waitForSelector(".channel-personal");
+      await phone.screenshot({ path: `${shots}/channels-phone-personal-dark.png` });
+      await phone.context().close();
+    },
+    60_000,
+  );
 });

@@ -74,7 +74,3 @@ export function creatablePrivacies(): Privacy[] {
   if (realmHolds("can_create_private_channel_group")) out.push("private-shared", "private-protected");
   return out;
 }
-
-export function privacyIcon(channel: Pick<Channel, "invite_only" | "is_web_public">): string {
-  return channel.is_web_public ? "🌐" : channel.invite_only ? "🔒" : "#";
-}

@@ -59,7 +59,7 @@ export function ChannelCreate() {
       <h2>Create a channel</h2>
       <label class="field">
         <span>Channel name</span>
-        <input name="name" maxLength={60} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input name="name" maxLength={60} value={name} onInput={(e) => (setName(e.currentTarget.value), setError(""))} />
       </label>
       <label class="field wide">
         <span>Description</span>

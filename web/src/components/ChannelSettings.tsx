@@ -10,13 +10,13 @@ import {
   isSubscribed,
   PRIVACY_LABELS,
   PRIVACY_PARAMS,
-  privacyIcon,
   privacyOf,
   type Privacy,
 } from "../channelRules.js";
 import { realm, subscriptions, userName } from "../state.js";
 import { attempt, channelById, channelHash } from "./channelShared.js";
 import { ChannelPersonal } from "./ChannelPersonal.js";
+import { PrivacyIcon } from "./ChannelIcons.js";
 import { GroupSettingPicker, PeoplePicker } from "./GroupSettingPicker.js";
 
 /**
@@ -43,7 +43,10 @@ export function ChannelSettings({ channelId, tab }: { channelId: number; tab: st
     <div class="channel-settings" data-channel-id={channelId} data-editable={String(editable)}>
       <div class="channel-title">
         <h2>
-          <span class="privacy">{privacyIcon(channel)}</span> {channel.name}
+          <span class="privacy">
+            <PrivacyIcon channel={channel} />
+          </span>{" "}
+          {channel.name}
           {channel.is_archived && <span class="archived-tag">archived</span>}
         </h2>
         {(subscribed || canSubscribe(channel)) && (
@@ -71,7 +74,9 @@ export function ChannelSettings({ channelId, tab }: { channelId: number; tab: st
           </a>
         ))}
       </div>
-      {!editable && !channel.is_archived && <p class="hint read-only">Only channel administrators can change these settings.</p>}
+      {!editable && !channel.is_archived && (current === "general" || current === "permissions") && (
+        <p class="hint read-only">Only channel administrators can change these settings.</p>
+      )}
       {current === "general" && <General key={channelId} channel={channel} editable={editable} />}
       {current === "personal" && <ChannelPersonal sub={subscriptions.value.get(channelId) as FullSubscription} />}
       {current === "subscribers" && <Subscribers channel={channel} />}

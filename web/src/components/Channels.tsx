@@ -3,7 +3,8 @@ import { closeOverlay } from "../overlay.js";
 import { api } from "../api.js";
 import { channelDirectory, channelSubscribers, loadChannelDirectory, type Channel } from "../channels.js";
 import { attempt, channelById, channelHash, channelNotice } from "./channelShared.js";
-import { amAdmin, canSubscribe, isSubscribed, privacyIcon } from "../channelRules.js";
+import { amAdmin, canSubscribe, isSubscribed } from "../channelRules.js";
+import { PersonIcon, PrivacyIcon } from "./ChannelIcons.js";
 import { route, subscriptions } from "../state.js";
 import { ChannelCreate } from "./ChannelCreate.js";
 import { ChannelSettings } from "./ChannelSettings.js";
@@ -127,12 +128,8 @@ function ChannelRow({ channel, selected }: { channel: Channel; selected: boolean
   return (
     <li class={`channel-row ${selected ? "current" : ""} ${channel.is_archived ? "archived" : ""}`} data-channel-id={channel.stream_id}>
       <a class="channel-link" href={channelHash(channel)}>
-        <span
-          class="privacy"
-          style={color ? { color } : undefined}
-          aria-label={channel.invite_only ? "Private" : channel.is_web_public ? "Web-public" : "Public"}
-        >
-          {privacyIcon(channel)}
+        <span class="privacy" style={color ? { color } : undefined}>
+          <PrivacyIcon channel={channel} />
         </span>
         <span class="channel-text">
           <span class="channel-name">
@@ -143,7 +140,7 @@ function ChannelRow({ channel, selected }: { channel: Channel; selected: boolean
         </span>
         {count !== undefined && (
           <span class="subscriber-count" title="Subscribers">
-            👤 {count}
+            <PersonIcon /> {count}
           </span>
         )}
       </a>

@@ -12,7 +12,10 @@ export async function attempt(action: () => Promise<unknown>, done = "Saved"): P
   channelNotice.value = { text: "Saving…", error: false };
   try {
     await action();
-    channelNotice.value = { text: done, error: false };
+    const notice = { text: done, error: false };
+    channelNotice.value = notice;
+    // A success fades after a while (as Zulip's "Saved"); an error stays until the next change.
+    setTimeout(() => channelNotice.value === notice && (channelNotice.value = null), 4000);
     return true;
   } catch (error) {
     channelNotice.value = { text: (error as Error).message, error: true };
