@@ -112,6 +112,10 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     await expect.poll(() => row(cordelia, "Verona").count()).toBe(1);
     expect(await row(cordelia, "Elsinore").count()).toBe(0);
     expect(await sidebarChannels(cordelia)).not.toContain("Elsinore");
+    // A public channel made elsewhere appears in her open list, with its subscriber.
+    await call(iago, "POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Wittenberg", description: "A university town" }]) });
+    await expect.poll(() => row(cordelia, "Wittenberg").locator(".subscriber-count").textContent()).toContain("1");
+    expect(await row(cordelia, "Wittenberg").locator("button.subscribe").textContent()).toBe("Subscribe");
   });
 
   it("changes the colour, mute and pin of a subscription: the sidebar follows and the server has them", async () => {

@@ -118,6 +118,8 @@ export function applyStreamEvent(event: any): void {
     for (const stream of event.streams as Channel[]) {
       directory?.set(stream.stream_id, stream);
       archivedHere.delete(stream.stream_id);
+      // Its subscribers, for the overlay's count (peer events only change lists already known).
+      if (directory) void loadSubscribers(stream.stream_id).catch(() => {});
       const archived = archivedSubscriptions.get(stream.stream_id);
       if (archived) {
         archivedSubscriptions.delete(stream.stream_id);

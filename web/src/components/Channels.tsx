@@ -28,7 +28,7 @@ export function Channels() {
   }, [showArchived]);
   const first = path[0] ?? "subscribed";
   const channelId = /^\d+/.exec(first)?.[0];
-  const listKind = first === "all" ? "all" : "subscribed";
+  const listKind = first === "all" || first === "notsubscribed" ? "all" : "subscribed";
   const detail = first === "new" ? "new" : channelId ? "channel" : null;
   const notice = channelNotice.value;
   return (

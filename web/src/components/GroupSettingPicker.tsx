@@ -146,6 +146,9 @@ export function GroupSettingPicker({
               {text}
             </option>
           ))}
+          {typeof value === "number" && !system.some(([id]) => id === value) && !named.some((g) => g.id === value) && (
+            <option value={String(value)}>{groupLabel(groups, value)}</option>
+          )}
           {named.map((g) => (
             <option key={g.id} value={String(g.id)}>
               {g.name}
