@@ -116,6 +116,14 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     await call(iago, "POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Wittenberg", description: "A university town" }]) });
     await expect.poll(() => row(cordelia, "Wittenberg").locator(".subscriber-count").textContent()).toContain("1");
     expect(await row(cordelia, "Wittenberg").locator("button.subscribe").textContent()).toBe("Subscribe");
+
+    // The server's refusal shows under the form: a private channel of that name she cannot see.
+    await open(cordelia, "#channels/new");
+    await cordelia.fill(".channel-create input[name=name]", "core team");
+    await cordelia.click(".channel-create button[type=submit]");
+    await expect.poll(() => cordelia.locator(".channel-create .form-error").textContent()).toMatch(/core team/);
+    expect(await sidebarChannels(cordelia)).not.toContain("core team");
+    await open(cordelia, "#channels/all");
   });
 
   it("changes the colour, mute and pin of a subscription: the sidebar follows and the server has them", async () => {
@@ -196,6 +204,20 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     await iago.click(".archive-zone button.unarchive");
     await expect.poll(async () => (await call(iago, "GET", "/streams/2")).stream?.is_archived).toBe(false);
     await expect.poll(() => sidebarChannels(othello)).toContain("Denmark North");
+  });
+
+  it("makes a channel private: who is not subscribed loses it from the list live", async () => {
+    const id = await channelId(iago, "Wittenberg");
+    await open(cordelia, "#channels/all");
+    await expect.poll(() => row(cordelia, "Wittenberg").count()).toBe(1);
+    await open(iago, `#channels/${id}/Wittenberg/general`);
+    await iago.waitForSelector(".channel-settings[data-editable=true]");
+    await iago.check(".privacy-choice input[value=private-shared]");
+    await iago.click(".privacy-choice button.save-privacy");
+    await expect.poll(async () => (await call(iago, "GET", `/streams/${id}`)).stream.invite_only).toBe(true);
+    await expect.poll(() => row(cordelia, "Wittenberg").count()).toBe(0);
+    await expect.poll(() => iago.locator(".channel-title .privacy svg").getAttribute("aria-label")).toBe("Private");
+    expect(await iago.locator(".privacy-choice button.save-privacy").count()).toBe(0);
   });
 
   it("lists archived channels for administrators, and lets an owner set a channel's message retention", async () => {
