@@ -30,6 +30,7 @@ import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
+import { applyStreamEvent, applySubscriberEvent } from "./channels.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -191,7 +192,10 @@ function applyEvent(event: any): void {
       );
       return;
     case "subscription":
+      applySubscriberEvent(event);
       return onSubscription(event);
+    case "stream":
+      return applyStreamEvent(event);
     case "realm_user":
       if (event.op === "add" || event.op === "update") {
         const id = event.person.user_id;

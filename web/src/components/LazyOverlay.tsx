@@ -4,12 +4,13 @@ import type { ComponentType } from "preact";
 /**
  * Overlays whose code is fetched the first time they open (not part of the initial JavaScript):
  * personal settings (#settings/<section>), organization administration (#organization/<section>)
- * and invitations (#invite).
+ * invitations (#invite) and channels (#channels/...).
  */
 const LOADERS = {
   settings: () => import("./Settings.js").then((m) => m.Settings as ComponentType<{ section: string }>),
   organization: () => import("./Admin.js").then((m) => m.Admin as ComponentType<{ section: string }>),
   invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
+  channels: () => import("./Channels.js").then((m) => m.Channels as ComponentType<{ section: string }>),
 };
 export type LazyOverlayName = keyof typeof LOADERS;
 

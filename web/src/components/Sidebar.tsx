@@ -76,7 +76,12 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           );
         })}
       </ul>
-      <h2>Channels</h2>
+      <h2 class="channels-heading">
+        Channels
+        <a class="add-channel" href="#channels/new" title="Create a channel" aria-label="Create a channel">
+          +
+        </a>
+      </h2>
       <ul class="channels">
         {channels.map((sub) => (
           <ChannelItem
@@ -88,6 +93,9 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           />
         ))}
       </ul>
+      <a class="browse-channels" href="#channels/all">
+        Browse channels
+      </a>
     </nav>
   );
 }
