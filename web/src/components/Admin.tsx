@@ -1,10 +1,8 @@
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import type { ComponentChildren } from "preact";
-import { closeOverlay } from "../overlay.js";
 import { api, ApiError, myUserId } from "../api.js";
 import { realm, realmEmoji, realmName, userName, users } from "../state.js";
-import "../settings.css";
+import { attempt, CheckField, Group, saved, SettingsFrame } from "./forms.js";
 
 /**
  * Organization administration, at Zulip's hashes (#organization/<section>): a chunk of its own,
@@ -34,29 +32,6 @@ export const ROLE_NAMES: Array<[number, string]> = [
 export function isAdmin(): boolean {
   const role = users.value.get(myUserId)?.role ?? 400;
   return role <= 200;
-}
-
-const saved = signal<{ text: string; error: boolean } | null>(null);
-
-async function attempt(action: () => Promise<unknown>, done = "Saved"): Promise<boolean> {
-  saved.value = { text: "Saving…", error: false };
-  try {
-    await action();
-    saved.value = { text: done, error: false };
-    return true;
-  } catch (error) {
-    saved.value = { text: (error as Error).message, error: true };
-    return false;
-  }
-}
-
-function Group({ title, children }: { title: string; children: ComponentChildren }) {
-  return (
-    <fieldset>
-      <legend>{title}</legend>
-      {children}
-    </fieldset>
-  );
 }
 
 /** Every account of the organization, active or not (GET /json/users), kept fresh by realm_user events. */
@@ -232,12 +207,7 @@ function Profile() {
 const saveRealm = (name: string, value: string | number | boolean) => attempt(() => api.patch("/realm", { [name]: value }));
 
 function RealmCheck({ name, label }: { name: string; label: string }) {
-  return (
-    <label class="check">
-      <input type="checkbox" name={name} checked={!!realm.value[`realm_${name}`]} onChange={(e) => void saveRealm(name, e.currentTarget.checked)} />
-      {label}
-    </label>
-  );
+  return <CheckField name={name} label={label} checked={!!realm.value[`realm_${name}`]} onSave={(value) => saveRealm(name, value)} />;
 }
 
 function Permissions() {
@@ -396,36 +366,17 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 export function Admin({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "organization-profile";
   const View = VIEWS[current];
-  const title = ADMIN_SECTIONS.find(([id]) => id === current)![1];
-  useEffect(() => void (saved.value = null), [current]);
   return (
-    <div class="settings-overlay" role="dialog" aria-label="Organization settings">
-      <div class="settings admin">
-        <header>
-          <h1>Organization settings</h1>
-          <a class="close" href="#" aria-label="Close organization settings" onClick={(e) => (e.preventDefault(), closeOverlay())}>
-            ✕
-          </a>
-        </header>
-        <nav aria-label="Organization sections">
-          {ADMIN_SECTIONS.map(([id, text]) => (
-            <a key={id} href={`#organization/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
-              {text}
-            </a>
-          ))}
-        </nav>
-        <section class={`settings-section ${current}`} data-section={current}>
-          <h2>
-            {title}
-            {saved.value && saved.value.text && (
-              <span class={`saved ${saved.value.error ? "error" : ""}`} role="status">
-                {saved.value.text}
-              </span>
-            )}
-          </h2>
-          {isAdmin() ? <View key={current} /> : <p class="status admin-only">Only organization administrators can change these settings.</p>}
-        </section>
-      </div>
-    </div>
+    <SettingsFrame
+      title="Organization settings"
+      closeLabel="Close organization settings"
+      navLabel="Organization sections"
+      sections={ADMIN_SECTIONS}
+      hashPrefix="organization"
+      current={current}
+      className="admin"
+    >
+      {isAdmin() ? <View key={current} /> : <p class="status admin-only">Only organization administrators can change these settings.</p>}
+    </SettingsFrame>
   );
 }
