@@ -5,6 +5,7 @@ import { emojiGlyph, type Emoji } from "../emojiSearch.js";
 import { alertWords, mutedUsers, ownEmail, topicPolicies, userStatuses } from "../personal.js";
 import { settings, subscriptions, userName, users } from "../state.js";
 import { attempt, CheckField, Group, SelectField, SettingsFrame } from "./forms.js";
+import { Bots } from "./Bots.js";
 
 /**
  * Personal settings, at Zulip's hashes (#settings/<section>): a chunk of its own, loaded the first
@@ -19,6 +20,7 @@ export const SECTIONS: Array<[string, string]> = [
   ["topics", "Topics"],
   ["muted-users", "Muted users"],
   ["alert-words", "Alert words"],
+  ["your-bots", "Bots"],
 ];
 
 const saveSetting = (name: string, value: string | number | boolean) => attempt(() => api.patch("/settings", { [name]: value }));
@@ -437,6 +439,7 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
   topics: Topics,
   "muted-users": MutedUsers,
   "alert-words": AlertWords,
+  "your-bots": () => <Bots />,
 };
 
 /** The settings overlay; `section` is the part of the hash after "settings/". */
@@ -444,7 +447,15 @@ export function Settings({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "profile";
   const View = VIEWS[current];
   return (
-    <SettingsFrame title="Settings" closeLabel="Close settings" navLabel="Settings sections" sections={SECTIONS} hashPrefix="settings" current={current}>
+    <SettingsFrame
+      title="Settings"
+      closeLabel="Close settings"
+      navLabel="Settings sections"
+      sections={SECTIONS}
+      hashPrefix="settings"
+      current={current}
+      links={[["#groups/your", "User groups"]]}
+    >
       <View key={current} />
     </SettingsFrame>
   );

@@ -105,6 +105,8 @@ export function SettingsFrame({
   hashPrefix,
   current,
   className = "",
+  heading,
+  links = [],
   children,
 }: {
   title: string;
@@ -114,9 +116,13 @@ export function SettingsFrame({
   hashPrefix: string;
   current: string;
   className?: string;
+  /** The section's title when it is not one of `sections` (a page below one). */
+  heading?: string;
+  /** Links to other overlays, after the sections: [hash, text]. */
+  links?: Array<[string, string]>;
   children: ComponentChildren;
 }) {
-  const sectionTitle = sections.find(([id]) => id === current)?.[1] ?? "";
+  const sectionTitle = heading ?? sections.find(([id]) => id === current)?.[1] ?? "";
   // A new section starts without the previous one's "Saved".
   useEffect(() => void (saved.value = null), [current]);
   return (
@@ -131,6 +137,11 @@ export function SettingsFrame({
         <nav aria-label={navLabel}>
           {sections.map(([id, text]) => (
             <a key={id} href={`#${hashPrefix}/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
+              {text}
+            </a>
+          ))}
+          {links.map(([href, text]) => (
+            <a key={href} href={href} class="other-overlay">
               {text}
             </a>
           ))}
