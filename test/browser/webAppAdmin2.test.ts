@@ -102,7 +102,7 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     expect(group.description).toBe("Alas, poor Yorick");
 
     // Members tab: Hamlet added, live for Othello.
-    await iago.click(".group-page nav a:has-text('Members')");
+    await iago.click(".group-page .tabs a:has-text('Members')");
     await iago.locator(".group-page select[name=add_member]").selectOption({ label: "King Hamlet" });
     await iago.click(".group-page button:has-text('Add')");
     await expect.poll(() => saved(iago)).toBe("Added");
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     await go(othello, "#groups/your", ".group-list");
     const row = othello.locator(`.group-list li[data-group-id='${group.id}']`);
     await row.waitFor();
-    expect(await row.locator(".count").textContent()).toBe("3 members");
+    expect(await row.locator(".member-count").textContent()).toBe("3 members");
 
     // A mention of the group renders as one.
     const sent = await call(othello, "POST", "/messages", { type: "stream", to: "Verona", topic: "graves", content: "@*Gravediggers* dig here" });

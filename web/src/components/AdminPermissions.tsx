@@ -14,7 +14,7 @@ import { GroupSettingPicker, type GroupSettingValue } from "./GroupSettingPicker
 /** Zulip's group-based realm permissions, by topic; those the server does not send are left out. */
 const GROUP_PERMISSIONS: Array<[string, Array<[string, string, boolean?]>]> = [
   [
-    "Joining the organization",
+    "Invitations",
     [
       ["can_invite_users_group", "Who can send email invitations to new users"],
       ["create_multiuse_invite_group", "Who can create reusable invitation links"],

@@ -64,7 +64,7 @@ function GroupList({ mine }: { mine: boolean }) {
               @{g.name}
             </a>
             <span class="hint description">{g.description}</span>
-            <span class="hint count">
+            <span class="hint member-count">
               {g.members.length} {g.members.length === 1 ? "member" : "members"}
             </span>
             <JoinLeave group={g} />
@@ -313,13 +313,13 @@ function GroupPage({ group, tab }: { group: UserGroup; tab: string }) {
   return (
     <div class="group-page" data-group-id={group.id}>
       {group.description && <p class="hint">{group.description}</p>}
-      <nav class="tabs" aria-label="Group sections">
+      <div class="tabs" role="navigation" aria-label="Group sections">
         {TABS.map(([id, text]) => (
           <a key={id} href={groupHash(group, id)} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
             {text}
           </a>
         ))}
-      </nav>
+      </div>
       {current === "general" && <General key={group.id} group={group} />}
       {current === "members" && <Members key={group.id} group={group} />}
       {current === "permissions" && <Permissions key={group.id} group={group} />}
