@@ -107,6 +107,12 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     await iago.click(".group-page button:has-text('Add')");
     await expect.poll(() => saved(iago)).toBe("Added");
     await iago.waitForSelector(`.member-list li[data-user-id='${HAMLET_ID}']`);
+    // A subgroup: the development organization's @hamletcharacters.
+    const characters = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "hamletcharacters");
+    await iago.locator(".group-page select[name=add_member]").selectOption({ label: "@hamletcharacters" });
+    await iago.click(".group-page button:has-text('Add')");
+    await iago.waitForSelector(`.member-list li[data-subgroup-id='${characters.id}']`);
+    expect((await call(iago, "GET", `/user_groups/${group.id}/subgroups`, { direct_subgroup_only: "true" })).subgroups).toEqual([characters.id]);
     if (shots) await iago.screenshot({ path: `${shots}/groups-members.png` });
 
     await go(othello, "#groups/your", ".group-list");
@@ -261,6 +267,11 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     await expect.poll(() => saved(iago)).toBe("Deactivated");
     await card.locator("button.reactivate").waitFor();
     expect((await call(iago, "GET", `/users/${ghost.user_id}`)).user.is_active).toBe(false);
+    await card.locator("button.reactivate").click();
+    await expect.poll(() => saved(iago)).toBe("Reactivated");
+    await card.locator("button.deactivate").waitFor();
+    await card.locator("button.deactivate").click();
+    await card.locator("button.reactivate").waitFor();
 
     await openAdmin(iago, "bot-list-admin");
     await iago.locator(`.bots li[data-bot-id='${ghost.user_id}']`).waitFor();
