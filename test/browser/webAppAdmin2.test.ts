@@ -86,6 +86,9 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     const realmState = await call(iago, "POST", "/register", { fetch_event_types: JSON.stringify(["realm", "realm_user_settings_defaults"]) });
     expect(realmState.realm_default_language).toBe("de");
     expect(realmState.realm_user_settings_defaults.web_home_view).toBe("recent_topics");
+    // The form follows the realm_user_settings_defaults event.
+    expect(await iago.inputValue("select[name=default_web_home_view]")).toBe("recent_topics");
+    if (shots) await iago.screenshot({ path: `${shots}/admin-organization-settings.png` });
   }, 40_000);
 
   it("creates a user group with a member, who sees it in #groups, mentions it and may leave but not join back", async () => {
@@ -180,6 +183,7 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     const swordRow = iago.locator(`.profile-fields li[data-field-id='${sword.id}']`);
     await swordRow.locator("button.edit").click();
     await swordRow.locator("input[name=name]").fill("Blade");
+    if (shots) await iago.screenshot({ path: `${shots}/admin-profile-field-edit.png` });
     await swordRow.locator("button[type=submit]").click();
     await expect.poll(() => swordRow.locator(".name").textContent()).toBe("Blade");
     // Reorder: Blade moves above the field before it.
