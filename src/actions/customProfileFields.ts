@@ -81,6 +81,82 @@ export async function checkReorderCustomProfileFields(tx: Tx, realmId: number, o
   await notifyRealmCustomProfileFields(tx, realmId);
 }
 
+export interface ProfileFieldChanges {
+  name?: string;
+  hint?: string;
+  field_data?: Record<string, unknown>;
+  display_in_profile_summary?: boolean;
+  required?: boolean;
+  editable_by_user?: boolean;
+}
+
+async function fieldById(tx: Tx, realmId: number, id: number): Promise<CustomProfileField> {
+  const field = await customProfileFieldStore.getById(tx.q, realmId, id);
+  if (!field) throw badRequest(`Field id ${id} not found.`);
+  return field;
+}
+
+/**
+ * Zulip's update_realm_custom_profile_field: the label, hint, choices or URL pattern, and the
+ * flags of a field; its type stays. The default external accounts keep their label and hint.
+ * Values that name a removed choice are deleted. The caller has checked the actor is an administrator.
+ */
+export async function checkUpdateCustomProfileField(tx: Tx, actor: User, id: number, changes: ProfileFieldChanges): Promise<void> {
+  const field = await fieldById(tx, actor.realm_id, id);
+  const data =
+    changes.field_data ?? (field.field_data ? parseJsonColumn(z.record(z.string(), z.unknown()), field.field_data, "custom_profile_fields.field_data") : {});
+  const isDefaultAccount = !!defaultExternalAccount(field.field_type, data);
+  const update: Record<string, string | number> = {};
+  if (isDefaultAccount && (changes.name !== undefined || changes.hint !== undefined)) throw badRequest("Default custom field cannot be updated.");
+  if (changes.name !== undefined) {
+    const name = changes.name.trim();
+    if (name === "") throw badRequest("Label cannot be blank.");
+    if (name.length > NAME_MAX_LENGTH) throw badRequest(`name is too long (limit: ${NAME_MAX_LENGTH} characters)`);
+    if (name !== field.name && (await customProfileFieldStore.nameExists(tx.q, actor.realm_id, name))) {
+      throw badRequest("A field with that label already exists.");
+    }
+    update.name = name;
+  }
+  if (changes.hint !== undefined) {
+    if (changes.hint.length > HINT_MAX_LENGTH) throw badRequest(`hint is too long (limit: ${HINT_MAX_LENGTH} characters)`);
+    update.hint = changes.hint;
+  }
+  if (changes.field_data !== undefined) {
+    if (field.field_type !== ProfileFieldType.SELECT && field.field_type !== ProfileFieldType.EXTERNAL_ACCOUNT) {
+      throw badRequest("Field type does not take field_data.");
+    }
+    validateFieldData(field.field_type, changes.field_data);
+    const account = defaultExternalAccount(field.field_type, changes.field_data);
+    if (account) Object.assign(update, { name: account.name, hint: account.hint });
+    update.field_data = JSON.stringify(account ? { subtype: changes.field_data.subtype } : changes.field_data);
+  }
+  if (changes.display_in_profile_summary !== undefined) {
+    if (changes.display_in_profile_summary && !field.display_in_profile_summary) {
+      if (field.field_type === ProfileFieldType.LONG_TEXT || field.field_type === ProfileFieldType.USER) {
+        throw badRequest("Field type not supported for display in profile summary.");
+      }
+      if ((await customProfileFieldStore.countDisplayedInSummary(tx.q, actor.realm_id)) >= MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS) {
+        throw badRequest(`Only ${MAX_DISPLAY_IN_PROFILE_SUMMARY_FIELDS} custom profile fields can be displayed in the profile summary.`);
+      }
+    }
+    update.display_in_profile_summary = changes.display_in_profile_summary ? 1 : 0;
+  }
+  if (changes.required !== undefined) update.required = changes.required ? 1 : 0;
+  if (changes.editable_by_user !== undefined) update.editable_by_user = changes.editable_by_user ? 1 : 0;
+  if (Object.keys(update).length > 0) await customProfileFieldStore.update(tx.q, field.id, update);
+  if (changes.field_data !== undefined && field.field_type === ProfileFieldType.SELECT) {
+    await customProfileFieldStore.deleteValuesNotIn(tx.q, field.id, Object.keys(changes.field_data));
+  }
+  await notifyRealmCustomProfileFields(tx, actor.realm_id);
+}
+
+/** Zulip's delete_realm_custom_profile_field: the field and everyone's values of it. */
+export async function checkDeleteCustomProfileField(tx: Tx, actor: User, id: number): Promise<void> {
+  const field = await fieldById(tx, actor.realm_id, id);
+  await customProfileFieldStore.delete(tx.q, field.id);
+  await notifyRealmCustomProfileFields(tx, actor.realm_id);
+}
+
 async function notifyRealmCustomProfileFields(tx: Tx, realmId: number): Promise<void> {
   const fields = await customProfileFieldStore.listForRealm(tx.q, realmId);
   tx.sendEventOnCommit({ type: "custom_profile_fields", fields: fields.map(customProfileFieldDict) }, await userStore.listActiveIds(tx.q, realmId));

@@ -75,6 +75,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/realm/profile_fields", endpoint: customProfileFields.listRealmCustomProfileFields },
   { method: "POST", path: "/realm/profile_fields", endpoint: customProfileFields.createRealmCustomProfileField },
   { method: "PATCH", path: "/realm/profile_fields", endpoint: customProfileFields.reorderRealmCustomProfileFields },
+  { method: "PATCH", path: "/realm/profile_fields/:field_id", endpoint: customProfileFields.updateRealmCustomProfileField },
+  { method: "DELETE", path: "/realm/profile_fields/:field_id", endpoint: customProfileFields.deleteRealmCustomProfileField },
   { method: "PATCH", path: "/realm/user_settings_defaults", endpoint: settings.updateRealmUserSettingsDefaults },
   // (end users)
 

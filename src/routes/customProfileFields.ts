@@ -1,8 +1,13 @@
 import { z } from "zod";
 import { transaction } from "../appContext.js";
-import { checkCreateCustomProfileField, checkReorderCustomProfileFields } from "../actions/customProfileFields.js";
+import {
+  checkCreateCustomProfileField,
+  checkDeleteCustomProfileField,
+  checkReorderCustomProfileFields,
+  checkUpdateCustomProfileField,
+} from "../actions/customProfileFields.js";
 import { endpoint } from "../http/endpoint.js";
-import { p } from "../http/params.js";
+import { p, pathParam } from "../http/params.js";
 import { requireAdministrator } from "../lib/access.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
 import { customProfileFieldDict } from "../lib/customProfileFieldPayload.js";
@@ -43,5 +48,34 @@ export const reorderRealmCustomProfileFields = endpoint({
   handler: async ({ ctx, user, params }) => {
     requireAdministrator(user);
     await transaction(ctx, (tx) => checkReorderCustomProfileFields(tx, user.realm_id, params.order));
+  },
+});
+
+/** PATCH /realm/profile_fields/{field_id} */
+export const updateRealmCustomProfileField = endpoint({
+  auth: "user",
+  params: {
+    name: p.string({ trim: false }).optional(),
+    hint: p.string({ trim: false }).optional(),
+    field_data: p.json(z.record(z.string(), z.unknown())).optional(),
+    display_in_profile_summary: p.bool().optional(),
+    required: p.bool().optional(),
+    editable_by_user: p.bool().optional(),
+  },
+  handler: async ({ ctx, user, path, params }) => {
+    requireAdministrator(user);
+    const id = pathParam.int(path.field_id, "field_id");
+    await transaction(ctx, (tx) => checkUpdateCustomProfileField(tx, user, id, params));
+  },
+});
+
+/** DELETE /realm/profile_fields/{field_id} */
+export const deleteRealmCustomProfileField = endpoint({
+  auth: "user",
+  params: {},
+  handler: async ({ ctx, user, path }) => {
+    requireAdministrator(user);
+    const id = pathParam.int(path.field_id, "field_id");
+    await transaction(ctx, (tx) => checkDeleteCustomProfileField(tx, user, id));
   },
 });

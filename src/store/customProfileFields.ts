@@ -1,4 +1,4 @@
-import type { Insertable } from "kysely";
+import type { Insertable, Updateable } from "kysely";
 import type { CustomProfileField, CustomProfileFieldsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 
@@ -36,6 +36,23 @@ export const customProfileFieldStore = {
 
   async setOrder(q: Executor, id: number, order: number): Promise<void> {
     await q.updateTable("custom_profile_fields").set({ order }).where("id", "=", id).execute();
+  },
+
+  async update(q: Executor, id: number, changes: Updateable<CustomProfileFieldsTable>): Promise<void> {
+    await q.updateTable("custom_profile_fields").set(changes).where("id", "=", id).execute();
+  },
+
+  /** Deletes a field with everyone's values of it. */
+  async delete(q: Executor, id: number): Promise<void> {
+    await q.deleteFrom("custom_profile_field_values").where("field_id", "=", id).execute();
+    await q.deleteFrom("custom_profile_fields").where("id", "=", id).execute();
+  },
+
+  /** Deletes the values of a field that are none of `kept` (choices removed from a choice field). */
+  async deleteValuesNotIn(q: Executor, fieldId: number, kept: readonly string[]): Promise<void> {
+    let query = q.deleteFrom("custom_profile_field_values").where("field_id", "=", fieldId);
+    if (kept.length > 0) query = query.where("value", "not in", kept);
+    await query.execute();
   },
 
   /** Inserts a field placed last: its `order` is its id, as in Zulip. */

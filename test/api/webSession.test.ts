@@ -189,7 +189,8 @@ describe("signing in", () => {
   });
 
   it("refuses sign-in and sign-out forms posted from another site (login CSRF), and takes its own", async () => {
-    for (const headers of [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }]) {
+    const crossSite: Array<Record<string, string>> = [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }];
+    for (const headers of crossSite) {
       const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, headers);
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ result: "error", code: "CSRF_FAILED" });

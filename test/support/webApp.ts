@@ -57,7 +57,7 @@ export function useWebApp() {
       page.on("pageerror", (error) => console.error(`${name}'s page:`, error));
       if (options.acceptDialogs) page.on("dialog", (dialog) => void dialog.accept());
       await page.goto(`${app.server.baseUrl}/devlogin/`);
-      await page.click(`button:has-text('${name}')`);
+      await page.click(`button:has-text(${JSON.stringify(name)})`);
       await page.waitForSelector(".sidebar .channels", { state: "attached" });
       return page;
     },

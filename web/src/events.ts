@@ -82,7 +82,7 @@ function applyState(state: any): void {
     Object.entries(state).filter(([key]) => key.startsWith("realm_") && key !== "realm_users" && key !== "realm_user_groups" && key !== "realm_emoji"),
   );
   userGroups.value = new Map(
-    (state.realm_user_groups ?? []).map((g: any) => [g.id, { id: g.id, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]),
+    (state.realm_user_groups ?? []).map((g: any) => [g.id, { ...g, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]),
   );
   userTopics.value = new Map(
     (state.user_topics ?? []).filter((t: any) => t.visibility_policy !== 0).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]),
@@ -235,6 +235,15 @@ function applyEvent(event: any): void {
       return;
     case "user_group":
       return onUserGroup(event);
+    case "realm_linkifiers":
+      realm.value = { ...realm.value, realm_linkifiers: event.realm_linkifiers };
+      return;
+    case "realm_user_settings_defaults":
+      if (event.op === "update")
+        realm.value = { ...realm.value, realm_user_settings_defaults: { ...realm.value.realm_user_settings_defaults, [event.property]: event.value } };
+      return;
+    case "realm_bot":
+      return onRealmBot(event);
     default:
       return;
   }
@@ -319,12 +328,13 @@ function decidedLocally(terms: ReadonlyArray<{ operator: string; operand: string
 function onUserGroup(event: any): void {
   const map = new Map(userGroups.value);
   if (event.op === "add")
-    map.set(event.group.id, { id: event.group.id, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
+    map.set(event.group.id, { ...event.group, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
   else if (event.op === "remove") map.delete(event.group_id);
   else {
     const g = map.get(event.group_id);
     if (!g) return;
     const next = { ...g };
+    if (event.op === "update") Object.assign(next, event.data);
     if (event.op === "add_members") next.members = [...new Set([...g.members, ...event.user_ids])];
     if (event.op === "remove_members") next.members = g.members.filter((id) => !event.user_ids.includes(id));
     if (event.op === "add_subgroups") next.direct_subgroup_ids = [...new Set([...g.direct_subgroup_ids, ...event.direct_subgroup_ids])];
@@ -332,6 +342,19 @@ function onUserGroup(event: any): void {
     map.set(event.group_id, next);
   }
   userGroups.value = map;
+}
+
+/** Bots I own, or all bots for administrators (realm_bots): added, changed, deactivated (remove), gone (delete). */
+function onRealmBot(event: any): void {
+  const bots: any[] = realm.value.realm_bots ?? [];
+  const id = event.bot.user_id;
+  const next =
+    event.op === "add"
+      ? [...bots.filter((b) => b.user_id !== id), event.bot]
+      : event.op === "update" || event.op === "remove"
+        ? bots.map((b) => (b.user_id === id ? { ...b, ...event.bot, ...(event.op === "remove" ? { is_active: false } : {}) } : b))
+        : bots.filter((b) => b.user_id !== id);
+  realm.value = { ...realm.value, realm_bots: next };
 }
 
 function onSubscription(event: any): void {

@@ -21,6 +21,8 @@ export interface ProfileField {
   hint: string;
   field_data: string;
   order: number;
+  required?: boolean;
+  display_in_profile_summary?: boolean;
 }
 
 export const mutedUsers = signal<number[]>([]);

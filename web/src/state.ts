@@ -147,8 +147,21 @@ export const realmEmoji = signal(new Map<string, RealmEmoji>());
  * the raw values; permissions.ts reads them.
  */
 export const realm = signal<Record<string, any>>({});
-/** User groups (realm_user_groups): their members and subgroups, for group-based permissions. */
-export const userGroups = signal(new Map<number, { id: number; members: number[]; direct_subgroup_ids: number[] }>());
+/**
+ * User groups (realm_user_groups): their members and subgroups, for group-based permissions, and
+ * the rest of what the server says of them (name, description, settings) for the groups overlay.
+ */
+export interface UserGroup {
+  id: number;
+  members: number[];
+  direct_subgroup_ids: number[];
+  name?: string;
+  description?: string;
+  is_system_group?: boolean;
+  deactivated?: boolean;
+  [setting: string]: unknown;
+}
+export const userGroups = signal(new Map<number, UserGroup>());
 
 /** Topics renamed or moved: a channel's topic list is fetched again (it may have lost or gained topics). */
 export function forgetTopics(channelId: number): void {

@@ -1,10 +1,11 @@
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import type { ComponentChildren } from "preact";
-import { closeOverlay } from "../overlay.js";
 import { api, ApiError, myUserId } from "../api.js";
 import { realm, realmEmoji, realmName, userName, users } from "../state.js";
-import "../settings.css";
+import { attempt, Group, saved, SettingsFrame } from "./forms.js";
+import { OrganizationSettings, Permissions } from "./AdminPermissions.js";
+import { Bots } from "./Bots.js";
+import { ProfileFields } from "./ProfileFields.js";
 
 /**
  * Organization administration, at Zulip's hashes (#organization/<section>): a chunk of its own,
@@ -15,12 +16,15 @@ import "../settings.css";
  */
 export const ADMIN_SECTIONS: Array<[string, string]> = [
   ["organization-profile", "Organization profile"],
+  ["organization-settings", "Organization settings"],
   ["organization-permissions", "Organization permissions"],
+  ["profile-field-settings", "Custom profile fields"],
   ["users", "Users"],
   ["deactivated", "Deactivated users"],
   ["invites-list-admin", "Invitations"],
   ["emoji-settings", "Custom emoji"],
   ["linkifier-settings", "Linkifiers"],
+  ["bot-list-admin", "Bots"],
 ];
 
 export const ROLE_NAMES: Array<[number, string]> = [
@@ -34,29 +38,6 @@ export const ROLE_NAMES: Array<[number, string]> = [
 export function isAdmin(): boolean {
   const role = users.value.get(myUserId)?.role ?? 400;
   return role <= 200;
-}
-
-const saved = signal<{ text: string; error: boolean } | null>(null);
-
-async function attempt(action: () => Promise<unknown>, done = "Saved"): Promise<boolean> {
-  saved.value = { text: "Saving…", error: false };
-  try {
-    await action();
-    saved.value = { text: done, error: false };
-    return true;
-  } catch (error) {
-    saved.value = { text: (error as Error).message, error: true };
-    return false;
-  }
-}
-
-function Group({ title, children }: { title: string; children: ComponentChildren }) {
-  return (
-    <fieldset>
-      <legend>{title}</legend>
-      {children}
-    </fieldset>
-  );
 }
 
 /** Every account of the organization, active or not (GET /json/users), kept fresh by realm_user events. */
@@ -229,61 +210,79 @@ function Profile() {
   );
 }
 
-const saveRealm = (name: string, value: string | number | boolean) => attempt(() => api.patch("/realm", { [name]: value }));
-
-function RealmCheck({ name, label }: { name: string; label: string }) {
-  return (
-    <label class="check">
-      <input type="checkbox" name={name} checked={!!realm.value[`realm_${name}`]} onChange={(e) => void saveRealm(name, e.currentTarget.checked)} />
-      {label}
-    </label>
-  );
-}
-
-function Permissions() {
-  const waiting = realm.value.realm_waiting_period_threshold ?? 0;
-  return (
-    <>
-      <Group title="Joining the organization">
-        <RealmCheck name="invite_required" label="Invitation required for joining the organization" />
-        <RealmCheck name="emails_restricted_to_domains" label="Restrict email addresses of new users to the allowed domains" />
-        <label class="field">
-          <span>Waiting period before new members turn into full members (days)</span>
-          <input
-            type="number"
-            min={0}
-            name="waiting_period_threshold"
-            value={waiting}
-            onChange={(e) => void saveRealm("waiting_period_threshold", Number(e.currentTarget.value))}
-          />
-        </label>
-      </Group>
-      <Group title="Messages">
-        <RealmCheck name="allow_message_editing" label="Allow message editing" />
-        <RealmCheck name="mandatory_topics" label="Require topics in channel messages" />
-        <RealmCheck name="enable_read_receipts" label="Enable read receipts" />
-      </Group>
-      <Group title="Users">
-        <RealmCheck name="name_changes_disabled" label="Prevent users from changing their name" />
-        <RealmCheck name="email_changes_disabled" label="Prevent users from changing their email address" />
-        <RealmCheck name="avatar_changes_disabled" label="Prevent users from changing their avatar" />
-      </Group>
-    </>
-  );
-}
-
 interface Linkifier {
   id: number;
   pattern: string;
   url_template: string;
 }
 
+function LinkifierRow({ linkifier: l, index, count, reload }: { linkifier: Linkifier; index: number; count: number; reload: () => Promise<unknown> }) {
+  const [editing, setEditing] = useState(false);
+  const [pattern, setPattern] = useState(l.pattern);
+  const [template, setTemplate] = useState(l.url_template);
+  const move = (by: number) => {
+    const ids = (realm.value.realm_linkifiers as Linkifier[]).map((x) => x.id);
+    ids.splice(index, 1);
+    ids.splice(index + by, 0, l.id);
+    void attempt(async () => (await api.patch("/realm/linkifiers", { ordered_linkifier_ids: ids }), await reload()), "Reordered");
+  };
+  if (editing)
+    return (
+      <tr data-linkifier-id={l.id} class="editing">
+        <td colSpan={3}>
+          <form
+            class="row"
+            onSubmit={async (e) => {
+              e.preventDefault();
+              if (await attempt(async () => (await api.patch(`/realm/filters/${l.id}`, { pattern, url_template: template }), await reload())))
+                setEditing(false);
+            }}
+          >
+            <input name="edit_pattern" aria-label="Pattern" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} />
+            <input name="edit_url_template" aria-label="URL template" value={template} onInput={(e) => setTemplate(e.currentTarget.value)} />
+            <button type="submit" disabled={!pattern || !template}>
+              Save
+            </button>
+            <button type="button" onClick={() => setEditing(false)}>
+              Cancel
+            </button>
+          </form>
+        </td>
+      </tr>
+    );
+  return (
+    <tr data-linkifier-id={l.id}>
+      <td class="pattern">
+        <code>{l.pattern}</code>
+      </td>
+      <td class="template">
+        <code>{l.url_template}</code>
+      </td>
+      <td class="actions">
+        <button type="button" aria-label={`Move ${l.pattern} up`} disabled={index === 0} onClick={() => move(-1)}>
+          ↑
+        </button>
+        <button type="button" aria-label={`Move ${l.pattern} down`} disabled={index === count - 1} onClick={() => move(1)}>
+          ↓
+        </button>
+        <button type="button" class="edit" onClick={() => setEditing(true)}>
+          Edit
+        </button>
+        <button type="button" class="delete" onClick={() => void attempt(async () => (await api.del(`/realm/filters/${l.id}`), await reload()), "Deleted")}>
+          Delete
+        </button>
+      </td>
+    </tr>
+  );
+}
+
 function Linkifiers() {
-  const [list, setList] = useState<Linkifier[]>([]);
   const [pattern, setPattern] = useState("");
   const [template, setTemplate] = useState("");
-  const load = () => api.get<{ linkifiers: Linkifier[] }>("/realm/linkifiers").then((r) => setList(r.linkifiers));
+  // The list lives in realm_linkifiers (/register, realm_linkifiers events); fetched after a change too.
+  const load = () => api.get<{ linkifiers: Linkifier[] }>("/realm/linkifiers").then((r) => (realm.value = { ...realm.value, realm_linkifiers: r.linkifiers }));
   useEffect(() => void load().catch(() => undefined), []);
+  const list = (realm.value.realm_linkifiers ?? []) as Linkifier[];
   return (
     <Group title="Linkifiers">
       <p class="hint">
@@ -307,20 +306,8 @@ function Linkifiers() {
       </form>
       <table class="admin-linkifiers">
         <tbody>
-          {list.map((l) => (
-            <tr key={l.id} data-linkifier-id={l.id}>
-              <td class="pattern">
-                <code>{l.pattern}</code>
-              </td>
-              <td class="template">
-                <code>{l.url_template}</code>
-              </td>
-              <td>
-                <button type="button" onClick={() => void attempt(async () => (await api.del(`/realm/filters/${l.id}`), await load()), "Deleted")}>
-                  Delete
-                </button>
-              </td>
-            </tr>
+          {list.map((l, i) => (
+            <LinkifierRow key={l.id} linkifier={l} index={i} count={list.length} reload={load} />
           ))}
         </tbody>
       </table>
@@ -384,7 +371,10 @@ function Emoji() {
 
 const VIEWS: Record<string, () => preact.JSX.Element> = {
   "organization-profile": Profile,
+  "organization-settings": OrganizationSettings,
   "organization-permissions": Permissions,
+  "profile-field-settings": ProfileFields,
+  "bot-list-admin": () => <Bots admin={true} />,
   users: () => <UsersList active={true} />,
   deactivated: () => <UsersList active={false} />,
   "invites-list-admin": Invites,
@@ -396,36 +386,18 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 export function Admin({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "organization-profile";
   const View = VIEWS[current];
-  const title = ADMIN_SECTIONS.find(([id]) => id === current)![1];
-  useEffect(() => void (saved.value = null), [current]);
   return (
-    <div class="settings-overlay" role="dialog" aria-label="Organization settings">
-      <div class="settings admin">
-        <header>
-          <h1>Organization settings</h1>
-          <a class="close" href="#" aria-label="Close organization settings" onClick={(e) => (e.preventDefault(), closeOverlay())}>
-            ✕
-          </a>
-        </header>
-        <nav aria-label="Organization sections">
-          {ADMIN_SECTIONS.map(([id, text]) => (
-            <a key={id} href={`#organization/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
-              {text}
-            </a>
-          ))}
-        </nav>
-        <section class={`settings-section ${current}`} data-section={current}>
-          <h2>
-            {title}
-            {saved.value && saved.value.text && (
-              <span class={`saved ${saved.value.error ? "error" : ""}`} role="status">
-                {saved.value.text}
-              </span>
-            )}
-          </h2>
-          {isAdmin() ? <View key={current} /> : <p class="status admin-only">Only organization administrators can change these settings.</p>}
-        </section>
-      </div>
-    </div>
+    <SettingsFrame
+      title="Organization settings"
+      closeLabel="Close organization settings"
+      navLabel="Organization sections"
+      sections={ADMIN_SECTIONS}
+      hashPrefix="organization"
+      links={[["#groups/all", "User groups"]]}
+      current={current}
+      className="admin"
+    >
+      {isAdmin() ? <View key={current} /> : <p class="status admin-only">Only organization administrators can change these settings.</p>}
+    </SettingsFrame>
   );
 }

@@ -131,7 +131,7 @@ export function App() {
       </main>
       <UserList />
       <TopicDialog />
-      {r.kind === "overlay" && isLazyOverlay(r.name) && <LazyOverlay name={r.name} section={r.path[0] ?? ""} />}
+      {r.kind === "overlay" && isLazyOverlay(r.name) && <LazyOverlay name={r.name} section={r.path[0] ?? ""} path={r.path} />}
       <UserCard />
       <EmojiPicker />
       {notice.value && (

@@ -2,9 +2,9 @@ import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { channelDirectory, type GroupSetting } from "../channels.js";
 import { creatablePrivacies, PRIVACY_LABELS, PRIVACY_PARAMS, type Privacy } from "../channelRules.js";
-import { subscriptions, userName } from "../state.js";
+import { subscriptions, userGroups, userName } from "../state.js";
 import { channelHash, channelNotice } from "./channelShared.js";
-import { GroupSettingPicker, PeoplePicker, Pills, useNamedGroups } from "./GroupSettingPicker.js";
+import { GroupSettingField, PeoplePicker, Pills } from "./GroupSettingField.js";
 
 /**
  * Creating a channel (#channels/new): POST /users/me/subscriptions with the new name, its
@@ -12,7 +12,6 @@ import { GroupSettingPicker, PeoplePicker, Pills, useNamedGroups } from "./Group
  * of channel the organization lets the user create; the server's refusal is shown under the form.
  */
 export function ChannelCreate() {
-  const groups = useNamedGroups();
   const kinds = creatablePrivacies();
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
@@ -24,7 +23,7 @@ export function ChannelCreate() {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const chosen = privacy ?? kinds.find((k) => k === "public") ?? kinds[0];
-  const everyone = groups.find((g) => g.name === "role:everyone")?.id;
+  const everyone = [...userGroups.value.values()].find((g) => g.name === "role:everyone")?.id;
   if (kinds.length === 0) return <p class="hint">Your organization does not let you create channels.</p>;
 
   const submit = async (e: Event) => {
@@ -85,14 +84,14 @@ export function ChannelCreate() {
       )}
       <fieldset>
         <legend>Permissions</legend>
-        <GroupSettingPicker
+        <GroupSettingField
           name="can_send_message_group"
           label="Who can post to this channel"
           value={canSend ?? everyone}
           disabled={false}
           onChange={setCanSend}
         />
-        <GroupSettingPicker
+        <GroupSettingField
           name="can_administer_channel_group"
           label="Who can administer this channel"
           value={canAdminister}

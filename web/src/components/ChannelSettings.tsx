@@ -17,7 +17,7 @@ import { realm, subscriptions, userName } from "../state.js";
 import { attempt, channelById, channelHash } from "./channelShared.js";
 import { ChannelPersonal } from "./ChannelPersonal.js";
 import { PrivacyIcon } from "./ChannelIcons.js";
-import { GroupSettingPicker, PeoplePicker } from "./GroupSettingPicker.js";
+import { GroupSettingField, PeoplePicker } from "./GroupSettingField.js";
 
 /**
  * One channel's settings (#channels/<id>/<slug>/<tab>): general (name, description, privacy,
@@ -281,7 +281,7 @@ function Permissions({ channel, editable }: { channel: Channel; editable: boolea
     <fieldset class="channel-permissions">
       <legend>Permissions</legend>
       {PERMISSIONS.map(([setting, label]) => (
-        <GroupSettingPicker
+        <GroupSettingField
           key={setting}
           name={setting}
           label={label}

@@ -1,188 +1,167 @@
-import { signal } from "@preact/signals";
-import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.js";
-import type { GroupSetting } from "../channels.js";
-import { userName, users } from "../state.js";
+import { useState } from "preact/hooks";
+import { userGroups, userName, users } from "../state.js";
+import "../admin.css";
 
 /**
- * Pickers for the channels overlay: people (a search box with suggestions) and group settings
- * (a system or named group, or a custom set of people and groups, as Zulip's group setting pills).
+ * A group-based permission (Zulip's group settings): a named group (a role's system group or a
+ * custom group), or an anonymous group of chosen people and groups. Saved with Zulip's
+ * `{"new": ..., "old": ...}` format, so a concurrent change is refused rather than overwritten.
  */
+export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
-export interface NamedGroup {
-  id: number;
-  name: string;
-  is_system_group: boolean;
-  deactivated?: boolean;
-}
+/** What Zulip calls the system groups in its settings. */
+export const SYSTEM_GROUP_LABELS: Record<string, string> = {
+  "role:internet": "Everyone on the internet",
+  "role:everyone": "Everyone including guests",
+  "role:members": "Everyone except guests",
+  "role:fullmembers": "Full members",
+  "role:moderators": "Moderators",
+  "role:administrators": "Administrators",
+  "role:owners": "Owners",
+  "role:nobody": "Nobody",
+};
+const SYSTEM_ORDER = Object.keys(SYSTEM_GROUP_LABELS);
 
-/** The organization's groups with their names (GET /user_groups), fetched once. */
-const namedGroups = signal<NamedGroup[] | null>(null);
-let groupsRequested = false;
-
-export function useNamedGroups(): NamedGroup[] {
-  useEffect(() => {
-    if (groupsRequested) return;
-    groupsRequested = true;
-    void api.get<{ user_groups: NamedGroup[] }>("/user_groups").then(
-      (body) => (namedGroups.value = body.user_groups),
-      () => (groupsRequested = false),
-    );
-  }, []);
-  return namedGroups.value ?? [];
-}
-
-/** Zulip's names for its system groups, in the order its menus list them. */
-const SYSTEM_GROUP_LABELS: Array<[string, string]> = [
-  ["role:everyone", "Everyone including guests"],
-  ["role:members", "Everyone except guests"],
-  ["role:fullmembers", "Full members"],
-  ["role:moderators", "Moderators"],
-  ["role:administrators", "Administrators"],
-  ["role:owners", "Owners"],
-  ["role:nobody", "Nobody"],
-];
-
-export function groupLabel(groups: NamedGroup[], id: number): string {
-  const group = groups.find((g) => g.id === id);
+export function groupLabel(id: number): string {
+  const group = userGroups.value.get(id);
   if (!group) return `Group ${id}`;
-  return SYSTEM_GROUP_LABELS.find(([name]) => name === group.name)?.[1] ?? group.name;
+  return group.is_system_group ? (SYSTEM_GROUP_LABELS[group.name ?? ""] ?? group.name ?? "") : (group.name ?? "");
 }
 
-/** A person chosen by typing part of a name or email. */
-export function PeoplePicker({ exclude, onPick, label }: { exclude: ReadonlySet<number>; onPick: (id: number) => void; label: string }) {
-  const [query, setQuery] = useState("");
-  const q = query.trim().toLowerCase();
-  const matches =
-    q === ""
-      ? []
-      : [...users.value.values()]
-          .filter((u) => u.is_active !== false && !exclude.has(u.user_id))
-          .filter((u) => u.full_name.toLowerCase().includes(q) || u.email.toLowerCase().includes(q))
-          .sort((a, b) => a.full_name.localeCompare(b.full_name))
-          .slice(0, 6);
-  return (
-    <div class="people-picker">
-      <input type="search" placeholder="Add a person…" aria-label={label} value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
-      {matches.length > 0 && (
-        <ul class="suggestions" role="listbox">
-          {matches.map((u) => (
-            <li key={u.user_id}>
-              <button
-                type="button"
-                role="option"
-                data-user-id={u.user_id}
-                onClick={() => {
-                  onPick(u.user_id);
-                  setQuery("");
-                }}
-              >
-                {u.full_name} <span class="email">{u.email}</span>
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
+/** Named groups a setting can take: system groups by role, then custom groups by name. */
+export function namedGroups(): Array<{ id: number; label: string; system: boolean }> {
+  const all = [...userGroups.value.values()].filter((g) => !g.deactivated && g.name);
+  const system = all
+    .filter((g) => g.is_system_group && g.name !== "role:internet")
+    .sort((a, b) => SYSTEM_ORDER.indexOf(a.name!) - SYSTEM_ORDER.indexOf(b.name!))
+    .map((g) => ({ id: g.id, label: groupLabel(g.id), system: true }));
+  const custom = all
+    .filter((g) => !g.is_system_group)
+    .sort((a, b) => a.name!.localeCompare(b.name!))
+    .map((g) => ({ id: g.id, label: g.name!, system: false }));
+  return [...system, ...custom];
 }
 
-/** Chips with a remove button each. */
-export function Pills({ items, onRemove }: { items: Array<{ key: string; text: string }>; onRemove?: (key: string) => void }) {
-  return (
-    <ul class="pills">
-      {items.map((item) => (
-        <li key={item.key} class="pill" data-key={item.key}>
-          {item.text}
-          {onRemove && (
-            <button type="button" aria-label={`Remove ${item.text}`} onClick={() => onRemove(item.key)}>
-              ×
-            </button>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
+/** A value as text: the group's name, or the people and groups of an anonymous group. */
+export function describeSetting(value: GroupSettingValue | undefined): string {
+  if (value === undefined) return "";
+  if (typeof value === "number") return groupLabel(value);
+  const parts = [...value.direct_subgroups.map(groupLabel), ...value.direct_members.map(userName)];
+  return parts.length ? parts.join(", ") : "Nobody";
 }
 
-const CUSTOM = "custom";
-
-/** One group setting: a group from the menu, or "Custom" with people and groups as pills. */
 export function GroupSettingPicker({
   name,
   label,
   value,
-  disabled,
-  onChange,
+  save,
+  systemOnly = false,
 }: {
   name: string;
   label: string;
-  value: GroupSetting | undefined;
-  disabled: boolean;
-  onChange: (value: GroupSetting) => void;
+  value: GroupSettingValue | undefined;
+  /** Sends the change (whether it succeeded); the value shown comes back through events. */
+  save: (change: { new: GroupSettingValue; old: GroupSettingValue | undefined }) => Promise<boolean>;
+  systemOnly?: boolean;
 }) {
-  const groups = useNamedGroups();
-  const system = SYSTEM_GROUP_LABELS.map(([groupName, text]) => [groups.find((g) => g.name === groupName)?.id, text] as const).filter(
-    (entry): entry is readonly [number, string] => entry[0] !== undefined,
-  );
-  const named = groups.filter((g) => !g.is_system_group && !g.deactivated);
-  const custom = typeof value === "object" ? value : null;
-  const selected = typeof value === "number" ? String(value) : CUSTOM;
+  const anonymous = value !== undefined && typeof value !== "number";
+  const [editing, setEditing] = useState<{ direct_members: number[]; direct_subgroups: number[] } | null>(null);
+  const options = namedGroups().filter((g) => !systemOnly || g.system);
+  const draft = editing ?? (anonymous ? value : null);
+  const people = [...users.value.values()].filter((u) => !u.is_bot && u.is_active !== false).sort((a, b) => a.full_name.localeCompare(b.full_name));
   return (
     <div class="group-setting" data-setting={name}>
       <label class="field">
         <span>{label}</span>
         <select
           name={name}
-          value={selected}
-          disabled={disabled}
+          value={draft ? "custom" : String(value ?? "")}
           onChange={(e) => {
             const raw = e.currentTarget.value;
-            onChange(raw === CUSTOM ? { direct_members: [], direct_subgroups: [] } : Number(raw));
+            if (raw === "custom") setEditing(anonymous ? value : { direct_members: [], direct_subgroups: typeof value === "number" ? [value] : [] });
+            else {
+              setEditing(null);
+              void save({ new: Number(raw), old: value });
+            }
           }}
         >
-          {system.map(([id, text]) => (
-            <option key={id} value={String(id)}>
-              {text}
-            </option>
-          ))}
-          {typeof value === "number" && !system.some(([id]) => id === value) && !named.some((g) => g.id === value) && (
-            <option value={String(value)}>{groupLabel(groups, value)}</option>
-          )}
-          {named.map((g) => (
+          {value === undefined && <option value="">—</option>}
+          {options.map((g) => (
             <option key={g.id} value={String(g.id)}>
-              {g.name}
+              {g.label}
             </option>
           ))}
-          <option value={CUSTOM}>Custom: chosen people and groups</option>
+          {!systemOnly && <option value="custom">Custom: chosen people and groups</option>}
         </select>
       </label>
-      {custom && (
-        <div class="custom-group">
-          <Pills
-            items={[
-              ...custom.direct_members.map((id) => ({ key: `user:${id}`, text: userName(id) })),
-              ...custom.direct_subgroups.map((id) => ({ key: `group:${id}`, text: groupLabel(groups, id) })),
-            ]}
-            onRemove={
-              disabled
-                ? undefined
-                : (key) => {
-                    const [kind, id] = key.split(":");
-                    onChange({
-                      direct_members: custom.direct_members.filter((m) => kind !== "user" || m !== Number(id)),
-                      direct_subgroups: custom.direct_subgroups.filter((g) => kind !== "group" || g !== Number(id)),
-                    });
-                  }
-            }
-          />
-          {!disabled && (
-            <PeoplePicker
-              label={`${label}: add a person`}
-              exclude={new Set(custom.direct_members)}
-              onPick={(id) => onChange({ ...custom, direct_members: [...custom.direct_members, id] })}
-            />
-          )}
+      {draft && (
+        <div class="group-setting-custom">
+          <ul class="pills">
+            {draft.direct_subgroups.map((id) => (
+              <li key={`g${id}`} class="pill group">
+                {groupLabel(id)}
+                <button
+                  type="button"
+                  aria-label={`Remove ${groupLabel(id)}`}
+                  onClick={() => setEditing({ ...draft, direct_subgroups: draft.direct_subgroups.filter((x) => x !== id) })}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+            {draft.direct_members.map((id) => (
+              <li key={`u${id}`} class="pill">
+                {userName(id)}
+                <button
+                  type="button"
+                  aria-label={`Remove ${userName(id)}`}
+                  onClick={() => setEditing({ ...draft, direct_members: draft.direct_members.filter((x) => x !== id) })}
+                >
+                  ×
+                </button>
+              </li>
+            ))}
+          </ul>
+          <div class="row">
+            <select
+              aria-label={`Add to ${label}`}
+              name={`${name}_add`}
+              value=""
+              onChange={(e) => {
+                const [kind, id] = e.currentTarget.value.split(":");
+                if (kind === "g") setEditing({ ...draft, direct_subgroups: [...new Set([...draft.direct_subgroups, Number(id)])] });
+                if (kind === "u") setEditing({ ...draft, direct_members: [...new Set([...draft.direct_members, Number(id)])] });
+              }}
+            >
+              <option value="">Add a person or group…</option>
+              <optgroup label="Groups">
+                {options
+                  .filter((g) => !draft.direct_subgroups.includes(g.id))
+                  .map((g) => (
+                    <option key={g.id} value={`g:${g.id}`}>
+                      {g.label}
+                    </option>
+                  ))}
+              </optgroup>
+              <optgroup label="People">
+                {people
+                  .filter((u) => !draft.direct_members.includes(u.user_id))
+                  .map((u) => (
+                    <option key={u.user_id} value={`u:${u.user_id}`}>
+                      {u.full_name}
+                    </option>
+                  ))}
+              </optgroup>
+            </select>
+            <button type="button" class="primary" onClick={() => void save({ new: draft, old: value }).then((ok) => ok && setEditing(null))}>
+              Save
+            </button>
+            {editing && (
+              <button type="button" onClick={() => setEditing(null)}>
+                Cancel
+              </button>
+            )}
+          </div>
         </div>
       )}
     </div>

@@ -3,25 +3,27 @@ import type { ComponentType } from "preact";
 
 /**
  * Overlays whose code is fetched the first time they open (not part of the initial JavaScript):
- * personal settings (#settings/<section>), organization administration (#organization/<section>)
- * invitations (#invite) and channels (#channels/...).
+ * personal settings (#settings/<section>), organization administration (#organization/<section>),
+ * invitations (#invite), channels (#channels/...) and user groups (#groups/...). `path` is the hash
+ * after the overlay's name.
  */
 const LOADERS = {
   settings: () => import("./Settings.js").then((m) => m.Settings as ComponentType<{ section: string }>),
   organization: () => import("./Admin.js").then((m) => m.Admin as ComponentType<{ section: string }>),
   invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
   channels: () => import("./Channels.js").then((m) => m.Channels as ComponentType<{ section: string }>),
+  groups: () => import("./Groups.js").then((m) => m.Groups as ComponentType<{ section: string; path?: string[] }>),
 };
 export type LazyOverlayName = keyof typeof LOADERS;
 
-const loaded = signal<Partial<Record<LazyOverlayName, ComponentType<{ section: string }>>>>({});
+const loaded = signal<Partial<Record<LazyOverlayName, ComponentType<{ section: string; path?: string[] }>>>>({});
 const loading = new Set<LazyOverlayName>();
 
 export function isLazyOverlay(name: string): name is LazyOverlayName {
   return name in LOADERS;
 }
 
-export function LazyOverlay({ name, section }: { name: LazyOverlayName; section: string }) {
+export function LazyOverlay({ name, section, path }: { name: LazyOverlayName; section: string; path?: string[] }) {
   const Component = loaded.value[name];
   if (!Component) {
     if (!loading.has(name)) {
@@ -34,5 +36,5 @@ export function LazyOverlay({ name, section }: { name: LazyOverlayName; section:
       </div>
     );
   }
-  return <Component section={section} />;
+  return <Component section={section} path={path} />;
 }

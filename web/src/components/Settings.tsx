@@ -1,13 +1,11 @@
-import { signal } from "@preact/signals";
-import { useEffect, useState } from "preact/hooks";
-import type { ComponentChildren } from "preact";
-import { closeOverlay } from "../overlay.js";
+import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
 import { emojiGlyph, type Emoji } from "../emojiSearch.js";
 import { alertWords, mutedUsers, ownEmail, topicPolicies, userStatuses } from "../personal.js";
 import { settings, subscriptions, userName, users } from "../state.js";
-import "../settings.css";
+import { attempt, CheckField, Group, SelectField, SettingsFrame } from "./forms.js";
+import { Bots } from "./Bots.js";
 
 /**
  * Personal settings, at Zulip's hashes (#settings/<section>): a chunk of its own, loaded the first
@@ -22,64 +20,17 @@ export const SECTIONS: Array<[string, string]> = [
   ["topics", "Topics"],
   ["muted-users", "Muted users"],
   ["alert-words", "Alert words"],
+  ["your-bots", "Bots"],
 ];
-
-/** What the last save said: shown next to the section's title. */
-const saved = signal<{ text: string; error: boolean } | null>(null);
-
-async function attempt(action: () => Promise<unknown>, done = "Saved"): Promise<boolean> {
-  saved.value = { text: "Saving…", error: false };
-  try {
-    await action();
-    saved.value = { text: done, error: false };
-    return true;
-  } catch (error) {
-    saved.value = { text: (error as Error).message, error: true };
-    return false;
-  }
-}
 
 const saveSetting = (name: string, value: string | number | boolean) => attempt(() => api.patch("/settings", { [name]: value }));
 
 function Check({ name, label }: { name: string; label: string }) {
-  return (
-    <label class="check">
-      <input type="checkbox" name={name} checked={!!settings.value[name]} onChange={(e) => void saveSetting(name, e.currentTarget.checked)} />
-      {label}
-    </label>
-  );
+  return <CheckField name={name} label={label} checked={!!settings.value[name]} onSave={(value) => saveSetting(name, value)} />;
 }
 
 function Choice({ name, label, options }: { name: string; label: string; options: Array<[string | number, string]> }) {
-  const value = settings.value[name];
-  return (
-    <label class="field">
-      <span>{label}</span>
-      <select
-        name={name}
-        value={String(value)}
-        onChange={(e) => {
-          const raw = e.currentTarget.value;
-          void saveSetting(name, typeof options[0][0] === "number" ? Number(raw) : raw);
-        }}
-      >
-        {options.map(([v, text]) => (
-          <option key={v} value={String(v)}>
-            {text}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
-function Group({ title, children }: { title: string; children: ComponentChildren }) {
-  return (
-    <fieldset>
-      <legend>{title}</legend>
-      {children}
-    </fieldset>
-  );
+  return <SelectField name={name} label={label} value={settings.value[name]} options={options} onSave={(value) => saveSetting(name, value)} />;
 }
 
 let zones: string[] | null = null;
@@ -488,43 +439,24 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
   topics: Topics,
   "muted-users": MutedUsers,
   "alert-words": AlertWords,
+  "your-bots": () => <Bots />,
 };
 
 /** The settings overlay; `section` is the part of the hash after "settings/". */
 export function Settings({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "profile";
   const View = VIEWS[current];
-  const title = SECTIONS.find(([id]) => id === current)![1];
-  // A new section starts without the previous one's "Saved".
-  useEffect(() => void (saved.value = null), [current]);
   return (
-    <div class="settings-overlay" role="dialog" aria-label="Settings">
-      <div class="settings">
-        <header>
-          <h1>Settings</h1>
-          <a class="close" href="#" aria-label="Close settings" onClick={(e) => (e.preventDefault(), closeOverlay())}>
-            ✕
-          </a>
-        </header>
-        <nav aria-label="Settings sections">
-          {SECTIONS.map(([id, text]) => (
-            <a key={id} href={`#settings/${id}`} class={id === current ? "current" : ""} aria-current={id === current ? "page" : undefined}>
-              {text}
-            </a>
-          ))}
-        </nav>
-        <section class={`settings-section ${current}`} data-section={current}>
-          <h2>
-            {title}
-            {saved.value && saved.value.text && (
-              <span class={`saved ${saved.value.error ? "error" : ""}`} role="status">
-                {saved.value.text}
-              </span>
-            )}
-          </h2>
-          <View key={current} />
-        </section>
-      </div>
-    </div>
+    <SettingsFrame
+      title="Settings"
+      closeLabel="Close settings"
+      navLabel="Settings sections"
+      sections={SECTIONS}
+      hashPrefix="settings"
+      current={current}
+      links={[["#groups/your", "User groups"]]}
+    >
+      <View key={current} />
+    </SettingsFrame>
   );
 }

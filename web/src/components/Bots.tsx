@@ -1,0 +1,269 @@
+import { useState } from "preact/hooks";
+import { api, myUserId } from "../api.js";
+import { realm, userName, users } from "../state.js";
+import { attempt, Group } from "./forms.js";
+import "../admin.css";
+
+/**
+ * Bots: one's own (#settings/your-bots) and, for administrators, all of the organization's
+ * (#organization/bot-list-admin). Create (generic, incoming or outgoing webhook), see and copy the
+ * API key, download a zuliprc, generate a new key, rename, change owner or endpoint, deactivate
+ * and reactivate. The list is /register's realm_bots, kept by realm_bot events.
+ */
+interface Bot {
+  user_id: number;
+  email: string;
+  full_name: string;
+  bot_type: number | null;
+  is_active: boolean;
+  api_key: string;
+  owner_id: number | null;
+  services: Array<{ base_url?: string; interface?: number }>;
+}
+
+const BOT_TYPES: Array<[number, string]> = [
+  [1, "Generic"],
+  [2, "Incoming webhook"],
+  [3, "Outgoing webhook"],
+];
+const OUTGOING = 3;
+const INTERFACES: Array<[number, string]> = [
+  [1, "Zulip"],
+  [2, "Slack compatible"],
+];
+
+const botTypeName = (type: number | null) => BOT_TYPES.find(([v]) => v === type)?.[1] ?? (type === 4 ? "Embedded" : "Bot");
+
+/** A zuliprc file for the bot, as Zulip's "Download zuliprc" gives it. */
+function zuliprc(bot: Bot): string {
+  return `[api]\nemail=${bot.email}\nkey=${bot.api_key}\nsite=${location.origin}\n`;
+}
+
+function downloadZuliprc(bot: Bot): void {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([zuliprc(bot)], { type: "application/octet-stream" }));
+  link.download = "zuliprc";
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
+function NewBot() {
+  const [type, setType] = useState(1);
+  const [name, setName] = useState("");
+  const [shortName, setShortName] = useState("");
+  const [url, setUrl] = useState("");
+  const [iface, setIface] = useState(1);
+  return (
+    <form
+      class="new-bot"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const params: Record<string, string | number> = { bot_type: type, full_name: name, short_name: shortName };
+        if (type === OUTGOING) Object.assign(params, { payload_url: url, interface_type: iface });
+        if (await attempt(() => api.post("/bots", params), "Bot created")) {
+          setName("");
+          setShortName("");
+          setUrl("");
+        }
+      }}
+    >
+      <label class="field">
+        <span>Bot type</span>
+        <select name="bot_type" value={String(type)} onChange={(e) => setType(Number(e.currentTarget.value))}>
+          {BOT_TYPES.map(([v, text]) => (
+            <option key={v} value={String(v)}>
+              {text}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label class="field">
+        <span>Name</span>
+        <input name="full_name" value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      <label class="field">
+        <span>Bot email (before -bot@)</span>
+        <input name="short_name" value={shortName} onInput={(e) => setShortName(e.currentTarget.value)} />
+      </label>
+      {type === OUTGOING && (
+        <>
+          <label class="field">
+            <span>Endpoint URL</span>
+            <input name="payload_url" type="url" value={url} placeholder="https://example.com/hook" onInput={(e) => setUrl(e.currentTarget.value)} />
+          </label>
+          <label class="field">
+            <span>Outgoing webhook message format</span>
+            <select name="interface_type" value={String(iface)} onChange={(e) => setIface(Number(e.currentTarget.value))}>
+              {INTERFACES.map(([v, text]) => (
+                <option key={v} value={String(v)}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </label>
+        </>
+      )}
+      <button type="submit" disabled={!name.trim() || !shortName.trim() || (type === OUTGOING && !url.trim())}>
+        Create bot
+      </button>
+    </form>
+  );
+}
+
+function BotEditor({ bot, admin, onDone }: { bot: Bot; admin: boolean; onDone: () => void }) {
+  const [name, setName] = useState(bot.full_name);
+  const [owner, setOwner] = useState(bot.owner_id ?? myUserId);
+  const service = bot.services[0];
+  const [url, setUrl] = useState(service?.base_url ?? "");
+  const [iface, setIface] = useState(service?.interface ?? 1);
+  const people = [...users.value.values()].filter((u) => !u.is_bot && u.is_active !== false).sort((a, b) => a.full_name.localeCompare(b.full_name));
+  return (
+    <form
+      class="bot-editor"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const params: Record<string, string | number> = { full_name: name };
+        if (owner !== bot.owner_id) params.bot_owner_id = owner;
+        if (bot.bot_type === OUTGOING) Object.assign(params, { service_payload_url: url, service_interface: iface });
+        if (await attempt(() => api.patch(`/bots/${bot.user_id}`, params))) onDone();
+      }}
+    >
+      <label class="field">
+        <span>Name</span>
+        <input name="full_name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+      </label>
+      {admin && (
+        <label class="field">
+          <span>Owner</span>
+          <select name="bot_owner_id" value={String(owner)} onChange={(e) => setOwner(Number(e.currentTarget.value))}>
+            {people.map((u) => (
+              <option key={u.user_id} value={String(u.user_id)}>
+                {u.full_name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {bot.bot_type === OUTGOING && (
+        <>
+          <label class="field">
+            <span>Endpoint URL</span>
+            <input name="service_payload_url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+          </label>
+          <label class="field">
+            <span>Outgoing webhook message format</span>
+            <select name="service_interface" value={String(iface)} onChange={(e) => setIface(Number(e.currentTarget.value))}>
+              {INTERFACES.map(([v, text]) => (
+                <option key={v} value={String(v)}>
+                  {text}
+                </option>
+              ))}
+            </select>
+          </label>
+        </>
+      )}
+      <div class="row">
+        <button type="submit" disabled={!name.trim()}>
+          Save changes
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function BotCard({ bot, admin }: { bot: Bot; admin: boolean }) {
+  const [showKey, setShowKey] = useState(false);
+  const [editing, setEditing] = useState(false);
+  return (
+    <li class={`bot-card ${bot.is_active ? "" : "inactive"}`} data-bot-id={bot.user_id}>
+      <div class="bot-head">
+        <span class="avatar" aria-hidden="true">
+          {bot.full_name.slice(0, 1)}
+        </span>
+        <div>
+          <div class="name">{bot.full_name}</div>
+          <div class="hint email">{bot.email}</div>
+          <div class="hint">
+            {botTypeName(bot.bot_type)}
+            {admin && bot.owner_id !== null && <> · owner {userName(bot.owner_id)}</>}
+            {!bot.is_active && <> · deactivated</>}
+          </div>
+          {bot.bot_type === OUTGOING && bot.services[0]?.base_url && <div class="hint endpoint">Endpoint: {bot.services[0].base_url}</div>}
+        </div>
+      </div>
+      {editing ? (
+        <BotEditor bot={bot} admin={admin} onDone={() => setEditing(false)} />
+      ) : bot.is_active ? (
+        <>
+          {showKey && (
+            <div class="row key-row">
+              <code class="api-key">{bot.api_key}</code>
+              <button type="button" onClick={() => void attempt(() => navigator.clipboard.writeText(bot.api_key), "Copied")}>
+                Copy
+              </button>
+            </div>
+          )}
+          <div class="row bot-actions">
+            <button type="button" class="show-key" onClick={() => setShowKey(!showKey)}>
+              {showKey ? "Hide API key" : "Show API key"}
+            </button>
+            <button type="button" class="zuliprc" onClick={() => downloadZuliprc(bot)}>
+              Download zuliprc
+            </button>
+            <button
+              type="button"
+              class="regenerate"
+              onClick={() => void attempt(() => api.post(`/bots/${bot.user_id}/api_key/regenerate`), "New API key generated")}
+            >
+              Generate new API key
+            </button>
+            <button type="button" class="edit" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+            <button
+              type="button"
+              class="deactivate"
+              onClick={() => confirm(`Deactivate ${bot.full_name}?`) && void attempt(() => api.del(`/bots/${bot.user_id}`), "Deactivated")}
+            >
+              Deactivate
+            </button>
+          </div>
+        </>
+      ) : (
+        <div class="row bot-actions">
+          <button type="button" class="reactivate" onClick={() => void attempt(() => api.post(`/users/${bot.user_id}/reactivate`), "Reactivated")}>
+            Reactivate
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** `admin`: every bot of the organization with its owner; otherwise the bots I own. */
+export function Bots({ admin = false }: { admin?: boolean }) {
+  const all = (realm.value.realm_bots ?? []) as Bot[];
+  const list = all
+    .filter((b) => admin || b.owner_id === myUserId)
+    .sort((a, b) => Number(b.is_active) - Number(a.is_active) || a.full_name.localeCompare(b.full_name));
+  return (
+    <>
+      {!admin && (
+        <Group title="Add a new bot">
+          <NewBot />
+        </Group>
+      )}
+      <Group title={admin ? "All bots" : "Your bots"}>
+        {list.length === 0 && <p class="hint">{admin ? "The organization has no bots." : "You have no bots."}</p>}
+        <ul class="bots">
+          {list.map((b) => (
+            <BotCard key={b.user_id} bot={b} admin={admin} />
+          ))}
+        </ul>
+      </Group>
+    </>
+  );
+}
