@@ -10,6 +10,8 @@ const LOADERS = {
   settings: () => import("./Settings.js").then((m) => m.Settings as ComponentType<{ section: string }>),
   organization: () => import("./Admin.js").then((m) => m.Admin as ComponentType<{ section: string }>),
   invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
+  drafts: () => import("./ComposeOverlays.js").then((m) => m.Drafts as ComponentType<{ section: string }>),
+  scheduled: () => import("./ComposeOverlays.js").then((m) => m.Scheduled as ComponentType<{ section: string }>),
 };
 export type LazyOverlayName = keyof typeof LOADERS;
 
