@@ -158,6 +158,28 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     expect(await value(hamlet)).toBe("");
   });
 
+  it("keeps drafts in the browser only when the person does not synchronize them", async () => {
+    const iago = await web.signIn("Iago");
+    iago.setDefaultTimeout(8000);
+    expect((await call(iago, "PATCH", "/settings", { enable_drafts_synchronization: "false" })).result).toBe("success");
+    await iago.reload();
+    await iago.waitForSelector(".compose textarea");
+    await openTopic(iago, "local");
+    await textarea(iago).type("Only on this computer");
+    await openTopic(iago, "elsewhere");
+    await open(iago, "#drafts");
+    await expect.poll(() => iago.locator(".compose-list .draft .text").allTextContents()).toEqual(["Only on this computer"]);
+    // Not on the server; still there after a reload.
+    expect((await call(iago, "GET", "/drafts")).result).toBe("error");
+    await iago.reload();
+    await iago.waitForSelector(".compose-overlay.drafts");
+    await expect.poll(() => iago.locator(".compose-list .draft .text").allTextContents()).toEqual(["Only on this computer"]);
+    await iago.locator(".compose-list .draft button.delete").click();
+    await expect.poll(() => iago.locator(".compose-list .draft").count()).toBe(0);
+    expect(await iago.evaluate(() => localStorage.getItem("parley-drafts:11"))).toBe("[]");
+    await iago.context().close();
+  });
+
   it("schedules a message that appears in #scheduled, is edited and rescheduled, and then delivered", async () => {
     await openTopic(hamlet, "later");
     await textarea(hamlet).fill("Scheduled hello");

@@ -71,7 +71,7 @@ export function Drafts() {
             <li key={d.id} class="draft" data-draft-id={d.id}>
               <div class="row-head">
                 <span class="to">{label}</span>
-                <span class="time">{when(d.timestamp)}</span>
+                <span class="when">{when(d.timestamp)}</span>
               </div>
               <div class="text">{d.content}</div>
               <div class="row-actions">
@@ -121,7 +121,7 @@ function ScheduledRow({ m, onError }: { m: ScheduledMessage; onError: (message: 
     <li class={`scheduled ${m.failed ? "failed" : ""}`} data-scheduled-id={m.scheduled_message_id}>
       <div class="row-head">
         <span class="to">{label}</span>
-        <span class="time">{formatScheduledTime(m.scheduled_delivery_timestamp)}</span>
+        <span class="when">{formatScheduledTime(m.scheduled_delivery_timestamp)}</span>
       </div>
       {m.failed && <div class="error">Could not be sent at its time: edit or reschedule it.</div>}
       <div class="text content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.rendered_content }} />

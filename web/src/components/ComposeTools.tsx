@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { applyFormat, type Format } from "../composeFormat.js";
 import { noteDraftChange } from "../composeDrafts.js";
-import { snippets } from "../composeData.js";
+import { drafts, scheduledMessages, snippets } from "../composeData.js";
 import { content, editingScheduled } from "../composeState.js";
 import { scheduleCompose } from "../composeScheduled.js";
 import { formatScheduledTime, nextMondayAt9, parseLocalDateTime, localDateTimeValue, tomorrowAt9 } from "../sendLater.js";
@@ -135,8 +135,13 @@ export function FormatBar({ textarea }: { textarea: RefObject<HTMLTextAreaElemen
         ✂
       </button>
       <a class="drafts-link" href="#drafts" title="Drafts">
-        Drafts
+        Drafts{drafts.value.length > 0 ? ` (${drafts.value.length})` : ""}
       </a>
+      {scheduledMessages.value.length > 0 && (
+        <a class="drafts-link scheduled-link" href="#scheduled" title="Scheduled messages">
+          Scheduled ({scheduledMessages.value.length})
+        </a>
+      )}
       {snippetsOpen.value && <SnippetsMenu textarea={textarea} />}
     </div>
   );
