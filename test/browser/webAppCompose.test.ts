@@ -125,7 +125,9 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
 
   it("saves a draft on the server that another browser of the same person lists live in #drafts and restores", async () => {
     const other = await web.signIn("King Hamlet");
-    await open(other, "#drafts");
+    other.setDefaultTimeout(8000);
+    // "d" opens the drafts, as in Zulip.
+    await other.keyboard.press("d");
     await other.waitForSelector(".compose-overlay.drafts");
     await openTopic(hamlet, "drafty");
     await textarea(hamlet).type("A draft to finish later");
@@ -242,6 +244,14 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     await hamlet.click(".snippets-menu .snippet-insert");
     expect(await value(hamlet)).toBe("Hello! Thanks for the report, we are looking into it.");
     expect((await call(hamlet, "GET", "/saved_snippets")).saved_snippets.map((s: any) => s.title)).toEqual(["Ack"]);
+    // A click outside closes the list; deleting a snippet takes it off the list and the server.
+    await hamlet.click(".compose .snippets-toggle");
+    await hamlet.click(".view-title");
+    expect(await hamlet.locator(".snippets-menu").count()).toBe(0);
+    await hamlet.click(".compose .snippets-toggle");
+    await hamlet.click(".snippets-menu .snippet-delete");
+    await expect.poll(() => hamlet.locator(".snippets-menu .snippet-insert").count()).toBe(0);
+    expect((await call(hamlet, "GET", "/saved_snippets")).saved_snippets).toEqual([]);
     await textarea(hamlet).fill("");
   });
 
@@ -259,6 +269,14 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     );
     expect(overflow).toBe(0);
     if (shots) await phone.screenshot({ path: `${shots}/compose-phone-dark.png` });
+    // Light theme, the "Send later" menu open: on screen too.
+    await phone.emulateMedia({ colorScheme: "light" });
+    await phone.keyboard.press("Escape");
+    await phone.click(".compose .send-options");
+    const menu = await phone.locator(".send-later-menu").boundingBox();
+    expect(menu!.x).toBeGreaterThanOrEqual(0);
+    expect(menu!.x + menu!.width).toBeLessThanOrEqual(360);
+    if (shots) await phone.screenshot({ path: `${shots}/compose-phone-light-send-later.png` });
     await phone.context().close();
   });
 });

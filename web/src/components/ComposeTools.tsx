@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import type { RefObject } from "preact";
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { applyFormat, type Format } from "../composeFormat.js";
 import { noteDraftChange } from "../composeDrafts.js";
@@ -17,6 +17,25 @@ import "./composeTools.css";
 export const preview = signal<{ html: string | null; error?: string } | null>(null);
 const snippetsOpen = signal(false);
 const sendLaterOpen = signal(false);
+
+/** An open popup closes on a click outside it (and outside its button) and on Esc. */
+function useDismiss(open: boolean, close: () => void, selector: string): void {
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: Event) => {
+      if (!(e.target as Element).closest?.(selector)) close();
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") close();
+    };
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+}
 
 /** Applies a format to the textarea's selection, keeping the edit undoable where the browser allows. */
 export function formatCompose(el: HTMLTextAreaElement | null, format: Format): void {
@@ -97,6 +116,7 @@ async function togglePreview(): Promise<void> {
 
 export function FormatBar({ textarea }: { textarea: RefObject<HTMLTextAreaElement | null> }) {
   const previewing = preview.value !== null;
+  useDismiss(snippetsOpen.value, () => (snippetsOpen.value = false), ".snippets-menu, .snippets-toggle");
   return (
     <div class="compose-tools" role="toolbar" aria-label="Formatting">
       {BUTTONS.map(([format, label, title]) => (
@@ -222,6 +242,7 @@ function SnippetsMenu({ textarea }: { textarea: RefObject<HTMLTextAreaElement | 
 export function SendLaterButton({ onError, onScheduled }: { onError: (message: string) => void; onScheduled: (at: number | null) => void }) {
   const [custom, setCustom] = useState("");
   const open = sendLaterOpen.value;
+  useDismiss(open, () => (sendLaterOpen.value = false), ".send-later");
   const run = async (at: number | null) => {
     sendLaterOpen.value = false;
     try {
