@@ -17,6 +17,8 @@ type DraftData = Omit<Draft, "id">;
 /** One conversation's text in the compose box: the draft it is saved as, once it is. */
 interface Session {
   id: number | null;
+  /** What was last saved (destination and text): the same again is not saved again. */
+  saved?: string;
 }
 let session: Session = { id: null };
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -51,11 +53,21 @@ function draftData(d: Destination | null, text: string): DraftData {
   return { type: "private", to: [...d.userIds].sort((a, b) => a - b), topic: "", content: text, timestamp };
 }
 
+function fingerprint(data: DraftData): string {
+  return JSON.stringify([data.type, data.to, data.topic, data.content]);
+}
+
 async function write(s: Session, data: DraftData): Promise<void> {
+  // Unchanged since it was saved (or restored): nothing to do. If its draft went meanwhile (sent
+  // or deleted in another browser), it is not brought back.
+  const saved = fingerprint(data);
+  if (s.saved === saved) return;
   if (!synchronized()) {
     s.id ??= -Date.now();
     upsertDrafts([{ ...data, id: s.id }]);
-    return storeLocal();
+    storeLocal();
+    s.saved = saved;
+    return;
   }
   if (s.id !== null && drafts.value.some((d) => d.id === s.id)) {
     upsertDrafts([{ ...data, id: s.id }]);
@@ -65,12 +77,14 @@ async function write(s: Session, data: DraftData): Promise<void> {
     s.id = result.ids[0];
     upsertDrafts([{ ...data, id: s.id }]);
   }
+  s.saved = saved;
 }
 
 async function erase(s: Session): Promise<void> {
   if (s.id === null) return;
   const id = s.id;
   s.id = null;
+  s.saved = undefined;
   removeDraft(id);
   if (id < 0) return storeLocal();
   await api.del(`/drafts/${id}`).catch(() => {});
@@ -137,7 +151,7 @@ export function switchConversation(change: () => void): void {
   const found = d ? drafts.value.find((draft) => sameDestination(draft, d)) : undefined;
   if (found) {
     content.value = found.content;
-    session = { id: found.id };
+    session = { id: found.id, saved: fingerprint(found) };
   }
 }
 
@@ -153,7 +167,7 @@ export function restoreDraft(draft: Draft): void {
     }
   });
   content.value = draft.content;
-  session = { id: draft.id };
+  session = { id: draft.id, saved: fingerprint(draft) };
 }
 
 export async function deleteDraft(draft: Draft): Promise<void> {

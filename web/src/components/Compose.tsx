@@ -31,6 +31,7 @@ export function followRoute(): void {
   const topicTerm = r.terms.find((t) => t.operator === "topic" && !t.negated);
   const dm = r.terms.find((t) => t.operator === "dm" && !t.negated);
   // Another conversation: the text typed so far becomes its conversation's draft (composeDrafts.ts).
+  preview.value = null;
   switchConversation(() => {
     if (channel && /^\d+$/.test(channel.operand)) {
       channelId.value = Number(channel.operand);

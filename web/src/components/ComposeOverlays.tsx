@@ -62,7 +62,7 @@ export function Drafts() {
   const list = drafts.value;
   return (
     <Frame title="Drafts" name="drafts">
-      <p class="hint">Messages you started and did not send. Drafts are kept for 30 days.</p>
+      <p class="hint">Messages you started and did not send.</p>
       {list.length === 0 && <p class="status">No drafts.</p>}
       <ul class="compose-list">
         {list.map((d) => {
