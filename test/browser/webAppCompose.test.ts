@@ -205,10 +205,10 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     await expect.poll(async () => (await call(hamlet, "GET", "/scheduled_messages")).scheduled_messages[0]?.content).toBe("Scheduled hello, edited");
     expect(await hamlet.locator(".compose .send").textContent()).toBe("Send");
 
-    // Reschedule to two seconds from now: the server delivers it.
+    // Reschedule to a few seconds from now: the server delivers it.
     await open(hamlet, "#scheduled");
     await row.locator("button.reschedule").click();
-    await row.locator("input[type='datetime-local']").fill(await localTimeFromNow(hamlet, 2));
+    await row.locator("input[type='datetime-local']").fill(await localTimeFromNow(hamlet, 4));
     await row.locator(".reschedule-form button[type='submit']").click();
     await open(hamlet, "#narrow/channel/1-Verona/topic/later");
     await expect.poll(() => hamlet.locator(".message .content", { hasText: "Scheduled hello, edited" }).count(), { timeout: 15_000 }).toBe(1);
