@@ -13,6 +13,7 @@ export const SHORTCUTS: Array<[string, string]> = [
   ["c", "New message in this conversation"],
   ["e", "Edit the selected message"],
   ["n", "Next unread topic"],
+  ["d", "Drafts"],
   ["/", "Search"],
   ["Esc", "Close, cancel, leave the compose box"],
   ["?", "This list"],
@@ -72,6 +73,7 @@ export function installKeyboard(): void {
       c: () => focusCompose(),
       e: () => selected && void startEdit(selected),
       n: nextUnreadTopic,
+      d: () => (location.hash = "#drafts"),
       "/": () => document.querySelector<HTMLInputElement>(".search input")?.focus(),
       "?": () => (showShortcuts.value = !showShortcuts.value),
     };

@@ -6,15 +6,20 @@ import { type Message, route, settings, subscriptions, typing, userName, users }
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
+import { channelId, content, destination, dmTo, editingScheduled, topic } from "../composeState.js";
+import { draftSent, noteDraftChange, switchConversation } from "../composeDrafts.js";
+import { scheduledMessages } from "../composeData.js";
+import { formatForKey } from "../composeFormat.js";
+import { cancelScheduledEdit, scheduleCompose } from "../composeScheduled.js";
+import { closeTypeahead, typeaheadKeyDown, TypeaheadMenu, updateMessageTypeahead, updateTopicTypeahead } from "./ComposeTypeahead.js";
+import { FormatBar, formatCompose, Preview, preview, SendLaterButton } from "./ComposeTools.js";
+import { notice } from "../actions.js";
+import { formatScheduledTime } from "../sendLater.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
  * re-registration never lose what is typed. The destination follows the open narrow.
  */
-const content = signal("");
-const topic = signal("");
-const channelId = signal<number | null>(null);
-const dmTo = signal<number[] | null>(null);
 const error = signal("");
 const dmListed = signal(false);
 
@@ -25,25 +30,31 @@ export function followRoute(): void {
   const channel = r.terms.find((t) => t.operator === "channel" && !t.negated);
   const topicTerm = r.terms.find((t) => t.operator === "topic" && !t.negated);
   const dm = r.terms.find((t) => t.operator === "dm" && !t.negated);
-  if (channel && /^\d+$/.test(channel.operand)) {
-    channelId.value = Number(channel.operand);
-    dmTo.value = null;
-    if (topicTerm) topic.value = topicTerm.operand;
-  } else if (dm && /^\d+(,\d+)*$/.test(dm.operand)) {
-    dmTo.value = dm.operand.split(",").map(Number);
-  }
+  // Another conversation: the text typed so far becomes its conversation's draft (composeDrafts.ts).
+  preview.value = null;
+  switchConversation(() => {
+    if (channel && /^\d+$/.test(channel.operand)) {
+      channelId.value = Number(channel.operand);
+      dmTo.value = null;
+      if (topicTerm) topic.value = topicTerm.operand;
+    } else if (dm && /^\d+(,\d+)*$/.test(dm.operand)) {
+      dmTo.value = dm.operand.split(",").map(Number);
+    }
+  });
 }
 
 /** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
 export function replyTo(m: Message, text = ""): void {
-  if (m.type === "stream") {
-    dmTo.value = null;
-    channelId.value = m.stream_id!;
-    topic.value = m.subject;
-  } else {
-    const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== myUserId) : [];
-    dmTo.value = ids.length > 0 ? ids : [myUserId];
-  }
+  switchConversation(() => {
+    if (m.type === "stream") {
+      dmTo.value = null;
+      channelId.value = m.stream_id!;
+      topic.value = m.subject;
+    } else {
+      const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== myUserId) : [];
+      dmTo.value = ids.length > 0 ? ids : [myUserId];
+    }
+  });
   if (text) content.value = content.value ? `${content.value}\n${text}` : text;
   setTimeout(focusCompose, 0);
 }
@@ -59,12 +70,6 @@ function noteTyping(destination: Destination | null): void {
   api.post("/typing", params).catch(() => {});
 }
 
-function destination(): Destination | null {
-  if (dmTo.value) return { kind: "dm", userIds: dmTo.value };
-  if (channelId.value !== null) return { kind: "channel", channelId: channelId.value, topic: topic.value.trim() };
-  return null;
-}
-
 /** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */
 function insertText(el: HTMLTextAreaElement | null, text: string): void {
   const value = content.value;
@@ -73,11 +78,16 @@ function insertText(el: HTMLTextAreaElement | null, text: string): void {
   const before = value.slice(0, start);
   const spaced = before === "" || /\s$/.test(before) ? text : ` ${text}`;
   content.value = before + spaced + value.slice(end);
+  noteDraftChange();
   if (el) {
     el.value = content.value;
     el.focus();
     el.selectionStart = el.selectionEnd = start + spaced.length;
   }
+}
+
+function scheduledAt(id: number): number | undefined {
+  return scheduledMessages.value.find((m) => m.scheduled_message_id === id)?.scheduled_delivery_timestamp;
 }
 
 export function focusCompose(): void {
@@ -122,8 +132,19 @@ export function Compose() {
     if (!d) return void (error.value = "Choose a channel or a person first.");
     if (text.trim() === "") return;
     error.value = "";
+    closeTypeahead();
+    preview.value = null;
+    if (editingScheduled.value !== null) {
+      // Editing a scheduled message: the button saves it (PATCH), at its time.
+      scheduleCompose(null).then(
+        () => ((notice.value = "Scheduled message saved"), setTimeout(() => (notice.value = ""), 4000)),
+        (e) => (error.value = (e as Error).message),
+      );
+      return;
+    }
     content.value = "";
     typingSentAt = 0;
+    draftSent();
     void send(d, text);
     textarea.current?.focus();
   };
@@ -156,7 +177,24 @@ export function Compose() {
                 </option>
               ))}
             </select>
-            <input aria-label="Topic" placeholder="Topic" value={topic.value} onInput={(e) => (topic.value = e.currentTarget.value)} maxLength={60} />
+            <span class="topic-field">
+              <input
+                aria-label="Topic"
+                placeholder="Topic"
+                value={topic.value}
+                autocomplete="off"
+                onInput={(e) => {
+                  topic.value = e.currentTarget.value;
+                  updateTopicTypeahead(e.currentTarget);
+                  if (content.value) noteDraftChange();
+                }}
+                onFocus={(e) => updateTopicTypeahead(e.currentTarget)}
+                onBlur={closeTypeahead}
+                onKeyDown={(e) => typeaheadKeyDown(e, "topic")}
+                maxLength={60}
+              />
+              <TypeaheadMenu field="topic" />
+            </span>
             <select
               aria-label="Direct message to"
               value=""
@@ -178,7 +216,22 @@ export function Compose() {
           </>
         )}
       </div>
-      <div class="editor">
+      {editingScheduled.value !== null && (
+        <div class="editing-scheduled">
+          Editing a scheduled message
+          {(() => {
+            const at = scheduledAt(editingScheduled.value);
+            return at ? ` (${formatScheduledTime(at)})` : "";
+          })()}
+          <button type="button" class="link" onClick={cancelScheduledEdit}>
+            cancel
+          </button>
+        </div>
+      )}
+      <FormatBar textarea={textarea} />
+      <div class={`editor ${preview.value ? "previewing" : ""}`}>
+        <TypeaheadMenu field="message" />
+        <Preview />
         <textarea
           ref={textarea}
           aria-label="Message"
@@ -194,8 +247,15 @@ export function Compose() {
           onInput={(e) => {
             content.value = e.currentTarget.value;
             noteTyping(destination());
+            noteDraftChange();
+            updateMessageTypeahead(e.currentTarget);
           }}
+          onClick={(e) => updateMessageTypeahead(e.currentTarget)}
+          onBlur={closeTypeahead}
           onKeyDown={(e) => {
+            if (typeaheadKeyDown(e, "message")) return;
+            const format = formatForKey(e);
+            if (format) return void (e.preventDefault(), formatCompose(e.currentTarget, format));
             if (e.key !== "Enter" || e.isComposing) return;
             const sends = settings.value.enter_sends ? !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey : e.ctrlKey || e.metaKey;
             if (sends) {
@@ -213,9 +273,19 @@ export function Compose() {
         >
           ☺
         </button>
-        <button type="submit" class="send">
-          Send
-        </button>
+        <span class="send-group">
+          <button type="submit" class="send">
+            {editingScheduled.value !== null ? "Save" : "Send"}
+          </button>
+          <SendLaterButton
+            onError={(message) => (error.value = message)}
+            onScheduled={(at) => {
+              error.value = "";
+              notice.value = at === null ? "Scheduled message saved" : `Scheduled for ${formatScheduledTime(at)}`;
+              setTimeout(() => (notice.value = ""), 4000);
+            }}
+          />
+        </span>
       </div>
       {error.value && (
         <div class="error" role="alert">

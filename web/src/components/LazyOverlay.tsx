@@ -13,6 +13,8 @@ const LOADERS = {
   invite: () => import("./Invite.js").then((m) => m.Invite as ComponentType<{ section: string }>),
   channels: () => import("./Channels.js").then((m) => m.Channels as ComponentType<{ section: string }>),
   groups: () => import("./Groups.js").then((m) => m.Groups as ComponentType<{ section: string; path?: string[] }>),
+  drafts: () => import("./ComposeOverlays.js").then((m) => m.Drafts as ComponentType<{ section: string }>),
+  scheduled: () => import("./ComposeOverlays.js").then((m) => m.Scheduled as ComponentType<{ section: string }>),
 };
 export type LazyOverlayName = keyof typeof LOADERS;
 
