@@ -30,6 +30,7 @@ import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
+import { notifyNewMessage } from "./notifications.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -246,6 +247,7 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   if (conversation.kind === "dm") noteDm(conversation.userIds);
   else noteTopic(conversation.channelId, conversation.topic, message.id);
   noteRecentMessage(message);
+  notifyNewMessage(message);
   if (localId && ackLocalEcho(localId, message)) return;
   if (matchesView(message, view.value.terms)) mergeMessages([message]);
 }

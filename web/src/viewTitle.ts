@@ -1,4 +1,4 @@
-import type { Term } from "./hash.js";
+import type { Route, Term } from "./hash.js";
 import { subscriptions, userName } from "./state.js";
 
 /** The heading of a narrow (the view's title bar, the Inbox rows). */
@@ -22,4 +22,15 @@ export function title(terms: readonly Term[]): string {
   if (is?.operand === "mentioned") return "Mentions";
   if (is?.operand === "dm") return "Direct messages";
   return "Combined feed";
+}
+
+const OVERLAY_TITLES: Record<string, string> = { settings: "Settings", organization: "Organization settings", invite: "Invite users", channels: "Channels" };
+
+/** The name of what the window shows, for the browser tab (Zulip's narrow title). */
+export function routeTitle(r: Route, homeView: string): string {
+  if (r.kind === "narrow") return title(r.terms);
+  if (r.kind === "overlay") return OVERLAY_TITLES[r.name] ?? "Parley";
+  if (r.kind === "invalid") return "Invalid URL";
+  const kind = r.kind === "home" ? (homeView === "recent_topics" ? "recent" : homeView === "all_messages" ? "feed" : "inbox") : r.kind;
+  return kind === "inbox" ? "Inbox" : kind === "recent" ? "Recent conversations" : "Combined feed";
 }

@@ -10,6 +10,7 @@ import { TopicDialog } from "./TopicDialog.js";
 import { EmojiPicker } from "./EmojiPicker.js";
 import { isLazyOverlay, LazyOverlay } from "./LazyOverlay.js";
 import { UserCard } from "./UserCard.js";
+import { NotificationBanner } from "./NotificationBanner.js";
 import { title } from "../viewTitle.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
@@ -65,6 +66,7 @@ export function App() {
       </header>
       <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
       <main class="main">
+        <NotificationBanner />
         <h1 class="view-title">{heading}</h1>
         {kind === "inbox" ? (
           <Inbox />

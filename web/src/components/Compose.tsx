@@ -6,6 +6,7 @@ import { type Message, route, settings, subscriptions, typing, userName, users }
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
+import { mutedUsers } from "../personal.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -128,7 +129,7 @@ export function Compose() {
     textarea.current?.focus();
   };
   const typingKey = dest ? conversationKey(dest.kind === "channel" ? dest : { kind: "dm", userIds: dest.userIds }) : "";
-  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId);
+  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId && !mutedUsers.value.includes(id));
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
