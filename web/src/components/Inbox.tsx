@@ -1,7 +1,7 @@
 import "../views.css";
 import { narrowHash, type Term } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
-import { lookup, subscriptions, unread, unreadVersion, userName } from "../state.js";
+import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
 import type { Conversation } from "../unread.js";
 import { conversationFacts, inboxChoices, inboxSearch } from "../viewFilters.js";
 
@@ -57,6 +57,11 @@ function Folder({ folder }: { folder: InboxFolder }) {
             <li key={key} data-key={key}>
               <a href={narrowHash(termsOf(c), lookup)}>
                 <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>general chat</i> : c.topic}</span>
+                {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED && (
+                  <span class="followed-mark" title="You follow this topic">
+                    ◉
+                  </span>
+                )}
                 <span class="count">{count}</span>
               </a>
             </li>
