@@ -232,6 +232,20 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
     await expect.poll(() => row.locator(".content span.emoji").textContent()).toBe("🎉");
   });
 
+  it("counts starred messages in the sidebar while starred_message_counts is on", async () => {
+    const starred = hamlet.locator(".sidebar .views li", { hasText: "Starred messages" }).locator(".count");
+    const before = Number((await starred.count()) ? await starred.textContent() : 0);
+    const id = await send(othello, VERONA, "Worth a star", "stars");
+    await call(hamlet, "POST", "/messages/flags", { messages: JSON.stringify([id]), op: "add", flag: "starred" });
+    await expect.poll(() => starred.textContent()).toBe(String(before + 1));
+    await call(hamlet, "PATCH", "/settings", { starred_message_counts: "false" });
+    await expect.poll(() => starred.count()).toBe(0);
+    await call(hamlet, "PATCH", "/settings", { starred_message_counts: "true" });
+    await expect.poll(() => starred.textContent()).toBe(String(before + 1));
+    await call(hamlet, "POST", "/messages/flags", { messages: JSON.stringify([id]), op: "remove", flag: "starred" });
+    await expect.poll(async () => Number((await starred.count()) ? await starred.textContent() : 0)).toBe(before);
+  });
+
   it("filters the Inbox by text and by view (unmuted, all, followed), with folders that fold, kept across reloads", async () => {
     await send(othello, VERONA, "About alpha", "alpha notes");
     await send(othello, VERONA, "About beta", "beta plans");

@@ -31,6 +31,7 @@ import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
 import { notifyNewMessage } from "./notifications.js";
+import { applyStarredEvent, loadStarred } from "./starred.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -74,6 +75,7 @@ function applyState(state: any): void {
   const s = state.user_settings ?? {};
   settings.value = { ...s, color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
   loadPersonal(state);
+  loadStarred(state);
   unread.load(state.unread_msgs, myUserId);
   loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
@@ -149,6 +151,7 @@ export function currentQueueId(): string {
 
 function applyEvent(event: any): void {
   if (applyPersonalEvent(event)) return;
+  applyStarredEvent(event);
   switch (event.type) {
     case "message":
       return onMessage(event.message as Message, event.flags ?? [], event.local_message_id);
