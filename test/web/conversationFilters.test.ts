@@ -8,7 +8,7 @@ const DENMARK = 2; // muted
 const facts: ConversationFacts = {
   channelName: (id) => (id === VERONA ? "Verona" : "Denmark"),
   channelMuted: (id) => id === DENMARK,
-  topicPolicy: (c) => ({ "1:muted talk": 1, "2:unmuted talk": 2, "1:followed talk": 3 })[`${c.channelId}:${c.topic}`] ?? 0,
+  topicPolicy: (c) => (({ "1:muted talk": 1, "2:unmuted talk": 2, "1:followed talk": 3 }) as Record<string, number>)[`${c.channelId}:${c.topic}`] ?? 0,
   dmNames: (ids) => ids.map((id) => (id === 12 ? "Othello" : "Iago")).join(", "),
 };
 const topic = (channelId: number, name: string): Conversation => ({ kind: "channel", channelId, topic: name });
