@@ -216,6 +216,7 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
     await expect.poll(() => row.getAttribute("class")).toContain("alerted");
     expect(await row.locator(".content .alert-word").textContent()).toBe("Pomegranate");
     expect(await hamlet.locator(".message.alerted").count()).toBe(1);
+    if (shots) await hamlet.screenshot({ path: `${shots}/alert-word.png` });
   });
 
   it("shows emoji as :name: text with the text emoji set, and as glyphs otherwise", async () => {
