@@ -179,6 +179,25 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
       .toContain("Replied from the desktop app");
   });
 
+  it("shows notifications through the desktop app's new_notification when it has one", async () => {
+    await iago.evaluate(() => {
+      const w = window as any;
+      w.appNotifications = [];
+      w.electron_bridge.new_notification = (title: string, options: NotificationOptions, dispatch: (type: string, init: EventInit) => boolean) => {
+        w.appNotifications.push({ title, body: options.body, dispatch });
+        return { close: () => {} };
+      };
+    });
+    await goTo(iago, "#inbox");
+    const id = await send(othello, [IAGO_ID], "Through the desktop app");
+    const appTitles = () => iago.evaluate(() => (window as any).appNotifications.map((n: any) => n.title));
+    await expect.poll(appTitles).toEqual(["Othello, the Moor of Venice (to you)"]);
+    // The page's permission was never granted: no browser notification.
+    expect(await notificationTitles(iago)).toEqual([]);
+    await iago.evaluate(() => (window as any).appNotifications[0].dispatch("click", {}));
+    await expect.poll(() => iago.evaluate(() => location.hash)).toBe(`#narrow/dm/${OTHELLO_ID}-Othello,-the-Moor-of-Venice/near/${id}`);
+  });
+
   it("hides a muted user's messages behind a click, without a notification, and hides their typing", async () => {
     await goTo(hamlet, `#narrow/dm/${IAGO_ID}-Iago`);
     await call(iago, "POST", "/typing", { op: "start", to: JSON.stringify([HAMLET_ID]) });

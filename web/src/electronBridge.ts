@@ -1,6 +1,6 @@
 import { api } from "./api.js";
 import { showShortcuts } from "./keyboard.js";
-import { notifiedMessages } from "./notifications.js";
+import type { Message } from "./state.js";
 
 /**
  * Zulip's desktop app (an Electron shell around the web app) puts `window.electron_bridge` in
@@ -12,6 +12,8 @@ export interface ElectronBridge {
   send_event(name: string, ...args: unknown[]): boolean;
   on_event(name: string, listener: (...args: any[]) => void): void;
   set_send_notification_reply_message_supported?(value: boolean): void;
+  /** The app's own notifications (instead of the browser's), events passed back through `dispatch`. */
+  new_notification?(title: string, options: NotificationOptions, dispatch: (type: string, init: EventInit) => boolean): { close(): void };
 }
 
 declare global {
@@ -31,6 +33,26 @@ export function sendToDesktopApp(name: string, ...args: unknown[]): void {
     electronBridge()?.send_event(name, ...args);
   } catch {
     // an older desktop app without this event
+  }
+}
+
+/** Messages notified of, for replies typed into the desktop app's notifications (the newest 100). */
+const notifiedMessages = new Map<number, Message>();
+
+export function rememberNotified(message: Message): void {
+  notifiedMessages.set(message.id, message);
+  if (notifiedMessages.size > 100) notifiedMessages.delete(notifiedMessages.keys().next().value!);
+}
+
+/** A notification shown by the desktop app, with the browser Notification's events (Zulip's ElectronBridgeNotification). */
+export class DesktopAppNotification extends EventTarget {
+  private shown: { close(): void };
+  constructor(bridge: ElectronBridge, title: string, options: NotificationOptions) {
+    super();
+    this.shown = bridge.new_notification!(title, options, (type, init) => this.dispatchEvent(new Event(type, init)));
+  }
+  close(): void {
+    this.shown.close();
   }
 }
 

@@ -2,6 +2,7 @@ import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
 import { narrowHash, type Term } from "./hash.js";
 import { matchesView, view } from "./messages.js";
+import { DesktopAppNotification, electronBridge, rememberNotified } from "./electronBridge.js";
 import { notificationFor, type NotifySubscription } from "./notifyRules.js";
 import { mutedUsers } from "./personal.js";
 import { conversationOf, lookup, type Message, route, settings, subscriptions, topicKey, userTopics } from "./state.js";
@@ -32,7 +33,7 @@ function readDontAsk(): boolean {
 
 /** Zulip's banner shows while the browser has not been asked (permission "default"). */
 export function bannerWanted(): boolean {
-  return permission.value === "default" && !bannerDismissed.value;
+  return permission.value === "default" && !bannerDismissed.value && !electronBridge()?.new_notification;
 }
 
 export async function askPermission(): Promise<void> {
@@ -95,9 +96,7 @@ export function conversationHash(message: Message): string {
 }
 
 /** Open notifications per conversation and sender (Zulip's notice_memory): a new message replaces the old one. */
-const shown = new Map<string, { notification: Notification; count: number }>();
-/** Messages notified of, for replies from Zulip's desktop app. */
-export const notifiedMessages = new Map<number, Message>();
+const shown = new Map<string, { notification: Notification | DesktopAppNotification; count: number }>();
 
 function show(message: Message): void {
   const c = conversationOf(message);
@@ -105,10 +104,13 @@ function show(message: Message): void {
   const previous = shown.get(key);
   previous?.notification.close();
   const count = (previous?.count ?? 0) + 1;
-  const notification = new Notification(titleOf(message, count), { body: bodyOf(message), tag: String(message.id) });
+  const options = { body: bodyOf(message), tag: String(message.id) };
+  const bridge = electronBridge();
+  const notification = bridge?.new_notification
+    ? new DesktopAppNotification(bridge, titleOf(message, count), options)
+    : new Notification(titleOf(message, count), options);
   shown.set(key, { notification, count });
-  notifiedMessages.set(message.id, message);
-  if (notifiedMessages.size > 100) notifiedMessages.delete(notifiedMessages.keys().next().value!);
+  rememberNotified(message);
   notification.addEventListener?.("click", () => {
     notification.close();
     window.focus();
@@ -159,6 +161,7 @@ export function notifyNewMessage(message: Message): void {
     visible: inView(message),
   });
   permission.value = currentPermission();
-  if (decision.desktop && permission.value === "granted") show(message);
+  // Zulip's desktop app shows its own notifications, whatever the page's permission.
+  if (decision.desktop && (permission.value === "granted" || electronBridge()?.new_notification)) show(message);
   if (decision.sound) chime();
 }
