@@ -150,6 +150,13 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
     const calls: any[][] = await hamlet.evaluate(() => (window as any).bridgeCalls);
     expect(calls.some((c) => c[0] === "realm_name" && typeof c[1] === "string" && c[1].length > 0)).toBe(true);
     expect(calls).toContainEqual(["reply_supported", true]);
+    expect(calls.some((c) => c[0] === "realm_icon_url" && /^https?:\/\//.test(c[1]))).toBe(true);
+    // A new organization name reaches the title and the desktop app live.
+    const realmName = await hamlet.evaluate(() => (window as any).bridgeCalls.findLast((c: any[]) => c[0] === "realm_name")[1]);
+    expect((await call(iago, "PATCH", "/realm", { name: "Elsinore" })).result).toBe("success");
+    await expect.poll(() => hamlet.title()).toBe(`(${before}) Inbox - Elsinore - Parley`);
+    expect(await hamlet.evaluate(() => (window as any).bridgeCalls.findLast((c: any[]) => c[0] === "realm_name")[1])).toBe("Elsinore");
+    await call(iago, "PATCH", "/realm", { name: realmName });
 
     await send(othello, [HAMLET_ID], "One more unread");
     await expect.poll(() => titleCount(hamlet)).toBe(before + 1);

@@ -130,6 +130,8 @@ let audio: AudioContext | null = null;
 function chime(): void {
   try {
     audio ??= new AudioContext();
+    // Browsers start audio only after the user has interacted with the page once.
+    if (audio.state === "suspended") void audio.resume().catch(() => {});
     const start = audio.currentTime;
     for (const [offset, frequency] of [
       [0, 880],
