@@ -31,6 +31,12 @@ function recorder(): void {
       return notification;
     },
   });
+  w.chimes = 0;
+  const createOscillator = AudioContext.prototype.createOscillator;
+  AudioContext.prototype.createOscillator = function (this: AudioContext) {
+    w.chimes++;
+    return createOscillator.call(this);
+  };
   w.bridgeCalls = [];
   w.bridgeListeners = {};
   w.electron_bridge = {
@@ -112,6 +118,8 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
     await send(othello, VERONA, "@**King Hamlet** come to the ramparts", "notify");
     await expect.poll(() => notificationTitles(hamlet)).toContain("Othello, the Moor of Venice (#Verona > notify)");
     const bodies = await notificationBodies(hamlet);
+    // Each notification chimed (two tones each): none for the plain channel message.
+    expect(await hamlet.evaluate(() => (window as any).chimes)).toBe(4);
     expect(bodies).toContain("Are you there, my lord?");
     expect(bodies).toContain("@King Hamlet come to the ramparts");
     expect(bodies).not.toContain("Just chatting");
@@ -137,6 +145,15 @@ describe.skipIf(!chromiumFound)("notifications, unread counts, view filters and 
     expect(bodies).toContain("@all lunch is served");
     expect(bodies).not.toContain("@all the castle is quiet");
     expect(bodies).not.toContain("My own words");
+
+    // notification_sound "none": notifications without the chime.
+    await call(hamlet, "PATCH", "/settings", { notification_sound: "none" });
+    const chimes = await hamlet.evaluate(() => (window as any).chimes);
+    await marker("Silent marker");
+    expect(await hamlet.evaluate(() => (window as any).chimes)).toBe(chimes);
+    await call(hamlet, "PATCH", "/settings", { notification_sound: "zulip" });
+    await marker("Loud marker");
+    expect(await hamlet.evaluate(() => (window as any).chimes)).toBe(chimes + 2);
   });
 
   it("keeps the title, the favicon and the desktop app's count live, and tells the app the organization's name", async () => {
