@@ -164,6 +164,11 @@ export function notifyNewMessage(message: Message): void {
   });
   permission.value = currentPermission();
   // Zulip's desktop app shows its own notifications, whatever the page's permission.
-  if (decision.desktop && (permission.value === "granted" || electronBridge()?.new_notification)) show(message);
+  try {
+    if (decision.desktop && (permission.value === "granted" || electronBridge()?.new_notification)) show(message);
+  } catch (error) {
+    // e.g. Chrome on Android allows notifications only from a service worker: the message still shows
+    console.warn("could not show a notification", error);
+  }
   if (decision.sound) chime();
 }
