@@ -123,11 +123,11 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       return latency(othello, sentAt);
     });
     expect(await sidebarCount(othello, "[data-channel-id='1']")).toBe(before + sent);
-    await expect.poll(() => othello.locator(".inbox").textContent()).toContain("#Verona › web test");
+    await expect.poll(() => othello.locator(".inbox [data-folder='channel:1']").textContent()).toContain("web test");
     await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
 
     // Othello opens the topic: the message is seen, so read, and the count goes back.
-    await othello.click(".inbox a:has-text('#Verona › web test')");
+    await othello.click(".inbox [data-folder='channel:1'] li a:has-text('web test')");
     await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
     await expect.poll(() => sidebarCount(othello, "[data-channel-id='1']"), { timeout: 3000 }).toBe(before);
     expect(othello.url()).toContain("#narrow/channel/1-Verona/topic/web.20test");

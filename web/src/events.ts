@@ -33,6 +33,8 @@ import { applyPersonalEvent, loadPersonal } from "./personal.js";
 import { applyStreamEvent, applySubscriberEvent } from "./channels.js";
 import { applyComposeEvent, loadComposeData } from "./composeData.js";
 import { localDrafts } from "./composeDrafts.js";
+import { notifyNewMessage } from "./notifications.js";
+import { applyStarredEvent, loadStarred } from "./starred.js";
 
 /**
  * The real-time loop: POST /register, then long-poll GET /events. A lost queue (server restart
@@ -77,6 +79,7 @@ function applyState(state: any): void {
   settings.value = { ...s, color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
   loadPersonal(state);
   loadComposeData(state, localDrafts);
+  loadStarred(state);
   unread.load(state.unread_msgs, myUserId);
   loadPresences(state.presences, state.server_timestamp);
   for (const p of state.recent_private_conversations ?? []) noteDmOnce(dmPeople(p.user_ids, myUserId));
@@ -153,6 +156,7 @@ export function currentQueueId(): string {
 function applyEvent(event: any): void {
   if (applyPersonalEvent(event)) return;
   if (applyComposeEvent(event)) return;
+  applyStarredEvent(event);
   switch (event.type) {
     case "message":
       return onMessage(event.message as Message, event.flags ?? [], event.local_message_id);
@@ -263,6 +267,7 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   if (conversation.kind === "dm") noteDm(conversation.userIds);
   else noteTopic(conversation.channelId, conversation.topic, message.id);
   noteRecentMessage(message);
+  notifyNewMessage(message);
   if (localId && ackLocalEcho(localId, message)) return;
   if (matchesView(message, view.value.terms)) mergeMessages([message]);
 }

@@ -11,6 +11,8 @@ import { startPresence } from "./presence.js";
 import { openNarrow, prefetchNarrow, view } from "./messages.js";
 import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./components/App.js";
+import { startElectronBridge } from "./electronBridge.js";
+import { startUnreadIndicators } from "./unreadIndicators.js";
 import "./style.css";
 
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */
@@ -104,6 +106,8 @@ async function start(): Promise<void> {
   window.addEventListener("focus", () => (view.value = { ...view.value }));
   void runEventLoop();
   startPresence();
+  startUnreadIndicators();
+  startElectronBridge();
 }
 
 start().catch((error) => {

@@ -69,6 +69,13 @@ export class UnreadIndex {
     return n;
   }
 
+  /** Unread messages that pass `filter`, which also learns whether the message mentions the user. */
+  countWith(filter: (c: Conversation, mentioned: boolean) => boolean): number {
+    let n = 0;
+    for (const [id, c] of this.byId) if (filter(c, this.mentioned.has(id))) n++;
+    return n;
+  }
+
   countChannel(channelId: number): number {
     return this.count((c) => c.kind === "channel" && c.channelId === channelId);
   }

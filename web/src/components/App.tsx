@@ -4,71 +4,20 @@ import { MessageList } from "./MessageList.js";
 import { Sidebar } from "./Sidebar.js";
 import { UserList } from "./UserList.js";
 import { Recent } from "./Recent.js";
+import { Inbox } from "./Inbox.js";
 import { SearchBox } from "./SearchBox.js";
 import { TopicDialog } from "./TopicDialog.js";
 import { EmojiPicker } from "./EmojiPicker.js";
 import { isLazyOverlay, LazyOverlay } from "./LazyOverlay.js";
 import { UserCard } from "./UserCard.js";
-import { narrowHash, type Term } from "../hash.js";
+import { NotificationBanner } from "./NotificationBanner.js";
+import { title } from "../viewTitle.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
-import { connection, lookup, realmName, route, settings, subscriptions, unread, unreadVersion, userName, users } from "../state.js";
+import { connection, realmName, route, settings, users } from "../state.js";
 import { myUserId } from "../api.js";
 
 const sidebarOpen = signal(false);
-
-function title(terms: readonly Term[]): string {
-  const channel = terms.find((t) => t.operator === "channel");
-  const topic = terms.find((t) => t.operator === "topic");
-  const dm = terms.find((t) => t.operator === "dm");
-  const search = terms.find((t) => t.operator === "search");
-  const is = terms.find((t) => t.operator === "is");
-  if (channel) {
-    const name = subscriptions.value.get(Number(channel.operand))?.name ?? channel.operand;
-    return topic ? `#${name} › ${topic.operand || "general chat"}` : `#${name}`;
-  }
-  if (dm)
-    return dm.operand
-      .split(",")
-      .map((id) => userName(Number(id)))
-      .join(", ");
-  if (search) return `Search: ${search.operand}`;
-  if (is?.operand === "starred") return "Starred messages";
-  if (is?.operand === "mentioned") return "Mentions";
-  if (is?.operand === "dm") return "Direct messages";
-  return "Combined feed";
-}
-
-/** Inbox: every conversation with unread messages, channels first. */
-function Inbox() {
-  unreadVersion.value;
-  const rows = [...unread.conversations().values()].filter(({ conversation: c }) => c.kind === "dm" || !subscriptions.value.get(c.channelId)?.is_muted);
-  rows.sort((a, b) => b.maxId - a.maxId);
-  return (
-    <div class="inbox">
-      {rows.length === 0 && <p class="status">You have no unread messages.</p>}
-      <ul>
-        {rows.map(({ conversation: c, count }) => {
-          const terms: Term[] =
-            c.kind === "channel"
-              ? [
-                  { operator: "channel", operand: String(c.channelId), negated: false },
-                  { operator: "topic", operand: c.topic, negated: false },
-                ]
-              : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
-          return (
-            <li key={narrowHash(terms, lookup)}>
-              <a href={narrowHash(terms, lookup)}>
-                <span class="name">{title(terms)}</span>
-                <span class="count">{count}</span>
-              </a>
-            </li>
-          );
-        })}
-      </ul>
-    </div>
-  );
-}
 
 /** What "#" (the home view) shows: the user's web_home_view. */
 export function homeKind(): "inbox" | "recent" | "feed" {
@@ -117,6 +66,7 @@ export function App() {
       </header>
       <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
       <main class="main">
+        <NotificationBanner />
         <h1 class="view-title">{heading}</h1>
         {kind === "inbox" ? (
           <Inbox />

@@ -15,6 +15,7 @@ import { closeTypeahead, typeaheadKeyDown, TypeaheadMenu, updateMessageTypeahead
 import { FormatBar, formatCompose, Preview, preview, SendLaterButton } from "./ComposeTools.js";
 import { notice } from "../actions.js";
 import { formatScheduledTime } from "../sendLater.js";
+import { mutedUsers } from "../personal.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -149,7 +150,7 @@ export function Compose() {
     textarea.current?.focus();
   };
   const typingKey = dest ? conversationKey(dest.kind === "channel" ? dest : { kind: "dm", userIds: dest.userIds }) : "";
-  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId);
+  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId && !mutedUsers.value.includes(id));
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>

@@ -25,6 +25,8 @@ import {
   toggleStar,
 } from "../actions.js";
 import { dmPeople } from "../unread.js";
+import { markAlertWords, showEmoji } from "../messageDecorations.js";
+import { alertWords, mutedUsers } from "../personal.js";
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
 const timeFormats = new Map<boolean, Intl.DateTimeFormat>();
@@ -116,7 +118,9 @@ function Reactions({ m }: { m: Message }) {
       {[...groups.values()].map((g) => {
         const custom = g.type === "realm_emoji" ? realmEmoji.value.get(g.code) : undefined;
         const glyph =
-          g.type === "unicode_emoji" ? (
+          settings.value.emojiset === "text" ? (
+            `:${g.name}:`
+          ) : g.type === "unicode_emoji" ? (
             String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16)))
           ) : custom ? (
             <img class="emoji" src={custom.source_url} alt={`:${g.name}:`} />
@@ -223,22 +227,6 @@ function EditBox({ id }: { id: number }) {
   );
 }
 
-/**
- * The server writes a Unicode emoji as `<span class="emoji emoji-1f389">:tada:</span>` (Zulip's
- * web app draws it from a sprite sheet); the app shows the character itself instead.
- */
-function showUnicodeEmoji(root: HTMLElement): void {
-  root.querySelectorAll<HTMLElement>(".content span.emoji").forEach((span) => {
-    const code = /\bemoji-([0-9a-f]+(?:-[0-9a-f]+)*)\b/.exec(span.className)?.[1];
-    if (!code || !span.textContent?.startsWith(":")) return;
-    try {
-      span.textContent = String.fromCodePoint(...code.split("-").map((hex) => parseInt(hex, 16)));
-    } catch {
-      // not a code point: keep the name
-    }
-  });
-}
-
 /** At most this many messages are in the DOM; scrolling moves the window, then pages the history. */
 export const WINDOW = 300;
 const STEP = 100;
@@ -307,7 +295,8 @@ export function MessageList() {
     const el = scroller.current;
     if (!el) return;
     if (v.loading) delete el.dataset.opened;
-    showUnicodeEmoji(el);
+    showEmoji(el, settings.value.emojiset === "text");
+    el.querySelectorAll<HTMLElement>(".message.alerted .content").forEach((content) => markAlertWords(content, alertWords.value));
     const kept = keep.current;
     keep.current = null;
     const row = kept && el.querySelector<HTMLElement>(`.message[data-id="${kept.id}"]`);
@@ -320,7 +309,7 @@ export function MessageList() {
       else el.scrollTop = el.scrollHeight;
       atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     } else if (atBottom.current && startId === null) el.scrollTop = el.scrollHeight;
-  }, [v.messages, start]);
+  }, [v.messages, start, settings.value.emojiset, alertWords.value, mutedUsers.value]);
 
   useEffect(() => {
     const el = scroller.current;
@@ -367,11 +356,14 @@ export function MessageList() {
 }
 
 function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; all: Message[] }) {
+  const [revealed, setRevealed] = useState(false);
+  if (mutedUsers.value.includes(m.sender_id) && !revealed) return <MutedMessage m={m} showSender={showSender} reveal={() => setRevealed(true)} />;
   const unreadMark = !m.local && !m.flags.includes("read");
   const mentioned = m.flags.includes("mentioned") || m.flags.includes("wildcard_mentioned");
+  const alerted = m.flags.includes("has_alert_word") && m.sender_id !== myUserId;
   return (
     <div
-      class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""}`}
+      class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${alerted ? "alerted" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""}`}
       data-id={m.id}
       data-unread={unreadMark ? "" : undefined}
       onClick={(ev) => !(ev.target as HTMLElement).closest("a, button, summary, textarea") && (selectedId.value = m.id)}
@@ -410,6 +402,28 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
           <button onClick={() => discard(m.local!.localId)}>Discard</button>
         </div>
       )}
+    </div>
+  );
+}
+
+/** A muted user's message: hidden until clicked (Zulip's "message from a muted user"). */
+function MutedMessage({ m, showSender, reveal }: { m: Message; showSender: boolean; reveal: () => void }) {
+  return (
+    <div class={`message muted-sender ${showSender ? "first" : ""}`} data-id={m.id}>
+      {showSender && (
+        <div class="sender">
+          <span class="avatar" aria-hidden="true">
+            ?
+          </span>
+          <span class="name">Muted user</span>
+        </div>
+      )}
+      <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>
+        {timeFormat().format(new Date(m.timestamp * 1000))}
+      </time>
+      <button type="button" class="reveal-muted" onClick={reveal}>
+        Message from a muted user. Click to reveal.
+      </button>
     </div>
   );
 }

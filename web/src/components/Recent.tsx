@@ -1,19 +1,67 @@
 import { useEffect } from "preact/hooks";
 import { narrowHash, type Term } from "../hash.js";
 import { loadRecent, participants, recentRows, recentState } from "../recent.js";
-import { lookup, subscriptions, unread, unreadVersion, userName, userTopics, topicKey, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, settings, subscriptions, unread, unreadVersion, userName, userTopics, topicKey, VISIBILITY_FOLLOWED } from "../state.js";
 import type { Conversation } from "../unread.js";
+import { myUserId } from "../api.js";
+import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
+import { conversationFacts, recentChoices, recentSearch } from "../viewFilters.js";
+import "../views.css";
 
-const dayTime = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit" });
-const timeOnly = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit" });
+/** Times in the user's 12- or 24-hour style (twenty_four_hour_time). */
+function formats(h24: boolean): { dayTime: Intl.DateTimeFormat; timeOnly: Intl.DateTimeFormat } {
+  return {
+    dayTime: new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit", hour12: !h24 }),
+    timeOnly: new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", hour12: !h24 }),
+  };
+}
+const FORMATS = { h12: formats(false), h24: formats(true) };
 
 function when(timestamp: number | undefined): string {
   if (timestamp === undefined) return "";
+  const { dayTime, timeOnly } = settings.value.twenty_four_hour_time ? FORMATS.h24 : FORMATS.h12;
   const date = new Date(timestamp * 1000);
   const seconds = Date.now() / 1000 - timestamp;
   if (seconds < 60) return "just now";
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
   return date.toDateString() === new Date().toDateString() ? timeOnly.format(date) : dayTime.format(date);
+}
+
+const FILTER_BUTTONS: Array<[keyof RecentFilters, string]> = [
+  ["unreadOnly", "Unread"],
+  ["participated", "Participated"],
+  ["includeDms", "Include DMs"],
+  ["includeMuted", "Include muted"],
+];
+
+/** The search box and filter buttons above the table (Zulip's recent view filters). */
+function RecentFilterBar() {
+  const choices = recentChoices.value;
+  return (
+    <div class="view-filters">
+      <input
+        type="search"
+        class="filter-search"
+        placeholder="Filter topics"
+        aria-label="Filter conversations"
+        value={recentSearch.value}
+        onInput={(e) => (recentSearch.value = e.currentTarget.value)}
+      />
+      {FILTER_BUTTONS.map(([name, label]) => (
+        <button
+          key={name}
+          type="button"
+          class={`filter-button ${choices[name] ? "on" : ""}`}
+          data-filter={name}
+          aria-pressed={choices[name]}
+          onClick={() => (recentChoices.value = { ...choices, [name]: !choices[name] })}
+        >
+          {choices[name] ? "✓ " : ""}
+          {label}
+        </button>
+      ))}
+    </div>
+  );
 }
 
 function termsOf(c: Conversation): Term[] {
@@ -32,13 +80,27 @@ export function Recent() {
   useEffect(() => {
     if (!recentState.value.loaded) void loadRecent();
   }, []);
-  const rows = recentRows();
   const counts = unread.conversations();
+  const facts = conversationFacts();
+  const all = recentRows();
+  const rows = all.filter((entry) =>
+    recentRowShown(
+      {
+        conversation: entry.conversation,
+        unreadCount: counts.get(entry.key)?.count ?? 0,
+        participated: entry.messages.some((m) => m.sender === myUserId),
+      },
+      recentChoices.value,
+      recentSearch.value,
+      facts,
+    ),
+  );
   return (
     <div class="recent">
+      <RecentFilterBar />
       {!state.loaded && state.loading && <p class="status">Loading…</p>}
       {state.error && <p class="status error">{state.error}</p>}
-      {state.loaded && rows.length === 0 && <p class="status">No conversations yet.</p>}
+      {state.loaded && rows.length === 0 && <p class="status">{all.length === 0 ? "No conversations yet." : "No conversations match your filters."}</p>}
       {rows.length > 0 && (
         <table>
           <thead>

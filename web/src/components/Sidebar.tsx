@@ -3,6 +3,7 @@ import {
   lookup,
   recentDms,
   route,
+  settings,
   subscriptions,
   topicKey,
   unread,
@@ -15,6 +16,7 @@ import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
 import { homeKind } from "./App.js";
+import { starredIds } from "../starred.js";
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
@@ -46,7 +48,12 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     ["Recent conversations", "#recent", 0, r.kind === "recent" || (r.kind === "home" && homeKind() === "recent")],
     ["Combined feed", "#feed", total, r.kind === "feed" || (r.kind === "home" && homeKind() === "feed")],
     ["Mentions", "#narrow/is/mentioned", unread.countMentions(), terms.some((t) => t.operator === "is" && t.operand === "mentioned")],
-    ["Starred messages", "#narrow/is/starred", 0, terms.some((t) => t.operator === "is" && t.operand === "starred")],
+    [
+      "Starred messages",
+      "#narrow/is/starred",
+      settings.value.starred_message_counts ? starredIds.value.size : 0,
+      terms.some((t) => t.operator === "is" && t.operand === "starred"),
+    ],
   ];
   return (
     <nav class="sidebar" aria-label="Navigation" onClick={(e) => (e.target as HTMLElement).closest("a") && onNavigate()}>

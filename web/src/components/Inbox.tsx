@@ -1,0 +1,106 @@
+import "../views.css";
+import { narrowHash, type Term } from "../hash.js";
+import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
+import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import type { Conversation } from "../unread.js";
+import { conversationFacts, inboxChoices, inboxSearch } from "../viewFilters.js";
+
+const VIEWS: Array<[InboxView, string]> = [
+  ["unmuted", "Unmuted topics"],
+  ["all", "All topics"],
+  ["followed", "Followed topics"],
+];
+
+function termsOf(c: Conversation): Term[] {
+  return c.kind === "channel"
+    ? [
+        { operator: "channel", operand: String(c.channelId), negated: false },
+        { operator: "topic", operand: c.topic, negated: false },
+      ]
+    : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
+}
+
+function toggleFolder(key: string): void {
+  const { collapsed } = inboxChoices.value;
+  inboxChoices.value = { ...inboxChoices.value, collapsed: collapsed.includes(key) ? collapsed.filter((k) => k !== key) : [...collapsed, key] };
+}
+
+function Folder({ folder }: { folder: InboxFolder }) {
+  const collapsed = inboxChoices.value.collapsed.includes(folder.key);
+  const sub = folder.channelId === null ? undefined : subscriptions.value.get(folder.channelId);
+  const name = folder.channelId === null ? "Direct messages" : (sub?.name ?? "unknown channel");
+  return (
+    <section class={`inbox-folder ${sub?.is_muted ? "muted" : ""}`} data-folder={folder.key}>
+      <header class="folder-head">
+        <button
+          type="button"
+          class="fold"
+          aria-expanded={!collapsed}
+          aria-label={`${collapsed ? "Expand" : "Collapse"} ${name}`}
+          onClick={() => toggleFolder(folder.key)}
+        >
+          {collapsed ? "▸" : "▾"}
+        </button>
+        {folder.channelId === null ? (
+          <span class="folder-name">{name}</span>
+        ) : (
+          <a class="folder-name" href={narrowHash([{ operator: "channel", operand: String(folder.channelId), negated: false }], lookup)}>
+            <span class="swatch" style={{ background: sub?.color ?? "#999" }} />
+            {name}
+          </a>
+        )}
+        <span class="count">{folder.count}</span>
+      </header>
+      {!collapsed && (
+        <ul>
+          {folder.rows.map(({ key, conversation: c, count }) => (
+            <li key={key} data-key={key}>
+              <a href={narrowHash(termsOf(c), lookup)}>
+                <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>general chat</i> : c.topic}</span>
+                {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED && (
+                  <span class="followed-mark" title="You follow this topic">
+                    ◉
+                  </span>
+                )}
+                <span class="count">{count}</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** Inbox: every conversation with unread messages, in folders (direct messages, then each channel), filtered. */
+export function Inbox() {
+  unreadVersion.value;
+  const choices = inboxChoices.value;
+  const all = [...unread.conversations()].map(([key, row]) => ({ key, ...row }));
+  const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
+  return (
+    <div class="inbox">
+      <div class="view-filters">
+        <input
+          type="search"
+          class="filter-search"
+          placeholder="Filter"
+          aria-label="Filter conversations"
+          value={inboxSearch.value}
+          onInput={(e) => (inboxSearch.value = e.currentTarget.value)}
+        />
+        <select aria-label="Inbox view" value={choices.view} onChange={(e) => (inboxChoices.value = { ...choices, view: e.currentTarget.value as InboxView })}>
+          {VIEWS.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {folders.length === 0 && <p class="status">{all.length === 0 ? "You have no unread messages." : "No unread conversations match your filters."}</p>}
+      {folders.map((folder) => (
+        <Folder key={folder.key} folder={folder} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+import { effect } from "@preact/signals";
+import { sendToDesktopApp } from "./electronBridge.js";
+import { drawFavicon } from "./favicon.js";
+import { badgeCount, pageTitle } from "./unreadBadge.js";
+import { realm, realmName, route, settings, subscriptions, topicKey, unread, unreadVersion, userTopics, VISIBILITY_FOLLOWED } from "./state.js";
+import { routeTitle } from "./viewTitle.js";
+
+const TOPIC_MUTED = 1;
+const TOPIC_UNMUTED = 2;
+
+/**
+ * The unread count outside the page, kept live: in the tab's title, on its favicon, and in
+ * Zulip's desktop app (its total_unread_count), per desktop_icon_count_display.
+ */
+export function startUnreadIndicators(): void {
+  let sent = -1;
+  effect(() => {
+    unreadVersion.value;
+    const policies = userTopics.value;
+    const subs = subscriptions.value;
+    const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
+      muted: (c) => {
+        const policy = policies.get(topicKey(c.channelId, c.topic));
+        return policy === TOPIC_MUTED || (!!subs.get(c.channelId)?.is_muted && policy !== TOPIC_UNMUTED);
+      },
+      followed: (c) => policies.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED,
+    });
+    document.title = pageTitle(count, routeTitle(route.value, settings.value.web_home_view), realmName.value);
+    drawFavicon(count, unread.count((c) => c.kind === "dm") > 0);
+    if (count !== sent) sendToDesktopApp("total_unread_count", (sent = count));
+  });
+  effect(() => {
+    if (realmName.value) sendToDesktopApp("realm_name", realmName.value);
+  });
+  effect(() => {
+    const icon = realm.value.realm_icon_url;
+    if (typeof icon === "string" && icon) sendToDesktopApp("realm_icon_url", new URL(icon, location.href).href);
+  });
+}
