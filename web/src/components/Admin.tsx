@@ -4,6 +4,7 @@ import type { ComponentChildren } from "preact";
 import { closeOverlay } from "../overlay.js";
 import { api, ApiError, myUserId } from "../api.js";
 import { realm, realmEmoji, realmName, userName, users } from "../state.js";
+import { RealmIconUpload } from "./ImageUpload.js";
 import "../settings.css";
 
 /**
@@ -207,6 +208,7 @@ function Profile() {
   const [description, setDescription] = useState(() => plainText(realm.value.realm_description ?? ""));
   return (
     <Group title="Organization profile">
+      <RealmIconUpload />
       <form
         onSubmit={(e) => {
           e.preventDefault();

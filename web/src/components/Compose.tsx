@@ -6,6 +6,8 @@ import { type Message, route, settings, subscriptions, typing, userName, users }
 import { conversationKey } from "../unread.js";
 import { api } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
+import { AttachButton, isDragging, pasteFiles, UploadProgress, useDropTarget } from "../upload/ComposeUploads.js";
+import type { UploadTarget } from "../upload/uploads.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -113,8 +115,16 @@ function Unsent() {
   );
 }
 
+/** Uploads write their links into the compose text. */
+const uploadTarget: UploadTarget = {
+  get: () => content.value,
+  set: (text) => (content.value = text),
+  textarea: () => document.querySelector<HTMLTextAreaElement>(".compose textarea"),
+};
+
 export function Compose() {
   const textarea = useRef<HTMLTextAreaElement>(null);
+  useDropTarget(uploadTarget);
   const dest = destination();
   const submit = () => {
     const d = destination();
@@ -131,7 +141,7 @@ export function Compose() {
   const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId);
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
-    <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
+    <form class={`compose ${isDragging() ? "drop-target" : ""}`} onSubmit={(e) => (e.preventDefault(), submit())}>
       <Unsent />
       {typists.length > 0 && (
         <div class="typing">
@@ -195,6 +205,7 @@ export function Compose() {
             content.value = e.currentTarget.value;
             noteTyping(destination());
           }}
+          onPaste={(e) => pasteFiles(e, uploadTarget)}
           onKeyDown={(e) => {
             if (e.key !== "Enter" || e.isComposing) return;
             const sends = settings.value.enter_sends ? !e.shiftKey && !e.ctrlKey && !e.metaKey && !e.altKey : e.ctrlKey || e.metaKey;
@@ -213,10 +224,12 @@ export function Compose() {
         >
           ☺
         </button>
+        <AttachButton target={uploadTarget} />
         <button type="submit" class="send">
           Send
         </button>
       </div>
+      <UploadProgress />
       {error.value && (
         <div class="error" role="alert">
           {error.value}

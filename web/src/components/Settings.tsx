@@ -8,6 +8,7 @@ import { emojiGlyph, type Emoji } from "../emojiSearch.js";
 import { alertWords, mutedUsers, ownEmail, topicPolicies, userStatuses } from "../personal.js";
 import { settings, subscriptions, userName, users } from "../state.js";
 import "../settings.css";
+import { AvatarUpload } from "./ImageUpload.js";
 
 /**
  * Personal settings, at Zulip's hashes (#settings/<section>): a chunk of its own, loaded the first
@@ -109,9 +110,7 @@ function Profile() {
     <>
       <Group title="Your profile">
         <div class="profile-avatar">
-          <span class="avatar big" aria-hidden="true">
-            {(me?.full_name ?? "?").slice(0, 1)}
-          </span>
+          <AvatarUpload />
         </div>
         <form
           class="row"
