@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { Page } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
@@ -154,6 +154,53 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
 
     // The stored file has exactly the bytes chosen.
     const path = linkedPath(await composeText(hamlet), "archive.bin");
+    const stored = await hamlet.evaluate(async (u) => {
+      const bytes = new Uint8Array(await (await fetch(u)).arrayBuffer());
+      return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+    }, path);
+    expect(stored).toBe(createHash("sha256").update(data).digest("hex"));
+    await textarea(hamlet).fill("");
+  }, 90_000);
+
+  it("a tus upload waits while the browser is offline and completes when it is back online", async () => {
+    const data = randomBytes(5 * 1024 * 1024 + 777);
+    const patches: Array<{ offset: number; status: number | "failed" }> = [];
+    let heads = 0;
+    const finished = async (request: Request) => {
+      if (!request.url().includes("/api/v1/tus/")) return;
+      if (request.method() === "HEAD") heads++;
+      if (request.method() === "PATCH")
+        patches.push({ offset: Number(request.headers()["upload-offset"]), status: (await request.response())?.status() ?? "failed" });
+    };
+    const failed = (request: Request) => {
+      if (request.url().includes("/api/v1/tus/") && request.method() === "PATCH")
+        patches.push({ offset: Number(request.headers()["upload-offset"]), status: "failed" });
+    };
+    hamlet.on("requestfinished", finished);
+    hamlet.on("requestfailed", failed);
+    // Each chunk is slowed a little so the connection can be cut while the file is on its way.
+    await hamlet.route("**/api/v1/tus/**", async (route) => {
+      if (route.request().method() === "PATCH") await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue().catch(() => {});
+    });
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles({ name: "offline.bin", mimeType: "application/octet-stream", buffer: data });
+    await expect.poll(() => patches.filter((p) => p.status === 204).length, SLOW).toBeGreaterThanOrEqual(2);
+    await hamlet.context().setOffline(true);
+    await expect.poll(() => patches.some((p) => p.status === "failed"), SLOW).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Still waiting: the placeholder and the progress stay.
+    expect(await composeText(hamlet)).toBe("[Uploading offline.bin…]()");
+    expect(await hamlet.locator(".upload-progress li[data-method='tus']").count()).toBe(1);
+    await hamlet.context().setOffline(false);
+    await expect.poll(() => composeText(hamlet), { timeout: 30_000 }).toMatch(/^\[offline\.bin\]\(\/user_uploads\/[^)]+\)$/);
+    await hamlet.unroute("**/api/v1/tus/**");
+    hamlet.off("requestfinished", finished);
+    hamlet.off("requestfailed", failed);
+    expect(heads).toBeGreaterThanOrEqual(1);
+    // Resumed, not restarted: no chunk after the cut starts again from byte 0.
+    const cut = patches.findIndex((p) => p.status === "failed");
+    expect(patches.slice(cut + 1).every((p) => p.offset > 0)).toBe(true);
+    const path = linkedPath(await composeText(hamlet), "offline.bin");
     const stored = await hamlet.evaluate(async (u) => {
       const bytes = new Uint8Array(await (await fetch(u)).arrayBuffer());
       return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
