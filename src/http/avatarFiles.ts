@@ -33,7 +33,11 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
       () => true,
       () => false,
     );
-    const blob = visible ? await ctx.blobs.get(avatarBlobKey(Number(realmId), userId, avatar.medium)) : undefined;
+    // An avatar from before medium sizes were stored (imported ones) has only the 100 px image.
+    const blob = visible
+      ? ((avatar.medium ? await ctx.blobs.get(avatarBlobKey(Number(realmId), userId, true)) : undefined) ??
+        (await ctx.blobs.get(avatarBlobKey(Number(realmId), userId))))
+      : undefined;
     if (!blob) return notFound();
     return sendPng(reply, blob, "private");
   });

@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { avatarBlobKey } from "../../src/lib/avatarFiles.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -82,6 +83,16 @@ describe("POST /users/me/avatar", () => {
       expectSuccess(await upload("iago", "/api/v1/users/me/avatar", [{ data: await photo() }]));
     });
     expect((await t.user("othello")).avatar_source).toBe("G");
+  });
+
+  it("serves the 100 px image for the medium size when only that one is stored (imported avatars)", async () => {
+    const desdemona = await t.user("desdemona");
+    const uploaded = expectSuccess(await upload("desdemona", "/api/v1/users/me/avatar", [{ data: await photo() }]));
+    await t.ctx.blobs.delete(avatarBlobKey(desdemona.realm_id, desdemona.id, true));
+    const medium = await fetchImage("hamlet", uploaded.avatar_url.replace(".png?", "-medium.png?"));
+    expect(medium).toMatchObject({ status: 200, type: "image/png" });
+    expect(await sharp(medium.bytes).metadata()).toMatchObject({ width: 100, height: 100 });
+    expect((await fetchImage("hamlet", `/user_avatars/${desdemona.realm_id}/999999-medium.png`)).status).toBe(404);
   });
 
   it("DELETE goes back to the gravatar and the uploaded file is gone", async () => {
