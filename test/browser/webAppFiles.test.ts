@@ -209,6 +209,19 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     await textarea(hamlet).fill("");
   }, 90_000);
 
+  it("cancelling an upload removes its placeholder and shows no error", async () => {
+    await hamlet.route("**/json/user_uploads", () => {}); // never answered
+    await textarea(hamlet).fill("Here it comes: ");
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles({ name: "slow.txt", mimeType: "text/plain", buffer: Buffer.from("slow") });
+    await expect.poll(() => composeText(hamlet), SLOW).toBe("Here it comes: [Uploading slow.txt…]()");
+    await hamlet.click("button[aria-label='Cancel uploading slow.txt']");
+    await expect.poll(() => composeText(hamlet), SLOW).toBe("Here it comes: ");
+    expect(await hamlet.locator(".upload-progress li").count()).toBe(0);
+    expect(await hamlet.locator(".upload-error").count()).toBe(0);
+    await hamlet.unroute("**/json/user_uploads");
+    await textarea(hamlet).fill("");
+  }, 30_000);
+
   it("refuses a file over max_file_upload_size_mib with a clear error", async () => {
     const tooBig = Buffer.alloc((MAX_MIB + 1) * 1024 * 1024, 1);
     await hamlet.locator("input[aria-label='Files to upload']").setInputFiles({ name: "huge.iso", mimeType: "application/octet-stream", buffer: tooBig });
