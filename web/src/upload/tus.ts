@@ -54,6 +54,7 @@ function request(
   onSent?: (bytes: number) => void,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    if (opts.signal?.aborted) return reject(new DOMException("Upload cancelled", "AbortError"));
     const xhr = new XMLHttpRequest();
     xhr.open(method, url);
     xhr.withCredentials = true;
