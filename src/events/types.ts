@@ -84,7 +84,8 @@ export type UserGroupEvent =
   | Op<"user_group", "add_subgroups" | "remove_subgroups", { group_id: number; direct_subgroup_ids: number[] }>;
 
 export type RealmEvent =
-  Op<"realm", "update", { property: string; value: unknown; extra_data?: Payload }> | Op<"realm", "update_dict", { property: "default"; data: Payload }>;
+  | Op<"realm", "update", { property: string; value: unknown; extra_data?: Payload }>
+  | Op<"realm", "update_dict", { property: "default" | "icon"; data: Payload }>;
 
 export type UserSettingsEvent = Op<"user_settings", "update", { property: string; value: unknown; language_name?: string }>;
 export type UpdateDisplaySettingsEvent = { type: "update_display_settings"; user: string; setting_name: string; setting: unknown; language_name?: string };

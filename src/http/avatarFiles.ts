@@ -1,38 +1,59 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../appContext.js";
+import type { StoredBlob } from "../blobs/storage.js";
 import { accessUserById } from "../lib/access.js";
-import { avatarBlobKey, avatarUserId } from "../lib/avatarFiles.js";
+import { avatarBlobKey, avatarFileOf, realmIconBlobKey } from "../lib/avatarFiles.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
 /**
- * Uploaded avatars at the URL user payloads give them: GET /user_avatars/{realm_id}/{user_id}.png.
+ * Uploaded avatars at the URL user payloads give them: GET /user_avatars/{realm_id}/{user_id}.png
+ * (and {user_id}-medium.png).
  * The names are user ids, so unlike Zulip's hashed names they could be enumerated: an avatar is
  * served only to someone signed in to that organization (API key, or the web app's session, which
  * an <img> sends; Zulip's apps send their credentials for the server's own images) who may access
  * that user — a restricted guest gets nothing for users he may not see. Only PNGs stored under
- * lib/avatarFiles.ts's keys are served, with a CSP that allows nothing to run.
+ * lib/avatarFiles.ts's keys are served, with a CSP that allows nothing to run. The URLs carry
+ * `?version=`, which changes with every new image, so a day of caching never shows an old one.
+ *
+ * The organization icon, /user_avatars/{realm_id}/realm/icon.png, is public as in Zulip (login
+ * pages show it).
  */
 export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
   app.get<{ Params: { realm_id: string; file: string } }>("/user_avatars/:realm_id/:file", async (request, reply) => {
     const notFound = () => reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
     const { realm_id: realmId, file } = request.params;
-    const userId = avatarUserId(file);
-    if (!/^\d{1,15}$/.test(realmId) || userId === undefined) return notFound();
+    const avatar = avatarFileOf(file);
+    if (!/^\d{1,15}$/.test(realmId) || avatar === undefined) return notFound();
+    const { userId } = avatar;
     const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
     if (viewer.realm_id !== Number(realmId)) return notFound();
     const visible = await accessUserById(ctx.db.kysely, viewer, userId, { allowDeactivated: true, allowBots: true, forAdministration: false }).then(
       () => true,
       () => false,
     );
-    const blob = visible ? await ctx.blobs.get(avatarBlobKey(Number(realmId), userId)) : undefined;
+    // An avatar from before medium sizes were stored (imported ones) has only the 100 px image.
+    const blob = visible
+      ? ((avatar.medium ? await ctx.blobs.get(avatarBlobKey(Number(realmId), userId, true)) : undefined) ??
+        (await ctx.blobs.get(avatarBlobKey(Number(realmId), userId))))
+      : undefined;
     if (!blob) return notFound();
-    return reply
-      .header("Content-Type", "image/png")
-      .header("Content-Length", blob.size)
-      .header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-      .header("Cache-Control", "private, max-age=86400")
-      .send(blob.body);
+    return sendPng(reply, blob, "private");
   });
+  app.get<{ Params: { realm_id: string } }>("/user_avatars/:realm_id/realm/icon.png", async (request, reply) => {
+    const { realm_id: realmId } = request.params;
+    const blob = /^\d{1,15}$/.test(realmId) ? await ctx.blobs.get(realmIconBlobKey(Number(realmId))) : undefined;
+    if (!blob) return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
+    return sendPng(reply, blob, "public");
+  });
+}
+
+function sendPng(reply: FastifyReply, blob: StoredBlob, cache: "private" | "public"): FastifyReply {
+  return reply
+    .header("Content-Type", "image/png")
+    .header("Content-Length", blob.size)
+    .header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+    .header("Cache-Control", `${cache}, max-age=86400`)
+    .send(blob.body);
 }

@@ -1,4 +1,5 @@
 import * as auth from "../routes/auth.js";
+import * as avatars from "../routes/avatars.js";
 import * as customProfileFields from "../routes/customProfileFields.js";
 import * as events from "../routes/events.js";
 import * as invitations from "../routes/invitations.js";
@@ -65,6 +66,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/users/me", endpoint: users.getUserMe },
   { method: "DELETE", path: "/users/me", endpoint: users.deactivateOwnUser },
   { method: "POST", path: "/users/me/status", endpoint: userStatus.updateUserStatus },
+  { method: "POST", path: "/users/me/avatar", endpoint: avatars.setAvatar },
+  { method: "DELETE", path: "/users/me/avatar", endpoint: avatars.deleteAvatar },
   { method: "GET", path: "/users", endpoint: users.getMembers },
   { method: "POST", path: "/users", endpoint: users.createUser },
   { method: "GET", path: "/users/:user_id_or_email", endpoint: users.getMember },
@@ -135,6 +138,8 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "GET", path: "/calls/bigbluebutton/create", endpoint: videoCalls.createBigBlueButtonCall },
   // organization settings
   { method: "PATCH", path: "/realm", endpoint: realmSettings.updateRealm },
+  { method: "POST", path: "/realm/icon", endpoint: avatars.setRealmIcon },
+  { method: "DELETE", path: "/realm/icon", endpoint: avatars.deleteRealmIcon },
   // reactions and custom emoji
   { method: "POST", path: "/messages/:message_id/reactions", endpoint: reactions.addReaction },
   { method: "DELETE", path: "/messages/:message_id/reactions", endpoint: reactions.removeReaction },
@@ -247,7 +252,13 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/user_uploads/thumbnail/:realm_id/*", servedBy: "src/http/userUploads.ts", about: "an image's thumbnail (`…/840x560.webp`)" },
   { methods: ["GET"], path: "/user_uploads/temporary/:token/:filename", servedBy: "src/http/userUploads.ts", about: "an uploaded file by a temporary URL" },
   { methods: ["GET"], path: "/user_avatars/:realm_id/emoji/images/:file", servedBy: "src/http/emojiFiles.ts", about: "custom emoji images" },
-  { methods: ["GET"], path: "/user_avatars/:realm_id/:file", servedBy: "src/http/avatarFiles.ts", about: "an uploaded avatar (`{user_id}.png`)" },
+  {
+    methods: ["GET"],
+    path: "/user_avatars/:realm_id/:file",
+    servedBy: "src/http/avatarFiles.ts",
+    about: "an uploaded avatar (`{user_id}.png`, `{user_id}-medium.png`)",
+  },
+  { methods: ["GET"], path: "/user_avatars/:realm_id/realm/icon.png", servedBy: "src/http/avatarFiles.ts", about: "an uploaded organization icon" },
   {
     methods: ["GET"],
     path: "/user_avatars/exports/:realm_id/:token/:file",

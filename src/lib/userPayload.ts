@@ -96,6 +96,12 @@ export function avatarUrlFor(viewer: User | null, user: User, clientGravatar: bo
   return `/user_avatars/${user.realm_id}/${user.id}.png?version=${user.avatar_version}`;
 }
 
+/** avatar_url_medium: the 500 px avatar (Zulip's medium size); a gravatar is the same URL. */
+export function mediumAvatarUrlFor(viewer: User | null, user: User, clientGravatar: boolean): string | null {
+  if (user.avatar_source === "G") return avatarUrlFor(viewer, user, clientGravatar);
+  return `/user_avatars/${user.realm_id}/${user.id}-medium.png?version=${user.avatar_version}`;
+}
+
 export function buildUserPayload(viewer: User | null, user: User, options: UserPayloadOptions): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     user_id: user.id,

@@ -22,3 +22,6 @@ export const MAX_EMOJI_FILE_SIZE_MIB = 5;
 export const BOT_STORAGE_LIMIT = 10_000_000;
 /** MAX_STREAM_SIZE_FOR_TYPING_NOTIFICATIONS: larger channels get no typing events. */
 export const MAX_CHANNEL_SIZE_FOR_TYPING = 100;
+/** MAX_AVATAR_FILE_SIZE_MIB and MAX_ICON_FILE_SIZE_MIB's defaults. */
+export const MAX_AVATAR_FILE_SIZE_MIB = 5;
+export const MAX_ICON_FILE_SIZE_MIB = 5;

@@ -189,6 +189,24 @@ describe("state consistency: users and settings", () => {
     await expectConsistent(() => post("iago", `/users/${prospero}/reactivate`));
   });
 
+  it("realm_user update (avatar uploaded, deleted) and realm update_dict (icon)", async () => {
+    const image = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+    const uploadImage = async (who: string, path: string) => {
+      const form = new FormData();
+      form.append("file", new Blob([new Uint8Array(image)], { type: "image/png" }), "dot.png");
+      const res = await fetch(`${t.baseUrl}/api/v1${path}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
+      expect(res.status).toBe(200);
+    };
+    await expectConsistent(async () => {
+      await uploadImage("hamlet", "/users/me/avatar");
+      await uploadImage("iago", "/realm/icon");
+    });
+    await expectConsistent(async () => {
+      await del("hamlet", "/users/me/avatar");
+      await del("iago", "/realm/icon");
+    });
+  });
+
   it("realm_user add, realm_emoji, custom_profile_fields", async () => {
     // No endpoint grants can_create_users (Zulip: a management command); set it as that would.
     await t.ctx.db.kysely

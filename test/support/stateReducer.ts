@@ -417,6 +417,9 @@ export class ClientState {
         if (!user) return;
         for (const [key, value] of Object.entries(person)) {
           if (key === "user_id") continue;
+          // Zulip's apply_event updates only fields a user entry has: an avatar change's
+          // avatar_source and avatar_url_medium are for the top-level state (applyOwnUserUpdate).
+          if ((key === "avatar_source" || key === "avatar_url_medium") && !(key in user)) continue;
           if (key === "new_email") user.email = value;
           else if (key === "custom_profile_field") {
             const field = value as { id: number; value: string | null; rendered_value?: string };

@@ -29,6 +29,7 @@ import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } fr
 import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { loadPresences, mergePresences } from "./presence.js";
+import { uploadLimitMib } from "./upload/uploads.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
 import { applyStreamEvent, applySubscriberEvent } from "./channels.js";
 import { applyComposeEvent, loadComposeData } from "./composeData.js";
@@ -73,6 +74,7 @@ function applyState(state: any): void {
   lastEventId = state.last_event_id;
   document.getElementById("app")?.setAttribute("data-queue-id", queueId);
   realmName.value = state.realm_name ?? "";
+  uploadLimitMib.value = state.max_file_upload_size_mib ?? null;
   users.value = new Map((state.realm_users as User[]).map((u) => [u.user_id, u]));
   subscriptions.value = new Map((state.subscriptions as Subscription[]).map((s) => [s.stream_id, s]));
   const s = state.user_settings ?? {};

@@ -6,6 +6,7 @@ import { followRoute } from "./components/Compose.js";
 import { registerAtStart, runEventLoop } from "./events.js";
 import { type Lookup, parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
+import { installImagePreviews } from "./lightbox/images.js";
 import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
 import { openNarrow, prefetchNarrow, view } from "./messages.js";
@@ -102,6 +103,7 @@ async function start(): Promise<void> {
   performance.mark("parley:rendered");
   window.addEventListener("hashchange", applyHash);
   installKeyboard();
+  installImagePreviews();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
   void runEventLoop();

@@ -14,6 +14,8 @@ export interface User {
   role?: number;
   timezone?: string;
   date_joined?: string;
+  /** null for a gravatar the client computes (client_gravatar); a /user_avatars/ URL when uploaded. */
+  avatar_url?: string | null;
   /** Custom profile field id → its value (and rendered HTML for Markdown fields). */
   profile_data?: Record<string, { value: string; rendered_value?: string }>;
 }

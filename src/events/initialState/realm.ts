@@ -23,7 +23,7 @@ import { initialStateStore } from "../../store/initialState.js";
 import { EMOJISET_CHOICES, NOTIFICATION_SOUNDS, realmUserSettingsDefaults } from "../../models/userSettings.js";
 import { escapeHtml } from "../../util/html.js";
 import { type SectionRequest, wants } from "./index.js";
-import { MAX_TOPIC_LENGTH, MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH } from "../../models/limits.js";
+import { MAX_AVATAR_FILE_SIZE_MIB, MAX_ICON_FILE_SIZE_MIB, MAX_MESSAGE_LENGTH, MAX_STREAM_DESCRIPTION_LENGTH, MAX_TOPIC_LENGTH } from "../../models/limits.js";
 import { customProfileFieldDict } from "../../lib/customProfileFieldPayload.js";
 import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
 import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
@@ -36,9 +36,9 @@ export const SERVER_CONSTANTS = {
   max_stream_description_length: MAX_STREAM_DESCRIPTION_LENGTH,
   max_topic_length: MAX_TOPIC_LENGTH,
   max_message_length: MAX_MESSAGE_LENGTH,
-  max_icon_file_size_mib: 5,
+  max_icon_file_size_mib: MAX_ICON_FILE_SIZE_MIB,
   max_logo_file_size_mib: 5,
-  max_avatar_file_size_mib: 5,
+  max_avatar_file_size_mib: MAX_AVATAR_FILE_SIZE_MIB,
   server_presence_ping_interval_seconds: 60,
   server_presence_offline_threshold_seconds: 140,
   server_typing_started_expiry_period_milliseconds: 45_000,

@@ -3,7 +3,7 @@ import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
 import { buildBotDicts } from "../../lib/botPayload.js";
 import { canAccessUser, restrictedUserAccess } from "../../lib/access.js";
-import { buildUserPayload, inaccessibleUserPayload } from "../../lib/userPayload.js";
+import { buildUserPayload, inaccessibleUserPayload, mediumAvatarUrlFor } from "../../lib/userPayload.js";
 import { hasRealmPermissions } from "../../lib/realmPermissions.js";
 import { webPublicStreamsEnabled } from "../../lib/groupSettings.js";
 import { isAdmin } from "../../models/roles.js";
@@ -69,7 +69,7 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
       full_name: user.full_name,
       avatar_source: user.avatar_source,
       avatar_url: own.avatar_url,
-      avatar_url_medium: own.avatar_url,
+      avatar_url_medium: mediumAvatarUrlFor(user, user, false),
       is_admin: own.is_admin,
       is_owner: own.is_owner,
       is_moderator: user.role === 300,

@@ -6,6 +6,7 @@ import { attempt, Group, saved, SettingsFrame } from "./forms.js";
 import { OrganizationSettings, Permissions } from "./AdminPermissions.js";
 import { Bots } from "./Bots.js";
 import { ProfileFields } from "./ProfileFields.js";
+import { RealmIconUpload } from "./ImageUpload.js";
 
 /**
  * Organization administration, at Zulip's hashes (#organization/<section>): a chunk of its own,
@@ -188,6 +189,7 @@ function Profile() {
   const [description, setDescription] = useState(() => plainText(realm.value.realm_description ?? ""));
   return (
     <Group title="Organization profile">
+      <RealmIconUpload />
       <form
         onSubmit={(e) => {
           e.preventDefault();

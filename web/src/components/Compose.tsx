@@ -16,6 +16,8 @@ import { FormatBar, formatCompose, Preview, preview, SendLaterButton } from "./C
 import { notice } from "../actions.js";
 import { formatScheduledTime } from "../sendLater.js";
 import { mutedUsers } from "../personal.js";
+import { AttachButton, isDragging, pasteFiles, UploadProgress, useDropTarget } from "../upload/ComposeUploads.js";
+import type { UploadTarget } from "../upload/uploads.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
@@ -124,8 +126,16 @@ function Unsent() {
   );
 }
 
+/** Uploads write their links into the compose text. */
+const uploadTarget: UploadTarget = {
+  get: () => content.value,
+  set: (text) => (content.value = text),
+  textarea: () => document.querySelector<HTMLTextAreaElement>(".compose textarea"),
+};
+
 export function Compose() {
   const textarea = useRef<HTMLTextAreaElement>(null);
+  useDropTarget(uploadTarget);
   const dest = destination();
   const submit = () => {
     const d = destination();
@@ -153,7 +163,7 @@ export function Compose() {
   const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId && !mutedUsers.value.includes(id));
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
-    <form class="compose" onSubmit={(e) => (e.preventDefault(), submit())}>
+    <form class={`compose ${isDragging() ? "drop-target" : ""}`} onSubmit={(e) => (e.preventDefault(), submit())}>
       <Unsent />
       {typists.length > 0 && (
         <div class="typing">
@@ -253,6 +263,7 @@ export function Compose() {
           }}
           onClick={(e) => updateMessageTypeahead(e.currentTarget)}
           onBlur={closeTypeahead}
+          onPaste={(e) => pasteFiles(e, uploadTarget)}
           onKeyDown={(e) => {
             if (typeaheadKeyDown(e, "message")) return;
             const format = formatForKey(e);
@@ -274,6 +285,7 @@ export function Compose() {
         >
           ☺
         </button>
+        <AttachButton target={uploadTarget} />
         <span class="send-group">
           <button type="submit" class="send">
             {editingScheduled.value !== null ? "Save" : "Send"}
@@ -288,6 +300,7 @@ export function Compose() {
           />
         </span>
       </div>
+      <UploadProgress />
       {error.value && (
         <div class="error" role="alert">
           {error.value}

@@ -1,4 +1,6 @@
 import { widgetOf } from "../widgets.js";
+import { withThumbnails } from "../lightbox/images.js";
+import { Avatar } from "./Avatar.js";
 import { Widget } from "./Widget.js";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { lookup, type Message, realmEmoji, settings, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
@@ -370,9 +372,7 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
     >
       {showSender && (
         <div class="sender">
-          <span class="avatar" aria-hidden="true" onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
-            {m.sender_full_name.slice(0, 1)}
-          </span>
+          <Avatar userId={m.sender_id} name={m.sender_full_name} onClick={(e) => openUserCard(m.sender_id, e.currentTarget)} />
           <span class="name" role="button" tabIndex={0} onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
             {m.sender_full_name}
           </span>
@@ -392,7 +392,7 @@ function MessageRow({ m, showSender, all }: { m: Message; showSender: boolean; a
       ) : widgetOf(m.submessages) ? (
         <Widget m={m} />
       ) : (
-        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: m.content }} />
+        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: withThumbnails(m.content) }} />
       )}
       {m.last_edit_timestamp && <span class="edited">(edited)</span>}
       <Reactions m={m} />

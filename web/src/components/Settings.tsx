@@ -6,6 +6,7 @@ import { alertWords, mutedUsers, ownEmail, topicPolicies, userStatuses } from ".
 import { settings, subscriptions, userName, users } from "../state.js";
 import { attempt, CheckField, Group, SelectField, SettingsFrame } from "./forms.js";
 import { Bots } from "./Bots.js";
+import { AvatarUpload } from "./ImageUpload.js";
 
 /**
  * Personal settings, at Zulip's hashes (#settings/<section>): a chunk of its own, loaded the first
@@ -60,9 +61,7 @@ function Profile() {
     <>
       <Group title="Your profile">
         <div class="profile-avatar">
-          <span class="avatar big" aria-hidden="true">
-            {(me?.full_name ?? "?").slice(0, 1)}
-          </span>
+          <AvatarUpload />
         </div>
         <form
           class="row"

@@ -1,4 +1,5 @@
 import { Fragment } from "preact";
+import { Avatar } from "./Avatar.js";
 import { api, myUserId } from "../api.js";
 import { notice } from "../actions.js";
 import { narrowHash } from "../hash.js";
@@ -71,9 +72,7 @@ export function UserCard() {
         data-user-id={user.user_id}
       >
         <div class="card-head">
-          <span class="avatar big" aria-hidden="true">
-            {user.full_name.slice(0, 1)}
-          </span>
+          <Avatar userId={user.user_id} name={user.full_name} big />
           <div>
             <div class="card-name">
               <span class={`presence ${presence}`} aria-hidden="true" /> {user.full_name}
