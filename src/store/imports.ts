@@ -14,7 +14,7 @@ export const importStore = {
   /** Rows the importer has built from the table's columns (actions/import/zulipRows.ts), all with the same columns. */
   insertRows: (q: Executor, table: ImportTable, rows: readonly ImportRow[]): Promise<void> => dialectOf(q).insertMany(q, table, rows),
 
-  async updateById(q: Executor, table: "users" | "user_groups", id: number, changes: ImportRow): Promise<void> {
+  async updateById(q: Executor, table: "users" | "user_groups" | "realms", id: number, changes: ImportRow): Promise<void> {
     if (Object.keys(changes).length === 0) return;
     await q
       .updateTable(table)

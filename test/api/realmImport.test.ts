@@ -138,6 +138,20 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
       ).status,
     ).toBe(200);
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${first}/reactions`, { emoji_name: "import_party" }));
+    // An uploaded avatar and organization icon (a red 2×1 PNG), cropped and resized by the server.
+    const image = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAIAAAABCAIAAAB7QOjdAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAD0lEQVQImWP4z8Dwn4EBAAj+Af/KOtJRAAAAAElFTkSuQmCC",
+      "base64",
+    );
+    for (const [who, url] of [
+      ["hamlet", "/api/v1/users/me/avatar"],
+      ["iago", "/api/v1/realm/icon"],
+    ]) {
+      const imageForm = new FormData();
+      imageForm.append("file", new Blob([new Uint8Array(image)], { type: "image/png" }), "picture.png");
+      const uploaded = await fetch(`${t.baseUrl}${url}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: imageForm });
+      expect(uploaded.status).toBe(200);
+    }
 
     tarball = path.join(scratch, "export.tar.gz");
     const realm = await t.ctx.db.kysely.selectFrom("realms").select("id").where("string_id", "=", "zulip").executeTakeFirstOrThrow();
@@ -230,6 +244,27 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     const file = await get2("hamlet@zulip.com", link);
     expect(file.status).toBe(200);
     expect(file.body.toString()).toBe("imported file contents");
+  });
+
+  it("keeps uploaded avatars and the organization icon, byte for byte", async () => {
+    const image = async (fetched: Response) => ({ status: fetched.status, bytes: Buffer.from(await fetched.arrayBuffer()) });
+    const me1 = expectSuccess(await t.get("hamlet", "/api/v1/users/me"));
+    const me2 = (await get2("hamlet@zulip.com", "/api/v1/users/me")).body;
+    expect(me1.avatar_url).toMatch(/^\/user_avatars\//);
+    expect(me2.avatar_url).toMatch(new RegExp(`^/user_avatars/${ctx2Realm()}/\\d+\\.png`));
+    const avatar1 = await image(await fetch(new URL(me1.avatar_url, t.baseUrl), { headers: { Authorization: await t.authHeader("othello") } }));
+    const avatar2 = await get2("othello@zulip.com", me2.avatar_url);
+    expect(avatar1.status).toBe(200);
+    expect(avatar2.status).toBe(200);
+    expect(Buffer.compare(avatar2.body, avatar1.bytes)).toBe(0);
+
+    const icon1 = expectSuccess(await t.get("hamlet", "/api/v1/server_settings")).realm_icon;
+    const icon2 = (await get2("hamlet@zulip.com", "/api/v1/server_settings")).body.realm_icon;
+    expect(icon2).toMatch(new RegExp(`^/user_avatars/${ctx2Realm()}/realm/icon\\.png`));
+    const served1 = await image(await fetch(new URL(icon1, t.baseUrl)));
+    const served2 = await image(await fetch(new URL(icon2, base2)));
+    expect(served2.status).toBe(200);
+    expect(Buffer.compare(served2.bytes, served1.bytes)).toBe(0);
   });
 
   it("keeps user groups, topic visibility, custom profile fields and custom emoji", async () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { type AppContext, transaction } from "../../appContext.js";
 import type { Tx } from "../../db/tx.js";
 import { emojiFilePath } from "../../lib/emojiFiles.js";
-import { avatarBlobKey } from "../../lib/avatarFiles.js";
+import { avatarBlobKey, realmIconBlobKey } from "../../lib/avatarFiles.js";
 import { ImportArchiveError, type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
@@ -226,6 +226,13 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
       state.avatars = true;
       state.counts.avatars = stored;
       state.counts.avatars_without_file = [...uploadedAvatar].filter((id) => !avatars.has(id)).length;
+      // The organization's uploaded icon (realm_icons/<realm>/realm/icon.png), when it has one.
+      const icon = archive.realmIconRecords.find((r) => typeof r.path === "string" && r.path.endsWith("/realm/icon.png"));
+      if (icon && archive.realm.zerver_realm[0].icon_source === "U") {
+        await ctx.blobs.putBytes(realmIconBlobKey(realmId), await readFile(path.join(archive.root, "realm_icons", String(icon.path))));
+        await store.updateById(tx.q, "realms", realmId, { icon_source: "U" });
+        state.counts.realm_icon = 1;
+      }
       await save(tx);
     });
   }

@@ -10,6 +10,7 @@ import { ExportType, type ExportTypeCode } from "../../models/realmExport.js";
 import { userSettings } from "../../models/userSettings.js";
 import { PARLEY_VERSION, ZULIP_VERSION } from "../../models/version.js";
 import { exportReadStore as read } from "../../store/exportReads.js";
+import { avatarBlobKey, realmIconBlobKey } from "../avatarFiles.js";
 import { emojiFilePath } from "../emojiFiles.js";
 import { writeRecordsFile, writeTableFile } from "./jsonFiles.js";
 import { selectMessageIds } from "./messageSelection.js";
@@ -187,7 +188,7 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
   }
   stats.uploads_records = await writeRecordsFile(path.join(dir, "uploads"), uploadRecords);
 
-  // emoji/ (avatars and organization icons are not uploaded to Parley: their records are empty)
+  // emoji/
   const emojiRecords: rows.Row[] = [];
   for (const e of await read.realmEmoji(q, realmId)) {
     const source = e.file_name === null ? undefined : emojiFilePath(src.dataDir, realmId, e.file_name);
@@ -206,8 +207,39 @@ async function writeExportDirectory(src: ExportSources, realmId: number, type: E
     });
   }
   stats.emoji_records = await writeRecordsFile(path.join(dir, "emoji"), emojiRecords);
-  stats.avatars_records = await writeRecordsFile(path.join(dir, "avatars"), []);
-  stats.realm_icons_records = await writeRecordsFile(path.join(dir, "realm_icons"), []);
+  // avatars/ and realm_icons/: uploaded images (avatar_source / icon_source "U"), in Zulip's layout.
+  const copyBlob = async (key: string, target: string): Promise<number | undefined> => {
+    const blob = await src.blobs.get(key);
+    if (!blob) return undefined;
+    await mkdir(path.dirname(target), { recursive: true });
+    await pipeline(blob.body, createWriteStream(target, { flags: "wx" }));
+    return blob.size;
+  };
+  const avatarRecords: rows.Row[] = [];
+  for (const user of users.filter((u) => u.avatar_source === "U")) {
+    for (const medium of [false, true]) {
+      const file = `${realmId}/${user.id}${medium ? "-medium" : ""}.png`;
+      const size = await copyBlob(avatarBlobKey(realmId, user.id, medium), path.join(dir, "avatars", file));
+      if (size === undefined) continue;
+      avatarRecords.push({
+        realm_id: realmId,
+        user_profile_id: user.id,
+        user_profile_email: user.email,
+        path: file,
+        s3_path: file,
+        size,
+        content_type: "image/png",
+      });
+    }
+  }
+  stats.avatars_records = await writeRecordsFile(path.join(dir, "avatars"), avatarRecords);
+  const iconRecords: rows.Row[] = [];
+  if (realm.icon_source === "U") {
+    const file = `${realmId}/realm/icon.png`;
+    const size = await copyBlob(realmIconBlobKey(realmId), path.join(dir, "realm_icons", file));
+    if (size !== undefined) iconRecords.push({ realm_id: realmId, path: file, s3_path: file, size, content_type: "image/png" });
+  }
+  stats.realm_icons_records = await writeRecordsFile(path.join(dir, "realm_icons"), iconRecords);
 
   stats.analytics = await writeTableFile(path.join(dir, "analytics.json"), [
     ["analytics_realmcount", []],

@@ -35,6 +35,7 @@ export interface ZulipArchive {
   uploadRecords: Row[];
   emojiRecords: Row[];
   avatarRecords: Row[];
+  realmIconRecords: Row[];
 }
 
 /** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
@@ -185,6 +186,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
     uploadRecords: records("uploads"),
     emojiRecords: records("emoji"),
     avatarRecords: records("avatars"),
+    realmIconRecords: records("realm_icons"),
   };
 }
 
