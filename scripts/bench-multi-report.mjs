@@ -34,6 +34,12 @@ export function multiSection(results) {
     if (r.pollCost)
       lines.push(
         `| server CPU per answered poll, nothing to answer (dont_block) | ${fmt(r.pollCost.cpuMicrosPerPoll)} µs | ≤ 40 µs | ${met(r.pollCost.cpuMicrosPerPoll <= 40)} |`,
+        ...(r.pollCost.rawCpuMicrosPerPoll === undefined
+          ? []
+          : [
+              `| raw limit: bare Node HTTP server, same requests and bytes, CPU per answer (measured alternately) | ${fmt(r.pollCost.rawCpuMicrosPerPoll)} µs |  |  |`,
+              `| poll cost as a ratio to the raw limit (raw CPU per answer / Parley's) | ${fmt(r.pollCost.rawRatio, 2)} | ≥ 0.5 | ${met(r.pollCost.rawRatio >= 0.5)} |`,
+            ]),
       );
     const o = r.oneSender;
     if (o) {

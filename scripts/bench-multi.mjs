@@ -3,7 +3,9 @@
 //   node scripts/bench-multi.mjs [--engine sqlite|postgres] [--scenario NAME]... [--seconds N] [--processes 1,2,3] [--no-write]
 // Scenarios (each runnable alone with --scenario; default all):
 //   poll-cost   server CPU per answered poll: GET /events?dont_block with nothing to answer, from
-//               20 keep-alive connections (HTTP, authentication, write: the floor of a delivery);
+//               20 keep-alive connections (HTTP, authentication, write: the floor of a delivery),
+//               alternately with a bare Node HTTP server answering the same requests with the
+//               same bytes (the raw limit; ratio = raw CPU per poll / Parley's);
 //   one-sender  one sender keeping 10 messages in flight to the 50-member channel whose members all
 //               long-poll over keep-alive connections: messages/s, p50 send → receipt, server RSS,
 //               and the server CPU per answered poll (the run's CPU minus the same sends' CPU
@@ -24,7 +26,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { measureFanout } from "./bench-fanout.mjs";
 import { writeMultiSection } from "./bench-multi-report.mjs";
-import { cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { Client, cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -107,27 +109,51 @@ async function pollCost(servers, members) {
       queueId: (await client.call("POST", "/register", { event_types: JSON.stringify(["message"]) })).queue_id,
     })),
   );
-  const pid = servers.child.pid;
-  const pollFor = async (seconds) => {
+  const pollFor = async (seconds, clientOf) => {
     let polls = 0;
     const until = performance.now() + seconds * 1000;
     await Promise.all(
       queues.map(async (q) => {
+        const client = clientOf(q.client);
         while (performance.now() < until) {
-          await q.client.call("GET", "/events", { queue_id: q.queueId, last_event_id: "-1", dont_block: "true" });
+          await client.call("GET", "/events", { queue_id: q.queueId, last_event_id: "-1", dont_block: "true" });
           polls += 1;
         }
       }),
     );
     return polls;
   };
-  // Unmeasured first: the server's code is optimized by the JIT only once it has run a while.
-  await pollFor(Math.min(3, SECONDS));
-  const before = cpuMs(pid);
-  const polls = await pollFor(SECONDS);
-  const cpu = cpuMs(pid) - before;
+  const measure = async (pid, clientOf) => {
+    // Unmeasured first: the server's code is optimized by the JIT only once it has run a while.
+    await pollFor(Math.min(3, SECONDS), clientOf);
+    const before = cpuMs(pid);
+    const polls = await pollFor(SECONDS, clientOf);
+    return { polls, cpuMicrosPerPoll: ((cpuMs(pid) - before) * 1000) / polls };
+  };
+  // The raw limit, measured alternately with Parley (the machine is shared): the same requests to
+  // a bare Node HTTP server answering them at once with Parley's bytes (scripts/bench-raw.mjs).
+  const raw = fork(path.join(ROOT, "scripts/bench-raw.mjs"), ["900"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const { port } = await new Promise((r) => raw.once("message", r));
+  const rawClients = new Map();
+  const toRaw = (client) => rawClients.get(client) ?? rawClients.set(client, new Client(`http://127.0.0.1:${port}`, client.email, client.apiKey)).get(client);
+  const rounds = [];
+  for (let round = 0; round < 2; round++) {
+    rounds.push({ parley: await measure(servers.child.pid, (client) => client), raw: await measure(raw.pid, toRaw) });
+  }
+  raw.send("stop");
   for (const q of queues) await q.client.call("DELETE", "/events", { queue_id: q.queueId });
-  return { polls, pollsPerSecond: polls / SECONDS, cpuMicrosPerPoll: (cpu * 1000) / polls };
+  const sum = (pick) => rounds.reduce((total, r) => total + pick(r), 0);
+  const cpuMicrosPerPoll = sum((r) => r.parley.cpuMicrosPerPoll * r.parley.polls) / sum((r) => r.parley.polls);
+  const rawCpuMicrosPerPoll = sum((r) => r.raw.cpuMicrosPerPoll * r.raw.polls) / sum((r) => r.raw.polls);
+  return {
+    polls: sum((r) => r.parley.polls),
+    pollsPerSecond: sum((r) => r.parley.polls) / (SECONDS * rounds.length),
+    cpuMicrosPerPoll,
+    rawCpuMicrosPerPoll,
+    // Parley's polls per CPU second as a ratio to the raw server's (1: as cheap as the bare server).
+    rawRatio: rawCpuMicrosPerPoll / cpuMicrosPerPoll,
+    rounds,
+  };
 }
 
 /** The one-sender job: 10 messages in flight from one member to the channel's members (all polling). */

@@ -39,6 +39,21 @@ if (process.argv[2] === "poll") {
 
 const size = Number(process.argv[2] ?? "900");
 const body = Buffer.from(JSON.stringify({ result: "success", msg: "", events: [{ type: "message", pad: "x".repeat(Math.max(0, size - 60)) }] }));
+// GET …dont_block=true (the poll-cost scenario's raw limit): answered at once with what Parley
+// answers a poll with nothing to deliver, with as many headers of the same sizes.
+const emptyAnswer = Buffer.from(JSON.stringify({ result: "success", msg: "", events: [], queue_id: "00000000-0000-0000-0000-000000000000" }));
+const emptyAnswerHeaders = {
+  "cache-control": "max-age=0, no-cache, no-store, must-revalidate, private",
+  expires: new Date().toUTCString(),
+  "x-ratelimit-limit": "200",
+  "x-ratelimit-remaining": "200",
+  "x-ratelimit-reset": "1800000000",
+  "content-type": "application/json; charset=utf-8",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "access-control-allow-origin": "*",
+  "content-length": String(emptyAnswer.length),
+};
 const parked = [];
 const server =
   process.argv[2] === "poll"
@@ -53,6 +68,7 @@ const server =
           });
           return;
         }
+        if (req.url.includes("dont_block=true")) return void res.writeHead(200, emptyAnswerHeaders).end(emptyAnswer);
         parked.push(res);
       });
 if (server) {

@@ -19,6 +19,8 @@ export interface AppContext extends TxServices {
   bus?: EventBus;
   log: Logger;
   rateLimiter: RateLimiter;
+  /** GET/DELETE /events's counters: this process's memory, buckets of their own (Endpoint.inProcessRateLimit). */
+  pollRateLimiter: RateLimiter;
   /** Uploaded files (local directory or bucket). */
   blobs: BlobStorage;
   /** Prometheus metrics of this process. */

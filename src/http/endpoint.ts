@@ -55,6 +55,12 @@ export interface Endpoint<S extends ParamSpec = ParamSpec, A extends AuthMode = 
   allowIncomingWebhookBots?: boolean;
   /** Multipart files go to temporary files on disk (UploadedFile.spool), not into memory. */
   spoolFiles?: boolean;
+  /**
+   * Counted in this process's memory (AppContext.pollRateLimiter), in buckets of their own, never
+   * in the shared database: Zulip's Tornado endpoints (GET/DELETE /events) use its in-memory
+   * backend (RATE_LIMITING_DOMAINS_FOR_TORNADO), so a poll writes nothing.
+   */
+  inProcessRateLimit?: boolean;
 }
 
 export function endpoint<S extends ParamSpec, A extends AuthMode>(def: Endpoint<S, A>): Endpoint<S, A> {

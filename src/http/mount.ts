@@ -7,7 +7,7 @@ import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
 import { ApiError, badRequest, RateLimitedError } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
-import type { RateLimitState } from "./rateLimit.js";
+import type { RateLimiter, RateLimitState } from "./rateLimit.js";
 
 export type HttpMethod = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 export interface RouteEntry {
@@ -68,7 +68,7 @@ export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, priv
 
 /** The current time as an HTTP date, formatted once per second (every poll sends it). */
 let httpDate = { second: 0, text: "" };
-function httpDateNow(): string {
+export function httpDateNow(): string {
   const second = Math.floor(Date.now() / 1000);
   if (second !== httpDate.second) httpDate = { second, text: new Date(second * 1000).toUTCString() };
   return httpDate.text;
@@ -77,6 +77,7 @@ function httpDateNow(): string {
 async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, any>, request: FastifyRequest, reply: FastifyReply) {
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
+  const limiter = rateLimiterOf(ctx, ep);
   let user = null;
   let realm = null;
   if (ep.auth === "user") {
@@ -84,17 +85,17 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
       ({ user, realm } = await surface.authenticate(ctx, request));
     } catch (error) {
       // Failed authentication counts against the client's address.
-      await applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+      await applyRateLimit(limiter, reply, `ip:${ip}`, limits.ip);
       throw error;
     }
     // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
     reply.header("Cache-Control", NEVER_CACHE);
     reply.header("Expires", httpDateNow());
-    await applyRateLimit(ctx, reply, `user:${user.id}`, limits.user);
+    await applyRateLimit(limiter, reply, `user:${user.id}`, limits.user);
     // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
     if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);
   } else {
-    await applyRateLimit(ctx, reply, `ip:${ip}`, limits.ip);
+    await applyRateLimit(limiter, reply, `ip:${ip}`, limits.ip);
   }
 
   const userAgent = request.headers["user-agent"];
@@ -129,7 +130,7 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
  * The body as JSON in the client's dialect. JsonText values are written as they are: they are
  * events, already in the dialect of the queue they come from.
  */
-function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string | Buffer {
+export function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string | Buffer {
   const pieces: Array<string | readonly Buffer[]> = [];
   let text = "{";
   let first = true;
@@ -159,12 +160,22 @@ function checkPathParams(params: unknown): Record<string, string> {
   return path;
 }
 
-async function applyRateLimit(ctx: AppContext, reply: FastifyReply, key: string, rule: RateLimitRule): Promise<void> {
-  const state: RateLimitState = await ctx.rateLimiter.hit(key, rule);
-  reply.header("X-RateLimit-Limit", String(state.limit));
-  reply.header("X-RateLimit-Remaining", String(state.remaining));
-  reply.header("X-RateLimit-Reset", String(state.resetAt));
+/** Zulip's GET/DELETE /events (Tornado) count in this process's own buckets (Endpoint.inProcessRateLimit). */
+export function rateLimiterOf(ctx: AppContext, ep: Endpoint<any, any>): RateLimiter {
+  return ep.inProcessRateLimit ? ctx.pollRateLimiter : ctx.rateLimiter;
+}
+
+async function applyRateLimit(limiter: RateLimiter, reply: FastifyReply, key: string, rule: RateLimitRule): Promise<void> {
+  const state: RateLimitState = await limiter.hit(key, rule);
+  setRateLimitHeaders(reply, state);
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
+}
+
+/** The X-RateLimit-* headers of every API answer (`to`: a Fastify reply or the events fast path's header list). */
+export function setRateLimitHeaders(to: { header(name: string, value: string): unknown }, state: RateLimitState): void {
+  to.header("X-RateLimit-Limit", String(state.limit));
+  to.header("X-RateLimit-Remaining", String(state.remaining));
+  to.header("X-RateLimit-Reset", String(state.resetAt));
 }
 
 /**

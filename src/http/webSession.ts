@@ -61,14 +61,27 @@ export async function sessionUser(ctx: AppContext, request: FastifyRequest): Pro
 
 async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
   if (request.headers.authorization) return authenticateApiRequest(ctx, request);
-  const found = await sessionUser(ctx, request);
+  return authenticateBySession(ctx, request.cookies[SESSION_COOKIE], request.method, request.headers["x-csrftoken"]);
+}
+
+/**
+ * A /json request without an Authorization header: its session (the `sessionid` cookie's value),
+ * and for a method that may change state the CSRF token it sent. Also used by the events fast
+ * path (http/eventsFastPath.ts), which reads a bare node:http request.
+ */
+export async function authenticateBySession(
+  ctx: AppContext,
+  sessionKey: string | undefined,
+  method: string,
+  csrfHeader: string | string[] | undefined,
+): Promise<{ user: User; realm: Realm }> {
+  const found = sessionKey ? await userOfSession(ctx, sessionKey) : null;
   if (!found) throw new SessionRequiredError();
-  if (!SAFE_METHODS.has(request.method)) checkCsrfToken(request, found.csrfToken);
+  if (!SAFE_METHODS.has(method)) checkCsrfToken(csrfHeader, found.csrfToken);
   return { user: found.user, realm: found.realm };
 }
 
-function checkCsrfToken(request: FastifyRequest, expected: string): void {
-  const sent = request.headers["x-csrftoken"];
+function checkCsrfToken(sent: string | string[] | undefined, expected: string): void {
   if (typeof sent !== "string" || sent === "") throw new CsrfError("CSRF token missing.");
   if (!apiKeysEqual(sent, expected)) throw new CsrfError("CSRF token from the 'X-Csrftoken' HTTP header incorrect.");
 }

@@ -9,6 +9,7 @@ import { p } from "../http/params.js";
  */
 export const getEvents = endpoint({
   auth: "user",
+  inProcessRateLimit: true,
   params: {
     queue_id: p.string(),
     last_event_id: p.int().optional(),
@@ -37,6 +38,7 @@ export const getEvents = endpoint({
 /** DELETE /events */
 export const deleteEventQueue = endpoint({
   auth: "user",
+  inProcessRateLimit: true,
   params: { queue_id: p.string() },
   handler: async ({ ctx, user, params }) => {
     const owner = queueOwner(params.queue_id);
