@@ -749,6 +749,7 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/user_uploads/thumbnail/:realm_id/*": "thumbnails of images only (same authorisation as the file: uploads.test.ts); the oracle's files are text",
   "/user_avatars/:realm_id/emoji/images/:file": "custom emoji images, organization-wide",
   "/user_avatars/:realm_id/:file": "uploaded avatars, for users who may access their owner (no content; zulipLayoutImport.test.ts)",
+  "/user_avatars/:realm_id/realm/icon.png": "the organization's icon, public as in Zulip (avatarUpload.test.ts)",
   "/external_content/:digest/:hex": "the media proxy: signed external URLs, no stored content",
   "/": "the web app's page",
   "/login/": "the sign-in page",
