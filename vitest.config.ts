@@ -13,6 +13,9 @@ export default defineConfig({
     exclude: ["**/node_modules/**", ...(process.env.PARLEY_TEST_DATABASE === "postgres" ? ENGINE_INDEPENDENT : [])],
     globalSetup: ["test/support/globalSetup.ts"],
     testTimeout: 20_000,
+    // expect.poll waits for what arrives through the server (events, jobs, a browser's update):
+    // 5 s instead of vitest's 1 s, which a loaded CI machine overran now and then.
+    expect: { poll: { timeout: 5_000 } },
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,

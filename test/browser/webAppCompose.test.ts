@@ -229,7 +229,7 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     await expect.poll(() => row.count()).toBe(0);
     await open(hamlet, "#narrow/channel/1-Verona/topic/later");
     await expect.poll(() => hamlet.locator(".message .content", { hasText: "Sent right away" }).count()).toBe(1);
-  });
+  }, 45_000);
 
   it("saves the message as a snippet and inserts it", async () => {
     await openTopic(hamlet, "snippets");
