@@ -68,7 +68,7 @@ export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, priv
 
 /** The current time as an HTTP date, formatted once per second (every poll sends it). */
 let httpDate = { second: 0, text: "" };
-export function httpDateNow(): string {
+function httpDateNow(): string {
   const second = Math.floor(Date.now() / 1000);
   if (second !== httpDate.second) httpDate = { second, text: new Date(second * 1000).toUTCString() };
   return httpDate.text;
@@ -130,7 +130,7 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
  * The body as JSON in the client's dialect. JsonText values are written as they are: they are
  * events, already in the dialect of the queue they come from.
  */
-export function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string | Buffer {
+function bodyJson(body: Record<string, unknown>, dialect: ClientDialect): string | Buffer {
   const pieces: Array<string | readonly Buffer[]> = [];
   let text = "{";
   let first = true;
@@ -171,7 +171,7 @@ async function applyRateLimit(limiter: RateLimiter, reply: FastifyReply, key: st
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
 }
 
-/** The X-RateLimit-* headers of every API answer (`to`: a Fastify reply or the events fast path's header list). */
+/** The X-RateLimit-* headers of every API answer. */
 export function setRateLimitHeaders(to: { header(name: string, value: string): unknown }, state: RateLimitState): void {
   to.header("X-RateLimit-Limit", String(state.limit));
   to.header("X-RateLimit-Remaining", String(state.remaining));

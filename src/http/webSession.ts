@@ -66,8 +66,7 @@ async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest)
 
 /**
  * A /json request without an Authorization header: its session (the `sessionid` cookie's value),
- * and for a method that may change state the CSRF token it sent. Also used by the events fast
- * path (http/eventsFastPath.ts), which reads a bare node:http request.
+ * and for a method that may change state the CSRF token it sent.
  */
 export async function authenticateBySession(
   ctx: AppContext,

@@ -54,6 +54,22 @@ describe("rate limiting", () => {
     expectSuccess(await t.get("othello", "/api/v1/users/me"));
   });
 
+  it("counts GET /events in a bucket of its own (Zulip's Tornado), leaving the user's other requests their budget", async () => {
+    const queueId = expectSuccess(await t.post("prospero", "/api/v1/register", { event_types: JSON.stringify(["message"]) })).queue_id;
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const poll = await t.get("prospero", "/api/v1/events", { queue_id: queueId, dont_block: true });
+      expectSuccess(poll);
+      remaining.push(poll.headers.get("x-ratelimit-remaining")!);
+    }
+    expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
+    expectRateLimited(await t.get("prospero", "/api/v1/events", { queue_id: queueId, dont_block: true }));
+    // Register took one of the other bucket's five: four are left.
+    const me = await t.get("prospero", "/api/v1/users/me");
+    expectSuccess(me);
+    expect(me.headers.get("x-ratelimit-remaining")).toBe("3");
+  });
+
   it("limits failed password logins per username, even with the right password afterwards", async () => {
     for (let i = 0; i < 3; i++) {
       const res = await t.post(null, "/api/v1/fetch_api_key", { username: "hamlet@zulip.com", password: "wrong" }, fromNewAddress());

@@ -1,5 +1,4 @@
 import type { AddressInfo } from "node:net";
-import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
 import { buildApp, createContext } from "../../src/app.js";
@@ -40,8 +39,6 @@ export interface RequestOptions {
  */
 export class TestServer {
   ctx!: AppContext & { jobs: JobRunner };
-  /** The Fastify application (`app.inject` reaches its routes without the HTTP listener). */
-  app!: FastifyInstance;
   baseUrl = "";
   config!: Config;
   /** What a `parley` process (test/support/process.ts) needs in its environment to use this server's database. */
@@ -69,7 +66,6 @@ export class TestServer {
     this.ctx.events.subscribe((event) => this.eventViolations.push(...committedEventViolations(event)));
     if (!seeded) await seedTestRealm(this.ctx);
     const app = await buildApp(this.ctx);
-    this.app = app;
     await app.listen({ host: "127.0.0.1", port: 0 });
     this.ctx.jobs.start();
     this.baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
