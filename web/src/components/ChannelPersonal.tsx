@@ -1,3 +1,4 @@
+import { STREAM_ASSIGNMENT_COLORS } from "../../../src/models/streamColors.js";
 import { api } from "../api.js";
 import type { FullSubscription } from "../channels.js";
 import { settings } from "../state.js";
@@ -9,33 +10,8 @@ import { attempt } from "./channelShared.js";
  * come back through subscription update events, as does the sidebar.
  */
 
-/** Zulip's palette for channel colours. */
-export const CHANNEL_COLORS = [
-  "#76ce90",
-  "#fae589",
-  "#a6c7e5",
-  "#e79ab5",
-  "#bfd56f",
-  "#f4ae55",
-  "#b0a5fd",
-  "#addfe5",
-  "#f5ce6e",
-  "#c2726a",
-  "#94c849",
-  "#bd86e5",
-  "#ee7e4a",
-  "#a6dcbf",
-  "#95a5fd",
-  "#53a063",
-  "#9987e1",
-  "#e4523d",
-  "#c2c2c2",
-  "#4f8de4",
-  "#c6a8ad",
-  "#e7cc4d",
-  "#c8bebf",
-  "#a47462",
-];
+/** Zulip's palette for channel colours: the one the server hands new subscriptions out from. */
+export const CHANNEL_COLORS = STREAM_ASSIGNMENT_COLORS;
 
 /** Notification properties and the user setting a null value inherits. */
 const NOTIFICATIONS: Array<[keyof FullSubscription & string, string, string]> = [
