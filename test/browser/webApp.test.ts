@@ -99,7 +99,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     // Both report their presence: each sees the other active in the people list.
     await expect.poll(() => othello.locator(`.user-list li.active[data-user-id='${HAMLET_ID}']`).count()).toBe(1);
     await expect.poll(() => hamlet.locator(`.user-list li.active[data-user-id='${OTHELLO_ID}']`).count()).toBe(1);
-    expect(await othello.locator(".user-list li.offline[data-user-id='8']").count()).toBe(1); // cordelia, not signed in
+    await expect.poll(() => othello.locator(".user-list li.offline[data-user-id='8']").count()).toBe(1); // cordelia, not signed in
   }, 30_000);
 
   it("opens the narrow of a URL hash, old spellings included", async () => {
@@ -177,7 +177,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await hamlet.fill("textarea[aria-label='Edit message']", "Edited text");
     await hamlet.click(".edit button[type=submit]");
     await othello.waitForSelector(".message .content:has-text('Edited text')");
-    expect(await row(othello, "Edited text").locator(".edited").count()).toBe(1);
+    await expect.poll(() => row(othello, "Edited text").locator(".edited").count()).toBe(1);
     expect(await row(othello, "Edited text").locator(".reaction").textContent()).toBe("👍 1");
 
     await hamlet.fill(".compose textarea", "Delete me");
@@ -269,7 +269,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     expect(await edge()).toBe(BEGINNING);
     expect(await rows()).toBe(300);
     expect(Number(await hamlet.locator(".message-list .message").first().getAttribute("data-id"))).toBe(oldest);
-    expect(await hamlet.locator(`.message-list .message[data-id="${newest}"]`).count()).toBe(0);
+    await expect.poll(() => hamlet.locator(`.message-list .message[data-id="${newest}"]`).count()).toBe(0);
     // Down again to the newest message.
     for (let i = 0; i < 40 && Number(await list.getAttribute("data-last")) < newest; i++) {
       const last = Number(await list.getAttribute("data-last"));
@@ -278,7 +278,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       expect(await rows()).toBeLessThanOrEqual(300);
     }
     expect(Number(await list.getAttribute("data-last"))).toBe(newest);
-    expect(await hamlet.locator(`.message-list .message[data-id="${oldest}"]`).count()).toBe(0);
+    await expect.poll(() => hamlet.locator(`.message-list .message[data-id="${oldest}"]`).count()).toBe(0);
   }, 90_000);
 
   it("carries on after a server restart without reloading, keeping what is typed", async () => {

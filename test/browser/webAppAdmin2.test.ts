@@ -47,8 +47,8 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
   it("gives a member no admin controls in the new sections", async () => {
     for (const section of ["organization-permissions", "profile-field-settings", "bot-list-admin", "organization-settings"]) {
       await openAdmin(othello, section);
-      expect(await othello.locator(".admin-only").count()).toBe(1);
-      expect(await othello.locator(".group-setting, .profile-fields, .bots").count()).toBe(0);
+      await expect.poll(() => othello.locator(".admin-only").count()).toBe(1);
+      await expect.poll(() => othello.locator(".group-setting, .profile-fields, .bots").count()).toBe(0);
     }
   }, 30_000);
 
@@ -285,7 +285,7 @@ describe.skipIf(!chromiumFound)("organization administration, the rest, in Chrom
     await heraldCard.waitFor();
     expect(await heraldCard.textContent()).toContain("owner Othello, the Moor of Venice");
     await go(othello, "#settings/your-bots", `.bots li[data-bot-id='${herald.user_id}']`);
-    expect(await othello.locator(".bots li").count()).toBe(1);
+    await expect.poll(() => othello.locator(".bots li").count()).toBe(1);
     await setScheme(iago, 2);
     if (shots) await iago.screenshot({ path: `${shots}/admin-bots-dark.png` });
     await iago.setViewportSize({ width: 360, height: 740 });

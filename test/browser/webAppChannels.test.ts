@@ -110,7 +110,7 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     // Cordelia is not invited: neither her sidebar nor her channel list has it.
     await open(cordelia, "#channels/all");
     await expect.poll(() => row(cordelia, "Verona").count()).toBe(1);
-    expect(await row(cordelia, "Elsinore").count()).toBe(0);
+    await expect.poll(() => row(cordelia, "Elsinore").count()).toBe(0);
     expect(await sidebarChannels(cordelia)).not.toContain("Elsinore");
     // A public channel made elsewhere appears in her open list, with its subscriber.
     await call(iago, "POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Wittenberg", description: "A university town" }]) });
@@ -217,26 +217,26 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
     await expect.poll(async () => (await call(iago, "GET", `/streams/${id}`)).stream.invite_only).toBe(true);
     await expect.poll(() => row(cordelia, "Wittenberg").count()).toBe(0);
     await expect.poll(() => iago.locator(".channel-title .privacy svg").getAttribute("aria-label")).toBe("Private");
-    expect(await iago.locator(".privacy-choice button.save-privacy").count()).toBe(0);
+    await expect.poll(() => iago.locator(".privacy-choice button.save-privacy").count()).toBe(0);
   });
 
   it("lists archived channels for administrators, and lets an owner set a channel's message retention", async () => {
     await call(iago, "DELETE", `/streams/${ROME}`);
     await open(iago, "#channels/all");
     await expect.poll(() => row(iago, "Scotland").count()).toBe(1);
-    expect(await row(iago, "Rome").count()).toBe(0);
+    await expect.poll(() => row(iago, "Rome").count()).toBe(0);
     await iago.check(".channel-list input[name=show_archived]");
     await expect.poll(() => row(iago, "Rome").locator(".archived-tag").count()).toBe(1);
-    expect(await row(iago, "Rome").locator("button.subscribe").count()).toBe(0);
+    await expect.poll(() => row(iago, "Rome").locator("button.subscribe").count()).toBe(0);
     // Members have no such filter.
     await open(othello, "#channels/all");
     await expect.poll(() => row(othello, "Scotland").count()).toBe(1);
-    expect(await othello.locator(".channel-list input[name=show_archived]").count()).toBe(0);
+    await expect.poll(() => othello.locator(".channel-list input[name=show_archived]").count()).toBe(0);
 
     // Retention: owners only (Iago, an administrator, sees it read-only).
     await open(iago, "#channels/1/Verona/general");
     await iago.waitForSelector(".channel-settings[data-editable=true]");
-    expect(await iago.locator("input[name=message_retention_days]").count()).toBe(0);
+    await expect.poll(() => iago.locator("input[name=message_retention_days]").count()).toBe(0);
     expect(await iago.locator(".retention").textContent()).toBe("Organization default");
     const desdemona = await web.signIn("Desdemona");
     desdemona.setDefaultTimeout(8000);
@@ -251,14 +251,14 @@ describe.skipIf(!chromiumFound)("channels overlay in Chromium", () => {
   it("shows a member the same settings read-only", async () => {
     await open(othello, `#channels/${VENICE}/Venice/general`);
     await othello.waitForSelector(".channel-settings[data-editable=false]");
-    expect(await othello.locator(".channel-details input[name=new_name]").count()).toBe(0);
+    await expect.poll(() => othello.locator(".channel-details input[name=new_name]").count()).toBe(0);
     expect(await othello.locator(".channel-facts .description").textContent()).toBe("A northeastern Italian city");
     expect(await othello.locator(".privacy-choice input[value=public]").isChecked()).toBe(true);
     expect(await othello.locator(".privacy-choice input[value=public]").isDisabled()).toBe(true);
-    expect(await othello.locator(".archive-zone").count()).toBe(0);
+    await expect.poll(() => othello.locator(".archive-zone").count()).toBe(0);
     await othello.click(".channel-tabs a:has-text('Subscribers')");
     await expect.poll(() => othello.locator(".subscriber-list .name").allTextContents()).toContain("King Hamlet");
-    expect(await othello.locator(".subscriber-list button").count()).toBe(0);
+    await expect.poll(() => othello.locator(".subscriber-list button").count()).toBe(0);
     if (shots) await othello.screenshot({ path: `${shots}/channels-readonly-light.png` });
   });
 

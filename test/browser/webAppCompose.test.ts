@@ -64,7 +64,7 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     await hamlet.keyboard.type("@iag");
     await expect.poll(() => menuItems(hamlet).count()).toBeGreaterThan(0);
     await hamlet.keyboard.press("Escape");
-    expect(await menuItems(hamlet).count()).toBe(0);
+    await expect.poll(() => menuItems(hamlet).count()).toBe(0);
     expect(await value(hamlet)).toContain("@iag");
     await hamlet.keyboard.press("Backspace");
     await hamlet.keyboard.press("Backspace");
@@ -99,11 +99,11 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     const preview = hamlet.locator(".compose .compose-preview");
     await expect.poll(() => preview.locator("strong").textContent()).toBe("Strong");
     expect(await preview.locator("code").textContent()).toBe("code");
-    expect(await preview.locator("li").count()).toBe(2);
+    await expect.poll(() => preview.locator("li").count()).toBe(2);
     expect(await textarea(hamlet).isVisible()).toBe(false);
     if (shots) await hamlet.screenshot({ path: `${shots}/compose-preview.png` });
     await hamlet.click(".compose .preview-toggle");
-    expect(await preview.count()).toBe(0);
+    await expect.poll(() => preview.count()).toBe(0);
     expect(await textarea(hamlet).isVisible()).toBe(true);
     expect(await value(hamlet)).toBe("**Strong** words and `code`\n\n- one\n- two");
     await textarea(hamlet).fill("");
@@ -247,7 +247,7 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     // A click outside closes the list; deleting a snippet takes it off the list and the server.
     await hamlet.click(".compose .snippets-toggle");
     await hamlet.click(".view-title");
-    expect(await hamlet.locator(".snippets-menu").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".snippets-menu").count()).toBe(0);
     await hamlet.click(".compose .snippets-toggle");
     await hamlet.click(".snippets-menu .snippet-delete");
     await expect.poll(() => hamlet.locator(".snippets-menu .snippet-insert").count()).toBe(0);

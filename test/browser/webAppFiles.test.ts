@@ -91,7 +91,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     await expect.poll(() => composeText(hamlet), SLOW).toBe("[Uploading sunset.png…]()");
     await expect.poll(() => hamlet.locator(".upload-progress li", { hasText: "sunset.png" }).count(), SLOW).toBe(1);
     await expect.poll(() => composeText(hamlet), SLOW).toMatch(/^\[sunset\.png\]\(\/user_uploads\/\d+\/[^)]+\/sunset\.png\)$/);
-    expect(await hamlet.locator(".upload-progress li").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".upload-progress li").count()).toBe(0);
     await hamlet.unroute("**/json/user_uploads");
 
     const path = linkedPath(await composeText(hamlet), "sunset.png");
@@ -190,7 +190,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     // Still waiting: the placeholder and the progress stay.
     expect(await composeText(hamlet)).toBe("[Uploading offline.bin…]()");
-    expect(await hamlet.locator(".upload-progress li[data-method='tus']").count()).toBe(1);
+    await expect.poll(() => hamlet.locator(".upload-progress li[data-method='tus']").count()).toBe(1);
     await hamlet.context().setOffline(false);
     await expect.poll(() => composeText(hamlet), { timeout: 30_000 }).toMatch(/^\[offline\.bin\]\(\/user_uploads\/[^)]+\)$/);
     await hamlet.unroute("**/api/v1/tus/**");
@@ -216,8 +216,8 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     await expect.poll(() => composeText(hamlet), SLOW).toBe("Here it comes: [Uploading slow.txt…]()");
     await hamlet.click("button[aria-label='Cancel uploading slow.txt']");
     await expect.poll(() => composeText(hamlet), SLOW).toBe("Here it comes: ");
-    expect(await hamlet.locator(".upload-progress li").count()).toBe(0);
-    expect(await hamlet.locator(".upload-error").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".upload-progress li").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".upload-error").count()).toBe(0);
     await hamlet.unroute("**/json/user_uploads");
     await textarea(hamlet).fill("");
   }, 30_000);
@@ -264,7 +264,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
 
   it("an avatar uploaded in #settings/profile replaces the initial for the others at once", async () => {
     const avatarOf = (page: Page) => page.locator(`.message .sender .avatar[data-user-id='${HAMLET_ID}']`).first();
-    expect(await avatarOf(othello).locator("img").count()).toBe(0);
+    await expect.poll(() => avatarOf(othello).locator("img").count()).toBe(0);
     await hamlet.evaluate(() => (location.hash = "#settings/profile"));
     await hamlet.waitForSelector(".settings-section[data-section='profile']");
     await hamlet

@@ -71,7 +71,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
 
     await card(othello).locator("button", { hasText: "Send direct message" }).click();
     await expect.poll(() => othello.evaluate(() => location.hash)).toBe(`#narrow/dm/${HAMLET_ID}-King-Hamlet`);
-    expect(await card(othello).count()).toBe(0);
+    await expect.poll(() => card(othello).count()).toBe(0);
     await othello.fill(".compose textarea", "Sent from your card");
     await othello.press(".compose textarea", "Control+Enter");
     await expect
@@ -115,7 +115,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     // Othello's card for Hamlet: the new name, status and the time in New York.
     await othello.locator(`.user-list li[data-user-id='${HAMLET_ID}'] a`).click();
     await expect.poll(() => card(othello).locator(".card-status").textContent()).toContain("In a meeting");
-    expect(await card(othello).locator(".card-status .status-emoji").count()).toBe(1);
+    await expect.poll(() => card(othello).locator(".card-status .status-emoji").count()).toBe(1);
     expect(await card(othello).locator(".card-name").textContent()).toContain("Prince Hamlet");
     const newYork = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", hour12: true, timeZone: "America/New_York" });
     await expect
@@ -147,7 +147,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await hamlet.keyboard.press("n");
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => hamlet.evaluate(() => location.hash)).toBe("#narrow/channel/1-Verona/topic/cards");
-    expect(await hamlet.locator(".settings-overlay").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".settings-overlay").count()).toBe(0);
   }, 40_000);
 
   it("changes the password and shows and regenerates the API key in #settings/account-and-privacy", async () => {
@@ -303,7 +303,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await viola.press(".compose textarea", "Control+Enter");
     await iago.evaluate(() => (location.hash = "#narrow/channel/2-Denmark/topic/new.20people"));
     await iago.waitForSelector(".message .content:has-text('Hello, I am Viola, new here')");
-    expect(await iago.locator(".message .sender .name", { hasText: "Viola" }).count()).toBe(1);
+    await expect.poll(() => iago.locator(".message .sender .name", { hasText: "Viola" }).count()).toBe(1);
     await iago.locator(`.user-list li a`, { hasText: "Viola" }).click();
     expect(await card(iago).locator(".card-role").textContent()).toBe("Member");
     await iago.keyboard.press("Escape");
@@ -315,8 +315,8 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     const reusable = await iago.locator("input.invite-link").inputValue();
     const newcomer = await (await web.browser.newContext()).newPage();
     await newcomer.goto(reusable);
-    expect(await newcomer.locator("input[name=email]").count()).toBe(1);
-    expect(await newcomer.locator("input[name=password]").count()).toBe(0);
+    await expect.poll(() => newcomer.locator("input[name=email]").count()).toBe(1);
+    await expect.poll(() => newcomer.locator("input[name=password]").count()).toBe(0);
     await newcomer.context().close();
 
     // A member without the right is told so by the server.

@@ -81,7 +81,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":octopus:");
     await hamlet.locator(".emoji-grid button").first().click();
     await expect.poll(() => row(othello, "React to me").locator(".reaction").textContent()).toBe("🐙 1");
-    expect(await hamlet.locator(".emoji-picker").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".emoji-picker").count()).toBe(0);
 
     // An alias finds its emoji; Enter picks the first; the compose box gets its :name:.
     await hamlet.fill(".compose textarea", "Party");
@@ -106,13 +106,13 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await row(othello, "React to me").locator("button[title='Add emoji reaction']").click();
     await othello.fill(".emoji-picker input", "parley");
     await expect.poll(() => othello.locator(".emoji-grid button").first().getAttribute("title")).toBe(":parley_logo:");
-    expect(await othello.locator(".emoji-grid button img").count()).toBe(1);
+    await expect.poll(() => othello.locator(".emoji-grid button img").count()).toBe(1);
     await othello.locator(".emoji-grid button").first().click();
     await expect.poll(() => row(hamlet, "React to me").locator(".reaction img[alt=':parley_logo:']").count()).toBe(1);
     // Escape closes the picker without picking.
     await othello.click(".compose .emoji-button");
     await othello.press(".emoji-picker input", "Escape");
-    expect(await othello.locator(".emoji-picker").count()).toBe(0);
+    await expect.poll(() => othello.locator(".emoji-picker").count()).toBe(0);
   }, 40_000);
 
   it("suggests operators, channels, topics, people and is:/has: values as the search is typed", async () => {
@@ -174,19 +174,19 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.click(".topic-dialog button[type=submit]");
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
     await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
-    expect(await othelloTopic("move me").count()).toBe(0);
+    await expect.poll(() => othelloTopic("move me").count()).toBe(0);
     await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
 
     // Resolved: ✔ in the sidebar; then unresolved again.
     await hamlet.locator(".recipient-bar .resolve").first().click();
     await expect.poll(() => othelloTopic("✔ moved here").count()).toBe(1);
-    expect(await othelloTopic("✔ moved here").locator(".resolved-mark").count()).toBe(1);
+    await expect.poll(() => othelloTopic("✔ moved here").locator(".resolved-mark").count()).toBe(1);
     expect(await othelloTopic("✔ moved here").getAttribute("class")).toContain("resolved");
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › ✔ moved here");
     await expect.poll(() => hamlet.locator(".recipient-bar .resolve.on").count()).toBeGreaterThan(0);
     await hamlet.locator(".recipient-bar .resolve").first().click();
     await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
-    expect(await othelloTopic("moved here").locator(".resolved-mark").count()).toBe(0);
+    await expect.poll(() => othelloTopic("moved here").locator(".resolved-mark").count()).toBe(0);
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
 
     // One message (the last) moved to Denmark, "change_one": it leaves Othello's open view.
@@ -200,7 +200,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.fill("input[aria-label='New topic']", "from Verona");
     await hamlet.click(".topic-dialog button[type=submit]");
     await expect.poll(() => row(othello, "Third of the topic").count()).toBe(0);
-    expect(await row(othello, "First of the topic").count()).toBe(1);
+    await expect.poll(() => row(othello, "First of the topic").count()).toBe(1);
     const moved = await call(hamlet, "GET", `/messages/${third}`);
     expect([moved.message.stream_id, moved.message.subject]).toEqual([DENMARK, "from Verona"]);
     const stayed = await call(hamlet, "GET", `/messages/${first}`);
@@ -245,7 +245,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
       await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBe(0);
       await row(hamlet, "First of the topic").hover();
       await row(hamlet, "First of the topic").locator("summary").click();
-      expect(await row(hamlet, "First of the topic").locator("button:has-text('Move message…')").count()).toBe(0);
+      await expect.poll(() => row(hamlet, "First of the topic").locator("button:has-text('Move message…')").count()).toBe(0);
     } finally {
       const members = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;
       const everyone = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:everyone").id;
@@ -287,9 +287,9 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "outbox")}`);
     await hamlet.reload();
     await hamlet.waitForSelector(".message .content:has-text('Survives a reload')");
-    expect(await hamlet.locator(".unsent").count()).toBe(0);
-    expect(await row(hamlet, "Survives a reload").count()).toBe(1);
-    expect(await hamlet.locator(".message.local").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".unsent").count()).toBe(0);
+    await expect.poll(() => row(hamlet, "Survives a reload").count()).toBe(1);
+    await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
 
     // Discarded: gone, and not back after a reload.
     await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
@@ -300,7 +300,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.click(".unsent li button:has-text('Discard')");
     await hamlet.reload();
     await hamlet.waitForSelector(".message .content:has-text('Survives a reload')");
-    expect(await hamlet.locator(".unsent").count()).toBe(0);
-    expect(await row(hamlet, "Never mind").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".unsent").count()).toBe(0);
+    await expect.poll(() => row(hamlet, "Never mind").count()).toBe(0);
   }, 40_000);
 });
