@@ -55,7 +55,9 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     expect(await rows.first().locator(".where").textContent()).toBe("Direct message");
     if (shots) await hamlet.screenshot({ path: `${shots}/recent.png` });
 
-    // A click on the row (not on a link) opens the conversation; seen there, it is read.
+    // A click on the row (not on a link) opens the conversation; seen there, it is read. Seen
+    // means shown in the focused window (reading.ts), so Hamlet's page is the one in front.
+    await hamlet.bringToFront();
     await rows.nth(1).locator(".when").click();
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › recent check");
     expect(hamlet.url()).toContain(topicHash("1-Verona", "recent.20check"));
