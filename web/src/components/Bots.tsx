@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { realm, userName, users } from "../state.js";
-import { attempt, Group } from "./forms.js";
+import { attempt, Group, SelectField } from "./forms.js";
 import "../admin.css";
 
 /**
@@ -67,16 +67,7 @@ function NewBot() {
         }
       }}
     >
-      <label class="field">
-        <span>Bot type</span>
-        <select name="bot_type" value={String(type)} onChange={(e) => setType(Number(e.currentTarget.value))}>
-          {BOT_TYPES.map(([v, text]) => (
-            <option key={v} value={String(v)}>
-              {text}
-            </option>
-          ))}
-        </select>
-      </label>
+      <SelectField name="bot_type" label="Bot type" value={type} options={BOT_TYPES} onSave={(v) => setType(Number(v))} />
       <label class="field">
         <span>Name</span>
         <input name="full_name" value={name} maxLength={100} onInput={(e) => setName(e.currentTarget.value)} />
@@ -85,28 +76,36 @@ function NewBot() {
         <span>Bot email (before -bot@)</span>
         <input name="short_name" value={shortName} onInput={(e) => setShortName(e.currentTarget.value)} />
       </label>
-      {type === OUTGOING && (
-        <>
-          <label class="field">
-            <span>Endpoint URL</span>
-            <input name="payload_url" type="url" value={url} placeholder="https://example.com/hook" onInput={(e) => setUrl(e.currentTarget.value)} />
-          </label>
-          <label class="field">
-            <span>Outgoing webhook message format</span>
-            <select name="interface_type" value={String(iface)} onChange={(e) => setIface(Number(e.currentTarget.value))}>
-              {INTERFACES.map(([v, text]) => (
-                <option key={v} value={String(v)}>
-                  {text}
-                </option>
-              ))}
-            </select>
-          </label>
-        </>
-      )}
+      {type === OUTGOING && <ServiceFields names={["payload_url", "interface_type"]} url={url} setUrl={setUrl} iface={iface} setIface={setIface} />}
       <button type="submit" disabled={!name.trim() || !shortName.trim() || (type === OUTGOING && !url.trim())}>
         Create bot
       </button>
     </form>
+  );
+}
+
+/** An outgoing webhook bot's endpoint and message format (the create form's and the editor's parameter names). */
+function ServiceFields(props: {
+  names: [url: string, iface: string];
+  url: string;
+  setUrl: (url: string) => void;
+  iface: number;
+  setIface: (iface: number) => void;
+}) {
+  return (
+    <>
+      <label class="field">
+        <span>Endpoint URL</span>
+        <input name={props.names[0]} type="url" value={props.url} placeholder="https://example.com/hook" onInput={(e) => props.setUrl(e.currentTarget.value)} />
+      </label>
+      <SelectField
+        name={props.names[1]}
+        label="Outgoing webhook message format"
+        value={props.iface}
+        options={INTERFACES}
+        onSave={(v) => props.setIface(Number(v))}
+      />
+    </>
   );
 }
 
@@ -133,34 +132,16 @@ function BotEditor({ bot, admin, onDone }: { bot: Bot; admin: boolean; onDone: (
         <input name="full_name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
       </label>
       {admin && (
-        <label class="field">
-          <span>Owner</span>
-          <select name="bot_owner_id" value={String(owner)} onChange={(e) => setOwner(Number(e.currentTarget.value))}>
-            {people.map((u) => (
-              <option key={u.user_id} value={String(u.user_id)}>
-                {u.full_name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SelectField
+          name="bot_owner_id"
+          label="Owner"
+          value={owner}
+          options={people.map((u) => [u.user_id, u.full_name] as [number, string])}
+          onSave={(v) => setOwner(Number(v))}
+        />
       )}
       {bot.bot_type === OUTGOING && (
-        <>
-          <label class="field">
-            <span>Endpoint URL</span>
-            <input name="service_payload_url" value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
-          </label>
-          <label class="field">
-            <span>Outgoing webhook message format</span>
-            <select name="service_interface" value={String(iface)} onChange={(e) => setIface(Number(e.currentTarget.value))}>
-              {INTERFACES.map(([v, text]) => (
-                <option key={v} value={String(v)}>
-                  {text}
-                </option>
-              ))}
-            </select>
-          </label>
-        </>
+        <ServiceFields names={["service_payload_url", "service_interface"]} url={url} setUrl={setUrl} iface={iface} setIface={setIface} />
       )}
       <div class="row">
         <button type="submit" disabled={!name.trim()}>

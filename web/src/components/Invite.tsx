@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { closeOverlay } from "../overlay.js";
 import { api } from "../api.js";
 import { subscriptions } from "../state.js";
+import { SelectField } from "./forms.js";
 import "../settings.css";
 
 /** Zulip's invite_as values, and the choices of "Invitation expires after" in minutes (null: never). */
@@ -69,26 +70,14 @@ export function Invite() {
               <span>Emails (one or more, separated by commas or lines)</span>
               <textarea name="invitee_emails" rows={3} value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
             </label>
-            <label class="field">
-              <span>Users join as</span>
-              <select name="invite_as" value={String(inviteAs)} onChange={(e) => setInviteAs(Number(e.currentTarget.value))}>
-                {ROLES.map(([v, text]) => (
-                  <option key={v} value={String(v)}>
-                    {text}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label class="field">
-              <span>Invitation expires after</span>
-              <select name="invite_expires_in_minutes" value={expiry} onChange={(e) => setExpiry(e.currentTarget.value)}>
-                {EXPIRY.map(([v, text]) => (
-                  <option key={v} value={v}>
-                    {text}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <SelectField name="invite_as" label="Users join as" value={inviteAs} options={ROLES} onSave={(v) => setInviteAs(Number(v))} />
+            <SelectField
+              name="invite_expires_in_minutes"
+              label="Invitation expires after"
+              value={expiry}
+              options={EXPIRY}
+              onSave={(v) => setExpiry(String(v))}
+            />
             <fieldset>
               <legend>Channels they should join</legend>
               {subs.map((s) => (
