@@ -385,7 +385,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
       is_channel_message: destination.kind === "channel" ? 1 : 0,
     })),
   );
-  await messageSearchStore.index(tx.q, messages);
+  await messageSearchStore.indexNew(tx.q, messages);
   const widgets = await insertWidgetSubmessages(
     tx,
     sender.id,

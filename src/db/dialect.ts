@@ -42,8 +42,11 @@ export interface Dialect {
    * needs no upkeep (its parser drops HTML tags itself).
    */
   createSearchIndex(db: Kysely<any>): Promise<void>;
-  /** Brings the search index up to date for these (new or edited) messages. */
-  indexMessagesForSearch(db: Kysely<any>, rows: readonly SearchableMessage[]): Promise<void>;
+  /**
+   * Brings the search index up to date for these (new or edited) messages; `fresh`: none of them
+   * was ever indexed (just inserted), so there is nothing of them to drop first.
+   */
+  indexMessagesForSearch(db: Kysely<any>, rows: readonly SearchableMessage[], options?: { fresh?: boolean }): Promise<void>;
   /** Drops deleted messages from the search index. */
   unindexMessagesForSearch(db: Kysely<any>, ids: readonly number[]): Promise<void>;
   /**
@@ -143,12 +146,14 @@ const sqlite: Dialect = {
       after = batch[batch.length - 1].id;
     }
   },
-  async indexMessagesForSearch(db, rows) {
+  async indexMessagesForSearch(db, rows, options) {
     if (rows.length === 0) return;
-    await this.unindexMessagesForSearch(
-      db,
-      rows.map((r) => r.id),
-    );
+    if (!options?.fresh) {
+      await this.unindexMessagesForSearch(
+        db,
+        rows.map((r) => r.id),
+      );
+    }
     const data = JSON.stringify(rows.map((r) => [r.id, htmlText(r.rendered_content ?? ""), r.subject]));
     await sql`insert into message_search (rowid, content_text, subject) select value ->> 0, value ->> 1, value ->> 2 from json_each(${data})`.execute(db);
   },

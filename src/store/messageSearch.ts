@@ -8,6 +8,11 @@ export const messageSearchStore = {
     await dialectOf(q).indexMessagesForSearch(q, messages);
   },
 
+  /** Messages inserted by this transaction, never indexed before. */
+  async indexNew(q: Executor, messages: readonly Pick<Message, "id" | "subject" | "rendered_content">[]): Promise<void> {
+    await dialectOf(q).indexMessagesForSearch(q, messages, { fresh: true });
+  },
+
   async unindex(q: Executor, ids: readonly number[]): Promise<void> {
     await dialectOf(q).unindexMessagesForSearch(q, ids);
   },

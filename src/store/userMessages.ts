@@ -2,6 +2,7 @@ import { type Insertable, sql } from "kysely";
 import type { UserMessagesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
+import { dialectOf } from "../db/dialect.js";
 import { insertInBatches } from "./batches.js";
 
 /**
@@ -11,7 +12,7 @@ import { insertInBatches } from "./batches.js";
 export const userMessageStore = {
   /** One multi-row insert; rows sorted by (message_id, user_id) append fastest. */
   async insertMany(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
-    await insertInBatches(rows, (batch) => q.insertInto("user_messages").values(batch).execute());
+    await dialectOf(q).insertMany(q, "user_messages", rows);
   },
 
   /** The user's flags for each of `messageIds` the user received (absent: not received). */
