@@ -107,22 +107,9 @@ export async function realmLinkifiers(q: Executor, realm: Realm): Promise<Linkif
 
 async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
-    renderLookupStore.activeUsers(
-      q,
-      realm.id,
-      wanted.userIds,
-      wanted.userNames.map((n) => n.toLowerCase()),
-    ),
-    renderLookupStore.namedGroups(
-      q,
-      realm.id,
-      wanted.groupNames.map((n) => n.toLowerCase()),
-    ),
-    renderLookupStore.streams(
-      q,
-      realm.id,
-      wanted.streamNames.map((n) => n.toLowerCase()),
-    ),
+    renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames),
+    renderLookupStore.namedGroups(q, realm.id, wanted.groupNames),
+    renderLookupStore.streams(q, realm.id, wanted.streamNames),
     renderLookupStore.realmEmoji(q, realm.id, wanted.emojiNames),
   ]);
 

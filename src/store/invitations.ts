@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Selectable } from "kysely";
 import type { InvitationsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { lowered } from "./caseless.js";
 
 export type Invitation = Selectable<InvitationsTable>;
 
@@ -74,7 +75,7 @@ export const invitationStore = {
       .where("realm_id", "=", realmId)
       .where("is_multiuse", "=", 0)
       .where("status", "=", InvitationStatus.OPEN)
-      .where(sql`lower(email)`, "=", email.toLowerCase())
+      .where(sql`lower(email)`, "=", lowered(email))
       .returning("referred_by")
       .execute();
     return rows.map((r) => r.referred_by);

@@ -1,6 +1,7 @@
 import { type Insertable, sql, type Updateable } from "kysely";
 import type { Stream, StreamsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { lowered } from "./caseless.js";
 import { RecipientType } from "../models/roles.js";
 import { insertInBatches } from "./batches.js";
 
@@ -50,18 +51,17 @@ export const streamStore = {
       .selectFrom("streams")
       .selectAll()
       .where("realm_id", "=", realmId)
-      .where((eb) => eb(eb.fn("lower", ["name"]), "=", name.toLowerCase()))
+      .where((eb) => eb(eb.fn("lower", ["name"]), "=", lowered(name)))
       .executeTakeFirst();
   },
 
   async listByNames(q: Executor, realmId: number, names: readonly string[]): Promise<Stream[]> {
     if (names.length === 0) return [];
-    const lower = [...new Set(names.map((n) => n.toLowerCase()))];
     return q
       .selectFrom("streams")
       .selectAll()
       .where("realm_id", "=", realmId)
-      .where((eb) => eb(eb.fn("lower", ["name"]), "in", lower))
+      .where((eb) => eb(eb.fn("lower", ["name"]), "in", [...new Set(names)].map(lowered)))
       .execute();
   },
 

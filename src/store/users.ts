@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { Dialect } from "../db/dialect.js";
 import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
+import { lowered } from "./caseless.js";
 import type { NewUser, Realm, User, UserUpdate } from "../db/schema.js";
 import { type PrefixedRealm, prefixedRealmColumns, splitPrefixedRealm } from "./realms.js";
 
@@ -39,7 +40,7 @@ export const userStore = {
 
   /** Users (any realm) whose API email or delivery email is `email`, case-insensitively. */
   async listByApiEmail(q: Executor, email: string): Promise<User[]> {
-    const lower = email.toLowerCase();
+    const lower = lowered(email);
     return q
       .selectFrom("users")
       .selectAll()
@@ -52,7 +53,7 @@ export const userStore = {
    * request).
    */
   async listByApiEmailWithRealm(q: Executor, email: string): Promise<Array<{ user: User; realm: Realm }>> {
-    const lower = email.toLowerCase();
+    const lower = lowered(email);
     const rows = await q
       .selectFrom("users")
       .innerJoin("realms", "realms.id", "users.realm_id")
@@ -158,7 +159,7 @@ export const userStore = {
       .select("id")
       .where("realm_id", "=", realmId)
       .where("is_active", "=", 1)
-      .where((eb) => eb(eb.fn("lower", ["full_name"]), "=", fullName.toLowerCase()))
+      .where((eb) => eb(eb.fn("lower", ["full_name"]), "=", lowered(fullName)))
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -201,7 +202,7 @@ export const userStore = {
   },
   /** Users of a realm whose API email or delivery email is `email`, case-insensitively, by id. */
   async listByEmailInRealm(q: Executor, realmId: number, email: string): Promise<User[]> {
-    const lower = email.toLowerCase();
+    const lower = lowered(email);
     return q
       .selectFrom("users")
       .selectAll()

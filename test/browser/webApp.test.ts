@@ -206,7 +206,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     const tacos = (page: Page) => poll(page).locator("li", { hasText: "Tacos" }).locator("button");
     await tacos(othello).click();
     await expect.poll(() => tacos(hamlet).textContent()).toBe("1");
-    expect(await tacos(othello).getAttribute("aria-pressed")).toBe("true");
+    await expect.poll(() => tacos(othello).getAttribute("aria-pressed")).toBe("true");
     await poll(hamlet).locator("input[aria-label='New option']").fill("Sushi");
     await poll(hamlet).locator("button:has-text('Add option')").click();
     await poll(othello).locator("li", { hasText: "Sushi" }).waitFor();
