@@ -234,6 +234,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     await expect.poll(() => hamlet.locator(".upload-error").textContent(), SLOW).toContain(`huge.iso is larger than the maximum file size of ${MAX_MIB} MiB.`);
     expect(await composeText(hamlet)).toBe("");
     await hamlet.click(".upload-error button");
+    fs.rmSync(path.dirname(tooBig), { recursive: true, force: true });
   }, 30_000);
 
   it("opens images in a lightbox: arrows move between them, Esc and a click beside the image close it", async () => {
