@@ -29,6 +29,7 @@ const EXTERNAL = [
   "@tus/server",
   "@tus/file-store",
   "nodemailer",
+  "nats",
   "katex",
   "highlight.js",
   "markdown-it",

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { connect, ErrorCode, type JetStreamManager, type NatsConnection, NatsError, nanos, RetentionPolicy, StorageType, type Subscription } from "nats";
+import type { JetStreamManager, NatsConnection, Subscription } from "nats";
 import type { Logger } from "pino";
 import type { AuthCache, AuthChange } from "../db/authCache.js";
 import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "../lib/errors.js";
@@ -9,6 +9,10 @@ import type { Executor } from "../db/tx.js";
 import { databaseIdentityStore } from "../store/databaseIdentity.js";
 import { eventQueueStore } from "../store/eventQueues.js";
 import { type BusPosition, type EventQueueRegistry, eventsJson } from "./queues.js";
+import { lazy } from "../util/lazy.js";
+
+/** The NATS client, loaded by the first bus (single-process mode never needs it; scripts/build.mjs leaves it out of the bundle). */
+const loadNats = lazy(() => import("nats"));
 
 /**
  * Multi-process mode (PARLEY_BUS_URL with PostgreSQL): the processes share one NATS server.
@@ -109,6 +113,7 @@ export class EventBus {
 
   /** `lasting`: this process has a lasting identity (PARLEY_PROCESS_ID) and keeps its queues. */
   static async connect(url: string, processId: string, log: Logger, options: { db: Executor; queueTimeoutMs: number; lasting: boolean }): Promise<EventBus> {
+    const { connect, nanos, RetentionPolicy, StorageType } = await loadNats();
     const u = new URL(url);
     const nc = await connect({
       servers: `${u.hostname}:${u.port || "4222"}`,
@@ -313,6 +318,7 @@ export class EventBus {
       } catch (error) {
         // No process answers for this owner: it stopped or died, and its queues with it. An owner
         // that does not answer a poll by its heartbeat (killed while the poll waited) is gone too.
+        const { ErrorCode, NatsError } = await loadNats();
         if (!(error instanceof NatsError && (error.code === ErrorCode.NoResponders || error.code === ErrorCode.Timeout))) throw error;
         // Unless it saved its queues at a graceful stop: it comes back with them (a restart).
         const saved = await eventQueueStore.savedAt(this.db, request.queueId);
