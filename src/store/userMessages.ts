@@ -10,7 +10,7 @@ import { insertInBatches } from "./batches.js";
  * Callers ask questions through these functions and never depend on the representation.
  */
 export const userMessageStore = {
-  /** One multi-row insert; rows sorted by (message_id, user_id) append fastest. */
+  /** In as few statements as the engine takes (the dialect's insertMany); rows sorted by (message_id, user_id) append fastest. */
   async insertMany(q: Executor, rows: readonly Insertable<UserMessagesTable>[]): Promise<void> {
     await dialectOf(q).insertMany(q, "user_messages", rows);
   },

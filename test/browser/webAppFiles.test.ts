@@ -53,6 +53,14 @@ function linkedPath(text: string, name: string): string {
 }
 
 /** Dispatches a paste or drop event carrying one file on the element `selector` matches. */
+/** The SHA-256 (hex) of the file at `url` as the page downloads it, with its session. */
+function storedSha256(page: Page, url: string): Promise<string> {
+  return page.evaluate(async (u) => {
+    const bytes = new Uint8Array(await (await fetch(u)).arrayBuffer());
+    return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+  }, url);
+}
+
 async function dispatchFile(page: Page, selector: string, kind: "paste" | "drop", name: string, data: Buffer, type: string): Promise<void> {
   await page.evaluate(
     ([sel, k, n, b64, t]) => {
@@ -156,12 +164,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     expect(sent).toBe(data.length + 1024 * 1024); // everything once, and the cut chunk again
 
     // The stored file has exactly the bytes chosen.
-    const path = linkedPath(await composeText(hamlet), "archive.bin");
-    const stored = await hamlet.evaluate(async (u) => {
-      const bytes = new Uint8Array(await (await fetch(u)).arrayBuffer());
-      return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-    }, path);
-    expect(stored).toBe(createHash("sha256").update(data).digest("hex"));
+    expect(await storedSha256(hamlet, linkedPath(await composeText(hamlet), "archive.bin"))).toBe(createHash("sha256").update(data).digest("hex"));
     await textarea(hamlet).fill("");
   }, 90_000);
 
@@ -203,12 +206,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     // Resumed, not restarted: no chunk after the cut starts again from byte 0.
     const cut = patches.findIndex((p) => p.status === "failed");
     expect(patches.slice(cut + 1).every((p) => p.offset > 0)).toBe(true);
-    const path = linkedPath(await composeText(hamlet), "offline.bin");
-    const stored = await hamlet.evaluate(async (u) => {
-      const bytes = new Uint8Array(await (await fetch(u)).arrayBuffer());
-      return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-    }, path);
-    expect(stored).toBe(createHash("sha256").update(data).digest("hex"));
+    expect(await storedSha256(hamlet, linkedPath(await composeText(hamlet), "offline.bin"))).toBe(createHash("sha256").update(data).digest("hex"));
     await textarea(hamlet).fill("");
   }, 90_000);
 

@@ -1,6 +1,8 @@
 import { signal, type Signal } from "@preact/signals";
 import { type ConversationFacts, type InboxView, RECENT_DEFAULTS } from "./conversationFilters.js";
+import type { Term } from "./hash.js";
 import { subscriptions, topicKey, userName, userTopics } from "./state.js";
+import type { Conversation } from "./unread.js";
 
 /** A view's filter choices kept in localStorage across visits (as Zulip keeps them): a signal saved on change. */
 export function storedSignal<T extends object>(key: string, defaults: T): Signal<T> {
@@ -40,4 +42,14 @@ export function conversationFacts(): ConversationFacts {
     topicPolicy: (c) => policies.get(topicKey(c.channelId, c.topic)) ?? 0,
     dmNames: (ids) => ids.map(userName).join(", "),
   };
+}
+
+/** The narrow of a conversation (a channel's topic, or a DM), for the links of the Inbox and Recent views. */
+export function conversationTerms(c: Conversation): Term[] {
+  return c.kind === "channel"
+    ? [
+        { operator: "channel", operand: String(c.channelId), negated: false },
+        { operator: "topic", operand: c.topic, negated: false },
+      ]
+    : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
 }

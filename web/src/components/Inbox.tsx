@@ -1,24 +1,14 @@
 import "../views.css";
-import { narrowHash, type Term } from "../hash.js";
+import { narrowHash } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
 import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
-import type { Conversation } from "../unread.js";
-import { conversationFacts, inboxChoices, inboxSearch } from "../viewFilters.js";
+import { conversationFacts, conversationTerms, inboxChoices, inboxSearch } from "../viewFilters.js";
 
 const VIEWS: Array<[InboxView, string]> = [
   ["unmuted", "Unmuted topics"],
   ["all", "All topics"],
   ["followed", "Followed topics"],
 ];
-
-function termsOf(c: Conversation): Term[] {
-  return c.kind === "channel"
-    ? [
-        { operator: "channel", operand: String(c.channelId), negated: false },
-        { operator: "topic", operand: c.topic, negated: false },
-      ]
-    : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
-}
 
 function toggleFolder(key: string): void {
   const { collapsed } = inboxChoices.value;
@@ -55,7 +45,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
         <ul>
           {folder.rows.map(({ key, conversation: c, count }) => (
             <li key={key} data-key={key}>
-              <a href={narrowHash(termsOf(c), lookup)}>
+              <a href={narrowHash(conversationTerms(c), lookup)}>
                 <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>general chat</i> : c.topic}</span>
                 {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED && (
                   <span class="followed-mark" title="You follow this topic">

@@ -1,11 +1,10 @@
 import { useEffect } from "preact/hooks";
-import { narrowHash, type Term } from "../hash.js";
+import { narrowHash } from "../hash.js";
 import { loadRecent, participants, recentRows, recentState } from "../recent.js";
 import { lookup, settings, subscriptions, unread, unreadVersion, userName, userTopics, topicKey, VISIBILITY_FOLLOWED } from "../state.js";
-import type { Conversation } from "../unread.js";
 import { myUserId } from "../api.js";
 import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
-import { conversationFacts, recentChoices, recentSearch } from "../viewFilters.js";
+import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
 import "../views.css";
 
 /** Times in the user's 12- or 24-hour style (twenty_four_hour_time). */
@@ -64,15 +63,6 @@ function RecentFilterBar() {
   );
 }
 
-function termsOf(c: Conversation): Term[] {
-  return c.kind === "channel"
-    ? [
-        { operator: "channel", operand: String(c.channelId), negated: false },
-        { operator: "topic", operand: c.topic, negated: false },
-      ]
-    : [{ operator: "dm", operand: c.userIds.join(","), negated: false }];
-}
-
 /** Recent conversations (#recent): topics and direct messages, newest first, live. */
 export function Recent() {
   unreadVersion.value;
@@ -115,7 +105,7 @@ export function Recent() {
           <tbody>
             {rows.map((entry) => {
               const c = entry.conversation;
-              const href = narrowHash(termsOf(c), lookup);
+              const href = narrowHash(conversationTerms(c), lookup);
               const count = counts.get(entry.key)?.count ?? 0;
               const sub = c.kind === "channel" ? subscriptions.value.get(c.channelId) : undefined;
               const people = participants(entry);
@@ -129,7 +119,7 @@ export function Recent() {
                 >
                   <td class="where">
                     {c.kind === "channel" ? (
-                      <a href={narrowHash(termsOf(c).slice(0, 1), lookup)}>
+                      <a href={narrowHash(conversationTerms(c).slice(0, 1), lookup)}>
                         <span class="swatch" style={{ background: sub?.color ?? "#999" }} />
                         {sub?.name ?? "unknown channel"}
                       </a>
