@@ -104,8 +104,11 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await expect.poll(() => saved(hamlet)).toBe("Saved");
 
     await hamlet.fill("input[name=status_text]", "In a meeting");
+    // The emoji data is a chunk of its own: Enter pressed while it loads picks the first match once it is here.
+    await hamlet.route(/\/emojiTable-[\w-]+\.js$/, async (route) => (await new Promise((r) => setTimeout(r, 500)), route.continue()));
     await hamlet.click("button[aria-label='Status emoji']");
     await hamlet.fill(".emoji-picker input", "calendar");
+    expect(await hamlet.locator(".emoji-picker .status").textContent()).toBe("Loading…");
     await hamlet.keyboard.press("Enter");
     await expect.poll(() => hamlet.locator("button[aria-label='Status emoji']").textContent()).not.toBe("☺");
     await hamlet.click("button:has-text('Save status')");

@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { catalogue, closeEmojiPicker, picker } from "../emojiPicker.js";
 import { emojiGlyph, searchEmoji } from "../emojiSearch.js";
 
@@ -6,18 +6,24 @@ import { emojiGlyph, searchEmoji } from "../emojiSearch.js";
 export function EmojiPicker() {
   const p = picker.value;
   const [query, setQuery] = useState("");
-  if (!p) return null;
+  // Enter pressed while the emoji data is still loading picks the first match once it is here.
+  const [enterPending, setEnterPending] = useState(false);
   const data = catalogue.value;
-  const results = data ? searchEmoji(data, query, 240) : [];
+  const results = p && data ? searchEmoji(data, query, 240) : [];
   const pick = (index: number) => {
     const emoji = results[index];
-    if (!emoji) return;
+    setEnterPending(false);
+    if (!p || !emoji) return;
     closeEmojiPicker();
     setQuery("");
     p.onPick(emoji);
   };
+  useEffect(() => {
+    if (enterPending && data) pick(0);
+  }, [enterPending, data]);
+  if (!p) return null;
   return (
-    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && (closeEmojiPicker(), setQuery(""))}>
+    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && (closeEmojiPicker(), setQuery(""), setEnterPending(false))}>
       <div class="emoji-picker" role="dialog" aria-label="Emoji picker" style={{ top: `${p.top}px`, left: `${p.left}px` }}>
         <input
           type="search"
@@ -27,8 +33,8 @@ export function EmojiPicker() {
           ref={(el) => el?.focus()}
           onInput={(e) => setQuery(e.currentTarget.value)}
           onKeyDown={(e) => {
-            if (e.key === "Escape") (closeEmojiPicker(), setQuery(""));
-            if (e.key === "Enter") (e.preventDefault(), pick(0));
+            if (e.key === "Escape") (closeEmojiPicker(), setQuery(""), setEnterPending(false));
+            if (e.key === "Enter") (e.preventDefault(), data ? pick(0) : setEnterPending(true));
           }}
         />
         {!data && <p class="status">Loading…</p>}
