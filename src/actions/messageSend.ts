@@ -429,7 +429,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   // The channels' daily counts and first messages, for all the channel messages at once.
   await streamStore.countChannelMessages(
     tx.q,
-    channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, dateSent: messages[i].date_sent })),
+    channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, id: messages[i].id, dateSent: messages[i].date_sent })),
   );
   const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(
     tx.q,

@@ -23,6 +23,7 @@ import * as createRealmExports from "./migrations/2026-11-27T0200-export15-creat
 import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-create-channel-email-addresses.js";
 import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-import-runs.js";
 import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate-limits.js";
+import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-perf18-shard-channel-daily-messages.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-27T0300-md15-create-channel-email-addresses": createChannelEmailAddresses,
   "2026-11-27T0700-import21-create-import-runs": createImportRuns,
   "2026-11-28T0200-mp18-create-rate-limits": createRateLimits,
+  "2026-11-28T0300-perf18-shard-channel-daily-messages": shardChannelDailyMessages,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

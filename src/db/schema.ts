@@ -362,10 +362,12 @@ export interface BotStorageTable {
   value: string;
 }
 
-export interface ChannelDailyMessagesTable {
+export interface ChannelDailyMessageCountsTable {
   recipient_id: number;
   /** UNIX day (date_sent / 86400). */
   day: number;
+  /** A channel's count of a day is split over rows (message id modulo 16) so that concurrent sends do not wait for each other's row lock. */
+  shard: Generated<number>;
   count: number;
 }
 
@@ -531,7 +533,7 @@ export interface Database {
   bot_services: BotServicesTable;
   push_devices: PushDevicesTable;
   missed_message_emails: MissedMessageEmailsTable;
-  channel_daily_messages: ChannelDailyMessagesTable;
+  channel_daily_message_counts: ChannelDailyMessageCountsTable;
   saved_snippets: SavedSnippetsTable;
   bot_storage: BotStorageTable;
   realm_linkifiers: RealmLinkifiersTable;

@@ -230,6 +230,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
       is_channel_message: channel ? 1 : 0,
     });
     await messageSearchStore.index(tx.q, [message]);
+    if (channel) await streamStore.countChannelMessages(tx.q, [{ recipientId: channel.recipientId, id: message.id, dateSent: message.date_sent }]);
     if (channel && !channelsWithMessages.has(channel.id)) {
       channelsWithMessages.add(channel.id);
       await streamStore.update(tx.q, channel.id, { first_message_id: message.id });

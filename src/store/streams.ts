@@ -8,6 +8,8 @@ import { insertInBatches } from "./batches.js";
 export { subscriptionStore } from "./subscriptions.js";
 
 const DAY_SECONDS = 86400;
+/** Rows a channel's count of one day is split over (channel_daily_message_counts.shard). */
+const DAILY_COUNT_SHARDS = 16;
 
 export const streamStore = {
   async insert(q: Executor, row: Insertable<StreamsTable>): Promise<Stream> {
@@ -125,7 +127,7 @@ export const streamStore = {
     const trafficDay = Math.floor(trafficSince / DAY_SECONDS);
     const sinceDay = Math.floor(Math.min(trafficSince, activeSince) / DAY_SECONDS);
     const rows = await q
-      .selectFrom("channel_daily_messages")
+      .selectFrom("channel_daily_message_counts")
       .select((eb) => [
         "recipient_id",
         eb.fn.max("day").as("last_day"),
@@ -142,30 +144,33 @@ export const streamStore = {
   },
 
   /** Counts new channel messages in their days: one statement for all, whatever the number of channels. */
-  async countChannelMessages(q: Executor, messages: ReadonlyArray<{ recipientId: number; dateSent: number }>): Promise<void> {
-    // One row per (recipient, day): an upsert may not touch the same row twice in one statement.
-    const counts = new Map<string, { recipient_id: number; day: number; count: number }>();
-    for (const { recipientId, dateSent } of messages) {
+  async countChannelMessages(q: Executor, messages: ReadonlyArray<{ recipientId: number; id: number; dateSent: number }>): Promise<void> {
+    // One row per (recipient, day, shard): an upsert may not touch the same row twice in one statement.
+    const counts = new Map<string, { recipient_id: number; day: number; shard: number; count: number }>();
+    for (const { recipientId, id, dateSent } of messages) {
       const day = Math.floor(dateSent / DAY_SECONDS);
-      const key = `${recipientId} ${day}`;
+      const shard = id % DAILY_COUNT_SHARDS;
+      const key = `${recipientId} ${day} ${shard}`;
       const entry = counts.get(key);
       if (entry) entry.count += 1;
-      else counts.set(key, { recipient_id: recipientId, day, count: 1 });
+      else counts.set(key, { recipient_id: recipientId, day, shard, count: 1 });
     }
     if (counts.size === 0) return;
     await insertInBatches([...counts.values()], (batch) =>
       q
-        .insertInto("channel_daily_messages")
+        .insertInto("channel_daily_message_counts")
         .values(batch)
-        .onConflict((oc) => oc.columns(["recipient_id", "day"]).doUpdateSet({ count: sql<number>`channel_daily_messages.count + excluded.count` }))
+        .onConflict((oc) =>
+          oc.columns(["recipient_id", "day", "shard"]).doUpdateSet({ count: sql<number>`channel_daily_message_counts.count + excluded.count` }),
+        )
         .execute(),
     );
   },
 
   /** Recomputes every daily count from the messages (bulk loaders). */
   async rebuildDailyCounts(q: Executor): Promise<void> {
-    await q.deleteFrom("channel_daily_messages").execute();
-    await sql`insert into channel_daily_messages (recipient_id, day, count)
+    await q.deleteFrom("channel_daily_message_counts").execute();
+    await sql`insert into channel_daily_message_counts (recipient_id, day, count)
       select recipient_id, date_sent / 86400, count(*) from messages where is_channel_message = 1
       group by recipient_id, date_sent / 86400`.execute(q);
   },

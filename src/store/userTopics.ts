@@ -26,14 +26,27 @@ export const userTopicStore = {
     q: Executor,
     row: { user_id: number; stream_id: number; recipient_id: number; topic_name: string; visibility_policy: number; last_updated: number },
   ): Promise<void> {
-    const updated = await q
-      .updateTable("user_topics")
-      .set({ visibility_policy: row.visibility_policy, last_updated: row.last_updated })
-      .where("user_id", "=", row.user_id)
-      .where("stream_id", "=", row.stream_id)
-      .where(sameTopic(row.topic_name))
+    const update = async () =>
+      Number(
+        (
+          await q
+            .updateTable("user_topics")
+            .set({ visibility_policy: row.visibility_policy, last_updated: row.last_updated })
+            .where("user_id", "=", row.user_id)
+            .where("stream_id", "=", row.stream_id)
+            .where(sameTopic(row.topic_name))
+            .executeTakeFirst()
+        ).numUpdatedRows,
+      );
+    if ((await update()) > 0) return;
+    // A concurrent transaction (two sends to a new topic at once) may insert the row first: then
+    // this insert waits for it, inserts nothing, and the row it committed is updated.
+    const inserted = await q
+      .insertInto("user_topics")
+      .values(row)
+      .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) await q.insertInto("user_topics").values(row).execute();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) await update();
   },
 
   /** Removes the user's row; returns whether there was one. */

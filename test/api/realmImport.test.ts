@@ -83,6 +83,12 @@ const ctx2Realm = () => importedRealmId;
 
 describe("parley import zulip", { timeout: 120_000 }, () => {
   it("builds and exports an organization", async () => {
+    // Channels old enough for their weekly traffic to be counted (the import must count it too).
+    await t.ctx.db.kysely
+      .updateTable("streams")
+      .set({ date_created: Math.floor(Date.now() / 1000) - 40 * 86400 })
+      .where("name", "in", ["Denmark", "Verona"])
+      .execute();
     expectSuccess(
       await t.post("iago", "/api/v1/users/me/subscriptions", {
         subscriptions: JSON.stringify([{ name: "imported room", description: "A **room**" }]),
@@ -212,6 +218,8 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
       invite_only: s.invite_only,
       color: s.color,
       is_muted: s.is_muted,
+      stream_weekly_traffic: s.stream_weekly_traffic,
+      is_recently_active: s.is_recently_active,
     });
     const subs1 = expectSuccess(await t.get("hamlet", "/api/v1/users/me/subscriptions")).subscriptions.map(simplifyStream);
     const subs2 = (await get2("hamlet@zulip.com", "/api/v1/users/me/subscriptions")).body.subscriptions.map(simplifyStream);

@@ -24,6 +24,31 @@ describe("GET /users/me/subscriptions", () => {
     expect(verona.is_recently_active).toBe(true);
   });
 
+  it("counts a channel's weekly traffic from every message sent, concurrent sends included", async () => {
+    // A channel four weeks old: its traffic is the last 28 days' messages / 4 (Zulip's average).
+    await t.ctx.db.kysely
+      .updateTable("streams")
+      .set({ date_created: Math.floor(Date.now() / 1000) - 40 * 86400 })
+      .where("name", "=", "Denmark")
+      .execute();
+    const traffic = async () => expectSuccess(await t.get("hamlet", SUBS)).subscriptions.find((s: any) => s.name === "Denmark").stream_weekly_traffic;
+    const denmarkMessages = async () =>
+      expectSuccess(
+        await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1000, num_after: 0, narrow: JSON.stringify([["channel", "Denmark"]]) }),
+      ).messages.length;
+    expect(await traffic()).toBe(Math.max(1, Math.floor((await denmarkMessages()) / 4)));
+    // 40 more messages, ten at a time: their counts land on several rows of the day, all summed.
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "traffic", content: `message ${round}.${i}` }).then(expectSuccess),
+        ),
+      );
+    }
+    expect(await denmarkMessages()).toBeGreaterThanOrEqual(40);
+    expect(await traffic()).toBe(Math.floor((await denmarkMessages()) / 4));
+  });
+
   it("includes subscribers on request", async () => {
     const body = expectSuccess(await t.get("hamlet", SUBS, { include_subscribers: true }));
     expect(body.subscriptions.find((s: any) => s.name === "core team").subscribers).toEqual([9, 10, 11]);

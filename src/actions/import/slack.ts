@@ -348,7 +348,7 @@ async function writeMessages(
   await importStore.insertRows(tx.q, "reactions", reactions);
   await streamStore.countChannelMessages(
     tx.q,
-    batch.map(({ channel }, i) => ({ recipientId: channel[1], dateSent: messages[i].date_sent })),
+    batch.map(({ channel }, i) => ({ recipientId: channel[1], id: messages[i].id, dateSent: messages[i].date_sent })),
   );
   await messageStore.setStreamsFirstMessageIdIfNull(
     tx.q,

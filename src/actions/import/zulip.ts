@@ -7,6 +7,7 @@ import { avatarBlobKey, realmIconBlobKey } from "../../lib/avatarFiles.js";
 import { ImportArchiveError, type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
+import { streamStore } from "../../store/streams.js";
 import { nowSeconds } from "../../util/time.js";
 import { ensureSystemBots } from "../onboarding.js";
 import { IdMap, type IdMapState, OFFSET_TABLES, type OffsetTable } from "./idMap.js";
@@ -114,6 +115,13 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
             const messages = batch.map((msg) => rows.messageRow(m, msg, clients));
             await store.insertRows(tx.q, "messages", messages);
             await messageSearchStore.index(tx.q, messages as never);
+            // The channels' daily counts (stream_weekly_traffic, is_recently_active).
+            await streamStore.countChannelMessages(
+              tx.q,
+              messages
+                .filter((msg) => msg.is_channel_message)
+                .map((msg) => ({ recipientId: msg.recipient_id as number, id: msg.id as number, dateSent: msg.date_sent as number })),
+            );
             row += batch.length;
             state.messages = { file, table: 0, row };
             state.counts.messages = (state.counts.messages ?? 0) + batch.length;
