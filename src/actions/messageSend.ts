@@ -431,9 +431,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     tx.q,
     channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, id: messages[i].id, dateSent: messages[i].date_sent })),
   );
+  // Only channels without a first message yet (as read for this send) are asked.
   const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(
     tx.q,
-    channelMessages.map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: messages[i].id })),
+    channelMessages
+      .filter(({ destination: d }) => d.access.stream.first_message_id === null)
+      .map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: messages[i].id })),
   );
   const firstStreams = channelMessages.filter(({ destination: d }) => firstIn.has(d.access.stream.id)).map(({ destination: d }) => d.access.stream);
   const audiences =
@@ -462,7 +465,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
   const channels = outgoing.flatMap(({ destination: d }) => (d.kind === "channel" ? [d.access.stream] : []));
-  const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, { users: [sender], channels, submessages: widgets });
+  const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, {
+    users: [sender],
+    channels,
+    submessages: widgets,
+    linkifiers: outgoing[0].rendered.linkifiers,
+  });
   for (const [i, { destination, options }] of outgoing.entries()) {
     const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
     const hiddenFrom = destination.kind === "channel" ? await receiversWhoMayNotAccess(tx, realm, sender, rowsByMessage[i], options) : NO_HIDING;

@@ -73,7 +73,7 @@ export class MessagePayloadBuilder {
     q: Executor,
     realm: Realm,
     messages: readonly Message[],
-    known: { users: readonly User[]; channels: readonly Stream[]; submessages: readonly Submessage[] },
+    known: { users: readonly User[]; channels: readonly Stream[]; submessages: readonly Submessage[]; linkifiers: readonly Linkifier[] },
   ): Promise<MessagePayloadBuilder> {
     return this.loadKnowing(q, realm, messages, { ...known, justSent: true });
   }
@@ -82,7 +82,14 @@ export class MessagePayloadBuilder {
     q: Executor,
     realm: Realm,
     messages: readonly Message[],
-    known: { users: readonly User[]; channels: readonly Stream[]; submessages: readonly Submessage[]; justSent: boolean },
+    known: {
+      users: readonly User[];
+      channels: readonly Stream[];
+      submessages: readonly Submessage[];
+      /** The organization's linkifiers, when the caller has them (the sender rendered with them). */
+      linkifiers?: readonly Linkifier[];
+      justSent: boolean;
+    },
   ): Promise<MessagePayloadBuilder> {
     // At most three statements for any number of messages: recipients with their channels and
     // groups, then the users they name (cross-realm system bots included), then reactions and
@@ -117,7 +124,7 @@ export class MessagePayloadBuilder {
           messages.map((m) => m.id),
         );
     // Channel messages' topic_links: one more statement, only when there are any.
-    const linkifiers = messages.some((m) => streamNames.has(m.recipient_id)) ? await realmLinkifiers(q, realm) : [];
+    const linkifiers = !messages.some((m) => streamNames.has(m.recipient_id)) ? [] : known.linkifiers ? [...known.linkifiers] : await realmLinkifiers(q, realm);
     return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages), linkifiers);
   }
 

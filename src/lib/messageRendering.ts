@@ -18,8 +18,11 @@ import { pathIdFromLinkedPath } from "./uploadFiles.js";
  * the Markdown renderer for messages: it resolves the names the content refers to (users,
  * groups, channels the sender may see, realm emoji) with one query per kind and renders.
  */
-/** The rendering, with the uploads the sender may claim; hasAttachment means "claims one" (Zulip). */
-export type RenderedMessage = RenderResult & { attachments: Attachment[] };
+/**
+ * The rendering, with the uploads the sender may claim; hasAttachment means "claims one" (Zulip).
+ * `linkifiers`: the organization's, as rendered with (the message event's topic_links reuse them).
+ */
+export type RenderedMessage = RenderResult & { attachments: Attachment[]; linkifiers: Linkifier[] };
 
 export async function renderMessageContent(
   q: Executor,
@@ -29,15 +32,16 @@ export async function renderMessageContent(
   options: { realmUrl?: string; urlEmbeds?: ReadonlyMap<string, UrlEmbed | null> } = {},
 ): Promise<RenderedMessage> {
   const refs = await resolveReferences(q, realm, sender, collectReferences(content));
+  const linkifiers = await realmLinkifiers(q, realm);
   const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
-    linkifiers: await realmLinkifiers(q, realm),
+    linkifiers,
     translateEmoticons: userSettings(sender).translate_emoticons,
     mediaProxy: camoUrl,
     urlEmbeds: options.urlEmbeds,
   });
   const attachments = await claimableAttachments(q, sender, result.linkedUploadPaths);
-  return { ...(await withGroupMembersMentioned(q, result)), attachments, hasAttachment: attachments.length > 0 };
+  return { ...(await withGroupMembersMentioned(q, result)), attachments, hasAttachment: attachments.length > 0, linkifiers };
 }
 
 /**
@@ -82,7 +86,7 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
     distinct.map((content, i) => {
       const own = new Set(results[i].linkedUploadPaths.map(pathIdFromLinkedPath));
       const attachments = claimable.filter((a) => own.has(a.path_id));
-      return [content, { ...results[i], attachments, hasAttachment: attachments.length > 0 }];
+      return [content, { ...results[i], attachments, hasAttachment: attachments.length > 0, linkifiers }];
     }),
   );
   return contents.map((content) => rendered.get(content)!);

@@ -143,6 +143,11 @@ const BUDGET: Record<string, number> = {
   // +1 for the organization's linkifiers (channel messages' topic_links).
   "GET /messages": 11 + GROUP_COMMIT,
   "GET /messages first_unread": 11 + GROUP_COMMIT,
+  // A human's message to a channel with a first message, sent again to the same topic. Issue 18:
+  // the topic_links reuse the linkifiers the content was rendered with, and first_message_id is
+  // written only when the channel has none (2 more before). SQLite indexes the message for search in a
+  // statement of its own (PostgreSQL's search index is on an expression of the message row).
+  "POST /messages channel": 16 + (TEST_ENGINE === "sqlite" ? 1 : 0) + GROUP_COMMIT,
 };
 
 /** Counts taken before the organization grows (realm-wide reads: users, channels, register). */
@@ -226,11 +231,9 @@ describe("POST /messages", () => {
   };
 
   it("to a channel: 3 vs 30 subscribers (1 vs 15 with event queues)", async () => {
-    expectSameCount(
-      "POST /messages channel, 3 vs 30 subscribers",
-      await channelMessage(SMALL_CHANNEL, "plain", "hello"),
-      await channelMessage(BIG_CHANNEL, "plain", "hello"),
-    );
+    const big = await channelMessage(BIG_CHANNEL, "plain", "hello");
+    expectSameCount("POST /messages channel, 3 vs 30 subscribers", await channelMessage(SMALL_CHANNEL, "plain", "hello"), big);
+    expect({ big }).toEqual({ big: Math.min(big, BUDGET["POST /messages channel"]) });
   });
 
   it("mentioning 2 vs 20 users (half of them with event queues)", async () => {

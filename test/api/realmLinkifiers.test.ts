@@ -90,8 +90,15 @@ describe("linkifiers in messages and topics", () => {
     const issue = expectSuccess(await add("#(?P<id>[0-9]+)", "https://github.com/zulip/zulip/issues/{id}")).id;
     const wide = expectSuccess(await add("#(?P<id>[0-9]+)-(?P<part>[a-z]+)", "https://example.com/{id}/{+part}{?id}")).id;
     const content = "See #123, (#45) and #9-x, not a#7 or #8b or `#10`.";
-    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "bug #77 and #9-yz", content })).id;
+    const { result, events } = await t.captureEvents(() =>
+      t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "bug #77 and #9-yz", content }),
+    );
+    const id = expectSuccess(result).id;
     const message = expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`)).message;
+    // The message event has the same links (the send renders with the linkifiers and reuses them for the topic).
+    const event = events.find((e) => e.event.type === "message")!.event as any;
+    expect(event.message.topic_links).toEqual(message.topic_links);
+    expect(event.message.topic_links).toHaveLength(2);
     expect(message.content).toBe(
       '<p>See <a href="https://github.com/zulip/zulip/issues/123">#123</a>, (<a href="https://github.com/zulip/zulip/issues/45">#45</a>) and ' +
         '<a href="https://github.com/zulip/zulip/issues/9">#9</a>-x, not a#7 or #8b or <code>#10</code>.</p>',
