@@ -1,6 +1,5 @@
 import { usersWithAlertWords } from "../lib/alertWords.js";
-import { alertWordStore } from "../store/alertWords.js";
-import { mutedUserStore } from "../store/mutedUsers.js";
+import { receiverFilterStore } from "../store/receiverFilters.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
@@ -398,8 +397,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })),
   );
   // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
-  const mutedBy = await mutedUserStore.mutersOf(tx.q, sender.id);
-  const alertWords = await alertWordStore.inRealm(tx.q, realm.id);
+  const { mutedBy, alertWords } = await receiverFilterStore.forSender(tx.q, realm.id, sender.id);
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];

@@ -21,20 +21,4 @@ export const alertWordStore = {
     const ids = rows.filter((r) => lower.has(r.word.toLowerCase())).map((r) => r.id);
     if (ids.length > 0) await q.deleteFrom("alert_words").where("id", "in", ids).execute();
   },
-
-  /**
-   * Every active user's words in the organization (Zulip's alert_words_in_realm); read for every
-   * message sent. Written as a semi-join from alert_words: a join lets SQLite walk all the
-   * organization's users and probe alert_words for each (~2 ms per send with 1,000 users and no
-   * word at all); this walks the words (few) and looks each owner up by primary key.
-   */
-  async inRealm(q: Executor, realmId: number): Promise<Array<{ user_id: number; word: string }>> {
-    return q
-      .selectFrom("alert_words as aw")
-      .select(["aw.user_id", "aw.word"])
-      .where(({ exists, selectFrom }) =>
-        exists(selectFrom("users as u").select("u.id").whereRef("u.id", "=", "aw.user_id").where("u.realm_id", "=", realmId).where("u.is_active", "=", 1)),
-      )
-      .execute();
-  },
 };

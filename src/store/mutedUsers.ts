@@ -28,10 +28,4 @@ export const mutedUserStore = {
     const result = await q.deleteFrom("muted_users").where("user_id", "=", userId).where("muted_user_id", "=", mutedUserId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   },
-
-  /** Who muted `userId` (Zulip's get_muting_users). */
-  async mutersOf(q: Executor, userId: number): Promise<Set<number>> {
-    const rows = await q.selectFrom("muted_users").select("user_id").where("muted_user_id", "=", userId).execute();
-    return new Set(rows.map((r) => r.user_id));
-  },
 };
