@@ -68,11 +68,6 @@ export interface Dialect {
   transactionId(q: Kysely<any>): Promise<string | null>;
   transactionSnapshot(q: Kysely<any>): Promise<string | null>;
   /**
-   * Whether concurrent write transactions should share COMMITs (db/groupCommit.ts): SQLite has one
-   * connection, whose writers queue anyway; PostgreSQL runs them side by side on its pool.
-   */
-  readonly groupCommit: boolean;
-  /**
    * Planner statistics on an expression of `table` (PostgreSQL's CREATE STATISTICS): without them
    * PostgreSQL guesses the selectivity of e.g. `(flags & 56) <> 0` and walks all messages in a
    * merge join. SQLite's planner needs none (no-op).
@@ -118,7 +113,6 @@ const sqlite: Dialect = {
   snapshotTransaction: (db) => db.transaction(),
   transactionId: async () => null,
   transactionSnapshot: async () => null,
-  groupCommit: true,
   createExpressionStatistics: async () => {},
   joinMessagesRowByRow: sql`join messages m on m.id = um.message_id`,
   async insertMany(db, table, rows) {
@@ -180,7 +174,6 @@ const postgres: Dialect = {
   async transactionSnapshot(q) {
     return (await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(q)).rows[0].snapshot;
   },
-  groupCommit: false,
   joinMessagesRowByRow: sql`cross join lateral (select * from messages where messages.id = um.message_id offset 0) m`,
   async createExpressionStatistics(db, name, table, expression) {
     await sql`create statistics if not exists ${sql.id(name)} on (${sql.raw(expression)}) from ${sql.id(table)}`.execute(db);

@@ -86,33 +86,11 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
  * Runs `fn` in one transaction. After COMMIT, the events and job wake-ups it queued are
  * released; on rollback they are dropped. Nested calls reuse the outer transaction.
  *
- * Where the dialect asks for it (SQLite's single connection), transactions waiting at the same
- * moment share one COMMIT (group commit, db/groupCommit.ts): each runs in its own SAVEPOINT, so a failing one
- * is rolled back alone, and none is acknowledged before the shared COMMIT is durable.
+ * Transactions waiting at the same moment share one COMMIT (group commit, db/groupCommit.ts): each
+ * runs in its own SAVEPOINT, so a failing one is rolled back alone, and none is acknowledged
+ * before the shared COMMIT is durable.
  */
 export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
   if (outer) return fn(outer);
-  if (services.db.dialect.groupCommit) {
-    return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)));
-  }
-  const pending: Pending = { hooks: [], hasEvents: false };
-  let releaseGate: (() => void) | undefined;
-  try {
-    const result = await services.db.kysely.transaction().execute(async (trx) => {
-      const value = await fn(makeTx(services, trx, pending));
-      // From just before COMMIT until its events are delivered, no register takes a snapshot
-      // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
-      if (pending.hasEvents) {
-        // Several processes: the events say which transaction they come from, so a register
-        // elsewhere whose state already has this change does not queue them again.
-        if (services.events.publisher) pending.transactionId = await services.db.dialect.transactionId(trx);
-        releaseGate = await services.events.gate.enterShared();
-      }
-      return value;
-    });
-    for (const hook of pending.hooks) hook();
-    return result;
-  } finally {
-    releaseGate?.();
-  }
+  return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)));
 }

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/appContext.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
@@ -10,8 +11,9 @@ async function committedMarkers(): Promise<string[]> {
   return rows.map((r) => JSON.parse(r.payload).keys[0]).sort();
 }
 
-// On SQLite, transactions waiting at the same moment share one COMMIT (src/db/groupCommit.ts);
-// on PostgreSQL each has its own. Either way each is all-or-nothing on its own.
+// Transactions waiting at the same moment share one COMMIT (src/db/groupCommit.ts); each is still
+// all-or-nothing on its own, also when one fails in the database (PostgreSQL then refuses every
+// statement of the transaction until it is rolled back to the unit's savepoint).
 describe("transactions started together", () => {
   it("commit each one's writes and hooks, and roll back only the one that failed", async () => {
     t.ctx.jobs.stop();
@@ -21,12 +23,14 @@ describe("transactions started together", () => {
         transaction(t.ctx, async (tx) => {
           await tx.enqueueJob("delete_upload_blobs", { keys: [`group-commit-${name}`] });
           tx.afterCommit(() => hooks.push(name));
+          if (fail && name === "d") await sql`select * from no_such_table`.execute(tx.q);
           if (fail) throw new Error(`${name} failed`);
           return name;
         });
       const results = await Promise.allSettled([unit("a", false), unit("b", true), unit("c", false), unit("d", true), unit("e", false)]);
       expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
       expect((results[1] as PromiseRejectedResult).reason.message).toBe("b failed");
+      expect((results[3] as PromiseRejectedResult).reason.message).toMatch(/no_such_table/);
       expect(results.filter((r) => r.status === "fulfilled").map((r) => (r as PromiseFulfilledResult<string>).value)).toEqual(["a", "c", "e"]);
       expect(await committedMarkers()).toEqual(["group-commit-a", "group-commit-c", "group-commit-e"]);
       expect(hooks.sort()).toEqual(["a", "c", "e"]);
