@@ -12,6 +12,13 @@ export const ROOT = path.resolve(import.meta.dirname, "..");
 export const nowMs = () => performance.timeOrigin + performance.now();
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** How a PostgreSQL URL reaches its server, for the reports: "its Unix socket (…)" or "TCP (host:port)". */
+export function postgresTransport(url) {
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get("host") ?? decodeURIComponent(parsed.hostname);
+  return host.startsWith("/") ? `its Unix socket (${host})` : `TCP (${host}:${parsed.port || 5432})`;
+}
+
 export function progress(text) {
   process.stderr.write(`\r\x1b[K${text}`);
 }

@@ -21,6 +21,7 @@ export function multiSection(results) {
       `### ${r.engine === "postgres" ? "PostgreSQL" : "SQLite"} (${r.date.slice(0, 16).replace("T", " ")} UTC, load ${r.loadAverage} → ${r.loadAverageAfter})`,
       "",
     );
+    if (r.transport) lines.push(`Reached over ${r.transport}.`, "");
     const load = Number(r.loadAverage.split(" ")[0]);
     if (load > 2 * (r.cores ?? 2)) {
       lines.push(

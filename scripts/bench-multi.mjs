@@ -26,7 +26,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { measureFanout } from "./bench-fanout.mjs";
 import { writeMultiSection } from "./bench-multi-report.mjs";
-import { Client, cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { Client, cpuMs, devClient, nowMs, percentile, postgresTransport, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -300,6 +300,7 @@ if (!opts["no-build"]) execFileSync(process.execPath, [path.join(ROOT, "scripts/
 const wanted = new Set(opts.scenario);
 const result = {
   engine: opts.engine,
+  ...(opts.engine === "postgres" ? { transport: postgresTransport(process.env.PARLEY_TEST_POSTGRES_URL ?? "") } : {}),
   date: new Date().toISOString(),
   loadAverage: os
     .loadavg()

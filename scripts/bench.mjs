@@ -32,7 +32,19 @@ import { targetChart } from "./bench-chart.mjs";
 import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
 import { multiSection } from "./bench-multi-report.mjs";
 import { measureWebApp, webBenchAvailable, webSection, WEB_END, WEB_START } from "./bench-web.mjs";
-import { autocannonFigures, devClient, percentile, progress, ROOT, rssMiB, sequentialLatency, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import {
+  autocannonFigures,
+  devClient,
+  percentile,
+  postgresTransport,
+  progress,
+  ROOT,
+  rssMiB,
+  sequentialLatency,
+  sleep,
+  startServer,
+  stopServer,
+} from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -326,7 +338,8 @@ for (const engine of await engines()) {
     const small = await measureSmallOrganization(engine, say);
     // The heap is the browser's: measured once, on the first engine.
     const large = await measureLargeOrganization(engine, say, { webMinutes: engineIndex++ === 0 ? Number(opts["web-minutes"]) : 0 });
-    results.push({ engine: engine.name, insertLimit, empty, small, large });
+    const transport = engine.kind === "postgres" ? postgresTransport(process.env.PARLEY_TEST_POSTGRES_URL) : undefined;
+    results.push({ engine: engine.name, transport, insertLimit, empty, small, large });
   } finally {
     await engine.cleanup();
   }
@@ -440,7 +453,8 @@ function rowsOf(r) {
 const lines = [
   "# Benchmarks",
   "",
-  "Produced by `npm run bench` (scripts/bench.mjs); PostgreSQL is measured when `PARLEY_TEST_POSTGRES_URL` is set.",
+  "Produced by `npm run bench` (scripts/bench.mjs); PostgreSQL is measured when `PARLEY_TEST_POSTGRES_URL` is set (a local server through",
+  "its Unix socket, as docs/deployment.md advises: `postgres://postgres@localhost/postgres?host=/var/run/postgresql`).",
   `Machine: ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. One Parley process (development organization, rate limits off);`,
   `load from separate processes over HTTP on loopback, sharing the machine's cores: autocannon (${CONNECTIONS} connections) for throughput, one request at a time for latency, ${SENDERS} sending loops and long-polling`,
   `children for the fan-out scenarios, ${SECONDS} s per scenario.`,
@@ -458,6 +472,7 @@ for (const { r, rows } of perEngine) {
   const S = r.small;
   const L = r.large;
   lines.push(`## ${r.engine}`, "");
+  if (r.transport) lines.push(`Reached over ${r.transport} (\`PARLEY_TEST_POSTGRES_URL\`).`, "");
   lines.push(
     `Limits: raw insert ${fmt(r.insertLimit)} transactions/s (${fmt(1000 / r.insertLimit, 2)} ms each); GET /users/me ${fmt(S.limit.rps)} requests/s, p50 ${fmt(S.limit.p50, 1)} ms at one connection${S.limit.errors + L.limit.errors > 0 ? ` (**${S.limit.errors + L.limit.errors} failed requests**)` : ""}`,
     `(organization of 1,000 users; ${fmt(L.limit.rps)} requests/s and ${fmt(L.limit.p50, 1)} ms on the large one). First start of an empty server (creates the database): ${fmt(r.empty.firstStartMs)} ms.`,
