@@ -48,7 +48,10 @@ export function multiSection(results) {
         `| one sender, 10 in flight, 50 members polling: messages/s | ${fmt(o.messagesPerSecond, 1)} | ≥ 300 | ${met(o.messagesPerSecond >= 300 && o.errors + o.missing === 0)} |`,
         `| one sender: p50 send → receipt | ${fmt(o.deliveryP50, 1)} ms | ≤ 30 ms | ${met(o.deliveryP50 <= 30)} |`,
         `| one sender: largest server RSS during the run (idle before: ${fmt(o.idleRss)} MiB) | ${fmt(o.maxRssMiB)} MiB | ≤ 150 MiB | ${met(o.maxRssMiB <= 150)} |`,
-        `| one sender: server CPU per answered poll (run minus the same sends without pollers) | ${fmt(o.cpuMicrosPerAnsweredPoll)} µs | ≤ 40 µs | ${met(o.cpuMicrosPerAnsweredPoll <= 40)} |`,
+        // A difference of two noisy runs: below zero it says nothing (the sends cost more in the run without pollers).
+        o.cpuMicrosPerAnsweredPoll > 0
+          ? `| one sender: server CPU per answered poll (run minus the same sends without pollers) | ${fmt(o.cpuMicrosPerAnsweredPoll)} µs | ≤ 40 µs | ${met(o.cpuMicrosPerAnsweredPoll <= 40)} |`
+          : `| one sender: server CPU per answered poll (run minus the same sends without pollers) | not measurable (${fmt(o.cpuMicrosPerAnsweredPoll)} µs: the sends alone cost more) | ≤ 40 µs | – |`,
         `| one sender: deliveries/s (errors ${o.errors}, missing ${o.missing}) | ${fmt(o.deliveriesPerSecond)} |  |  |`,
       );
     }

@@ -537,6 +537,8 @@ for (const engine of results.map((r) => (r.engine === "SQLite" ? "sqlite" : "pos
 }
 progress("");
 lines.push(multiSection(multiResults), "");
+// Kept as bench-multi.mjs alone keeps them, so that a run of one engine later replaces only its own.
+if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks-multi.json"), JSON.stringify(multiResults, null, 2) + "\n");
 // Issue 21's import (SQLite): its figures go to docs/benchmarks-notes.md, included below.
 if (Number(opts["import-messages"]) > 0) {
   progress("sqlite: import of a Zulip-layout export…");
