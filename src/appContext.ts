@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { BlobStorage } from "./blobs/storage.js";
 import type { Config } from "./config.js";
 import type { Db } from "./db/connect.js";
-import { inTransaction, type Tx, type TxServices } from "./db/tx.js";
+import { inTransaction, type TransactionOptions, type Tx, type TxServices } from "./db/tx.js";
 import type { EventBus } from "./events/bus.js";
 import type { EventDispatcher } from "./events/dispatch.js";
 import type { EventQueueRegistry } from "./events/queues.js";
@@ -29,6 +29,6 @@ export interface AppContext extends TxServices {
 }
 
 /** Runs `fn` in one transaction of the app's database; events and jobs are released after commit. */
-export function transaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return inTransaction(ctx, fn);
+export function transaction<T>(ctx: AppContext, fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
+  return inTransaction(ctx, fn, undefined, options);
 }

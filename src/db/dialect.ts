@@ -67,6 +67,8 @@ export interface Dialect {
    */
   transactionId(q: Kysely<any>): Promise<string | null>;
   transactionSnapshot(q: Kysely<any>): Promise<string | null>;
+  /** Write transactions a process runs at once, each group-committing what queues meanwhile (db/groupCommit.ts). */
+  readonly writeLanes: number;
   /**
    * Planner statistics on an expression of `table` (PostgreSQL's CREATE STATISTICS): without them
    * PostgreSQL guesses the selectivity of e.g. `(flags & 56) <> 0` and walks all messages in a
@@ -112,6 +114,7 @@ const sqlite: Dialect = {
   forUpdateSkipLocked: (query) => query,
   snapshotTransaction: (db) => db.transaction(),
   transactionId: async () => null,
+  writeLanes: 1,
   transactionSnapshot: async () => null,
   createExpressionStatistics: async () => {},
   joinMessagesRowByRow: sql`join messages m on m.id = um.message_id`,
@@ -174,6 +177,7 @@ const postgres: Dialect = {
   async transactionSnapshot(q) {
     return (await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(q)).rows[0].snapshot;
   },
+  writeLanes: 3,
   joinMessagesRowByRow: sql`cross join lateral (select * from messages where messages.id = um.message_id offset 0) m`,
   async createExpressionStatistics(db, name, table, expression) {
     await sql`create statistics if not exists ${sql.id(name)} on (${sql.raw(expression)}) from ${sql.id(table)}`.execute(db);

@@ -90,7 +90,12 @@ function makeTx(services: TxServices, trx: Transaction<Database>, pending: Pendi
  * runs in its own SAVEPOINT, so a failing one is rolled back alone, and none is acknowledged
  * before the shared COMMIT is durable.
  */
-export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx): Promise<T> {
+export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Promise<T>, outer?: Tx, options: TransactionOptions = {}): Promise<T> {
   if (outer) return fn(outer);
-  return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)));
+  return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)), options.batchKey);
+}
+
+export interface TransactionOptions {
+  /** Transactions with the same key go to the same group-commit lane (db/groupCommit.ts), where they batch. */
+  batchKey?: string;
 }

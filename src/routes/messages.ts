@@ -32,18 +32,23 @@ export const sendMessage = endpoint({
     read_by_sender: p.bool().optional(),
   },
   handler: async ({ ctx, user, realm, params, request }) =>
-    transaction(ctx, (tx) =>
-      checkSendMessage(tx, user, realm, {
-        type: params.type,
-        to: params.to,
-        content: params.content,
-        topic: params.topic,
-        queueId: params.queue_id,
-        localId: params.local_id,
-        readBySender: params.read_by_sender,
-        clientName: request.clientName,
-        externalUrl: ctx.config.externalUrl,
-      }),
+    transaction(
+      ctx,
+      (tx) =>
+        checkSendMessage(tx, user, realm, {
+          type: params.type,
+          to: params.to,
+          content: params.content,
+          topic: params.topic,
+          queueId: params.queue_id,
+          localId: params.local_id,
+          readBySender: params.read_by_sender,
+          clientName: request.clientName,
+          externalUrl: ctx.config.externalUrl,
+        }),
+      // Sends to one conversation share a group commit's lane (db/groupCommit.ts): a busy channel's
+      // messages batch, and their polls are answered once per batch.
+      { batchKey: `${user.realm_id} ${JSON.stringify(params.to).toLowerCase()}` },
     ),
 });
 
