@@ -33,9 +33,9 @@ const MAX_BATCH = 32;
  * synchronous=FULL; PostgreSQL with its default fsync and synchronous_commit).
  *
  * SQLite has one connection, whose writers queue anyway. On PostgreSQL, writers used to run side
- * by side on the pool (now: three lanes), each committing and publishing alone: a message to a 1,000-member channel
- * then cost 1,000 answered polls, against ~125 with group commit (issue 18's fan-out (b): 8.4 ->
- * 14.1 messages/s). Reads still use the whole pool. A unit that waits for a row lock another
+ * by side on the pool, each committing and publishing alone: a message to a 1,000-member channel
+ * then cost up to 1,000 answered polls, against ~125 with group commit (issue 18's fan-out (b):
+ * 8.4 -> 14.1 messages/s). Reads still use the whole pool. A unit that waits for a row lock another
  * process holds delays the rest of its batch; a deadlock between processes fails one statement,
  * whose unit alone is rolled back.
  *

@@ -208,6 +208,8 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
 async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededChannel>): Promise<void> {
   const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id!]));
   const channelsWithMessages = new Set<number>();
+  // The channels' daily counts (stream_weekly_traffic, is_recently_active), in one statement at the end.
+  const counted: Array<{ recipientId: number; id: number; dateSent: number }> = [];
   const start = nowSeconds() - MESSAGES.length * 60;
   for (const [index, seed] of MESSAGES.entries()) {
     const senderId = userId(seed.from);
@@ -230,7 +232,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
       is_channel_message: channel ? 1 : 0,
     });
     await messageSearchStore.index(tx.q, [message]);
-    if (channel) await streamStore.countChannelMessages(tx.q, [{ recipientId: channel.recipientId, id: message.id, dateSent: message.date_sent }]);
+    if (channel) counted.push({ recipientId: channel.recipientId, id: message.id, dateSent: message.date_sent });
     if (channel && !channelsWithMessages.has(channel.id)) {
       channelsWithMessages.add(channel.id);
       await streamStore.update(tx.q, channel.id, { first_message_id: message.id });
@@ -241,6 +243,7 @@ async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededCh
       receivers.map((id) => ({ user_id: id, message_id: message.id, flags: target.flags | (id === senderId ? MessageFlag.READ : 0) })),
     );
   }
+  await streamStore.countChannelMessages(tx.q, counted);
 }
 
 async function seedUserGroup(tx: Tx, realm: Realm, group: (name: string) => number): Promise<void> {

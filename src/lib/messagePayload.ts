@@ -124,7 +124,8 @@ export class MessagePayloadBuilder {
           messages.map((m) => m.id),
         );
     // Channel messages' topic_links: one more statement, only when there are any.
-    const linkifiers = !messages.some((m) => streamNames.has(m.recipient_id)) ? [] : known.linkifiers ? [...known.linkifiers] : await realmLinkifiers(q, realm);
+    let linkifiers: readonly Linkifier[] = [];
+    if (messages.some((m) => streamNames.has(m.recipient_id))) linkifiers = known.linkifiers ?? (await realmLinkifiers(q, realm));
     return new MessagePayloadBuilder(realm, users, recipients, streamNames, groupMembers, groupBy(reactions), groupBy(submessages), linkifiers);
   }
 

@@ -21,9 +21,10 @@ export function EmojiPicker() {
   useEffect(() => {
     if (enterPending && data) pick(0);
   }, [enterPending, data]);
+  const close = () => (closeEmojiPicker(), setQuery(""), setEnterPending(false));
   if (!p) return null;
   return (
-    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && (closeEmojiPicker(), setQuery(""), setEnterPending(false))}>
+    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
       <div class="emoji-picker" role="dialog" aria-label="Emoji picker" style={{ top: `${p.top}px`, left: `${p.left}px` }}>
         <input
           type="search"
@@ -33,7 +34,7 @@ export function EmojiPicker() {
           ref={(el) => el?.focus()}
           onInput={(e) => setQuery(e.currentTarget.value)}
           onKeyDown={(e) => {
-            if (e.key === "Escape") (closeEmojiPicker(), setQuery(""), setEnterPending(false));
+            if (e.key === "Escape") close();
             if (e.key === "Enter") (e.preventDefault(), data ? pick(0) : setEnterPending(true));
           }}
         />
