@@ -51,15 +51,27 @@ export async function freePort() {
 /**
  * Spawns `parley serve` (as `npm start` does) with `env`; resolves once /health answers, with the time that took.
  * PARLEY_BENCH_NODE_ARGS adds node options to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+ * PARLEY_BENCH_SERVER runs another build instead (a copy of dist/cli.js, to compare two builds
+ * alternately: scripts/start.mjs would rebuild dist/ from the working tree).
  */
 export async function startServer(env) {
   const port = await freePort();
   const started = performance.now();
   const nodeArgs = (process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first).
-  const child = spawn(process.execPath, [...nodeArgs, "scripts/start.mjs", "serve"], {
+  // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first),
+  // with two malloc arenas as `npm start` sets them.
+  const entry = process.env.PARLEY_BENCH_SERVER ?? "scripts/start.mjs";
+  const child = spawn(process.execPath, [...nodeArgs, entry, "serve"], {
     cwd: ROOT,
-    env: { ...process.env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port), PARLEY_LOG_LEVEL: "error", PARLEY_RATE_LIMITS: "0", ...env },
+    env: {
+      ...process.env,
+      PARLEY_HOST: "127.0.0.1",
+      PARLEY_PORT: String(port),
+      PARLEY_LOG_LEVEL: "error",
+      PARLEY_RATE_LIMITS: "0",
+      MALLOC_ARENA_MAX: "2",
+      ...env,
+    },
     stdio: ["ignore", "ignore", "inherit"],
   });
   const base = `http://127.0.0.1:${port}`;
