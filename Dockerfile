@@ -12,7 +12,8 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     PARLEY_HOST=0.0.0.0 \
     PARLEY_PORT=9991 \
-    PARLEY_DATA_DIR=/data
+    PARLEY_DATA_DIR=/data \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
