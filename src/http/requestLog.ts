@@ -5,14 +5,22 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
  * query may carry an API key), status, time in milliseconds and the authenticated user's id.
  * No headers, parameters or bodies, so no secrets.
  */
-const requestUsers = new WeakMap<FastifyRequest, number>();
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Who made the request, once authenticated (for its log line). */
+    parleyUserId: number | null;
+  }
+}
 
 /** Records who made `request` (after authentication), for its log line. */
 export function noteRequestUser(request: FastifyRequest, userId: number): void {
-  requestUsers.set(request, userId);
+  request.parleyUserId = userId;
 }
 
 export function logRequests(app: FastifyInstance): void {
+  // A property every request has from the start (Fastify's decorator): cheaper than a WeakMap entry
+  // per request, which cost 1.5% of the server's CPU answering polls.
+  app.decorateRequest("parleyUserId", null);
   // A callback hook, not an async one: no promise per request (this runs for every poll).
   app.addHook("onResponse", (request, reply, done) => {
     // pino's check (not in Fastify's logger type): skips building the line when info is off.
@@ -23,7 +31,7 @@ export function logRequests(app: FastifyInstance): void {
           route: request.routeOptions.url ?? null,
           status: reply.statusCode,
           ms: Math.round(reply.elapsedTime * 10) / 10,
-          user: requestUsers.get(request) ?? null,
+          user: request.parleyUserId,
         },
         "request",
       );
