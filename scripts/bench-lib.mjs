@@ -64,12 +64,12 @@ export async function startServer(env) {
   const child = spawn(process.execPath, [...nodeArgs, entry, "serve"], {
     cwd: ROOT,
     env: {
+      MALLOC_ARENA_MAX: "2",
       ...process.env,
       PARLEY_HOST: "127.0.0.1",
       PARLEY_PORT: String(port),
       PARLEY_LOG_LEVEL: "error",
       PARLEY_RATE_LIMITS: "0",
-      MALLOC_ARENA_MAX: "2",
       ...env,
     },
     stdio: ["ignore", "ignore", "inherit"],
