@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { chromiumFound } from "../support/browser.js";
-import { useWebApp } from "../support/webApp.js";
+import { sidebarCount, useWebApp } from "../support/webApp.js";
 
 // The web app in a real Chromium: two people in two browser contexts, against a server process
 // in development mode (Zulip's development organization), restarted in the middle.
@@ -11,12 +11,6 @@ let hamlet: Page;
 let othello: Page;
 const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
-
-/** The unread count shown next to a sidebar entry (0 when none is shown). */
-async function sidebarCount(page: Page, selector: string): Promise<number> {
-  const count = page.locator(`${selector} > a .count`);
-  return (await count.count()) === 0 ? 0 : Number(await count.textContent());
-}
 
 /**
  * Latency as the people see it, measured in the pages (one clock: same machine), not including

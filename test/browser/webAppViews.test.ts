@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, sidebarCount, useWebApp } from "../support/webApp.js";
 
 // The web app's views and tools in a real Chromium, two people in two browser contexts: recent
 // conversations, the emoji picker, search suggestions, moving and resolving topics, and the
@@ -259,6 +259,69 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     }
     await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBeGreaterThan(0);
   }, 40_000);
+
+  it("leaves muted topics and channels out of the unread counts, unmuted and followed topics in, live", async () => {
+    await othello.goto(`${web.server.baseUrl}/#inbox`);
+    await othello.waitForSelector(".view-title:has-text('Inbox')");
+    const verona = "[data-channel-id='1']";
+    const denmark = "[data-channel-id='2']";
+    const inbox = ".views li:has(a[href='#inbox'])";
+    const titleCount = async () => Number(/^\((\d+)\) /.exec(await othello.title())?.[1] ?? 0);
+    const counts = async () => [
+      await sidebarCount(othello, verona),
+      await sidebarCount(othello, denmark),
+      await sidebarCount(othello, inbox),
+      await titleCount(),
+    ];
+    const setTopic = async (channelId: number, topic: string, policy: number) =>
+      expect((await call(othello, "POST", "/user_topics", { stream_id: String(channelId), topic, visibility_policy: String(policy) })).result).toBe("success");
+    const [v, d, total, title] = await counts();
+
+    // A muted topic: its message counts nowhere; the next one, in another topic, counts once.
+    await setTopic(VERONA, "quiet please", 1);
+    await send(hamlet, VERONA, "quiet please", "Not counted while muted");
+    await send(hamlet, VERONA, "loud and clear", "Counted");
+    await expect.poll(counts).toEqual([v + 1, d, total + 1, title + 1]);
+    // Unmuted again (live, by the user_topic event), it counts.
+    await setTopic(VERONA, "quiet please", 0);
+    await expect.poll(counts).toEqual([v + 2, d, total + 2, title + 2]);
+
+    // A muted channel: only its followed (or unmuted) topics count, in its entry and the totals.
+    const muteDenmark = (muted: boolean) =>
+      call(othello, "POST", "/users/me/subscriptions/properties", {
+        subscription_data: JSON.stringify([{ stream_id: DENMARK, property: "is_muted", value: muted }]),
+      });
+    expect((await muteDenmark(true)).result).toBe("success");
+    await setTopic(DENMARK, "watched", 3);
+    await send(hamlet, DENMARK, "elsewhere", "Not counted: the channel is muted");
+    await send(hamlet, DENMARK, "watched", "Counted: a followed topic");
+    // Denmark's earlier unread messages (d) no longer count.
+    await expect.poll(counts).toEqual([v + 2, 1, total + 3 - d, title + 3 - d]);
+    if (shots) await othello.screenshot({ path: `${shots}/muted-counts.png` });
+
+    // In the open channel's topic list a muted topic is dimmed, without its count.
+    await setTopic(VERONA, "quiet please", 1);
+    await othello.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona`);
+    await othello.waitForSelector(`${verona} .topics li.muted[data-topic='quiet please']`);
+    expect(await othello.locator(`${verona} .topics li[data-topic='quiet please'] .count`).isVisible()).toBe(false);
+    expect((await muteDenmark(false)).result).toBe("success");
+    await setTopic(VERONA, "quiet please", 0);
+    await setTopic(DENMARK, "watched", 0);
+  }, 40_000);
+
+  it("hides a muted user from the people list and the direct messages list, live, until unmuted", async () => {
+    const IAGO_ID = 11;
+    await othello.goto(`${web.server.baseUrl}/#inbox`);
+    await othello.waitForSelector(".view-title:has-text('Inbox')");
+    await call(othello, "POST", "/messages", { type: "direct", to: JSON.stringify([IAGO_ID]), content: "A word for Iago" });
+    const person = othello.locator(`.user-list li[data-user-id='${IAGO_ID}']`);
+    const dm = othello.locator(`.dms a[data-dm='${IAGO_ID}']`);
+    await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([1, 1]);
+    expect((await call(othello, "POST", `/users/me/muted_users/${IAGO_ID}`)).result).toBe("success");
+    await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([0, 0]);
+    expect((await call(othello, "DELETE", `/users/me/muted_users/${IAGO_ID}`)).result).toBe("success");
+    await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([1, 1]);
+  }, 20_000);
 
   it("keeps a message that failed to send across a reload, until it is retried and sent", async () => {
     await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "outbox")}`);

@@ -77,3 +77,9 @@ export function callJson(page: Page, method: string, path: string, params: Recor
     [method, path, params] as const,
   );
 }
+
+/** The unread count shown next to a sidebar entry (0 when none is shown). */
+export async function sidebarCount(page: Page, selector: string): Promise<number> {
+  const count = page.locator(`${selector} > a .count`);
+  return (await count.count()) === 0 ? 0 : Number(await count.textContent());
+}

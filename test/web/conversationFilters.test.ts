@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ConversationFacts, inboxFolders, RECENT_DEFAULTS, recentRowShown } from "../../web/src/conversationFilters.js";
+import { type ConversationFacts, inboxFolders, isMutedConversation, RECENT_DEFAULTS, recentRowShown } from "../../web/src/conversationFilters.js";
 import type { Conversation } from "../../web/src/unread.js";
 
 // What the Inbox and Recent conversations list for the user's filter choices.
@@ -8,8 +8,10 @@ const DENMARK = 2; // muted
 const facts: ConversationFacts = {
   channelName: (id) => (id === VERONA ? "Verona" : "Denmark"),
   channelMuted: (id) => id === DENMARK,
-  topicPolicy: (c) => (({ "1:muted talk": 1, "2:unmuted talk": 2, "1:followed talk": 3 }) as Record<string, number>)[`${c.channelId}:${c.topic}`] ?? 0,
+  topicPolicy: (c) =>
+    (({ "1:muted talk": 1, "2:unmuted talk": 2, "1:followed talk": 3, "2:followed talk": 3 }) as Record<string, number>)[`${c.channelId}:${c.topic}`] ?? 0,
   dmNames: (ids) => ids.map((id) => (id === 12 ? "Othello" : "Iago")).join(", "),
+  userMuted: (id) => id === 11,
 };
 const topic = (channelId: number, name: string): Conversation => ({ kind: "channel", channelId, topic: name });
 const rows = [
@@ -21,6 +23,18 @@ const rows = [
   { key: "f", conversation: { kind: "dm", userIds: [12] } as Conversation, count: 3, maxId: 15 },
 ];
 const shape = (folders: ReturnType<typeof inboxFolders>) => folders.map((f) => [f.key, f.count, f.rows.map((r) => r.key)]);
+
+describe("muted conversations (left out of unread counts: sidebar, views, title and favicon)", () => {
+  it("a muted topic, or a topic of a muted channel unless it is unmuted or followed", () => {
+    const muted = (channelId: number, name: string) => isMutedConversation(topic(channelId, name), facts);
+    expect([muted(VERONA, "lunch"), muted(VERONA, "muted talk"), muted(VERONA, "followed talk")]).toEqual([false, true, false]);
+    expect([muted(DENMARK, "castle"), muted(DENMARK, "unmuted talk"), muted(DENMARK, "followed talk")]).toEqual([true, false, false]);
+    // A DM: muted when every other person in it is a muted user.
+    expect(isMutedConversation({ kind: "dm", userIds: [12] }, facts)).toBe(false);
+    expect(isMutedConversation({ kind: "dm", userIds: [11] }, facts)).toBe(true);
+    expect(isMutedConversation({ kind: "dm", userIds: [11, 12] }, facts)).toBe(false);
+  });
+});
 
 describe("Inbox filters", () => {
   it("unmuted view: DMs first, channels by name, newest first, without muted topics and channels (unmuted topics stay)", () => {

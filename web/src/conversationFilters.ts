@@ -13,6 +13,8 @@ export interface ConversationFacts {
   /** 0 inherit, 1 muted, 2 unmuted, 3 followed. */
   topicPolicy(c: ChannelConversation): number;
   dmNames(userIds: readonly number[]): string;
+  /** The user muted this person (muted_users). */
+  userMuted(userId: number): boolean;
 }
 
 /** Every word of the query (any case) appears in the conversation's channel and topic, or its people. */
@@ -23,9 +25,12 @@ export function matchesSearch(c: Conversation, query: string, facts: Conversatio
   return words.every((w) => text.includes(w));
 }
 
-/** A muted topic, or a topic of a muted channel that is not unmuted or followed. */
+/**
+ * A muted topic, or a topic of a muted channel that is not unmuted or followed; a direct message
+ * conversation whose other people are all muted users (Zulip hides those as it hides muted topics).
+ */
 export function isMutedConversation(c: Conversation, facts: ConversationFacts): boolean {
-  if (c.kind === "dm") return false;
+  if (c.kind === "dm") return c.userIds.length > 0 && c.userIds.every((id) => facts.userMuted(id));
   const policy = facts.topicPolicy(c);
   if (policy === 1) return true;
   return facts.channelMuted(c.channelId) && policy !== 2 && policy !== 3;

@@ -2,11 +2,10 @@ import { effect } from "@preact/signals";
 import { sendToDesktopApp } from "./electronBridge.js";
 import { drawFavicon } from "./favicon.js";
 import { badgeCount, pageTitle } from "./unreadBadge.js";
-import { realm, realmName, route, settings, subscriptions, topicKey, unread, unreadVersion, userTopics, VISIBILITY_FOLLOWED } from "./state.js";
+import { isMutedConversation } from "./conversationFilters.js";
+import { realm, realmName, route, settings, topicKey, unread, unreadVersion, userTopics, VISIBILITY_FOLLOWED } from "./state.js";
+import { conversationFacts } from "./viewFilters.js";
 import { routeTitle } from "./viewTitle.js";
-
-const TOPIC_MUTED = 1;
-const TOPIC_UNMUTED = 2;
 
 /**
  * The unread count outside the page, kept live: in the tab's title, on its favicon, and in
@@ -17,12 +16,10 @@ export function startUnreadIndicators(): void {
   effect(() => {
     unreadVersion.value;
     const policies = userTopics.value;
-    const subs = subscriptions.value;
+    const facts = conversationFacts();
     const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
-      muted: (c) => {
-        const policy = policies.get(topicKey(c.channelId, c.topic));
-        return policy === TOPIC_MUTED || (!!subs.get(c.channelId)?.is_muted && policy !== TOPIC_UNMUTED);
-      },
+      // A followed topic of a muted channel counts too, as an unmuted one (Zulip's is_muted_conversation).
+      muted: (c) => isMutedConversation(c, facts),
       followed: (c) => policies.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED,
     });
     document.title = pageTitle(count, routeTitle(route.value, settings.value.web_home_view), realmName.value);

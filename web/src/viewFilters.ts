@@ -1,6 +1,7 @@
 import { signal, type Signal } from "@preact/signals";
 import { type ConversationFacts, type InboxView, RECENT_DEFAULTS } from "./conversationFilters.js";
 import type { Term } from "./hash.js";
+import { mutedUsers } from "./personal.js";
 import { subscriptions, topicKey, userName, userTopics } from "./state.js";
 import type { Conversation } from "./unread.js";
 
@@ -36,11 +37,13 @@ export const recentSearch = signal("");
 export function conversationFacts(): ConversationFacts {
   const subs = subscriptions.value;
   const policies = userTopics.value;
+  const muted = mutedUsers.value;
   return {
     channelName: (id) => subs.get(id)?.name ?? "unknown channel",
     channelMuted: (id) => !!subs.get(id)?.is_muted,
     topicPolicy: (c) => policies.get(topicKey(c.channelId, c.topic)) ?? 0,
     dmNames: (ids) => ids.map(userName).join(", "),
+    userMuted: (id) => muted.includes(id),
   };
 }
 

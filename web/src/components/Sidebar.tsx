@@ -17,6 +17,8 @@ import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
 import { homeKind } from "./App.js";
 import { starredIds } from "../starred.js";
+import { isMutedConversation } from "../conversationFilters.js";
+import { conversationFacts } from "../viewFilters.js";
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
@@ -27,14 +29,17 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const openTopic = terms.find((t) => t.operator === "topic")?.operand;
   const openDm = terms.find((t) => t.operator === "dm")?.operand;
   const counts = unread.conversations();
-  const muted = (id: number) => subscriptions.value.get(id)?.is_muted ?? false;
+  const facts = conversationFacts();
   let total = 0;
+  // As Zulip counts them: a muted topic, or a topic of a muted channel that is not unmuted or
+  // followed, counts neither in its channel's count nor in the views' totals.
   const byChannel = new Map<number, number>();
   const byDm = new Map<string, number>();
   for (const { conversation, count } of counts.values()) {
     if (conversation.kind === "channel") {
+      if (isMutedConversation(conversation, facts)) continue;
       byChannel.set(conversation.channelId, (byChannel.get(conversation.channelId) ?? 0) + count);
-      if (!muted(conversation.channelId)) total += count;
+      total += count;
     } else {
       const key = conversation.userIds.join(",");
       byDm.set(key, (byDm.get(key) ?? 0) + count);
@@ -42,7 +47,10 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     }
   }
   const channels = [...subscriptions.value.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
-  const dms = [...new Set([...byDm.keys(), ...recentDms.value])];
+  // Conversations with muted users only are left out, as in Zulip's list.
+  const dms = [...new Set([...byDm.keys(), ...recentDms.value])].filter(
+    (key) => !isMutedConversation({ kind: "dm", userIds: key.split(",").map(Number) }, facts),
+  );
   const views: Array<[string, string, number, boolean]> = [
     ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home" && homeKind() === "inbox")],
     ["Recent conversations", "#recent", 0, r.kind === "recent" || (r.kind === "home" && homeKind() === "recent")],
@@ -109,6 +117,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
 
 function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count: number; open: boolean; openTopic: string | undefined }) {
   const topics = open ? (channelTopics.value.get(sub.stream_id) ?? []) : [];
+  const facts = conversationFacts();
   const base = `#narrow/channel/${channelSlug(sub.stream_id, sub.name)}`;
   return (
     <li class={`${open && openTopic === undefined ? "active" : ""} ${sub.is_muted ? "muted" : ""}`} data-channel-id={sub.stream_id}>
@@ -121,11 +130,16 @@ function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count
         <ul class="topics">
           {topics.slice(0, 12).map((topic) => {
             const n = unread.countTopic(sub.stream_id, topic.name);
+            const muted = isMutedConversation({ kind: "channel", channelId: sub.stream_id, topic: topic.name }, facts);
             const resolved = isResolved(topic.name);
             const followed = userTopics.value.get(topicKey(sub.stream_id, topic.name)) === VISIBILITY_FOLLOWED;
             const active = openTopic?.toLowerCase() === topic.name.toLowerCase();
             return (
-              <li key={topic.name} class={`${active ? "active" : ""} ${resolved ? "resolved" : ""} ${followed ? "followed" : ""}`} data-topic={topic.name}>
+              <li
+                key={topic.name}
+                class={`${active ? "active" : ""} ${resolved ? "resolved" : ""} ${followed ? "followed" : ""} ${muted ? "muted" : ""}`}
+                data-topic={topic.name}
+              >
                 <a
                   href={narrowHash(
                     [

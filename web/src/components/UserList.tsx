@@ -1,6 +1,7 @@
 import { signal } from "@preact/signals";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
+import { mutedUsers } from "../personal.js";
 import { presences, status } from "../presence.js";
 import { lookup, users } from "../state.js";
 import { openUserCard } from "../userCard.js";
@@ -11,11 +12,12 @@ const ORDER = { active: 0, idle: 1, offline: 2 } as const;
 const FIRST = 100;
 const showAll = signal(false);
 
-/** The right column: the organization's people, who is active first, each a link to a DM. */
+/** The right column: the organization's people (not those the user muted, as in Zulip), who is active first, each a link to a DM. */
 export function UserList() {
   presences.value; // re-render on presence changes
+  const muted = mutedUsers.value;
   const people = [...users.value.values()]
-    .filter((u) => !u.is_bot && u.is_active !== false)
+    .filter((u) => !u.is_bot && u.is_active !== false && !muted.includes(u.user_id))
     .map((u) => ({ user: u, status: status(u.user_id) }))
     .sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.user.full_name.localeCompare(b.user.full_name));
   return (
