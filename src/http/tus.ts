@@ -12,6 +12,7 @@ import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
 import { lazy } from "../util/lazy.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "../lib/errors.js";
+import { authenticateBySession, CsrfError } from "./webSession.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
 /**
@@ -21,8 +22,10 @@ import { SESSION_COOKIE } from "./sessions.js";
  * makes one, and the final PATCH answers Zulip's `{url, filename}`.
  *
  * Every request carries API credentials (HTTP Basic) or a web session cookie, as Zulip's tusd
- * hook accepts; an upload
- * belongs to the user who created it, and anyone else is told it does not exist. As in Zulip,
+ * hook accepts; with the session, a request that changes something (POST, PATCH, DELETE) also
+ * carries the session's CSRF token, as every /json request does (Zulip's tusd hook takes the
+ * session alone). An upload belongs to the user who created it, and anyone else is told it does
+ * not exist. As in Zulip,
  * deferred lengths are refused (411) and a declared size over max_file_upload_size_mib is 413.
  * Errors are `{"message": ...}` JSON, the shape Zulip's tus hooks give.
  */
@@ -77,9 +80,13 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       async onIncomingRequest(req, uploadId) {
         let user: User;
         try {
-          const cookies = app.parseCookie(req.headers.get("cookie") ?? "");
-          ({ user } = await authenticateApiKeyOrSession(ctx, req.headers.get("authorization"), cookies[SESSION_COOKIE]));
+          const authorization = req.headers.get("authorization");
+          const sessionKey = app.parseCookie(req.headers.get("cookie") ?? "")[SESSION_COOKIE];
+          ({ user } = authorization
+            ? await authenticateApiKeyOrSession(ctx, authorization, undefined)
+            : await authenticateBySession(ctx, sessionKey, req.method, req.headers.get("x-csrftoken") ?? undefined));
         } catch (error) {
+          if (error instanceof CsrfError) throw reject(403, error.message);
           if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
           throw error;
         }

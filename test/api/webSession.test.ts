@@ -285,6 +285,28 @@ describe("/json: the API with the session", () => {
     expectSuccess(await json(hamlet, "DELETE", "/events", { queue_id: registered.queue_id }, csrf(hamlet)));
   });
 
+  it("takes tus uploads with the session only with its CSRF token, and changes nothing without", async () => {
+    const hamlet = await signIn(t, "hamlet@zulip.com");
+    const tus = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      fetch(`${t.baseUrl}/api/v1/tus${path}`, { method, body, headers: { Cookie: hamlet.cookie, "Tus-Resumable": "1.0.0", ...headers } });
+    const create = { "Upload-Length": "5", "Upload-Metadata": `filename ${Buffer.from("notes.txt").toString("base64")}` };
+    const refused = await tus("POST", "", create);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ message: "CSRF error: CSRF token missing." });
+    expect((await tus("POST", "", { ...create, "X-CSRFToken": "not-the-token" })).status).toBe(403);
+    const created = await tus("POST", "", { ...create, ...csrf(hamlet) });
+    expect(created.status).toBe(201);
+    const at = created.headers.get("location")!.replace(/^.*\/api\/v1\/tus/, "");
+    // HEAD changes nothing: the session is enough. PATCH needs the token, and without it no byte is kept.
+    expect((await tus("HEAD", at, {})).headers.get("upload-offset")).toBe("0");
+    const patch = { "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream" };
+    expect((await tus("PATCH", at, patch, "hello")).status).toBe(403);
+    expect((await tus("HEAD", at, {})).headers.get("upload-offset")).toBe("0");
+    const done = await tus("PATCH", at, { ...patch, ...csrf(hamlet) }, "hello");
+    expect(done.status).toBe(200);
+    expect(await done.json()).toMatchObject({ filename: "notes.txt", url: expect.stringMatching(/^\/user_uploads\//) });
+  });
+
   it("takes API-key credentials too, without a CSRF token", async () => {
     const res = await fetch(`${t.baseUrl}/json/users/me/presence`, {
       method: "POST",

@@ -20,7 +20,8 @@ function meta(name: string): string {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? "";
 }
 
-const csrfToken = meta("parley-csrf-token");
+/** The session's CSRF token, sent with every request that may change state (/json, and tus uploads). */
+export const csrfToken = meta("parley-csrf-token");
 
 function encode(params: Params): URLSearchParams {
   const out = new URLSearchParams();

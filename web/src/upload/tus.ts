@@ -1,12 +1,14 @@
 /**
  * A small tus 1.0 client (https://tus.io/protocols/resumable-upload) for the server's
- * /api/v1/tus endpoint, which authenticates the web app by its session cookie: creation (POST
- * with Upload-Length and Upload-Metadata), then PATCH requests of CHUNK_SIZE bytes from the
+ * /api/v1/tus endpoint, which authenticates the web app by its session cookie and CSRF token:
+ * creation (POST with Upload-Length and Upload-Metadata), then PATCH requests of CHUNK_SIZE bytes from the
  * server's offset. A failed PATCH (network drop, server restart, 5xx, a 409 offset mismatch) is
  * retried after asking the server where the upload stands (HEAD → Upload-Offset), so the bytes
  * already received are not sent again; when the browser is offline it waits until it is online.
  * The last PATCH answers Zulip's `{url, filename}`.
  */
+import { csrfToken } from "../api.js";
+
 export const TUS_ENDPOINT = "/api/v1/tus";
 const TUS_VERSION = "1.0.0";
 /** Bytes per PATCH: a dropped connection costs at most this much to send again. */
@@ -110,7 +112,7 @@ const retryable = (status: number) => status === 0 || status === 409 || status =
 
 /** Uploads `file` with tus; resolves with the server's `{url, filename}`. */
 export async function tusUpload(file: File, opts: TusOptions = {}): Promise<TusResult> {
-  const base = { "Tus-Resumable": TUS_VERSION };
+  const base = { "Tus-Resumable": TUS_VERSION, "X-CSRFToken": csrfToken };
   const created = await request("POST", TUS_ENDPOINT, { ...base, "Upload-Length": String(file.size), "Upload-Metadata": metadata(file) }, null, opts);
   if (created.status !== 201 || !created.header("Location")) throw new TusError(messageOf(created), created.status);
   const location = new URL(created.header("Location")!, new URL(TUS_ENDPOINT, window.location.href)).toString();
