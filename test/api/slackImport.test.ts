@@ -118,12 +118,13 @@ const json = (value: unknown) => JSON.stringify(value, null, 1);
 const GOOD: Record<string, string> = {
   "users.json": json(users),
   "channels.json": json(channels),
-  "groups.json": json([{ id: "G01", name: "secret", members: ["U01"] }]),
+  "groups.json": json([{ id: "G01", name: "secret", created: 1700000200, creator: "U01", members: ["U01", "U02"], purpose: { value: "Plans" } }]),
   "dms.json": json([{ id: "D01", members: ["U01", "U02"] }]),
   "integration_logs.json": "[]",
   "general/2024-05-20.json": json(general20),
   "general/2024-05-21.json": json(general21),
   "random/2024-05-21.json": json(random21),
+  "secret/2024-05-21.json": json([{ type: "message", user: "U02", ts: ts("2024-05-21", 30), text: "Between us, see <#C01|general>" }]),
   "__uploads/F01/notes.txt": "imported file contents",
 };
 const good = path.join(scratch, "Acme Slack export.zip");
@@ -211,10 +212,10 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     const done = await runParley(["import", "slack", good, "--name", "Acme"], env);
     expect(done.stderr).toBe("");
     expect(done.code).toBe(0);
-    expect(done.stdout).toContain("The export holds 5 users, 2 public channels, 21 messages in 2 days, 1 files.");
-    expect(done.stdout).toMatch(/messages: 21\/21 \(\d+ messages\/s\)/);
+    expect(done.stdout).toContain("The export holds 5 users, 2 public and 1 private channels, 22 messages in 2 days, 1 files.");
+    expect(done.stdout).toMatch(/messages: 22\/22 \(\d+ messages\/s\)/);
     expect(done.stdout).toContain('Imported organization "acme-slack-export"');
-    expect(done.stdout).toContain("groups.json (1): private channels are not imported");
+    expect(done.stdout).not.toContain("groups.json");
     expect(done.stdout).toContain("dms.json (1): direct messages are not imported");
     expect(done.stdout).toContain("messages (1): Slack's channel_join notices");
     expect(done.stdout).toContain("files (1): the export lacks them");
@@ -236,13 +237,26 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     expect(person("ci")).toMatchObject({ is_bot: true });
 
     const streams = (await get("alice@example.com", "/api/v1/streams", {}, realm)).body.streams;
-    expect(streams.map((s: any) => [s.name, s.description, s.invite_only]).sort()).toEqual([
-      ["general", "Company-wide", false],
-      ["random", "Anything goes", false],
+    expect(streams.map((s: any) => [s.name, s.description, s.invite_only, s.history_public_to_subscribers]).sort()).toEqual([
+      ["general", "Company-wide", false, true],
+      ["random", "Anything goes", false, true],
+      ["secret", "Plans", true, true],
     ]);
     const subs = async (email: string) => (await get(email, "/api/v1/users/me/subscriptions", {}, realm)).body.subscriptions.map((s: any) => s.name).sort();
-    expect(await subs("bob@example.com")).toEqual(["general", "random"]);
+    expect(await subs("bob@example.com")).toEqual(["general", "random", "secret"]);
     expect(await subs("carol@example.com")).toEqual(["general"]);
+    // The private channel's messages: its members read them, nobody else sees the channel or them.
+    const inSecret = (email: string) =>
+      get(email, "/api/v1/messages", { anchor: "oldest", num_before: 0, num_after: 10, narrow: [{ operator: "channel", operand: "secret" }] }, realm);
+    const secret = (await inSecret("bob@example.com")).body.messages;
+    expect(secret.map((m: any) => [m.sender_full_name, m.content, m.subject])).toEqual([
+      ["Bob Builder", expect.stringContaining("Between us, see"), "imported from Slack"],
+    ]);
+    expect(secret[0].content).toMatch(/class="stream" data-stream-id="\d+"/);
+    expect((await get("carol@example.com", "/api/v1/streams", {}, realm)).body.streams.map((s: any) => s.name)).not.toContain("secret");
+    const outsider = await inSecret("carol@example.com");
+    expect(outsider.status).toBe(400);
+    expect(outsider.body.code).toBe("BAD_NARROW");
     const defaults = await ctx.db.kysely
       .selectFrom("default_streams")
       .innerJoin("streams", "streams.id", "default_streams.stream_id")

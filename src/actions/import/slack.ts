@@ -29,7 +29,8 @@ import { batchCounter, resumeOrStart } from "./run.js";
  * in spirit). Steps, each committed with the import's state (import_runs) in the same
  * transaction, so an interrupted import continues where it stopped without duplicating anything:
  *   1. base: the organization (deactivated: invisible until the end), its users (bots, owners,
- *      administrators, guests, deactivated accounts), the public channels and their members;
+ *      administrators, guests, deactivated accounts), the public and private channels and their
+ *      members;
  *   2. messages, day by day in the order they were sent, `batchSize` a transaction, each with
  *      its reactions, files and receivers; threads become topics;
  *   3. the organization is activated.
@@ -65,7 +66,6 @@ interface RunState {
 export class SlackImportError extends Error {}
 
 const UNSUPPORTED: Record<string, string> = {
-  "groups.json": "private channels are not imported",
   "dms.json": "direct messages are not imported",
   "mpims.json": "group direct messages are not imported",
 };
@@ -82,7 +82,8 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
     fail: (message) => new SlackImportError(message),
     start: (tx) => importBase(tx, ctx, archive, options, source),
     progress,
-    startedNote: (s) => `Imported the workspace's users and channels (${s.counts.users} users, ${s.counts.channels} channels)`,
+    startedNote: (s) =>
+      `Imported the workspace's users and channels (${s.counts.users} users, ${s.counts.channels} channels, ${s.counts.private_channels ?? 0} private)`,
   });
   const realm = (await realmStore.getById(ctx.db.kysely, realmId))!;
   const names: SlackNames = {
@@ -175,7 +176,7 @@ async function importBase(
   const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId });
   await importStore.setRealmDeactivated(tx.q, realm.id, 1);
   const domain = new URL(ctx.config.externalUrl).hostname;
-  const counts: Record<string, number> = { users: 0, bots: 0, deactivated_users: 0, channels: 0, subscriptions: 0, messages: 0 };
+  const counts: Record<string, number> = { users: 0, bots: 0, deactivated_users: 0, channels: 0, private_channels: 0, subscriptions: 0, messages: 0 };
   const users: RunState["users"] = {};
   const byEmail = new Map<string, User>();
   const created = new Map<string, User>();
@@ -211,7 +212,8 @@ async function importBase(
     created.set(u.id, user);
   }
 
-  // Public channels with their members; the "general" channel is a default channel.
+  // Channels with their members: private ones (groups.json) invite-only, their history open to
+  // their members as in Slack; the "general" channel is a default channel.
   const channels: RunState["channels"] = {};
   const taken = new Set<string>();
   for (const c of archive.channels) {
@@ -224,7 +226,7 @@ async function importBase(
       {
         name,
         description: (str(purpose?.value) ?? "").slice(0, 1024),
-        invite_only: false,
+        invite_only: c.is_private === true,
         is_web_public: false,
         history_public_to_subscribers: true,
         message_retention_days: null,
@@ -235,11 +237,11 @@ async function importBase(
       ...(typeof c.created === "number" ? { date_created: c.created } : {}),
       ...(c.is_archived === true ? { is_archived: 1 } : {}),
     });
-    if (c.is_general === true) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
+    if (c.is_general === true && c.is_private !== true) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
     const members = new Set((Array.isArray(c.members) ? c.members : []).flatMap((m) => (typeof m === "string" && users[m] ? [users[m][0]] : [])));
     for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id!]);
     channels[c.id] = [stream.id, stream.recipient_id!, stream.name];
-    counts.channels += 1;
+    counts[c.is_private === true ? "private_channels" : "channels"] += 1;
     counts.subscriptions += members.size;
   }
   for (const userId of deactivate) await userStore.setActive(tx.q, userId, false);

@@ -16,6 +16,8 @@ export interface SlackChannel extends SlackRow {
   id: string;
   name: string;
   members?: string[];
+  /** From groups.json (a private channel), not channels.json. */
+  is_private?: boolean;
 }
 
 export interface SlackUser extends SlackRow {
@@ -44,7 +46,7 @@ export interface SlackArchive {
   /** Files the export holds, by Slack file id: the zip entry's name. */
   uploads: Map<string, string>;
   messageCount: number;
-  /** Conversations the importer leaves (private channels, direct messages): file name → count. */
+  /** Conversations the importer leaves (direct messages): file name → count. */
   unsupported: Record<string, number>;
   /** Senders that users.json lacks (integration bots, users of other workspaces): id → name. */
   extraSenders: Map<string, string>;
@@ -141,14 +143,21 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
       if (!entries.has(required)) throw new SlackArchiveError(`the export has no ${required}: is it a Slack export?`);
     const base = { zip, entries, file };
     const users = checkList<SlackUser>(await readJson(base, "users.json"), "users.json", (u) => typeof u.id === "string", 'an "id"');
-    const channels = checkList<SlackChannel>(
-      await readJson(base, "channels.json"),
-      "channels.json",
-      (c) => typeof c.id === "string" && typeof c.name === "string" && c.name !== "",
-      'an "id" and a "name"',
-    );
+    const channelList = async (name: string) =>
+      checkList<SlackChannel>(
+        await readJson(base, name),
+        name,
+        (c) => typeof c.id === "string" && typeof c.name === "string" && c.name !== "",
+        'an "id" and a "name"',
+      );
+    // Public channels, then private ones (groups.json, in exports that include them): each has a
+    // folder of day files named after it (Slack's names are unique across both).
+    const channels = [
+      ...(await channelList("channels.json")),
+      ...(entries.has("groups.json") ? (await channelList("groups.json")).map((c) => ({ ...c, is_private: true })) : []),
+    ];
     const unsupported: Record<string, number> = {};
-    for (const other of ["groups.json", "dms.json", "mpims.json"]) {
+    for (const other of ["dms.json", "mpims.json"]) {
       if (!entries.has(other)) continue;
       const list = await readJson(base, other);
       if (Array.isArray(list) && list.length > 0) unsupported[other] = list.length;
