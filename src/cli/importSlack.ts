@@ -47,7 +47,7 @@ export async function importSlack(config: Config, source: string, options: Slack
   }
   try {
     print(
-      `The export holds ${archive.users.length} users, ${archive.channels.filter((c) => !c.is_private).length} public and ${archive.channels.filter((c) => c.is_private).length} private channels, ${archive.messageCount} messages in ${archive.days.length} days, ${archive.uploads.size} files.`,
+      `The export holds ${archive.users.length} users, ${archive.channels.filter((c) => !c.is_private).length} public and ${archive.channels.filter((c) => c.is_private).length} private channels, ${archive.conversations.length} direct-message conversations, ${archive.messageCount} messages in ${archive.days.length} days, ${archive.uploads.size} files.`,
     );
     return await withContext(config, async (ctx) => {
       const started = Date.now();

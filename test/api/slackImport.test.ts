@@ -120,6 +120,9 @@ const GOOD: Record<string, string> = {
   "channels.json": json(channels),
   "groups.json": json([{ id: "G01", name: "secret", created: 1700000200, creator: "U01", members: ["U01", "U02"], purpose: { value: "Plans" } }]),
   "dms.json": json([{ id: "D01", members: ["U01", "U02"] }]),
+  "mpims.json": json([{ id: "G02", name: "mpdm-alice--bob--carol-1", members: ["U01", "U02", "U03"] }]),
+  "D01/2024-05-21.json": json([{ type: "message", user: "U01", ts: ts("2024-05-21", 40), text: "Just between <@U02> and me" }]),
+  "mpdm-alice--bob--carol-1/2024-05-21.json": json([{ type: "message", user: "U03", ts: ts("2024-05-21", 50), text: "Hello both" }]),
   "integration_logs.json": "[]",
   "general/2024-05-20.json": json(general20),
   "general/2024-05-21.json": json(general21),
@@ -199,6 +202,9 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     const badChannels = path.join(scratch, "badchannels.zip");
     await zip(badChannels, { ...GOOD, "channels.json": json([{ id: "C01" }]) });
     expect(await refusal(badChannels)).toBe('SlackArchiveError: channels.json: entry 0 lacks an "id" and a "name"');
+    const badDms = path.join(scratch, "baddms.zip");
+    await zip(badDms, { ...GOOD, "dms.json": json([{ id: "D01", members: "U01,U02" }]) });
+    expect(await refusal(badDms)).toBe('SlackArchiveError: dms.json: entry 0 lacks an "id" and "members"');
     const badMessage = path.join(scratch, "badmessage.zip");
     await zip(badMessage, { ...GOOD, "random/2024-05-21.json": json([{ text: "no ts" }]) });
     expect(await refusal(badMessage)).toBe('SlackArchiveError: random/2024-05-21.json: entry 0 lacks a "ts"');
@@ -212,11 +218,10 @@ describe("parley import slack", { timeout: 120_000 }, () => {
     const done = await runParley(["import", "slack", good, "--name", "Acme"], env);
     expect(done.stderr).toBe("");
     expect(done.code).toBe(0);
-    expect(done.stdout).toContain("The export holds 5 users, 2 public and 1 private channels, 22 messages in 2 days, 1 files.");
-    expect(done.stdout).toMatch(/messages: 22\/22 \(\d+ messages\/s\)/);
+    expect(done.stdout).toContain("The export holds 5 users, 2 public and 1 private channels, 2 direct-message conversations, 24 messages in 2 days, 1 files.");
+    expect(done.stdout).toMatch(/messages: 24\/24 \(\d+ messages\/s\)/);
     expect(done.stdout).toContain('Imported organization "acme-slack-export"');
-    expect(done.stdout).not.toContain("groups.json");
-    expect(done.stdout).toContain("dms.json (1): direct messages are not imported");
+    expect(done.stdout).not.toMatch(/(groups|dms|mpims)\.json/);
     expect(done.stdout).toContain("messages (1): Slack's channel_join notices");
     expect(done.stdout).toContain("files (1): the export lacks them");
     expect(done.stdout).toContain("reactions (1): custom or unknown emoji");
@@ -335,6 +340,26 @@ describe("parley import slack", { timeout: 120_000 }, () => {
       await get("alice@example.com", "/api/v1/messages", { ...narrow(false), narrow: [{ operator: "channel", operand: "random" }] }, realm)
     ).body.messages;
     expect(randomMessages.map((m: any) => m.content)).toEqual(random21.map((m) => m.text));
+    // Direct messages: a 1:1 conversation and a group one, each seen by its people only, read, mentions flagged.
+    const dms = async (email: string) =>
+      (
+        await get(
+          email,
+          "/api/v1/messages",
+          { anchor: "oldest", num_before: 0, num_after: 10, apply_markdown: false, narrow: [{ operator: "is", operand: "dm" }] },
+          realm,
+        )
+      ).body.messages;
+    const [aliceId, carolId] = [person("Alice Adams").user_id, person("Carol Guest").user_id];
+    const shape = (m: any) => [m.sender_full_name, m.content, m.display_recipient.map((u: any) => u.id).sort((a: number, b: number) => a - b), m.subject];
+    const oneToOne = ["Alice Adams", `Just between @**Bob Builder|${bob.user_id}** and me`, [aliceId, bob.user_id].sort((a, b) => a - b), ""];
+    const group = ["Carol Guest", "Hello both", [aliceId, bob.user_id, carolId].sort((a, b) => a - b), ""];
+    expect((await dms("alice@example.com")).map(shape)).toEqual([oneToOne, group]);
+    const bobs = await dms("bob@example.com");
+    expect(bobs.map(shape)).toEqual([oneToOne, group]);
+    expect(bobs[0].flags).toEqual(expect.arrayContaining(["read", "mentioned"]));
+    expect((await dms("carol@example.com")).map(shape)).toEqual([group]);
+
     const topics = (await get("alice@example.com", `/api/v1/users/me/${streams.find((s: any) => s.name === "general").stream_id}/topics`, {}, realm)).body
       .topics;
     expect(topics.map((t: any) => t.name).sort()).toEqual(["2024-05-20 Deploy plan for today", "imported from Slack"]);

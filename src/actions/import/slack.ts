@@ -8,6 +8,7 @@ import { MAX_STREAM_NAME_LENGTH } from "../../models/limits.js";
 import { MessageFlag } from "../../models/messageFlags.js";
 import { BotType, Role } from "../../models/roles.js";
 import { attachmentStore } from "../../store/attachments.js";
+import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { importStore } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
 import { messageStore } from "../../store/messages.js";
@@ -32,7 +33,8 @@ import { batchCounter, resumeOrStart } from "./run.js";
  *      administrators, guests, deactivated accounts), the public and private channels and their
  *      members;
  *   2. messages, day by day in the order they were sent, `batchSize` a transaction, each with
- *      its reactions, files and receivers; threads become topics;
+ *      its reactions, files and receivers; threads become topics; direct messages (dms.json,
+ *      mpims.json) go to their people, as 1:1 or group conversations;
  *   3. the organization is activated.
  */
 export interface SlackImportOptions {
@@ -57,6 +59,8 @@ interface RunState {
   users: Record<string, [number, string]>;
   /** Slack channel id → [channel id, recipient id, name]. */
   channels: Record<string, [number, number, string]>;
+  /** A direct-message conversation's folder → its members' user ids. */
+  conversations?: Record<string, number[]>;
   day: number;
   row: number;
   counts: Record<string, number>;
@@ -64,11 +68,6 @@ interface RunState {
 }
 
 export class SlackImportError extends Error {}
-
-const UNSUPPORTED: Record<string, string> = {
-  "dms.json": "direct messages are not imported",
-  "mpims.json": "group direct messages are not imported",
-};
 
 export async function importSlackArchive(ctx: AppContext, archive: SlackArchive, options: SlackImportOptions): Promise<SlackImportReport> {
   const batchSize = options.batchSize ?? 1000;
@@ -92,6 +91,10 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   };
   const known = (id: string) => state.users[id] !== undefined;
   const channelByName = new Map(archive.channels.map((c) => [c.name, c.id]));
+  const destinationOf = (folder: string): Destination =>
+    channelByName.has(folder)
+      ? { kind: "channel", channel: state.channels[channelByName.get(folder)!] }
+      : { kind: "direct", members: state.conversations?.[folder] ?? [] };
   const threads = new ThreadTopics();
   const receivers = await subscriptionStore.subscriberIds(
     ctx.db.kysely,
@@ -115,8 +118,8 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
     for (const r of rows.slice(0, start)) convert(r);
     for (let i = start; i < rows.length; i += batchSize) {
       const slice = rows.slice(i, i + batchSize);
-      const converted = slice.map((r) => ({ channel: state.channels[channelByName.get(r.channel)!], result: convert(r) }));
-      const messages = converted.flatMap(({ channel, result }) => ("skip" in result ? [] : [{ channel, m: result }]));
+      const converted = slice.map((r) => ({ to: destinationOf(r.channel), result: convert(r) }));
+      const messages = converted.flatMap(({ to, result }) => ("skip" in result ? [] : [{ to, m: result }]));
       for (const { result } of converted) if ("skip" in result) state.skipped[result.skip] = (state.skipped[result.skip] ?? 0) + 1;
       // Files are stored before their rows commit; storing one again after an interruption overwrites it.
       for (const { m } of messages) for (const f of m.files) await ctx.blobs.putBytes(f.pathId, await readEntry(archive, f.entry));
@@ -139,7 +142,6 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   });
 
   const skipped: SlackImportReport["skipped"] = [];
-  for (const [file, count] of Object.entries(archive.unsupported)) skipped.push({ what: file, count, why: UNSUPPORTED[file] });
   for (const [why, count] of Object.entries(state.skipped)) skipped.push({ what: "messages", count, why });
   if (state.counts.files_missing)
     skipped.push({ what: "files", count: state.counts.files_missing, why: "the export lacks them (Slack's links cannot be downloaded offline)" });
@@ -247,9 +249,31 @@ async function importBase(
   for (const userId of deactivate) await userStore.setActive(tx.q, userId, false);
   counts.deactivated_users = deactivate.length;
 
-  const state: RunState = { users, channels, day: 0, row: 0, counts, skipped: {} };
+  // Direct-message conversations: their people (two accounts with one email are one person).
+  const conversations: Record<string, number[]> = {};
+  for (const c of archive.conversations) {
+    conversations[c.folder] = [...new Set(c.members.flatMap((m) => (users[m] ? [users[m][0]] : [])))];
+    const kind = c.members.length > 2 ? "group_conversations" : "direct_conversations";
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+
+  const state: RunState = { users, channels, conversations, day: 0, row: 0, counts, skipped: {} };
   await importStore.createRun(tx.q, realm.id, source, JSON.stringify(state), nowSeconds());
   return { state, realmId: realm.id };
+}
+
+/** Where a message goes: a channel ([channel id, recipient id, name]), or a conversation's people. */
+type Destination = { kind: "channel"; channel: [number, number, string] } | { kind: "direct"; members: number[] };
+
+/**
+ * A direct message's recipient and receivers, as Zulip stores them: between two people (or to
+ * oneself) the other one's personal recipient, among more the group's; the sender is one of them.
+ */
+async function directRecipient(tx: Tx, realm: Realm, members: readonly number[], senderId: number): Promise<{ recipientId: number; receivers: number[] }> {
+  const receivers = [...new Set([...members, senderId])].sort((a, b) => a - b);
+  if (receivers.length > 2) return { recipientId: (await directMessageGroupStore.getOrCreate(tx.q, realm.id, receivers)).recipient_id!, receivers };
+  const other = receivers.find((id) => id !== senderId) ?? senderId;
+  return { recipientId: (await userStore.listByIds(tx.q, realm.id, [other]))[0].recipient_id!, receivers };
 }
 
 /** One batch of converted messages: rendered by sender, written with receivers, reactions and files. */
@@ -257,11 +281,19 @@ async function writeMessages(
   tx: Tx,
   realm: Realm,
   state: RunState,
-  batch: Array<{ channel: [number, number, string]; m: ConvertedMessage }>,
-  receivers: ReadonlyMap<number, number[]>,
+  batch: Array<{ to: Destination; m: ConvertedMessage }>,
+  channelReceivers: ReadonlyMap<number, number[]>,
 ): Promise<void> {
   if (batch.length === 0) return;
   const userId = (slackId: string) => state.users[slackId][0];
+  const targets: Array<{ recipientId: number; receivers: number[] }> = [];
+  for (const { to, m } of batch) {
+    targets.push(
+      to.kind === "channel"
+        ? { recipientId: to.channel[1], receivers: channelReceivers.get(to.channel[1]) ?? [] }
+        : await directRecipient(tx, realm, to.members, userId(m.sender)),
+    );
+  }
   // Files first: a message's rendering claims the uploads its sender owns.
   for (const { m } of batch) {
     for (const f of m.files) {
@@ -292,11 +324,12 @@ async function writeMessages(
   }
   const messages = await messageStore.insertMany(
     tx.q,
-    batch.map(({ channel, m }, i) => ({
+    batch.map(({ to, m }, i) => ({
       realm_id: realm.id,
       sender_id: userId(m.sender),
-      recipient_id: channel[1],
-      subject: m.topic,
+      recipient_id: targets[i].recipientId,
+      // Direct messages have no topic; a thread in one is just more of the conversation.
+      subject: to.kind === "channel" ? m.topic : "",
       content: m.content,
       rendered_content: rendered[i].html,
       rendered_content_version: 1,
@@ -305,21 +338,21 @@ async function writeMessages(
       has_attachment: rendered[i].hasAttachment || m.files.length > 0 ? 1 : 0,
       has_image: rendered[i].hasImage ? 1 : 0,
       has_link: rendered[i].hasLink ? 1 : 0,
-      is_channel_message: 1,
+      is_channel_message: to.kind === "channel" ? 1 : 0,
     })),
   );
   await messageSearchStore.index(tx.q, messages);
 
-  // Receivers: the channel's members; history arrives read, mentions flagged.
+  // Receivers: the channel's members, or the conversation's people; history arrives read, mentions flagged.
   const userMessages: Array<{ user_id: number; message_id: number; flags: number }> = [];
   const reactions: Array<Record<string, unknown>> = [];
-  for (const [i, { channel, m }] of batch.entries()) {
+  for (const [i, { to, m }] of batch.entries()) {
     const message = messages[i];
     const r = rendered[i];
-    for (const receiver of receivers.get(channel[1]) ?? []) {
-      let flags = MessageFlag.READ;
+    for (const receiver of targets[i].receivers) {
+      let flags = MessageFlag.READ | (to.kind === "direct" ? MessageFlag.IS_PRIVATE : 0);
       if (r.mentionedUserIds.has(receiver)) flags |= MessageFlag.MENTIONED;
-      if (r.wildcard === "stream") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
+      if (r.wildcard === "stream" && to.kind === "channel") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
       userMessages.push({ user_id: receiver, message_id: message.id, flags });
     }
     if (r.attachments.length > 0)
@@ -348,15 +381,17 @@ async function writeMessages(
   }
   await userMessageStore.insertMany(tx.q, userMessages);
   await importStore.insertRows(tx.q, "reactions", reactions);
+  const inChannels = batch.flatMap(({ to }, i) => (to.kind === "channel" ? [{ channel: to.channel, message: messages[i] }] : []));
   await streamStore.countChannelMessages(
     tx.q,
-    batch.map(({ channel }, i) => ({ recipientId: channel[1], id: messages[i].id, dateSent: messages[i].date_sent })),
+    inChannels.map(({ channel, message }) => ({ recipientId: channel[1], id: message.id, dateSent: message.date_sent })),
   );
   await messageStore.setStreamsFirstMessageIdIfNull(
     tx.q,
-    batch.map(({ channel }, i) => ({ streamId: channel[0], messageId: messages[i].id })),
+    inChannels.map(({ channel, message }) => ({ streamId: channel[0], messageId: message.id })),
   );
   state.counts.messages += batch.length;
+  state.counts.direct_messages = (state.counts.direct_messages ?? 0) + batch.length - inChannels.length;
   state.counts.user_messages = (state.counts.user_messages ?? 0) + userMessages.length;
   state.counts.reactions = (state.counts.reactions ?? 0) + reactions.length;
 }

@@ -20,6 +20,17 @@ export interface SlackChannel extends SlackRow {
   is_private?: boolean;
 }
 
+/**
+ * A direct-message conversation: dms.json (two people; its folder is named by its id) or
+ * mpims.json (a group; its folder is named by its name).
+ */
+export interface SlackConversation {
+  id: string;
+  /** The folder of its day files. */
+  folder: string;
+  members: string[];
+}
+
 export interface SlackUser extends SlackRow {
   id: string;
   name?: string;
@@ -31,7 +42,7 @@ export interface SlackUser extends SlackRow {
 
 export interface SlackDay {
   date: string;
-  /** The day's files, one per channel that has messages that day. */
+  /** The day's files, one per channel or conversation (its folder) that has messages that day. */
   files: Array<{ channel: string; entry: string }>;
 }
 
@@ -41,13 +52,13 @@ export interface SlackArchive {
   entries: Map<string, yauzl.Entry>;
   users: SlackUser[];
   channels: SlackChannel[];
-  /** Days in order, each with its channels' files. */
+  /** Direct-message conversations (dms.json and mpims.json, in exports that include them). */
+  conversations: SlackConversation[];
+  /** Days in order, each with its channels' and conversations' files. */
   days: SlackDay[];
   /** Files the export holds, by Slack file id: the zip entry's name. */
   uploads: Map<string, string>;
   messageCount: number;
-  /** Conversations the importer leaves (direct messages): file name → count. */
-  unsupported: Record<string, number>;
   /** Senders that users.json lacks (integration bots, users of other workspaces): id → name. */
   extraSenders: Map<string, string>;
 }
@@ -156,14 +167,22 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
       ...(await channelList("channels.json")),
       ...(entries.has("groups.json") ? (await channelList("groups.json")).map((c) => ({ ...c, is_private: true })) : []),
     ];
-    const unsupported: Record<string, number> = {};
-    for (const other of ["dms.json", "mpims.json"]) {
-      if (!entries.has(other)) continue;
-      const list = await readJson(base, other);
-      if (Array.isArray(list) && list.length > 0) unsupported[other] = list.length;
+    const conversations: SlackConversation[] = [];
+    for (const [name, folderOf] of [
+      ["dms.json", (c: SlackRow) => c.id],
+      ["mpims.json", (c: SlackRow) => c.name],
+    ] as const) {
+      if (!entries.has(name)) continue;
+      const list = checkList<SlackRow>(
+        await readJson(base, name),
+        name,
+        (c) => typeof c.id === "string" && typeof folderOf(c) === "string" && Array.isArray(c.members) && c.members.every((m) => typeof m === "string"),
+        name === "dms.json" ? 'an "id" and "members"' : 'an "id", a "name" and "members"',
+      );
+      for (const c of list) conversations.push({ id: c.id as string, folder: folderOf(c) as string, members: c.members as string[] });
     }
 
-    const channelNames = new Set(channels.map((c) => c.name));
+    const channelNames = new Set([...channels.map((c) => c.name), ...conversations.map((c) => c.folder)]);
     const byDate = new Map<string, SlackDay>();
     const uploads = new Map<string, string>();
     for (const name of entries.keys()) {
@@ -179,7 +198,7 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
     const days = [...byDate.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     for (const d of days) d.files.sort((a, b) => (a.channel < b.channel ? -1 : 1));
 
-    const archive: SlackArchive = { file, zip, entries, users, channels, days, uploads, messageCount: 0, unsupported, extraSenders: new Map() };
+    const archive: SlackArchive = { file, zip, entries, users, channels, conversations, days, uploads, messageCount: 0, extraSenders: new Map() };
     // A bot's messages name its bot id (`bot_id`) rather than its user id.
     const known = new Set(users.flatMap((u) => [u.id, ...(typeof u.profile?.bot_id === "string" ? [u.profile.bot_id] : [])]));
     for (const d of days) {
