@@ -266,14 +266,37 @@ async function importBase(
 type Destination = { kind: "channel"; channel: [number, number, string] } | { kind: "direct"; members: number[] };
 
 /**
- * A direct message's recipient and receivers, as Zulip stores them: between two people (or to
- * oneself) the other one's personal recipient, among more the group's; the sender is one of them.
+ * Each message's recipient and receivers: a channel's, or as Zulip stores a direct message's —
+ * between two people (or to oneself) the other one's personal recipient, among more the group's;
+ * the sender is one of its people. One read of the people's recipients and one group lookup per
+ * conversation for the batch.
  */
-async function directRecipient(tx: Tx, realm: Realm, members: readonly number[], senderId: number): Promise<{ recipientId: number; receivers: number[] }> {
-  const receivers = [...new Set([...members, senderId])].sort((a, b) => a - b);
-  if (receivers.length > 2) return { recipientId: (await directMessageGroupStore.getOrCreate(tx.q, realm.id, receivers)).recipient_id!, receivers };
-  const other = receivers.find((id) => id !== senderId) ?? senderId;
-  return { recipientId: (await userStore.listByIds(tx.q, realm.id, [other]))[0].recipient_id!, receivers };
+async function recipientsOf(
+  tx: Tx,
+  realm: Realm,
+  batch: ReadonlyArray<{ to: Destination; senderId: number }>,
+  channelReceivers: ReadonlyMap<number, number[]>,
+): Promise<Array<{ recipientId: number; receivers: number[] }>> {
+  const people = (to: Destination & { kind: "direct" }, senderId: number) => [...new Set([...to.members, senderId])].sort((a, b) => a - b);
+  const pairs = batch.flatMap(({ to, senderId }) => (to.kind === "direct" && people(to, senderId).length <= 2 ? people(to, senderId) : []));
+  const personal = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(pairs)])).map((u) => [u.id, u.recipient_id!]));
+  const groups = new Map<string, number>();
+  const out: Array<{ recipientId: number; receivers: number[] }> = [];
+  for (const { to, senderId } of batch) {
+    if (to.kind === "channel") {
+      out.push({ recipientId: to.channel[1], receivers: channelReceivers.get(to.channel[1]) ?? [] });
+      continue;
+    }
+    const receivers = people(to, senderId);
+    if (receivers.length <= 2) {
+      out.push({ recipientId: personal.get(receivers.find((id) => id !== senderId) ?? senderId)!, receivers });
+      continue;
+    }
+    const key = receivers.join(",");
+    if (!groups.has(key)) groups.set(key, (await directMessageGroupStore.getOrCreate(tx.q, realm.id, receivers)).recipient_id!);
+    out.push({ recipientId: groups.get(key)!, receivers });
+  }
+  return out;
 }
 
 /** One batch of converted messages: rendered by sender, written with receivers, reactions and files. */
@@ -286,14 +309,12 @@ async function writeMessages(
 ): Promise<void> {
   if (batch.length === 0) return;
   const userId = (slackId: string) => state.users[slackId][0];
-  const targets: Array<{ recipientId: number; receivers: number[] }> = [];
-  for (const { to, m } of batch) {
-    targets.push(
-      to.kind === "channel"
-        ? { recipientId: to.channel[1], receivers: channelReceivers.get(to.channel[1]) ?? [] }
-        : await directRecipient(tx, realm, to.members, userId(m.sender)),
-    );
-  }
+  const targets = await recipientsOf(
+    tx,
+    realm,
+    batch.map(({ to, m }) => ({ to, senderId: userId(m.sender) })),
+    channelReceivers,
+  );
   // Files first: a message's rendering claims the uploads its sender owns.
   for (const { m } of batch) {
     for (const f of m.files) {
