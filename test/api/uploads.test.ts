@@ -320,10 +320,12 @@ describe("web sessions (POST /accounts/login/) for file URLs and tus", () => {
     expect(bad.status).toBe(401);
     expect(await bad.json()).toMatchObject({ code: "AUTHENTICATION_FAILED" });
 
-    // tus with the session cookie.
+    // tus with the session cookie and the session's CSRF token (the page's; test/api/webSession.test.ts refuses it without).
+    const page = await (await fetch(`${t.baseUrl}/`, { headers: { Cookie: `sessionid=${hamletCookie}` } })).text();
+    const csrfToken = /<meta name="parley-csrf-token" content="([^"]+)">/.exec(page)![1];
     const created = await fetch(`${t.baseUrl}/api/v1/tus`, {
       method: "POST",
-      headers: { Cookie: `sessionid=${hamletCookie}`, "Tus-Resumable": "1.0.0", "Upload-Length": "3" },
+      headers: { Cookie: `sessionid=${hamletCookie}`, "X-CSRFToken": csrfToken, "Tus-Resumable": "1.0.0", "Upload-Length": "3" },
     });
     expect(created.status).toBe(201);
 
