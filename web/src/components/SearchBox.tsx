@@ -70,7 +70,9 @@ export function SearchBox() {
         aria-controls="search-suggestions"
         value={text}
         onFocus={() => (void loadSearch(), setOpen(true))}
-        onBlur={() => setTimeout(() => setOpen(false), 150)}
+        // Closed a moment after the box loses focus (a click on a suggestion lands first), unless
+        // it has the focus again by then: a stale close would hide what is typed next.
+        onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
         onInput={(e) => (setText(e.currentTarget.value), setActive(0), setOpen(true))}
         onKeyDown={(e) => {
           if (e.key === "ArrowDown") (e.preventDefault(), setActive(Math.min(active + 1, suggestions.length - 1)));
