@@ -15,7 +15,7 @@ import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
 import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
-import { directMessageGroupStore } from "../store/directMessageGroups.js";
+import { directMessageRecipientId } from "../store/directMessageGroups.js";
 import { type Message, messageStore } from "../store/messages.js";
 import { userTopicStore } from "../store/userTopics.js";
 import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
@@ -218,14 +218,7 @@ async function directDestination(tx: Tx, subject: AccessSubject, realm: Realm, t
   const participantIds = [...new Set([sender.id, ...recipients.map((u) => u.id)])].sort((a, b) => a - b);
   // Taken before a new group conversation exists (Zulip's get_recipients_for_user_creation_events).
   const accessBefore = await snapshotGuestAccess(tx.q, realm, participantIds);
-  let recipientId: number;
-  if (participantIds.length <= 2) {
-    // 1:1 (or to oneself): the receiver's personal recipient, as in Zulip.
-    const other = recipients.find((u) => u.id !== sender.id) ?? sender;
-    recipientId = other.recipient_id!;
-  } else {
-    recipientId = (await directMessageGroupStore.getOrCreate(tx.q, sender.realm_id, participantIds)).recipient_id!;
-  }
+  const recipientId = await directMessageRecipientId(tx.q, sender.realm_id, [sender, ...recipients], sender.id);
   await checkDirectMessagePolicy(tx, subject, realm, recipients, recipientId);
   return { kind: "direct", recipientId, participantIds, accessBefore };
 }

@@ -58,3 +58,19 @@ export const directMessageGroupStore = {
     return (await query.execute()).map((r) => r.recipient_id!);
   },
 };
+
+/**
+ * The recipient of a direct message among `people` (the sender one of them), as Zulip stores it:
+ * between two people, or to oneself, the other one's personal recipient; among more, their
+ * group's (created on first use).
+ */
+export async function directMessageRecipientId(
+  q: Executor,
+  realmId: number,
+  people: ReadonlyArray<{ id: number; recipient_id: number | null }>,
+  senderId: number,
+): Promise<number> {
+  const ids = new Set(people.map((p) => p.id));
+  if (ids.size > 2) return (await directMessageGroupStore.getOrCreate(q, realmId, [...ids])).recipient_id!;
+  return (people.find((p) => p.id !== senderId) ?? people.find((p) => p.id === senderId)!).recipient_id!;
+}

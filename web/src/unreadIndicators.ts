@@ -3,7 +3,7 @@ import { sendToDesktopApp } from "./electronBridge.js";
 import { drawFavicon } from "./favicon.js";
 import { badgeCount, pageTitle } from "./unreadBadge.js";
 import { isMutedConversation } from "./conversationFilters.js";
-import { realm, realmName, route, settings, topicKey, unread, unreadVersion, userTopics, VISIBILITY_FOLLOWED } from "./state.js";
+import { realm, realmName, route, settings, unread, unreadVersion, VISIBILITY_FOLLOWED } from "./state.js";
 import { conversationFacts } from "./viewFilters.js";
 import { routeTitle } from "./viewTitle.js";
 
@@ -15,12 +15,11 @@ export function startUnreadIndicators(): void {
   let sent = -1;
   effect(() => {
     unreadVersion.value;
-    const policies = userTopics.value;
     const facts = conversationFacts();
     const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
       // A followed topic of a muted channel counts too, as an unmuted one (Zulip's is_muted_conversation).
       muted: (c) => isMutedConversation(c, facts),
-      followed: (c) => policies.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED,
+      followed: (c) => facts.topicPolicy(c) === VISIBILITY_FOLLOWED,
     });
     document.title = pageTitle(count, routeTitle(route.value, settings.value.web_home_view), realmName.value);
     drawFavicon(count, unread.count((c) => c.kind === "dm") > 0);

@@ -8,7 +8,7 @@ import { MAX_STREAM_NAME_LENGTH } from "../../models/limits.js";
 import { MessageFlag } from "../../models/messageFlags.js";
 import { BotType, Role } from "../../models/roles.js";
 import { attachmentStore } from "../../store/attachments.js";
-import { directMessageGroupStore } from "../../store/directMessageGroups.js";
+import { directMessageRecipientId, memberKey } from "../../store/directMessageGroups.js";
 import { importStore } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
 import { messageStore } from "../../store/messages.js";
@@ -266,10 +266,9 @@ async function importBase(
 type Destination = { kind: "channel"; channel: [number, number, string] } | { kind: "direct"; members: number[] };
 
 /**
- * Each message's recipient and receivers: a channel's, or as Zulip stores a direct message's —
- * between two people (or to oneself) the other one's personal recipient, among more the group's;
- * the sender is one of its people. One read of the people's recipients and one group lookup per
- * conversation for the batch.
+ * Each message's recipient and receivers: a channel's, or a direct message's among its people
+ * (the sender one of them). One read of the people for the batch, and one recipient lookup per
+ * conversation.
  */
 async function recipientsOf(
   tx: Tx,
@@ -277,24 +276,29 @@ async function recipientsOf(
   batch: ReadonlyArray<{ to: Destination; senderId: number }>,
   channelReceivers: ReadonlyMap<number, number[]>,
 ): Promise<Array<{ recipientId: number; receivers: number[] }>> {
-  const people = (to: Destination & { kind: "direct" }, senderId: number) => [...new Set([...to.members, senderId])].sort((a, b) => a - b);
-  const pairs = batch.flatMap(({ to, senderId }) => (to.kind === "direct" && people(to, senderId).length <= 2 ? people(to, senderId) : []));
-  const personal = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(pairs)])).map((u) => [u.id, u.recipient_id!]));
-  const groups = new Map<string, number>();
+  const peopleIds = batch.flatMap(({ to, senderId }) => (to.kind === "direct" ? [...to.members, senderId] : []));
+  const users = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(peopleIds)])).map((u) => [u.id, u]));
+  const recipients = new Map<string, number>();
   const out: Array<{ recipientId: number; receivers: number[] }> = [];
   for (const { to, senderId } of batch) {
     if (to.kind === "channel") {
       out.push({ recipientId: to.channel[1], receivers: channelReceivers.get(to.channel[1]) ?? [] });
       continue;
     }
-    const receivers = people(to, senderId);
-    if (receivers.length <= 2) {
-      out.push({ recipientId: personal.get(receivers.find((id) => id !== senderId) ?? senderId)!, receivers });
-      continue;
+    const receivers = [...new Set([...to.members, senderId])];
+    // A 1:1 conversation's recipient depends on who sends: the key names the sender for those.
+    const key = `${receivers.length > 2 ? "" : senderId}:${memberKey(receivers)}`;
+    let recipientId = recipients.get(key);
+    if (recipientId === undefined) {
+      recipientId = await directMessageRecipientId(
+        tx.q,
+        realm.id,
+        receivers.map((id) => users.get(id)!),
+        senderId,
+      );
+      recipients.set(key, recipientId);
     }
-    const key = receivers.join(",");
-    if (!groups.has(key)) groups.set(key, (await directMessageGroupStore.getOrCreate(tx.q, realm.id, receivers)).recipient_id!);
-    out.push({ recipientId: groups.get(key)!, receivers });
+    out.push({ recipientId, receivers });
   }
   return out;
 }

@@ -182,12 +182,13 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
       for (const c of list) conversations.push({ id: c.id as string, folder: folderOf(c) as string, members: c.members as string[] });
     }
 
-    const channelNames = new Set([...channels.map((c) => c.name), ...conversations.map((c) => c.folder)]);
+    // The folders of day files: a channel's is named after it, a conversation's as above.
+    const folders = new Set([...channels.map((c) => c.name), ...conversations.map((c) => c.folder)]);
     const byDate = new Map<string, SlackDay>();
     const uploads = new Map<string, string>();
     for (const name of entries.keys()) {
       const day = DAY_FILE.exec(name);
-      if (day && channelNames.has(day[1])) {
+      if (day && folders.has(day[1])) {
         const list = byDate.get(day[2]) ?? { date: day[2], files: [] };
         list.files.push({ channel: day[1], entry: name });
         byDate.set(day[2], list);

@@ -17,7 +17,7 @@ import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
 import { homeKind } from "./App.js";
 import { starredIds } from "../starred.js";
-import { isMutedConversation } from "../conversationFilters.js";
+import { type ConversationFacts, isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts } from "../viewFilters.js";
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
@@ -105,6 +105,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
             count={byChannel.get(sub.stream_id) ?? 0}
             open={openChannel === String(sub.stream_id)}
             openTopic={openTopic}
+            facts={facts}
           />
         ))}
       </ul>
@@ -115,9 +116,20 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   );
 }
 
-function ChannelItem({ sub, count, open, openTopic }: { sub: Subscription; count: number; open: boolean; openTopic: string | undefined }) {
+function ChannelItem({
+  sub,
+  count,
+  open,
+  openTopic,
+  facts,
+}: {
+  sub: Subscription;
+  count: number;
+  open: boolean;
+  openTopic: string | undefined;
+  facts: ConversationFacts;
+}) {
   const topics = open ? (channelTopics.value.get(sub.stream_id) ?? []) : [];
-  const facts = conversationFacts();
   const base = `#narrow/channel/${channelSlug(sub.stream_id, sub.name)}`;
   return (
     <li class={`${open && openTopic === undefined ? "active" : ""} ${sub.is_muted ? "muted" : ""}`} data-channel-id={sub.stream_id}>
