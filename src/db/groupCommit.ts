@@ -18,6 +18,9 @@ interface Item {
   reject: (error: unknown) => void;
 }
 
+type Committed = { item: Item; pending: Pending; value: unknown };
+type Failed = { item: Item; error: unknown };
+
 /** Units of work sharing one COMMIT at most; bounds the wait of the first one in a busy batch. */
 const MAX_BATCH = 32;
 
@@ -41,6 +44,10 @@ const MAX_BATCH = 32;
  *
  * Batches form by themselves: while one batch holds the connection, the requests that arrive
  * queue up here and become the next batch; an idle server commits each unit at once.
+ *
+ * On SQLite the savepoints' journals stay in memory for the batch (Dialect.journalsInMemory):
+ * issue 18's one-sender job, three paired rounds, 2.8-3.2 against 3.6-4.3 ms of server CPU per
+ * message.
  */
 export class GroupCommitter {
   private readonly queue: Item[] = [];
@@ -73,33 +80,24 @@ export class GroupCommitter {
   }
 
   private async runBatch(): Promise<void> {
-    const committed: Array<{ item: Item; pending: Pending; value: unknown }> = [];
-    const failed: Array<{ item: Item; error: unknown }> = [];
+    const committed: Committed[] = [];
+    const failed: Failed[] = [];
     let releaseGate: (() => void) | undefined;
     try {
+      const { dialect } = this.services.db;
       await this.services.db.kysely.transaction().execute(async (trx) => {
-        for (let n = 1; n <= MAX_BATCH && this.queue.length > 0; n++) {
-          const item = this.queue.shift()!;
-          const savepoint = sql.raw(`group_commit_${n}`);
-          const pending: Pending = { hooks: [], hasEvents: false };
-          await sql`savepoint ${savepoint}`.execute(trx);
-          try {
-            const value = await item.work(trx, pending);
-            await sql`release savepoint ${savepoint}`.execute(trx);
-            committed.push({ item, pending, value });
-          } catch (error) {
-            failed.push({ item, error });
-            // If SQLite already rolled the whole transaction back, this throws and fails the batch.
-            await sql`rollback to savepoint ${savepoint}`.execute(trx);
-            await sql`release savepoint ${savepoint}`.execute(trx);
-          }
+        await dialect.journalsInMemory(trx, true);
+        try {
+          await this.runUnits(trx, committed, failed);
+        } finally {
+          await dialect.journalsInMemory(trx, false);
         }
         // From just before COMMIT until its events are delivered, no register takes a snapshot
         // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
         if (committed.some((c) => c.pending.hasEvents)) {
           // Several processes: the events say which transaction they come from (events/snapshotFilter.ts).
           if (this.services.events.publisher) {
-            const transactionId = await this.services.db.dialect.transactionId(trx);
+            const transactionId = await dialect.transactionId(trx);
             for (const c of committed) c.pending.transactionId = transactionId;
           }
           releaseGate = await this.services.events.gate.enterShared();
@@ -125,6 +123,26 @@ export class GroupCommitter {
       releaseGate?.();
     }
     for (const f of failed) f.item.reject(f.error);
+  }
+
+  /** Runs the queued units, up to MAX_BATCH, each in its own SAVEPOINT of `trx`. */
+  private async runUnits(trx: Transaction<Database>, committed: Committed[], failed: Failed[]): Promise<void> {
+    for (let n = 1; n <= MAX_BATCH && this.queue.length > 0; n++) {
+      const item = this.queue.shift()!;
+      const savepoint = sql.raw(`group_commit_${n}`);
+      const pending: Pending = { hooks: [], hasEvents: false };
+      await sql`savepoint ${savepoint}`.execute(trx);
+      try {
+        const value = await item.work(trx, pending);
+        await sql`release savepoint ${savepoint}`.execute(trx);
+        committed.push({ item, pending, value });
+      } catch (error) {
+        failed.push({ item, error });
+        // If SQLite already rolled the whole transaction back, this throws and fails the batch.
+        await sql`rollback to savepoint ${savepoint}`.execute(trx);
+        await sql`release savepoint ${savepoint}`.execute(trx);
+      }
+    }
   }
 }
 

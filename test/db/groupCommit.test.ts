@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/appContext.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { TEST_ENGINE } from "../support/testDb.js";
 
 const t = useTestServer();
 
@@ -50,5 +51,23 @@ describe("transactions started together", () => {
     const { events } = expectSuccess(await t.get("othello", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true }));
     const received = events.filter((e: any) => e.type === "message").map((e: any) => e.message.id);
     expect(received.sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+// SQLite: a group commit keeps its savepoint journals in memory (Dialect.journalsInMemory); other
+// statements keep spilling big sorts to temporary files, so a CREATE INDEX over millions of rows does
+// not hold them all in memory.
+describe.runIf(TEST_ENGINE === "sqlite")("a group commit on SQLite", () => {
+  const tempStore = async (q: typeof t.ctx.db.kysely) => (await sql<{ temp_store: number }>`pragma temp_store`.execute(q)).rows[0].temp_store;
+
+  it("keeps its journals in memory while it runs, and only then", async () => {
+    expect(await tempStore(t.ctx.db.kysely)).toBe(0);
+    const inside = await Promise.all([1, 2, 3].map(() => transaction(t.ctx, async (tx) => tempStore(tx.q))));
+    expect(inside).toEqual([2, 2, 2]);
+    const failing = transaction(t.ctx, async () => {
+      throw new Error("unit failed");
+    });
+    await expect(failing).rejects.toThrow("unit failed");
+    expect(await tempStore(t.ctx.db.kysely)).toBe(0);
   });
 });
