@@ -83,12 +83,14 @@ export class GroupCommitter {
     const committed: Committed[] = [];
     const failed: Failed[] = [];
     let releaseGate: (() => void) | undefined;
+    const { kysely, dialect } = this.services.db;
+    // The units taken from the queue (units queued while the batch runs join it, up to MAX_BATCH).
+    const batch: Item[] = [];
     try {
-      const { dialect } = this.services.db;
-      await this.services.db.kysely.transaction().execute(async (trx) => {
+      await kysely.transaction().execute(async (trx) => {
         await dialect.journalsInMemory(trx, true);
         try {
-          await this.runUnits(trx, committed, failed);
+          await this.runUnits(trx, batch, committed, failed);
         } finally {
           await dialect.journalsInMemory(trx, false);
         }
@@ -106,8 +108,12 @@ export class GroupCommitter {
     } catch (error) {
       // Nothing of this batch is durable: every caller gets an error.
       releaseGate?.();
-      for (const c of committed) c.item.reject(error);
+      // A transaction that could not even begin fails the units waiting for it, which would
+      // otherwise wait for it again at once, and again.
+      if (batch.length === 0) batch.push(...this.queue.splice(0, MAX_BATCH));
+      const settled = new Set<Item>(failed.map((f) => f.item));
       for (const f of failed) f.item.reject(f.error);
+      for (const item of batch) if (!settled.has(item)) item.reject(error);
       return;
     }
     try {
@@ -125,11 +131,12 @@ export class GroupCommitter {
     for (const f of failed) f.item.reject(f.error);
   }
 
-  /** Runs the queued units, up to MAX_BATCH, each in its own SAVEPOINT of `trx`. */
-  private async runUnits(trx: Transaction<Database>, committed: Committed[], failed: Failed[]): Promise<void> {
-    for (let n = 1; n <= MAX_BATCH && this.queue.length > 0; n++) {
+  /** Runs queued units one after the other, up to MAX_BATCH, each in its own SAVEPOINT of `trx`; adds them to `batch`. */
+  private async runUnits(trx: Transaction<Database>, batch: Item[], committed: Committed[], failed: Failed[]): Promise<void> {
+    while (batch.length < MAX_BATCH && this.queue.length > 0) {
       const item = this.queue.shift()!;
-      const savepoint = sql.raw(`group_commit_${n}`);
+      batch.push(item);
+      const savepoint = sql.raw(`group_commit_${batch.length}`);
       const pending: Pending = { hooks: [], hasEvents: false };
       await sql`savepoint ${savepoint}`.execute(trx);
       try {

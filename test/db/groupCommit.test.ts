@@ -1,6 +1,8 @@
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/appContext.js";
+import { openDb } from "../../src/db/connect.js";
+import { GroupCommitLanes } from "../../src/db/groupCommit.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { TEST_ENGINE } from "../support/testDb.js";
 
@@ -69,5 +71,19 @@ describe.runIf(TEST_ENGINE === "sqlite")("a group commit on SQLite", () => {
     });
     await expect(failing).rejects.toThrow("unit failed");
     expect(await tempStore(t.ctx.db.kysely)).toBe(0);
+  });
+});
+
+describe("a group commit whose transaction cannot begin", () => {
+  it("fails the units waiting for it instead of waiting again", async () => {
+    // Nothing listens on port 1: every connection is refused at once.
+    const db = openDb({ kind: "postgres", url: "postgres://parley@127.0.0.1:1/parley" }, { connectTimeoutSeconds: 2 });
+    try {
+      const lanes = new GroupCommitLanes({ db, events: t.ctx.events, wakeJobs: () => {} }, 1);
+      const units = [1, 2, 3].map(() => lanes.run(async () => "written"));
+      for (const unit of units) await expect(unit).rejects.toThrow(/ECONNREFUSED|connect/);
+    } finally {
+      await db.close();
+    }
   });
 });
