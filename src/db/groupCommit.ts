@@ -111,9 +111,9 @@ export class GroupCommitter {
       // A transaction that could not even begin fails the units waiting for it, which would
       // otherwise wait for it again at once, and again.
       if (batch.length === 0) batch.push(...this.queue.splice(0, MAX_BATCH));
-      const settled = new Set<Item>(failed.map((f) => f.item));
-      for (const f of failed) f.item.reject(f.error);
-      for (const item of batch) if (!settled.has(item)) item.reject(error);
+      // A unit that failed on its own gets its own error; the others the transaction's.
+      const ownErrors = new Map<Item, unknown>(failed.map((f) => [f.item, f.error]));
+      for (const item of batch) item.reject(ownErrors.has(item) ? ownErrors.get(item) : error);
       return;
     }
     try {
