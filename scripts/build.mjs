@@ -36,6 +36,13 @@ const EXTERNAL = [
   "re2js",
   "smtp-server",
   "mailparser",
+  "pg",
+  "mime-types",
+  "htmlparser2",
+  "tar",
+  "yauzl",
+  "@streamparser/json",
+  "cli-progress",
 ];
 
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */

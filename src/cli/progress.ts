@@ -1,6 +1,10 @@
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
 import type { ImportProgress } from "../actions/import/progress.js";
+import { lazyRequire } from "../util/lazy.js";
 import { print } from "./command.js";
+
+/** Loaded when a bar is first drawn: the server, which imports the CLI's modules, never needs it. */
+const loadCliProgress = lazyRequire<typeof cliProgress>("cli-progress");
 
 /**
  * An import's progress for the person at the terminal: one bar per stage with the count, the
@@ -26,14 +30,14 @@ export function importProgress(terminal: NodeJS.WriteStream = process.stderr): I
       if (current?.stage !== stage) {
         stop();
         const bar = terminal.isTTY
-          ? new cliProgress.SingleBar(
+          ? new (loadCliProgress().SingleBar)(
               {
                 stream: terminal,
                 format: `${stage.padEnd(9)} [{bar}] {percentage}% | {value}/{total} | {rate}/s | {eta_formatted} left`,
                 hideCursor: true,
                 etaBuffer: 20,
               },
-              cliProgress.Presets.shades_classic,
+              loadCliProgress().Presets.shades_classic,
             )
           : null;
         bar?.start(total, done, { rate: 0 });

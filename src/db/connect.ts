@@ -2,11 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from "kysely";
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
 import { type Dialect, dialectFor } from "./dialect.js";
+import { lazyRequire } from "../util/lazy.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import type { Database } from "./schema.js";
 
@@ -23,6 +24,9 @@ export interface Db {
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
+
+/** PostgreSQL's client, loaded when a PostgreSQL database is opened (an SQLite server never holds it). */
+const loadPg = lazyRequire<typeof pg>("pg");
 
 const AUTH_TABLE_WRITE = /^\s*(update|delete from)\s+"?(users|realms|sessions)\b/i;
 
@@ -88,6 +92,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }), log });
     return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
   }
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: database.url,
     max: 10,

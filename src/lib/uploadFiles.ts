@@ -1,6 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
-import mime from "mime-types";
+import type mime from "mime-types";
+import { lazyRequire } from "../util/lazy.js";
+
+/** Loaded when a file's type is first guessed from its name. */
+const loadMime = lazyRequire<typeof mime>("mime-types");
 
 /**
  * Names, paths and content rules for uploaded files (SECURITY.md, "Uploads"):
@@ -80,7 +84,7 @@ export function pathIdFromLinkedPath(linked: string): string | undefined {
 export function contentTypeFor(declared: string | undefined, fileName: string): string {
   const type = (declared ?? "").split(";")[0].trim().toLowerCase();
   if (/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(type) && type !== "application/octet-stream") return type;
-  return mime.lookup(fileName) || "application/octet-stream";
+  return loadMime().lookup(fileName) || "application/octet-stream";
 }
 
 /** Zulip's INLINE_MIME_TYPES: shown in the browser; never HTML, SVG or XML. */

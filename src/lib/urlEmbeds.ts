@@ -1,6 +1,10 @@
-import { Parser } from "htmlparser2";
+import type * as htmlparser2 from "htmlparser2";
+import { lazyRequire } from "../util/lazy.js";
 import type { UrlEmbed } from "./markdown/types.js";
 import { OutgoingHttpError, requestOutgoing } from "./outgoingHttp.js";
+
+/** Loaded when the first page is parsed for its preview. */
+const loadHtmlParser = lazyRequire<typeof htmlparser2>("htmlparser2");
 
 /**
  * What a link's page says about itself, for website previews (Zulip's get_link_embed_data):
@@ -59,7 +63,7 @@ function parseHead(html: string): PageHead {
   const head: PageHead = { og: {}, title: null, description: null, oembed: null };
   let inTitle = false;
   let title = "";
-  const parser = new Parser(
+  const parser = new (loadHtmlParser().Parser)(
     {
       onopentag(name, attrs) {
         if (name === "body") parser.pause();

@@ -2,7 +2,6 @@ import { copyFile, mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises"
 import { createWriteStream } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import * as tar from "tar";
 import type { BlobStorage } from "../../blobs/storage.js";
 import type { Executor } from "../../db/tx.js";
 import { appliedMigrations } from "../../db/migrate.js";
@@ -15,6 +14,10 @@ import { emojiFilePath } from "../emojiFiles.js";
 import { writeRecordsFile, writeTableFile } from "./jsonFiles.js";
 import { selectMessageIds } from "./messageSelection.js";
 import * as rows from "./tableRows.js";
+import { lazy } from "../../util/lazy.js";
+
+/** Loaded when an export is written: a server that never exports never holds it. */
+const loadTar = lazy(() => import("tar"));
 
 /**
  * An organization's data export in the layout of Zulip's `manage.py export` (zerver/lib/export.py),
@@ -45,7 +48,7 @@ export async function writeRealmExport(src: ExportSources, realmId: number, type
   const staging = await mkdtemp(path.join(workDir, "zulip-export-"));
   try {
     const stats = await writeExportDirectory(src, realmId, type, staging);
-    await tar.create({ gzip: true, file: tarballPath, cwd: workDir, portable: true }, [path.basename(staging)]);
+    await (await loadTar()).create({ gzip: true, file: tarballPath, cwd: workDir, portable: true }, [path.basename(staging)]);
     return stats;
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -1,7 +1,10 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { JSONParser } from "@streamparser/json";
+import { lazy } from "../../util/lazy.js";
+
+/** Loaded when a large file is streamed. */
+const loadStreamParser = lazy(() => import("@streamparser/json"));
 
 /**
  * The rows of an export's JSON files, which are objects of tables (`{"zerver_message": [row, …],
@@ -53,6 +56,7 @@ async function* streamedChunks(file: string, tables: ReadonlySet<string> | null)
   const { bytesRead } = await handle.read(head, 0, 64, 0).finally(() => handle.close());
   if (!head.subarray(0, bytesRead).toString("utf8").trimStart().startsWith("{")) throw new JsonRowsError(`${path.basename(file)} is not an object of tables`);
   // keepStack: false drops each row once it has been handed over.
+  const { JSONParser } = await loadStreamParser();
   const parser = new JSONParser({ paths: ["$.*.*"], keepStack: false });
   let pending: Array<[string, Row[]]> = [];
   parser.onValue = ({ value, key, stack }) => {

@@ -1,4 +1,8 @@
-import yauzl from "yauzl";
+import type yauzl from "yauzl";
+import { lazy } from "../../util/lazy.js";
+
+/** Loaded when a Slack archive is opened. */
+const loadYauzl = lazy(async () => (await import("yauzl")).default);
 
 /**
  * A Slack workspace export (Slack's "Export data": a .zip of users.json, channels.json and one
@@ -66,9 +70,10 @@ export interface SlackArchive {
 const DAY_FILE = /^([^/]+)\/(\d{4}-\d{2}-\d{2})\.json$/;
 const UPLOAD_FILE = /^__uploads\/([^/]+)\/[^/]+$/;
 
-function openZip(file: string): Promise<yauzl.ZipFile> {
+async function openZip(file: string): Promise<yauzl.ZipFile> {
+  const { open } = await loadYauzl();
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (error, zip) =>
+    open(file, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, (error, zip) =>
       error ? reject(new SlackArchiveError(`${file} is not a complete .zip archive (${error.message})`)) : resolve(zip),
     ),
   );

@@ -1,8 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import * as tar from "tar";
 import { parsePathId } from "../uploadFiles.js";
 import { JsonRowsError, type Row, tableBatches, tableChunks } from "./jsonRows.js";
+import { lazy } from "../../util/lazy.js";
+
+/** Loaded when an archive is extracted. */
+const loadTar = lazy(() => import("tar"));
 
 /**
  * Reading an export in the layout of Zulip's `manage.py export` (what `parley export` writes,
@@ -77,7 +80,7 @@ async function* chunksOf(file: string, tables: ReadonlySet<string> | null = null
 /** Extracts a .tar.gz into `workDir`; a truncated or damaged archive is an ImportArchiveError. */
 export async function extractArchive(file: string, workDir: string): Promise<void> {
   try {
-    await tar.extract({ file, cwd: workDir, strict: true });
+    await (await loadTar()).extract({ file, cwd: workDir, strict: true });
   } catch (error) {
     throw new ImportArchiveError(`${file} is not a complete .tar.gz archive: ${(error as Error).message}`);
   }
