@@ -59,12 +59,12 @@ export async function startServer(env) {
   const started = performance.now();
   const nodeArgs = (process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
   // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first),
-  // with two malloc arenas as `npm start` sets them.
+  // with one malloc arena as `npm start` sets it.
   const entry = process.env.PARLEY_BENCH_SERVER ?? "scripts/start.mjs";
   const child = spawn(process.execPath, [...nodeArgs, entry, "serve"], {
     cwd: ROOT,
     env: {
-      MALLOC_ARENA_MAX: "2",
+      MALLOC_ARENA_MAX: "1",
       ...process.env,
       PARLEY_HOST: "127.0.0.1",
       PARLEY_PORT: String(port),
