@@ -447,7 +447,7 @@ function rowsOf(r) {
     { id: "f", label: "(f) RSS 1 s after start, empty server", value: r.empty.startRss, unit: "MiB", up: false },
     { id: "f", label: `(f) idle RSS, empty server (${IDLE_SECONDS} s after start)`, value: r.empty.idleRss, unit: "MiB", target: 100, up: false },
     { id: "f", label: "(f) start-up, large organization", value: L.startMs, unit: "ms", up: false },
-    { id: "f", label: "(f) idle RSS, large organization", value: L.idleRss, unit: "MiB", up: false },
+    { id: "f", label: "(f) RSS 1 s after start, large organization", value: L.idleRss, unit: "MiB", up: false },
     { id: "g", label: `(g) memory per idle queue (${fmt(S.idle.queues)} queues)`, value: S.idle.kibPerQueue, unit: "KiB", target: 15, up: false, noisy: true },
   ];
   // A scenario with errors never meets its target: its figures describe a server that failed.
