@@ -24,6 +24,7 @@ import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-
 import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-import-runs.js";
 import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate-limits.js";
 import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-perf18-shard-channel-daily-messages.js";
+import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-perf18-index-topics-case-insensitively.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-27T0700-import21-create-import-runs": createImportRuns,
   "2026-11-28T0200-mp18-create-rate-limits": createRateLimits,
   "2026-11-28T0300-perf18-shard-channel-daily-messages": shardChannelDailyMessages,
+  "2026-11-28T0400-perf18-index-topics-case-insensitively": indexTopicsCaseInsensitively,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
