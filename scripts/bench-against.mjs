@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { measureFanout } from "./bench-fanout.mjs";
+import { measureFanout, oneSenderSends, roundRobinSends } from "./bench-fanout.mjs";
 import { devClient, progress, ROOT, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
@@ -34,18 +34,8 @@ const JOBS = opts.jobs.split(",");
 const SECONDS = Number(opts.seconds);
 
 const jobOptions = {
-  a: (members, n) => ({
-    concurrency: 8,
-    next: () => ({
-      client: members[n.i++ % members.length],
-      params: { type: "stream", to: "bench-50", topic: "load", content: `hello ${n.i}` },
-      expected: members.length,
-    }),
-  }),
-  one: (members, n) => ({
-    concurrency: 10,
-    next: () => ({ client: members[0], params: { type: "stream", to: "bench-50", topic: "one sender", content: `hello ${++n.i}` }, expected: members.length }),
-  }),
+  a: (members) => ({ concurrency: 8, next: roundRobinSends("bench-50", members) }),
+  one: (members) => ({ concurrency: 10, next: oneSenderSends("bench-50", members[0], members.length) }),
 };
 
 async function measureTree(name) {
@@ -70,12 +60,11 @@ async function measureTree(name) {
       const members = [];
       for (const u of users) members.push(await devClient(server.base, u.email));
       const figures = {};
-      const n = { i: 0 };
       for (const job of JOBS) {
         let run;
         for (let k = 0; k < 2; k++) {
           progress(`${name}: ${job} (${k === 0 ? "warm-up" : "measured"})…`);
-          run = await measureFanout(server, { members, processes: 1, seconds: SECONDS, progress: () => {}, ...jobOptions[job](members, n) });
+          run = await measureFanout(server, { members, processes: 1, seconds: SECONDS, progress: () => {}, ...jobOptions[job](members) });
           await sleep(500);
         }
         figures[job] = run;

@@ -21,6 +21,22 @@ function startPoller() {
   return poller;
 }
 
+/** Sends to `channel` from its `members` in turn (fan-out (a) and (b)); each must reach every member. */
+export function roundRobinSends(channel, members) {
+  let i = 0;
+  return () => ({
+    client: members[i++ % members.length],
+    params: { type: "stream", to: channel, topic: "load", content: `hello ${i}` },
+    expected: members.length,
+  });
+}
+
+/** Sends to `channel` from `sender` alone (the one-sender job); each must reach `receivers` polling queues. */
+export function oneSenderSends(channel, sender, receivers) {
+  let n = 0;
+  return () => ({ client: sender, params: { type: "stream", to: channel, topic: "one sender", content: `hello ${++n}` }, expected: receivers });
+}
+
 /**
  * `members` (Clients) each register a queue, spread over `processes` poller processes, and poll;
  * `concurrency` loops send for `seconds`, each message built by `next()` → { client, params,

@@ -25,7 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { measureFanout } from "./bench-fanout.mjs";
+import { measureFanout, oneSenderSends, roundRobinSends } from "./bench-fanout.mjs";
 import { writeMultiSection } from "./bench-multi-report.mjs";
 import { Client, cpuMs, devClient, nowMs, percentile, postgresTransport, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
@@ -161,8 +161,6 @@ async function pollCost(servers, members) {
 
 /** The one-sender job: 10 messages in flight from one member to the channel's members (all polling). */
 async function oneSender(servers, members) {
-  const sender = members[0];
-  let n = 0;
   const job = (pollers) =>
     measureFanout(servers, {
       members: pollers,
@@ -170,7 +168,7 @@ async function oneSender(servers, members) {
       seconds: SECONDS,
       concurrency: 10,
       progress: (t) => say(`one sender: ${t}`),
-      next: () => ({ client: sender, params: { type: "stream", to: "bench-50", topic: "one sender", content: `hello ${++n}` }, expected: pollers.length }),
+      next: oneSenderSends("bench-50", members[0], pollers.length),
     });
   const sendOnly = await job([]);
   await sleep(1000);
@@ -240,18 +238,13 @@ async function fanout(counts) {
         const { membersOf } = await clientsFor(servers);
         const scenario = async (name, pollerProcesses) => {
           const members = await membersOf(name);
-          let i = 0;
           return measureFanout(servers, {
             members,
             processes: pollerProcesses,
             seconds: SECONDS,
             concurrency: 8,
             progress: (t) => say(`${processes} process(es), ${name}: ${t}`),
-            next: () => ({
-              client: members[i++ % members.length],
-              params: { type: "stream", to: name, topic: "load", content: `hello ${i}` },
-              expected: members.length,
-            }),
+            next: roundRobinSends(name, members),
           });
         };
         const which = new Set(opts.fanout.split(","));

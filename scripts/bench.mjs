@@ -29,7 +29,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { targetChart } from "./bench-chart.mjs";
-import { measureFanout, measureIdleQueues } from "./bench-fanout.mjs";
+import { measureFanout, measureIdleQueues, roundRobinSends } from "./bench-fanout.mjs";
 import { multiSection } from "./bench-multi-report.mjs";
 import { measureWebApp, webBenchAvailable, webSection, WEB_END, WEB_START } from "./bench-web.mjs";
 import {
@@ -169,18 +169,13 @@ async function measureSmallOrganization(engine, say) {
       };
       const channelScenario = async (name, processes) => {
         const members = await membersOf(name);
-        let i = 0;
         return measureFanout(server, {
           members,
           processes,
           seconds: SECONDS,
           concurrency: SENDERS,
           progress: (t) => say(`${name}: ${t}`),
-          next: () => ({
-            client: members[i++ % members.length],
-            params: { type: "stream", to: name, topic: "load", content: `hello ${i}` },
-            expected: members.length,
-          }),
+          next: roundRobinSends(name, members),
         });
       };
       const fifty = await channelScenario("bench-50", 1);
