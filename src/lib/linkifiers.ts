@@ -1,7 +1,7 @@
-import { createRequire } from "node:module";
 import type { RE2JS } from "re2js";
 import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
+import { lazyRequire } from "../util/lazy.js";
 
 /** A linkifier as clients see it (Zulip's LinkifierDict). */
 export interface Linkifier {
@@ -129,11 +129,10 @@ const AFTER = `(?:$|[^\\p{L}\\p{N}])`;
 const compiled = new Map<string, RE2JS | null>();
 
 // re2js is loaded by the first linkifier compiled: most organizations have none.
-let re2js: typeof import("re2js") | undefined;
+const loadRe2js = lazyRequire<typeof import("re2js")>("re2js");
 
 function compileRe2(pattern: string): RE2JS {
-  re2js ??= createRequire(import.meta.url)("re2js") as typeof import("re2js");
-  return re2js.RE2JS.compile(pattern);
+  return loadRe2js().RE2JS.compile(pattern);
 }
 
 function compilePattern(pattern: string): RE2JS | null {

@@ -1,17 +1,15 @@
-import { createRequire } from "node:module";
 import type katexModule from "katex";
 import type { MarkdownIt, StateInline } from "markdown-it";
+import { lazyRequire } from "../../util/lazy.js";
 import { escapeHtmlFull, escapeText } from "./escape.js";
 
 // KaTeX (10 MB, 30 ms to load) is loaded by the first message with math, not at start.
-const require = createRequire(import.meta.url);
-let katex: typeof katexModule | undefined;
+const loadKatex = lazyRequire<typeof katexModule>("katex");
 
 /** KaTeX with bounded work: no \href or other trusted commands, limited macro expansion. */
 function renderTex(tex: string, displayMode: boolean): string | null {
-  katex ??= require("katex") as typeof katexModule;
   try {
-    return katex.renderToString(tex, { displayMode, throwOnError: true, trust: false, maxExpand: 1000, maxSize: 100, strict: "ignore" });
+    return loadKatex().renderToString(tex, { displayMode, throwOnError: true, trust: false, maxExpand: 1000, maxSize: 100, strict: "ignore" });
   } catch {
     return null;
   }
