@@ -54,7 +54,12 @@ describe("loadConfig", () => {
 
   it("selects PostgreSQL from PARLEY_DATABASE_URL", () => {
     const config = loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db" });
-    expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db" });
+    expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@localhost/db", preparedStatements: true });
+    expect(loadConfig({ PARLEY_DATABASE_URL: "postgres://u@localhost/db", PARLEY_POSTGRES_PREPARED_STATEMENTS: "0" }).database).toEqual({
+      kind: "postgres",
+      url: "postgres://u@localhost/db",
+      preparedStatements: false,
+    });
   });
 
   it("turns on multi-process mode with PARLEY_BUS_URL, on PostgreSQL only", () => {
@@ -73,6 +78,7 @@ describe("loadConfig", () => {
     ["PARLEY_SMTP_URL", "http://mail"],
     ["PARLEY_LOG_LEVEL", "loud"],
     ["PARLEY_SQLITE_SYNCHRONOUS", "OFF"],
+    ["PARLEY_POSTGRES_PREPARED_STATEMENTS", "sometimes"],
     ["PARLEY_ADMIN_EMAIL", "nobody"],
     ["PARLEY_ADMIN_PASSWORD", "123"],
     ["PARLEY_TRUSTED_PROXIES", "proxy.example"],

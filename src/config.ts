@@ -39,6 +39,7 @@ const envSchema = z.object({
   PARLEY_EMAIL_FROM: z.string().min(3).optional(),
   PARLEY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PARLEY_SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+  PARLEY_POSTGRES_PREPARED_STATEMENTS: boolFlag.default(true),
   PARLEY_ADMIN_EMAIL: z.email().optional(),
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
@@ -96,7 +97,7 @@ export interface Config {
   port: number;
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
-  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string };
+  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string; preparedStatements?: boolean };
   /** Multi-process mode: the NATS server the processes share (events/bus.ts); PostgreSQL only. */
   busUrl: string | undefined;
   /**
@@ -192,7 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       ? { kind: "sqlite", file: path.join(dataDir, "parley.sqlite3"), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
       : e.PARLEY_DATABASE_URL.startsWith("sqlite:")
         ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
-        : { kind: "postgres", url: e.PARLEY_DATABASE_URL };
+        : { kind: "postgres", url: e.PARLEY_DATABASE_URL, preparedStatements: e.PARLEY_POSTGRES_PREPARED_STATEMENTS };
   if (e.PARLEY_BUS_URL !== undefined && database.kind !== "postgres") {
     throw new ConfigError(
       "Invalid configuration:\n  PARLEY_BUS_URL: several processes need PostgreSQL (set PARLEY_DATABASE_URL=postgres://...); SQLite serves one process",

@@ -8,6 +8,7 @@ import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
 import { type Dialect, dialectFor } from "./dialect.js";
 import { lazyRequire } from "../util/lazy.js";
+import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import type { Database } from "./schema.js";
 
@@ -111,7 +112,10 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   // A connection can also die while checked out (a transaction in progress): its query fails, and
   // pg emits an 'error' on the client too, which would crash the process without a listener.
   pool.on("connect", (client) => client.on("error", lost));
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log });
+  const kysely = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: database.preparedStatements === false ? pool : withPreparedStatements(pool, new StatementNames()) }),
+    log,
+  });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return {
     kysely,

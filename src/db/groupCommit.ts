@@ -1,4 +1,5 @@
 import { type Transaction, sql } from "kysely";
+import { isStalePlanError } from "./pgPreparedStatements.js";
 import type { Database } from "./schema.js";
 import type { TxServices } from "./tx.js";
 
@@ -137,17 +138,24 @@ export class GroupCommitter {
       const item = this.queue.shift()!;
       batch.push(item);
       const savepoint = sql.raw(`group_commit_${batch.length}`);
-      const pending: Pending = { hooks: [], hasEvents: false };
-      await sql`savepoint ${savepoint}`.execute(trx);
-      try {
-        const value = await item.work(trx, pending);
-        await sql`release savepoint ${savepoint}`.execute(trx);
-        committed.push({ item, pending, value });
-      } catch (error) {
-        failed.push({ item, error });
-        // If SQLite already rolled the whole transaction back, this throws and fails the batch.
-        await sql`rollback to savepoint ${savepoint}`.execute(trx);
-        await sql`release savepoint ${savepoint}`.execute(trx);
+      for (let attempt = 1; ; attempt++) {
+        const pending: Pending = { hooks: [], hasEvents: false };
+        await sql`savepoint ${savepoint}`.execute(trx);
+        try {
+          const value = await item.work(trx, pending);
+          await sql`release savepoint ${savepoint}`.execute(trx);
+          committed.push({ item, pending, value });
+        } catch (error) {
+          // A statement prepared before another process changed its table: the unit runs once
+          // more, its statements unnamed (db/pgPreparedStatements.ts).
+          const again = attempt === 1 && isStalePlanError(error);
+          if (!again) failed.push({ item, error });
+          // If SQLite already rolled the whole transaction back, this throws and fails the batch.
+          await sql`rollback to savepoint ${savepoint}`.execute(trx);
+          await sql`release savepoint ${savepoint}`.execute(trx);
+          if (again) continue;
+        }
+        break;
       }
     }
   }
