@@ -1,13 +1,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteAdapter, SqliteDialect, sql } from "kysely";
+import { Kysely, SqliteAdapter, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
 import { type Dialect, dialectFor } from "./dialect.js";
 import { lazyRequire } from "../util/lazy.js";
+import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import type { Database } from "./schema.js";
@@ -113,7 +114,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   // pg emits an 'error' on the client too, which would crash the process without a listener.
   pool.on("connect", (client) => client.on("error", lost));
   const kysely = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: database.preparedStatements === false ? pool : withPreparedStatements(pool, new StatementNames()) }),
+    dialect: new ParleyPostgresDialect({ pool: database.preparedStatements === false ? pool : withPreparedStatements(pool, new StatementNames()) }),
     log,
   });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });

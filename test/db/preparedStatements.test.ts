@@ -44,6 +44,24 @@ describe.runIf(TEST_ENGINE === "postgres")("PostgreSQL prepared statements", () 
     });
   });
 
+  it("take a list of values as one array parameter, so the text does not depend on its length", async () => {
+    const { kysely } = t.ctx.db;
+    const ids = (await kysely.selectFrom("users").select("id").orderBy("id").limit(5).execute()).map((r) => r.id);
+    const inList = (list: number[]) => kysely.selectFrom("users").select("id").where("id", "in", list).orderBy("id");
+    const notInList = (list: number[]) => kysely.selectFrom("users").select("id").where("id", "in", ids).where("id", "not in", list).orderBy("id");
+    expect(inList(ids.slice(0, 2)).compile().sql).toBe(inList(ids).compile().sql);
+    expect(inList(ids).compile().sql).toContain('"id" = any($1)');
+    expect(notInList(ids.slice(0, 1)).compile().sql).toContain('"id" <> all($2)');
+    await kysely.connection().execute(async (db) => {
+      for (const n of [1, 3, 5]) {
+        expect((await db.executeQuery(inList(ids.slice(0, n)).compile())).rows.map((r) => r.id)).toEqual(ids.slice(0, n));
+        expect((await db.executeQuery(notInList(ids.slice(0, n)).compile())).rows.map((r) => r.id)).toEqual(ids.slice(n));
+      }
+      const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+      expect(prepared.rows.map((r) => r.statement)).toContain(inList(ids).compile().sql);
+    });
+  });
+
   it("are not made with PARLEY_POSTGRES_PREPARED_STATEMENTS=0", async () => {
     const database = t.config.database;
     if (database.kind !== "postgres") throw new Error("PostgreSQL only");
