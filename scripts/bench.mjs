@@ -119,8 +119,12 @@ async function cheapest(server, hamlet) {
   return { rps: loaded.rps, p50: single.p50, errors: loaded.errors + single.errors };
 }
 
-/** How long (f) leaves the empty server alone before it reads its idle RSS. */
-const IDLE_SECONDS = 15;
+/**
+ * How long (f) leaves the empty server alone before it reads its idle RSS. V8's memory reducer
+ * gives back start-up's young generation after ~8 s without allocation on a quiet machine, and
+ * after 15–25 s on a busier one (stop 32: three second starts, 104 MiB at 15 s, 84–85 at 30 s).
+ */
+const IDLE_SECONDS = 30;
 
 /** (f) for an empty server: a first start (creates the database) and a second one. */
 async function measureEmptyServer(engine, say) {
@@ -133,8 +137,8 @@ async function measureEmptyServer(engine, say) {
     const second = await startServer(fresh.env);
     await sleep(1000);
     const startRss = rssMiB(second.child.pid);
-    // Idle: once the process has allocated next to nothing for ~8 s, V8's memory reducer collects
-    // and gives back its young generation (up to 32 MiB that start-up filled).
+    // Idle: once the process has allocated next to nothing for a while, V8's memory reducer
+    // collects and gives back its young generation (up to 32 MiB that start-up filled).
     await sleep(IDLE_SECONDS * 1000 - 1000);
     const idleRss = rssMiB(second.child.pid);
     await stopServer(second);
