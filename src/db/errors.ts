@@ -7,3 +7,12 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
+
+/**
+ * PostgreSQL's "cached plan must not change result type" (0A000): a prepared statement's table
+ * changed under it, e.g. another process's migration added a column to a `select *`
+ * (db/pgPreparedStatements.ts gives its names up; db/groupCommit.ts runs the unit again).
+ */
+export function isStalePlanError(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "0A000" && /cached plan must not change result type/.test(String((error as Error).message));
+}

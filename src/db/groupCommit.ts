@@ -1,5 +1,5 @@
 import { type Transaction, sql } from "kysely";
-import { isStalePlanError } from "./pgPreparedStatements.js";
+import { isStalePlanError } from "./errors.js";
 import type { Database } from "./schema.js";
 import type { TxServices } from "./tx.js";
 

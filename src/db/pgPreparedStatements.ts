@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { isStalePlanError } from "./errors.js";
 
 /**
  * Named (prepared) statements on PostgreSQL. Kysely sends every query as an unnamed statement,
@@ -10,7 +11,7 @@ import type pg from "pg";
  * statement when it costs no more than the plans made for each run's values (plan_cache_mode
  * `auto`, the default; an operator can set `force_custom_plan` on the database to plan every run).
  *
- * Bounded: at most `maxNames` texts are named for the process's life (texts that differ by the
+ * Bounded: at most 256 texts are named for the process's life (texts that differ by the
  * length of an IN list are different texts); later ones stay unnamed.
  *
  * A schema change by another process (a migration run by a newer version of Parley during a
@@ -23,13 +24,12 @@ import type pg from "pg";
  * PARLEY_POSTGRES_PREPARED_STATEMENTS=0 turns this off (for a connection pooler in transaction
  * mode that does not track prepared statements).
  */
-export interface PreparedStatementOptions {
-  namedAfterUses?: number;
-  maxNames?: number;
-}
-
 type Query = (...args: any[]) => Promise<any>;
 
+/** A text is named at its second use. */
+const NAMED_AFTER_USES = 2;
+/** At most this many texts are named in a process's life; the texts counted are bounded alike. */
+const MAX_NAMES = 256;
 /** Statements PostgreSQL plans (the others gain nothing from a name). */
 const PLANNED = /^\s*(select|insert|update|delete|with)\b/i;
 
@@ -38,34 +38,22 @@ export class StatementNames {
   private readonly names = new Map<string, string>();
   /** Bumped when prepared statements went stale: connections of an older generation are retired. */
   generation = 0;
-  private readonly namedAfterUses: number;
-  private readonly maxNames: number;
-
-  constructor(options: PreparedStatementOptions = {}) {
-    this.namedAfterUses = options.namedAfterUses ?? 2;
-    this.maxNames = options.maxNames ?? 256;
-  }
-
-  get size(): number {
-    return this.names.size;
-  }
 
   /** The name to prepare `text` under, or undefined to send it unnamed. */
   nameOf(text: string): string | undefined {
-    const name = this.names.get(text);
-    if (name === undefined && !PLANNED.test(text)) return undefined;
-    if (name !== undefined || this.names.size >= this.maxNames) return name;
+    const named = this.names.get(text);
+    if (named !== undefined) return named;
+    if (this.names.size >= MAX_NAMES || !PLANNED.test(text)) return undefined;
     const uses = (this.uses.get(text) ?? 0) + 1;
-    if (uses < this.namedAfterUses) {
-      // Counted texts are bounded like the names: past the bound, the counts start over.
-      if (this.uses.size >= this.maxNames * 8) this.uses.clear();
+    if (uses < NAMED_AFTER_USES) {
+      if (this.uses.size >= MAX_NAMES * 8) this.uses.clear();
       this.uses.set(text, uses);
       return undefined;
     }
     this.uses.delete(text);
-    const fresh = `parley_${this.generation}_${this.names.size}`;
-    this.names.set(text, fresh);
-    return fresh;
+    const name = `parley_${this.generation}_${this.names.size}`;
+    this.names.set(text, name);
+    return name;
   }
 
   /** Statements prepared so far went stale: new names for all, and connections retired. */
@@ -74,11 +62,6 @@ export class StatementNames {
     this.names.clear();
     this.uses.clear();
   }
-}
-
-/** PostgreSQL's "cached plan must not change result type" (a prepared statement's table changed). */
-export function isStalePlanError(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === "0A000" && /cached plan must not change result type/.test(String((error as Error).message));
 }
 
 /** What Kysely's PostgresDialect needs of a pool. */
