@@ -318,7 +318,7 @@ export async function doSetProfileFieldValue(tx: Tx, user: User, field: CustomPr
     await customProfileFieldStore.deleteValue(tx.q, user.id, field.id);
   } else {
     if (current?.value === value) return;
-    rendered = isRenderedFieldType(field.field_type) ? renderProfileFieldValue(value) : null;
+    rendered = isRenderedFieldType(field.field_type) ? await renderProfileFieldValue(tx.q, user.realm_id, value) : null;
     await customProfileFieldStore.upsertValue(tx.q, user.id, field.id, value, rendered);
   }
   const data: Record<string, unknown> = { id: field.id, value };

@@ -315,7 +315,7 @@ async function seedProfileFields(tx: Tx, realm: Realm): Promise<void> {
       ["iago", spec.iago],
       ["hamlet", spec.hamlet],
     ] as const) {
-      const rendered = isRenderedFieldType(spec.field_type) ? renderProfileFieldValue(value) : null;
+      const rendered = isRenderedFieldType(spec.field_type) ? await renderProfileFieldValue(tx.q, realm.id, value) : null;
       await customProfileFieldStore.upsertValue(tx.q, userId(name), field.id, value, rendered);
     }
   }

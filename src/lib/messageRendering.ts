@@ -97,7 +97,7 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
  * Channel links resolve to the channels `author` may see; with no author (a channel the server
  * creates) they stay text.
  */
-export async function renderChannelDescription(q: Executor, realm: Realm, author: User | null, text: string): Promise<string> {
+export async function renderChannelDescription(q: Executor, realm: Pick<Realm, "id">, author: User | null, text: string): Promise<string> {
   if (text === "") return "";
   const wanted = collectReferences(text);
   const refs = await resolveReferences(q, realm, author, author ? wanted : { ...wanted, streamNames: [] });
@@ -105,11 +105,11 @@ export async function renderChannelDescription(q: Executor, realm: Realm, author
 }
 
 /** The organization's linkifiers, in the order the renderer applies them. */
-export async function realmLinkifiers(q: Executor, realm: Realm): Promise<Linkifier[]> {
+export async function realmLinkifiers(q: Executor, realm: Pick<Realm, "id">): Promise<Linkifier[]> {
   return (await realmLinkifierStore.listForRealm(q, realm.id)).map(linkifierPayload);
 }
 
-async function resolveReferences(q: Executor, realm: Realm, sender: User | null, wanted: References): Promise<ResolvedReferences> {
+async function resolveReferences(q: Executor, realm: Pick<Realm, "id">, sender: User | null, wanted: References): Promise<ResolvedReferences> {
   const [users, groups, streams, emoji] = await Promise.all([
     renderLookupStore.activeUsers(q, realm.id, wanted.userIds, wanted.userNames),
     renderLookupStore.namedGroups(q, realm.id, wanted.groupNames),

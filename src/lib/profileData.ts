@@ -1,5 +1,8 @@
 import type { Executor } from "../db/tx.js";
 import { customProfileFieldStore } from "../store/customProfileFields.js";
+import { camoUrl } from "./camo.js";
+import { emptyReferences, renderMarkdown } from "./markdown/index.js";
+import { renderChannelDescription } from "./messageRendering.js";
 import type { ProfileData } from "./userPayload.js";
 
 /** Zulip's CustomProfileField types. */
@@ -15,19 +18,24 @@ export const ProfileFieldType = {
 } as const;
 export const PROFILE_FIELD_TYPES: readonly number[] = Object.values(ProfileFieldType);
 
-/** Types whose values are Markdown and carry `rendered_value`. */
+/** Types whose values are Markdown and carry `rendered_value` (Zulip's CustomProfileField.is_renderable). */
 export function isRenderedFieldType(fieldType: number): boolean {
   return fieldType === ProfileFieldType.SHORT_TEXT || fieldType === ProfileFieldType.LONG_TEXT;
 }
 
-const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
 /**
- * The HTML of a Markdown-capable value. For now the text is escaped and wrapped in one
- * paragraph; it moves to the Markdown renderer when that exists.
+ * The HTML of a short or long text value: Zulip renders it with render_stream_description (its
+ * Markdown processor in the organization's context, without previews of linked pages) when the
+ * value is written, and stores it beside the value, so reads never render. No author: a channel
+ * link stays text (the value is shown to everyone, whatever channels its writer may see).
  */
-export function renderProfileFieldValue(value: string): string {
-  return `<p>${value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c])}</p>`;
+export function renderProfileFieldValue(q: Executor, realmId: number, value: string): Promise<string> {
+  return renderChannelDescription(q, { id: realmId }, null, value);
+}
+
+/** A value stored without its rendering (imported so): Markdown without look-ups (mentions stay text). */
+function renderWithoutLookups(value: string): string {
+  return renderMarkdown(value, emptyReferences(), { mediaProxy: camoUrl }).html;
 }
 
 /** `profile_data` of user payloads, keyed by user id (all users of the realm when `userIds` is null). */
@@ -37,7 +45,7 @@ export async function fetchProfileData(q: Executor, realmId: number, userIds: re
     let data = byUser.get(row.user_id);
     if (!data) byUser.set(row.user_id, (data = {}));
     data[String(row.field_id)] = isRenderedFieldType(row.field_type)
-      ? { value: row.value, rendered_value: row.rendered_value ?? renderProfileFieldValue(row.value) }
+      ? { value: row.value, rendered_value: row.rendered_value ?? renderWithoutLookups(row.value) }
       : { value: row.value };
   }
   return byUser;

@@ -156,6 +156,42 @@ describe("profile_data through PATCH /users/{user_id}", () => {
     expect(after.profile_data).not.toHaveProperty(String(text));
   });
 
+  it("renders short and long text values as Markdown (rendered_value), in events, /register and GET /users", async () => {
+    const about = await createField({ name: "About me", field_type: 2 });
+    const tagline = await createField({ name: "Tagline", field_type: 1 });
+    const site = await createField({ name: "Site", field_type: 5 });
+    const markdown = "**bold** and a [link](https://example.com)\n\n<script>alert(1)</script>";
+    const rendered = '<p><strong>bold</strong> and a <a href="https://example.com">link</a></p>\n<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>';
+    const { result: res, events } = await t.captureEvents(() =>
+      t.patch("iago", "/api/v1/users/12", {
+        profile_data: [
+          { id: about, value: markdown },
+          { id: tagline, value: "*to be*" },
+          { id: site, value: "https://example.com/*x*" },
+        ],
+      }),
+    );
+    expectSuccess(res);
+    const updates = events.map((e) => (e.event as any).person?.custom_profile_field).filter(Boolean);
+    expect(updates).toEqual([
+      { id: about, value: markdown, rendered_value: rendered },
+      { id: tagline, value: "*to be*", rendered_value: "<p><em>to be</em></p>" },
+      { id: site, value: "https://example.com/*x*" },
+    ]);
+    const expected = {
+      [about]: { value: markdown, rendered_value: rendered },
+      [tagline]: { value: "*to be*", rendered_value: "<p><em>to be</em></p>" },
+      [site]: { value: "https://example.com/*x*" },
+    };
+    const pick = (data: Record<string, unknown>) => ({ [about]: data[about], [tagline]: data[tagline], [site]: data[site] });
+    const one = expectSuccess(await t.get("othello", "/api/v1/users/12", { include_custom_profile_fields: true })).user;
+    expect(pick(one.profile_data)).toEqual(expected);
+    const all = expectSuccess(await t.get("othello", "/api/v1/users", { include_custom_profile_fields: true })).members;
+    expect(pick(all.find((u: any) => u.user_id === 12).profile_data)).toEqual(expected);
+    const registered = expectSuccess(await t.post("othello", "/api/v1/register", { fetch_event_types: ["realm_user"] })).realm_users;
+    expect(pick(registered.find((u: any) => u.user_id === 12).profile_data)).toEqual(expected);
+  });
+
   it("validates each value by field type and writes nothing on error", async () => {
     const text = await createField({ name: "Short", field_type: 1 });
     const url = await createField({ name: "Website", field_type: 5 });

@@ -65,8 +65,12 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     expect(await field("Favorite editor").textContent()).toBe("Vim");
     expect(await field("Mentor").textContent()).toBe("Iago");
     expect(await field("Favorite website").locator("a").getAttribute("href")).toBe("https://blog.zulig.org");
-    // Long text comes rendered by the server (its rendered_value).
-    expect(await field("Biography").locator(".rendered_markdown p").textContent()).toContain("The prince of Denmark");
+    // Long text comes rendered by the server (its rendered_value): Hamlet's biography is a paragraph and a list.
+    expect(await field("Biography").locator(".rendered_markdown p").textContent()).toBe("I am:");
+    expect(await field("Biography").locator(".rendered_markdown ul li").allTextContents()).toEqual([
+      "The prince of Denmark",
+      "Nephew to the usurping Claudius",
+    ]);
     if (shots) await othello.screenshot({ path: `${shots}/user-card.png` });
 
     await card(othello).locator("button", { hasText: "Send direct message" }).click();
