@@ -1,4 +1,5 @@
 import { type AppContext, transaction } from "../appContext.js";
+import type { BlobStorage } from "../blobs/storage.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import type { UploadedFile } from "../http/mount.js";
@@ -25,9 +26,45 @@ function checkAvatarChangesAllowed(user: User, realm: Realm): void {
 /** The one image of a multipart body, within `maxMib`; `count` names what Zulip asks for. */
 function singleImage(files: readonly UploadedFile[], count: string, maxMib: number): Buffer {
   if (files.length !== 1) throw badRequest(`You must upload exactly one ${count}.`);
-  const data = files[0].data;
+  return withinLimit(files[0].data, maxMib);
+}
+
+function withinLimit(data: Buffer, maxMib: number): Buffer {
   if (data.length > maxMib * 1024 * 1024) throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
   return data;
+}
+
+/** An uploaded avatar made ready to store: Zulip's default and medium sizes, square PNGs. */
+export interface AvatarImages {
+  small: Buffer;
+  medium: Buffer;
+}
+
+/** Zulip's resize_avatar at both sizes; "Could not decode image; …" for anything but a raster image. */
+async function avatarImages(data: Buffer): Promise<AvatarImages> {
+  const [small, medium] = await Promise.all([squarePng(data, AVATAR_SIZE), squarePng(data, MEDIUM_AVATAR_SIZE)]);
+  return { small, medium };
+}
+
+/**
+ * A bot's avatar in the body of POST /bots or PATCH /bots/{id} (Zulip's add_bot_backend and
+ * patch_bot_backend): none (undefined), or the one file made ready to store. Call it before the
+ * transaction opens: resizing takes tens of milliseconds.
+ */
+export async function botAvatarImages(files: readonly UploadedFile[]): Promise<AvatarImages | undefined> {
+  checkBotAvatarFileCount(files.length);
+  return files.length === 0 ? undefined : avatarImages(withinLimit(files[0].data, MAX_AVATAR_FILE_SIZE_MIB));
+}
+
+/** Zulip's check, at its place among the bot endpoints' other checks. */
+export function checkBotAvatarFileCount(count: number): void {
+  if (count > 1) throw badRequest("You may only upload one file at a time");
+}
+
+/** Stores both sizes under the user's avatar keys (http/avatarFiles.ts serves them once avatar_source is "U"). */
+export async function storeAvatarImages(blobs: BlobStorage, user: Pick<User, "realm_id" | "id">, images: AvatarImages): Promise<void> {
+  await blobs.putBytes(avatarBlobKey(user.realm_id, user.id), images.small);
+  await blobs.putBytes(avatarBlobKey(user.realm_id, user.id, true), images.medium);
 }
 
 /**
@@ -38,10 +75,8 @@ function singleImage(files: readonly UploadedFile[], count: string, maxMib: numb
 export async function checkSetAvatar(ctx: AppContext, user: User, realm: Realm, files: readonly UploadedFile[]): Promise<string> {
   if (files.length !== 1) throw badRequest("You must upload exactly one avatar.");
   checkAvatarChangesAllowed(user, realm);
-  const data = singleImage(files, "avatar", MAX_AVATAR_FILE_SIZE_MIB);
-  const [small, medium] = await Promise.all([squarePng(data, AVATAR_SIZE), squarePng(data, MEDIUM_AVATAR_SIZE)]);
-  await ctx.blobs.putBytes(avatarBlobKey(realm.id, user.id), small);
-  await ctx.blobs.putBytes(avatarBlobKey(realm.id, user.id, true), medium);
+  const images = await avatarImages(singleImage(files, "avatar", MAX_AVATAR_FILE_SIZE_MIB));
+  await storeAvatarImages(ctx.blobs, user, images);
   const updated = await transaction(ctx, (tx) => doChangeAvatarSource(tx, user, "U", user));
   return avatarUrlFor(user, updated, false)!;
 }

@@ -1,5 +1,8 @@
 import type { Realm, Stream, User } from "../db/schema.js";
+import { type AppContext, transaction } from "../appContext.js";
+import type { BlobStorage } from "../blobs/storage.js";
 import type { Tx } from "../db/tx.js";
+import type { UploadedFile } from "../http/mount.js";
 import {
   BadNameOrUsernameError,
   badRequest,
@@ -16,6 +19,7 @@ import { BotType, isAdmin, isOwner, Role } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { botServiceStore } from "../store/botServices.js";
 import { userStore } from "../store/users.js";
+import { type AvatarImages, botAvatarImages, checkBotAvatarFileCount, doChangeAvatarSource, storeAvatarImages } from "./avatars.js";
 import { doCreateUser } from "./createUser.js";
 import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } from "./users.js";
 import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
@@ -86,8 +90,16 @@ export interface CreateBotRequest {
   defaultAllPublicStreams?: boolean;
 }
 
-/** POST /bots (Zulip's add_bot_backend). */
-export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomain: string, req: CreateBotRequest) {
+interface PreparedBot {
+  email: string;
+  fullName: string;
+  serviceName: string;
+  sending: Stream | null | undefined;
+  registering: Stream | null | undefined;
+}
+
+/** Every check of POST /bots, in Zulip's order (the avatar's file count among them), before anything is written. */
+async function prepareCreateBot(tx: Tx, actor: User, realm: Realm, botDomain: string, req: CreateBotRequest, fileCount: number): Promise<PreparedBot> {
   requireMemberOrAdmin(actor);
   const shortName = req.shortName.trim();
   if (shortName === "" || !/^[A-Za-z0-9._+-]+$/.test(shortName)) throw new BadNameOrUsernameError();
@@ -103,37 +115,58 @@ export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomai
   if (!BOT_TYPES.has(req.botType)) throw badRequest("Invalid bot type");
   if (!allowed) throw new InsufficientPermissionError();
   checkInterfaceType(req.interfaceType);
+  checkBotAvatarFileCount(fileCount);
   if (req.botType === BotType.OUTGOING_WEBHOOK) checkServiceUrl("payload_url", req.payloadUrl);
   const serviceName = req.serviceName ?? shortName;
   if (req.botType === BotType.EMBEDDED && !(serviceName in EMBEDDED_BOTS)) throw badRequest("Invalid embedded bot name.");
   const sending = await defaultStream(tx, actor, req.defaultSendingStream);
   const registering = await defaultStream(tx, actor, req.defaultEventsRegisterStream);
+  return { email, fullName, serviceName, sending, registering };
+}
 
-  const bot = await doCreateUser(tx, realm, {
-    email,
-    full_name: fullName,
+/**
+ * POST /bots (Zulip's add_bot_backend). The body may carry the bot's avatar as its one file
+ * (more: "You may only upload one file at a time"); the bot is then created with it, its images
+ * stored in the creating transaction, so no bot exists without the avatar its URL names.
+ */
+export async function checkCreateBot(ctx: AppContext, actor: User, realm: Realm, botDomain: string, req: CreateBotRequest, files: readonly UploadedFile[]) {
+  // Zulip answers every other error before one about the image, which is resized outside any transaction.
+  if (files.length > 0) await transaction(ctx, (tx) => prepareCreateBot(tx, actor, realm, botDomain, req, files.length));
+  const avatar = await botAvatarImages(files);
+  return transaction(ctx, async (tx) =>
+    doCreateBot(tx, ctx.blobs, actor, realm, req, await prepareCreateBot(tx, actor, realm, botDomain, req, files.length), avatar),
+  );
+}
+
+async function doCreateBot(tx: Tx, blobs: BlobStorage, actor: User, realm: Realm, req: CreateBotRequest, bot: PreparedBot, avatar: AvatarImages | undefined) {
+  const { sending, registering } = bot;
+  const inserted = await doCreateUser(tx, realm, {
+    email: bot.email,
+    full_name: bot.fullName,
     password_hash: null,
     is_bot: true,
     bot_type: req.botType,
     bot_owner_id: actor.id,
+    avatar_source: avatar ? "U" : "G",
     acting_user_id: actor.id,
   });
+  if (avatar) await storeAvatarImages(blobs, inserted, avatar);
   const defaults = {
     default_sending_stream_id: sending?.id ?? null,
     default_events_register_stream_id: registering?.id ?? null,
     default_all_public_streams: req.defaultAllPublicStreams ? (1 as const) : (0 as const),
   };
-  await userStore.update(tx.q, bot.id, defaults);
-  const created: User = { ...bot, ...defaults };
+  await userStore.update(tx.q, inserted.id, defaults);
+  const created: User = { ...inserted, ...defaults };
   if (req.botType === BotType.OUTGOING_WEBHOOK || req.botType === BotType.EMBEDDED) {
     const baseUrl = req.botType === BotType.EMBEDDED ? "" : req.payloadUrl;
-    await botServiceStore.insert(tx.q, { bot_id: bot.id, name: serviceName, base_url: baseUrl, interface: req.interfaceType, token: generateApiKey() });
+    await botServiceStore.insert(tx.q, { bot_id: created.id, name: bot.serviceName, base_url: baseUrl, interface: req.interfaceType, token: generateApiKey() });
   }
   const [dict] = await buildBotDicts(tx.q, actor, [created]);
   tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, await botAudience(tx, created));
   return {
-    user_id: bot.id,
-    api_key: bot.api_key,
+    user_id: created.id,
+    api_key: created.api_key,
     avatar_url: dict.avatar_url,
     default_sending_stream: dict.default_sending_stream,
     default_events_register_stream: dict.default_events_register_stream,
@@ -141,7 +174,11 @@ export async function checkCreateBot(tx: Tx, actor: User, realm: Realm, botDomai
   };
 }
 
-/** GET /bots: the caller's own active bots, oldest first. */
+/**
+ * GET /bots: the caller's own active bots, oldest first, with Zulip's fields (get_bots_backend:
+ * username, full_name, api_key, avatar_url and the three defaults) and two more that Zulip's
+ * answer lacks: user_id, which PATCH and DELETE /bots/{bot_id} need, and services, as in realm_bots.
+ */
 export async function listOwnBots(tx: Tx, actor: User) {
   requireMemberOrAdmin(actor);
   const bots = (await userStore.listActiveBotsOwnedBy(tx.q, actor.id)).sort((a, b) => a.date_joined - b.date_joined || a.id - b.id);
@@ -154,6 +191,8 @@ export async function listOwnBots(tx: Tx, actor: User) {
     default_sending_stream: d.default_sending_stream,
     default_events_register_stream: d.default_events_register_stream,
     default_all_public_streams: d.default_all_public_streams,
+    user_id: d.user_id,
+    services: d.services,
   }));
 }
 
@@ -168,8 +207,16 @@ export interface UpdateBotRequest {
   defaultAllPublicStreams?: boolean;
 }
 
-/** PATCH /bots/{bot_id} (Zulip's patch_bot_backend). Everything is checked before anything is written. */
-export async function checkUpdateBot(tx: Tx, actor: User, botId: number, req: UpdateBotRequest) {
+interface PreparedBotUpdate {
+  bot: User;
+  fullName: string | undefined;
+  owner: User | undefined;
+  sending: Stream | null | undefined;
+  registering: Stream | null | undefined;
+}
+
+/** Every check of PATCH /bots/{bot_id}, in Zulip's order (the avatar's file count last), before anything is written. */
+async function prepareUpdateBot(tx: Tx, actor: User, botId: number, req: UpdateBotRequest, fileCount: number): Promise<PreparedBotUpdate> {
   const bot = await accessBotById(tx, actor, botId);
   const fullName = req.fullName === undefined ? undefined : checkFullName(req.fullName);
   if (fullName !== undefined && fullName !== bot.full_name && (await userStore.activeFullNameTaken(tx.q, bot.realm_id, fullName))) {
@@ -192,7 +239,25 @@ export async function checkUpdateBot(tx: Tx, actor: User, botId: number, req: Up
   }
   const sending = await defaultStream(tx, actor, req.defaultSendingStream);
   const registering = await defaultStream(tx, actor, req.defaultEventsRegisterStream);
+  checkBotAvatarFileCount(fileCount);
+  return { bot, fullName, owner, sending, registering };
+}
 
+/**
+ * PATCH /bots/{bot_id} (Zulip's patch_bot_backend), by the bot's owner or an administrator
+ * (accessBotById). The body may carry a new avatar as its one file: stored, then Zulip's
+ * do_change_avatar_fields (realm_user and realm_bot updates with the new URL).
+ */
+export async function checkUpdateBot(ctx: AppContext, actor: User, botId: number, req: UpdateBotRequest, files: readonly UploadedFile[]) {
+  // Zulip answers every other error before one about the image, which is resized outside any transaction.
+  if (files.length > 0) await transaction(ctx, (tx) => prepareUpdateBot(tx, actor, botId, req, files.length));
+  const avatar = await botAvatarImages(files);
+  return transaction(ctx, async (tx) => doUpdateBot(tx, ctx.blobs, actor, req, await prepareUpdateBot(tx, actor, botId, req, files.length), avatar));
+}
+
+/** Everything was checked (prepareUpdateBot); the changes in Zulip's order, each with its events. */
+async function doUpdateBot(tx: Tx, blobs: BlobStorage, actor: User, req: UpdateBotRequest, update: PreparedBotUpdate, avatar: AvatarImages | undefined) {
+  const { bot, fullName, owner, sending, registering } = update;
   let current = bot;
   if (fullName !== undefined && fullName !== bot.full_name) {
     await doChangeFullName(tx, bot, fullName, actor);
@@ -239,6 +304,10 @@ export async function checkUpdateBot(tx: Tx, actor: User, botId: number, req: Up
     await botServiceStore.updateForBot(tx.q, bot.id, { base_url: req.servicePayloadUrl, interface: req.serviceInterface });
     const [dict] = await buildBotDicts(tx.q, actor, [current]);
     await sendBotUpdate(tx, current, { services: dict.services });
+  }
+  if (avatar) {
+    await storeAvatarImages(blobs, bot, avatar);
+    current = await doChangeAvatarSource(tx, current, "U", actor);
   }
   const [dict] = await buildBotDicts(tx.q, actor, [current]);
   const result: Record<string, unknown> = {

@@ -31,6 +31,8 @@ export interface NewUserInput {
   is_bot?: boolean;
   bot_type?: number | null;
   bot_owner_id?: number | null;
+  /** "U": the caller stores the uploaded avatar's images in the same transaction (a bot created with one). */
+  avatar_source?: "G" | "U";
   can_create_users?: boolean;
   can_change_user_emails?: boolean;
   /**
@@ -64,6 +66,7 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
       is_bot: input.is_bot ? 1 : 0,
       bot_type: input.is_bot ? (input.bot_type ?? 1) : null,
       bot_owner_id: input.bot_owner_id ?? null,
+      ...(input.avatar_source ? { avatar_source: input.avatar_source } : {}),
       date_joined: now,
       timezone: input.timezone ?? "",
       api_key: generateApiKey(),

@@ -13,7 +13,7 @@ const urlParam = () =>
     return value;
   });
 
-/** POST /bots */
+/** POST /bots: the bot's avatar may come as the one file of a multipart body. */
 export const createBot = endpoint({
   auth: "user",
   params: {
@@ -28,10 +28,14 @@ export const createBot = endpoint({
     default_events_register_stream: p.string().optional(),
     default_all_public_streams: p.bool().optional(),
   },
-  handler: async ({ ctx, user, realm, params }) => {
+  handler: async ({ ctx, user, realm, params, request }) => {
     const botDomain = new URL(ctx.config.externalUrl).hostname;
-    return transaction(ctx, (tx) =>
-      checkCreateBot(tx, user, realm, botDomain, {
+    return checkCreateBot(
+      ctx,
+      user,
+      realm,
+      botDomain,
+      {
         fullName: params.full_name,
         shortName: params.short_name,
         botType: params.bot_type,
@@ -41,7 +45,8 @@ export const createBot = endpoint({
         defaultSendingStream: params.default_sending_stream,
         defaultEventsRegisterStream: params.default_events_register_stream,
         defaultAllPublicStreams: params.default_all_public_streams,
-      }),
+      },
+      request.files,
     );
   },
 });
@@ -55,7 +60,7 @@ export const getBots = endpoint({
 
 const botIdOf = (path: Record<string, string>) => pathParam.int(path.bot_id, "bot_id");
 
-/** PATCH /bots/{bot_id} */
+/** PATCH /bots/{bot_id}: a new avatar may come as the one file of a multipart body. */
 export const updateBot = endpoint({
   auth: "user",
   params: {
@@ -69,9 +74,12 @@ export const updateBot = endpoint({
     default_events_register_stream: p.string().optional(),
     default_all_public_streams: p.bool().optional(),
   },
-  handler: async ({ ctx, user, path, params }) =>
-    transaction(ctx, (tx) =>
-      checkUpdateBot(tx, user, botIdOf(path), {
+  handler: async ({ ctx, user, path, params, request }) =>
+    checkUpdateBot(
+      ctx,
+      user,
+      botIdOf(path),
+      {
         fullName: params.full_name,
         role: params.role,
         botOwnerId: params.bot_owner_id,
@@ -80,7 +88,8 @@ export const updateBot = endpoint({
         defaultSendingStream: params.default_sending_stream,
         defaultEventsRegisterStream: params.default_events_register_stream,
         defaultAllPublicStreams: params.default_all_public_streams,
-      }),
+      },
+      request.files,
     ),
 });
 

@@ -1,5 +1,6 @@
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 
@@ -41,6 +42,8 @@ describe("POST /bots and GET /bots", () => {
         default_sending_stream: null,
         default_events_register_stream: null,
         default_all_public_streams: false,
+        user_id: body.user_id,
+        services: [],
       },
     ]);
     expect(expectSuccess(await t.get("othello", "/api/v1/bots")).bots).toEqual([]);
@@ -72,6 +75,9 @@ describe("POST /bots and GET /bots", () => {
     expect(body.default_sending_stream).toBe("Verona");
     const bot = (await realmBots("hamlet")).find((b) => b.user_id === body.user_id);
     expect(bot.services).toEqual([{ base_url: "http://127.0.0.1:9/hook", token: expect.any(String), interface: 2 }]);
+    // GET /bots names it by id too (PATCH /bots/{bot_id} needs it) and shows the same service.
+    const listed = expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots.find((b: any) => b.username.startsWith("hook-bot@"));
+    expect(listed).toMatchObject({ user_id: body.user_id, full_name: "Hook", default_sending_stream: "Verona", services: bot.services });
   });
 
   it("refuses bad input and missing permission, creating nothing", async () => {
@@ -155,5 +161,128 @@ describe("PATCH, DELETE and key regeneration", () => {
     expectError(await t.delete("hamlet", `/api/v1/bots/${botId}`), 400, "Bot is already deactivated");
     expectSuccess(await t.post("iago", `/api/v1/users/${botId}/reactivate`));
     expectSuccess(await t.request("GET", null, "/api/v1/users/me", {}, { headers: botAuth(email, key) }));
+  });
+});
+
+/** A 300×200 PNG, `left` on the left half and `right` on the right (cropping to a square keeps both). */
+const picture = (left: string, right: string) =>
+  sharp({ create: { width: 300, height: 200, channels: 3, background: left } })
+    .composite([{ input: { create: { width: 150, height: 200, channels: 3, background: right } }, left: 150, top: 0 }])
+    .png()
+    .toBuffer();
+
+/** `method` `path` as `who` with a real multipart body: text fields and files. */
+async function multipart(who: string, method: "POST" | "PATCH", path: string, fields: Record<string, string>, files: Buffer[]): Promise<ApiResponse> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  files.forEach((data, i) => form.append(`file-${i}`, new Blob([new Uint8Array(data)], { type: "image/png" }), `avatar-${i}.png`));
+  const res = await fetch(t.baseUrl + path, { method, headers: { Authorization: await t.authHeader(who) }, body: form });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+/** The avatar at `url` as `who` sees it: size and the colours at the left and right edges. */
+async function avatarAt(who: string, url: string) {
+  const res = await fetch(new URL(url, t.baseUrl), { headers: { Authorization: await t.authHeader(who) } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("image/png");
+  const image = sharp(Buffer.from(await res.arrayBuffer()));
+  const { width, height } = await image.metadata();
+  const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
+  const pixel = (x: number) => [...data.subarray((Math.floor(info.height / 2) * info.width + x) * info.channels).subarray(0, 3)];
+  return { width, height, left: pixel(2), right: pixel(info.width - 3) };
+}
+
+describe("bot avatars", () => {
+  it("POST /bots with an image creates the bot with that avatar, resized as user avatars are", async () => {
+    const { result, events } = await t.captureEvents(async () =>
+      multipart("hamlet", "POST", "/api/v1/bots", { full_name: "Painter", short_name: "painter" }, [await picture("#ff0000", "#0000ff")]),
+    );
+    const body = expectSuccess(result);
+    const hamlet = await t.user("hamlet");
+    expect(body.avatar_url).toBe(`/user_avatars/${hamlet.realm_id}/${body.user_id}.png?version=1`);
+    expect(await avatarAt("othello", body.avatar_url)).toEqual({ width: 100, height: 100, left: [255, 0, 0], right: [0, 0, 255] });
+    const medium = `/user_avatars/${hamlet.realm_id}/${body.user_id}-medium.png?version=1`;
+    expect(await avatarAt("othello", medium)).toMatchObject({ width: 500, height: 500 });
+
+    // Everyone learns of the bot with that avatar; GET /bots, realm_bots and GET /users show it.
+    expect(events.find((e) => e.event.type === "realm_bot")?.event).toMatchObject({ op: "add", bot: { user_id: body.user_id, avatar_url: body.avatar_url } });
+    expect(events.find((e) => e.event.type === "realm_user")?.event).toMatchObject({
+      op: "add",
+      person: { user_id: body.user_id, avatar_url: body.avatar_url, avatar_version: 1 },
+    });
+    expect(expectSuccess(await t.get("hamlet", "/api/v1/bots")).bots.find((b: any) => b.user_id === body.user_id).avatar_url).toBe(body.avatar_url);
+    expect((await realmBots("hamlet")).find((b) => b.user_id === body.user_id).avatar_url).toBe(body.avatar_url);
+    expect(expectSuccess(await t.get("othello", `/api/v1/users/${body.user_id}`, { client_gravatar: false })).user.avatar_url).toBe(body.avatar_url);
+  });
+
+  it("PATCH /bots/{bot_id} with an image changes the avatar for its owner or an administrator, with Zulip's events", async () => {
+    const { user_id: botId, avatar_url: before } = expectSuccess(await createBot("hamlet", { full_name: "Chameleon", short_name: "chameleon" }));
+    expect(before).toContain("gravatar.com");
+    const hamlet = await t.user("hamlet");
+    const { result, events } = await t.captureEvents(async () =>
+      multipart("hamlet", "PATCH", `/api/v1/bots/${botId}`, { full_name: "Chameleon Green" }, [await picture("#00ff00", "#00ff00")]),
+    );
+    const body = expectSuccess(result);
+    const url = `/user_avatars/${hamlet.realm_id}/${botId}.png?version=2`;
+    expect(body).toMatchObject({ full_name: "Chameleon Green", avatar_url: url, bot_owner: "hamlet@zulip.com" });
+    expect(await avatarAt("othello", url)).toEqual({ width: 100, height: 100, left: [0, 255, 0], right: [0, 255, 0] });
+    const avatarEvents = events.filter((e) => JSON.stringify(e.event).includes("avatar_url"));
+    expect(avatarEvents.map((e) => e.event)).toEqual([
+      {
+        type: "realm_user",
+        op: "update",
+        person: {
+          user_id: botId,
+          avatar_source: "U",
+          avatar_url: url,
+          avatar_url_medium: `/user_avatars/${hamlet.realm_id}/${botId}-medium.png?version=2`,
+          avatar_version: 2,
+        },
+      },
+      { type: "realm_bot", op: "update", bot: { user_id: botId, avatar_url: url } },
+    ]);
+    expect(avatarEvents[0].users).toContain((await t.user("othello")).id);
+    expect(avatarEvents[1].users).toContain(hamlet.id);
+    expect(avatarEvents[1].users).not.toContain((await t.user("othello")).id);
+    expect((await realmBots("hamlet")).find((b) => b.user_id === botId)).toMatchObject({ full_name: "Chameleon Green", avatar_url: url });
+
+    // Somebody else's bot: refused, nothing changed; an administrator may.
+    expectError(await multipart("othello", "PATCH", `/api/v1/bots/${botId}`, {}, [await picture("#000000", "#000000")]), 400, "Insufficient permission");
+    expectError(await multipart("polonius", "PATCH", `/api/v1/bots/${botId}`, {}, [await picture("#000000", "#000000")]), 400, "Not allowed for guest users");
+    expect(await avatarAt("hamlet", url)).toMatchObject({ left: [0, 255, 0] });
+    const byAdmin = expectSuccess(await multipart("iago", "PATCH", `/api/v1/bots/${botId}`, {}, [await picture("#ffffff", "#ffffff")]));
+    expect(byAdmin.avatar_url).toBe(`/user_avatars/${hamlet.realm_id}/${botId}.png?version=3`);
+    expect(await avatarAt("hamlet", byAdmin.avatar_url)).toMatchObject({ left: [255, 255, 255] });
+  });
+
+  it("refuses two files and anything but an image, creating and changing nothing", async () => {
+    const before = (await realmBots("iago")).length;
+    const two = [await picture("#ff0000", "#ff0000"), await picture("#0000ff", "#0000ff")];
+    expectError(
+      await multipart("hamlet", "POST", "/api/v1/bots", { full_name: "Twins", short_name: "twins" }, two),
+      400,
+      "You may only upload one file at a time",
+    );
+    const text = Buffer.from("not an image at all");
+    expectError(
+      await multipart("hamlet", "POST", "/api/v1/bots", { full_name: "Scribble", short_name: "scribble" }, [text]),
+      400,
+      "Could not decode image; did you upload an image file?",
+    );
+    // An error about the rest of the request comes first, as in Zulip.
+    expectError(await multipart("hamlet", "POST", "/api/v1/bots", { full_name: "Scribble", short_name: "  " }, [text]), 400, "Bad name or username");
+    expect((await realmBots("iago")).length).toBe(before);
+
+    const { user_id: botId } = expectSuccess(await createBot("hamlet", { full_name: "Plain", short_name: "plain" }));
+    expectError(await multipart("hamlet", "PATCH", `/api/v1/bots/${botId}`, { full_name: "Plain Two" }, two), 400, "You may only upload one file at a time");
+    expectError(
+      await multipart("hamlet", "PATCH", `/api/v1/bots/${botId}`, { full_name: "Plain Two" }, [text]),
+      400,
+      "Could not decode image; did you upload an image file?",
+    );
+    expect((await realmBots("hamlet")).find((b) => b.user_id === botId)).toMatchObject({
+      full_name: "Plain",
+      avatar_url: expect.stringContaining("gravatar.com"),
+    });
   });
 });
