@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createTransport } from "nodemailer";
 import { apiCaller, firstStartCredentials, freePort, startServerProcess } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
+import { postLoginForm } from "./support/webLogin.js";
 
 /**
  * `npm start` runs scripts/start.mjs, which runs dist/cli.js: src/ bundled with its packages by
@@ -127,11 +128,7 @@ describe("npm start (the precompiled bundle)", () => {
     // The web app: the sign-in form, then the shell with the built script, served by the same process.
     // Not on a terminal: the generated password is in a file of the data directory, not the output.
     const password = fs.readFileSync(path.join(db.dataDir, "first-start-password"), "utf8").trim();
-    const login = await fetch(`${base}/accounts/login/`, {
-      method: "POST",
-      redirect: "manual",
-      body: new URLSearchParams({ username: credentials.email, password }),
-    });
+    const login = await postLoginForm(base, credentials.email, password);
     expect(login.status).toBe(302);
     const cookie = login.headers
       .getSetCookie()

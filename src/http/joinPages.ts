@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import {
   checkSignupFields,
@@ -11,13 +10,13 @@ import {
 import { createSession } from "../actions/login.js";
 import { checkNewPassword } from "../actions/users.js";
 import { transaction, type AppContext } from "../appContext.js";
-import { apiKeysEqual } from "../lib/apiKeys.js";
 import { hashPassword } from "../lib/passwords.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { ApiError } from "../lib/errors.js";
+import { checkFormToken, clearFormToken, formToken, formTokenField, JOIN_FORM } from "./formCsrf.js";
 import { sendHtml, simplePage } from "./webApp.js";
-import { setSessionCookies } from "./webSession.js";
+import { CsrfError, setSessionCookies } from "./webSession.js";
 
 /**
  * An invitation's link, /join/<key>/ (Zulip's accounts_home_from_multiuse_invite and the
@@ -26,12 +25,8 @@ import { setSessionCookies } from "./webSession.js";
  * with a web session and redirects to the app. A reusable link first asks for the address and
  * mails a one-time link to it (also a /join/<key>/ link), which then shows the sign-up form.
  *
- * The form is protected against cross-site submission by a double-submit token: GET sets it in
- * an HttpOnly, SameSite=Strict cookie for /join/ and in a hidden field; POST must bring both, equal.
+ * The form is protected against cross-site submission by a double-submit token (formCsrf.ts).
  */
-const FORM_CSRF_COOKIE = "join_csrftoken";
-const FORM_CSRF_FIELD = "csrfmiddlewaretoken";
-
 interface FormValues {
   email?: string;
   full_name?: string;
@@ -49,15 +44,16 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
       if (error instanceof InvitationLinkError) return linkErrorPage(reply, error);
       throw error;
     }
-    return sendHtml(reply, 200, await signupPage(ctx, request.params.key, link, formToken(ctx, request, reply), {}));
+    return sendHtml(reply, 200, await signupPage(ctx, request.params.key, link, formToken(ctx, request, reply, JOIN_FORM), {}));
   });
 
   app.post<{ Params: { key: string } }>("/join/:key/", async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const field = (name: string) => (typeof body[name] === "string" ? (body[name] as string) : undefined);
-    const cookieToken = request.cookies[FORM_CSRF_COOKIE];
-    const sentToken = field(FORM_CSRF_FIELD);
-    if (!cookieToken || !sentToken || !apiKeysEqual(cookieToken, sentToken)) {
+    try {
+      checkFormToken(request, JOIN_FORM);
+    } catch (error) {
+      if (!(error instanceof CsrfError)) throw error;
       return sendHtml(
         reply,
         403,
@@ -67,6 +63,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
         ),
       );
     }
+    const token = formToken(ctx, request, reply, JOIN_FORM);
     const limit = await ctx.rateLimiter.hit(`join:${request.ip}`, ctx.config.rateLimits.ip);
     if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
     const key = request.params.key;
@@ -81,12 +78,12 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
       const passwordHash = await hashPassword(password, ctx.config.fastPasswordHashing);
       const user = await transaction(ctx, (tx) => doAcceptInvitation(tx, key, { full_name: values.full_name, password_hash: passwordHash }));
       setSessionCookies(ctx, reply, await createSession(ctx, user));
-      reply.clearCookie(FORM_CSRF_COOKIE, { path: "/join/" });
+      clearFormToken(ctx, reply, JOIN_FORM);
       return reply.redirect("/", 302);
     } catch (error) {
       if (error instanceof InvitationLinkError) return linkErrorPage(reply, error);
       if (!(error instanceof ApiError) || error.status >= 500 || !link) throw error;
-      return sendHtml(reply, 400, await signupPage(ctx, key, link, sentToken, { ...values, error: error.message }));
+      return sendHtml(reply, 400, await signupPage(ctx, key, link, token, { ...values, error: error.message }));
     }
   });
 }
@@ -106,15 +103,6 @@ async function startLinkSignup(ctx: AppContext, request: FastifyRequest, reply: 
 function tooManyAttempts(reply: FastifyReply, retryAfter: number): FastifyReply {
   reply.header("Retry-After", String(Math.ceil(retryAfter)));
   return sendHtml(reply, 429, simplePage("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${Math.ceil(retryAfter)} seconds.</p>`));
-}
-
-/** The form's token: the one this browser already holds (several open forms keep working), else a new one. */
-function formToken(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): string {
-  const held = request.cookies[FORM_CSRF_COOKIE];
-  if (held && /^[A-Za-z0-9_-]{32}$/.test(held)) return held;
-  const token = randomBytes(24).toString("base64url");
-  reply.setCookie(FORM_CSRF_COOKIE, token, { path: "/join/", httpOnly: true, sameSite: "strict", secure: ctx.config.externalUrl.startsWith("https:") });
-  return token;
 }
 
 function linkErrorPage(reply: FastifyReply, error: InvitationLinkError): FastifyReply {
@@ -138,7 +126,7 @@ async function signupPage(ctx: AppContext, key: string, link: SignupLink, token:
     (referrer ? `<p class="hint">${escapeHtml(referrer.full_name)} invited you.</p>` : "") +
     (values.error ? `<p class="error" role="alert">${escapeHtml(values.error)}</p>` : "") +
     `<form method="post" action="${escapeHtml(action)}">` +
-    `<input type="hidden" name="${FORM_CSRF_FIELD}" value="${escapeHtml(token)}">`;
+    formTokenField(token);
   const tail = `</form><p class="hint">Already have an account? <a href="/login/">Log in</a></p>`;
   if (link.email === null) {
     // A reusable link: the address first, confirmed by email.

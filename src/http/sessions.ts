@@ -2,8 +2,9 @@ import type { FastifyInstance } from "fastify";
 import { createSession, endSession, passwordLogin } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
 import { errorEnvelope } from "./mount.js";
+import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
-import { checkSameOriginForm, clearSessionCookies, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
+import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
 
 /**
  * Web sessions (Zulip's /accounts/login/ and /accounts/logout/): a password login sets the
@@ -11,7 +12,9 @@ import { checkSameOriginForm, clearSessionCookies, SESSION_COOKIE, setSessionCoo
  * The session authenticates the web app's /json requests and the endpoints a browser reaches
  * directly: file URLs under /user_uploads and the tus upload endpoint. Lax cookies are not sent
  * with cross-site POST/PATCH requests, so another site cannot upload as the user.
- * Both refuse a form posted from another site (checkSameOriginForm).
+ * Both refuse a form posted from another site (checkSameOriginForm), and the sign-in form must
+ * also bring the double-submit token of the /login/ page (formCsrf.ts), as Django's CSRF
+ * middleware wants in Zulip: 403 CSRF_FAILED, and no session, without it.
  * A failed login from the /login/ form (a browser asking for HTML) shows the form again with the error.
  */
 export { SESSION_COOKIE };
@@ -20,7 +23,15 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
   const { ctx } = opts;
 
   app.post<{ Body: { username?: string; password?: string } }>("/accounts/login/", async (request, reply) => {
-    checkSameOriginForm(ctx, request);
+    try {
+      checkSameOriginForm(ctx, request);
+      checkFormToken(request, LOGIN_FORM);
+    } catch (error) {
+      // A person gets the form again, with a token that works; other clients Zulip's JSON error.
+      if (!(error instanceof CsrfError) || !wantsHtml(request)) throw error;
+      const message = "Your sign-in form expired (CSRF verification failed). Please log in again.";
+      return sendHtml(reply, 403, loginPage(ctx, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
+    }
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
     if (typeof username !== "string" || typeof password !== "string") {
       return reply.status(400).send({ result: "error", msg: "Missing 'username' or 'password' argument", code: "BAD_REQUEST" });
@@ -28,13 +39,18 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
     try {
       const { user } = await passwordLogin(ctx, username.trim(), password);
       setSessionCookies(ctx, reply, await createSession(ctx, user));
+      clearFormToken(ctx, reply, LOGIN_FORM);
       return reply.redirect("/", 302);
     } catch (error) {
       const { status, body, headers } = errorEnvelope(error);
       if (wantsHtml(request) && status < 500) {
         const retry = headers["Retry-After"];
         const message = retry ? `Too many failed attempts. Try again in ${retry} seconds.` : String(body.msg);
-        return sendHtml(reply.headers(headers), status, loginPage(ctx, { error: message, email: username }));
+        return sendHtml(
+          reply.headers(headers),
+          status,
+          loginPage(ctx, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
+        );
       }
       return reply.status(status).headers(headers).send(body);
     }

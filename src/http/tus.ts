@@ -3,8 +3,8 @@ import { copyFile, link, mkdir, rm } from "node:fs/promises";
 import type { Socket } from "node:net";
 import path from "node:path";
 import type { FileStore } from "@tus/file-store";
-import type { Server } from "@tus/server";
-import type { FastifyInstance } from "fastify";
+import type { Server, Upload } from "@tus/server";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createUpload } from "../actions/attachments.js";
 import type { AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
@@ -14,6 +14,7 @@ import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "../lib/errors.js";
 import { authenticateBySession, CsrfError } from "./webSession.js";
 import { SESSION_COOKIE } from "./sessions.js";
+import { type FinishedUpload, FinishedUploads } from "./tusFinishedUploads.js";
 
 /**
  * Resumable uploads at /api/v1/tus (Zulip 10, feature level 296), with @tus/server: creation,
@@ -28,6 +29,10 @@ import { SESSION_COOKIE } from "./sessions.js";
  * not exist. As in Zulip,
  * deferred lengths are refused (411) and a declared size over max_file_upload_size_mib is 413.
  * Errors are `{"message": ...}` JSON, the shape Zulip's tus hooks give.
+ *
+ * A finished upload's answer is kept for a day (tusFinishedUploads.ts): when the final PATCH's
+ * answer is lost, the client's HEAD is told the upload is complete (Upload-Offset = Upload-Length)
+ * and a PATCH at that offset answers the same `{url, filename}` again; the file is stored once.
  */
 interface TusRejection {
   status_code: number;
@@ -37,6 +42,8 @@ interface TusRejection {
 const reject = (status: number, message: string): TusRejection => ({ status_code: status, body: JSON.stringify({ message }) });
 const OWNER_KEY = "parley_owner_id";
 const UNFINISHED_UPLOAD_MS = 24 * 3600_000;
+const FINISHED_ANSWER_MS = 24 * 3600_000;
+const isRejection = (error: unknown): error is TusRejection => typeof error === "object" && error !== null && "status_code" in error && "body" in error;
 
 export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
@@ -44,6 +51,9 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
   const maxMib = ctx.config.uploads.maxFileSizeMib;
   const users = new WeakMap<Request, User>();
   const finished = new Set<string>();
+  const answers = new FinishedUploads(path.join(ctx.config.dataDir, "uploads", "tus-finished"), FINISHED_ANSWER_MS);
+  // Uploads being turned into attachments: a final PATCH sent again meanwhile waits for the first.
+  const finishing = new Map<string, Promise<FinishedUpload>>();
   // @tus/server and @tus/file-store (80 ms and 25 MB) are loaded by the first tus request, or by
   // the hourly sweep when a previous run left uploads behind.
   const loadTus = lazy(async () => {
@@ -64,6 +74,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
   };
   // Checked hourly; with no tus directory there is nothing to remove.
   const sweeper = setInterval(() => {
+    void answers.sweep();
     if (!existsSync(directory)) return;
     loadTus()
       .then(({ datastore }) => datastore.deleteExpired())
@@ -78,18 +89,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       relativeLocation: true,
       disableTerminationForFinishedUploads: true,
       async onIncomingRequest(req, uploadId) {
-        let user: User;
-        try {
-          const authorization = req.headers.get("authorization");
-          const sessionKey = app.parseCookie(req.headers.get("cookie") ?? "")[SESSION_COOKIE];
-          ({ user } = authorization
-            ? await authenticateApiKeyOrSession(ctx, authorization, undefined)
-            : await authenticateBySession(ctx, sessionKey, req.method, req.headers.get("x-csrftoken") ?? undefined));
-        } catch (error) {
-          if (error instanceof CsrfError) throw reject(403, error.message);
-          if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
-          throw error;
-        }
+        const user = await uploader(req.method, (name) => req.headers.get(name) ?? undefined);
         users.set(req, user);
         if (req.method === "POST") return;
         const upload = await datastore.getUpload(uploadId).catch(() => undefined);
@@ -103,22 +103,71 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       },
       async onUploadFinish(req, upload) {
         const user = users.get(req)!;
-        const name = displayFileName(upload.metadata?.filename ?? "");
-        // The attachment gets its own link (or copy) of the bytes; @tus/server still reads the
-        // staged upload while answering, so that is removed once the response is written.
-        const staged = path.join(directory, upload.id);
-        const handOver = `${staged}.finished`;
-        await link(staged, handOver).catch(() => copyFile(staged, handOver));
-        const { url } = await createUpload(ctx, user, {
-          localPath: handOver,
-          name,
-          size: upload.offset,
-          contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
-        });
-        finished.add(upload.id);
-        return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename: name }) };
+        let answer = (await answers.get(upload.id)) ?? finishing.get(upload.id);
+        if (!answer) {
+          answer = finishUpload(user, upload).finally(() => finishing.delete(upload.id));
+          finishing.set(upload.id, answer);
+        }
+        const { url, filename } = await answer;
+        return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename }) };
       },
     });
+
+  /** The uploaded bytes become an attachment; its answer is recorded before it is given. */
+  async function finishUpload(user: User, upload: Upload): Promise<FinishedUpload> {
+    const name = displayFileName(upload.metadata?.filename ?? "");
+    // The attachment gets its own link (or copy) of the bytes; @tus/server still reads the
+    // staged upload while answering, so that is removed once the response is written.
+    const staged = path.join(directory, upload.id);
+    const handOver = `${staged}.finished`;
+    await link(staged, handOver).catch(() => copyFile(staged, handOver));
+    const { url } = await createUpload(ctx, user, {
+      localPath: handOver,
+      name,
+      size: upload.offset,
+      contentType: contentTypeFor(upload.metadata?.filetype ?? undefined, name),
+    });
+    const answer = { ownerId: user.id, size: upload.offset, url, filename: name };
+    await answers.record(upload.id, answer);
+    finished.add(upload.id);
+    return answer;
+  }
+
+  /** The user a tus request authenticates as (API key, or the web session and, to change something, its CSRF token). */
+  async function uploader(method: string, header: (name: string) => string | undefined): Promise<User> {
+    try {
+      const authorization = header("authorization");
+      const sessionKey = app.parseCookie(header("cookie") ?? "")[SESSION_COOKIE];
+      const { user } = authorization
+        ? await authenticateApiKeyOrSession(ctx, authorization, undefined)
+        : await authenticateBySession(ctx, sessionKey, method, header("x-csrftoken"));
+      return user;
+    } catch (error) {
+      if (error instanceof CsrfError) throw reject(403, error.message);
+      if (error instanceof ApiError) throw reject(401, "Unauthenticated upload");
+      throw error;
+    }
+  }
+
+  /** HEAD and PATCH of an upload already finished (its staged bytes removed): its recorded answer, to its owner only. */
+  async function answerFinished(request: FastifyRequest, reply: FastifyReply, done: FinishedUpload): Promise<FastifyReply> {
+    const json = (status: number, body: string) => reply.status(status).header("Tus-Resumable", "1.0.0").type("application/json").send(body);
+    let user: User;
+    try {
+      user = await uploader(request.method, (name) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      });
+    } catch (error) {
+      if (isRejection(error)) return json(error.status_code, error.body);
+      throw error;
+    }
+    if (user.id !== done.ownerId) return json(404, JSON.stringify({ message: "The file for this url was not found" }));
+    reply.header("Upload-Offset", String(done.size)).header("Upload-Length", String(done.size)).header("Cache-Control", "no-store");
+    if (request.method === "HEAD") return reply.status(200).header("Tus-Resumable", "1.0.0").send();
+    if (request.headers["upload-offset"] !== String(done.size)) return json(409, JSON.stringify({ message: "Offset conflict: the upload is complete" }));
+    return json(200, JSON.stringify({ url: done.url, filename: done.filename }));
+  }
 
   // Node's server does not count a keep-alive connection whose last response @tus/server wrote
   // as idle, so app.close() would wait for the client to drop it: track tus connections and
@@ -137,6 +186,10 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
       method: ["POST", "HEAD", "PATCH", "DELETE", "OPTIONS"],
       url,
       handler: async (request, reply) => {
+        if (request.method === "HEAD" || request.method === "PATCH") {
+          const done = await answers.get((request.params as { "*"?: string })["*"] ?? "");
+          if (done) return answerFinished(request, reply, done);
+        }
         const { tus } = await loadTus();
         reply.hijack();
         const socket = request.raw.socket;

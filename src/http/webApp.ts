@@ -7,13 +7,15 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { webAppShell, webAppAssets } from "./webAppAssets.js";
 import { registerForPage } from "./webAppState.js";
+import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
 import { checkSameOriginForm, sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
  * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
  * /login/), `/login/` (the form posting to POST /accounts/login/, sessions.ts), `/devlogin/` in
  * development mode (pick a user, no password) and the app's built files under /static/webapp/.
- * Every page has a Content-Security-Policy that allows no inline script.
+ * Every page has a Content-Security-Policy that allows no inline script. The sign-in forms carry
+ * a double-submit CSRF token (formCsrf.ts).
  */
 export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
@@ -37,24 +39,26 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
 
   app.get("/login/", async (request, reply) => {
     if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
-    return sendHtml(reply, 200, loginPage(ctx, {}));
+    return sendHtml(reply, 200, loginPage(ctx, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
   });
   app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
 
-  app.get("/devlogin/", async (_request, reply) => {
+  app.get("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
-    return sendHtml(reply, 200, await devLoginPage(ctx));
+    return sendHtml(reply, 200, await devLoginPage(ctx, formToken(ctx, request, reply, DEV_LOGIN_FORM)));
   });
 
   app.post<{ Body: { email?: unknown } }>("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
     checkSameOriginForm(ctx, request);
+    checkFormToken(request, DEV_LOGIN_FORM);
     const email = typeof request.body?.email === "string" ? request.body.email : "";
     const user = (await userStore.listByApiEmail(ctx.db.kysely, email)).find((u) => u.is_active && !u.is_bot);
     const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
     if (!user || !realm || realm.deactivated)
       return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
     setSessionCookies(ctx, reply, await createSession(ctx, user));
+    clearFormToken(ctx, reply, DEV_LOGIN_FORM);
     return reply.redirect("/", 302);
   });
 
@@ -75,12 +79,13 @@ export function wantsHtml(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(request.headers.accept ?? "");
 }
 
-/** The sign-in form, with the error of a failed attempt and the email typed. */
-export function loginPage(ctx: AppContext, { error, email }: { error?: string; email?: string }): string {
+/** The sign-in form with its CSRF token, the error of a failed attempt and the email typed. */
+export function loginPage(ctx: AppContext, { error, email, csrfToken }: { error?: string; email?: string; csrfToken: string }): string {
   const body =
     `<h1>Log in to Parley</h1>` +
     (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "") +
     `<form method="post" action="/accounts/login/">` +
+    formTokenField(csrfToken) +
     `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
     `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
     `<button type="submit">Log in</button></form>` +
@@ -88,7 +93,7 @@ export function loginPage(ctx: AppContext, { error, email }: { error?: string; e
   return simplePage("Log in", body);
 }
 
-async function devLoginPage(ctx: AppContext): Promise<string> {
+async function devLoginPage(ctx: AppContext, csrfToken: string): Promise<string> {
   const items: string[] = [];
   for (const realm of await realmStore.list(ctx.db.kysely)) {
     if (realm.deactivated) continue;
@@ -97,7 +102,7 @@ async function devLoginPage(ctx: AppContext): Promise<string> {
     items.push(`<h2>${escapeHtml(realm.name)}</h2><div class="users">`);
     for (const user of users) {
       items.push(
-        `<form method="post" action="/devlogin/"><input type="hidden" name="email" value="${escapeHtml(user.email)}">` +
+        `<form method="post" action="/devlogin/">${formTokenField(csrfToken)}<input type="hidden" name="email" value="${escapeHtml(user.email)}">` +
           `<button type="submit" class="user">${escapeHtml(user.full_name)}<small>${escapeHtml(user.email)}</small></button></form>`,
       );
     }

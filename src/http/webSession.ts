@@ -42,7 +42,8 @@ export class CsrfError extends ApiError {
  * by what browsers say about a request's origin: a form posted from another site comes with
  * `Sec-Fetch-Site: cross-site` and a foreign `Origin`, and is refused — otherwise a page elsewhere
  * could sign a visitor in to the attacker's account (login CSRF) or out of their own. Clients that
- * are not browsers send neither header and are not affected.
+ * are not browsers send neither header and are not affected. The sign-in and sign-up forms also
+ * carry a double-submit token of their page (formCsrf.ts), which works whatever a browser sends.
  */
 export function checkSameOriginForm(ctx: AppContext, request: FastifyRequest): void {
   if (request.headers["sec-fetch-site"] === "cross-site") throw new CsrfError("Form posted from another site.");

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { clientDialectOf } from "../../src/lib/clientDialect.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { postLoginForm } from "../support/webLogin.js";
 
 /**
  * Zulip's own clients get Zulip's name for the :zulip: emoji's reaction_type
@@ -158,11 +159,7 @@ describe("Parley's web app (/json with a session)", () => {
   it("gets Zulip's name, whatever its browser's User-Agent", async () => {
     const id = await sendToDenmark("react for the web app");
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/reactions`, { emoji_name: "zulip" }));
-    const login = await fetch(`${t.baseUrl}/accounts/login/`, {
-      method: "POST",
-      redirect: "manual",
-      body: new URLSearchParams({ username: "hamlet@zulip.com", password: DEV_PASSWORD }),
-    });
+    const login = await postLoginForm(t.baseUrl, "hamlet@zulip.com", DEV_PASSWORD);
     const session = /sessionid=([^;]+)/.exec(login.headers.getSetCookie().join("\n"))![1];
     const res = await fetch(`${t.baseUrl}/json/messages/${id}`, {
       headers: { Cookie: `sessionid=${session}`, "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0" },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer, type ApiResponse } from "../support/testApp.js";
+import { formCsrf, postLoginForm } from "../support/webLogin.js";
 
 const t = useTestServer({
   rateLimits: {
@@ -92,14 +93,10 @@ describe("rate limiting", () => {
   });
 
   it("counts parallel password guesses before checking them (POST /accounts/login/)", async () => {
+    const csrf = await formCsrf(t.baseUrl);
     const guesses = await Promise.all(
       Array.from({ length: 20 }, async () => {
-        const res = await fetch(t.baseUrl + "/accounts/login/", {
-          method: "POST",
-          redirect: "manual",
-          headers: { "Content-Type": "application/x-www-form-urlencoded", ...fromNewAddress().headers },
-          body: new URLSearchParams({ username: "prospero@zulip.com", password: "wrong" }).toString(),
-        });
+        const res = await postLoginForm(t.baseUrl, "prospero@zulip.com", "wrong", { csrf, headers: fromNewAddress().headers });
         return res.status;
       }),
     );

@@ -92,10 +92,38 @@ describe("tus resumable uploads at /api/v1/tus", () => {
     expect(Buffer.from(await served.arrayBuffer()).equals(data)).toBe(true);
     const listed = expectSuccess(await t.get("hamlet", "/api/v1/attachments")).attachments;
     expect(listed.find((a: any) => `/user_uploads/${a.path_id}` === body.url)).toMatchObject({ name: "resumed file.bin", size: data.length });
-    // The staging copy is gone once the upload became an attachment.
-    expect((await tus("hamlet", "HEAD", location)).status).toBe(404);
+    // The staging copy is gone once the upload became an attachment (HEAD now answers from the
+    // finished upload's record, below).
     const id = location.split("/").pop()!;
     expect(readdirSync(path.join(t.config.dataDir, "uploads", "tus")).filter((f) => f.startsWith(id))).toEqual([]);
+  });
+
+  it("answers a finished upload's HEAD and final PATCH again, for a client whose last answer was lost", async () => {
+    const data = Buffer.from("the last answer went missing");
+    const location = await create("hamlet", data.length, "lost answer.txt");
+    const attachments = async () => expectSuccess(await t.get("hamlet", "/api/v1/attachments")).attachments.length;
+    const before = await attachments();
+    // The final PATCH reaches the server, whose answer the client never reads.
+    const first = await tus("hamlet", "PATCH", location, { "Upload-Offset": "0" }, data);
+    expect(first.status).toBe(200);
+    const answer = await first.json();
+    // The client asks where the upload stands: complete.
+    const head = await tus("hamlet", "HEAD", location);
+    expect(head.status).toBe(200);
+    expect([head.headers.get("upload-offset"), head.headers.get("upload-length")]).toEqual([String(data.length), String(data.length)]);
+    expect(head.headers.get("cache-control")).toBe("no-store");
+    // The final (empty) PATCH again: the same link, and the file was stored once.
+    const again = await tus("hamlet", "PATCH", location, { "Upload-Offset": String(data.length), "Content-Type": "application/offset+octet-stream" });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(answer);
+    expect(await attachments()).toBe(before + 1);
+    expect((await tus("hamlet", "PATCH", location, { "Upload-Offset": "0" }, data)).status).toBe(409);
+    // Nobody else learns anything about it; without credentials it is refused.
+    expect((await tus("othello", "HEAD", location)).status).toBe(404);
+    const stranger = await tus("othello", "PATCH", location, { "Upload-Offset": String(data.length), "Content-Type": "application/offset+octet-stream" });
+    expect(stranger.status).toBe(404);
+    expect(await stranger.text()).not.toContain("user_uploads");
+    expect((await tus(null, "HEAD", location)).status).toBe(401);
   });
 
   it("terminates an unfinished upload", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { validateResponse } from "../support/openapi.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { postLoginForm } from "../support/webLogin.js";
 
 const t = useTestServer({ uploads: { maxFileSizeMib: 1, unclaimedDays: 21 } });
 
@@ -297,7 +298,7 @@ describe("attachments", () => {
 
 describe("web sessions (POST /accounts/login/) for file URLs and tus", () => {
   async function login(email: string, password: string): Promise<Response> {
-    return fetch(`${t.baseUrl}/accounts/login/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ username: email, password }) });
+    return postLoginForm(t.baseUrl, email, password);
   }
   const cookieOf = (res: Response) => /sessionid=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")?.[1];
 

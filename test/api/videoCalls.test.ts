@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { expectError, expectSuccess, TestServer, useTestServer } from "../support/testApp.js";
+import { postLoginForm } from "../support/webLogin.js";
 
 /** BigBlueButton calls: a signed join link from the API; following it creates the meeting and redirects there. */
 const SECRET = "bbb-shared-secret";
@@ -38,11 +39,7 @@ function checksumValid(url: URL, call: string): boolean {
 }
 
 async function sessionCookie(email: string): Promise<string> {
-  const res = await fetch(`${t.baseUrl}/accounts/login/`, {
-    method: "POST",
-    redirect: "manual",
-    body: new URLSearchParams({ username: email, password: DEV_PASSWORD }),
-  });
+  const res = await postLoginForm(t.baseUrl, email, DEV_PASSWORD);
   return `sessionid=${/sessionid=([^;]+)/.exec(res.headers.get("set-cookie") ?? "")![1]}`;
 }
 

@@ -3,6 +3,7 @@ import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { WEB_APP_REGISTER_PARAMS } from "../../src/http/webAppState.js";
 import { validateResponse } from "../support/openapi.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { formCsrf, postLoginForm } from "../support/webLogin.js";
 
 // The web app's sign-in and its /json API: session cookies, CSRF tokens, the pages.
 const t = useTestServer({
@@ -34,12 +35,19 @@ function cookiesOf(res: Response): Record<string, string> {
   return out;
 }
 
+/** The /login/ form posted by a browser that loaded it (its CSRF cookie and token). */
 async function formLogin(server: TestServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}/accounts/login/`, {
+  return postLoginForm(server.baseUrl, email, password, { headers: { Accept: "text/html,application/xhtml+xml", ...headers } });
+}
+
+/** The development login's form for `email`, posted with the page's CSRF cookie and token. */
+async function devLogin(server: TestServer, email: string, headers: Record<string, string> = {}): Promise<Response> {
+  const csrf = await formCsrf(server.baseUrl, "/devlogin/");
+  return fetch(`${server.baseUrl}/devlogin/`, {
     method: "POST",
     redirect: "manual",
-    headers: { Accept: "text/html,application/xhtml+xml", ...headers },
-    body: new URLSearchParams({ username: email, password }),
+    headers: { Cookie: csrf.cookie, ...headers },
+    body: new URLSearchParams({ email, csrfmiddlewaretoken: csrf.token }),
   });
 }
 
@@ -117,11 +125,61 @@ describe("signing in", () => {
   });
 
   it("marks the cookies Secure when PARLEY_EXTERNAL_URL is https", async () => {
+    expect((await fetch(`${secure.baseUrl}/login/`)).headers.getSetCookie()).toEqual([expect.stringMatching(/^login_csrftoken=.*; Secure/i)]);
     const res = await formLogin(secure, "hamlet@zulip.com", DEV_PASSWORD);
     expect(res.status).toBe(302);
     const lines = res.headers.getSetCookie();
-    expect(lines).toHaveLength(2);
+    // The session's two, and the sign-in form's token, forgotten.
+    expect(lines.map((line) => line.split("=")[0])).toEqual(["sessionid", "csrftoken", "login_csrftoken"]);
     for (const line of lines) expect(line).toMatch(/; Secure/i);
+  });
+
+  it("refuses the sign-in form without the CSRF token of its page (login CSRF): 403, no session", async () => {
+    const page = await fetch(`${t.baseUrl}/login/`);
+    const cookieLine = page.headers.getSetCookie().find((line) => line.startsWith("login_csrftoken="))!;
+    expect(cookieLine).toMatch(/; Path=\/accounts\/login\/;/);
+    expect(cookieLine).toMatch(/; HttpOnly/i);
+    expect(cookieLine).toMatch(/; SameSite=Strict/i);
+    const own = await formCsrf(t.baseUrl);
+    const other = await formCsrf(t.baseUrl);
+    expect(await (await fetch(`${t.baseUrl}/login/`, { headers: { Cookie: own.cookie } })).text()).toContain(
+      `<input type="hidden" name="csrfmiddlewaretoken" value="${own.token}">`,
+    );
+    const post = (body: Record<string, string>, cookie?: string, accept = "application/json") =>
+      fetch(`${t.baseUrl}/accounts/login/`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Accept: accept, ...(cookie ? { Cookie: cookie } : {}) },
+        body: new URLSearchParams({ username: "hamlet@zulip.com", password: DEV_PASSWORD, ...body }),
+      });
+    const refusals: Array<[Response, string]> = [
+      [await post({}), "CSRF cookie not set."],
+      [await post({ csrfmiddlewaretoken: own.token }), "CSRF cookie not set."],
+      [await post({}, own.cookie), "CSRF token missing."],
+      [await post({ csrfmiddlewaretoken: "x".repeat(32) }, own.cookie), "CSRF token incorrect."],
+      // Another page's token (an attacker's own) does not go with this browser's cookie.
+      [await post({ csrfmiddlewaretoken: other.token }, own.cookie), "CSRF token incorrect."],
+    ];
+    for (const [res, reason] of refusals) {
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ result: "error", msg: `CSRF error: ${reason}`, code: "CSRF_FAILED" });
+      expect(cookiesOf(res).sessionid).toBeUndefined();
+    }
+    // A person (a browser asking for HTML) gets the form again, with a token that works.
+    const again = await post({}, undefined, "text/html,application/xhtml+xml");
+    expect(again.status).toBe(403);
+    expect(cookiesOf(again).sessionid).toBeUndefined();
+    const html = await again.text();
+    expect(html).toContain('role="alert">Your sign-in form expired (CSRF verification failed). Please log in again.</p>');
+    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html)![1];
+    const cookie = `login_csrftoken=${cookiesOf(again).login_csrftoken}`;
+    const signedIn = await post({ csrfmiddlewaretoken: token }, cookie);
+    expect(signedIn.status).toBe(302);
+    expect(cookiesOf(signedIn).sessionid).toBeTruthy();
+    // The development login's forms carry a token of their own.
+    const dev = await fetch(`${t.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "hamlet@zulip.com" }) });
+    expect(dev.status).toBe(403);
+    expect(cookiesOf(dev).sessionid).toBeUndefined();
   });
 
   it("serves the app at / with a CSRF token and a policy that allows no inline script", async () => {
@@ -191,16 +249,12 @@ describe("signing in", () => {
   it("refuses sign-in and sign-out forms posted from another site (login CSRF), and takes its own", async () => {
     const crossSite: Array<Record<string, string>> = [{ Origin: "https://evil.example" }, { "Sec-Fetch-Site": "cross-site" }, { Origin: "null" }];
     for (const headers of crossSite) {
-      const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, headers);
+      // With the form's own token, even: what refuses it is where it was posted from.
+      const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, { ...headers, Accept: "*/*" });
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ result: "error", code: "CSRF_FAILED" });
       expect(cookiesOf(res).sessionid).toBeUndefined();
-      const dev = await fetch(`${t.baseUrl}/devlogin/`, {
-        method: "POST",
-        redirect: "manual",
-        headers,
-        body: new URLSearchParams({ email: "hamlet@zulip.com" }),
-      });
+      const dev = await devLogin(t, "hamlet@zulip.com", headers);
       expect(dev.status).toBe(403);
       expect(cookiesOf(dev).sessionid).toBeUndefined();
     }
@@ -304,7 +358,18 @@ describe("/json: the API with the session", () => {
     expect((await tus("HEAD", at, {})).headers.get("upload-offset")).toBe("0");
     const done = await tus("PATCH", at, { ...patch, ...csrf(hamlet) }, "hello");
     expect(done.status).toBe(200);
-    expect(await done.json()).toMatchObject({ filename: "notes.txt", url: expect.stringMatching(/^\/user_uploads\//) });
+    const answer = await done.json();
+    expect(answer).toMatchObject({ filename: "notes.txt", url: expect.stringMatching(/^\/user_uploads\//) });
+    // The finished upload's answer, asked for again (its first answer lost), needs the token too.
+    const final = { "Upload-Offset": "5", "Content-Type": "application/offset+octet-stream" };
+    expect((await tus("PATCH", at, final)).status).toBe(403);
+    expect(await (await tus("PATCH", at, { ...final, ...csrf(hamlet) })).json()).toEqual(answer);
+    // Terminating needs it as well: without it the upload stays.
+    const other = await tus("POST", "", { ...create, ...csrf(hamlet) });
+    const otherAt = other.headers.get("location")!.replace(/^.*\/api\/v1\/tus/, "");
+    expect((await tus("DELETE", otherAt, {})).status).toBe(403);
+    expect((await tus("HEAD", otherAt, {})).status).toBe(200);
+    expect((await tus("DELETE", otherAt, csrf(hamlet))).status).toBe(204);
   });
 
   it("takes API-key credentials too, without a CSRF token", async () => {
@@ -322,12 +387,12 @@ describe("development login", () => {
     const page = await (await fetch(`${t.baseUrl}/devlogin/`)).text();
     expect(page).toContain('value="desdemona@zulip.com"');
     expect(page).not.toContain("welcome-bot@zulip.com"); // bots cannot sign in
-    const res = await fetch(`${t.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "desdemona@zulip.com" }) });
+    const res = await devLogin(t, "desdemona@zulip.com");
     expect(res.status).toBe(302);
     const cookies = cookiesOf(res);
     const me = await fetch(`${t.baseUrl}/json/users/me`, { headers: { Cookie: `sessionid=${cookies.sessionid}` } });
     expect(await me.json()).toMatchObject({ email: "desdemona@zulip.com" });
-    const unknown = await fetch(`${t.baseUrl}/devlogin/`, { method: "POST", redirect: "manual", body: new URLSearchParams({ email: "nobody@zulip.com" }) });
+    const unknown = await devLogin(t, "nobody@zulip.com");
     expect(unknown.status).toBe(400);
     expect(cookiesOf(unknown).sessionid).toBeUndefined();
   });

@@ -21,6 +21,16 @@ const shots = process.env.PARLEY_SCREENSHOTS;
 const SLOW = { timeout: 15_000 };
 const TOPIC_URL = "/#narrow/channel/1-Verona/topic/files";
 
+/**
+ * A file on disk holding `data`, for setInputFiles: a buffer of megabytes goes to the browser
+ * base64-encoded over the DevTools protocol, which took over 15 s on a loaded machine; a path does not.
+ */
+function fileOnDisk(name: string, data: Buffer): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "parley-upload-")), name);
+  fs.writeFileSync(file, data);
+  return file;
+}
+
 /** A `width`×`height` PNG of two colours side by side. */
 function png(width: number, height: number, left: string, right: string): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background: left } })
@@ -147,7 +157,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
       }
       await route.continue();
     });
-    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles({ name: "archive.bin", mimeType: "application/octet-stream", buffer: data });
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles(fileOnDisk("archive.bin", data), SLOW);
     const row = hamlet.locator(".upload-progress li[data-method='tus']");
     await expect.poll(() => row.locator(".upload-percent").textContent(), SLOW).toMatch(/^(3\d|4\d)%$/);
     expect(await composeText(hamlet)).toBe("[Uploading archive.bin…]()");
@@ -165,6 +175,38 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
 
     // The stored file has exactly the bytes chosen.
     expect(await storedSha256(hamlet, linkedPath(await composeText(hamlet), "archive.bin"))).toBe(createHash("sha256").update(data).digest("hex"));
+    await textarea(hamlet).fill("");
+  }, 90_000);
+
+  it("finishes a tus upload whose last PATCH reached the server but whose answer was lost", async () => {
+    const data = randomBytes(5 * 1024 * 1024 + 4321);
+    const requests: Array<{ method: string; offset: number; bytes: number; status: number | "lost" }> = [];
+    await hamlet.route("**/api/v1/tus/**", async (route) => {
+      const request = route.request();
+      const entry = { method: request.method(), offset: Number(request.headers()["upload-offset"] ?? -1), bytes: request.postDataBuffer()?.length ?? 0 };
+      if (entry.method === "PATCH" && entry.bytes > 0 && entry.offset + entry.bytes === data.length) {
+        // The last chunk goes to the server, which stores the file; its answer never comes back.
+        const response = await route.fetch();
+        requests.push({ ...entry, status: response.status() === 200 ? "lost" : response.status() });
+        await route.abort("connectionreset");
+        return;
+      }
+      const response = await route.fetch();
+      requests.push({ ...entry, status: response.status() });
+      await route.fulfill({ response });
+    });
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles(fileOnDisk("lost.bin", data), SLOW);
+    await expect.poll(() => composeText(hamlet), { timeout: 30_000 }).toMatch(/^\[lost\.bin\]\(\/user_uploads\/[^)]+\)$/);
+    await hamlet.unroute("**/api/v1/tus/**");
+    expect(await hamlet.locator(".upload-error").count()).toBe(0);
+    // After the lost answer: a HEAD found the upload complete, and the final (empty) PATCH was answered with its link.
+    const lost = requests.findIndex((r) => r.status === "lost");
+    expect(lost).toBeGreaterThan(0);
+    expect(requests.slice(lost + 1)).toEqual([
+      { method: "HEAD", offset: -1, bytes: 0, status: 200 },
+      { method: "PATCH", offset: data.length, bytes: 0, status: 200 },
+    ]);
+    expect(await storedSha256(hamlet, linkedPath(await composeText(hamlet), "lost.bin"))).toBe(createHash("sha256").update(data).digest("hex"));
     await textarea(hamlet).fill("");
   }, 90_000);
 
@@ -189,7 +231,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
       if (route.request().method() === "PATCH") await new Promise((resolve) => setTimeout(resolve, 300));
       await route.continue().catch(() => {});
     });
-    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles({ name: "offline.bin", mimeType: "application/octet-stream", buffer: data });
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles(fileOnDisk("offline.bin", data), SLOW);
     await expect.poll(() => patches.filter((p) => p.status === 204).length, SLOW).toBeGreaterThanOrEqual(2);
     await hamlet.context().setOffline(true);
     await expect.poll(() => patches.some((p) => p.status === "failed"), SLOW).toBe(true);
@@ -228,7 +270,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     // DevTools protocol, which took over 10 s on a loaded machine.
     const tooBig = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "parley-upload-")), "huge.iso");
     fs.writeFileSync(tooBig, Buffer.alloc((MAX_MIB + 1) * 1024 * 1024, 1));
-    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles(tooBig);
+    await hamlet.locator("input[aria-label='Files to upload']").setInputFiles(tooBig, SLOW);
     await expect.poll(() => hamlet.locator(".upload-error").textContent(), SLOW).toContain(`huge.iso is larger than the maximum file size of ${MAX_MIB} MiB.`);
     expect(await composeText(hamlet)).toBe("");
     await hamlet.click(".upload-error button");

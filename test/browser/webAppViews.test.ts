@@ -323,8 +323,10 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([1, 1]);
     expect((await call(othello, "POST", `/users/me/muted_users/${IAGO_ID}`)).result).toBe("success");
     await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([0, 0]);
+    if (shots) await othello.screenshot({ path: `${shots}/muted-user-hidden.png` });
     expect((await call(othello, "DELETE", `/users/me/muted_users/${IAGO_ID}`)).result).toBe("success");
     await expect.poll(() => Promise.all([person.count(), dm.count()])).toEqual([1, 1]);
+    if (shots) await othello.screenshot({ path: `${shots}/muted-user-unmuted.png` });
   }, 20_000);
 
   it("keeps a message that failed to send across a reload, until it is retried and sent", async () => {

@@ -5,7 +5,9 @@
  * server's offset. A failed PATCH (network drop, server restart, 5xx, a 409 offset mismatch) is
  * retried after asking the server where the upload stands (HEAD → Upload-Offset), so the bytes
  * already received are not sent again; when the browser is offline it waits until it is online.
- * The last PATCH answers Zulip's `{url, filename}`.
+ * The last PATCH answers Zulip's `{url, filename}`. When that answer is lost (the server stored the
+ * file), HEAD says Upload-Offset = Upload-Length and the PATCH sent then is empty: the server
+ * answers it with the same `{url, filename}` (it keeps a finished upload's answer for a day).
  */
 import { csrfToken } from "../api.js";
 
