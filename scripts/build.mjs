@@ -46,7 +46,10 @@ const EXTERNAL = [
 ];
 
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */
-const ASSETS = [["src/lib/emojiTable.json", "emojiTable.json"]];
+const ASSETS = [
+  ["src/lib/emojiTable.json", "emojiTable.json"],
+  ["src/http/assets/zulip-emoji.png", "assets/zulip-emoji.png"],
+];
 
 function fingerprint(inputs) {
   const hash = crypto.createHash("sha256");
@@ -148,7 +151,10 @@ export async function build() {
       logLevel: "warning",
     });
     fs.mkdirSync(DIST, { recursive: true });
-    for (const [from, to] of ASSETS) writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
+    for (const [from, to] of ASSETS) {
+      fs.mkdirSync(path.dirname(path.join(DIST, to)), { recursive: true });
+      writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
+    }
     for (const output of result.outputFiles) writeAtomically(output.path, output.path.endsWith(".js") ? asciiOnly(output.text) : output.contents);
     const inputs = [...Object.keys(result.metafile.inputs), ...ASSETS.map(([from]) => from), ...web, "scripts/build.mjs", "package.json"].sort();
     writeAtomically(BUILD_INFO, JSON.stringify({ fingerprint: fingerprint(inputs), inputs }));

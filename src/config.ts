@@ -177,11 +177,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
-  if (e.PARLEY_S3_BUCKET !== undefined && e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB > S3_MAX_SINGLE_PUT_MIB) {
-    throw new ConfigError(
-      `Invalid configuration:\n  PARLEY_MAX_FILE_UPLOAD_SIZE_MIB: at most ${S3_MAX_SINGLE_PUT_MIB} with PARLEY_S3_BUCKET (S3 stores at most 5 GB in one request; got ${e.PARLEY_MAX_FILE_UPLOAD_SIZE_MIB})`,
-    );
-  }
   requireAllOrNone(e, ["PARLEY_PUSH_BOUNCER_URL", "PARLEY_PUSH_ORG_ID", "PARLEY_PUSH_ORG_KEY"]);
   requireAllOrNone(e, ["PARLEY_APNS_KEY_FILE", "PARLEY_APNS_KEY_ID", "PARLEY_APNS_TEAM_ID"]);
   for (const name of ["PARLEY_APNS_KEY_FILE", "PARLEY_FCM_CREDENTIALS_FILE"] as const) {
@@ -302,9 +297,6 @@ function s3Settings(e: z.output<typeof envSchema>): S3Settings | undefined {
     secretAccessKey: e.PARLEY_S3_SECRET_ACCESS_KEY!,
   };
 }
-
-/** S3 takes at most 5 GB in one PUT, which is how uploads are stored (no multipart uploads). */
-export const S3_MAX_SINGLE_PUT_MIB = Math.floor(5e9 / (1024 * 1024));
 
 function sqliteFile(p: string): string {
   return p === ":memory:" ? p : path.resolve(p);

@@ -42,7 +42,7 @@ async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: r
 }
 
 export interface StoredUpload {
-  /** A finished local file to move into blob storage. */
+  /** A finished local file to store; removed once stored (or refused). */
   localPath: string;
   name: string;
   size: number;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { copyFile, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { copyFile, link, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { type BlobStorage, isSafeBlobKey, type StoredBlob } from "./storage.js";
 
@@ -30,21 +30,24 @@ export class LocalBlobStorage implements BlobStorage {
     return full;
   }
 
+  /** A second name (hard link) for the caller's file, so nothing is copied; a copy across file systems. */
   async putFile(key: string, localPath: string): Promise<void> {
     const full = this.mustPath(key);
     await mkdir(path.dirname(full), { recursive: true });
-    const handle = await open(localPath, "r+");
+    await syncFile(localPath);
+    const temp = `${full}.${randomBytes(6).toString("hex")}.partial`;
     try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(localPath, full);
+      try {
+        await link(localPath, temp);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+        await copyFile(localPath, temp);
+        await syncFile(temp);
+      }
+      await rename(temp, full);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
-      await copyFile(localPath, full);
-      await rm(localPath, { force: true });
+      await rm(temp, { force: true });
+      throw error;
     }
   }
 
@@ -87,5 +90,14 @@ export class LocalBlobStorage implements BlobStorage {
   async delete(key: string): Promise<void> {
     const full = this.pathFor(key);
     if (full) await rm(full, { force: true });
+  }
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

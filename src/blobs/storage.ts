@@ -15,7 +15,10 @@ export interface StoredBlob {
 }
 
 export interface BlobStorage {
-  /** Moves a finished local file (a spooled multipart part, a tus upload) under `key`. */
+  /**
+   * Stores a finished local file (a spooled multipart part, a tus upload, an export's tarball)
+   * under `key`. The caller's file is left as it was; the caller removes it.
+   */
   putFile(key: string, localPath: string): Promise<void>;
   /** Stores bytes under `key` (thumbnails). */
   putBytes(key: string, data: Buffer): Promise<void>;

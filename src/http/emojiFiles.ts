@@ -1,7 +1,11 @@
 import { readFile } from "node:fs/promises";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../appContext.js";
+import { ZULIP_EMOJI_URL } from "../lib/emoji.js";
 import { contentTypeForEmojiFile, emojiFilePath } from "../lib/emojiFiles.js";
+
+/** The image of Zulip's extra emoji `:zulip:` (our artwork, scripts/draw-zulip-emoji.mjs), beside this module in src/ and dist/. */
+const ZULIP_EMOJI_PNG = new URL("./assets/zulip-emoji.png", import.meta.url);
 
 /**
  * Custom emoji images, read-only, at Zulip's URL: GET /user_avatars/{realm_id}/emoji/images/{file}.
@@ -11,6 +15,16 @@ import { contentTypeForEmojiFile, emojiFilePath } from "../lib/emojiFiles.js";
  */
 export async function emojiFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { dataDir } = opts.ctx.config;
+  // Zulip's apps and rendered messages (lib/markdown/emoji.ts) load :zulip: from Zulip's static path.
+  let zulipEmoji: Promise<Buffer> | undefined;
+  app.get(ZULIP_EMOJI_URL, async (_request, reply) => {
+    zulipEmoji ??= readFile(ZULIP_EMOJI_PNG);
+    return reply
+      .header("Content-Type", "image/png")
+      .header("Cache-Control", IMMUTABLE)
+      .send(await zulipEmoji);
+  });
+
   app.get<{ Params: { realm_id: string; file: string } }>("/user_avatars/:realm_id/emoji/images/:file", async (request, reply) => {
     const { realm_id: realmId, file } = request.params;
     const full = /^\d{1,15}$/.test(realmId) ? emojiFilePath(dataDir, Number(realmId), file) : undefined;
@@ -24,10 +38,12 @@ export async function emojiFiles(app: FastifyInstance, opts: { ctx: AppContext }
     return reply
       .header("Content-Type", contentTypeForEmojiFile(file))
       .header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
-      .header("Cache-Control", "public, max-age=31536000, immutable")
+      .header("Cache-Control", IMMUTABLE)
       .send(data);
   });
 }
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
 
 function notFound(reply: FastifyReply): FastifyReply {
   return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });

@@ -284,6 +284,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     about: "a BigBlueButton join link: creates the meeting, then redirects there",
   },
   { methods: ["GET"], path: "/static/generated/emoji/emoji_api.json", servedBy: "src/app.ts", about: "`server_emoji_data_url`" },
+  {
+    methods: ["GET"],
+    path: "/static/generated/emoji/images/emoji/unicode/zulip.png",
+    servedBy: "src/http/emojiFiles.ts",
+    about: "the image of Zulip's extra emoji `:zulip:` (our artwork)",
+  },
   { methods: ["GET"], path: "/health", servedBy: "src/app.ts", about: "health check (reads the database)" },
   {
     methods: ["GET"],

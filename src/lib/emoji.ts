@@ -40,6 +40,9 @@ export function canonicalNameForCode(code: string): string | undefined {
   return codeToName.get(code);
 }
 
+/** Where Zulip's apps (and our rendered messages) load the image of the extra emoji `:zulip:`. */
+export const ZULIP_EMOJI_URL = "/static/generated/emoji/images/emoji/unicode/zulip.png";
+
 /** Zulip's extra emoji (reaction_type "service_extra_emoji"): name → emoji_code. */
 export function zulipExtraEmojiCode(name: string): string | undefined {
   return extraEmoji.get(name);

@@ -8,10 +8,16 @@ import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
  */
 const ID_PAGE = 10_000;
 
-/** Ids per IN list, well under either engine's limit of bound parameters. */
-const IN_LIST = 1000;
+/**
+ * Ids per IN list. On SQLite each id is a bound parameter and a statement takes at most 32,766,
+ * so a list as long as an organization's users (a full export's consenting users) is read in
+ * batches; three lists of this size in one statement still fit. (PostgreSQL gets each list as one
+ * array parameter, db/pgDialect.ts.)
+ */
+const IN_LIST = 10_000;
 
-const chunks = <T>(list: readonly T[]): T[][] => Array.from({ length: Math.ceil(list.length / IN_LIST) }, (_, i) => list.slice(i * IN_LIST, (i + 1) * IN_LIST));
+const chunks = <T>(list: readonly T[], size = IN_LIST): T[][] =>
+  Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 
 export const exportReadStore = {
   realm: (q: Executor, realmId: number) => q.selectFrom("realms").selectAll().where("id", "=", realmId).executeTakeFirstOrThrow(),
@@ -161,39 +167,54 @@ export const exportReadStore = {
   },
 
   /**
-   * Ids of the organization's messages to `recipientIds` (sent by `senderIds`, received by one of
-   * `readByAnyOf`, when given), sorted, read in pages (Zulip's get_id_list_gently_from_database).
+   * Ids of the organization's messages to `recipientIds` (sent by one of `senderIds`, received by
+   * one of `readByAnyOf`, when given), sorted, read in pages (Zulip's get_id_list_gently_from_database).
+   * Each list is read in batches of `batchSize` ids (IN_LIST; smaller in tests).
    */
-  async messageIdsTo(q: Executor, realmId: number, recipientIds: number[], opts: { senderIds?: number[]; readByAnyOf?: number[] } = {}): Promise<number[]> {
+  async messageIdsTo(
+    q: Executor,
+    realmId: number,
+    recipientIds: number[],
+    opts: { senderIds?: number[]; readByAnyOf?: number[]; batchSize?: number } = {},
+  ): Promise<number[]> {
     const ids: number[] = [];
     if (opts.senderIds?.length === 0 || opts.readByAnyOf?.length === 0) return ids;
-    for (const recipients of chunks(recipientIds)) {
-      for (let after = 0; ;) {
-        let query = q
-          .selectFrom("messages")
-          .select("messages.id")
-          .where("messages.realm_id", "=", realmId)
-          .where("messages.recipient_id", "in", recipients)
-          .where("messages.id", ">", after);
-        if (opts.senderIds) query = query.where("messages.sender_id", "in", opts.senderIds);
-        const readers = opts.readByAnyOf;
-        if (readers) {
-          query = query.where(({ exists, selectFrom }) =>
-            exists(
-              selectFrom("user_messages")
-                .select("user_messages.message_id")
-                .whereRef("user_messages.message_id", "=", "messages.id")
-                .where("user_messages.user_id", "in", readers),
-            ),
-          );
+    const size = opts.batchSize ?? IN_LIST;
+    const senderBatches = opts.senderIds ? chunks(opts.senderIds, size) : [undefined];
+    const readerBatches = opts.readByAnyOf ? chunks(opts.readByAnyOf, size) : [undefined];
+    let batches = 0;
+    for (const recipients of chunks(recipientIds, size)) {
+      for (const senders of senderBatches) {
+        for (const readers of readerBatches) {
+          batches++;
+          for (let after = 0; ;) {
+            let query = q
+              .selectFrom("messages")
+              .select("messages.id")
+              .where("messages.realm_id", "=", realmId)
+              .where("messages.recipient_id", "in", recipients)
+              .where("messages.id", ">", after);
+            if (senders) query = query.where("messages.sender_id", "in", senders);
+            if (readers) {
+              query = query.where(({ exists, selectFrom }) =>
+                exists(
+                  selectFrom("user_messages")
+                    .select("user_messages.message_id")
+                    .whereRef("user_messages.message_id", "=", "messages.id")
+                    .where("user_messages.user_id", "in", readers),
+                ),
+              );
+            }
+            const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
+            for (const row of page) ids.push(row.id);
+            if (page.length < ID_PAGE) break;
+            after = page[page.length - 1].id;
+          }
         }
-        const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
-        for (const row of page) ids.push(row.id);
-        if (page.length < ID_PAGE) break;
-        after = page[page.length - 1].id;
       }
     }
-    return recipientIds.length > IN_LIST ? ids.sort((a, b) => a - b) : ids;
+    // A message read by users of two reader batches is found twice.
+    return batches > 1 ? [...new Set(ids)].sort((a, b) => a - b) : ids;
   },
 
   messages: (q: Executor, ids: number[]) => q.selectFrom("messages").selectAll().where("id", "in", ids).orderBy("id").execute(),

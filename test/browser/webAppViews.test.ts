@@ -121,6 +121,37 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => othello.locator(".emoji-picker").count()).toBe(0);
   }, 40_000);
 
+  it("draws Zulip's :zulip: emoji as its image in the picker, on reactions, in messages and in a status", async () => {
+    for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "zulip.20emoji")}`);
+    await send(othello, VERONA, "zulip emoji", "Made with :zulip:");
+    const loaded = (image: ReturnType<Page["locator"]>) =>
+      image.evaluate((img: HTMLImageElement) => [img.complete, img.naturalWidth, new URL(img.src).pathname]);
+    const zulipPng = [true, 64, "/static/generated/emoji/images/emoji/unicode/zulip.png"];
+    await expect.poll(() => loaded(row(hamlet, "Made with").locator(".content img.emoji"))).toEqual(zulipPng);
+
+    await row(hamlet, "Made with").hover();
+    await row(hamlet, "Made with").locator("button[title='Add emoji reaction']").click();
+    await hamlet.fill(".emoji-picker input", "zulip");
+    await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":zulip:");
+    await expect.poll(() => loaded(hamlet.locator(".emoji-grid button img").first())).toEqual(zulipPng);
+    if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker-zulip.png` });
+    await hamlet.locator(".emoji-grid button").first().click();
+    for (const page of [hamlet, othello]) {
+      await expect.poll(() => loaded(row(page, "Made with").locator(".reaction img[alt=':zulip:']"))).toEqual(zulipPng);
+      expect(await row(page, "Made with").locator(".reaction").textContent()).toBe(" 1");
+    }
+    if (shots) await othello.screenshot({ path: `${shots}/reaction-zulip.png` });
+
+    // Othello's status with :zulip:, on his card in Hamlet's window.
+    expect((await call(othello, "POST", "/users/me/status", { status_text: "Building", emoji_name: "zulip" })).result).toBe("success");
+    await hamlet.locator(`.user-list li[data-user-id='${OTHELLO_ID}'] a`).click();
+    await expect.poll(() => hamlet.locator(".user-card .card-status").textContent()).toContain("Building");
+    await expect.poll(() => loaded(hamlet.locator(".user-card .card-status .status-emoji img"))).toEqual(zulipPng);
+    if (shots) await hamlet.screenshot({ path: `${shots}/status-zulip.png` });
+    await hamlet.keyboard.press("Escape");
+    expect((await call(othello, "POST", "/users/me/status", { status_text: "", emoji_name: "" })).result).toBe("success");
+  }, 40_000);
+
   it("suggests operators, channels, topics, people and is:/has: values as the search is typed", async () => {
     await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
     await hamlet.waitForSelector(".sidebar .topics li");

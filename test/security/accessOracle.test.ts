@@ -759,6 +759,7 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/static/pages.css": "a style sheet",
   "/calls/bigbluebutton/join": "a redirect to a call",
   "/static/generated/emoji/emoji_api.json": "emoji data",
+  "/static/generated/emoji/images/emoji/unicode/zulip.png": "the :zulip: emoji's image, the same for everyone",
   "/health": "health check",
   "/metrics": "Prometheus figures (token)",
   "/accounts/confirm_new_email/:key": "a confirmation link (secret key)",

@@ -11,11 +11,23 @@ const catalogue = buildCatalogue(table, [
 const names = (query: string, limit = 5) => searchEmoji(catalogue, query, limit).map((e) => e.name);
 
 describe("emoji search", () => {
-  it("lists every emoji once, custom ones first, smileys next", () => {
+  it("lists every emoji once, custom ones first, then Zulip's :zulip:, smileys next", () => {
     expect(catalogue.all[0]).toEqual({ name: "parley_logo", code: "1", type: "realm_emoji", url: "/user_avatars/2/emoji/images/1.png" });
     expect(catalogue.all.some((e) => e.name === "old_logo")).toBe(false);
-    expect(catalogue.all[1].code).toBe("1f600");
-    expect(catalogue.all.length).toBe(Object.keys(table.codeToName).length + 1);
+    expect(catalogue.all[1]).toEqual({
+      name: "zulip",
+      code: "zulip",
+      type: "zulip_extra_emoji",
+      url: "/static/generated/emoji/images/emoji/unicode/zulip.png",
+    });
+    expect(catalogue.all[2].code).toBe("1f600");
+    expect(catalogue.all.length).toBe(Object.keys(table.codeToName).length + 2);
+    expect(names("zuli")).toEqual(["zulip"]);
+  });
+
+  it("lets a custom emoji named zulip replace Zulip's", () => {
+    const own = buildCatalogue(table, [{ id: "7", name: "zulip", source_url: "/user_avatars/2/emoji/images/7.png", deactivated: false }]);
+    expect(searchEmoji(own, "zulip")).toEqual([{ name: "zulip", code: "7", type: "realm_emoji", url: "/user_avatars/2/emoji/images/7.png" }]);
   });
 
   it("puts the exact name first, then prefixes, then word prefixes; aliases find their emoji", () => {

@@ -6,14 +6,19 @@
 export interface EmojiTable {
   nameToCode: Record<string, string>;
   codeToName: Record<string, string>;
+  /** Zulip's own emoji outside Unicode (`zulip`): name → code. */
+  extra?: Record<string, string>;
 }
+
+/** Where Zulip's clients (and the server's rendered messages) load the `:zulip:` emoji's image. */
+export const ZULIP_EMOJI_URL = "/static/generated/emoji/images/emoji/unicode/zulip.png";
 
 export interface Emoji {
   name: string;
-  /** Unicode: Zulip's code ("1f44d"); custom: the realm emoji id. */
+  /** Unicode: Zulip's code ("1f44d"); custom: the realm emoji id; Zulip's extra emoji: its name. */
   code: string;
-  type: "unicode_emoji" | "realm_emoji";
-  /** A custom emoji's image. */
+  type: "unicode_emoji" | "realm_emoji" | "zulip_extra_emoji";
+  /** The image of a custom emoji or of Zulip's extra emoji. */
   url?: string;
 }
 
@@ -44,6 +49,13 @@ export function buildCatalogue(table: EmojiTable, custom: Array<{ id: string; na
     names.push({ name: e.name, emoji });
   }
   const customNames = new Set(names.map((n) => n.name));
+  // Zulip's extra emoji (:zulip:) after the custom ones, unless a custom emoji took its name.
+  for (const [name, code] of Object.entries(table.extra ?? {})) {
+    if (customNames.has(name)) continue;
+    const emoji: Emoji = { name, code, type: "zulip_extra_emoji", url: ZULIP_EMOJI_URL };
+    all.push(emoji);
+    names.push({ name, emoji });
+  }
   for (const code of codes) {
     const emoji: Emoji = { name: table.codeToName[code], code, type: "unicode_emoji" };
     byCode.set(code, emoji);

@@ -1,11 +1,10 @@
 import type { MarkdownIt, StateInline } from "markdown-it";
-import { canonicalNameForCode, emojiCodeForName, unicodeEmojiToCode, zulipExtraEmojiCode } from "../emoji.js";
+import { canonicalNameForCode, emojiCodeForName, unicodeEmojiToCode, ZULIP_EMOJI_URL, zulipExtraEmojiCode } from "../emoji.js";
 import { escapeAttr, escapeText } from "./escape.js";
 import { type RenderEnv, renderEnv } from "./types.js";
 
 /** :name: emoji (realm emoji, Zulip's extra emoji, Unicode names) and Unicode emoji characters. */
 export const EMOJI_NAME_RE = /^:([\p{L}\p{N}_\-+]+):/u;
-const ZULIP_EMOJI_URL = "/static/generated/emoji/images/emoji/unicode/zulip.png";
 
 export function unicodeEmojiSpan(code: string, name: string): string {
   const title = escapeAttr(name.replaceAll("_", " "));

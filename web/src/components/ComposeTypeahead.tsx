@@ -13,7 +13,7 @@ import {
   type Suggestion,
   type Token,
 } from "../composeTypeahead.js";
-import { emojiGlyph } from "../emojiSearch.js";
+import { EmojiGlyph } from "./EmojiGlyph.js";
 import { catalogue, loadCatalogue } from "../emojiPicker.js";
 import { channelTopics, lookup, subscriptions, userGroups, users } from "../state.js";
 import "./composeTools.css";
@@ -191,7 +191,9 @@ function Item({ item }: { item: Suggestion }) {
     case "emoji":
       return (
         <>
-          <span class="ta-emoji">{item.emoji.type === "realm_emoji" ? <img src={item.emoji.url} alt="" /> : emojiGlyph(item.emoji.code)}</span>{" "}
+          <span class="ta-emoji">
+            <EmojiGlyph {...item.emoji} />
+          </span>{" "}
           <span class="ta-name">:{item.emoji.name}:</span>
         </>
       );

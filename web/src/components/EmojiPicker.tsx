@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { catalogue, closeEmojiPicker, picker } from "../emojiPicker.js";
-import { emojiGlyph, searchEmoji } from "../emojiSearch.js";
+import { searchEmoji } from "../emojiSearch.js";
+import { EmojiGlyph } from "./EmojiGlyph.js";
 
 /** The emoji picker: a search box and the matching emoji; a click picks one (reaction or insertion). */
 export function EmojiPicker() {
@@ -43,7 +44,7 @@ export function EmojiPicker() {
         <div class="emoji-grid">
           {results.map((emoji, i) => (
             <button type="button" key={`${emoji.type}:${emoji.code}`} title={`:${emoji.name}:`} data-emoji-name={emoji.name} onClick={() => pick(i)}>
-              {emoji.type === "realm_emoji" ? <img src={emoji.url} alt={`:${emoji.name}:`} /> : emojiGlyph(emoji.code)}
+              <EmojiGlyph {...emoji} />
             </button>
           ))}
         </div>

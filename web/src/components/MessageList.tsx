@@ -3,11 +3,12 @@ import { withThumbnails } from "../lightbox/images.js";
 import { Avatar } from "./Avatar.js";
 import { Widget } from "./Widget.js";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { lookup, type Message, realmEmoji, settings, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, type Message, settings, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
 import { openUserCard } from "../userCard.js";
 import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { openEmojiPicker } from "../emojiPicker.js";
+import { EmojiGlyph } from "./EmojiGlyph.js";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
 import { page, view } from "../messages.js";
@@ -118,17 +119,7 @@ function Reactions({ m }: { m: Message }) {
   return (
     <div class="reactions">
       {[...groups.values()].map((g) => {
-        const custom = g.type === "realm_emoji" ? realmEmoji.value.get(g.code) : undefined;
-        const glyph =
-          settings.value.emojiset === "text" ? (
-            `:${g.name}:`
-          ) : g.type === "unicode_emoji" ? (
-            String.fromCodePoint(...g.code.split("-").map((h) => parseInt(h, 16)))
-          ) : custom ? (
-            <img class="emoji" src={custom.source_url} alt={`:${g.name}:`} />
-          ) : (
-            `:${g.name}:`
-          );
+        const glyph = settings.value.emojiset === "text" ? `:${g.name}:` : <EmojiGlyph name={g.name} code={g.code} type={g.type} />;
         return (
           <button
             type="button"

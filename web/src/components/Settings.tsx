@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
-import { emojiGlyph, type Emoji } from "../emojiSearch.js";
+import { type Emoji } from "../emojiSearch.js";
+import { EmojiGlyph } from "./EmojiGlyph.js";
 import { alertWords, mutedUsers, ownEmail, topicPolicies, userStatuses } from "../personal.js";
 import { settings, subscriptions, userName, users } from "../state.js";
 import { attempt, CheckField, Group, SelectField, SettingsFrame } from "./forms.js";
@@ -102,7 +103,7 @@ function Profile() {
             aria-label="Status emoji"
             onClick={(e) => openEmojiPicker(e.currentTarget, (picked: Emoji) => setEmoji({ name: picked.name, code: picked.code, type: picked.type }))}
           >
-            {emoji ? (emoji.type === "unicode_emoji" ? emojiGlyph(emoji.code) : `:${emoji.name}:`) : "☺"}
+            {emoji ? <EmojiGlyph {...emoji} /> : "☺"}
           </button>
           <input name="status_text" placeholder="What are you up to?" maxLength={60} value={statusText} onInput={(e) => setStatusText(e.currentTarget.value)} />
           <button type="submit">Save status</button>

@@ -7,7 +7,7 @@ import { mutedUsers, profileFields, type ProfileField, userStatuses } from "../p
 import { status } from "../presence.js";
 import { lookup, settings, userName, users } from "../state.js";
 import { closeUserCard, localTime, roleName, userCard } from "../userCard.js";
-import { emojiGlyph } from "../emojiSearch.js";
+import { EmojiGlyph } from "./EmojiGlyph.js";
 
 const PRESENCE_TEXT = { active: "Active now", idle: "Idle", offline: "Offline" } as const;
 
@@ -83,7 +83,11 @@ export function UserCard() {
         </div>
         {(userStatus?.status_text || userStatus?.emoji_code) && (
           <div class="card-status">
-            {userStatus.emoji_code && userStatus.reaction_type === "unicode_emoji" && <span class="status-emoji">{emojiGlyph(userStatus.emoji_code)}</span>}{" "}
+            {userStatus.emoji_code && (
+              <span class="status-emoji">
+                <EmojiGlyph name={userStatus.emoji_name ?? ""} code={userStatus.emoji_code} type={userStatus.reaction_type ?? "unicode_emoji"} />
+              </span>
+            )}{" "}
             {userStatus.status_text}
           </div>
         )}
