@@ -39,6 +39,7 @@ import { ensureWritableDataDir } from "./lib/dataDir.js";
 import { prepareDataDirectory } from "./lib/dataDirectory.js";
 import { emojiCodeToNames } from "./lib/emoji.js";
 import { Metrics } from "./metrics.js";
+import { queueReceiverWentIdle } from "./actions/receiverIdle.js";
 import { jobStore } from "./store/jobs.js";
 import { nowSeconds } from "./util/time.js";
 import { realmStore } from "./store/realms.js";
@@ -79,6 +80,11 @@ export async function createContext(config: Config, log = pino({ level: config.l
     metrics,
     wakeJobs: () => {},
   } as AppContext & { jobs: JobRunner };
+  // Zulip's missedmessage_hook: a user's last queue taking messages went away.
+  eventQueues.onLastMessageQueueGone = (userId, messageIds) =>
+    queueReceiverWentIdle(ctx, userId, messageIds).catch((error: unknown) =>
+      log.error({ err: error, userId }, "queueing notifications for an idle user failed"),
+    );
   ctx.jobs = new JobRunner(ctx);
   registerJobHandlers(ctx.jobs);
   setCamoKey(createHmac("sha256", serverSecret(config.dataDir)).update("camo").digest());

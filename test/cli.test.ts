@@ -115,8 +115,10 @@ describe("parley create-organization", () => {
       method: "POST",
       url: "/api/v1/register",
       headers: { authorization },
-      payload: { fetch_event_types: '["default_streams"]' },
+      payload: { fetch_event_types: '["default_streams", "realm"]' },
     });
+    // Invitations are required in a new organization, so read receipts start on (Zulip's do_create_realm).
+    expect(state.json()).toMatchObject({ realm_invite_required: true, realm_enable_read_receipts: true });
     expect([...state.json().realm_default_streams].sort()).toEqual(
       subs
         .json()
@@ -125,6 +127,8 @@ describe("parley create-organization", () => {
     );
     const messages = await app.inject({ method: "GET", url: "/api/v1/messages?anchor=newest&num_before=20&num_after=0&narrow=[]", headers: { authorization } });
     expect(messages.json().messages).toHaveLength(12);
+    const receipts = await app.inject({ method: "GET", url: `/api/v1/messages/${messages.json().messages[0].id}/read_receipts`, headers: { authorization } });
+    expect(receipts.json()).toMatchObject({ result: "success", user_ids: [] });
   }, 120_000);
 
   it("refuses a string id that is taken, and a malformed one", async () => {

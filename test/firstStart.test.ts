@@ -46,6 +46,8 @@ async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string,
   expect(state.realm_new_stream_announcements_stream_id).toBe(channels.general.stream_id);
   expect(state.realm_zulip_update_announcements_stream_id).toBe(channels.general.stream_id);
   expect(state.cross_realm_bots.map((b: any) => b.email)).toEqual(expect.arrayContaining(["notification-bot@zulip.com", "welcome-bot@zulip.com"]));
+  // Invitations are required, so read receipts start on (Zulip's do_create_realm).
+  expect(state).toMatchObject({ realm_invite_required: true, realm_enable_read_receipts: true });
 
   const { messages } = await api("GET", "/messages", { anchor: "oldest", num_before: "0", num_after: "50", narrow: "[]" });
   expect(messages.map((m: any) => `${m.display_recipient} > ${m.subject}`)).toEqual([
@@ -58,7 +60,8 @@ async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string,
   expect(new Set(messages.map((m: any) => m.sender_email))).toEqual(new Set(["welcome-bot@zulip.com"]));
   expect(messages[7].reactions).toMatchObject([{ emoji_name: "wave", user_id: messages[7].sender_id }]);
 
-  await api("POST", "/messages", { type: "stream", to: "general", topic: "hello", content: "First!" });
+  const first = await api("POST", "/messages", { type: "stream", to: "general", topic: "hello", content: "First!" });
+  expect((await api("GET", `/messages/${first.id}/read_receipts`)).user_ids).toEqual([]);
   await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "brand new" }]), announce: "true" });
   const notices = await api("GET", "/messages", {
     anchor: "newest",

@@ -15,14 +15,17 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import type { NotificationTrigger } from "./notificationTriggers.js";
+import { isReceiverIdle } from "./receiverIdle.js";
 
 /**
  * Missed-message emails (Zulip's handle_missedmessage_emails). A direct message, mention or
  * followed-topic message waits in `missed_message_emails`; the first one for a user schedules a
  * durable job after their email_notifications_batching_period_seconds. The job sends one email
- * per conversation for what is still unread — if the user is offline then (no event queue here) and
- * their settings allow it — with the rendered messages and a link, through the email path
- * (SMTP or the outbox).
+ * per conversation for what is still unread — if the user is idle then (receiverIdle.ts: no event
+ * queue taking messages in any process, or idle by presence) and their settings allow it — with the
+ * rendered messages and a link, through the email path (SMTP or the outbox). A user on Zulip then
+ * has the batch held back: what their last queue still held unacknowledged when it went away is
+ * sent after all (receiver_went_idle), the rest is dropped.
  */
 export const MISSED_MESSAGE_EMAIL_JOB = "missed_message_email";
 
@@ -64,16 +67,17 @@ function wanted(user: User, trigger: string): boolean {
 
 /** Job: the user's pending missed messages, one email per conversation. */
 export async function sendMissedMessageEmails(ctx: AppContext, job: { userId: number }): Promise<void> {
+  // Asked before the transaction: it may ask the other processes.
+  const found = await userStore.getById(ctx.db.kysely, job.userId);
+  const foundRealm = found ? await realmStore.getById(ctx.db.kysely, found.realm_id) : undefined;
+  const idle = !found || !foundRealm || (await isReceiverIdle(ctx, foundRealm, found.id));
   await transaction(ctx, async (tx) => {
     const user = await userStore.getById(tx.q, job.userId);
     const pending = await missedMessageEmailStore.listForUser(tx.q, job.userId);
-    await missedMessageEmailStore.deleteForUser(
-      tx.q,
-      job.userId,
-      pending.map((p) => p.id),
-    );
+    const ids = pending.map((p) => p.id);
+    if (user && user.is_active && !idle) return missedMessageEmailStore.hold(tx.q, job.userId, ids); // on Zulip: until they go idle
+    await missedMessageEmailStore.deleteForUser(tx.q, job.userId, ids);
     if (!user || !user.is_active || pending.length === 0) return;
-    if (ctx.eventQueues.hasQueueFor(user.id)) return; // back online: the client shows them
     const realm = (await realmStore.getById(tx.q, user.realm_id))!;
     const flags = await userMessageStore.flagsFor(
       tx.q,

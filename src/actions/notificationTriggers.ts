@@ -14,7 +14,7 @@ export type NotificationTrigger = "direct_message" | "mentioned" | "stream_wildc
 /** The triggers of each of several messages from one sender: one query for the followers of all their topics. */
 export async function notificationTriggers(
   tx: Tx,
-  sender: User,
+  sender: Pick<User, "id">,
   messages: ReadonlyArray<{ rows: ReadonlyArray<{ user_id: number; flags: number }>; channel: { streamId: number; topic: string } | null }>,
 ): Promise<Array<Map<number, NotificationTrigger>>> {
   const anyMention = MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED;

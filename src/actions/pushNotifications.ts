@@ -19,6 +19,7 @@ import { realmStore } from "../store/realms.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import type { NotificationTrigger } from "./notificationTriggers.js";
+import { isReceiverIdle } from "./receiverIdle.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 
 /**
@@ -29,10 +30,13 @@ import { channelRecipientStore } from "../store/subscriptions.js";
  * /api/v1/remotes/push/notify with Zulip's gcm_payload/apns_payload shapes.
  *
  * A message queues a job for each receiver with a registered device when it is a direct message,
- * mentions them, or is in a topic they follow. The job (after commit) sends only if the receiver is
- * offline — no event queue open in this server (Zulip's receiver_is_off_zulip) — the message is
- * still unread and their settings want it; it then marks the message as having an active push
- * notification. Reading such a message anywhere queues a "remove" notification.
+ * mentions them, or is in a topic they follow. The job (after commit) sends if the message is still
+ * unread, their settings want it, and either their enable_online_push_notifications is on (Zulip's
+ * default) or they are idle (receiverIdle.ts: no event queue taking messages in any process, or
+ * idle by presence); otherwise the push waits until their last queue goes away with the message
+ * unacknowledged (receiver_went_idle). It then marks the message as having an active push
+ * notification, which also keeps it from being pushed twice. Reading such a message anywhere
+ * queues a "remove" notification.
  */
 export const PUSH_NOTIFICATION_JOB = "push_notification";
 export const PUSH_REMOVAL_JOB = "push_notification_remove";
@@ -179,17 +183,22 @@ function notificationText(html: string): { content: string; truncated: boolean }
 }
 
 /** Job: send one message's notification to the receiver's devices through the bouncer. */
-export async function sendPushNotification(ctx: AppContext, job: { userId: number; messageId: number; trigger: NotificationTrigger }): Promise<void> {
+export async function sendPushNotification(
+  ctx: AppContext,
+  job: { userId: number; messageId: number; trigger: NotificationTrigger; idle?: boolean },
+): Promise<void> {
   if (!pushConfigured(ctx)) return;
   const q = ctx.db.kysely;
   const user = await userStore.getById(q, job.userId);
   if (!user || !user.is_active || !settingAllows(user, job.trigger)) return;
-  if (ctx.eventQueues.hasQueueFor(user.id)) return; // online: the open client shows it
   const flags = (await userMessageStore.flagsFor(q, user.id, [job.messageId])).get(job.messageId);
-  if (flags === undefined || flags & MessageFlag.READ) return;
+  if (flags === undefined || flags & (MessageFlag.READ | MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION)) return; // read, or pushed already
+  const realm = await realmStore.getById(q, user.realm_id);
+  if (!realm) return;
+  // On Zulip with online pushes off: the open client shows it (pushed if the user goes idle first).
+  if (!job.idle && !userSettings(user).enable_online_push_notifications && !(await isReceiverIdle(ctx, realm, user.id))) return;
   const [message] = await messageStore.listByIds(q, user.realm_id, [job.messageId]);
   const devices = await pushDeviceStore.listForUser(q, user.id);
-  const realm = await realmStore.getById(q, user.realm_id);
   const sender = message ? await userStore.getById(q, message.sender_id) : undefined;
   if (!message || !sender || !realm || devices.length === 0) return;
 

@@ -1,5 +1,6 @@
 import type { Realm } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
+import { REALM_SETTING_DEFAULTS, withRealmSettings } from "../models/realmSettings.js";
 import { SYSTEM_GROUPS } from "../models/systemGroups.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { realmStore } from "../store/realms.js";
@@ -10,6 +11,27 @@ export interface NewRealm {
   string_id: string;
   name: string;
   description?: string;
+  /** Settings chosen at creation; the others start at Zulip's defaults (models/realmSettings.ts). */
+  invite_required?: boolean;
+  emails_restricted_to_domains?: boolean;
+  enable_read_receipts?: boolean;
+}
+
+/**
+ * Zulip's do_create_realm: read receipts start on in a closed organization (invitations required,
+ * or email addresses restricted to its domains) unless the creator chose otherwise.
+ */
+function initialSettings(input: NewRealm): string {
+  const inviteRequired = input.invite_required ?? REALM_SETTING_DEFAULTS.invite_required;
+  const restricted = input.emails_restricted_to_domains ?? REALM_SETTING_DEFAULTS.emails_restricted_to_domains;
+  return withRealmSettings(
+    { settings: "{}" },
+    {
+      invite_required: inviteRequired,
+      emails_restricted_to_domains: restricted,
+      enable_read_receipts: input.enable_read_receipts ?? (inviteRequired || restricted),
+    },
+  );
 }
 
 /** Creates an organization with its system groups (no users yet). */
@@ -21,6 +43,7 @@ export async function doCreateRealm(tx: Tx, input: NewRealm): Promise<Realm> {
     description: input.description ?? "",
     date_created: now,
     message_retention_days: null,
+    settings: initialSettings(input),
   });
   // Widest first; each system group contains the next one (see models/systemGroups.ts).
   let previous: number | null = null;

@@ -55,6 +55,8 @@ export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
       string_id: "zulip",
       name: "Zulip Dev",
       description: "The Zulip development environment default organization. It's great for testing!",
+      // As Zulip's populate_db: read receipts on.
+      enable_read_receipts: true,
     });
     for (const user of DEV_USERS) {
       await doCreateUser(tx, realm, {

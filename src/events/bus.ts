@@ -39,6 +39,8 @@ interface BusNames {
   stream: string;
   events: string;
   auth: string;
+  /** Which of some users have a queue that takes messages (notifications ask every process). */
+  online: string;
   queue: (processId: string) => string;
 }
 
@@ -47,6 +49,7 @@ function busNames(namespace: string): BusNames {
     stream: `PARLEY_EVENTS_${namespace}`,
     events: `parley.${namespace}.events`,
     auth: `parley.${namespace}.auth`,
+    online: `parley.${namespace}.online`,
     queue: (processId) => `parley.${namespace}.queue.${processId}`,
   };
 }
@@ -201,6 +204,15 @@ export class EventBus {
       }),
     );
     this.subscriptions.push(
+      this.nc.subscribe(this.names.online, {
+        callback: (error, msg) => {
+          if (error) return this.log.error({ err: error }, "online subscription failed");
+          const userIds = JSON.parse(msg.string()) as number[];
+          msg.respond(JSON.stringify([...queues.usersWithMessageQueues(userIds)]));
+        },
+      }),
+    );
+    this.subscriptions.push(
       this.nc.subscribe(this.names.queue(this.processId), {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "queue subscription failed");
@@ -285,7 +297,7 @@ export class EventBus {
       if (request.op === "ping") return { ok: true };
       await this.restoring;
       if (request.op === "delete") {
-        deleteQueue(queues, request.userId, request.queueId);
+        await deleteQueue(queues, request.userId, request.queueId);
         return { ok: true };
       }
       const answer = await pollQueue(queues, request);
@@ -295,6 +307,32 @@ export class EventBus {
       this.log.error({ err: error }, "forwarded queue request failed");
       return { error: { msg: "Internal server error", code: "BAD_REQUEST", status: 500, data: {} } };
     }
+  }
+
+  /**
+   * Of `userIds`, those with a queue that takes messages in another process: every process
+   * answers for its own queues, and the answers are gathered until none came for a moment. A
+   * process that does not answer in time counts as holding none (a notification too many rather
+   * than one missed).
+   */
+  async usersWithMessageQueues(userIds: readonly number[]): Promise<Set<number>> {
+    const found = new Set<number>();
+    if (userIds.length === 0) return found;
+    const { RequestStrategy } = await loadNats();
+    try {
+      const replies = await this.nc.requestMany(this.names.online, JSON.stringify(userIds), {
+        strategy: RequestStrategy.JitterTimer,
+        jitter: 100,
+        maxWait: 1000,
+      });
+      for await (const reply of replies) {
+        for (const userId of JSON.parse(reply.string()) as number[]) found.add(userId);
+      }
+    } catch (error) {
+      // No other process listens (NoResponders), or the connection failed: nothing found elsewhere.
+      this.log.debug({ err: error }, "asking the other processes for users' queues failed");
+    }
+    return found;
   }
 
   /** GET /events for a queue `owner` holds. */

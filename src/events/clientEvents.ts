@@ -51,6 +51,13 @@ export interface ClientDescriptor {
   emptyTopicDisplayName: string;
   /** The names the registering client understands (lib/clientDialect.ts); absent in queues saved before it existed: "spec". */
   dialect?: ClientDialect;
+  /** How long the queue lives unpolled when its client asked (idle_queue_timeout, queue_lifespan_secs); else the server's timeout. */
+  idleTimeoutMs?: number;
+}
+
+/** Whether the client takes message events (Zulip's accepts_messages): what makes its user "on Zulip" for notifications. */
+export function acceptsMessages(client: Pick<ClientDescriptor, "eventTypes">): boolean {
+  return client.eventTypes === null || client.eventTypes.includes("message");
 }
 
 /** Keys the server adds to an event for delivery decisions; never sent to clients. */

@@ -45,7 +45,7 @@ export async function pollQueue(
 }
 
 /** DELETE /events. */
-export function deleteQueue(queues: EventQueueRegistry, userId: number, queueId: string): void {
+export async function deleteQueue(queues: EventQueueRegistry, userId: number, queueId: string): Promise<void> {
   accessQueue(queues, userId, queueId);
-  queues.delete(queueId);
+  await queues.delete(queueId);
 }

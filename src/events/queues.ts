@@ -3,7 +3,7 @@ import type { Executor } from "../db/tx.js";
 import { z } from "zod";
 import { eventQueueStore } from "../store/eventQueues.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
-import { type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
+import { acceptsMessages, type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import type { StateSnapshot } from "./snapshotFilter.js";
 
@@ -106,6 +106,16 @@ export class EventQueue {
   /** Whether the client asks for events this queue already dropped. */
   isPrunedPast(lastEventId: number): boolean {
     return lastEventId < this.newestPrunedId;
+  }
+
+  /** The ids of the messages whose events the client has not acknowledged yet. */
+  unacknowledgedMessageIds(): number[] {
+    const ids: number[] = [];
+    for (const { event } of this.events) {
+      const message = event.body.type === "message" ? (event.body.message as { id?: unknown } | undefined) : undefined;
+      if (typeof message?.id === "number") ids.push(message.id);
+    }
+    return ids;
   }
 
   eventsAfter(lastEventId: number): QueuedEvent[] {
@@ -242,6 +252,12 @@ export class EventQueueRegistry {
   /** Queues registered with all_public_streams (bots mirroring every public channel). */
   private readonly allPublicStreams = new Set<EventQueue>();
   private gcTimer: NodeJS.Timeout | null = null;
+  private gcPeriodMs = 0;
+  /**
+   * Called when a user's last queue that takes messages here is dropped (collected or deleted),
+   * with the messages it still held unacknowledged (Zulip's missedmessage_hook).
+   */
+  onLastMessageQueueGone: ((userId: number, unacknowledgedMessageIds: number[]) => Promise<void>) | null = null;
   private unsubscribe: (() => void) | null = null;
   /** Set while the server shuts down: polls answer at once instead of waiting. */
   closing = false;
@@ -251,15 +267,38 @@ export class EventQueueRegistry {
   /** Starts receiving committed events and collecting idle queues. */
   start(dispatcher: EventDispatcher): void {
     this.unsubscribe ??= dispatcher.subscribe((event, userIds, committedIn) => this.deliver(event, userIds, committedIn));
-    if (!this.gcTimer) {
-      this.gcTimer = setInterval(() => this.collectGarbage(Date.now()), Math.min(60_000, this.options.timeoutMs / 2));
-      this.gcTimer.unref?.();
-    }
+    if (!this.gcTimer) this.scheduleGc(Math.min(60_000, this.options.timeoutMs / 2));
   }
 
-  /** Whether the user has an event queue here (Zulip's "not off Zulip", for push notifications). */
-  hasQueueFor(userId: number): boolean {
-    return (this.byUser.get(userId)?.size ?? 0) > 0;
+  /** Collection runs at least twice per shortest queue timeout, at most once a second. */
+  private scheduleGc(periodMs: number): void {
+    if (this.gcTimer) clearInterval(this.gcTimer);
+    this.gcPeriodMs = Math.max(1000, periodMs);
+    this.gcTimer = setInterval(() => this.collectGarbage(Date.now()), this.gcPeriodMs);
+    this.gcTimer.unref?.();
+  }
+
+  /** How long this queue may go unpolled before it is dropped. */
+  private timeoutOf(queue: EventQueue): number {
+    return queue.client.idleTimeoutMs ?? this.options.timeoutMs;
+  }
+
+  private expired(queue: EventQueue, nowMs: number): boolean {
+    return !queue.isPolled && nowMs - queue.lastActivityMs > this.timeoutOf(queue);
+  }
+
+  /** The users among `userIds` with a live queue here that takes messages (Zulip's receiver_is_off_zulip, negated). */
+  usersWithMessageQueues(userIds: Iterable<number>, nowMs = Date.now()): Set<number> {
+    const found = new Set<number>();
+    for (const userId of userIds) {
+      for (const queue of this.byUser.get(userId) ?? []) {
+        if (acceptsMessages(queue.client) && !this.expired(queue, nowMs)) {
+          found.add(userId);
+          break;
+        }
+      }
+    }
+    return found;
   }
 
   /** Shutdown, first step: pending polls answer now and new ones do not wait. Queues still fill. */
@@ -299,15 +338,20 @@ export class EventQueueRegistry {
     return this.queues.get(id);
   }
 
-  delete(id: string): void {
+  /** Drops the queue; the promise settles when onLastMessageQueueGone's work (if any) is recorded. */
+  delete(id: string): Promise<void> | undefined {
     const queue = this.queues.get(id);
     if (!queue) return;
     queue.finishWaiter([]);
     this.queues.delete(id);
     this.allPublicStreams.delete(queue);
-    const mine = this.byUser.get(queue.client.userId);
+    const userId = queue.client.userId;
+    const mine = this.byUser.get(userId);
     mine?.delete(queue);
-    if (mine?.size === 0) this.byUser.delete(queue.client.userId);
+    if (mine?.size === 0) this.byUser.delete(userId);
+    if (this.onLastMessageQueueGone && acceptsMessages(queue.client) && ![...(mine ?? [])].some((other) => acceptsMessages(other.client))) {
+      return this.onLastMessageQueueGone(userId, queue.unacknowledgedMessageIds());
+    }
   }
 
   /** Every queue of these users gets the event, as its client should see it. */
@@ -348,8 +392,8 @@ export class EventQueueRegistry {
   collectGarbage(nowMs: number): number {
     let dropped = 0;
     for (const queue of [...this.queues.values()]) {
-      if (!queue.isPolled && nowMs - queue.lastActivityMs > this.options.timeoutMs) {
-        this.delete(queue.id);
+      if (this.expired(queue, nowMs)) {
+        void this.delete(queue.id);
         dropped += 1;
       }
     }
@@ -391,5 +435,6 @@ export class EventQueueRegistry {
     let mine = this.byUser.get(queue.client.userId);
     if (!mine) this.byUser.set(queue.client.userId, (mine = new Set()));
     mine.add(queue);
+    if (this.gcTimer && Math.max(1000, this.timeoutOf(queue) / 2) < this.gcPeriodMs) this.scheduleGc(this.timeoutOf(queue) / 2);
   }
 }

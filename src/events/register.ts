@@ -33,7 +33,7 @@ export async function openQueueWithState<T>(
       return { queue: opened, state };
     });
   } catch (error) {
-    if (queue) ctx.eventQueues.delete(queue.id);
+    if (queue) void ctx.eventQueues.delete(queue.id);
     throw error;
   }
 }

@@ -11,6 +11,7 @@ import {
   syncBouncerDevice,
 } from "../actions/pushNotifications.js";
 import { REALM_EXPORT_JOB, runRealmExport } from "../actions/realmExport.js";
+import { notifyReceiverWentIdle, RECEIVER_WENT_IDLE_JOB } from "../actions/receiverIdle.js";
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { fetchUrlPreviews, URL_PREVIEW_JOB } from "../actions/urlPreviews.js";
 import { deliverEmail } from "../email/deliver.js";
@@ -29,6 +30,7 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(PUSH_REMOVAL_JOB, sendPushRemoval);
   runner.register(PUSH_BOUNCER_DEVICE_JOB, syncBouncerDevice);
   runner.register(MISSED_MESSAGE_EMAIL_JOB, sendMissedMessageEmails);
+  runner.register(RECEIVER_WENT_IDLE_JOB, notifyReceiverWentIdle);
   runner.register(URL_PREVIEW_JOB, fetchUrlPreviews);
   runner.register(REALM_EXPORT_JOB, runRealmExport);
 }

@@ -21,6 +21,8 @@ export const JOB_PAYLOADS = {
     userId: id,
     messageId: id,
     trigger: z.enum(["direct_message", "mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned", "followed_topic"]),
+    /** Queued when the receiver went idle (receiverIdle.ts): pushed without asking again. */
+    idle: z.boolean().optional(),
   }),
   push_notification_remove: z.object({ userId: id, messageIds: z.array(id) }),
   push_bouncer_device: z.object({
@@ -31,6 +33,7 @@ export const JOB_PAYLOADS = {
     appId: z.string().nullable(),
   }),
   missed_message_email: z.object({ userId: id }),
+  receiver_went_idle: z.object({ userId: id, messageIds: z.array(id) }),
   realm_export: z.object({ exportId: id }),
   url_preview: z.object({ realmId: id, messageId: id, content: z.string(), urls: z.array(z.string()).max(24) }),
 } as const;

@@ -43,6 +43,6 @@ export const deleteEventQueue = endpoint({
   handler: async ({ ctx, user, params }) => {
     const owner = queueOwner(params.queue_id);
     if (ctx.bus && owner !== null && owner !== ctx.bus.processId) await ctx.bus.forwardDelete(owner, user.id, params.queue_id);
-    else deleteQueue(ctx.eventQueues, user.id, params.queue_id);
+    else await deleteQueue(ctx.eventQueues, user.id, params.queue_id);
   },
 });

@@ -12,6 +12,26 @@ import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/
 
 const narrowElement = z.union([z.tuple([z.string(), z.string()]), z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() })]);
 
+/** The longest a client may ask its queue to live unpolled (Zulip's MAX_QUEUE_TIMEOUT_SECS). */
+const MAX_QUEUE_TIMEOUT_SECONDS = 7 * 24 * 3600;
+/** idle_queue_timeout "mobile": Zulip's lifetime for the mobile apps' queues. */
+const MOBILE_QUEUE_TIMEOUT_SECONDS = 12 * 3600;
+
+/**
+ * The queue's own idle timeout, when the client asks for one: idle_queue_timeout (seconds, or
+ * "mobile"; newer Zulip servers) or Zulip 10.2's queue_lifespan_secs (0: the server's), at most a
+ * week. A queue unpolled that long is dropped, and its user counts as off Zulip from then on.
+ */
+function queueIdleTimeoutMs(idleQueueTimeout: unknown, lifespanSeconds: number): number | undefined {
+  let seconds = lifespanSeconds > 0 ? lifespanSeconds : undefined;
+  if (idleQueueTimeout !== undefined) {
+    if (idleQueueTimeout === "mobile") seconds = MOBILE_QUEUE_TIMEOUT_SECONDS;
+    else if (typeof idleQueueTimeout === "number" && Number.isInteger(idleQueueTimeout) && idleQueueTimeout > 0) seconds = idleQueueTimeout;
+    else throw badRequest("Invalid idle_queue_timeout");
+  }
+  return seconds === undefined ? undefined : Math.min(seconds, MAX_QUEUE_TIMEOUT_SECONDS) * 1000;
+}
+
 /** POST /register: opens an event queue and returns the client's initial state. */
 export const registerQueue = endpoint({
   auth: "user",
@@ -27,6 +47,7 @@ export const registerQueue = endpoint({
     fetch_event_types: p.json(z.array(z.string()).nullable()).default(null),
     narrow: p.json(z.array(narrowElement).max(MAX_NARROW_TERMS)).default([]),
     queue_lifespan_secs: p.int({ min: 0 }).default(0),
+    idle_queue_timeout: p.textOrJson().optional(),
   },
   handler: async ({ ctx, user, realm, params, request }) => {
     // Zulip's can_access_public_streams: guests cannot read every public channel.
@@ -37,6 +58,7 @@ export const registerQueue = endpoint({
       if (operator === "is" && !["dm", "private", "starred", "unread", "mentioned", "alerted"].includes(operand))
         throw badRequest(`Invalid narrow operand: ${operand}`);
     }
+    const idleTimeoutMs = queueIdleTimeoutMs(params.idle_queue_timeout, params.queue_lifespan_secs);
     const capabilities = Object.fromEntries(
       CLIENT_CAPABILITY_NAMES.map((name) => [name, params.client_capabilities[name] === true]),
     ) as unknown as ClientCapabilities;
@@ -52,6 +74,7 @@ export const registerQueue = endpoint({
       capabilities,
       emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
       dialect: request.dialect,
+      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     };
     const fetchTypes = params.fetch_event_types ?? params.event_types;
     const { queue, state } = await openQueueWithState(ctx, client, (q) =>

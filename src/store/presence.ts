@@ -10,6 +10,18 @@ export const presenceStore = {
     return q.selectFrom("user_presences").selectAll().where("user_id", "=", userId).executeTakeFirst();
   },
 
+  /** Of `userIds`, those whose clients reported activity at or after `since` (Zulip's filter_presence_idle_user_ids, negated). */
+  async activeSince(q: Executor, userIds: readonly number[], since: number): Promise<Set<number>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await q
+      .selectFrom("user_presences")
+      .select("user_id")
+      .where("user_id", "in", [...userIds])
+      .where("last_active_time", ">=", since)
+      .execute();
+    return new Set(rows.map((r) => r.user_id));
+  },
+
   async upsert(q: Executor, row: PresenceRow): Promise<void> {
     const changes = { last_connected_time: row.last_connected_time, last_active_time: row.last_active_time, last_update_id: row.last_update_id };
     await q

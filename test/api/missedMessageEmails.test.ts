@@ -74,12 +74,43 @@ describe("missed-message emails", () => {
     expect(open.parsed.text).toContain("Prospero from The Tempest: hello @**Polonius** in open");
   });
 
-  it("sends nothing to a user who is online (an event queue open)", async () => {
+  it("sends nothing while the user is on Zulip, and what their closed client had not shown once they are idle", async () => {
     const shiva = await t.user("shiva");
-    const queue = expectSuccess(await t.post("shiva", "/api/v1/register", { event_types: ["message"] })).queue_id;
-    await t.post("othello", "/api/v1/messages", { type: "direct", to: [shiva.id], content: "you are here" });
+    // The web app: a queue taking every event, and presence reported active.
+    const queue = expectSuccess(await t.post("shiva", "/api/v1/register", { apply_markdown: "true" })).queue_id;
+    expectSuccess(await t.post("shiva", "/api/v1/users/me/presence", { status: "active", new_user_input: "true" }));
+    const dm = async (content: string) => expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: [shiva.id], content })).id as number;
+    const shown = await dm("you are here");
     await batchPeriodPasses();
     expect(mailsTo(shiva.delivery_email)).toEqual([]);
+    // The client acknowledges the first message; the second is still in its queue when it closes.
+    const events = expectSuccess(await t.get("shiva", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: "true" })).events;
+    expect(events.map((e: any) => e.message?.id)).toContain(shown);
+    await dm("sent just before the tab was closed");
+    await batchPeriodPasses();
+    expect(mailsTo(shiva.delivery_email)).toEqual([]);
+    expectSuccess(await t.get("shiva", "/api/v1/events", { queue_id: queue, last_event_id: Math.max(...events.map((e: any) => e.id)), dont_block: "true" }));
     expectSuccess(await t.delete("shiva", "/api/v1/events", { queue_id: queue }));
-  });
+    await t.drainJobs();
+    await batchPeriodPasses();
+    const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(shiva.delivery_email));
+    expect(mail.parsed.text).toContain("sent just before the tab was closed");
+    expect(mail.parsed.text).not.toContain("you are here");
+    expect(mailsTo(shiva.delivery_email)).toHaveLength(1);
+  }, 60_000);
+
+  it("emails a user idle by presence though a queue is open, once", async () => {
+    const prospero = await t.user("prospero");
+    // A queue, but no activity reported for longer than Zulip's 140 seconds.
+    const queue = expectSuccess(await t.post("prospero", "/api/v1/register", {})).queue_id;
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [prospero.id], content: "are you at your desk?" });
+    await batchPeriodPasses();
+    const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(prospero.delivery_email));
+    expect(mail.parsed.text).toContain("are you at your desk?");
+    // The queue going away later (the message still unacknowledged in it) sends no second email.
+    expectSuccess(await t.delete("prospero", "/api/v1/events", { queue_id: queue }));
+    await t.drainJobs();
+    await batchPeriodPasses();
+    expect(mailsTo(prospero.delivery_email)).toHaveLength(1);
+  }, 60_000);
 });

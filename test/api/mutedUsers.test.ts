@@ -54,7 +54,15 @@ describe("muted users", () => {
 });
 
 describe("GET /messages/{message_id}/read_receipts", () => {
+  it("works in the development organization, which has read receipts on as Zulip's has", async () => {
+    const state = expectSuccess(await t.post("hamlet", "/api/v1/register", { fetch_event_types: JSON.stringify(["realm"]) }));
+    expect(state.realm_enable_read_receipts).toBe(true);
+    const messageId = await send("iago", "receipts on");
+    expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${messageId}/read_receipts`)).user_ids).toEqual([]);
+  });
+
   it("is refused while the organization has read receipts off", async () => {
+    expectSuccess(await t.patch("iago", "/api/v1/realm", { enable_read_receipts: "false" }));
     const messageId = await send("iago", "receipts off");
     expectError(await t.get("hamlet", `/api/v1/messages/${messageId}/read_receipts`), 400, "Read receipts are disabled in this organization.");
   });

@@ -99,8 +99,112 @@ describe("device tokens", () => {
   });
 });
 
+/** A web-app-style client: an event queue for every event type, and presence reported active. */
+async function openWebApp(who: string, params: Record<string, unknown> = {}): Promise<string> {
+  const queueId = expectSuccess(await t.post(who, "/api/v1/register", { apply_markdown: true, ...params })).queue_id;
+  expectSuccess(await t.post(who, "/api/v1/users/me/presence", { status: "active", new_user_input: true }));
+  return queueId;
+}
+
+/** Runs due jobs until `done` holds (a queue's idle timeout is left to pass on its own), for up to `ms`. */
+async function until(done: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) {
+    await t.drainJobs();
+    if (!done()) await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe("push notifications while another client is open (Zulip's receiver_is_off_zulip and enable_online_push_notifications)", () => {
+  it("with online pushes off, waits until the user's last queue taking messages is gone, and pushes what it held unacknowledged", async () => {
+    expectSuccess(await t.post("shiva", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-shiva" }));
+    expectSuccess(await t.patch("shiva", "/api/v1/settings", { enable_online_push_notifications: false }));
+    const state = expectSuccess(await t.post("shiva", "/api/v1/register", { fetch_event_types: JSON.stringify(["user_settings"]) }));
+    expect(state.user_settings.enable_online_push_notifications).toBe(false);
+    expectSuccess(await t.delete("shiva", "/api/v1/events", { queue_id: state.queue_id }));
+    await t.drainJobs();
+
+    const queue = await openWebApp("shiva");
+    // A queue that takes no messages does not count.
+    const typingOnly = expectSuccess(await t.post("shiva", "/api/v1/register", { event_types: JSON.stringify(["typing"]) })).queue_id;
+    received.length = 0;
+    const seen = await sendDm("othello", "shiva", "the web app shows this one");
+    await t.drainJobs();
+    expect(notifies()).toEqual([]);
+    // The web app acknowledges it; a second message stays unacknowledged in the queue.
+    const events = expectSuccess(await t.get("shiva", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events;
+    expect(events.map((e: any) => e.message?.id)).toContain(seen);
+    const lastSeen = Math.max(...events.map((e: any) => e.id));
+    const unseen = await sendDm("othello", "shiva", "the tab was closed before this one was shown");
+    await t.drainJobs();
+    expect(notifies()).toEqual([]);
+    // Closing the tab (DELETE /events of the last queue taking messages) makes the user idle.
+    expectSuccess(await t.get("shiva", "/api/v1/events", { queue_id: queue, last_event_id: lastSeen, dont_block: true }));
+    expectSuccess(await t.delete("shiva", "/api/v1/events", { queue_id: queue }));
+    await t.drainJobs();
+    expect(notifies().map((n) => n.gcm_payload.zulip_message_id)).toEqual([unseen]);
+    // Idle now (the typing-only queue does not count): pushed at once.
+    received.length = 0;
+    const later = await sendDm("othello", "shiva", "you are away");
+    await t.drainJobs();
+    expect(notifies().map((n) => n.gcm_payload.zulip_message_id)).toEqual([later]);
+    expectSuccess(await t.delete("shiva", "/api/v1/events", { queue_id: typingOnly }));
+  }, 60_000);
+
+  it("with online pushes off, pushes at once to a user whose presence is idle though a queue is open", async () => {
+    expectSuccess(await t.post("ZOE", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-zoe" }));
+    expectSuccess(await t.patch("ZOE", "/api/v1/settings", { enable_online_push_notifications: false }));
+    // A queue, but no presence reported: idle by presence (Zulip's presence_idle_user_ids).
+    const queue = expectSuccess(await t.post("ZOE", "/api/v1/register", {})).queue_id;
+    await t.drainJobs();
+    received.length = 0;
+    const id = await sendDm("othello", "ZOE", "are you at your desk?");
+    await t.drainJobs();
+    expect(notifies().map((n) => n.gcm_payload.zulip_message_id)).toEqual([id]);
+    // Not pushed a second time when the queue goes.
+    received.length = 0;
+    expectSuccess(await t.delete("ZOE", "/api/v1/events", { queue_id: queue }));
+    await t.drainJobs();
+    expect(notifies()).toEqual([]);
+  });
+
+  it("honours idle_queue_timeout: a queue unpolled that long is gone, and its unacknowledged messages are pushed", async () => {
+    expectSuccess(await t.post("aaron", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-aaron" }));
+    expectSuccess(await t.patch("aaron", "/api/v1/settings", { enable_online_push_notifications: false }));
+    const queue = await openWebApp("aaron", { idle_queue_timeout: 2 });
+    // A long-poll waits on the queue: it is in use.
+    const pending = expectSuccess(await t.get("aaron", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true })).events;
+    const poll = t.get("aaron", "/api/v1/events", { queue_id: queue, last_event_id: Math.max(-1, ...pending.map((e: any) => e.id)) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await t.drainJobs();
+    received.length = 0;
+    const id = await sendDm("othello", "aaron", "sent while the phone's queue was polled");
+    const answered = expectSuccess(await poll).events;
+    expect(answered.map((e: any) => e.message?.id)).toContain(id);
+    await t.drainJobs();
+    expect(notifies()).toEqual([]);
+    // No poll acknowledges it; two seconds later the queue is collected and the message pushed.
+    await until(() => notifies().length > 0);
+    expect(notifies().map((n) => n.gcm_payload.zulip_message_id)).toEqual([id]);
+    expectError(
+      await t.get("aaron", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: true }),
+      400,
+      `Bad event queue ID: ${queue}`,
+      "BAD_EVENT_QUEUE_ID",
+    );
+  }, 60_000);
+
+  it("refuses an invalid idle_queue_timeout", async () => {
+    for (const value of ["0", "-5", '"desktop"', "1.5"]) {
+      expectError(await t.post("aaron", "/api/v1/register", { idle_queue_timeout: value }), 400, "Invalid idle_queue_timeout");
+    }
+    const queue = expectSuccess(await t.post("aaron", "/api/v1/register", { idle_queue_timeout: '"mobile"' })).queue_id;
+    expectSuccess(await t.delete("aaron", "/api/v1/events", { queue_id: queue }));
+  });
+});
+
 describe("push notifications", () => {
-  it("pushes a direct message to an offline user, not to an online one, and withdraws it once read", async () => {
+  it("pushes a direct message to an offline user, and to one with the web app open (online pushes on), and withdraws it once read", async () => {
     expectSuccess(await t.post("hamlet", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-hamlet" }));
     await t.drainJobs();
     received.length = 0;
@@ -133,12 +237,12 @@ describe("push notifications", () => {
     await t.drainJobs();
     expect(notifies()).toEqual([expect.objectContaining({ gcm_payload: expect.objectContaining({ event: "remove", zulip_message_ids: String(messageId) }) })]);
 
-    // Online (an event queue open): nothing is pushed.
-    const queue = expectSuccess(await t.post("hamlet", "/api/v1/register", { event_types: ["message"] })).queue_id;
+    // The web app open and active: enable_online_push_notifications (on by default) pushes anyway.
+    const queue = await openWebApp("hamlet");
     received.length = 0;
-    await sendDm("othello", "hamlet", "now you are online");
+    const online = await sendDm("othello", "hamlet", "now you are online");
     await t.drainJobs();
-    expect(notifies()).toEqual([]);
+    expect(notifies().map((n) => n.gcm_payload.zulip_message_id)).toEqual([online]);
     expectSuccess(await t.delete("hamlet", "/api/v1/events", { queue_id: queue }));
   });
 

@@ -175,7 +175,8 @@ async function importBase(
   options: SlackImportOptions,
   source: string,
 ): Promise<{ state: RunState; realmId: number }> {
-  const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId });
+  // Zulip's Slack import writes the realm row itself, not through do_create_realm: read receipts stay off.
+  const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId, enable_read_receipts: false });
   await importStore.setRealmDeactivated(tx.q, realm.id, 1);
   const domain = new URL(ctx.config.externalUrl).hostname;
   const counts: Record<string, number> = { users: 0, bots: 0, deactivated_users: 0, channels: 0, private_channels: 0, subscriptions: 0, messages: 0 };

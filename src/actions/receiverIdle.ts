@@ -1,0 +1,107 @@
+import { type AppContext, transaction } from "../appContext.js";
+import type { Realm } from "../db/schema.js";
+import { PRESENCE_OFFLINE_THRESHOLD_SECONDS } from "../lib/presence.js";
+import { MessageFlag } from "../models/messageFlags.js";
+import { realmSettings } from "../models/realmSettings.js";
+import { userSettings } from "../models/userSettings.js";
+import { messageStore } from "../store/messages.js";
+import { missedMessageEmailStore } from "../store/missedMessageEmails.js";
+import { presenceStore } from "../store/presence.js";
+import { pushDeviceStore } from "../store/pushDevices.js";
+import { channelRecipientStore } from "../store/subscriptions.js";
+import { userMessageStore } from "../store/userMessages.js";
+import { userStore } from "../store/users.js";
+import { nowSeconds } from "../util/time.js";
+import { notificationTriggers } from "./notificationTriggers.js";
+
+/**
+ * When a receiver counts as idle for message notifications (Zulip 10.2, zerver/tornado/event_queue.py
+ * process_message_event): off Zulip — no event queue that takes messages, in this process or
+ * another (receiver_is_off_zulip; a queue unpolled past its idle timeout no longer counts) — or
+ * idle by presence — no client of theirs reported activity in the last 140 seconds, unless the
+ * organization has presence disabled (presence_idle_user_ids). Pushes go to an idle receiver, and
+ * to any receiver with enable_online_push_notifications on; missed-message emails only to an idle
+ * one. When a user's last queue that takes messages goes away (collected after its idle timeout, or
+ * deleted), the notifications its unacknowledged messages did not get are sent then
+ * (missedmessage_hook): receiver_went_idle.
+ */
+export const RECEIVER_WENT_IDLE_JOB = "receiver_went_idle";
+
+/** Of `userIds`, those with no event queue that takes messages here or in another process. */
+export async function offZulipUserIds(ctx: AppContext, userIds: readonly number[]): Promise<Set<number>> {
+  const here = ctx.eventQueues.usersWithMessageQueues(userIds);
+  let candidates = userIds.filter((id) => !here.has(id));
+  if (ctx.bus && candidates.length > 0) {
+    const elsewhere = await ctx.bus.usersWithMessageQueues(candidates);
+    candidates = candidates.filter((id) => !elsewhere.has(id));
+  }
+  return new Set(candidates);
+}
+
+/** Whether the user is idle now: off Zulip, or idle by presence. */
+export async function isReceiverIdle(ctx: AppContext, realm: Realm, userId: number): Promise<boolean> {
+  if (!realmSettings(realm).presence_disabled) {
+    const active = await presenceStore.activeSince(ctx.db.kysely, [userId], nowSeconds() - PRESENCE_OFFLINE_THRESHOLD_SECONDS);
+    if (!active.has(userId)) return true;
+  }
+  return (await offZulipUserIds(ctx, [userId])).size > 0;
+}
+
+/**
+ * events/queues.ts calls this (through app.ts) when a user's last queue here that takes messages is
+ * dropped: a durable job finishes the work, after commit.
+ */
+export async function queueReceiverWentIdle(ctx: AppContext, userId: number, messageIds: number[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  await transaction(ctx, (tx) => tx.enqueueJob(RECEIVER_WENT_IDLE_JOB, { userId, messageIds }));
+}
+
+/**
+ * Job: the receiver's last queue that takes messages went away holding `messageIds`
+ * unacknowledged. Unless another queue of theirs still takes messages, each unread one that would
+ * have notified an idle receiver is pushed (unless pushed already) and emailed (if its email was
+ * held back because they were on Zulip then).
+ */
+export async function notifyReceiverWentIdle(ctx: AppContext, job: { userId: number; messageIds: number[] }): Promise<void> {
+  const q = ctx.db.kysely;
+  const user = await userStore.getById(q, job.userId);
+  if (!user || !user.is_active || user.is_bot) return;
+  if ((await offZulipUserIds(ctx, [user.id])).size === 0) return; // still on Zulip elsewhere
+  await transaction(ctx, async (tx) => {
+    const now = nowSeconds();
+    const scheduled = await missedMessageEmailStore.usersWithPending(tx.q, [user.id]);
+    const released = await missedMessageEmailStore.releaseHeld(tx.q, user.id, job.messageIds, now);
+    if (released > 0 && !scheduled.has(user.id)) {
+      await tx.enqueueJob(
+        "missed_message_email",
+        { userId: user.id },
+        { runAt: now + Math.max(0, userSettings(user).email_notifications_batching_period_seconds) },
+      );
+    }
+    if (!(await pushDeviceStore.usersWithDevices(tx.q, [user.id])).has(user.id)) return;
+    const flags = await userMessageStore.flagsFor(tx.q, user.id, job.messageIds);
+    const unread = job.messageIds.filter((id) => flags.has(id) && (flags.get(id)! & (MessageFlag.READ | MessageFlag.ACTIVE_MOBILE_PUSH_NOTIFICATION)) === 0);
+    const messages = await messageStore.listByIds(tx.q, user.realm_id, unread);
+    const streams = new Map(
+      (
+        await channelRecipientStore.streamsByRecipientIds(
+          tx.q,
+          user.realm_id,
+          messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id),
+        )
+      ).map((s) => [s.recipient_id, s.id]),
+    );
+    for (const message of messages.sort((a, b) => a.id - b.id)) {
+      const streamId = streams.get(message.recipient_id);
+      if (message.is_channel_message && streamId === undefined) continue;
+      const [triggers] = await notificationTriggers(tx, { id: message.sender_id }, [
+        {
+          rows: [{ user_id: user.id, flags: flags.get(message.id)! }],
+          channel: message.is_channel_message ? { streamId: streamId!, topic: message.subject } : null,
+        },
+      ]);
+      const trigger = triggers.get(user.id);
+      if (trigger) await tx.enqueueJob("push_notification", { userId: user.id, messageId: message.id, trigger, idle: true });
+    }
+  });
+}
