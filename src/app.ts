@@ -62,6 +62,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     timeoutMs: config.eventQueueTimeoutSeconds * 1000,
     heartbeatMs: config.eventHeartbeatSeconds * 1000,
     processId: bus?.processId,
+    savedQueues: bus ? undefined : db.kysely,
   });
   eventQueues.start(events);
   bus?.start(events, eventQueues, db.authCache);

@@ -31,6 +31,8 @@ export async function pollQueue(
   request: PollRequest,
   onCancel?: (cancel: () => void) => void,
 ): Promise<{ events: readonly QueuedEvent[]; queueId: string }> {
+  // A queue saved by another process after this one started is taken over (queues.ts takeSaved).
+  if (!queues.get(request.queueId)) await queues.takeSaved(request.queueId);
   const queue = accessQueue(queues, request.userId, request.queueId);
   const { lastEventId } = request;
   if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);

@@ -238,6 +238,13 @@ export interface EventQueueOptions {
    * so any process can tell which one holds a queue (events/bus.ts forwards to it).
    */
   processId?: string;
+  /**
+   * One process (no bus): where to look for a queue a poll names that this process does not hold.
+   * A queue saved at a graceful stop that came after this process restored its queues (an old
+   * and a new server overlapping during a restart on PostgreSQL, which has no server lock) is
+   * taken over there (takeSaved).
+   */
+  savedQueues?: Executor;
 }
 
 /** The process a queue id names as its owner (multi-process mode), or null for a plain id. */
@@ -261,8 +268,20 @@ export class EventQueueRegistry {
   private unsubscribe: (() => void) | null = null;
   /** Set while the server shuts down: polls answer at once instead of waiting. */
   closing = false;
+  /** The `restart` event this process announced, for the queues it takes over later. */
+  private restartEvent: ParleyEvent | null = null;
+  /**
+   * Until `takeOverUntilMs`: the users this process delivered events to, and whether it delivered
+   * an all_public_streams one. A queue saved elsewhere meanwhile lacks those events, so it is not
+   * taken over (its client registers again instead of missing them).
+   */
+  private readonly deliveredTo = new Set<number>();
+  private deliveredToAllPublicStreams = false;
+  private takeOverUntilMs: number;
 
-  constructor(private readonly options: EventQueueOptions) {}
+  constructor(private readonly options: EventQueueOptions) {
+    this.takeOverUntilMs = options.savedQueues ? Date.now() + options.timeoutMs : 0;
+  }
 
   /** Starts receiving committed events and collecting idle queues. */
   start(dispatcher: EventDispatcher): void {
@@ -357,6 +376,7 @@ export class EventQueueRegistry {
   /** Every queue of these users gets the event, as its client should see it. */
   deliver(event: ParleyEvent, userIds: readonly number[], committedIn?: string): void {
     const xid = committedIn === undefined ? undefined : BigInt(committedIn);
+    if (this.takeOverUntilMs > 0) this.noteDelivered(event, userIds);
     if (event.all_public_streams) this.deliverToAllPublicStreams(event, xid);
     for (const userId of userIds) {
       const queues = this.byUser.get(userId);
@@ -370,6 +390,7 @@ export class EventQueueRegistry {
 
   /** Zulip's send_restart_events: every queue that takes `restart` events learns of the new server. */
   announceRestart(event: ParleyEvent): void {
+    this.restartEvent = event;
     for (const queue of this.queues.values()) {
       for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
     }
@@ -427,6 +448,34 @@ export class EventQueueRegistry {
       this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
     }
     return { count: rows.length, bus };
+  }
+
+  /**
+   * The saved queue `id` (see EventQueueOptions.savedQueues), taken over from the database with
+   * the `restart` event, or undefined: none is saved, it is too late, or this process delivered
+   * events its client would then miss.
+   */
+  async takeSaved(id: string): Promise<EventQueue | undefined> {
+    const q = this.options.savedQueues;
+    if (!q || this.closing || Date.now() > this.takeOverUntilMs) return undefined;
+    const row = await eventQueueStore.take(q, id);
+    if (!row || this.queues.has(id)) return this.queues.get(id);
+    const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
+    if (this.deliveredTo.has(saved.client.userId) || (saved.client.allPublicStreams && this.deliveredToAllPublicStreams)) return undefined;
+    const queue = EventQueue.restore({ ...saved, lastActivityMs: Date.now() }, this.options.heartbeatMs);
+    this.add(queue);
+    if (this.restartEvent) for (const clientEvent of eventsForClient(queue.client, queue.id, this.restartEvent)) queue.push(clientEvent);
+    return queue;
+  }
+
+  private noteDelivered(event: ParleyEvent, userIds: readonly number[]): void {
+    if (Date.now() > this.takeOverUntilMs) {
+      this.takeOverUntilMs = 0;
+      this.deliveredTo.clear();
+      return;
+    }
+    if (event.all_public_streams) this.deliveredToAllPublicStreams = true;
+    for (const userId of userIds) this.deliveredTo.add(userId);
   }
 
   private add(queue: EventQueue): void {

@@ -33,6 +33,15 @@ export const eventQueueStore = {
     return rows;
   },
 
+  /** The saved queue `id`, removed as it is read, or undefined when it is not saved. */
+  async take(q: Executor, id: string): Promise<{ id: string; user_id: number; data: string } | undefined> {
+    const row = await q.selectFrom("event_queues").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!row) return undefined;
+    const deleted = await q.deleteFrom("event_queues").where("id", "=", id).executeTakeFirst();
+    // Another process (or poll) took it first.
+    return deleted.numDeletedRows > 0n ? row : undefined;
+  },
+
   /** When queue `id` was saved (milliseconds), or null when it is not saved. */
   async savedAt(q: Executor, id: string): Promise<number | null> {
     const row = await q.selectFrom("event_queues").select("data").where("id", "=", id).executeTakeFirst();

@@ -1,7 +1,11 @@
+import { inOrder } from "./changeQueue.js";
+
 /**
  * The Zulip REST API as the web app calls it: /json/<path> with the session cookie, the page's
  * CSRF token on every request that may change state, parameters form-encoded (JSON values for
- * lists and objects), errors thrown as ApiError with Zulip's `code`.
+ * lists and objects), errors thrown as ApiError with Zulip's `code` (status 0, code NETWORK: no
+ * answer). Changes (POST, PATCH, DELETE) go in order and are sent again until the server answers
+ * (changeQueue.ts), except those made with `api.once`.
  */
 export class ApiError extends Error {
   constructor(
@@ -43,7 +47,14 @@ export async function call<T = any>(method: string, path: string, params: Params
     init.body = body;
     (init.headers as Record<string, string>)["X-CSRFToken"] = csrfToken;
   }
-  const res = await fetch(url, init);
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (error) {
+    // No answer: the server is down or restarting, or the network is (an abort stays an abort).
+    if (error instanceof TypeError) throw new ApiError("The connection to the server failed.", 0, "NETWORK");
+    throw error;
+  }
   let data: any = null;
   try {
     data = await res.json();
@@ -61,11 +72,48 @@ export async function call<T = any>(method: string, path: string, params: Params
   return data as T;
 }
 
+/** Statuses that mean the server did not answer the request: no connection (0), 429, 502, 503, 504. */
+const NOT_ANSWERED = new Set([0, 429, 502, 503, 504]);
+
+/** How long to wait before sending a change again, or null when its failure is final (a refusal). */
+export function retryDelay(error: unknown, failures: number): number | null {
+  if (!(error instanceof ApiError) || !NOT_ANSWERED.has(error.status)) return null;
+  // Jittered backoff: 0.5 s, 1 s, 2 s … up to 30 s, or the server's Retry-After.
+  const backoff = Math.min(30_000, 500 * 2 ** Math.min(failures - 1, 6)) * (0.5 + Math.random() / 2);
+  return Math.max(backoff, (error.retryAfter ?? 0) * 1000);
+}
+
+/**
+ * Refusals that, for a change sent again, say its earlier attempt did reach the server (its answer
+ * was lost): the change is done. (Flags, subscriptions and settings are idempotent already.)
+ */
+const ALREADY_DONE = new Set(["REACTION_ALREADY_EXISTS", "REACTION_DOES_NOT_EXIST"]);
+
+function change<T>(method: string, path: string, params?: Params): Promise<T> {
+  return inOrder(async (failures) => {
+    try {
+      return await call<T>(method, path, params);
+    } catch (error) {
+      if (failures > 0 && error instanceof ApiError && ALREADY_DONE.has(error.code)) return { result: "success", msg: "" } as T;
+      throw error;
+    }
+  }, retryDelay);
+}
+
 export const api = {
   get: <T = any>(path: string, params?: Params, signal?: AbortSignal) => call<T>("GET", path, params, signal),
-  post: <T = any>(path: string, params?: Params) => call<T>("POST", path, params),
-  patch: <T = any>(path: string, params?: Params) => call<T>("PATCH", path, params),
-  del: <T = any>(path: string, params?: Params) => call<T>("DELETE", path, params),
+  post: <T = any>(path: string, params?: Params) => change<T>("POST", path, params),
+  patch: <T = any>(path: string, params?: Params) => change<T>("PATCH", path, params),
+  del: <T = any>(path: string, params?: Params) => change<T>("DELETE", path, params),
+  /**
+   * One attempt, at once, its failure final: for what must not be sent again later (message sends,
+   * which the outbox retries; registration; typing and presence notices; previews; passwords and
+   * API keys; creations, where a retry after a lost answer would create a second one).
+   */
+  once: {
+    post: <T = any>(path: string, params?: Params) => call<T>("POST", path, params),
+    patch: <T = any>(path: string, params?: Params) => call<T>("PATCH", path, params),
+  },
 };
 
 export const myUserId = Number(meta("parley-user-id"));

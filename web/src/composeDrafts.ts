@@ -73,7 +73,7 @@ async function write(s: Session, data: DraftData): Promise<void> {
     upsertDrafts([{ ...data, id: s.id }]);
     await api.patch(`/drafts/${s.id}`, { draft: data });
   } else {
-    const result = await api.post<{ ids: number[] }>("/drafts", { drafts: [data] });
+    const result = await api.once.post<{ ids: number[] }>("/drafts", { drafts: [data] });
     s.id = result.ids[0];
     upsertDrafts([{ ...data, id: s.id }]);
   }

@@ -24,7 +24,7 @@ export async function scheduleCompose(at: number | null): Promise<void> {
     editingScheduled.value = null;
   } else {
     if (at === null) throw new Error("Choose when to send it.");
-    await api.post("/scheduled_messages", { ...recipient(d), content: text, scheduled_delivery_timestamp: at });
+    await api.once.post("/scheduled_messages", { ...recipient(d), content: text, scheduled_delivery_timestamp: at });
     draftSent();
   }
   content.value = "";

@@ -73,5 +73,5 @@ async function replyTo(messageId: number, reply: string): Promise<void> {
   if (!m || !reply.trim()) return;
   const to =
     m.type === "stream" ? String(m.stream_id) : JSON.stringify(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [m.sender_id]);
-  await api.post("/messages", m.type === "stream" ? { type: "stream", to, topic: m.subject, content: reply } : { type: "direct", to, content: reply });
+  await api.once.post("/messages", m.type === "stream" ? { type: "stream", to, topic: m.subject, content: reply } : { type: "direct", to, content: reply });
 }

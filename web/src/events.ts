@@ -28,6 +28,7 @@ import {
 import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } from "./recent.js";
 import { conversationKey, dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
+import { retryChangesNow } from "./changeQueue.js";
 import { loadPresences, mergePresences } from "./presence.js";
 import { uploadLimitMib } from "./upload/uploads.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
@@ -47,7 +48,7 @@ let lastEventId = -1;
 
 /** POST /register and the state it answers: again after a lost queue. */
 export async function register(): Promise<void> {
-  applyState(await api.post("/register", REGISTER_PARAMS));
+  applyState(await api.once.post("/register", REGISTER_PARAMS));
 }
 
 /**
@@ -115,6 +116,8 @@ export async function runEventLoop(): Promise<never> {
     try {
       const result = await api.get("/events", { queue_id: queueId, last_event_id: lastEventId });
       connection.value = "connected";
+      // The server answers again: changes waiting to be sent again go now.
+      if (failures > 0) retryChangesNow();
       failures = 0;
       for (const event of result.events) {
         lastEventId = Math.max(lastEventId, event.id);
@@ -142,6 +145,7 @@ async function reconnect(): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await register();
+      retryChangesNow();
       await catchUp();
       connection.value = "connected";
       return;

@@ -143,23 +143,33 @@ function showOpened(terms: Term[], result: any): void {
   view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
 }
 
-/** After a reconnect: the messages of the open view newer than the last one shown, merged in. */
+/**
+ * After a new registration (the old queue was lost, and the events it would have had with it):
+ * the open view is fetched again from its first message shown, so that edits, reactions, flags
+ * and deletions made meanwhile replace what is shown, and newer messages join it.
+ */
 export async function catchUp(): Promise<void> {
   const current = view.value;
   const confirmed = current.messages.filter((m) => !m.local);
-  const last = confirmed[confirmed.length - 1];
-  if (!last) return openNarrow(current.terms);
+  const first = confirmed[0];
+  if (!first) return openNarrow(current.terms);
   const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   const result = await api.get("/messages", {
     narrow: apiNarrow(filter),
-    anchor: last.id,
-    include_anchor: false,
+    anchor: first.id,
+    include_anchor: true,
     num_before: 0,
-    num_after: 1000,
+    num_after: CACHE_LIMIT,
     apply_markdown: true,
     client_gravatar: true,
   });
-  mergeMessages(result.messages);
+  if (view.value.terms !== current.terms) return; // another view opened meanwhile
+  const fetched: Message[] = result.messages;
+  const lastFetched = fetched.at(-1)?.id ?? first.id;
+  // A message shown in the range fetched but not in the answer was deleted (or left the view).
+  const outside = (m: Message) => m.local || m.id < first.id || (!result.found_newest && m.id > lastFetched);
+  view.value = { ...view.value, messages: view.value.messages.filter(outside) };
+  mergeMessages(fetched);
 }
 
 export function mergeMessages(incoming: Message[]): void {

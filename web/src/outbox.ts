@@ -120,7 +120,7 @@ async function post(localId: string): Promise<void> {
       ? { type: "stream", to: destination.channelId, topic: destination.topic, content }
       : { type: "direct", to: destination.userIds, content };
   try {
-    await api.post("/messages", { ...params, queue_id: currentQueueId(), local_id: localId });
+    await api.once.post("/messages", { ...params, queue_id: currentQueueId(), local_id: localId });
     // Accepted: no longer kept across reloads; the echo waits for its message event.
     if (pending.has(localId)) pending.set(localId, { ...entry, state: "sent" });
     changed();

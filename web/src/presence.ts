@@ -41,7 +41,7 @@ export function status(userId: number): "active" | "idle" | "offline" {
 
 async function ping(): Promise<void> {
   try {
-    const result = await api.post("/users/me/presence", {
+    const result = await api.once.post("/users/me/presence", {
       status: document.hasFocus() ? "active" : "idle",
       slim_presence: true,
       new_user_input: document.hasFocus(),

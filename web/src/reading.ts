@@ -34,8 +34,9 @@ async function flush(): Promise<void> {
     messages: view.value.messages.map((m) => (ids.includes(m.id) && !m.flags.includes("read") ? { ...m, flags: [...m.flags, "read"] } : m)),
   };
   try {
+    // Sent again until the server answers (a restart in between loses nothing: changeQueue.ts).
     await api.post("/messages/flags", { messages: ids, op: "add", flag: "read" });
   } catch {
-    // the server's unread state wins at the next registration
+    // refused: the server's unread state wins at the next registration
   }
 }

@@ -294,7 +294,7 @@ function Linkifiers() {
         class="row"
         onSubmit={async (e) => {
           e.preventDefault();
-          if (await attempt(async () => (await api.post("/realm/filters", { pattern, url_template: template }), await load()), "Added")) {
+          if (await attempt(async () => (await api.once.post("/realm/filters", { pattern, url_template: template }), await load()), "Added")) {
             setPattern("");
             setTemplate("");
           }

@@ -14,6 +14,7 @@ import { NotificationBanner } from "./NotificationBanner.js";
 import { title } from "../viewTitle.js";
 import { notice } from "../actions.js";
 import { SHORTCUTS, showShortcuts } from "../keyboard.js";
+import { changesStalled, waitingChanges } from "../changeQueue.js";
 import { connection, realmName, route, settings, users } from "../state.js";
 import { myUserId } from "../api.js";
 
@@ -48,7 +49,12 @@ export function App() {
           {realmName.value || "Parley"}
         </a>
         <SearchBox />
-        {connection.value === "reconnecting" && <span class="connection">Reconnecting…</span>}
+        {(connection.value === "reconnecting" || changesStalled.value) && (
+          <span class="connection">
+            Reconnecting…
+            {changesStalled.value && ` ${waitingChanges.value} ${waitingChanges.value === 1 ? "change" : "changes"} not saved yet`}
+          </span>
+        )}
         <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
           +
         </a>

@@ -60,7 +60,7 @@ function NewBot() {
         e.preventDefault();
         const params: Record<string, string | number> = { bot_type: type, full_name: name, short_name: shortName };
         if (type === OUTGOING) Object.assign(params, { payload_url: url, interface_type: iface });
-        if (await attempt(() => api.post("/bots", params), "Bot created")) {
+        if (await attempt(() => api.once.post("/bots", params), "Bot created")) {
           setName("");
           setShortName("");
           setUrl("");
@@ -197,7 +197,7 @@ function BotCard({ bot, admin }: { bot: Bot; admin: boolean }) {
             <button
               type="button"
               class="regenerate"
-              onClick={() => void attempt(() => api.post(`/bots/${bot.user_id}/api_key/regenerate`), "New API key generated")}
+              onClick={() => void attempt(() => api.once.post(`/bots/${bot.user_id}/api_key/regenerate`), "New API key generated")}
             >
               Generate new API key
             </button>

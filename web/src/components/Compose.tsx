@@ -70,7 +70,7 @@ function noteTyping(destination: Destination | null): void {
     destination.kind === "channel"
       ? { type: "stream", stream_id: destination.channelId, topic: destination.topic, op: "start" }
       : { type: "direct", to: destination.userIds, op: "start" };
-  api.post("/typing", params).catch(() => {});
+  api.once.post("/typing", params).catch(() => {});
 }
 
 /** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */

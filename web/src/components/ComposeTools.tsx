@@ -107,7 +107,7 @@ async function togglePreview(): Promise<void> {
   preview.value = { html: null };
   if (text.trim() === "") return void (preview.value = { html: "<p><em>Nothing to preview</em></p>" });
   try {
-    const result = await api.post<{ rendered: string }>("/messages/render", { content: text });
+    const result = await api.once.post<{ rendered: string }>("/messages/render", { content: text });
     if (preview.value) preview.value = { html: result.rendered };
   } catch (error) {
     if (preview.value) preview.value = { html: "", error: (error as Error).message };
@@ -188,7 +188,7 @@ function SnippetsMenu({ textarea }: { textarea: RefObject<HTMLTextAreaElement | 
   const create = async () => {
     setError("");
     try {
-      await api.post("/saved_snippets", { title, content: text });
+      await api.once.post("/saved_snippets", { title, content: text });
       setTitle("");
     } catch (e) {
       setError((e as Error).message);

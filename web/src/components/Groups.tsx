@@ -157,7 +157,7 @@ function NewGroup() {
           e.preventDefault();
           let id = 0;
           const ok = await attempt(async () => {
-            id = (await api.post("/user_groups/create", { name: name.trim(), description, members })).group_id;
+            id = (await api.once.post("/user_groups/create", { name: name.trim(), description, members })).group_id;
           }, "Created");
           if (ok) location.hash = groupHash({ id, name: name.trim() });
         }}

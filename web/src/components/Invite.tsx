@@ -60,7 +60,7 @@ export function Invite() {
             onSubmit={(e) => {
               e.preventDefault();
               void run(async () => {
-                await api.post("/invites", { invitee_emails: emails, include_realm_default_subscriptions: false, ...params() });
+                await api.once.post("/invites", { invitee_emails: emails, include_realm_default_subscriptions: false, ...params() });
                 setEmails("");
                 setResult({ text: "Invitations sent.", error: false });
               });
@@ -107,7 +107,7 @@ export function Invite() {
                 class="make-link"
                 onClick={() =>
                   void run(async () => {
-                    const made = await api.post("/invites/multiuse", params());
+                    const made = await api.once.post("/invites/multiuse", params());
                     setLink(made.invite_link);
                     setResult({ text: "Link generated: anyone with it can join.", error: false });
                   })

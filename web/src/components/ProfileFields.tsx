@@ -166,7 +166,7 @@ function NewField() {
         const params: Record<string, unknown> = { field_type: type, name: defaultAccount ? "" : name, hint: defaultAccount ? "" : hint };
         if (type === SELECT) params.field_data = choicesData(choices);
         if (type === EXTERNAL) params.field_data = external;
-        if (await attempt(() => api.post("/realm/profile_fields", params as Record<string, string>), "Added")) {
+        if (await attempt(() => api.once.post("/realm/profile_fields", params as Record<string, string>), "Added")) {
           setName("");
           setHint("");
           setChoices([{ key: "0", text: "" }]);

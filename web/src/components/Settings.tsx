@@ -138,7 +138,7 @@ function Account() {
           class="password"
           onSubmit={async (e) => {
             e.preventDefault();
-            if (await attempt(() => api.patch("/settings", { old_password: oldPassword, new_password: newPassword }), "Password changed")) {
+            if (await attempt(() => api.once.patch("/settings", { old_password: oldPassword, new_password: newPassword }), "Password changed")) {
               setOld("");
               setNew("");
             }
@@ -164,7 +164,7 @@ function Account() {
             onSubmit={(e) => {
               e.preventDefault();
               void attempt(async () => {
-                const result = await api.post("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
+                const result = await api.once.post("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
                 setApiKey(result.api_key);
                 setKeyPassword("");
               }, "");
@@ -189,7 +189,7 @@ function Account() {
               type="button"
               onClick={() =>
                 void attempt(async () => {
-                  const result = await api.post("/users/me/api_key/regenerate");
+                  const result = await api.once.post("/users/me/api_key/regenerate");
                   setApiKey(result.api_key);
                 }, "New API key generated")
               }

@@ -1,0 +1,101 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chromiumFound } from "../support/browser.js";
+import { callJson, useWebApp } from "../support/webApp.js";
+
+// Issue 32 item 14: changes made in the web app while its server restarts are not lost. The server
+// is stopped with the page open; what the person does meanwhile (star a message, read others by
+// scrolling to them, react to one) reaches the server once it is back, without any action of theirs.
+const web = useWebApp();
+let hamlet: Page;
+let othello: Page;
+const HAMLET_ID = 10;
+const TOPIC_HASH = "#narrow/channel/1-Verona/topic/while.20down";
+
+const row = (page: Page, id: number) => page.locator(`.message-list .message[data-id="${id}"]`);
+
+describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
+  beforeAll(async () => {
+    await web.setUp();
+    hamlet = await web.signIn("King Hamlet");
+    othello = await web.signIn("Othello, the Moor of Venice");
+  }, 90_000);
+  afterAll(async () => {
+    await web.tearDown();
+  });
+
+  it("sends the read marks, star and reaction made while the server was down once it is back", async () => {
+    // More unread messages than the list shows: it opens at the newest, the older ones are read by scrolling up to them.
+    const ids: number[] = [];
+    for (let i = 1; i <= 40; i++) {
+      ids.push((await callJson(othello, "POST", "/messages", { type: "stream", to: "1", topic: "while down", content: `Line ${i}` })).id);
+    }
+    await hamlet.bringToFront();
+    await hamlet.goto(`${web.server.baseUrl}/${TOPIC_HASH}`);
+    await row(hamlet, ids[0]).waitFor();
+    const unreadShown = () => hamlet.locator(".message-list .message[data-unread]").count();
+    await expect.poll(unreadShown).toBeGreaterThan(0); // the first ones are above the fold, still unread
+
+    const port = Number(new URL(web.server.baseUrl).port);
+    await web.server.stop();
+    // While the server is down: star the last message, scroll up (reading the rest), react to the first.
+    await row(hamlet, ids[39]).hover();
+    await row(hamlet, ids[39]).locator("button[title='Star']").click();
+    const list = hamlet.locator(".message-list");
+    const scrollUp = () => list.evaluate((el) => ((el.scrollTop = Math.max(0, el.scrollTop - 200)), el.dispatchEvent(new Event("scroll"))));
+    await expect.poll(async () => (await scrollUp(), unreadShown()), { timeout: 10_000 }).toBe(0);
+    await row(hamlet, ids[0]).hover();
+    await row(hamlet, ids[0]).locator("button[title='React with :+1:']").click();
+    // The person is told that changes wait for the server.
+    await expect.poll(() => hamlet.locator(".top .connection").textContent()).toMatch(/changes? not saved yet/);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // a few failed attempts
+    if (process.env.PARLEY_SCREENSHOTS) await hamlet.screenshot({ path: `${process.env.PARLEY_SCREENSHOTS}/changes-waiting.png` });
+
+    await web.startServer(port);
+    // Nobody touches the page: the changes reach the server (asked through the API here).
+    const message = async (id: number) => (await callJson(othello, "GET", `/messages/${id}`)).message;
+    const flagsOfHamlet = async (id: number) => (await callJson(hamlet, "GET", `/messages/${id}`)).message.flags as string[];
+    await expect.poll(() => flagsOfHamlet(ids[39]), { timeout: 20_000 }).toContain("starred");
+    await expect
+      .poll(async () => (await message(ids[0])).reactions.map((r: any) => [r.emoji_name, r.user_id]), { timeout: 20_000 })
+      .toEqual([["+1", HAMLET_ID]]);
+    const stillUnread = async () =>
+      (
+        await callJson(hamlet, "GET", "/messages", {
+          anchor: "oldest",
+          num_before: "0",
+          num_after: "100",
+          narrow: JSON.stringify([
+            { operator: "topic", operand: "while down" },
+            { operator: "is", operand: "unread" },
+          ]),
+        })
+      ).messages.length;
+    await expect.poll(stillUnread, { timeout: 20_000 }).toBe(0);
+    // And the page shows it too, with the reconnection notice gone.
+    await expect.poll(() => row(hamlet, ids[0]).locator(".reaction").textContent()).toBe("👍 1");
+    await expect.poll(() => hamlet.locator(".top .connection").count()).toBe(0);
+  }, 90_000);
+
+  it("after losing its event queue, registers again and shows what changed meanwhile in the open view", async () => {
+    await hamlet.goto(`${web.server.baseUrl}/${TOPIC_HASH}`);
+    const ids: number[] = [];
+    for (const content of ["To be edited", "To get a reaction", "To be deleted"]) {
+      ids.push((await callJson(othello, "POST", "/messages", { type: "stream", to: "1", topic: "while down", content })).id);
+    }
+    for (const id of ids) await row(hamlet, id).waitFor();
+    const oldQueue = await hamlet.locator("#app").getAttribute("data-queue-id");
+    // Hamlet's page hears nothing (its polls fail) while its queue is dropped and Othello changes things.
+    await hamlet.route("**/json/events**", (route) => (route.request().method() === "GET" ? route.abort() : route.continue()));
+    await callJson(hamlet, "DELETE", "/events", { queue_id: oldQueue! });
+    await callJson(othello, "PATCH", `/messages/${ids[0]}`, { content: "Edited while the queue was gone" });
+    await callJson(othello, "POST", `/messages/${ids[1]}/reactions`, { emoji_name: "octopus" });
+    await callJson(othello, "DELETE", `/messages/${ids[2]}`);
+    await hamlet.unroute("**/json/events**");
+    // BAD_EVENT_QUEUE_ID: a new registration, and the open view fetched again (no reload).
+    await expect.poll(() => hamlet.locator("#app").getAttribute("data-queue-id"), { timeout: 20_000 }).not.toBe(oldQueue);
+    await expect.poll(() => row(hamlet, ids[0]).locator(".content").textContent()).toBe("Edited while the queue was gone");
+    await expect.poll(() => row(hamlet, ids[1]).locator(".reaction").count()).toBe(1);
+    await expect.poll(() => row(hamlet, ids[2]).count()).toBe(0);
+  }, 60_000);
+});
