@@ -6,7 +6,8 @@ import { ensureOrganization } from "./bootstrap.js";
 import { serveMetrics } from "./http/metrics.js";
 import { startEmailGateway } from "./http/emailGateway.js";
 import { type Config, ConfigError } from "./config.js";
-import { exposedDataFiles } from "./lib/dataDirectory.js";
+import { ensureWritableDataDir } from "./lib/dataDir.js";
+import { exposedDataFiles, prepareDataDirectory } from "./lib/dataDirectory.js";
 import { acquireServerLock } from "./lib/serverLock.js";
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
@@ -15,6 +16,9 @@ export const FIRST_START_PASSWORD_FILE = "first-start-password";
 
 /** Starts a server: migrate, first-start setup, HTTP, background jobs. Returns a stopper. */
 export async function startServer(config: Config): Promise<{ app: FastifyInstance; stop: () => Promise<void> }> {
+  // The lock is a file beside the database: taken once their directory exists, before anything is written.
+  ensureWritableDataDir(config.dataDir);
+  prepareDataDirectory(config);
   const releaseLock = acquireServerLock(config.database);
   let ctx: Awaited<ReturnType<typeof createContext>>;
   try {
