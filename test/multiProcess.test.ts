@@ -25,7 +25,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
   it("delivers across processes, forwards polls, and survives a process killed with SIGKILL", async () => {
     const env = await multiProcessEnv(servers);
     const a = await servers.start(env);
-    const credentials = firstStartCredentials(a.output());
+    const credentials = await firstStartCredentials(a);
     // The database is migrated by A's first start; the others start side by side.
     // C has a lasting identity: its queues outlive a graceful restart (checked at the end).
     const cEnv = { ...env, PARLEY_PROCESS_ID: "parley-c" };
