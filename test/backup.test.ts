@@ -16,7 +16,7 @@ describe("backup and restore", () => {
   it("backs up a server under load and restores it into an empty data directory and database", async () => {
     const originalEnv = { ...(await servers.freshEnv()), PARLEY_EXTERNAL_URL: EXTERNAL_URL, PARLEY_RATE_LIMITS: "0" };
     const original = await servers.start(originalEnv);
-    const credentials = firstStartCredentials(original.output());
+    const credentials = await firstStartCredentials(original);
     const api = apiCaller(() => original.baseUrl, credentials);
     const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
 
@@ -52,6 +52,8 @@ describe("backup and restore", () => {
     expect(backup.code, backup.stderr).toBe(0);
     expect(backup.stdout).toMatch(/^Backed up the \w+ database \(\d+ migrations\) and \d+ files of .* to .*parley\.tar\.gz$/m);
     expect(sent).toBeGreaterThan(4);
+    // It holds password hashes, API keys and private messages: readable by its owner only.
+    expect(fs.statSync(backupFile).mode & 0o777).toBe(0o600);
     expect((await runParley(["backup", backupFile], originalEnv)).stderr).toContain("exists already");
 
     // Restore into a new data directory and database.
@@ -64,7 +66,7 @@ describe("backup and restore", () => {
     expect(again.stderr).toMatch(/is not empty/);
 
     const restored = await servers.start(restoredEnv);
-    expect(restored.output()).not.toContain("API key:"); // not a first start: the organization came back
+    expect(restored.output()).not.toContain("Created the organization"); // not a first start: the organization came back
     const restoredApi = apiCaller(() => restored.baseUrl, credentials);
     for (const [route, params] of [
       ["/users/me", {}],

@@ -106,7 +106,7 @@ describe("deployment files", () => {
         }
       });
       const ca = fs.readFileSync(path.join(dir, "cert.pem"));
-      const credentials = firstStartCredentials(server.output());
+      const credentials = await firstStartCredentials(server);
       const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
       const request = (method: string, urlPath: string, body?: Buffer | string, headers: Record<string, string> = {}) =>
         new Promise<{ status: number; body: any }>((resolve, reject) => {

@@ -1,9 +1,10 @@
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./support/testDb.js";
-import { startServerProcess } from "./support/process.js";
+import { firstStartCredentials, freePort, runParley, startServerProcess } from "./support/process.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -91,29 +92,60 @@ describe("first start (npm start on an empty database)", () => {
     expect(fs.statSync(passwordFile).mode & 0o777).toBe(0o600);
     const password = fs.readFileSync(passwordFile, "utf8").trim();
     expect(out).not.toContain(password);
-    const apiKey = /API key:\s+(\S+)/.exec(out)?.[1];
     expect(email).toBe("owner@parley.example");
     expect(password).toMatch(/^\S{12,}$/);
-    expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(out).toMatch(/Open http:\/\/\S+\/ in a browser and log in with this email and password\./);
 
-    const me = await (await fetch(`${first.baseUrl}/api/v1/users/me`, { headers: basic(email!, apiKey!) })).json();
-    expect(me).toMatchObject({ result: "success", email, role: 100, is_owner: true });
-
+    // Nor the API key (a log keeps it, others may read it): the output says how to get it.
+    expect(out).not.toContain("API key:");
+    expect(out).toContain("`parley api-key --email owner@parley.example` prints it");
     const login = await fetch(`${first.baseUrl}/api/v1/fetch_api_key`, {
       method: "POST",
       body: new URLSearchParams({ username: email!, password: password! }),
     });
-    expect(await login.json()).toMatchObject({ result: "success", api_key: apiKey, email });
+    const { api_key: apiKey } = await login.json();
+    expect(apiKey).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(out).not.toContain(apiKey);
+
+    expect((await runParley(["api-key", "--email", email!], env)).stdout.trim()).toBe(apiKey);
+
+    const me = await (await fetch(`${first.baseUrl}/api/v1/users/me`, { headers: basic(email!, apiKey!) })).json();
+    expect(me).toMatchObject({ result: "success", email, role: 100, is_owner: true });
+
     await expectZulipsNewOrganization(first.baseUrl, basic(email!, apiKey!));
     expect(await first.stop()).toBe(0);
 
     const second = await startServerProcess(env);
-    expect(second.output()).not.toContain("API key:");
+    expect(second.output()).not.toContain("Created the organization");
     const again = await fetch(`${second.baseUrl}/api/v1/users/me`, { headers: basic(email!, apiKey!) });
     expect(again.status).toBe(200);
     await second.stop();
-  }, 60_000);
+  }, 120_000);
+
+  it("creates nothing while the port or the metrics port is taken: the start that listens shows the credentials", async () => {
+    const env = await databaseEnv();
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const onTakenPort = await runParley(["serve"], { ...env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: String(port) });
+      expect(onTakenPort.code, onTakenPort.stderr).toBe(1);
+      expect(onTakenPort.stderr).toContain(`PARLEY_HOST/PARLEY_PORT: 127.0.0.1:${port} is in use by another process`);
+      const free = String(await freePort());
+      const onTakenMetricsPort = await runParley(["serve"], { ...env, PARLEY_HOST: "127.0.0.1", PARLEY_PORT: free, PARLEY_METRICS_PORT: String(port) });
+      expect(onTakenMetricsPort.code, onTakenMetricsPort.stderr).toBe(1);
+      expect(onTakenMetricsPort.stderr).toContain(`PARLEY_METRICS_HOST/PARLEY_METRICS_PORT: 127.0.0.1:${port} is in use by another process`);
+      expect(onTakenPort.stdout + onTakenMetricsPort.stdout).not.toContain("Created the organization");
+    } finally {
+      taken.close();
+    }
+    const server = await startServerProcess(env);
+    expect(server.output()).toContain("Created the organization");
+    const owner = await firstStartCredentials(server);
+    const me = await fetch(`${server.baseUrl}/api/v1/users/me`, { headers: basic(owner.email, owner.apiKey) });
+    expect(me.status).toBe(200);
+    await server.stop();
+  }, 90_000);
 
   it("takes the owner from PARLEY_ADMIN_EMAIL and PARLEY_ADMIN_PASSWORD", async () => {
     const env = { ...(await databaseEnv()), PARLEY_ADMIN_EMAIL: "boss@example.com", PARLEY_ADMIN_PASSWORD: "correct horse" };

@@ -38,6 +38,7 @@ describe.skipIf(!hasScript)("first start on a terminal", () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(out).toMatch(/password: \S{12,}\r?\n/);
+    expect(out).toMatch(/API key: +[A-Za-z0-9]{32}\r?\n/);
     expect(out).not.toContain("written to");
     expect(fs.existsSync(path.join(env.PARLEY_DATA_DIR, "first-start-password"))).toBe(false);
   }, 60_000);

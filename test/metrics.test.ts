@@ -21,7 +21,7 @@ describe("metrics", () => {
   it("counts requests per route, event queues, parked polls, jobs, statements and the process", async () => {
     const metricsPort = await freePort();
     const server = await servers.start({ ...(await servers.freshEnv()), PARLEY_METRICS_PORT: String(metricsPort), PARLEY_METRICS_TOKEN: TOKEN });
-    const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));
+    const api = apiCaller(() => server.baseUrl, await firstStartCredentials(server));
     const scrape = async () => {
       const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
       expect(res.status).toBe(200);
@@ -35,7 +35,7 @@ describe("metrics", () => {
     expect((await api("GET", "/users/999999")).status).toBe(400);
     const queue = (await api("POST", "/register", { event_types: JSON.stringify(["message"]) })).body.queue_id;
     const poll = new AbortController();
-    const { email, apiKey } = firstStartCredentials(server.output());
+    const { email, apiKey } = await firstStartCredentials(server);
     const authorization = "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64");
     void fetch(`${server.baseUrl}/api/v1/events?queue_id=${queue}&last_event_id=-1`, { headers: { Authorization: authorization }, signal: poll.signal }).catch(
       () => undefined,

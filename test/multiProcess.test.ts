@@ -1,12 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { connect as natsConnect } from "nats";
 import { describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connect.js";
 import { busNamesOf } from "../src/events/bus.js";
 import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
-import { apiCaller, firstStartCredentials, type ServerProcess, startServerProcess, useServerProcesses } from "./support/process.js";
+import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "./support/process.js";
 
 /**
  * Several `parley serve` processes on one PostgreSQL database and the NATS server of
@@ -14,7 +11,7 @@ import { apiCaller, firstStartCredentials, type ServerProcess, startServerProces
  * process, a killed process's queues answer BAD_EVENT_QUEUE_ID and nothing acknowledged is lost;
  * presence and rate limits are shared, the register/commit race drops events already in the state,
  * and a process with a lasting PARLEY_PROCESS_ID keeps its queues across a graceful restart.
- * (test/multiProcessNginx.test.ts runs three behind nginx.) And SQLite stays one process: a second server on the same file refuses to start.
+ * (test/multiProcessNginx.test.ts runs three behind nginx; test/serverLock.test.ts keeps SQLite to one process.)
  */
 const servers = useServerProcesses();
 
@@ -28,7 +25,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
   it("delivers across processes, forwards polls, and survives a process killed with SIGKILL", async () => {
     const env = await multiProcessEnv(servers);
     const a = await servers.start(env);
-    const credentials = firstStartCredentials(a.output());
+    const credentials = await firstStartCredentials(a);
     // The database is migrated by A's first start; the others start side by side.
     // C has a lasting identity: its queues outlive a graceful restart (checked at the end).
     const cEnv = { ...env, PARLEY_PROCESS_ID: "parley-c" };
@@ -177,24 +174,4 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
     expect(resumed.status, JSON.stringify(resumed.body)).toBe(200);
     expect(resumed.body.events.map((e: any) => e.message?.content)).toEqual(["while C restarts"]);
   }, 300_000);
-});
-
-describe("one process per SQLite file", () => {
-  it("refuses a second server on the same SQLite data directory, and allows it once the first is gone", async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-lock-"));
-    servers.onCleanup(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: "", PARLEY_BUS_URL: "", PARLEY_INSECURE_FAST_HASHING: "1" };
-    delete (env as Record<string, string | undefined>).PARLEY_DATABASE_URL;
-    delete (env as Record<string, string | undefined>).PARLEY_BUS_URL;
-    const first = await servers.start(env);
-    const second = await startServerProcess(env).then(
-      (server) => (server.stop(), "started"),
-      (error: Error) => error.message,
-    );
-    expect(second).toMatch(/Another Parley server \(process \d+\) is already serving .*parley\.sqlite3/);
-    // Killed without cleanup: the stale lock is taken over.
-    await first.stop("SIGKILL");
-    const third = await servers.start(env);
-    expect((await fetch(`${third.baseUrl}/health`)).status).toBe(200);
-  }, 60_000);
 });

@@ -26,7 +26,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across process
   it("refuses a regenerated key and a deactivated user on the other process at once", async () => {
     const env = await multiProcessEnv(servers);
     const a = await servers.start(env);
-    const owner = firstStartCredentials(a.output());
+    const owner = await firstStartCredentials(a);
     const b = await servers.start(env);
     const adminOnA = apiCaller(() => a.baseUrl, owner);
 

@@ -94,7 +94,7 @@ describe.skipIf(missing.length > 0)("three processes behind nginx", () => {
     const [b, c] = await Promise.all([servers.start(env), servers.start(env)]);
     const processes = [a, b, c];
     const { port, ca } = await startNginx(processes);
-    const owner = firstStartCredentials(a.output());
+    const owner = await firstStartCredentials(a);
     const basic = (email: string, key: string) => "Basic " + Buffer.from(`${email}:${key}`).toString("base64");
     const asOwner = (method: string, urlPath: string, params?: Record<string, string>) =>
       httpsRequest(port, ca, basic(owner.email, owner.apiKey), method, `/api/v1${urlPath}`, params);

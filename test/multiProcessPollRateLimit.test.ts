@@ -15,7 +15,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("poll rate limits across processes",
   it("counts polls in the process's memory and writes nothing to the shared table", async () => {
     const env = await multiProcessEnv(servers);
     const server = await servers.start({ ...env, PARLEY_RATE_LIMITS: "1" });
-    const owner = firstStartCredentials(server.output());
+    const owner = await firstStartCredentials(server);
     const api = apiCaller(() => server.baseUrl, owner);
     const me = await api("GET", "/users/me");
     expect(me.status).toBe(200);

@@ -42,7 +42,7 @@ describe("npm start (the precompiled bundle)", () => {
     });
     const base = server.baseUrl;
 
-    const credentials = firstStartCredentials(server.output());
+    const credentials = await firstStartCredentials(server);
     const auth = { Authorization: "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64") };
     const api = apiCaller(() => base, credentials);
     const me = await api("GET", "/users/me");

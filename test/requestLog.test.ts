@@ -7,7 +7,7 @@ const servers = useServerProcesses();
 describe("request log", () => {
   it("writes one line per request with method, route, status, time and user, never credentials", async () => {
     const server = await servers.start({ ...(await servers.freshEnv()), PARLEY_LOG_LEVEL: "info" });
-    const credentials = firstStartCredentials(server.output());
+    const credentials = await firstStartCredentials(server);
     const api = apiCaller(() => server.baseUrl, credentials);
     const me = await api("GET", "/users/me");
     expect(me.status).toBe(200);
@@ -25,6 +25,7 @@ describe("request log", () => {
       .map((l) => JSON.parse(l));
     const requests = lines.filter((l) => l.msg === "request" && l.route !== "/health");
     expect(requests.map((l) => [l.method, l.route, l.status, l.user])).toEqual([
+      ["POST", "/api/v1/fetch_api_key", 200, null],
       ["GET", "/api/v1/users/me", 200, me.body.user_id],
       ["GET", "/api/v1/messages", 200, me.body.user_id],
       ["POST", "/api/v1/external/json", webhook.status, null],
@@ -36,6 +37,7 @@ describe("request log", () => {
     }
     const logText = lines.map((l) => JSON.stringify(l)).join("\n");
     expect(logText).not.toContain(credentials.apiKey);
+    expect(logText).not.toContain(credentials.password);
     expect(logText).not.toContain("authorization");
   }, 60_000);
 });

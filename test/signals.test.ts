@@ -91,7 +91,7 @@ describe("npm start and signals", () => {
       },
       60_000,
     );
-    const api = apiCaller(() => baseUrl, firstStartCredentials(out));
+    const api = apiCaller(() => baseUrl, await firstStartCredentials({ baseUrl, output: () => out, dataDir: env.PARLEY_DATA_DIR }));
     expect((await api("POST", "/register", { event_types: JSON.stringify(["message"]) })).body.result).toBe("success");
 
     const processes = descendants(npm.pid!);

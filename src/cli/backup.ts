@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -67,7 +67,7 @@ export const backupCommand: Command = {
         uploadsBucket: config.uploads.s3?.bucket ?? null,
       };
       fs.writeFileSync(path.join(staging, "manifest.json"), JSON.stringify(manifest, null, 2) + "\n");
-      await runTar(["-czf", `${file}.partial`, "-C", staging, "."]);
+      await writeArchive(`${file}.partial`, staging);
       fs.renameSync(`${file}.partial`, file);
       print(`Backed up the ${manifest.engine} database (${migrations.length} migrations) and ${files} files of ${config.dataDir} to ${file}`);
       if (config.uploads.s3)
@@ -126,6 +126,29 @@ export const restoreCommand: Command = {
 function onlyFile(positionals: string[], command: string): string {
   if (positionals.length !== 1) throw usageError(`usage: parley ${command} FILE`);
   return positionals[0];
+}
+
+/**
+ * The archive holds password hashes, API keys and every private message: created readable by
+ * this user only (tar writes it to a descriptor opened with mode 0600, never a file of its own).
+ */
+async function writeArchive(file: string, dir: string): Promise<void> {
+  fs.rmSync(file, { force: true }); // left by a backup that was killed
+  const fd = fs.openSync(file, "wx", 0o600);
+  try {
+    const tar = spawn("tar", ["-czf", "-", "-C", dir, "."], { stdio: ["ignore", fd, "pipe"] });
+    let stderr = "";
+    tar.stderr!.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      tar.once("error", reject);
+      tar.once("close", resolve);
+    }).catch((error: NodeJS.ErrnoException) => {
+      throw new CliError(error.code === "ENOENT" ? "tar is not installed: it is needed for backups" : `tar failed: ${error.message}`);
+    });
+    if (code !== 0) throw new CliError(`tar failed: ${stderr.trim() || `exit code ${code}`}`);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 async function runTar(args: string[]): Promise<void> {

@@ -62,10 +62,10 @@ export async function databaseIsEmpty(database: Config["database"], db: () => Db
 
 /** The files of the SQLite database in the data directory, which the data copy leaves out. */
 export function databaseFiles(database: Config["database"]): string[] {
-  // The running server's lock (lib/serverLock.ts) is no part of a backup.
-  return database.kind === "sqlite"
-    ? [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`, `${database.file}.server-lock`]
-    : [];
+  // The running server's lock (lib/serverLock.ts, an SQLite file with its own journal) is no part of a backup.
+  if (database.kind !== "sqlite") return [];
+  const lock = `${database.file}.server-lock`;
+  return [database.file, `${database.file}-wal`, `${database.file}-shm`, `${database.file}-journal`, lock, `${lock}-journal`];
 }
 
 async function runTool(tool: string, args: string[]): Promise<void> {

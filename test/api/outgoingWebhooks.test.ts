@@ -264,7 +264,7 @@ describe("across a kill -9", () => {
       PARLEY_OUTGOING_WEBHOOK_TIMEOUT_SECONDS: "2",
     };
     let parley: ServerProcess = await servers.start(env);
-    const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
+    const api = apiCaller(() => parley.baseUrl, await firstStartCredentials(parley));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => (await api(method, path, params)).body;
     const botPort = await freePort(); // nothing listens there yet: the bot's server is down
     const bot = await call("POST", "/bots", {

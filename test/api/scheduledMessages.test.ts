@@ -433,7 +433,7 @@ describe("across a restart", () => {
   it("sends a message that came due while the server was stopped", async () => {
     const env = await servers.freshEnv();
     let server: ServerProcess = await servers.start(env);
-    const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));
+    const api = apiCaller(() => server.baseUrl, await firstStartCredentials(server));
     const call = async (method: string, path: string, params: Record<string, string> = {}) => {
       const { status, body } = await api(method, path, params);
       validateResponse(method, `/api/v1${path}`, status, body);

@@ -46,7 +46,7 @@ describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL connection loss while ru
     url.port = String(await proxy.listen());
     servers.onCleanup(proxy.close);
     const server = await servers.start({ ...env, PARLEY_DATABASE_URL: url.toString(), PARLEY_DATABASE_TIMEOUT_SECONDS: "2", PARLEY_LOG_LEVEL: "warn" });
-    const api = apiCaller(() => server.baseUrl, firstStartCredentials(server.output()));
+    const api = apiCaller(() => server.baseUrl, await firstStartCredentials(server));
     expect((await api("GET", "/users/me")).status).toBe(200);
 
     proxy.cut();

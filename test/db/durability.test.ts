@@ -12,7 +12,7 @@ describe("acknowledged messages across a kill -9", () => {
   it("are all stored after the restart", async () => {
     const env = await servers.freshEnv();
     let parley: ServerProcess = await servers.start(env);
-    const api = apiCaller(() => parley.baseUrl, firstStartCredentials(parley.output()));
+    const api = apiCaller(() => parley.baseUrl, await firstStartCredentials(parley));
     const channel = await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "durable" }]) });
     expect(channel.status).toBe(200);
 
@@ -57,7 +57,7 @@ describe("acknowledged reactions, uploads and jobs across a kill -9", () => {
     const stalledUrl = `smtp://127.0.0.1:${(stalled.address() as net.AddressInfo).port}`;
 
     let parley: ServerProcess = await servers.start({ ...env, PARLEY_SMTP_URL: stalledUrl, PARLEY_JOB_LEASE_SECONDS: "5" });
-    const credentials = firstStartCredentials(parley.output());
+    const credentials = await firstStartCredentials(parley);
     const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
     const api = apiCaller(() => parley.baseUrl, credentials);
     expect((await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "durable" }]) })).status).toBe(200);

@@ -33,7 +33,7 @@ describe("event queues across a graceful restart", () => {
   it("keep their undelivered events and go on waking long-polls", async () => {
     const env = await serverEnv();
     let server = await start(env);
-    const { email, apiKey } = firstStartCredentials(server.output());
+    const { email, apiKey } = await firstStartCredentials(server);
     const api = client(() => server, email, apiKey);
     const userId = (await api.me()).body.user_id as number;
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { afterAll } from "vitest";
@@ -28,6 +29,8 @@ export interface ServerProcess {
   child: ChildProcess;
   output: () => string;
   baseUrl: string;
+  /** Its PARLEY_DATA_DIR. */
+  dataDir: string;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
@@ -68,6 +71,7 @@ export async function startServerProcess(env: Record<string, string>, args = [..
     child,
     output: () => out,
     baseUrl,
+    dataDir: env.PARLEY_DATA_DIR,
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null) child.kill(signal);
       return exited;
@@ -75,9 +79,23 @@ export async function startServerProcess(env: Record<string, string>, args = [..
   };
 }
 
-/** The owner account a first start prints (email and API key). */
-export function firstStartCredentials(output: string): { email: string; apiKey: string } {
-  return { email: /email:\s+(\S+)/.exec(output)![1], apiKey: /API key:\s+(\S+)/.exec(output)![1] };
+/**
+ * The owner account a first start made: the email it printed, and the API key for the password it
+ * wrote to the data directory (standard output is not a terminal here, so the output shows
+ * neither secret), as a client gets it: `POST /api/v1/fetch_api_key`.
+ */
+export async function firstStartCredentials(server: {
+  baseUrl: string;
+  output: () => string;
+  dataDir: string;
+}): Promise<{ email: string; apiKey: string; password: string }> {
+  const email = /email:\s+(\S+)/.exec(server.output())?.[1];
+  if (!email) throw new Error(`no first start in the output:\n${server.output()}`);
+  const password = fs.readFileSync(path.join(server.dataDir, "first-start-password"), "utf8").trim();
+  const res = await fetch(`${server.baseUrl}/api/v1/fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: email, password }) });
+  const body = await res.json();
+  if (body.result !== "success") throw new Error(`fetch_api_key for ${email}: ${JSON.stringify(body)}`);
+  return { email, apiKey: body.api_key, password };
 }
 
 /**
