@@ -40,7 +40,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("push notifications across processes
       PARLEY_OUTGOING_HTTP_ALLOW_HOSTS: "127.0.0.1",
     };
     const a = await servers.start(env);
-    const owner = firstStartCredentials(a.output());
+    const owner = await firstStartCredentials(a);
     const b = await servers.start(env);
     const asOwner = apiCaller(() => a.baseUrl, owner);
     const created = await asOwner("POST", "/users", { email: "phone@parley.test", password: "phone-pass-1", full_name: "Phone User" });

@@ -1,7 +1,5 @@
 import type { Realm, User } from "../db/schema.js";
-import { isUniqueViolation } from "../db/errors.js";
 import type { Tx } from "../db/tx.js";
-import { badRequest } from "../lib/errors.js";
 import { userIdsWhoCanAccessUser } from "../lib/access.js";
 import { generateApiKey } from "../lib/apiKeys.js";
 import { sendInaccessibleUserCreated, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
@@ -55,32 +53,29 @@ export interface NewUserInput {
 export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): Promise<User> {
   const role = input.role ?? Role.MEMBER;
   const now = nowSeconds();
-  const user = await userStore
-    .insert(tx.q, {
-      ...(input.id !== undefined ? { id: input.id } : {}),
-      realm_id: realm.id,
-      email: input.email,
-      delivery_email: input.email,
-      full_name: input.full_name,
-      role,
-      is_bot: input.is_bot ? 1 : 0,
-      bot_type: input.is_bot ? (input.bot_type ?? 1) : null,
-      bot_owner_id: input.bot_owner_id ?? null,
-      ...(input.avatar_source ? { avatar_source: input.avatar_source } : {}),
-      date_joined: now,
-      timezone: input.timezone ?? "",
-      api_key: generateApiKey(),
-      password_hash: input.password_hash,
-      can_create_users: input.can_create_users ? 1 : 0,
-      can_change_user_emails: input.can_change_user_emails ? 1 : 0,
-      // Zulip's copy_default_settings: the organization's defaults for new users.
-      settings: serializeUserSettings(realmUserSettingsDefaults(realm)),
-    })
-    .catch((error: unknown) => {
-      // Another request created the address between the caller's check and this insert.
-      if (isUniqueViolation(error)) throw badRequest(`Email '${input.email}' already in use`);
-      throw error;
-    });
+  // Another request creating the address at the same moment makes this insert fail on the unique
+  // index; the transaction then runs once more (db/groupCommit.ts) and the caller's check answers
+  // with its own text (POST /users, POST /bots, the sign-up form).
+  const user = await userStore.insert(tx.q, {
+    ...(input.id !== undefined ? { id: input.id } : {}),
+    realm_id: realm.id,
+    email: input.email,
+    delivery_email: input.email,
+    full_name: input.full_name,
+    role,
+    is_bot: input.is_bot ? 1 : 0,
+    bot_type: input.is_bot ? (input.bot_type ?? 1) : null,
+    bot_owner_id: input.bot_owner_id ?? null,
+    ...(input.avatar_source ? { avatar_source: input.avatar_source } : {}),
+    date_joined: now,
+    timezone: input.timezone ?? "",
+    api_key: generateApiKey(),
+    password_hash: input.password_hash,
+    can_create_users: input.can_create_users ? 1 : 0,
+    can_change_user_emails: input.can_change_user_emails ? 1 : 0,
+    // Zulip's copy_default_settings: the organization's defaults for new users.
+    settings: serializeUserSettings(realmUserSettingsDefaults(realm)),
+  });
   const recipientId = await recipientStore.insert(tx.q, RecipientType.PERSONAL, user.id);
   await userStore.update(tx.q, user.id, { recipient_id: recipientId });
 

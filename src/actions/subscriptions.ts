@@ -11,6 +11,7 @@ import { isAdmin, isGuest } from "../models/roles.js";
 import { type AuditEntry, auditLogStore } from "../store/auditLog.js";
 import { streamStore } from "../store/streams.js";
 import { subscriptionStore, type Subscription } from "../store/subscriptions.js";
+import { foldCase } from "../util/foldCase.js";
 import {
   checkChannelCreationPermissions,
   checkStreamName,
@@ -34,7 +35,7 @@ async function resolvePrincipals(tx: Tx, actor: User, principals: Principals): P
   const users = byId
     ? await userStore.listByIds(tx.q, actor.realm_id, principals as number[])
     : await userStore.listByApiEmails(tx.q, actor.realm_id, principals as string[]);
-  const found = (p: number | string) => users.some((u) => (typeof p === "number" ? u.id === p : u.email.toUpperCase() === p.trim().toUpperCase()));
+  const found = (p: number | string) => users.some((u) => (typeof p === "number" ? u.id === p : foldCase(u.email) === foldCase(p.trim())));
   if (!principals.every(found)) throw badRequest("No such user");
   if (users.some((u) => !u.is_active)) throw new TargetUserDeactivatedError();
   return users.sort((a, b) => a.id - b.id);

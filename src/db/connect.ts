@@ -6,6 +6,7 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
+import { registerCaseFolding } from "./caseFolding.js";
 import { type Dialect, dialectFor } from "./dialect.js";
 import { lazyRequire } from "../util/lazy.js";
 import { ParleyPostgresDialect } from "./pgDialect.js";
@@ -83,6 +84,8 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     } catch (error) {
       throw new ConfigError(`Cannot open the SQLite database ${database.file} (PARLEY_DATA_DIR or PARLEY_DATABASE_URL): ${errorText(error)}`);
     }
+    // Before any statement: indexes on lower(…) need Parley's lower() (db/caseFolding.ts).
+    registerCaseFolding(sqlite);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma(`synchronous = ${database.synchronous}`);
     sqlite.pragma("foreign_keys = ON");

@@ -1,7 +1,8 @@
 /**
  * A write refused by a unique index, on either engine: SQLite's SQLITE_CONSTRAINT_UNIQUE (or
  * _PRIMARYKEY) and PostgreSQL's unique_violation (23505). Two requests that each checked a name
- * was free and then both insert it end here; the caller turns it into the same 4xx the check gives.
+ * was free and then both insert it end here; group commit runs the loser's transaction again
+ * (db/groupCommit.ts), whose check then gives its 4xx.
  */
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

@@ -1,5 +1,5 @@
 import { type Transaction, sql } from "kysely";
-import { isStalePlanError } from "./errors.js";
+import { isStalePlanError, isUniqueViolation } from "./errors.js";
 import type { Database } from "./schema.js";
 import type { TxServices } from "./tx.js";
 
@@ -24,6 +24,8 @@ type Failed = { item: Item; error: unknown };
 
 /** Units of work sharing one COMMIT at most; bounds the wait of the first one in a busy batch. */
 const MAX_BATCH = 32;
+/** Times a unit refused by a unique index runs again (each time another connection won a race). */
+const MAX_UNIQUE_RETRIES = 2;
 
 /**
  * Group commit, on one connection at a time (one lane of GroupCommitLanes below). Units of work
@@ -147,8 +149,12 @@ export class GroupCommitter {
           committed.push({ item, pending, value });
         } catch (error) {
           // A statement prepared before another process changed its table: the unit runs once
-          // more, its statements unnamed (db/pgPreparedStatements.ts).
-          const again = attempt === 1 && isStalePlanError(error);
+          // more, its statements unnamed (db/pgPreparedStatements.ts). A unit refused by a unique
+          // index lost a race to another connection (PostgreSQL's lanes, other processes): both
+          // checked that a name or address was free, and the other's row, which this insert
+          // waited for, is committed now. Run again, the unit's own check sees that row and
+          // answers as it would have (Zulip's 4xx, or subscribing to the channel now there).
+          const again = (attempt === 1 && isStalePlanError(error)) || (attempt <= MAX_UNIQUE_RETRIES && isUniqueViolation(error));
           if (!again) failed.push({ item, error });
           // If SQLite already rolled the whole transaction back, this throws and fails the batch.
           await sql`rollback to savepoint ${savepoint}`.execute(trx);

@@ -25,6 +25,7 @@ import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-
 import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate-limits.js";
 import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-perf18-shard-channel-daily-messages.js";
 import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-perf18-index-topics-case-insensitively.js";
+import * as foldUnicodeCase from "./migrations/2026-11-28T2100-i32-fold-unicode-case.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-28T0200-mp18-create-rate-limits": createRateLimits,
   "2026-11-28T0300-perf18-shard-channel-daily-messages": shardChannelDailyMessages,
   "2026-11-28T0400-perf18-index-topics-case-insensitively": indexTopicsCaseInsensitively,
+  "2026-11-28T2100-i32-fold-unicode-case": foldUnicodeCase,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

@@ -16,6 +16,7 @@ import { userStore } from "../store/users.js";
 import { hasRealmPermission } from "./realmPermissions.js";
 import { AccessSubject } from "./streamAccess.js";
 import { canSeeDeliveryEmail } from "./userPayload.js";
+import { foldCase } from "../util/foldCase.js";
 
 /**
  * The one place that decides whether a user may look at or administer another account (Zulip's
@@ -54,11 +55,10 @@ export async function accessUserByEmail(q: Executor, viewer: User, email: string
  * see it: a hidden address finds nobody (email_address_visibility), so no lookup tells it.
  */
 export async function findUserByEmail(q: Executor, viewer: User, email: string): Promise<User | undefined> {
-  const lower = email.toLowerCase();
+  const folded = foldCase(email);
   const candidates = await userStore.listByEmailInRealm(q, viewer.realm_id, email);
   return (
-    candidates.find((u) => u.email.toLowerCase() === lower) ??
-    candidates.find((u) => u.delivery_email.toLowerCase() === lower && canSeeDeliveryEmail(viewer, u))
+    candidates.find((u) => foldCase(u.email) === folded) ?? candidates.find((u) => foldCase(u.delivery_email) === folded && canSeeDeliveryEmail(viewer, u))
   );
 }
 

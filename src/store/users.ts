@@ -24,12 +24,12 @@ export const userStore = {
   /** Users of a realm whose API email is one of `emails`, case-insensitively. */
   async listByApiEmails(q: Executor, realmId: number, emails: readonly string[]): Promise<User[]> {
     if (emails.length === 0) return [];
-    const upper = [...new Set(emails.map((e) => e.trim().toUpperCase()))];
+    const wanted = [...new Set(emails.map((e) => e.trim()))];
     return q
       .selectFrom("users")
       .selectAll()
       .where("realm_id", "=", realmId)
-      .where((eb) => eb(eb.fn("upper", ["email"]), "in", upper))
+      .where((eb) => eb(eb.fn("lower", ["email"]), "in", wanted.map(lowered)))
       .execute();
   },
 

@@ -109,6 +109,13 @@ describe("POST /bots and GET /bots", () => {
     expectSuccess(await createBot("hamlet", { full_name: "Incoming", short_name: "incoming", bot_type: 2 }));
     expectSuccess(await t.patch("iago", "/api/v1/realm", { can_create_bots_group: { new: await t.systemGroupId("role:members") } }));
   });
+
+  it("creates one bot when several requests race for one username; the others are told it is in use", async () => {
+    const results = await Promise.all([1, 2, 3, 4, 5].map((n) => createBot("hamlet", { full_name: `Racing Bot ${n}`, short_name: "racer" })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400]);
+    for (const r of results.filter((r) => r.status === 400)) expectError(r, 400, "Username already in use");
+    expect(await t.ctx.db.kysely.selectFrom("users").select("id").where("email", "like", "racer-bot@%").execute()).toHaveLength(1);
+  });
 });
 
 describe("PATCH, DELETE and key regeneration", () => {

@@ -461,6 +461,55 @@ describe("signing up at /join/<key>/", () => {
     expect((await new Browser(t).get(confirmPath)).status).toBe(404);
   });
 
+  /** Opens each link in its own browser, then submits all the forms at once. */
+  async function signUpAtOnce(paths: string[], fields: Record<string, string>) {
+    const opened = await Promise.all(
+      paths.map(async (path) => {
+        const browser = new Browser(t);
+        const page = await browser.get(path);
+        expect(page.status).toBe(200);
+        return { browser, path, token: csrfTokenIn(page.html) };
+      }),
+    );
+    return Promise.all(opened.map(({ browser, path, token }) => browser.post(path, { csrfmiddlewaretoken: token, ...fields })));
+  }
+
+  const accountsOf = (email: string) => t.ctx.db.kysely.selectFrom("users").select("id").where("delivery_email", "=", email).execute();
+
+  it("creates one account when several sign-ups for one address race; the others are told it has an account or the link is used", async () => {
+    expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "rosencrantz@example.com", stream_ids: [] }));
+    expectSuccess(await t.post("iago", "/api/v1/invites", { invitee_emails: "rosencrantz@example.com", stream_ids: [] }));
+    const keys = (await t.ctx.db.kysely.selectFrom("invitations").select("confirmation_key").where("email", "=", "rosencrantz@example.com").execute()).map(
+      (r) => r.confirmation_key,
+    );
+    const posted = await signUpAtOnce(
+      [...keys, ...keys, ...keys].map((key) => `/join/${key}/`),
+      { full_name: "Rosencrantz", password: "elsinore-1600" },
+    );
+    expect(posted.filter((p) => p.status === 302)).toHaveLength(1);
+    for (const p of posted.filter((p) => p.status !== 302)) {
+      if (p.status === 400) expect(p.html).toContain("rosencrantz@example.com already has an account.");
+      else expect([p.status, p.html]).toEqual([404, expect.stringContaining("The confirmation link has expired or been deactivated.")]);
+    }
+    expect(await accountsOf("rosencrantz@example.com")).toHaveLength(1);
+  });
+
+  it("creates one account when an address confirmed twice through a reusable link signs up twice at once", async () => {
+    const { invite_link } = expectSuccess(await t.post("desdemona", "/api/v1/invites/multiuse", { invite_as: 400, stream_ids: [] }));
+    const path = new URL(invite_link).pathname;
+    const confirmPaths: string[] = [];
+    for (let n = 0; n < 4; n++) {
+      expect((await signUp(path, { email: "guildenstern@example.com" })).posted.status).toBe(200);
+      await t.drainJobs();
+      const mails = await smtp.sink().waitFor((m) => m.rcptTo.includes("guildenstern@example.com") && !confirmPaths.some((c) => m.parsed.text?.includes(c)));
+      confirmPaths.push(/http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mails.parsed.text ?? "")![1]);
+    }
+    const posted = await signUpAtOnce(confirmPaths, { full_name: "Guildenstern", password: "elsinore-1601" });
+    expect(posted.map((p) => p.status).sort()).toEqual([302, 400, 400, 400]);
+    for (const p of posted.filter((p) => p.status === 400)) expect(p.html).toContain("guildenstern@example.com already has an account.");
+    expect(await accountsOf("guildenstern@example.com")).toHaveLength(1);
+  });
+
   it("refuses an expired link and an unknown key", async () => {
     expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "antonio@example.com", stream_ids: [], invite_expires_in_minutes: 5 }));
     const { id, key } = await emailInviteFor("antonio@example.com");

@@ -303,3 +303,16 @@ describe("PATCH /users/me/subscriptions", () => {
     expect((await t.patch("cordelia", SUBS, { add: JSON.stringify([{ name: "x", bogus: 1 }]) })).status).toBe(400);
   });
 });
+
+describe("channels created by name at the same moment", () => {
+  it("are one channel, and every request subscribes to it", async () => {
+    const name = "Racing Channel";
+    const who = ["hamlet", "othello", "iago", "cordelia", "prospero"];
+    const results = await Promise.all(who.map((w) => t.post(w, "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name }]) })));
+    for (const r of results) expectSuccess(r);
+    const channels = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).execute();
+    expect(channels).toHaveLength(1);
+    const { subscribers } = expectSuccess(await t.get("iago", `/api/v1/streams/${channels[0].id}/members`));
+    expect(subscribers).toHaveLength(who.length);
+  });
+});

@@ -95,6 +95,18 @@ describe("POST /user_groups/create", () => {
     });
   });
 
+  it("creates one group when several requests race for one name; the others are told it exists", async () => {
+    const name = uniqueName("racers");
+    const results = await Promise.all(
+      ["hamlet", "othello", "iago", "cordelia", "hamlet", "othello"].map((who) =>
+        t.post(who, "/api/v1/user_groups/create", { name, description: "", members: [] }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    for (const r of results.filter((r) => r.status === 400)) expectError(r, 400, `User group '${name}' already exists.`);
+    expect(await t.ctx.db.kysely.selectFrom("user_groups").select("id").where("name", "=", name).execute()).toHaveLength(1);
+  });
+
   it("rejects invalid names, duplicates and unknown members with Zulip's errors", async () => {
     const post = (params: Params) => t.post("hamlet", "/api/v1/user_groups/create", { name: uniqueName("x"), description: "", members: [], ...params });
     expectError(await post({ members: [9999] }), 400, "Invalid user ID: 9999");

@@ -112,7 +112,7 @@ describe("event queues across a graceful restart", () => {
     async () => {
       const env = await serverEnv();
       const old = await start(env);
-      const credentials = firstStartCredentials(old.output());
+      const credentials = await firstStartCredentials(old);
       const atOld = client(() => old, credentials.email, credentials.apiKey);
       const userId = (await atOld.me()).body.user_id as number;
       const first = (await atOld.register(["message", "restart"])).body;
