@@ -88,7 +88,7 @@ describe("event queues across a graceful restart", () => {
   it("answer the first poll after a restart at once, a long-poll having waited through the stop", async () => {
     const env = await serverEnv();
     let server = await start(env);
-    const { email, apiKey } = firstStartCredentials(server.output());
+    const { email, apiKey } = await firstStartCredentials(server);
     const api = client(() => server, email, apiKey);
     const reg = (await api.register(["message", "restart"])).body;
     const waiting = api.poll(reg.queue_id, -1);
