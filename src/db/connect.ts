@@ -6,8 +6,8 @@ import type pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
-import { registerCaseFolding } from "./caseFolding.js";
 import { type Dialect, dialectFor } from "./dialect.js";
+import { foldCase } from "../util/foldCase.js";
 import { lazyRequire } from "../util/lazy.js";
 import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
@@ -84,7 +84,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     } catch (error) {
       throw new ConfigError(`Cannot open the SQLite database ${database.file} (PARLEY_DATA_DIR or PARLEY_DATABASE_URL): ${errorText(error)}`);
     }
-    // Before any statement: indexes on lower(…) need Parley's lower() (db/caseFolding.ts).
+    // Before any statement: indexes on lower(…) need Parley's lower() (registerCaseFolding).
     registerCaseFolding(sqlite);
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma(`synchronous = ${database.synchronous}`);
@@ -205,5 +205,22 @@ function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): Sqlite
         return statement;
       };
     },
+  });
+}
+
+/**
+ * Replaces SQLite's lower(), which folds the 26 ASCII letters only, with foldCase(), so that every
+ * case-insensitive comparison (`lower(column) = lower(?)`: channel names, emails, topics, alert
+ * words) and every index on lower(…) — unique ones included — fold alike on both engines.
+ *
+ * Every connection to a Parley database must register it before touching those tables: a
+ * connection that does not would compute index keys with the ASCII-only lower() (openDb is the
+ * one place Parley opens SQLite; migrations, backup's VACUUM INTO and the test template all use
+ * it). Migration 2026-11-28T2100 rebuilt the indexes made with the old lower().
+ */
+function registerCaseFolding(sqlite: SqliteDatabase.Database): void {
+  sqlite.function("lower", { deterministic: true }, (value: unknown) => {
+    if (value === null || value === undefined) return null;
+    return foldCase(typeof value === "string" ? value : Buffer.isBuffer(value) ? value.toString("utf8") : String(value));
   });
 }

@@ -19,6 +19,12 @@ export type DialectName = "sqlite" | "postgres";
 
 export interface Dialect {
   readonly name: DialectName;
+  /**
+   * lower() is Parley's own Unicode case folding, registered on each connection (connect.ts),
+   * rather than the engine's: SQLite, whose built-in lower() folds ASCII only. Its indexes on
+   * lower(…) made before migration 2026-11-28T2100 used the built-in one.
+   */
+  readonly lowerRegisteredByParley: boolean;
   /** Adds an auto-incrementing integer primary key called `id`. */
   addIdColumn<T extends string>(table: CreateTableBuilder<T, any>): CreateTableBuilder<T, any>;
   /** A 64-bit integer column type (times in seconds, sizes in bytes, flag bitmasks). */
@@ -118,6 +124,7 @@ const pgSearchVector = (table: string) =>
 
 const sqlite: Dialect = {
   name: "sqlite",
+  lowerRegisteredByParley: true,
   addIdColumn: (table) => table.addColumn("id", "integer", (col) => col.primaryKey().autoIncrement()),
   bigint: "integer",
   forUpdate: (query) => query,
@@ -181,6 +188,7 @@ const sqlite: Dialect = {
 
 const postgres: Dialect = {
   name: "postgres",
+  lowerRegisteredByParley: false,
   addIdColumn: (table) => table.addColumn("id", "bigserial", (col) => col.primaryKey()),
   bigint: "bigint",
   forUpdate: (query) => query.forUpdate(),

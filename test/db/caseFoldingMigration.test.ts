@@ -7,7 +7,7 @@ import { freshDatabase, type FreshDatabase, TEST_ENGINE } from "../support/testD
 
 const MIGRATION = "2026-11-28T2100-i32-fold-unicode-case";
 
-// A database written before SQLite's lower() folded Unicode (db/caseFolding.ts): its indexes on
+// A database written before SQLite's lower() folded Unicode (db/connect.ts, registerCaseFolding): its indexes on
 // lower(…) hold ASCII-only keys, and it may hold names that now fold alike. The migration makes
 // them distinct and rebuilds the indexes. Written here through a connection with SQLite's own
 // lower(), as the older version wrote.

@@ -3,7 +3,7 @@ import type { Dialect } from "../dialect.js";
 import { foldCase } from "../../util/foldCase.js";
 
 /**
- * SQLite's lower() now folds all of Unicode, as PostgreSQL's (db/caseFolding.ts): the indexes on
+ * SQLite's lower() now folds all of Unicode, as PostgreSQL's (connect.ts, registerCaseFolding): the indexes on
  * lower(…) were built with the ASCII-only one, so they are rebuilt. Names that become one name
  * under the new folding are made distinct first, or the unique indexes could not be rebuilt:
  * a channel keeps its name when it is the oldest of its spelling and is otherwise renamed
@@ -12,7 +12,7 @@ import { foldCase } from "../../util/foldCase.js";
  * merged: the migration stops and names them. Nothing to do on PostgreSQL.
  */
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
-  if (d.name !== "sqlite") return;
+  if (!d.lowerRegisteredByParley) return;
   // Read whole tables and fold here: the stale indexes must not answer these reads.
   const users = await sql<{ id: number; realm_id: number; email: string }>`select id, realm_id, email from users`.execute(db);
   for (const group of collisions(users.rows, (u) => `${u.realm_id}\u0000${foldCase(u.email)}`)) {
