@@ -26,6 +26,7 @@ import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate
 import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-perf18-shard-channel-daily-messages.js";
 import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-perf18-index-topics-case-insensitively.js";
 import * as foldUnicodeCase from "./migrations/2026-11-28T2100-i32-fold-unicode-case.js";
+import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-i32-render-profile-field-values.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-28T0300-perf18-shard-channel-daily-messages": shardChannelDailyMessages,
   "2026-11-28T0400-perf18-index-topics-case-insensitively": indexTopicsCaseInsensitively,
   "2026-11-28T2100-i32-fold-unicode-case": foldUnicodeCase,
+  "2026-11-28T2200-i32-render-profile-field-values": renderProfileFieldValues,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

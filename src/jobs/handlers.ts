@@ -15,6 +15,7 @@ import { notifyReceiverWentIdle, RECEIVER_WENT_IDLE_JOB } from "../actions/recei
 import { deliverScheduledMessage, SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { fetchUrlPreviews, URL_PREVIEW_JOB } from "../actions/urlPreviews.js";
 import { deliverEmail } from "../email/deliver.js";
+import { RENDER_PROFILE_FIELD_VALUES_JOB, renderStoredProfileFieldValues } from "./profileFieldRendering.js";
 import type { JobRunner } from "./runner.js";
 
 /** Registers every kind of durable job this process can run. */
@@ -33,4 +34,5 @@ export function registerJobHandlers(runner: JobRunner): void {
   runner.register(RECEIVER_WENT_IDLE_JOB, notifyReceiverWentIdle);
   runner.register(URL_PREVIEW_JOB, fetchUrlPreviews);
   runner.register(REALM_EXPORT_JOB, runRealmExport);
+  runner.register(RENDER_PROFILE_FIELD_VALUES_JOB, renderStoredProfileFieldValues);
 }

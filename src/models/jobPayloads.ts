@@ -35,6 +35,7 @@ export const JOB_PAYLOADS = {
   missed_message_email: z.object({ userId: id }),
   receiver_went_idle: z.object({ userId: id, messageIds: z.array(id) }),
   realm_export: z.object({ exportId: id }),
+  render_profile_field_values: z.object({}),
   url_preview: z.object({ realmId: id, messageId: id, content: z.string(), urls: z.array(z.string()).max(24) }),
 } as const;
 

@@ -86,6 +86,28 @@ export const customProfileFieldStore = {
       .execute();
   },
 
+  /** A batch of short and long text values (the types rendered as Markdown), by id after `afterId`. */
+  async listTextValuesAfter(
+    q: Executor,
+    textTypes: readonly number[],
+    afterId: number,
+    limit: number,
+  ): Promise<Array<{ id: number; realm_id: number; value: string }>> {
+    return q
+      .selectFrom("custom_profile_field_values as v")
+      .innerJoin("custom_profile_fields as f", "f.id", "v.field_id")
+      .select(["v.id", "f.realm_id", "v.value"])
+      .where("f.field_type", "in", [...textTypes])
+      .where("v.id", ">", afterId)
+      .orderBy("v.id")
+      .limit(limit)
+      .execute();
+  },
+
+  async setRenderedValue(q: Executor, id: number, renderedValue: string): Promise<void> {
+    await q.updateTable("custom_profile_field_values").set({ rendered_value: renderedValue }).where("id", "=", id).execute();
+  },
+
   /** Returns whether a value was deleted. */
   async deleteValue(q: Executor, userId: number, fieldId: number): Promise<boolean> {
     const result = await q.deleteFrom("custom_profile_field_values").where("user_id", "=", userId).where("field_id", "=", fieldId).executeTakeFirst();

@@ -192,6 +192,32 @@ describe("profile_data through PATCH /users/{user_id}", () => {
     expect(pick(registered.find((u: any) => u.user_id === 12).profile_data)).toEqual(expected);
   });
 
+  it("renders again, after the upgrade, the text values an older version stored escaped (migration 2026-11-28T2200's job)", async () => {
+    const about = await createField({ name: "Old about", field_type: 2 });
+    const markdown = "**bold** and *that*";
+    expectSuccess(await t.patch("iago", "/api/v1/users/12", { profile_data: [{ id: about, value: markdown }] }));
+    // As the version before stored it: the text escaped into one paragraph.
+    const q = t.ctx.db.kysely;
+    await q
+      .updateTable("custom_profile_field_values")
+      .set({ rendered_value: `<p>${markdown}</p>` })
+      .where("field_id", "=", about)
+      .execute();
+    const now = Math.floor(Date.now() / 1000);
+    await q
+      .deleteFrom("parley_migrations" as any)
+      .where("name", "=", "2026-11-28T2200-i32-render-profile-field-values")
+      .execute();
+    const { migrateToLatest } = await import("../../src/db/migrate.js");
+    expect(await migrateToLatest(q, t.ctx.db.dialect)).toEqual(["2026-11-28T2200-i32-render-profile-field-values"]);
+    const queued = await q.selectFrom("jobs").select(["id", "run_at"]).where("kind", "=", "render_profile_field_values").execute();
+    expect(queued).toHaveLength(1);
+    expect(queued[0]!.run_at).toBeGreaterThanOrEqual(now);
+    await t.drainJobs();
+    const user = expectSuccess(await t.get("othello", "/api/v1/users/12", { include_custom_profile_fields: true })).user;
+    expect(user.profile_data[about]).toEqual({ value: markdown, rendered_value: "<p><strong>bold</strong> and <em>that</em></p>" });
+  });
+
   it("validates each value by field type and writes nothing on error", async () => {
     const text = await createField({ name: "Short", field_type: 1 });
     const url = await createField({ name: "Website", field_type: 5 });
