@@ -52,7 +52,13 @@ export async function isReceiverIdle(ctx: AppContext, realm: Realm, userId: numb
  * dropped: a durable job finishes the work, after commit.
  */
 export async function queueReceiverWentIdle(ctx: AppContext, userId: number, messageIds: number[]): Promise<void> {
-  if (messageIds.length === 0) return;
+  if (messageIds.length === 0) {
+    // Every message reached the client: emails held back for them are dropped, not kept forever.
+    if (await missedMessageEmailStore.hasHeld(ctx.db.kysely, userId)) {
+      await transaction(ctx, (tx) => missedMessageEmailStore.dropHeld(tx.q, userId));
+    }
+    return;
+  }
   await transaction(ctx, (tx) => tx.enqueueJob(RECEIVER_WENT_IDLE_JOB, { userId, messageIds }));
 }
 

@@ -70,6 +70,17 @@ export const missedMessageEmailStore = {
     return released;
   },
 
+  async hasHeld(q: Executor, userId: number): Promise<boolean> {
+    const row = await q
+      .selectFrom("missed_message_emails")
+      .select("id")
+      .where("user_id", "=", userId)
+      .where("scheduled_at", "=", HELD)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   /** Drops the user's held rows (their messages reached a client). */
   async dropHeld(q: Executor, userId: number): Promise<void> {
     await q.deleteFrom("missed_message_emails").where("user_id", "=", userId).where("scheduled_at", "=", HELD).execute();

@@ -99,6 +99,24 @@ describe("missed-message emails", () => {
     expect(mailsTo(shiva.delivery_email)).toHaveLength(1);
   }, 60_000);
 
+  it("drops the emails it held back once the closing client had shown every message", async () => {
+    const cordelia = await t.user("cordelia");
+    const mailsBefore = mailsTo(cordelia.delivery_email).length;
+    const queue = expectSuccess(await t.post("cordelia", "/api/v1/register", {})).queue_id;
+    expectSuccess(await t.post("cordelia", "/api/v1/users/me/presence", { status: "active", new_user_input: "true" }));
+    await t.post("othello", "/api/v1/messages", { type: "direct", to: [cordelia.id], content: "seen in the open tab" });
+    await batchPeriodPasses();
+    const held = () => t.ctx.db.kysely.selectFrom("missed_message_emails").select("id").where("user_id", "=", cordelia.id).execute();
+    expect(await held()).toHaveLength(1);
+    const events = expectSuccess(await t.get("cordelia", "/api/v1/events", { queue_id: queue, last_event_id: -1, dont_block: "true" })).events;
+    expectSuccess(await t.get("cordelia", "/api/v1/events", { queue_id: queue, last_event_id: Math.max(...events.map((e: any) => e.id)), dont_block: "true" }));
+    expectSuccess(await t.delete("cordelia", "/api/v1/events", { queue_id: queue }));
+    await t.drainJobs();
+    await batchPeriodPasses();
+    expect(await held()).toEqual([]);
+    expect(mailsTo(cordelia.delivery_email)).toHaveLength(mailsBefore);
+  }, 60_000);
+
   it("emails a user idle by presence though a queue is open, once", async () => {
     const prospero = await t.user("prospero");
     // A queue, but no activity reported for longer than Zulip's 140 seconds.
