@@ -20,7 +20,8 @@ describe.runIf(TEST_ENGINE === "sqlite")(`migration ${MIGRATION}`, () => {
     fresh = await freshDatabase(inject("templateDatabase"));
     const file = (fresh.database as { file: string }).file;
     const raw = new SqliteDatabase(file);
-    raw.prepare("delete from parley_migrations where name = ?").run(MIGRATION);
+    // This migration and every later one are pending again (migrations apply in name order).
+    raw.prepare("delete from parley_migrations where name >= ?").run(MIGRATION);
     write(raw);
     raw.close();
     return file;
@@ -44,7 +45,7 @@ describe.runIf(TEST_ENGINE === "sqlite")(`migration ${MIGRATION}`, () => {
     });
     const db = openDb({ kind: "sqlite", file, synchronous: "NORMAL" });
     try {
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual([MIGRATION]);
+      expect((await migrateToLatest(db.kysely, db.dialect))[0]).toBe(MIGRATION);
       const streams = await db.kysely.selectFrom("streams").select(["id", "name"]).where("id", "in", [1, 2]).orderBy("id").execute();
       expect(streams).toEqual([
         { id: 1, name: "Équipe" },
