@@ -66,7 +66,7 @@ export const missedMessageEmailStore = {
         .executeTakeFirst();
       released = Number(result.numUpdatedRows);
     }
-    await q.deleteFrom("missed_message_emails").where("user_id", "=", userId).where("scheduled_at", "=", HELD).execute();
+    await missedMessageEmailStore.dropHeld(q, userId);
     return released;
   },
 
