@@ -93,7 +93,8 @@ function scheduledAt(id: number): number | undefined {
   return scheduledMessages.value.find((m) => m.scheduled_message_id === id)?.scheduled_delivery_timestamp;
 }
 
-export function focusCompose(): void {
+/** Puts the cursor in the compose box; `kind` asks for a new channel message or direct message. */
+export function focusCompose(_kind?: "channel" | "dm"): void {
   document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();
 }
 

@@ -1,0 +1,74 @@
+import { lookup, type Message, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
+import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
+import { myUserId } from "../api.js";
+import { narrowHash } from "../hash.js";
+import { dmPeople } from "../unread.js";
+
+/** Which conversation a message is in: a new recipient bar starts where this changes. */
+export function recipientKey(m: Message): string {
+  return m.type === "stream"
+    ? `c:${m.stream_id}:${m.subject.toLowerCase()}`
+    : `dm:${dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId).join(",")}`;
+}
+
+/** The bar above a conversation's messages: channel and topic, or the people of a DM. */
+export function RecipientBar({ m }: { m: Message }) {
+  if (m.type === "stream") {
+    const sub = subscriptions.value.get(m.stream_id!);
+    const name = sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : "");
+    const channelTerm = { operator: "channel", operand: String(m.stream_id), negated: false };
+    return (
+      <div class="recipient-bar" style={{ borderColor: sub?.color ?? "#999" }}>
+        <a class="channel" href={narrowHash([channelTerm], lookup)}>
+          #{name}
+        </a>
+        <span class="sep">›</span>
+        <a class="topic" href={narrowHash([channelTerm, { operator: "topic", operand: m.subject, negated: false }], lookup)}>
+          {m.subject === "" ? <i>general chat</i> : m.subject}
+        </a>
+        <TopicButtons m={m} />
+      </div>
+    );
+  }
+  const ids = dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId);
+  return (
+    <div class="recipient-bar dm">
+      <a href={narrowHash([{ operator: "dm", operand: ids.join(","), negated: false }], lookup)}>You and {ids.map(userName).join(", ")}</a>
+    </div>
+  );
+}
+
+/** Resolve, move and follow, on a topic's recipient bar (what the organization allows). */
+function TopicButtons({ m }: { m: Message }) {
+  const resolved = isResolved(m.subject);
+  const followed = userTopics.value.get(topicKey(m.stream_id!, m.subject)) === VISIBILITY_FOLLOWED;
+  return (
+    <span class="topic-buttons">
+      {canResolve() && (
+        <button
+          type="button"
+          class={`resolve ${resolved ? "on" : ""}`}
+          title={resolved ? "Mark as unresolved" : "Mark as resolved"}
+          onClick={() => void toggleResolved(m)}
+        >
+          ✔
+        </button>
+      )}
+      {(canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
+        <button type="button" class="move-topic" title="Move topic" onClick={() => openTopicDialog(m, "change_all")}>
+          ✎
+        </button>
+      )}
+      <button
+        type="button"
+        class={`follow ${followed ? "on" : ""}`}
+        title={followed ? "Unfollow topic" : "Follow topic"}
+        aria-pressed={followed}
+        onClick={() => setFollowed(m.stream_id!, m.subject, !followed)}
+      >
+        ◉
+      </button>
+    </span>
+  );
+}
