@@ -18,6 +18,7 @@ import { emojiFiles } from "./http/emojiFiles.js";
 import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { joinPages } from "./http/joinPages.js";
+import { passwordResetPages } from "./http/passwordResetPages.js";
 import { sessionPages } from "./http/sessions.js";
 import { webAppPages } from "./http/webApp.js";
 import { JSON_SURFACE } from "./http/webSession.js";
@@ -159,6 +160,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(webAppPages, { ctx });
   await app.register(accountPages, { ctx });
   await app.register(joinPages, { ctx });
+  await app.register(passwordResetPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(avatarFiles, { ctx });
   await app.register(exportFiles, { ctx });

@@ -98,7 +98,8 @@ async function checkPasswordChange(ctx: AppContext, user: User, oldPassword: str
 
 const loginRateLimitKey = (user: User) => `login:${user.delivery_email.toLowerCase()}`;
 
-async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHash: string): Promise<void> {
+/** Sets the password hash (and forgets failed logins), with the audit entry; settings and password reset use it. */
+export async function doChangePassword(ctx: AppContext, tx: Tx, user: User, passwordHash: string): Promise<void> {
   await userStore.update(tx.q, user.id, { password_hash: passwordHash });
   tx.afterCommit(() => void ctx.rateLimiter.reset(loginRateLimitKey(user)).catch(() => {}));
   await auditLogStore.insert(tx.q, {

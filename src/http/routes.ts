@@ -306,6 +306,20 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/joinPages.ts",
     about: "an invitation's link: the sign-up form, and creating the account",
   },
+  {
+    methods: ["GET", "POST"],
+    path: "/accounts/password/reset/",
+    servedBy: "src/http/passwordResetPages.ts",
+    about: '"Forgot your password?": the address form, and sending the reset email',
+  },
+  { methods: ["GET"], path: "/accounts/password/reset/done/", servedBy: "src/http/passwordResetPages.ts", about: '"Check your email" after a reset request' },
+  {
+    methods: ["GET", "POST"],
+    path: "/accounts/password/reset/:uid/:token/",
+    servedBy: "src/http/passwordResetPages.ts",
+    about: "a password reset link: the new-password form, and setting it",
+  },
+  { methods: ["GET"], path: "/accounts/password/done/", servedBy: "src/http/passwordResetPages.ts", about: '"Password reset complete"' },
   { methods: ["POST"], path: "/api/v1/external/json", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: any JSON" },
   { methods: ["POST"], path: "/api/v1/external/slack_incoming", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: Slack-compatible" },
 ];

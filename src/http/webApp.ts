@@ -89,6 +89,7 @@ export function loginPage(ctx: AppContext, { error, email, csrfToken }: { error?
     `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
     `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
     `<button type="submit">Log in</button></form>` +
+    `<p class="hint"><a href="/accounts/password/reset/">Forgot your password?</a></p>` +
     (ctx.config.dev ? `<p class="hint"><a href="/devlogin/">Development login</a> (no password)</p>` : "");
   return simplePage("Log in", body);
 }

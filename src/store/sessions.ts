@@ -19,4 +19,10 @@ export const sessionStore = {
     await q.deleteFrom("sessions").where("session_key", "=", key).execute();
     noteAuthChange(q, { sessionKey: key });
   },
+
+  /** Ends every web session of the user (a password reset). */
+  async deleteForUser(q: Executor, userId: number): Promise<void> {
+    await q.deleteFrom("sessions").where("user_id", "=", userId).execute();
+    noteAuthChange(q, { userId });
+  },
 };
