@@ -200,6 +200,14 @@ describe("POST /accounts/password/reset/", () => {
     expect(mail.parsed.text).not.toContain("/accounts/password/reset/");
   });
 
+  it("sends a bot's address no link", async () => {
+    const bot = await t.ctx.db.kysely.selectFrom("users").select("delivery_email").where("is_bot", "=", 1).where("is_active", "=", 1).executeTakeFirstOrThrow();
+    const since = smtp.sink().messages.length;
+    expect((await requestReset(t, bot.delivery_email)).status).toBe(302);
+    const mail = await mailTo(t, smtp.sink, bot.delivery_email, since);
+    expect(mail.parsed.text).not.toContain("/accounts/password/reset/");
+  });
+
   it("refuses an invalid address on the form, sending nothing", async () => {
     const posted = await requestReset(t, "not an address");
     expect(posted.status).toBe(400);
