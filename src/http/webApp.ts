@@ -144,13 +144,13 @@ export function sendHtml(reply: FastifyReply, status: number, html: string | Rea
     .send(html);
 }
 
-const PAGES_CSS = `:root{color-scheme:light dark;--bg:#f5f5f7;--card:#fff;--text:#1d1d1f;--muted:#6e6e73;--accent:#2f6fde;--error:#c62828;--border:#d2d2d7}
-@media (prefers-color-scheme:dark){:root{--bg:#17181a;--card:#222326;--text:#ececf0;--muted:#9a9aa2;--accent:#6d9cf2;--error:#ff7b72;--border:#3a3b40}}
+const PAGES_CSS = `:root{color-scheme:light dark;--bg:#f5f5f7;--card:#fff;--text:#1d1d1f;--muted:#6e6e73;--accent:#2f6fde;--on-accent:#fff;--error:#c62828;--border:#d2d2d7}
+@media (prefers-color-scheme:dark){:root{--bg:#17181a;--card:#222326;--text:#ececf0;--muted:#9a9aa2;--accent:#6d9cf2;--on-accent:#10131a;--error:#ff7b72;--border:#3a3b40}}
 *{box-sizing:border-box}body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif}
 .card{margin:8vh 16px;padding:24px;width:100%;max-width:420px;background:var(--card);border:1px solid var(--border);border-radius:12px}
 h1{font-size:1.4rem;margin:0 0 16px}h2{font-size:1rem;color:var(--muted);margin:20px 0 8px}
 label{display:block;margin:12px 0 4px;font-weight:600}input{width:100%;padding:10px;font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}
-button{font:inherit;cursor:pointer}form>button[type=submit]{margin-top:16px;width:100%;padding:10px;border:0;border-radius:8px;background:var(--accent);color:#fff;font-weight:600}
+button{font:inherit;cursor:pointer}form>button[type=submit]{margin-top:16px;width:100%;padding:10px;border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);font-weight:600}
 .error{color:var(--error);margin:0 0 8px}.hint{color:var(--muted);font-size:.9rem;margin-top:16px}a{color:var(--accent)}
 .users form{margin:0}.users .user{display:block;width:100%;text-align:left;margin:4px 0;padding:8px 10px;border:1px solid var(--border);border-radius:8px;background:transparent;color:inherit}
 .user small{display:block;color:var(--muted)}
