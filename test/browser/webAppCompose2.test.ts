@@ -98,6 +98,16 @@ describe.skipIf(!chromiumFound)("the compose box as Zulip's, in Chromium", () =>
     await hamlet.click(".compose .new-topic-button");
     await open(hamlet, "#inbox");
     await expect.poll(() => textarea(hamlet).count()).toBe(0);
+    // In a view of several conversations, the reply button is for the selected message's.
+    await open(hamlet, "#feed");
+    await hamlet.locator(".message .content", { hasText: "Half a thought" }).waitFor();
+    expect(await reply.count()).toBe(0);
+    await hamlet.keyboard.press("k");
+    await expect.poll(() => reply.textContent()).toBe("Message #Verona > closed box");
+    await reply.click();
+    await expect.poll(() => hamlet.locator(".compose input[aria-label='Topic']").inputValue()).toBe("closed box");
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => textarea(hamlet).count()).toBe(0);
   }, 60_000);
 
   it("sends a group DM to recipients chosen as pills by name or email, received by each", async () => {

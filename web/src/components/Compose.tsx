@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
 import { type Destination, discard, retry, send, unsent } from "../outbox.js";
-import { type Message, route, settings, subscriptions, typing, userName } from "../state.js";
+import { conversationOf, type Message, route, settings, subscriptions, typing, userName } from "../state.js";
 import { conversationKey } from "../unread.js";
 import { openEmojiPicker } from "../emojiPicker.js";
 import { channelId, composeOpen, content, destination, destinationKey, dmTo, editingScheduled, topic } from "../composeState.js";
@@ -12,7 +12,8 @@ import { formatForKey } from "../composeFormat.js";
 import { cancelScheduledEdit, scheduleCompose } from "../composeScheduled.js";
 import { closeTypeahead, typeaheadKeyDown, TypeaheadMenu, updateMessageTypeahead, updateTopicTypeahead } from "./ComposeTypeahead.js";
 import { FormatBar, formatCompose, Preview, preview, SendLaterButton } from "./ComposeTools.js";
-import { notice } from "../actions.js";
+import { notice, selectedId } from "../actions.js";
+import { view } from "../messages.js";
 import { formatScheduledTime } from "../sendLater.js";
 import { mutedUsers } from "../personal.js";
 import { noteTyping, stopTyping } from "../typing.js";
@@ -404,14 +405,24 @@ function Typing() {
   );
 }
 
-/** The closed box, as Zulip's: reply to the conversation on screen, start a new one, or a new DM. */
+/**
+ * The closed box, as Zulip's: reply to the conversation on screen (or, in a view of several, to
+ * the selected message's), start a new one, or a new DM.
+ */
 function ClosedCompose() {
   const c = routeConversation();
+  const selected = c ? undefined : view.value.messages.find((m) => m.id === selectedId.value && !m.local);
   let reply = "";
   if (c?.kind === "dm") reply = `Message ${c.userIds.map(userName).join(", ")}`;
   else if (c?.kind === "channel") {
     const name = subscriptions.value.get(c.channelId)?.name ?? "";
     reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || "general chat"}`;
+  } else if (selected) {
+    const m = conversationOf(selected);
+    reply =
+      m.kind === "channel"
+        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || "general chat"}`
+        : `Message ${m.userIds.map(userName).join(", ")}`;
   }
   return (
     <div class="compose compose-closed">
@@ -419,7 +430,7 @@ function ClosedCompose() {
       <Typing />
       <div class="compose-buttons">
         {reply && (
-          <button type="button" class="reply-button" onClick={() => focusCompose()}>
+          <button type="button" class="reply-button" onClick={() => (selected ? replyTo(selected) : focusCompose())}>
             <span class="reply-label">{reply}</span>
             {hasText() && <span class="reply-draft"> (draft)</span>}
           </button>
