@@ -50,7 +50,7 @@ export function RecipientPills() {
           role="combobox"
           aria-autocomplete="list"
           aria-expanded={matches.length > 0}
-          aria-controls="recipient-suggestions"
+          aria-controls={matches.length > 0 ? "recipient-suggestions" : undefined}
           aria-activedescendant={matches.length > 0 ? `recipient-${matches[active].user_id}` : undefined}
           value={query}
           onInput={(e) => {
