@@ -243,6 +243,10 @@ describe.skipIf(!chromiumFound)("the compose box as Zulip's, in Chromium", () =>
     await expect.poll(() => pills(phone).count()).toBe(2);
     expect(await overflow()).toBe(0);
     if (shots) await phone.screenshot({ path: `${shots}/compose-pills-390-dark.png` });
+    // A pill's × removes it; the cursor stays in the field.
+    await phone.click(".compose .pill-remove[aria-label='Remove Othello, the Moor of Venice']");
+    await expect.poll(() => pills(phone).allTextContents()).toEqual(["Cordelia, Lear's daughter"]);
+    expect(await phone.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Direct message recipients");
     await phone.context().close();
   }, 60_000);
 });

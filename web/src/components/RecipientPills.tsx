@@ -1,5 +1,4 @@
-import { useState } from "preact/hooks";
-import { myUserId } from "../api.js";
+import { useRef, useState } from "preact/hooks";
 import { dmTo } from "../composeState.js";
 import { matchRecipients } from "../composeTypeahead.js";
 import { userName, users } from "../state.js";
@@ -17,12 +16,13 @@ function setRecipients(ids: number[]): void {
 }
 
 export function RecipientPills() {
+  const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState("");
   const [index, setIndex] = useState(0);
   const [dismissed, setDismissed] = useState(false);
   const chosen = dmTo.value ?? [];
-  const candidates = [...users.value.values()].filter((u) => !u.is_bot || u.user_id === myUserId);
-  const matches = dismissed ? [] : matchRecipients(query, candidates, chosen);
+  // Everyone active can be written to, bots and oneself included (as in Zulip).
+  const matches = dismissed ? [] : matchRecipients(query, users.value.values(), chosen);
   const active = Math.min(index, Math.max(0, matches.length - 1));
   const add = (id: number) => {
     setRecipients([...chosen, id]);
@@ -31,18 +31,19 @@ export function RecipientPills() {
   };
   const remove = (id: number) => setRecipients(chosen.filter((c) => c !== id));
   return (
-    <div class="recipient-pills" onClick={(e) => (e.currentTarget.querySelector("input") as HTMLInputElement | null)?.focus()}>
+    <div class="recipient-pills">
       <span class="dm-label">To:</span>
       {chosen.map((id) => (
         <span class="pill" key={id} data-user-id={id}>
           <span class="pill-name">{userName(id)}</span>
-          <button type="button" class="pill-remove" aria-label={`Remove ${userName(id)}`} onClick={(e) => (e.stopPropagation(), remove(id))}>
+          <button type="button" class="pill-remove" aria-label={`Remove ${userName(id)}`} onClick={() => (remove(id), input.current?.focus())}>
             ×
           </button>
         </span>
       ))}
       <span class="pill-field">
         <input
+          ref={input}
           type="text"
           aria-label="Direct message recipients"
           placeholder={chosen.length === 0 ? "Add one or more people" : ""}
