@@ -23,7 +23,8 @@ import type { UploadTarget } from "../upload/uploads.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
- * re-registration never lose what is typed. The destination follows the open narrow.
+ * re-registration never lose what is typed. Closed by default, as Zulip's (a bar of buttons); its
+ * destination follows the open conversation (followRoute).
  */
 const error = signal("");
 
@@ -432,7 +433,9 @@ function ClosedCompose() {
         {reply && (
           <button type="button" class="reply-button" onClick={() => (selected ? replyTo(selected) : focusCompose())}>
             <span class="reply-label">{reply}</span>
-            {hasText() && <span class="reply-draft"> (draft)</span>}
+            {c && hasText() && destinationKey() === destinationKey(c.kind === "dm" ? c : { ...c, topic: c.topic ?? "" }) && (
+              <span class="reply-draft"> (draft)</span>
+            )}
           </button>
         )}
         <button
