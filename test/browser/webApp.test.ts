@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { chromiumFound } from "../support/browser.js";
-import { sidebarCount, useWebApp } from "../support/webApp.js";
+import { sidebarCount, useWebApp, openCompose } from "../support/webApp.js";
 
 // The web app in a real Chromium: two people in two browser contexts, against a server process
 // in development mode (Zulip's development organization), restarted in the middle.
@@ -101,6 +101,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
     await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › web test");
+    await openCompose(hamlet);
     await expect.poll(() => hamlet.locator(".compose input[aria-label=Topic]").inputValue()).toBe("web test");
   }, 20_000);
 
@@ -110,6 +111,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     const sent = await deliveredWithinASecond(async (n) => {
       await watchFor(othello, "[data-channel-id='1'] > a .count", String(before + n));
       const text = n === 1 ? "Hello from the browser" : `Hello again (${n})`;
+      await openCompose(hamlet);
       await hamlet.fill(".compose textarea", text);
       const sentAt = await sendWithKeyboard(hamlet);
       // Local echo at once, then the server's copy.
@@ -136,6 +138,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     const before = await sidebarCount(hamlet, dmEntry); // the development data has unread DMs
     const sent = await deliveredWithinASecond(async (n) => {
       await watchFor(hamlet, `.dms a[data-dm='${OTHELLO_ID}'] .count`, String(before + n));
+      await openCompose(othello);
       await othello.fill(".compose textarea", n === 1 ? "A private word" : `Another private word (${n})`);
       return latency(hamlet, await sendWithKeyboard(othello));
     });
@@ -153,6 +156,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
 
   it("reacts, stars, edits, deletes and searches, and the other person sees each change", async () => {
     for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/actions`);
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "Edit me");
     await hamlet.press(".compose textarea", "Control+Enter");
     const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });
@@ -175,6 +179,8 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => row(othello, "Edited text").locator(".edited").count()).toBe(1);
     expect(await row(othello, "Edited text").locator(".reaction").textContent()).toBe("👍 1");
 
+    await openCompose(hamlet);
+
     await hamlet.fill(".compose textarea", "Delete me");
     await hamlet.press(".compose textarea", "Control+Enter");
     await othello.waitForSelector(".message .content:has-text('Delete me')");
@@ -194,6 +200,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
 
   it("shows /poll and /todo messages as widgets that both people use", async () => {
     for (const page of [hamlet, othello]) await page.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/widgets`);
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "/poll Lunch where?\nPizza\nTacos");
     await hamlet.press(".compose textarea", "Control+Enter");
     const poll = (page: Page) => page.locator(".widget.poll", { hasText: "Lunch where?" });
@@ -205,6 +212,8 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await poll(hamlet).locator("input[aria-label='New option']").fill("Sushi");
     await poll(hamlet).locator("button:has-text('Add option')").click();
     await poll(othello).locator("li", { hasText: "Sushi" }).waitFor();
+
+    await openCompose(othello);
 
     await othello.fill(".compose textarea", "/todo Trip\nTickets: two returns\nHotel");
     await othello.press(".compose textarea", "Control+Enter");
@@ -279,6 +288,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
   it("carries on after a server restart without reloading, keeping what is typed", async () => {
     await othello.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`);
     await othello.waitForSelector(".message .content:has-text('Hello from the browser')");
+    await openCompose(othello);
     await othello.fill(".compose textarea", "a draft being typed");
     for (const page of [hamlet, othello]) await page.evaluate(() => ((window as any).parleyNotReloaded = true));
     const port = new URL(web.server.baseUrl).port;
@@ -286,6 +296,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await web.startServer(Number(port));
 
     await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/web.20test`).catch(() => {}); // a hash change, no reload
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "After the restart");
     await hamlet.press(".compose textarea", "Control+Enter");
     await othello.waitForSelector(".message .content:has-text('After the restart')", { timeout: 15_000 });
@@ -299,6 +310,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')!.content;
       await fetch("/json/events", { method: "DELETE", headers: { "X-CSRFToken": token }, body: new URLSearchParams({ queue_id: queueId! }) });
     }, oldQueue);
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "While the queue was gone");
     await hamlet.press(".compose textarea", "Control+Enter");
     await othello.waitForSelector(".message .content:has-text('While the queue was gone')", { timeout: 15_000 });

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, openCompose, useWebApp } from "../support/webApp.js";
 
 // The compose box's tools in a real Chromium: typeahead (people, channels, emoji, topics), the
 // Markdown preview, formatting buttons, drafts synchronized through the server (#drafts), send
@@ -20,6 +20,7 @@ async function open(page: Page, hash: string): Promise<void> {
 
 async function openTopic(page: Page, topic: string): Promise<void> {
   await open(page, `#narrow/channel/1-Verona/topic/${topic}`);
+  await openCompose(page);
   await expect.poll(() => page.locator(".compose input[aria-label='Topic']").inputValue()).toBe(topic);
 }
 
@@ -165,7 +166,7 @@ describe.skipIf(!chromiumFound)("the compose box's tools in Chromium", () => {
     iago.setDefaultTimeout(8000);
     expect((await call(iago, "PATCH", "/settings", { enable_drafts_synchronization: "false" })).result).toBe("success");
     await iago.reload();
-    await iago.waitForSelector(".compose textarea");
+    await iago.waitForSelector(".compose");
     await openTopic(iago, "local");
     await textarea(iago).type("Only on this computer");
     await openTopic(iago, "elsewhere");

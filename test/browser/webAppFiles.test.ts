@@ -6,7 +6,7 @@ import type { Page, Request } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, useWebApp, openCompose } from "../support/webApp.js";
 
 // Files in the web app, in a real Chromium: uploads from the compose box (paperclip, paste,
 // drag and drop; multipart for small files, tus in chunks for large ones, resumed after a
@@ -97,6 +97,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     for (const page of [hamlet, othello]) {
       page.setDefaultTimeout(10_000);
       await page.goto(web.server.baseUrl + TOPIC_URL);
+      await openCompose(page);
     }
   }, 120_000);
   afterAll(() => web.tearDown());
@@ -369,6 +370,7 @@ describe.skipIf(!chromiumFound)("files in the web app in Chromium", () => {
     phone.setDefaultTimeout(10_000);
     await call(phone, "PATCH", "/settings", { color_scheme: "2" });
     await phone.goto(web.server.baseUrl + TOPIC_URL);
+    await openCompose(phone);
     await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme), SLOW).toBe("dark");
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, useWebApp, openCompose } from "../support/webApp.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtpSink.js";
 
 // Personal settings (#settings/<section>), user cards and invitations (#invite) in a real
@@ -76,6 +76,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await card(othello).locator("button", { hasText: "Send direct message" }).click();
     await expect.poll(() => othello.evaluate(() => location.hash)).toBe(`#narrow/dm/${HAMLET_ID}-King-Hamlet`);
     await expect.poll(() => card(othello).count()).toBe(0);
+    await openCompose(othello);
     await othello.fill(".compose textarea", "Sent from your card");
     await othello.press(".compose textarea", "Control+Enter");
     await expect
@@ -305,7 +306,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     // The channel she was invited to is hers; what she writes there reaches Iago.
     await expect.poll(() => viola.locator(".sidebar .channels", { hasText: "Denmark" }).count()).toBe(1);
     await viola.evaluate(() => (location.hash = "#narrow/channel/2-Denmark/topic/new.20people"));
-    await viola.waitForSelector(".compose textarea");
+    await openCompose(viola);
     await viola.fill(".compose textarea", "Hello, I am Viola, new here");
     await viola.press(".compose textarea", "Control+Enter");
     await iago.evaluate(() => (location.hash = "#narrow/channel/2-Denmark/topic/new.20people"));

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, sidebarCount, useWebApp } from "../support/webApp.js";
+import { callJson as call, sidebarCount, useWebApp, openCompose } from "../support/webApp.js";
 
 // The web app's views and tools in a real Chromium, two people in two browser contexts: recent
 // conversations, the emoji picker, search suggestions, moving and resolving topics, and the
@@ -90,6 +90,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => hamlet.locator(".emoji-picker").count()).toBe(0);
 
     // An alias finds its emoji; Enter picks the first; the compose box gets its :name:.
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "Party");
     await hamlet.click(".compose .emoji-button");
     await hamlet.fill(".emoji-picker input", "tad");
@@ -116,6 +117,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await othello.locator(".emoji-grid button").first().click();
     await expect.poll(() => row(hamlet, "React to me").locator(".reaction img[alt=':parley_logo:']").count()).toBe(1);
     // Escape closes the picker without picking.
+    await openCompose(othello);
     await othello.click(".compose .emoji-button");
     await othello.press(".emoji-picker input", "Escape");
     await expect.poll(() => othello.locator(".emoji-picker").count()).toBe(0);
@@ -366,6 +368,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.waitForSelector(".message-list .status");
     // The network refuses the send.
     await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "Survives a reload");
     await hamlet.press(".compose textarea", "Control+Enter");
     await hamlet.waitForSelector(".message.failed .content:has-text('Survives a reload')");
@@ -395,6 +398,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
 
     // Discarded: gone, and not back after a reload.
     await hamlet.route("**/json/messages", (route) => (route.request().method() === "POST" ? route.abort() : route.continue()));
+    await openCompose(hamlet);
     await hamlet.fill(".compose textarea", "Never mind");
     await hamlet.press(".compose textarea", "Control+Enter");
     await hamlet.waitForSelector(".unsent li:has-text('Never mind')");

@@ -83,3 +83,17 @@ export async function sidebarCount(page: Page, selector: string): Promise<number
   const count = page.locator(`${selector} > a .count`);
   return (await count.count()) === 0 ? 0 : Number(await count.textContent());
 }
+
+/**
+ * Opens the compose box (closed by default, as Zulip's) and waits for its message field: the reply
+ * button for the conversation on screen, else "Start new conversation". Nothing when it is open.
+ */
+export async function openCompose(page: Page): Promise<void> {
+  const textarea = page.locator(".compose textarea");
+  if ((await textarea.count()) === 0) {
+    const reply = page.locator(".compose .reply-button");
+    await reply.waitFor({ timeout: 2000 }).catch(() => {});
+    if ((await textarea.count()) === 0) await ((await reply.count()) > 0 ? reply : page.locator(".compose .new-topic-button")).click();
+  }
+  await textarea.waitFor();
+}

@@ -7,6 +7,7 @@ import {
   matchChannels,
   matchEmoji,
   matchMentions,
+  matchRecipients,
   matchTopics,
   type Person,
   type Suggestion,
@@ -182,6 +183,27 @@ describe("compose formatting buttons", () => {
     expect(key("L", { ctrlKey: true, shiftKey: true })).toBe("link");
     expect(key("b")).toBeNull();
     expect(key("l", { ctrlKey: true })).toBeNull();
+  });
+});
+
+describe("direct message recipients", () => {
+  it("matches by name or email prefix, best match first then by name, leaving out those chosen", () => {
+    const names = (query: string, chosen: number[] = []) => matchRecipients(query, people, chosen).map((p) => p.full_name);
+    expect(names("o")).toEqual(["Othello, the Moor of Venice"]);
+    expect(names("cordelia@")).toEqual(["Cordelia, Lear's daughter"]);
+    expect(names("jose")).toEqual(["José Martí"]);
+    // Everyone whose name has a word starting with the query, sorted by name.
+    expect(names("i")).toEqual(["Iago"]);
+    expect(names("zulip")).toEqual([]);
+    expect(names("hamlet@", [10])).toEqual([]);
+    expect(names("")).toEqual([]);
+    const many = [
+      { user_id: 1, full_name: "Zoe Adams", email: "zoe@x.org" },
+      { user_id: 2, full_name: "Adam Smith", email: "adam@x.org" },
+      { user_id: 3, full_name: "Bea Adler", email: "bea@x.org" },
+      { user_id: 4, full_name: "Ada Lovelace", email: "ada@x.org", is_active: false },
+    ];
+    expect(matchRecipients("ad", many, []).map((p) => p.user_id)).toEqual([2, 3, 1]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { api, myUserId } from "./api.js";
 import { type Draft, drafts, removeDraft, upsertDrafts } from "./composeData.js";
-import { channelId, content, destination, destinationKey, dmTo, editingScheduled, topic } from "./composeState.js";
+import { channelId, composeOpen, content, destination, destinationKey, dmTo, editingScheduled, topic } from "./composeState.js";
 import type { Destination } from "./outbox.js";
 import { settings } from "./state.js";
 
@@ -168,6 +168,7 @@ export function restoreDraft(draft: Draft): void {
   });
   content.value = draft.content;
   session = { id: draft.id, saved: fingerprint(draft) };
+  composeOpen.value = true;
 }
 
 export async function deleteDraft(draft: Draft): Promise<void> {

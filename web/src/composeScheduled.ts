@@ -1,7 +1,7 @@
 import { api } from "./api.js";
 import { draftSent, switchConversation } from "./composeDrafts.js";
 import type { ScheduledMessage } from "./composeData.js";
-import { channelId, content, destination, dmTo, editingScheduled, topic } from "./composeState.js";
+import { channelId, composeOpen, content, destination, dmTo, editingScheduled, topic } from "./composeState.js";
 import { send, type Destination } from "./outbox.js";
 
 /**
@@ -48,6 +48,7 @@ export function editScheduled(m: ScheduledMessage): void {
   });
   editingScheduled.value = m.scheduled_message_id;
   content.value = m.content;
+  composeOpen.value = true;
 }
 
 export function cancelScheduledEdit(): void {

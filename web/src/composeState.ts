@@ -9,12 +9,18 @@ import type { Destination } from "./outbox.js";
 export const content = signal("");
 export const topic = signal("");
 export const channelId = signal<number | null>(null);
+/** Direct message recipients (other than me); null when the box is for a channel, [] while none is chosen yet. */
 export const dmTo = signal<number[] | null>(null);
+/**
+ * Whether the compose box is open. Closed by default, as Zulip's: a bar of buttons to reply or
+ * start a conversation; the text typed stays (as a draft) while it is closed.
+ */
+export const composeOpen = signal(false);
 /** The scheduled message being edited in the compose box: its button saves instead of sending. */
 export const editingScheduled = signal<number | null>(null);
 
 export function destination(): Destination | null {
-  if (dmTo.value) return { kind: "dm", userIds: dmTo.value };
+  if (dmTo.value) return dmTo.value.length > 0 ? { kind: "dm", userIds: dmTo.value } : null;
   if (channelId.value !== null) return { kind: "channel", channelId: channelId.value, topic: topic.value.trim() };
   return null;
 }

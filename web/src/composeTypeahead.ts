@@ -131,6 +131,24 @@ export function matchMentions(
   return [...wildcards, ...people, ...groups].slice(0, limit);
 }
 
+/**
+ * People for a direct message's recipient field: active, not already chosen, matching the query by
+ * name (whole, prefix, word prefix) or by email prefix; best match first, then by name.
+ */
+export function matchRecipients(query: string, people: Iterable<Person & { is_bot?: boolean }>, chosen: readonly number[], limit = 8): Person[] {
+  const q = fold(query).trim();
+  if (q === "") return [];
+  return ranked(
+    [...people].filter((p) => p.is_active !== false && !chosen.includes(p.user_id)),
+    (p) => {
+      const byName = matchRank(p.full_name, q);
+      if (byName >= 0) return byName;
+      return fold(p.email).startsWith(q) ? 3 : -1;
+    },
+    (p) => p.full_name,
+  ).slice(0, limit);
+}
+
 export function matchChannels(query: string, channels: Iterable<Channel>, limit = 8): Suggestion[] {
   return ranked(
     channels,

@@ -1,5 +1,6 @@
 import { ApiError, api, myUserId } from "./api.js";
 import { REGISTER_PARAMS } from "./registerParams.js";
+import { onTypingEvent } from "./typing.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
   bumpUnread,
@@ -16,7 +17,6 @@ import {
   setUserTopic,
   settings,
   subscriptions,
-  typing,
   unread,
   userGroups,
   users,
@@ -26,7 +26,7 @@ import {
   type User,
 } from "./state.js";
 import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } from "./recent.js";
-import { conversationKey, dmPeople } from "./unread.js";
+import { dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { retryChangesNow } from "./changeQueue.js";
 import { loadPresences, mergePresences } from "./presence.js";
@@ -230,7 +230,7 @@ function applyEvent(event: any): void {
       if (event.op === "update" && event.property in settings.value) settings.value = { ...settings.value, [event.property]: event.value };
       return;
     case "typing":
-      return onTyping(event);
+      return onTypingEvent(event);
     case "presence":
       if (event.presences) mergePresences(event.presences);
       return;
@@ -386,24 +386,4 @@ function onSubscription(event: any): void {
   } else return;
   subscriptions.value = map;
   bumpUnread();
-}
-
-function onTyping(event: any): void {
-  const key =
-    event.message_type === "stream"
-      ? conversationKey({ kind: "channel", channelId: event.stream_id, topic: event.topic ?? "" })
-      : conversationKey({
-          kind: "dm",
-          userIds: dmPeople(
-            (event.recipients ?? []).map((r: any) => r.user_id),
-            myUserId,
-          ),
-        });
-  const map = new Map(typing.value);
-  const who = new Set(map.get(key) ?? []);
-  if (event.op === "start") who.add(event.sender.user_id);
-  else who.delete(event.sender.user_id);
-  if (who.size > 0) map.set(key, [...who]);
-  else map.delete(key);
-  typing.value = map;
 }

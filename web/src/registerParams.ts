@@ -15,5 +15,7 @@ export const REGISTER_PARAMS = {
     user_settings_object: true,
     empty_topic_name: true,
     simplified_presence_events: true,
+    // Channel typing notifications ("X is typing…" under a topic), as Zulip's web app asks for them.
+    stream_typing_notifications: true,
   },
 };

@@ -1,54 +1,101 @@
 import { signal } from "@preact/signals";
-import { useRef } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
 import { type Destination, discard, retry, send, unsent } from "../outbox.js";
-import { type Message, route, settings, subscriptions, typing, userName, users } from "../state.js";
+import { conversationOf, type Message, route, settings, subscriptions, typing, userName } from "../state.js";
 import { conversationKey } from "../unread.js";
-import { api } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
-import { channelId, content, destination, dmTo, editingScheduled, topic } from "../composeState.js";
-import { draftSent, noteDraftChange, switchConversation } from "../composeDrafts.js";
+import { channelId, composeOpen, content, destination, destinationKey, dmTo, editingScheduled, topic } from "../composeState.js";
+import { draftSent, noteDraftChange, saveDraftNow, switchConversation } from "../composeDrafts.js";
 import { scheduledMessages } from "../composeData.js";
 import { formatForKey } from "../composeFormat.js";
 import { cancelScheduledEdit, scheduleCompose } from "../composeScheduled.js";
 import { closeTypeahead, typeaheadKeyDown, TypeaheadMenu, updateMessageTypeahead, updateTopicTypeahead } from "./ComposeTypeahead.js";
 import { FormatBar, formatCompose, Preview, preview, SendLaterButton } from "./ComposeTools.js";
-import { notice } from "../actions.js";
+import { notice, selectedId } from "../actions.js";
+import { view } from "../messages.js";
 import { formatScheduledTime } from "../sendLater.js";
 import { mutedUsers } from "../personal.js";
+import { noteTyping, stopTyping } from "../typing.js";
+import { RecipientPills } from "./RecipientPills.js";
 import { AttachButton, isDragging, pasteFiles, UploadProgress, useDropTarget } from "../upload/ComposeUploads.js";
 import type { UploadTarget } from "../upload/uploads.js";
 
 /**
  * The compose box, kept in signals outside the message view so that navigation, reconnection and
- * re-registration never lose what is typed. The destination follows the open narrow.
+ * re-registration never lose what is typed. Closed by default, as Zulip's (a bar of buttons); its
+ * destination follows the open conversation (followRoute).
  */
 const error = signal("");
-const dmListed = signal(false);
 
-/** Follows the open view: a topic or channel fills the destination, a DM the recipients. */
-export function followRoute(): void {
+/** The conversation the open view shows, if it is one: a channel (and topic) or a DM. */
+type RouteConversation = { kind: "channel"; channelId: number; topic: string | null } | { kind: "dm"; userIds: number[] } | null;
+function routeConversation(): RouteConversation {
   const r = route.value;
-  if (r.kind !== "narrow") return;
-  const channel = r.terms.find((t) => t.operator === "channel" && !t.negated);
-  const topicTerm = r.terms.find((t) => t.operator === "topic" && !t.negated);
-  const dm = r.terms.find((t) => t.operator === "dm" && !t.negated);
-  // Another conversation: the text typed so far becomes its conversation's draft (composeDrafts.ts).
+  if (r.kind !== "narrow") return null;
+  const positive = r.terms.filter((t) => !t.negated && t.operator !== "near" && t.operator !== "with");
+  const channel = positive.find((t) => t.operator === "channel");
+  const topicTerm = positive.find((t) => t.operator === "topic");
+  const dm = positive.find((t) => t.operator === "dm");
+  if (channel && /^\d+$/.test(channel.operand) && positive.length === (topicTerm ? 2 : 1))
+    return { kind: "channel", channelId: Number(channel.operand), topic: topicTerm ? topicTerm.operand : null };
+  if (dm && positive.length === 1 && /^\d+(,\d+)*$/.test(dm.operand)) return { kind: "dm", userIds: dm.operand.split(",").map(Number) };
+  return null;
+}
+
+/** The box moves to another conversation: its text becomes the old one's draft, and typing there stops. */
+function moveTo(change: () => void): void {
+  const before = destinationKey();
+  switchConversation(change);
+  if (destinationKey() !== before) stopTyping();
+}
+
+function hasText(): boolean {
+  return content.value.trim() !== "";
+}
+
+/** Closes the compose box; what is typed stays, saved as the conversation's draft (composeDrafts.ts). */
+export function closeCompose(): void {
+  if (!composeOpen.value) return;
+  stopTyping();
+  closeTypeahead();
   preview.value = null;
-  switchConversation(() => {
-    if (channel && /^\d+$/.test(channel.operand)) {
-      channelId.value = Number(channel.operand);
-      dmTo.value = null;
-      if (topicTerm) topic.value = topicTerm.operand;
-    } else if (dm && /^\d+(,\d+)*$/.test(dm.operand)) {
-      dmTo.value = dm.operand.split(",").map(Number);
-    }
+  error.value = "";
+  if (editingScheduled.value === null) void saveDraftNow();
+  composeOpen.value = false;
+}
+
+/**
+ * Follows the open view, as Zulip's compose box does: a DM conversation opens the box for it; a
+ * topic fills the destination (an open box for another channel, with nothing typed, closes); any
+ * other view closes an empty box. A box with text keeps it: it moves to the new conversation's
+ * destination only for a conversation view, and the text becomes the old one's draft.
+ */
+export function followRoute(): void {
+  const c = routeConversation();
+  preview.value = null;
+  if (!c) {
+    if (!hasText()) closeCompose();
+    return;
+  }
+  if (c.kind === "dm") {
+    moveTo(() => (dmTo.value = c.userIds));
+    composeOpen.value = true;
+    return;
+  }
+  const otherChannel = dmTo.value !== null || channelId.value !== c.channelId;
+  if (composeOpen.value && !hasText() && (c.topic === null || otherChannel)) closeCompose();
+  moveTo(() => {
+    dmTo.value = null;
+    channelId.value = c.channelId;
+    if (c.topic !== null) topic.value = c.topic;
+    else if (otherChannel) topic.value = "";
   });
 }
 
 /** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
 export function replyTo(m: Message, text = ""): void {
-  switchConversation(() => {
+  moveTo(() => {
     if (m.type === "stream") {
       dmTo.value = null;
       channelId.value = m.stream_id!;
@@ -59,18 +106,20 @@ export function replyTo(m: Message, text = ""): void {
     }
   });
   if (text) content.value = content.value ? `${content.value}\n${text}` : text;
-  setTimeout(focusCompose, 0);
+  composeOpen.value = true;
+  setTimeout(() => focusField("message"), 0);
 }
 
-let typingSentAt = 0;
-function noteTyping(destination: Destination | null): void {
-  if (!destination || Date.now() - typingSentAt < 10_000) return;
-  typingSentAt = Date.now();
-  const params =
-    destination.kind === "channel"
-      ? { type: "stream", stream_id: destination.channelId, topic: destination.topic, op: "start" }
-      : { type: "direct", to: destination.userIds, op: "start" };
-  api.once.post("/typing", params).catch(() => {});
+/** The cursor into the open box: the first field still empty (channel, recipients, topic) or the message. */
+function focusField(field: "message" | "topic" | "recipient"): void {
+  const form = document.querySelector(".compose");
+  if (!form) return;
+  let el: HTMLElement | null = null;
+  if (dmTo.value !== null) {
+    if (field === "recipient" || dmTo.value.length === 0) el = form.querySelector("input[aria-label='Direct message recipients']");
+  } else if (channelId.value === null) el = form.querySelector("select[aria-label='Channel']");
+  else if (field === "topic") el = form.querySelector("input[aria-label='Topic']");
+  (el ?? form.querySelector<HTMLTextAreaElement>("textarea"))?.focus();
 }
 
 /** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */
@@ -93,9 +142,30 @@ function scheduledAt(id: number): number | undefined {
   return scheduledMessages.value.find((m) => m.scheduled_message_id === id)?.scheduled_delivery_timestamp;
 }
 
-/** Puts the cursor in the compose box; `kind` asks for a new channel message or direct message. */
-export function focusCompose(_kind?: "channel" | "dm"): void {
-  document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();
+/**
+ * Opens the compose box and puts the cursor in it: `kind` "channel" starts a new topic in the open
+ * channel (Zulip's c), "dm" a new direct message (x); without, a reply to the open conversation.
+ */
+export function focusCompose(kind?: "channel" | "dm"): void {
+  const c = routeConversation();
+  moveTo(() => {
+    if (kind === "dm") {
+      dmTo.value = [];
+    } else if (kind === "channel") {
+      channelId.value = c?.kind === "channel" ? c.channelId : dmTo.value === null ? channelId.value : null;
+      dmTo.value = null;
+      topic.value = "";
+    } else if (c?.kind === "dm") {
+      dmTo.value = c.userIds;
+    } else if (c?.kind === "channel") {
+      dmTo.value = null;
+      if (channelId.value !== c.channelId) topic.value = "";
+      channelId.value = c.channelId;
+      if (c.topic !== null) topic.value = c.topic;
+    }
+  });
+  composeOpen.value = true;
+  setTimeout(() => focusField(kind === "dm" ? "recipient" : kind === "channel" ? "topic" : "message"), 0);
 }
 
 function describe(d: Destination): string {
@@ -130,7 +200,10 @@ function Unsent() {
 /** Uploads write their links into the compose text. */
 const uploadTarget: UploadTarget = {
   get: () => content.value,
-  set: (text) => (content.value = text),
+  set: (text) => {
+    content.value = text;
+    composeOpen.value = true;
+  },
   textarea: () => document.querySelector<HTMLTextAreaElement>(".compose textarea"),
 };
 
@@ -155,78 +228,81 @@ export function Compose() {
       return;
     }
     content.value = "";
-    typingSentAt = 0;
+    stopTyping();
     draftSent();
     void send(d, text);
     textarea.current?.focus();
   };
-  const typingKey = dest ? conversationKey(dest.kind === "channel" ? dest : { kind: "dm", userIds: dest.userIds }) : "";
-  const typists = (typing.value.get(typingKey) ?? []).filter((id) => id !== myUserId && !mutedUsers.value.includes(id));
+  useEffect(() => {
+    // Inbox, Recent conversations, the feed: a reading view, where an empty box closes (Zulip).
+    const kind = route.value.kind;
+    if ((kind === "inbox" || kind === "recent" || kind === "feed" || kind === "home") && !hasText()) closeCompose();
+  }, [route.value]);
+  if (!composeOpen.value) return <ClosedCompose />;
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
-    <form class={`compose ${isDragging() ? "drop-target" : ""}`} onSubmit={(e) => (e.preventDefault(), submit())}>
+    <form
+      class={`compose compose-open ${isDragging() ? "drop-target" : ""}`}
+      aria-label="Compose"
+      onSubmit={(e) => (e.preventDefault(), submit())}
+      onKeyDown={(e) => {
+        // Esc leaves the box closed, its text kept as a draft (a menu open inside takes Esc first).
+        if (e.key !== "Escape" || e.defaultPrevented || document.querySelector(".emoji-picker, .send-later-menu, .snippets-menu")) return;
+        e.preventDefault();
+        closeCompose();
+      }}
+    >
       <Unsent />
-      {typists.length > 0 && (
-        <div class="typing">
-          {typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…
-        </div>
-      )}
+      <Typing />
       <div class="destination">
-        {dmTo.value ? (
-          <span class="dm-to">
-            To: {dmTo.value.map(userName).join(", ")}
-            <button type="button" class="link" onClick={() => (dmTo.value = null)}>
-              change
-            </button>
-          </span>
+        <select
+          aria-label="Channel"
+          value={dmTo.value !== null ? "dm" : (channelId.value ?? "")}
+          onChange={(e) => {
+            const v = e.currentTarget.value;
+            if (v === "dm") {
+              dmTo.value = [];
+              setTimeout(() => focusField("recipient"), 0);
+            } else {
+              dmTo.value = null;
+              channelId.value = Number(v) || null;
+            }
+            if (content.value) noteDraftChange();
+          }}
+        >
+          <option value="">Channel…</option>
+          <option value="dm">Direct message</option>
+          {channels.map((s) => (
+            <option key={s.stream_id} value={s.stream_id}>
+              #{s.name}
+            </option>
+          ))}
+        </select>
+        {dmTo.value !== null ? (
+          <RecipientPills />
         ) : (
-          <>
-            <select aria-label="Channel" value={channelId.value ?? ""} onChange={(e) => (channelId.value = Number(e.currentTarget.value) || null)}>
-              <option value="">Channel…</option>
-              {channels.map((s) => (
-                <option key={s.stream_id} value={s.stream_id}>
-                  #{s.name}
-                </option>
-              ))}
-            </select>
-            <span class="topic-field">
-              <input
-                aria-label="Topic"
-                placeholder="Topic"
-                value={topic.value}
-                autocomplete="off"
-                onInput={(e) => {
-                  topic.value = e.currentTarget.value;
-                  updateTopicTypeahead(e.currentTarget);
-                  if (content.value) noteDraftChange();
-                }}
-                onFocus={(e) => updateTopicTypeahead(e.currentTarget)}
-                onBlur={closeTypeahead}
-                onKeyDown={(e) => typeaheadKeyDown(e, "topic")}
-                maxLength={60}
-              />
-              <TypeaheadMenu field="topic" />
-            </span>
-            <select
-              aria-label="Direct message to"
-              value=""
-              onFocus={() => (dmListed.value = true)}
-              onMouseDown={() => (dmListed.value = true)}
-              onChange={(e) => e.currentTarget.value && (dmTo.value = [Number(e.currentTarget.value)])}
-            >
-              <option value="">DM…</option>
-              {/* A large organization's people are listed when the list is first opened, not at start. */}
-              {dmListed.value &&
-                [...users.value.values()]
-                  .filter((u) => !u.is_bot && u.user_id !== myUserId)
-                  .map((u) => (
-                    <option key={u.user_id} value={u.user_id}>
-                      {u.full_name}
-                    </option>
-                  ))}
-            </select>
-          </>
+          <span class="topic-field">
+            <input
+              aria-label="Topic"
+              placeholder="Topic"
+              value={topic.value}
+              autocomplete="off"
+              onInput={(e) => {
+                topic.value = e.currentTarget.value;
+                updateTopicTypeahead(e.currentTarget);
+                if (content.value) noteDraftChange();
+              }}
+              onFocus={(e) => updateTopicTypeahead(e.currentTarget)}
+              onBlur={closeTypeahead}
+              onKeyDown={(e) => typeaheadKeyDown(e, "topic")}
+              maxLength={60}
+            />
+            <TypeaheadMenu field="topic" />
+          </span>
         )}
+        <button type="button" class="compose-close" title="Close (Esc)" aria-label="Close the compose box" onClick={closeCompose}>
+          ×
+        </button>
       </div>
       {editingScheduled.value !== null && (
         <div class="editing-scheduled">
@@ -258,7 +334,7 @@ export function Compose() {
           rows={2}
           onInput={(e) => {
             content.value = e.currentTarget.value;
-            noteTyping(destination());
+            noteTyping(destination(), content.value);
             noteDraftChange();
             updateMessageTypeahead(e.currentTarget);
           }}
@@ -308,5 +384,79 @@ export function Compose() {
         </div>
       )}
     </form>
+  );
+}
+
+/** "X is typing…" for the conversation on screen (or the one the box is for), whether the box is open or not. */
+function Typing() {
+  const c = routeConversation();
+  const dest = destination();
+  const key =
+    c && (c.kind === "dm" || c.topic !== null)
+      ? conversationKey(c.kind === "dm" ? c : { kind: "channel", channelId: c.channelId, topic: c.topic ?? "" })
+      : dest && composeOpen.value
+        ? conversationKey(dest)
+        : "";
+  const typists = (typing.value.get(key) ?? []).filter((id) => id !== myUserId && !mutedUsers.value.includes(id));
+  if (typists.length === 0) return null;
+  return (
+    <div class="typing" aria-live="polite">
+      {typists.map(userName).join(", ")} {typists.length === 1 ? "is" : "are"} typing…
+    </div>
+  );
+}
+
+/**
+ * The closed box, as Zulip's: reply to the conversation on screen (or, in a view of several, to
+ * the selected message's), start a new one, or a new DM.
+ */
+function ClosedCompose() {
+  const c = routeConversation();
+  const selected = c ? undefined : view.value.messages.find((m) => m.id === selectedId.value && !m.local);
+  let reply = "";
+  if (c?.kind === "dm") reply = `Message ${c.userIds.map(userName).join(", ")}`;
+  else if (c?.kind === "channel") {
+    const name = subscriptions.value.get(c.channelId)?.name ?? "";
+    reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || "general chat"}`;
+  } else if (selected) {
+    const m = conversationOf(selected);
+    reply =
+      m.kind === "channel"
+        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || "general chat"}`
+        : `Message ${m.userIds.map(userName).join(", ")}`;
+  }
+  return (
+    <div class="compose compose-closed">
+      <Unsent />
+      <Typing />
+      <div class="compose-buttons">
+        {reply && (
+          <button type="button" class="reply-button" onClick={() => (selected ? replyTo(selected) : focusCompose())}>
+            <span class="reply-label">{reply}</span>
+            {c && hasText() && destinationKey() === destinationKey(c.kind === "dm" ? c : { ...c, topic: c.topic ?? "" }) && (
+              <span class="reply-draft"> (draft)</span>
+            )}
+          </button>
+        )}
+        <button
+          type="button"
+          class="new-topic-button"
+          title="Start new conversation (c)"
+          aria-label="Start new conversation"
+          onClick={() => focusCompose("channel")}
+        >
+          <span class="icon" aria-hidden="true">
+            +
+          </span>
+          <span class="label">Start new conversation</span>
+        </button>
+        <button type="button" class="new-dm-button" title="New direct message (x)" aria-label="New direct message" onClick={() => focusCompose("dm")}>
+          <span class="icon" aria-hidden="true">
+            ✉
+          </span>
+          <span class="label">New direct message</span>
+        </button>
+      </div>
+    </div>
   );
 }

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import type { RefObject } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { applyFormat, type Format } from "../composeFormat.js";
 import { noteDraftChange } from "../composeDrafts.js";
@@ -8,6 +8,8 @@ import { drafts, scheduledMessages, snippets } from "../composeData.js";
 import { content, editingScheduled } from "../composeState.js";
 import { scheduleCompose } from "../composeScheduled.js";
 import { formatScheduledTime, nextMondayAt9, parseLocalDateTime, localDateTimeValue, tomorrowAt9 } from "../sendLater.js";
+import { showEmoji } from "../messageDecorations.js";
+import { settings } from "../state.js";
 import "./composeTools.css";
 
 /**
@@ -170,6 +172,11 @@ export function FormatBar({ textarea }: { textarea: RefObject<HTMLTextAreaElemen
 /** The rendered message in place of the textarea, styled as messages are. */
 export function Preview() {
   const p = preview.value;
+  const rendered = useRef<HTMLDivElement>(null);
+  // The server's emoji spans get their glyph (or image, or :name: in text mode) as in messages.
+  useLayoutEffect(() => {
+    if (rendered.current) showEmoji(rendered.current, settings.value.emojiset === "text");
+  });
   if (!p) return null;
   if (p.html === null) return <div class="compose-preview status">Rendering…</div>;
   if (p.error)
@@ -178,7 +185,11 @@ export function Preview() {
         {p.error}
       </div>
     );
-  return <div class="compose-preview content rendered_markdown" aria-label="Preview" dangerouslySetInnerHTML={{ __html: p.html }} />;
+  return (
+    <div class="compose-preview" aria-label="Preview" ref={rendered}>
+      <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: p.html }} />
+    </div>
+  );
 }
 
 function SnippetsMenu({ textarea }: { textarea: RefObject<HTMLTextAreaElement | null> }) {
