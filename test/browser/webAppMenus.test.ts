@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, sidebarCount, useWebApp } from "../support/webApp.js";
+import { callJson as call, useWebApp } from "../support/webApp.js";
 
 // Menus in a real Chromium (Zulip's popovers): the sidebar's channel and topic menus, the
 // recipient bar's, a message's "more actions" with its dialogs (edit history, read receipts,
@@ -31,6 +31,9 @@ async function serverUnread(page: Page, narrow: object[]): Promise<number[]> {
   expect(result.result).toBe("success");
   return result.messages.map((m: { id: number }) => m.id);
 }
+
+/** The unread count of a sidebar entry, read at once (a count that goes away while read is 0, not a 30 s wait). */
+const sidebarCount = (page: Page, selector: string) => page.evaluate((sel) => Number(document.querySelector(`${sel} > a .count`)?.textContent ?? 0), selector);
 
 const open = async (page: Page, hash: string) => {
   await page.goto(`${web.server.baseUrl}/${hash}`);

@@ -50,9 +50,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
             aria-label="Mark all direct messages as read"
             title="Mark as read"
             onClick={() => void markNarrowRead([{ operator: "is", operand: "dm" }])}
-          >
-            ✓
-          </button>
+          />
         ) : (
           <>
             <button
@@ -61,9 +59,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
               aria-label={`Mark channel ${name} as read`}
               title="Mark as read"
               onClick={() => void markChannelRead(folder.channelId!)}
-            >
-              ✓
-            </button>
+            />
             <ChannelMenu channelId={folder.channelId} name={name} />
           </>
         )}

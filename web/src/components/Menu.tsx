@@ -39,8 +39,8 @@ export function MenuButton({
   label: string;
   /** Computed when the menu opens. */
   items: () => MenuItem[];
-  /** What the button shows (an icon); the name is `label`. */
-  children: ComponentChildren;
+  /** What the button shows, if not an icon drawn by its class; the name is `label`. */
+  children?: ComponentChildren;
   className?: string;
   action?: string;
 }) {

@@ -91,10 +91,9 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
       <MenuButton
         label="More actions"
         action="more"
+        className="more-dots"
         items={() => menuItems(m, all, () => toolbar.current?.querySelector<HTMLElement>("[data-action=more]") ?? null)}
-      >
-        ⋯
-      </MenuButton>
+      />
     </div>
   );
 }

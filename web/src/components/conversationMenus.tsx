@@ -76,18 +76,16 @@ export async function confirmMarkAllRead(): Promise<void> {
 
 export function HomeMenu({ name }: { name: string }) {
   return (
-    <MenuButton label={`Menu for ${name}`} className="row-menu" items={() => [{ label: "Mark all messages as read", run: () => void confirmMarkAllRead() }]}>
-      ⋮
-    </MenuButton>
+    <MenuButton
+      label={`Menu for ${name}`}
+      className="row-menu dots"
+      items={() => [{ label: "Mark all messages as read", run: () => void confirmMarkAllRead() }]}
+    />
   );
 }
 
 export function ChannelMenu({ channelId, name }: { channelId: number; name: string }) {
-  return (
-    <MenuButton label={`Menu for channel ${name}`} className="row-menu" items={() => channelMenuItems(channelId)}>
-      ⋮
-    </MenuButton>
-  );
+  return <MenuButton label={`Menu for channel ${name}`} className="row-menu dots" items={() => channelMenuItems(channelId)} />;
 }
 
 export function TopicMenu({
@@ -104,20 +102,14 @@ export function TopicMenu({
   return (
     <MenuButton
       label={`Menu for topic ${topic === "" ? "general chat" : topic}`}
-      className={className}
+      className={`${className} dots`}
       items={() => topicMenuItems(channelId, topic, latest())}
-    >
-      ⋮
-    </MenuButton>
+    />
   );
 }
 
 export function DmMenu({ userIds, name, className = "row-menu" }: { userIds: number[]; name: string; className?: string }) {
-  return (
-    <MenuButton label={`Menu for conversation with ${name}`} className={className} items={() => dmMenuItems(userIds)}>
-      ⋮
-    </MenuButton>
-  );
+  return <MenuButton label={`Menu for conversation with ${name}`} className={`${className} dots`} items={() => dmMenuItems(userIds)} />;
 }
 
 function conversationName(c: Conversation): string {
@@ -137,9 +129,7 @@ export function MarkReadButton({ conversation: c }: { conversation: Conversation
         e.stopPropagation();
         void (c.kind === "dm" ? markDmRead(c.userIds) : markTopicRead(c.channelId, c.topic));
       }}
-    >
-      ✓
-    </button>
+    />
   );
 }
 
