@@ -300,16 +300,18 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     const heart = message.getByRole("button", { name: "Remove your :heart: reaction, 2 people reacted" });
     expect(await heart.getAttribute("aria-pressed")).toBe("true");
 
-    // The toolbar's buttons, reachable with Tab from the message's first control.
+    // The toolbar's buttons: one tab stop per message, arrows move inside the toolbar.
     for (const name of ["React with :+1:", "Add emoji reaction", "Star this message", "More actions"])
       expect(await message.getByRole("button", { name, exact: true }).count()).toBe(1);
+    const tabStops = () => hamlet.evaluate(() => [...document.querySelectorAll<HTMLElement>(".message .actions button")].filter((b) => b.tabIndex >= 0).length);
+    expect(await tabStops()).toBe(await hamlet.locator(".message .actions").count());
     await message.getByRole("button", { name: "React with :+1:" }).focus();
-    await hamlet.keyboard.press("Tab");
-    await hamlet.keyboard.press("Tab");
-    await hamlet.keyboard.press("Tab");
+    for (let i = 0; i < 3; i++) await hamlet.keyboard.press("ArrowRight");
     expect(await focusedLabel(hamlet)).toBe("Add emoji reaction");
     expect(await message.locator(".actions").evaluate((el) => getComputedStyle(el).opacity)).toBe("1");
-    await hamlet.keyboard.press("Tab");
+    await hamlet.keyboard.press("End");
+    expect(await focusedLabel(hamlet)).toBe("More actions");
+    await hamlet.keyboard.press("ArrowLeft");
     expect(await focusedLabel(hamlet)).toBe("Star this message");
     await hamlet.keyboard.press("Enter");
     await expect.poll(() => message.getByRole("button", { name: "Unstar this message" }).getAttribute("aria-pressed")).toBe("true");

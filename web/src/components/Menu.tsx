@@ -34,6 +34,7 @@ export function MenuButton({
   children,
   className = "",
   action,
+  tabIndex,
 }: {
   /** The button's and the menu's accessible name, e.g. "Menu for topic lunch". */
   label: string;
@@ -43,6 +44,8 @@ export function MenuButton({
   children?: ComponentChildren;
   className?: string;
   action?: string;
+  /** -1 inside a toolbar with one tab stop. */
+  tabIndex?: number;
 }) {
   const [open, setOpen] = useState<MenuItem[] | null>(null);
   const trigger = useRef<HTMLButtonElement>(null);
@@ -137,6 +140,7 @@ export function MenuButton({
         aria-haspopup="menu"
         aria-expanded={!!open}
         data-action={action}
+        tabIndex={tabIndex}
         onClick={(e) => (e.stopPropagation(), e.preventDefault(), open ? close(true) : show())}
         onKeyDown={(e) => {
           if (e.key === "ArrowDown" && !open) (e.preventDefault(), e.stopPropagation(), show());

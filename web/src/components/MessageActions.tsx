@@ -61,10 +61,33 @@ function menuItems(m: Message, all: Message[], moreButton: () => HTMLElement | n
 export function Actions({ m, all }: { m: Message; all: Message[] }) {
   const starred = m.flags.includes("starred");
   const toolbar = useRef<HTMLDivElement>(null);
+  // A toolbar is one tab stop (else each message would add six); arrows, Home and End move inside it.
+  const onKeyDown = (e: KeyboardEvent) => {
+    ownKeys(e);
+    const bar = toolbar.current;
+    const target = e.target as HTMLElement;
+    if (!bar || target.parentElement !== bar) return;
+    const controls = [...bar.children].filter((el): el is HTMLButtonElement => el instanceof HTMLButtonElement);
+    const at = controls.indexOf(target as HTMLButtonElement);
+    const n = controls.length;
+    const next = { ArrowRight: (at + 1) % n, ArrowLeft: (at - 1 + n) % n, Home: 0, End: n - 1 }[e.key];
+    if (next === undefined || at < 0) return;
+    e.preventDefault();
+    e.stopPropagation();
+    controls.forEach((control, i) => (control.tabIndex = i === next ? 0 : -1));
+    controls[next].focus();
+  };
   return (
-    <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={ownKeys}>
-      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph]) => (
-        <button type="button" key={name} title={`React with :${name}:`} aria-label={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>
+    <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={onKeyDown}>
+      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph], i) => (
+        <button
+          type="button"
+          key={name}
+          tabIndex={i === 0 ? 0 : -1}
+          title={`React with :${name}:`}
+          aria-label={`React with :${name}:`}
+          onClick={() => toggleReaction(m, name)}
+        >
           {glyph}
         </button>
       ))}
@@ -74,6 +97,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
         title="Add emoji reaction"
         aria-label="Add emoji reaction"
         data-action="react"
+        tabIndex={-1}
         onClick={(e) => pickReaction(e.currentTarget, m)}
       >
         ☺+
@@ -84,6 +108,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
         aria-label={starred ? "Unstar this message" : "Star this message"}
         aria-pressed={starred}
         class="star-action"
+        tabIndex={-1}
         onClick={() => toggleStar(m)}
       >
         {starred ? "★" : "☆"}
@@ -91,6 +116,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
       <MenuButton
         label="More actions"
         action="more"
+        tabIndex={-1}
         className="more-dots"
         items={() => menuItems(m, all, () => toolbar.current?.querySelector<HTMLElement>("[data-action=more]") ?? null)}
       />
