@@ -222,6 +222,27 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     ).toEqual([]);
   }, 40_000);
 
+  it("marks a topic read from its recipient bar's menu, without reading it", async () => {
+    for (let i = 0; i < 2; i++) await send(othello, VERONA, "bar menu", `Bar menu message ${i}`);
+    // Othello's window is in front: Hamlet's shows the messages but does not read them.
+    await othello.bringToFront();
+    await open(hamlet, "#narrow/channel/1-Verona/topic/bar.20menu");
+    await hamlet.waitForSelector(".message .content:has-text('Bar menu message 1')");
+    await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='bar menu']")).toBe(2);
+    const bar = hamlet.locator(".recipient-bar").first();
+    await bar.getByRole("button", { name: "Menu for topic bar menu" }).click();
+    const menu = hamlet.getByRole("menu", { name: "Menu for topic bar menu" });
+    await menu.getByRole("menuitem", { name: "Mark all messages as read" }).click();
+    await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='bar menu']")).toBe(0);
+    await expect.poll(() => hamlet.locator(".message[data-unread]").count()).toBe(0);
+    expect(
+      await serverUnread(hamlet, [
+        { operator: "channel", operand: VERONA },
+        { operator: "topic", operand: "bar menu" },
+      ]),
+    ).toEqual([]);
+  }, 40_000);
+
   it("offers edit history, read receipts and the source in the message menu, as modal dialogs", async () => {
     const id = await send(hamlet, VERONA, "dialogs", "History **before**");
     expect((await call(hamlet, "PATCH", `/messages/${id}`, { content: "History **after**" })).result).toBe("success");
