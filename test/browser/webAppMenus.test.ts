@@ -193,6 +193,7 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await open(hamlet, "#inbox");
     const inboxRow = hamlet.locator(".inbox li", { hasText: "inbox row" });
     await inboxRow.waitFor();
+    if (shots) await hamlet.screenshot({ path: `${shots}/inbox-1280-light.png` });
     await hamlet.getByRole("button", { name: "Mark topic inbox row as read" }).click();
     await expect.poll(() => inboxRow.count()).toBe(0);
     expect(
@@ -205,6 +206,7 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await open(hamlet, "#recent");
     const recentRow = hamlet.locator(".recent tbody tr", { hasText: "recent row" });
     await expect.poll(() => recentRow.locator(".count").textContent()).toBe("1");
+    if (shots) await hamlet.screenshot({ path: `${shots}/recent-1280-light.png` });
     await recentRow.getByRole("button", { name: "Menu for topic recent row" }).click();
     const menu = hamlet.getByRole("menu", { name: "Menu for topic recent row" });
     await menu.waitFor();
@@ -399,6 +401,14 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
       await phone.getByRole("menuitem", { name: "View edit history" }).click();
       await phone.locator(".edit-history li").first().waitFor();
       await phone.screenshot({ path: `${shots}/menus-edit-history-phone-dark.png` });
+      await phone.keyboard.press("Escape");
+      await send(phone, DENMARK, "phone shot", "Unread for the Inbox");
+      await open(phone, "#inbox");
+      await phone.locator(".inbox li").first().waitFor();
+      await phone.screenshot({ path: `${shots}/inbox-phone-dark.png` });
+      await open(phone, "#recent");
+      await phone.locator(".recent tbody tr").first().waitFor();
+      await phone.screenshot({ path: `${shots}/recent-phone-dark.png` });
       await call(phone, "PATCH", "/settings", { color_scheme: "1" });
     },
     40_000,
