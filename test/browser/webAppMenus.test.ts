@@ -193,7 +193,7 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await open(hamlet, "#inbox");
     const inboxRow = hamlet.locator(".inbox li", { hasText: "inbox row" });
     await inboxRow.waitFor();
-    if (shots) await hamlet.screenshot({ path: `${shots}/inbox-1280-light.png` });
+    if (shots) await hamlet.screenshot({ path: `${shots}/inbox-menus-1280-light.png` });
     await hamlet.getByRole("button", { name: "Mark topic inbox row as read" }).click();
     await expect.poll(() => inboxRow.count()).toBe(0);
     expect(
@@ -206,7 +206,7 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await open(hamlet, "#recent");
     const recentRow = hamlet.locator(".recent tbody tr", { hasText: "recent row" });
     await expect.poll(() => recentRow.locator(".count").textContent()).toBe("1");
-    if (shots) await hamlet.screenshot({ path: `${shots}/recent-1280-light.png` });
+    if (shots) await hamlet.screenshot({ path: `${shots}/recent-menus-1280-light.png` });
     await recentRow.getByRole("button", { name: "Menu for topic recent row" }).click();
     const menu = hamlet.getByRole("menu", { name: "Menu for topic recent row" });
     await menu.waitFor();
@@ -405,10 +405,10 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
       await send(phone, DENMARK, "phone shot", "Unread for the Inbox");
       await open(phone, "#inbox");
       await phone.locator(".inbox li").first().waitFor();
-      await phone.screenshot({ path: `${shots}/inbox-phone-dark.png` });
+      await phone.screenshot({ path: `${shots}/inbox-menus-phone-dark.png` });
       await open(phone, "#recent");
       await phone.locator(".recent tbody tr").first().waitFor();
-      await phone.screenshot({ path: `${shots}/recent-phone-dark.png` });
+      await phone.screenshot({ path: `${shots}/recent-menus-phone-dark.png` });
       await call(phone, "PATCH", "/settings", { color_scheme: "1" });
     },
     40_000,
