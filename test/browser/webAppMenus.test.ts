@@ -203,6 +203,16 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
       ]),
     ).toEqual([]);
 
+    // A direct message conversation, from the sidebar's menu of it.
+    await call(othello, "POST", "/messages", { type: "direct", to: JSON.stringify([10]), content: "A DM to mark read" });
+    const dmEntry = ".sidebar .dms li:has(a[data-dm='12'])";
+    await expect.poll(() => sidebarCount(hamlet, dmEntry)).toBeGreaterThan(0);
+    await hamlet.locator(dmEntry).hover();
+    await hamlet.locator(dmEntry).getByRole("button", { name: "Menu for conversation with Othello, the Moor of Venice" }).click();
+    await hamlet.getByRole("menuitem", { name: "Mark all messages as read" }).click();
+    await expect.poll(() => sidebarCount(hamlet, dmEntry)).toBe(0);
+    expect(await serverUnread(hamlet, [{ operator: "dm", operand: [12] }])).toEqual([]);
+
     await open(hamlet, "#recent");
     const recentRow = hamlet.locator(".recent tbody tr", { hasText: "recent row" });
     await expect.poll(() => recentRow.locator(".count").textContent()).toBe("1");
