@@ -171,7 +171,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => row(hamlet, "Edit me").locator(".star").count()).toBe(1);
 
     await row(hamlet, "Edit me").hover();
-    await row(hamlet, "Edit me").locator("summary").click();
+    await row(hamlet, "Edit me").locator("[data-action=more]").click();
     await row(hamlet, "Edit me").locator("button:has-text('Edit message')").click();
     await hamlet.fill("textarea[aria-label='Edit message']", "Edited text");
     await hamlet.click(".edit button[type=submit]");
@@ -187,7 +187,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => hamlet.locator(".message.local").count()).toBe(0);
     hamlet.once("dialog", (dialog) => void dialog.accept());
     await row(hamlet, "Delete me").hover();
-    await row(hamlet, "Delete me").locator("summary").click();
+    await row(hamlet, "Delete me").locator("[data-action=more]").click();
     await row(hamlet, "Delete me").locator("button:has-text('Delete message')").click();
     await expect.poll(() => row(othello, "Delete me").count()).toBe(0);
 

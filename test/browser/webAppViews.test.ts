@@ -232,7 +232,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
     await othello.waitForSelector(".message .content:has-text('Third of the topic')");
     await row(hamlet, "Third of the topic").hover();
-    await row(hamlet, "Third of the topic").locator("summary").click();
+    await row(hamlet, "Third of the topic").locator("[data-action=more]").click();
     await row(hamlet, "Third of the topic").locator("button:has-text('Move message…')").click();
     expect(await hamlet.locator("select[aria-label='Which messages']").inputValue()).toBe("change_one");
     await hamlet.selectOption("select[aria-label='New channel']", String(DENMARK));
@@ -283,7 +283,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
       // The realm event took the buttons away, without a reload.
       await expect.poll(() => hamlet.locator(".recipient-bar .move-topic").count()).toBe(0);
       await row(hamlet, "First of the topic").hover();
-      await row(hamlet, "First of the topic").locator("summary").click();
+      await row(hamlet, "First of the topic").locator("[data-action=more]").click();
       await expect.poll(() => row(hamlet, "First of the topic").locator("button:has-text('Move message…')").count()).toBe(0);
     } finally {
       const members = (await call(iago, "GET", "/user_groups")).user_groups.find((g: any) => g.name === "role:members").id;

@@ -103,3 +103,61 @@ export function markUnreadFrom(m: Message, messages: Message[]): void {
   pauseReading();
   api.post("/messages/flags", { messages: ids, op: "remove", flag: "read" }).catch(report);
 }
+
+type ApiTerm = { operator: string; operand: string | number | number[]; negated?: boolean };
+
+/**
+ * Marks every unread message of a narrow as read, as Zulip's unread_ops does: POST
+ * /messages/flags/narrow over `narrow` + is:unread from the oldest, in batches, each batch
+ * starting after the last one the server processed, until it reports the newest. Counts change
+ * when the update_message_flags events come back.
+ */
+export async function markNarrowRead(narrow: ApiTerm[]): Promise<void> {
+  let anchor = "oldest";
+  let includeAnchor = true;
+  try {
+    for (let batch = 0; batch < 100; batch++) {
+      const result = await api.post<{ found_newest: boolean; last_processed_id: number | null }>("/messages/flags/narrow", {
+        anchor,
+        include_anchor: includeAnchor,
+        num_before: 0,
+        num_after: 1000,
+        narrow: [...narrow, { operator: "is", operand: "unread" }],
+        op: "add",
+        flag: "read",
+      });
+      if (result.found_newest || result.last_processed_id === null) return;
+      anchor = String(result.last_processed_id);
+      includeAnchor = false;
+    }
+  } catch (error) {
+    report(error);
+  }
+}
+
+export const markAllRead = () => markNarrowRead([]);
+export const markChannelRead = (channelId: number) => markNarrowRead([{ operator: "channel", operand: channelId }]);
+export const markTopicRead = (channelId: number, topic: string) =>
+  markNarrowRead([
+    { operator: "channel", operand: channelId },
+    { operator: "topic", operand: topic },
+  ]);
+export const markDmRead = (userIds: number[]) => markNarrowRead([{ operator: "dm", operand: userIds }]);
+
+/** Mute or unmute a channel (the subscription's is_muted property). */
+export function setChannelMuted(channelId: number, muted: boolean): void {
+  api.post("/users/me/subscriptions/properties", { subscription_data: [{ stream_id: channelId, property: "is_muted", value: muted }] }).catch(report);
+}
+
+/** Copies a link (to a channel, a topic) and says so. */
+export async function copyText(text: string, done = "Link copied"): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    notice.value = done;
+    setTimeout(() => (notice.value = ""), 2000);
+  } catch (error) {
+    report(error);
+  }
+}
+
+export { rawContent };

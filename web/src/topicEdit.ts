@@ -88,3 +88,8 @@ export async function toggleResolved(m: Message): Promise<void> {
 export function setFollowed(channelId: number, topic: string, followed: boolean): void {
   api.post("/user_topics", { stream_id: channelId, topic, visibility_policy: followed ? 3 : 0 }).catch(report);
 }
+
+/** A topic's visibility policy (user_topics): 0 inherit, 1 muted, 2 unmuted, 3 followed. */
+export function setTopicVisibility(channelId: number, topic: string, policy: number): void {
+  api.post("/user_topics", { stream_id: channelId, topic, visibility_policy: policy }).catch(report);
+}

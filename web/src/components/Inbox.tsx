@@ -1,8 +1,11 @@
+import { ownKeys } from "./Menu.js";
 import "../views.css";
 import { narrowHash } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
 import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
 import { conversationFacts, conversationTerms, inboxChoices, inboxSearch } from "../viewFilters.js";
+import { markChannelRead, markNarrowRead } from "../actions.js";
+import { ChannelMenu, ConversationMenu, MarkReadButton } from "./conversationMenus.js";
 
 const VIEWS: Array<[InboxView, string]> = [
   ["unmuted", "Unmuted topics"],
@@ -40,10 +43,30 @@ function Folder({ folder }: { folder: InboxFolder }) {
           </a>
         )}
         <span class="count">{folder.count}</span>
+        {folder.channelId === null ? (
+          <button
+            type="button"
+            class="mark-read"
+            aria-label="Mark all direct messages as read"
+            title="Mark as read"
+            onClick={() => void markNarrowRead([{ operator: "is", operand: "dm" }])}
+          />
+        ) : (
+          <>
+            <button
+              type="button"
+              class="mark-read"
+              aria-label={`Mark channel ${name} as read`}
+              title="Mark as read"
+              onClick={() => void markChannelRead(folder.channelId!)}
+            />
+            <ChannelMenu channelId={folder.channelId} name={name} />
+          </>
+        )}
       </header>
       {!collapsed && (
         <ul>
-          {folder.rows.map(({ key, conversation: c, count }) => (
+          {folder.rows.map(({ key, conversation: c, count, maxId }) => (
             <li key={key} data-key={key}>
               <a href={narrowHash(conversationTerms(c), lookup)}>
                 <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>general chat</i> : c.topic}</span>
@@ -54,6 +77,8 @@ function Folder({ folder }: { folder: InboxFolder }) {
                 )}
                 <span class="count">{count}</span>
               </a>
+              <MarkReadButton conversation={c} />
+              <ConversationMenu conversation={c} latestId={maxId} />
             </li>
           ))}
         </ul>
@@ -69,7 +94,7 @@ export function Inbox() {
   const all = [...unread.conversations()].map(([key, row]) => ({ key, ...row }));
   const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
   return (
-    <div class="inbox">
+    <div class="inbox" onKeyDown={ownKeys}>
       <div class="view-filters">
         <input
           type="search"

@@ -1,7 +1,10 @@
-import { type Message } from "../state.js";
+import { useRef } from "preact/hooks";
+import { type Message, realm } from "../state.js";
 import { canRenameTopic, canMoveChannel } from "../permissions.js";
 import { openTopicDialog } from "../topicEdit.js";
-import { openEmojiPicker } from "../emojiPicker.js";
+import { openEmojiPicker, picker } from "../emojiPicker.js";
+import { MenuButton, type MenuItem, ownKeys } from "./Menu.js";
+import { showEditHistory, showReadReceipts, showSource } from "./MessageDialogs.js";
 import { myUserId } from "../api.js";
 import {
   copyLink,
@@ -16,13 +19,75 @@ import {
   toggleStar,
 } from "../actions.js";
 
+/** Opens the emoji picker from a button; when it closes, focus goes back to that button. */
+function pickReaction(button: HTMLElement, m: Message): void {
+  openEmojiPicker(button, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type));
+  const stop = picker.subscribe((open) => {
+    if (open) return;
+    queueMicrotask(() => stop());
+    if (button.isConnected) button.focus();
+  });
+}
+
+/** The message menu's items (Zulip's message actions popover), computed when it opens. */
+function menuItems(m: Message, all: Message[], moreButton: () => HTMLElement | null): MenuItem[] {
+  const own = m.sender_id === myUserId;
+  const r = realm.value;
+  const items: MenuItem[] = [
+    { label: "Quote and reply", run: () => void quoteAndReply(m) },
+    { label: "Copy link to message", run: () => void copyLink(m) },
+    { label: "Mark as unread from here", run: () => markUnreadFrom(m, all) },
+    ...QUICK_REACTIONS.slice(3).map(([name, glyph]) => ({ label: `${glyph} React with :${name}:`, run: () => toggleReaction(m, name) })),
+    {
+      label: "Add emoji reaction…",
+      run: () => {
+        const button = moreButton();
+        if (button) pickReaction(button, m);
+      },
+    },
+  ];
+  if (own) items.push({ label: "Edit message", run: () => void startEdit(m) });
+  if (m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)))
+    items.push({ label: "Move message…", run: () => openTopicDialog(m, "change_one") });
+  const historyAllowed = r.realm_allow_edit_history !== false && r.realm_message_edit_history_visibility_policy !== "none";
+  if (historyAllowed && m.last_edit_timestamp) items.push({ label: "View edit history", run: () => showEditHistory(m) });
+  if (r.realm_enable_read_receipts) items.push({ label: "View read receipts", run: () => showReadReceipts(m) });
+  items.push({ label: own ? "View message source" : "View original message", run: () => showSource(m) });
+  if (own) items.push({ label: "Delete message", danger: true, run: () => deleteMessage(m) });
+  return items;
+}
+
 /** The buttons shown on a message (quick reactions, emoji, star) and its "more actions" menu. */
 export function Actions({ m, all }: { m: Message; all: Message[] }) {
-  const own = m.sender_id === myUserId;
+  const starred = m.flags.includes("starred");
+  const toolbar = useRef<HTMLDivElement>(null);
+  // A toolbar is one tab stop (else each message would add six); arrows, Home and End move inside it.
+  const onKeyDown = (e: KeyboardEvent) => {
+    ownKeys(e);
+    const bar = toolbar.current;
+    const target = e.target as HTMLElement;
+    if (!bar || target.parentElement !== bar) return;
+    const controls = [...bar.children].filter((el): el is HTMLButtonElement => el instanceof HTMLButtonElement);
+    const at = controls.indexOf(target as HTMLButtonElement);
+    const n = controls.length;
+    const next = { ArrowRight: (at + 1) % n, ArrowLeft: (at - 1 + n) % n, Home: 0, End: n - 1 }[e.key];
+    if (next === undefined || at < 0) return;
+    e.preventDefault();
+    e.stopPropagation();
+    controls.forEach((control, i) => (control.tabIndex = i === next ? 0 : -1));
+    controls[next].focus();
+  };
   return (
-    <div class="actions" role="toolbar" aria-label="Message actions">
-      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph]) => (
-        <button type="button" key={name} title={`React with :${name}:`} onClick={() => toggleReaction(m, name)}>
+    <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={onKeyDown}>
+      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph], i) => (
+        <button
+          type="button"
+          key={name}
+          tabIndex={i === 0 ? 0 : -1}
+          title={`React with :${name}:`}
+          aria-label={`React with :${name}:`}
+          onClick={() => toggleReaction(m, name)}
+        >
           {glyph}
         </button>
       ))}
@@ -30,50 +95,31 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
         type="button"
         class="emoji-action"
         title="Add emoji reaction"
-        onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}
+        aria-label="Add emoji reaction"
+        data-action="react"
+        tabIndex={-1}
+        onClick={(e) => pickReaction(e.currentTarget, m)}
       >
         ☺+
       </button>
-      <button type="button" title={m.flags.includes("starred") ? "Unstar" : "Star"} class="star-action" onClick={() => toggleStar(m)}>
-        {m.flags.includes("starred") ? "★" : "☆"}
+      <button
+        type="button"
+        title={starred ? "Unstar" : "Star"}
+        aria-label={starred ? "Unstar this message" : "Star this message"}
+        aria-pressed={starred}
+        class="star-action"
+        tabIndex={-1}
+        onClick={() => toggleStar(m)}
+      >
+        {starred ? "★" : "☆"}
       </button>
-      <details class="more">
-        <summary title="More actions">⋯</summary>
-        <div class="menu">
-          <button type="button" onClick={() => quoteAndReply(m)}>
-            Quote and reply
-          </button>
-          <button type="button" onClick={() => copyLink(m)}>
-            Copy link to message
-          </button>
-          <button type="button" onClick={() => markUnreadFrom(m, all)}>
-            Mark as unread from here
-          </button>
-          {QUICK_REACTIONS.slice(3).map(([name, glyph]) => (
-            <button type="button" key={name} onClick={() => toggleReaction(m, name)}>
-              {glyph} React :{name}:
-            </button>
-          ))}
-          <button type="button" onClick={(e) => openEmojiPicker(e.currentTarget, (emoji) => toggleReaction(m, emoji.name, emoji.code, emoji.type))}>
-            Add emoji reaction…
-          </button>
-          {own && (
-            <button type="button" onClick={() => startEdit(m)}>
-              Edit message
-            </button>
-          )}
-          {m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
-            <button type="button" onClick={() => openTopicDialog(m, "change_one")}>
-              Move message…
-            </button>
-          )}
-          {own && (
-            <button type="button" class="danger" onClick={() => deleteMessage(m)}>
-              Delete message
-            </button>
-          )}
-        </div>
-      </details>
+      <MenuButton
+        label="More actions"
+        action="more"
+        tabIndex={-1}
+        className="more-dots"
+        items={() => menuItems(m, all, () => toolbar.current?.querySelector<HTMLElement>("[data-action=more]") ?? null)}
+      />
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { ownKeys } from "./Menu.js";
 import { type Message, settings, userName } from "../state.js";
 import { EmojiGlyph } from "./EmojiGlyph.js";
 import { myUserId } from "../api.js";
@@ -14,15 +15,22 @@ export function Reactions({ m }: { m: Message }) {
     groups.set(key, g);
   }
   return (
-    <div class="reactions">
+    <div class="reactions" onKeyDown={ownKeys}>
       {[...groups.values()].map((g) => {
+        const mine = g.users.includes(myUserId);
+        const others = g.users.length;
+        const label = mine
+          ? `Remove your :${g.name}: reaction${others > 1 ? `, ${others} people reacted` : ""}`
+          : `React with :${g.name}:, ${others} ${others === 1 ? "person" : "people"} reacted`;
         const glyph = settings.value.emojiset === "text" ? `:${g.name}:` : <EmojiGlyph name={g.name} code={g.code} type={g.type} />;
         return (
           <button
             type="button"
             key={g.code}
-            class={`reaction ${g.users.includes(myUserId) ? "mine" : ""}`}
+            class={`reaction ${mine ? "mine" : ""}`}
             title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`}
+            aria-label={label}
+            aria-pressed={mine}
             onClick={() => toggleReaction(m, g.name, g.code, g.type)}
           >
             {glyph} <span class="n">{g.users.length}</span>

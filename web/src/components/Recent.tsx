@@ -1,3 +1,4 @@
+import { ownKeys } from "./Menu.js";
 import { useEffect } from "preact/hooks";
 import { narrowHash } from "../hash.js";
 import { loadRecent, participants, recentRows, recentState } from "../recent.js";
@@ -6,6 +7,7 @@ import { myUserId } from "../api.js";
 import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
 import "../views.css";
+import { ConversationMenu, MarkReadButton } from "./conversationMenus.js";
 
 /** Times in the user's 12- or 24-hour style (twenty_four_hour_time). */
 function formats(h24: boolean): { dayTime: Intl.DateTimeFormat; timeOnly: Intl.DateTimeFormat } {
@@ -86,7 +88,7 @@ export function Recent() {
     ),
   );
   return (
-    <div class="recent">
+    <div class="recent" onKeyDown={ownKeys}>
       <RecentFilterBar />
       {!state.loaded && state.loading && <p class="status">Loading…</p>}
       {state.error && <p class="status error">{state.error}</p>}
@@ -115,7 +117,7 @@ export function Recent() {
                   key={entry.key}
                   data-key={entry.key}
                   class={sub?.is_muted ? "muted" : ""}
-                  onClick={(e) => !(e.target as HTMLElement).closest("a") && (location.hash = href)}
+                  onClick={(e) => !(e.target as HTMLElement).closest("a, button, [role=menu]") && (location.hash = href)}
                 >
                   <td class="where">
                     {c.kind === "channel" ? (
@@ -134,6 +136,7 @@ export function Recent() {
                         ◉
                       </span>
                     )}
+                    <ConversationMenu conversation={c} latestId={entry.maxId} />
                   </td>
                   <td class="people" title={people.map(userName).join(", ")}>
                     {people.slice(0, 4).map((id) => (
@@ -143,7 +146,13 @@ export function Recent() {
                     ))}
                     {people.length > 4 && <span class="more">+{people.length - 4}</span>}
                   </td>
-                  <td class="n">{count > 0 && <span class="count">{count}</span>}</td>
+                  <td class="n">
+                    {count > 0 && (
+                      <>
+                        <span class="count">{count}</span> <MarkReadButton conversation={c} />
+                      </>
+                    )}
+                  </td>
                   <td class="when">{when(entry.messages.at(-1)?.timestamp)}</td>
                 </tr>
               );

@@ -1,9 +1,11 @@
+import { ownKeys } from "./Menu.js";
 import { lookup, type Message, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
 import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
 import { dmPeople } from "../unread.js";
+import { DmMenu, TopicMenu } from "./conversationMenus.js";
 
 /** Which conversation a message is in: a new recipient bar starts where this changes. */
 export function recipientKey(m: Message): string {
@@ -19,7 +21,7 @@ export function RecipientBar({ m }: { m: Message }) {
     const name = sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : "");
     const channelTerm = { operator: "channel", operand: String(m.stream_id), negated: false };
     return (
-      <div class="recipient-bar" style={{ borderColor: sub?.color ?? "#999" }}>
+      <div class="recipient-bar" onKeyDown={ownKeys} style={{ borderColor: sub?.color ?? "#999" }}>
         <a class="channel" href={narrowHash([channelTerm], lookup)}>
           #{name}
         </a>
@@ -28,13 +30,15 @@ export function RecipientBar({ m }: { m: Message }) {
           {m.subject === "" ? <i>general chat</i> : m.subject}
         </a>
         <TopicButtons m={m} />
+        <TopicMenu channelId={m.stream_id!} topic={m.subject} latest={() => m} className="bar-menu" />
       </div>
     );
   }
   const ids = dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId);
   return (
-    <div class="recipient-bar dm">
+    <div class="recipient-bar dm" onKeyDown={ownKeys}>
       <a href={narrowHash([{ operator: "dm", operand: ids.join(","), negated: false }], lookup)}>You and {ids.map(userName).join(", ")}</a>
+      <DmMenu userIds={ids} name={ids.map(userName).join(", ")} className="bar-menu" />
     </div>
   );
 }
@@ -50,13 +54,14 @@ function TopicButtons({ m }: { m: Message }) {
           type="button"
           class={`resolve ${resolved ? "on" : ""}`}
           title={resolved ? "Mark as unresolved" : "Mark as resolved"}
+          aria-label={resolved ? "Mark as unresolved" : "Mark as resolved"}
           onClick={() => void toggleResolved(m)}
         >
           ✔
         </button>
       )}
       {(canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)) && (
-        <button type="button" class="move-topic" title="Move topic" onClick={() => openTopicDialog(m, "change_all")}>
+        <button type="button" class="move-topic" title="Move topic" aria-label="Move topic" onClick={() => openTopicDialog(m, "change_all")}>
           ✎
         </button>
       )}
@@ -64,6 +69,7 @@ function TopicButtons({ m }: { m: Message }) {
         type="button"
         class={`follow ${followed ? "on" : ""}`}
         title={followed ? "Unfollow topic" : "Follow topic"}
+        aria-label="Follow topic"
         aria-pressed={followed}
         onClick={() => setFollowed(m.stream_id!, m.subject, !followed)}
       >

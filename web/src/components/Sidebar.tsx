@@ -1,3 +1,4 @@
+import { ownKeys } from "./Menu.js";
 import {
   channelTopics,
   lookup,
@@ -19,6 +20,7 @@ import { homeKind } from "./App.js";
 import { starredIds } from "../starred.js";
 import { type ConversationFacts, isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts } from "../viewFilters.js";
+import { ChannelMenu, DmMenu, HomeMenu, TopicMenu } from "./conversationMenus.js";
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
@@ -64,7 +66,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     ],
   ];
   return (
-    <nav class="sidebar" aria-label="Navigation" onClick={(e) => (e.target as HTMLElement).closest("a") && onNavigate()}>
+    <nav class="sidebar" aria-label="Navigation" onKeyDown={ownKeys} onClick={(e) => (e.target as HTMLElement).closest("a") && onNavigate()}>
       <ul class="views">
         {views.map(([label, href, count, active]) => (
           <li key={href} class={active ? "active" : ""}>
@@ -72,6 +74,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
               <span class="name">{label}</span>
               {count > 0 && <span class="count">{count}</span>}
             </a>
+            {(href === "#inbox" || href === "#feed") && <HomeMenu name={label} />}
           </li>
         ))}
       </ul>
@@ -87,6 +90,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
                 <span class="name">{ids.map(userName).join(", ")}</span>
                 {count > 0 && <span class="count">{count}</span>}
               </a>
+              <DmMenu userIds={ids} name={ids.map(userName).join(", ")} />
             </li>
           );
         })}
@@ -138,6 +142,7 @@ function ChannelItem({
         <span class="name">{sub.name}</span>
         {count > 0 && <span class="count">{count}</span>}
       </a>
+      <ChannelMenu channelId={sub.stream_id} name={sub.name} />
       {open && topics.length > 0 && (
         <ul class="topics">
           {topics.slice(0, 12).map((topic) => {
@@ -174,6 +179,7 @@ function ChannelItem({
                   )}
                   {n > 0 && <span class="count">{n}</span>}
                 </a>
+                <TopicMenu channelId={sub.stream_id} topic={topic.name} latest={() => ({ id: topic.max_id, timestamp: Date.now() / 1000 })} />
               </li>
             );
           })}

@@ -1,3 +1,4 @@
+import { ownKeys } from "./Menu.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import type { Message } from "../state.js";
@@ -33,14 +34,20 @@ export function Widget({ m }: { m: Message }) {
   const me = myUserId;
   if (widget.kind === "poll") {
     return (
-      <div class="widget poll">
+      <div class="widget poll" onKeyDown={ownKeys}>
         <div class="widget-title">{widget.question || "Poll"}</div>
         <ul>
           {widget.options.map((o) => {
             const mine = o.voters.has(me);
             return (
               <li key={o.key}>
-                <button class={mine ? "voted" : ""} aria-pressed={mine} onClick={() => submit(m, { type: "vote", key: o.key, vote: mine ? -1 : 1 })}>
+                <button
+                  type="button"
+                  class={mine ? "voted" : ""}
+                  aria-pressed={mine}
+                  aria-label={`Vote for ${o.text} (${o.voters.size} ${o.voters.size === 1 ? "vote" : "votes"})`}
+                  onClick={() => submit(m, { type: "vote", key: o.key, vote: mine ? -1 : 1 })}
+                >
                   {o.voters.size}
                 </button>{" "}
                 <span class="option">{o.text}</span>
@@ -53,7 +60,7 @@ export function Widget({ m }: { m: Message }) {
     );
   }
   return (
-    <div class="widget todo">
+    <div class="widget todo" onKeyDown={ownKeys}>
       <div class="widget-title">{widget.title || "Task list"}</div>
       <ul>
         {widget.tasks.map((t) => (
