@@ -165,8 +165,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     expect(await box.inputValue()).toBe("channel:");
     await box.pressSequentially("ver");
     await expect.poll(suggestions).toEqual(["channel:Verona"]);
-    await box.press("Tab");
-    expect(await box.inputValue()).toBe("channel:Verona ");
+    await box.pressSequentially("ona ");
     await box.pressSequentially("topic:rec");
     await expect.poll(suggestions).toEqual(["channel:Verona topic:recent+check"]);
     if (shots) await hamlet.screenshot({ path: `${shots}/search-suggestions.png` });
