@@ -107,9 +107,10 @@ function escape(e: KeyboardEvent, popupAtKeydown: boolean, ctrlBracket: boolean)
     menu.querySelector<HTMLElement>("summary")?.focus();
     return true;
   }
-  // A dialog or popup of another part of the app closes itself on Esc.
-  if (popupAtKeydown) return false;
+  // A dialog or popup of another part of the app (a typeahead, a dialog's form) closes itself on
+  // Esc and keeps its focus; the search box closes its suggestions and is left, as in Zulip.
   const target = e.target as HTMLElement;
+  if (popupAtKeydown && !target.closest(".search")) return false;
   if (isField(target)) {
     target.blur();
     return true;

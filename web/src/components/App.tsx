@@ -106,7 +106,7 @@ export function App() {
                   {group.rows.map(({ keys, what }) => (
                     <tr key={what}>
                       <td>{what}</td>
-                      <td style={{ textAlign: "end", whiteSpace: "nowrap", paddingInlineStart: "12px" }}>
+                      <td style={{ width: "1%", textAlign: "end", whiteSpace: "nowrap", paddingInlineStart: "12px" }}>
                         {keys.map((combo, i) => (
                           <span key={combo.join("+")}>
                             {i > 0 && " or "}
