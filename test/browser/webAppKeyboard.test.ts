@@ -207,6 +207,25 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => focusIn(hamlet, ".message.selected .menu, .message.selected [role=menu]")).toBe(false);
     expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
 
+    // U: the sender's card; M: the move dialog; Shift+M mutes the topic and unmutes it again.
+    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await hamlet.keyboard.press("u");
+    await expect.poll(() => hamlet.locator(".user-card").textContent()).toContain("Othello, the Moor of Venice");
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.locator(".user-card").count()).toBe(0);
+    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await hamlet.keyboard.press("m");
+    await expect.poll(() => hamlet.locator(".topic-dialog").isVisible()).toBe(true);
+    await hamlet.locator(".topic-dialog").press("Escape");
+    await expect.poll(() => hamlet.locator(".topic-dialog").count()).toBe(0);
+    expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
+    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const topicItem = hamlet.locator(".sidebar li[data-topic='keys']");
+    await hamlet.keyboard.press("Shift+M");
+    await expect.poll(() => topicItem.getAttribute("class")).toContain("muted");
+    await hamlet.keyboard.press("Shift+M");
+    await expect.poll(() => topicItem.getAttribute("class")).not.toContain("muted");
+
     // Shift+U: unread from the selected message on.
     await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await hamlet.keyboard.press("k");

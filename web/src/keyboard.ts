@@ -174,6 +174,11 @@ function messageAction(key: string, m: Message): boolean {
       if (anchor) openUserCard(m.sender_id, anchor);
       return true;
     }
+    case "V": {
+      const image = row?.querySelector<HTMLElement>(".message_inline_image > a, .message_inline_image img");
+      image?.click();
+      return !!image;
+    }
     case "M":
       if (m.type !== "stream" || !(canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp))) return false;
       openTopicDialog(m, "change_one");

@@ -79,6 +79,7 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
       { keys: k("←"), what: "Edit your last message" },
       { keys: k("E"), what: "Edit message" },
       { keys: k("U"), what: "Show sender's user card" },
+      { keys: k("V"), what: "View image" },
       { keys: k("M"), what: "Move message" },
       { keys: k("Ctrl + S"), what: "Star message" },
       { keys: k("+"), what: "React with 👍" },
