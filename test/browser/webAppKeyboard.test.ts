@@ -325,13 +325,22 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
       await hamlet.screenshot({ path: `${shots}/${name}` });
     }
     await hamlet.emulateMedia({ colorScheme: "light" });
+    // On a phone the list fits the screen's width and scrolls within the screen's height.
+    await hamlet.setViewportSize({ width: 390, height: 800 });
+    const box = (await dialog.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(box.y + box.height).toBeLessThanOrEqual(800);
+    expect(await dialog.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    if (shots) await hamlet.screenshot({ path: `${shots}/keyboard-shortcuts-phone-light.png` });
+    await hamlet.setViewportSize({ width: 1280, height: 800 });
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => dialog.count()).toBe(0);
     // That Esc closed the list only.
     expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
   }, 30_000);
 
-  it("lets Tab leave the search box; arrows and Enter choose a suggestion", async () => {
+  it("lets Tab leave the search box; arrows and Enter choose a suggestion; Enter opens a result's conversation", async () => {
     await open(hamlet, "#narrow/channel/1-Verona/topic/keys", ".message-list .message");
     const box = hamlet.locator(".search input");
     await box.fill("");
@@ -347,5 +356,12 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => hamlet.locator(".suggestions li .query").allTextContents()).toEqual(["channel:Denmark"]);
     await box.press("Enter");
     await expect.poll(() => hash(hamlet)).toBe("#narrow/channel/2-Denmark");
+
+    // Enter on a search result opens its conversation around it (in a conversation it replies).
+    await open(hamlet, "#narrow/search/Keyboard", ".message-list .message .content:has-text('Keyboard message 40')");
+    await hamlet.keyboard.press("End");
+    await expect.poll(() => selected(hamlet)).toBe(ids[39]);
+    await hamlet.keyboard.press("Enter");
+    await expect.poll(() => hash(hamlet)).toBe(`#narrow/channel/1-Verona/topic/keys/near/${ids[39]}`);
   }, 20_000);
 });

@@ -12,7 +12,7 @@ import { openTopicDialog } from "./topicEdit.js";
 import { canMoveChannel, canRenameTopic } from "./permissions.js";
 import { conversationTerms } from "./viewFilters.js";
 import { hotkeyOf } from "./keyboard/keys.js";
-import { conversationOfView, cycleChannel, feed, nextUnreadDm, nextUnreadTopic, pageBy, step, toEdge } from "./keyboard/navigation.js";
+import { conversationOfView, cycleChannel, feed, nextUnreadDm, nextUnreadTopic, pageBy, partialConversations, step, toEdge } from "./keyboard/navigation.js";
 
 export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
 
@@ -264,8 +264,17 @@ function handle(key: string, e: KeyboardEvent): boolean {
   if (!feed()) return false;
   const m = selectedMessage();
   switch (key) {
-    case "R":
     case "Enter":
+      // In a search or another view that mixes conversations, Enter opens the message's own
+      // conversation around it (Zulip); in a conversation it replies, as R does.
+      if (m && partialConversations()) {
+        location.hash = narrowHash([...conversationTerms(conversationOf(m)), { operator: "near", operand: String(m.id), negated: false }], lookup);
+        return true;
+      }
+      if (m) replyTo(m);
+      else focusCompose();
+      return true;
+    case "R":
       if (m) replyTo(m);
       else focusCompose();
       return true;

@@ -181,3 +181,9 @@ export function conversationOfView(): "topic" | "dm" | "other" {
   if (termOf(terms, "dm") && terms.length === 1) return "dm";
   return "other";
 }
+
+/** The open view shows parts of conversations (a search, starred or someone's messages), not whole ones. */
+export function partialConversations(): boolean {
+  const whole = new Set(["channel", "topic", "dm", "near", "with", "channels", "in"]);
+  return openTerms().some((t) => t.negated || !(whole.has(t.operator) || (t.operator === "is" && t.operand === "dm")));
+}
