@@ -153,7 +153,12 @@ function messageAction(key: string, m: Message): boolean {
       const more = row?.querySelector<HTMLElement>('[data-action="more"], .more > summary');
       more?.click();
       // The menu's first item takes the focus, so arrows and Enter choose an action.
-      setTimeout(() => row?.querySelector<HTMLElement>("details[open] .menu button, [role=menu] [role=menuitem]")?.focus(), 0);
+      setTimeout(() => {
+        const first =
+          row?.querySelector<HTMLElement>("details[open] .menu button, [role=menu] [role=menuitem], [role=menu] button") ??
+          document.querySelector<HTMLElement>("[role=menu] [role=menuitem], [role=menu] button");
+        first?.focus();
+      }, 0);
       return true;
     }
     case "Shift+U":

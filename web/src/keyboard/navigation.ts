@@ -1,6 +1,6 @@
 import { selectedId } from "../actions.js";
-import { narrowHash, type Term } from "../hash.js";
-import { lookup, route, subscriptions, channelTopics, unread, type Subscription } from "../state.js";
+import { narrowHash, parseHash, type Term } from "../hash.js";
+import { lookup, subscriptions, channelTopics, unread, type Subscription } from "../state.js";
 import { conversationKey, type Conversation } from "../unread.js";
 import { isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms } from "../viewFilters.js";
@@ -88,8 +88,9 @@ export function sidebarChannels(): Subscription[] {
   return [...subscriptions.value.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
 }
 
+/** The open narrow, read from the address itself: a key pressed right after another sees where the last one went. */
 function openTerms(): Term[] {
-  const r = route.value;
+  const r = parseHash(location.hash, lookup);
   return r.kind === "narrow" ? r.terms : [];
 }
 
