@@ -13,7 +13,7 @@ import { UserCard } from "./UserCard.js";
 import { NotificationBanner } from "./NotificationBanner.js";
 import { title } from "../viewTitle.js";
 import { notice } from "../actions.js";
-import { SHORTCUTS, showShortcuts } from "../keyboard.js";
+import { SHORTCUT_GROUPS, showShortcuts } from "../keyboard.js";
 import { changesStalled, waitingChanges } from "../changeQueue.js";
 import { connection, realmName, route, settings, users } from "../state.js";
 import { myUserId } from "../api.js";
@@ -98,18 +98,33 @@ export function App() {
       {showShortcuts.value && (
         <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
           <h2>Keyboard shortcuts</h2>
-          <table>
-            <tbody>
-              {SHORTCUTS.map(([keys, what]) => (
-                <tr key={keys}>
-                  <td>
-                    <kbd>{keys}</kbd>
-                  </td>
-                  <td>{what}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="shortcut-groups" style={{ maxHeight: "70vh", overflowY: "auto" }}>
+            {SHORTCUT_GROUPS.map((group) => (
+              <table key={group.title}>
+                <caption style={{ textAlign: "start", fontWeight: 600, padding: "10px 0 4px" }}>{group.title}</caption>
+                <tbody>
+                  {group.rows.map(({ keys, what }) => (
+                    <tr key={what}>
+                      <td>{what}</td>
+                      <td style={{ width: "1%", textAlign: "end", whiteSpace: "nowrap", paddingInlineStart: "12px" }}>
+                        {keys.map((combo, i) => (
+                          <span key={combo.join("+")}>
+                            {i > 0 && " or "}
+                            {combo.map((key, j) => (
+                              <span key={key}>
+                                {j > 0 && " + "}
+                                <kbd>{key}</kbd>
+                              </span>
+                            ))}
+                          </span>
+                        ))}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            ))}
+          </div>
         </div>
       )}
     </div>

@@ -54,8 +54,10 @@ export function SearchBox() {
       role="search"
       onSubmit={(e) => {
         e.preventDefault();
+        // Enter takes the highlighted suggestion: one chosen with the arrows, or the first when it
+        // completes what is typed (rather than repeating it).
         const chosen = suggestions[active];
-        if (chosen && active > 0) return pick(chosen);
+        if (chosen && (active > 0 || (text.trim() !== "" && chosen.text.trim() !== text.trim()))) return pick(chosen);
         if (text.trim()) void search(text.trim());
       }}
     >
@@ -68,23 +70,32 @@ export function SearchBox() {
         autocomplete="off"
         aria-expanded={suggestions.length > 0}
         aria-controls="search-suggestions"
+        aria-activedescendant={suggestions.length > 0 ? `search-suggestion-${active}` : undefined}
         value={text}
         onFocus={() => (void loadSearch(), setOpen(true))}
         // Closed a moment after the box loses focus (a click on a suggestion lands first), unless
         // it has the focus again by then: a stale close would hide what is typed next.
         onBlur={() => setTimeout(() => document.activeElement !== input.current && setOpen(false), 150)}
         onInput={(e) => (setText(e.currentTarget.value), setActive(0), setOpen(true))}
+        // Arrows choose a suggestion and Enter takes it; Tab moves the focus on, as everywhere
+        // (Zulip's search box does not complete on Tab either); Esc closes the list and leaves.
         onKeyDown={(e) => {
-          if (e.key === "ArrowDown") (e.preventDefault(), setActive(Math.min(active + 1, suggestions.length - 1)));
-          else if (e.key === "ArrowUp") (e.preventDefault(), setActive(Math.max(active - 1, 0)));
-          else if (e.key === "Tab" && suggestions[active]) (e.preventDefault(), setText(suggestions[active].text));
+          if (e.key === "ArrowDown" && suggestions.length > 0) (e.preventDefault(), setActive(Math.min(active + 1, suggestions.length - 1)));
+          else if (e.key === "ArrowUp" && suggestions.length > 0) (e.preventDefault(), setActive(Math.max(active - 1, 0)));
           else if (e.key === "Escape") setOpen(false);
         }}
       />
       {suggestions.length > 0 && (
         <ul class="suggestions" id="search-suggestions" role="listbox">
           {suggestions.map((s, i) => (
-            <li key={s.text} role="option" aria-selected={i === active} class={i === active ? "active" : ""} onMouseDown={(e) => (e.preventDefault(), pick(s))}>
+            <li
+              key={s.text}
+              id={`search-suggestion-${i}`}
+              role="option"
+              aria-selected={i === active}
+              class={i === active ? "active" : ""}
+              onMouseDown={(e) => (e.preventDefault(), pick(s))}
+            >
               <span class="query">{s.text.trim()}</span> <span class="what">{s.description}</span>
             </li>
           ))}
