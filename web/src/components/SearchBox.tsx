@@ -66,6 +66,8 @@ export function SearchBox() {
         placeholder="Search"
         aria-label="Search"
         autocomplete="off"
+        role="combobox"
+        aria-autocomplete="list"
         aria-expanded={suggestions.length > 0}
         aria-controls="search-suggestions"
         value={text}
