@@ -109,4 +109,169 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     }
     expect(found).toEqual([]);
   }, 120_000);
+
+  it("makes dialogs modal: focus moves in, Tab stays in, Esc closes and gives focus back", async () => {
+    await theme(iago, 3);
+    await go(iago, "#narrow/channel/1-Verona/topic/axe", ".message .content");
+    const focused = () => iago.evaluate(() => document.activeElement?.closest("[role='dialog']")?.getAttribute("aria-label") ?? null);
+    const tabAround = async (times: number, dialog: string) => {
+      for (let i = 0; i < times; i++) {
+        await iago.keyboard.press(i % 3 === 2 ? "Shift+Tab" : "Tab");
+        expect(await focused()).toBe(dialog);
+      }
+    };
+
+    // Space, not Enter, presses buttons here: keyboard.ts takes Enter over (reply) even on a button.
+    // The sender's name is a button: it opens the card, whose first button has the focus.
+    const sender = iago.locator(".message .sender button.name", { hasText: "King Hamlet" }).first();
+    await sender.focus();
+    await iago.keyboard.press("Space");
+    await iago.waitForSelector(".user-card[aria-modal='true']");
+    expect(await iago.evaluate(() => document.activeElement?.textContent)).toBe("Send direct message");
+    await tabAround(12, "King Hamlet");
+    await iago.keyboard.press("Escape");
+    await expect.poll(() => iago.locator(".user-card").count()).toBe(0);
+    expect(await sender.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // The move-topic dialog, from the recipient bar's button.
+    const move = iago.locator(".recipient-bar .move-topic").first();
+    await move.focus();
+    await iago.keyboard.press("Space");
+    await iago.waitForSelector("[role='dialog'][aria-label='Move topic'][aria-modal='true']");
+    expect(await iago.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("New topic");
+    await tabAround(12, "Move topic");
+    await iago.keyboard.press("Escape");
+    await expect.poll(() => iago.locator("[aria-label='Move topic']").count()).toBe(0);
+    expect(await move.evaluate((el) => el === document.activeElement)).toBe(true);
+
+    // The shortcuts list (?).
+    await iago.keyboard.press("?");
+    await iago.waitForSelector(".shortcuts[aria-modal='true']");
+    expect(await iago.evaluate(() => document.activeElement?.closest(".shortcuts") !== null)).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      await iago.keyboard.press("Tab");
+      expect(await iago.evaluate(() => document.activeElement?.closest(".shortcuts") !== null)).toBe(true);
+    }
+    await iago.keyboard.press("Escape");
+    await expect.poll(() => iago.locator(".shortcuts").count()).toBe(0);
+
+    // Personal settings, from the header's link.
+    const gear = iago.locator(".top a[aria-label='Personal settings']");
+    await gear.click(); // (Enter on a link is keyboard.ts's too)
+    await iago.waitForSelector(".settings-overlay[aria-modal='true'] .settings-section");
+    await expect.poll(focused).toBe("Settings");
+    await tabAround(40, "Settings");
+    await iago.keyboard.press("Escape"); // leaves the field Tab reached
+    await iago.keyboard.press("Escape"); // closes the overlay
+    await expect.poll(() => iago.locator(".settings-overlay").count()).toBe(0);
+    expect(await gear.evaluate((el) => el === document.activeElement)).toBe(true);
+  }, 60_000);
+
+  it("announces new messages in the open view, not one's own", async () => {
+    await go(iago, "#narrow/channel/1-Verona/topic/news", ".view-title");
+    const announcer = iago.locator("[aria-live='polite'][data-announcer]");
+    await call(hamlet, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "news", content: "Fresh news" });
+    await expect.poll(() => announcer.textContent()).toBe("New message from King Hamlet in #Verona > news");
+    await call(iago, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "news", content: "My own reply" });
+    await iago.waitForSelector(".message .content:has-text('My own reply')");
+    expect(await announcer.textContent()).toBe("New message from King Hamlet in #Verona > news");
+    await call(hamlet, "POST", "/messages", { type: "direct", to: JSON.stringify([11]), content: "Psst" });
+    await call(hamlet, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "news", content: "More news" });
+    // The DM is not in this view; the second channel message is, and is read again.
+    await expect.poll(() => announcer.textContent()).toBe("New message from King Hamlet in #Verona > news ");
+  }, 30_000);
+
+  it("opens the people list from the header below 1100 px", async () => {
+    const page = await web.signIn("Iago", { viewport: { width: 1024, height: 768 } });
+    const list = page.locator(".user-list");
+    const toggle = page.locator(".top button.people-toggle");
+    expect(await list.isVisible()).toBe(false);
+    await toggle.click();
+    await expect.poll(() => list.isVisible()).toBe(true);
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    expect(await list.locator("li", { hasText: "King Hamlet" }).isVisible()).toBe(true);
+    await toggle.click();
+    await expect.poll(() => list.isVisible()).toBe(false);
+    // Wide enough for a column of its own: always shown, no button.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect.poll(() => list.isVisible()).toBe(true);
+    expect(await toggle.isVisible()).toBe(false);
+    await page.context().close();
+  }, 30_000);
+
+  it("cuts nothing off at 390 px", async () => {
+    const phone = await web.signIn("Iago", { viewport: { width: 390, height: 844 } });
+    const found: string[] = [];
+    const views: Array<[string, string, string]> = [
+      ["topic", "#narrow/channel/1-Verona/topic/axe", ".message .content"],
+      ["settings", "#settings/profile", ".settings-section"],
+      ["notifications", "#settings/notifications", ".settings-section table"],
+      ["users", "#organization/users", ".settings-section table"],
+      ["bots", "#organization/bot-list-admin", ".settings-section"],
+      ["profile fields", "#organization/profile-field-settings", ".settings-section"],
+      ["channels", "#channels/all", ".settings-overlay"],
+      ["groups", "#groups/your", ".settings-overlay"],
+    ];
+    for (const [name, hash, selector] of views) {
+      await go(phone, hash, selector);
+      await phone.waitForTimeout(200);
+      await phone.screenshot({ path: `/tmp/a11y-${name.replace(/ /g, "-")}.png` });
+      for (const line of await cutOff(phone)) found.push(`${name}: ${line}`);
+    }
+    await go(phone, "#narrow/channel/1-Verona/topic/axe", ".message .content");
+    await phone.locator(".message .sender .name").first().click();
+    await phone.waitForSelector(".user-card");
+    await phone.screenshot({ path: `/tmp/a11y-card.png` });
+    for (const line of await cutOff(phone)) found.push(`user card: ${line}`);
+    // The whole card shows, from the name down (not scrolled past it to reach the focused button).
+    const card = await phone.locator(".user-card").evaluate((el) => ({ scrolled: el.scrollTop, bottom: el.getBoundingClientRect().bottom }));
+    expect(card.scrolled).toBe(0);
+    expect(card.bottom).toBeLessThanOrEqual(844);
+    await phone.keyboard.press("Escape");
+    await phone.locator(".search input").fill("sender:");
+    await phone.waitForSelector(".search .suggestions li");
+    await phone.screenshot({ path: `/tmp/a11y-search.png` });
+    for (const line of await cutOff(phone)) found.push(`search: ${line}`);
+    // Each suggestion reads whole (the box is narrow on a phone; the list is not).
+    const clipped = await phone
+      .locator(".suggestions li > *")
+      .evaluateAll((els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.textContent));
+    expect(clipped).toEqual([]);
+    await phone.context().close();
+    expect(found).toEqual([]);
+  }, 60_000);
 });
+
+/**
+ * What sticks out of the window at the page's width, so that a person cannot see or reach it:
+ * visible elements past either edge, unless a horizontally scrolling box inside the window holds
+ * them (a wide table in its own scroller is fine).
+ */
+function cutOff(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const out: string[] = [];
+    const scrollsInside = (el: Element): boolean => {
+      for (let p = el.parentElement; p; p = p.parentElement) {
+        const style = getComputedStyle(p);
+        if (/(auto|scroll)/.test(style.overflowX)) {
+          // A box of its own that scrolls sideways (a table, a row of tabs, code), not the
+          // whole page or settings section (scrolling that sideways hides the rest of it).
+          const r = p.getBoundingClientRect();
+          return r.left >= -1 && r.right <= width + 1 && p.scrollHeight <= p.clientHeight + 1;
+        }
+      }
+      return false;
+    };
+    for (const el of document.querySelectorAll<HTMLElement>("body *")) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || el.closest(".sr-only")) continue;
+      const style = getComputedStyle(el);
+      if (style.visibility === "hidden") continue;
+      if ((r.right > width + 1 || r.left < -1) && !scrollsInside(el)) {
+        out.push(`${el.tagName.toLowerCase()}.${[...el.classList].join(".")} ${Math.round(r.left)}–${Math.round(r.right)}`);
+      }
+    }
+    return out.slice(0, 20);
+  });
+}

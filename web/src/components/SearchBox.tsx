@@ -67,6 +67,7 @@ export function SearchBox() {
         aria-label="Search"
         autocomplete="off"
         role="combobox"
+        list={undefined} // (Preact's types ask a combobox input for one; the suggestions are a listbox)
         aria-autocomplete="list"
         aria-expanded={suggestions.length > 0}
         aria-controls="search-suggestions"
