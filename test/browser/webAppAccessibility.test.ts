@@ -12,6 +12,7 @@ let iago: Page;
 let hamlet: Page;
 const VERONA = 1;
 const HAMLET_ID = 10;
+const shots = process.env.PARLEY_SCREENSHOTS; // a directory (docs/screenshots)
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 interface Violation {
@@ -218,6 +219,18 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       await phone.screenshot({ path: `/tmp/a11y-${name.replace(/ /g, "-")}.png` });
       for (const line of await cutOff(phone)) found.push(`${name}: ${line}`);
     }
+    // So are the notification table's checkboxes, all four columns.
+    await go(phone, "#settings/notifications", ".notification-table input");
+    const boxes = await phone.locator(".notification-table").evaluate((table) => {
+      const frame = table.closest("fieldset")!.getBoundingClientRect().right;
+      return [...table.querySelectorAll("input")].filter((box) => box.getBoundingClientRect().right > frame).length;
+    });
+    expect(boxes).toBe(0);
+    // The users table's roles and actions are on screen, not in columns past its edge.
+    await go(phone, "#organization/users", ".admin-users select[name='role']");
+    const controls = await phone.locator(".admin-users select, .admin-users button").evaluateAll((els) => els.map((el) => el.getBoundingClientRect().right));
+    expect(controls.length).toBeGreaterThan(5);
+    expect(Math.max(...controls)).toBeLessThanOrEqual(390);
     await go(phone, "#narrow/channel/1-Verona/topic/axe", ".message .content");
     await phone.locator(".message .sender .name").first().click();
     await phone.waitForSelector(".user-card");
@@ -240,6 +253,36 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await phone.context().close();
     expect(found).toEqual([]);
   }, 60_000);
+
+  it.skipIf(!shots)(
+    "takes screenshots at 1280, 1024 and 390 px, light and dark",
+    async () => {
+      const page = await web.signIn("Iago");
+      for (const scheme of [3, 2] as const) {
+        await theme(page, scheme);
+        const themeName = scheme === 2 ? "dark" : "light";
+        for (const width of [1280, 1024, 390]) {
+          await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+          const shoot = (view: string) => page.screenshot({ path: `${shots}/${view}-${width}-${themeName}.png` });
+          await go(page, "#narrow/channel/1-Verona/topic/axe", ".message .content");
+          await page.waitForTimeout(300);
+          await shoot("main");
+          await page.locator(".message .sender .name").first().click();
+          await page.waitForSelector(".user-card");
+          await shoot("user-card");
+          await page.keyboard.press("Escape");
+          await go(page, "#settings/notifications", ".settings-section table");
+          await shoot("settings");
+          await go(page, "#organization/users", ".settings-section table");
+          await shoot("admin-users");
+          await go(page, "#narrow/channel/1-Verona/topic/axe", ".message .content");
+        }
+      }
+      await theme(page, 3);
+      await page.context().close();
+    },
+    120_000,
+  );
 });
 
 /**
