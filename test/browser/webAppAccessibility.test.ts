@@ -129,6 +129,13 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await iago.keyboard.press("Space");
     await iago.waitForSelector(".user-card[aria-modal='true']");
     expect(await iago.evaluate(() => document.activeElement?.textContent)).toBe("Send direct message");
+    // Hamlet's card is long (profile fields): it moves up to show whole, from his name down.
+    const box = await iago
+      .locator(".user-card")
+      .evaluate((el) => ({ scrolled: el.scrollTop, top: el.getBoundingClientRect().top, bottom: el.getBoundingClientRect().bottom }));
+    expect(box.scrolled).toBe(0);
+    expect(box.top).toBeGreaterThanOrEqual(0);
+    expect(box.bottom).toBeLessThanOrEqual(800);
     await tabAround(12, "King Hamlet");
     await iago.keyboard.press("Escape");
     await expect.poll(() => iago.locator(".user-card").count()).toBe(0);

@@ -1,5 +1,5 @@
 import { Fragment } from "preact";
-import { useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { useModal } from "./modal.js";
 import { Avatar } from "./Avatar.js";
 import { api, myUserId } from "../api.js";
@@ -51,6 +51,15 @@ export function UserCard() {
 
 function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: User }) {
   const dialog = useRef<HTMLDivElement>(null);
+  // A card taller than the room below its anchor moves up (as far as the window's top) so that it
+  // shows whole, name first; only a card taller than the window scrolls.
+  useLayoutEffect(() => {
+    const el = dialog.current;
+    if (!el || el.scrollHeight <= el.clientHeight) return;
+    const top = Math.max(8, window.innerHeight - 8 - el.scrollHeight);
+    el.style.top = `${Math.min(top, card.top)}px`;
+    el.style.maxHeight = `${window.innerHeight - 8 - Math.min(top, card.top)}px`;
+  }, [card]);
   // Focus starts on "Send direct message".
   useModal(dialog, closeUserCard, (root) => root.querySelector<HTMLElement>(".card-actions .primary"));
   const presence = status(user.user_id);

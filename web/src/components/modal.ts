@@ -69,7 +69,7 @@ export function useModal(ref: RefObject<HTMLElement | null>, close?: () => void,
     if (root) {
       if (root.getAttribute("role") === "dialog") root.setAttribute("aria-modal", "true");
       if (!root.hasAttribute("tabindex")) root.tabIndex = -1;
-      if (!root.contains(document.activeElement)) (initial?.(root) ?? root).focus();
+      if (!root.contains(document.activeElement)) (initial?.(root) ?? root).focus({ preventScroll: true });
     }
     return () => {
       stack.splice(stack.indexOf(modal), 1);
