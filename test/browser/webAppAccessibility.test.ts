@@ -71,6 +71,13 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       topic: "axe",
       content: "Some **bold** text, `code` and a [link](https://example.com).",
     });
+    // Highlighted code: keywords, strings, numbers, names, built-ins and comments all read.
+    await call(hamlet, "POST", "/messages", {
+      type: "stream",
+      to: String(VERONA),
+      topic: "code",
+      content: "```python\n# A comment\ndef greet(name):\n    return len('Hello ' + name) + 42\n```",
+    });
     await call(hamlet, "POST", "/messages", { type: "direct", to: JSON.stringify([11]), content: "A direct message to scan" });
   }, 120_000);
   afterAll(async () => {
@@ -83,6 +90,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       ["inbox", "#inbox", ".inbox"],
       ["recent", "#recent", ".recent"],
       ["topic", "#narrow/channel/1-Verona/topic/axe", ".message .content"],
+      ["code", "#narrow/channel/1-Verona/topic/code", ".message .content .codehilite"],
       ["dm", `#narrow/dm/${HAMLET_ID}-King-Hamlet`, ".message .content"],
       ["search", "#narrow/search/scan", ".message .content"],
       ["settings", "#settings/profile", ".settings-section"],
