@@ -233,7 +233,11 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       await phone.waitForTimeout(200);
       await phone.screenshot({ path: `/tmp/a11y-${name.replace(/ /g, "-")}.png` });
       for (const line of await cutOff(phone)) found.push(`${name}: ${line}`);
+      for (const line of await scan(phone)) found.push(`${name} (axe): ${line}`);
     }
+    // The notification banner leaves most of the screen to the messages.
+    await go(phone, "#narrow/channel/1-Verona/topic/axe", ".notification-banner");
+    expect(await phone.locator(".notification-banner").evaluate((el) => el.getBoundingClientRect().height)).toBeLessThan(844 * 0.15);
     // So are the notification table's checkboxes, all four columns.
     await go(phone, "#settings/notifications", ".notification-table input");
     const boxes = await phone.locator(".notification-table").evaluate((table) => {
