@@ -71,6 +71,12 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       topic: "axe",
       content: "Some **bold** text, `code` and a [link](https://example.com).",
     });
+    // A muted topic and a muted channel, greyed in the sidebar.
+    await call(hamlet, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "quiet", content: "Hush" });
+    await call(iago, "POST", "/user_topics", { stream_id: String(VERONA), topic: "quiet", visibility_policy: "1" });
+    await call(iago, "POST", "/users/me/subscriptions/properties", {
+      subscription_data: JSON.stringify([{ stream_id: 2, property: "is_muted", value: true }]),
+    });
     // Highlighted code: keywords, strings, numbers, names, built-ins and comments all read.
     await call(hamlet, "POST", "/messages", {
       type: "stream",
