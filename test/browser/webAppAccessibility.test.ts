@@ -214,6 +214,13 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     expect(await list.locator("li", { hasText: "King Hamlet" }).isVisible()).toBe(true);
     await toggle.click();
     await expect.poll(() => list.isVisible()).toBe(false);
+    // Esc closes it as well, the focus back on the button.
+    await toggle.click();
+    await expect.poll(() => list.isVisible()).toBe(true);
+    await list.locator("a").first().focus();
+    await page.keyboard.press("Escape");
+    await expect.poll(() => list.isVisible()).toBe(false);
+    expect(await toggle.evaluate((el) => el === document.activeElement)).toBe(true);
     // Wide enough for a column of its own: always shown, no button.
     await page.setViewportSize({ width: 1280, height: 800 });
     await expect.poll(() => list.isVisible()).toBe(true);

@@ -35,6 +35,16 @@ export function App() {
   const r = route.value;
   // Going somewhere closes the people list over the view.
   useEffect(() => void (peopleOpen.value = false), [r]);
+  // Esc closes it too (a disclosure, not a dialog: the rest of the page stays usable).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || !peopleOpen.value || document.querySelector("[aria-modal='true']")) return;
+      peopleOpen.value = false;
+      document.querySelector<HTMLElement>(".top .people-toggle")?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
   const kind = r.kind === "home" ? homeKind() : r.kind;
   const heading =
     r.kind === "narrow"
