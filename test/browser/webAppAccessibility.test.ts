@@ -244,7 +244,6 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     for (const [name, hash, selector] of views) {
       await go(phone, hash, selector);
       await phone.waitForTimeout(200);
-      await phone.screenshot({ path: `/tmp/a11y-${name.replace(/ /g, "-")}.png` });
       for (const line of await cutOff(phone)) found.push(`${name}: ${line}`);
       for (const line of await scan(phone)) found.push(`${name} (axe): ${line}`);
     }
@@ -266,7 +265,6 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await go(phone, "#narrow/channel/1-Verona/topic/axe", ".message .content");
     await phone.locator(".message .sender .name").first().click();
     await phone.waitForSelector(".user-card");
-    await phone.screenshot({ path: `/tmp/a11y-card.png` });
     for (const line of await cutOff(phone)) found.push(`user card: ${line}`);
     // The whole card shows, from the name down (not scrolled past it to reach the focused button).
     const card = await phone.locator(".user-card").evaluate((el) => ({ scrolled: el.scrollTop, bottom: el.getBoundingClientRect().bottom }));
@@ -275,7 +273,6 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await phone.keyboard.press("Escape");
     await phone.locator(".search input").fill("sender:");
     await phone.waitForSelector(".search .suggestions li");
-    await phone.screenshot({ path: `/tmp/a11y-search.png` });
     for (const line of await cutOff(phone)) found.push(`search: ${line}`);
     // Each suggestion reads whole (the box is narrow on a phone; the list is not).
     const clipped = await phone
