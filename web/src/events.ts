@@ -36,6 +36,7 @@ import { applyStreamEvent, applySubscriberEvent } from "./channels.js";
 import { applyComposeEvent, loadComposeData } from "./composeData.js";
 import { localDrafts } from "./composeDrafts.js";
 import { notifyNewMessage } from "./notifications.js";
+import { announceMessage } from "./announce.js";
 import { applyStarredEvent, loadStarred } from "./starred.js";
 
 /**
@@ -275,7 +276,10 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   noteRecentMessage(message);
   notifyNewMessage(message);
   if (localId && ackLocalEcho(localId, message)) return;
-  if (matchesView(message, view.value.terms)) mergeMessages([message]);
+  if (matchesView(message, view.value.terms)) {
+    mergeMessages([message]);
+    announceMessage(message);
+  }
 }
 
 function onFlags(event: any): void {

@@ -4,6 +4,11 @@ import { signal } from "@preact/signals";
 export const userCard = signal<{ userId: number; top: number; left: number; maxHeight: number } | null>(null);
 
 export function openUserCard(userId: number, anchor: HTMLElement): void {
+  if (window.innerWidth <= 480) {
+    // A phone: the card takes the top of the screen (below the header), whole, wherever the anchor is.
+    userCard.value = { userId, top: 56, left: 8, maxHeight: window.innerHeight - 64 };
+    return;
+  }
   const rect = anchor.getBoundingClientRect();
   const width = Math.min(300, window.innerWidth - 16);
   const left = Math.max(8, Math.min(rect.left, window.innerWidth - width - 8));

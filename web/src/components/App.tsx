@@ -1,4 +1,7 @@
 import { signal } from "@preact/signals";
+import { useEffect, useRef } from "preact/hooks";
+import { useModal } from "./modal.js";
+import { announcement } from "../announce.js";
 import { Compose } from "./Compose.js";
 import { MessageList } from "./MessageList.js";
 import { Sidebar } from "./Sidebar.js";
@@ -19,6 +22,8 @@ import { connection, realmName, route, settings, users } from "../state.js";
 import { myUserId } from "../api.js";
 
 const sidebarOpen = signal(false);
+/** The people list below 1100 px, where it is not a column of its own: opened from the header. */
+const peopleOpen = signal(false);
 
 /** What "#" (the home view) shows: the user's web_home_view. */
 export function homeKind(): "inbox" | "recent" | "feed" {
@@ -28,6 +33,18 @@ export function homeKind(): "inbox" | "recent" | "feed" {
 
 export function App() {
   const r = route.value;
+  // Going somewhere closes the people list over the view.
+  useEffect(() => void (peopleOpen.value = false), [r]);
+  // Esc closes it too (a disclosure, not a dialog: the rest of the page stays usable).
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape" || !peopleOpen.value || document.querySelector("[aria-modal='true']")) return;
+      peopleOpen.value = false;
+      document.querySelector<HTMLElement>(".top .people-toggle")?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
   const kind = r.kind === "home" ? homeKind() : r.kind;
   const heading =
     r.kind === "narrow"
@@ -40,9 +57,9 @@ export function App() {
             ? "Invalid URL"
             : "Combined feed";
   return (
-    <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""}`}>
+    <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""} ${peopleOpen.value ? "people-open" : ""}`}>
       <header class="top">
-        <button type="button" class="menu" aria-label="Menu" onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>
+        <button type="button" class="menu" aria-label="Menu" aria-expanded={sidebarOpen.value} onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>
           ☰
         </button>
         <a class="realm" href="#">
@@ -55,6 +72,22 @@ export function App() {
             {changesStalled.value && ` ${waitingChanges.value} ${waitingChanges.value === 1 ? "change" : "changes"} not saved yet`}
           </span>
         )}
+        <button
+          type="button"
+          class="people-toggle"
+          aria-label="People"
+          title="People"
+          aria-expanded={peopleOpen.value}
+          aria-controls="user-list"
+          onClick={() => ((peopleOpen.value = !peopleOpen.value), (sidebarOpen.value = false))}
+        >
+          <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">
+            <circle cx="7" cy="6.5" r="3" fill="currentColor" />
+            <path d="M1.5 16.5c0-3.2 2.5-5.5 5.5-5.5s5.5 2.3 5.5 5.5z" fill="currentColor" />
+            <circle cx="14" cy="7" r="2.5" fill="currentColor" opacity="0.75" />
+            <path d="M13.5 11.2c2.8 0 5 2 5 5.3h-4.6c0-2-.6-3.7-1.8-5z" fill="currentColor" opacity="0.75" />
+          </svg>
+        </button>
         <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
           +
         </a>
@@ -95,38 +128,54 @@ export function App() {
           {notice.value}
         </div>
       )}
-      {showShortcuts.value && (
-        <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts">
-          <h2>Keyboard shortcuts</h2>
-          <div class="shortcut-groups" style={{ maxHeight: "70vh", overflowY: "auto" }}>
-            {SHORTCUT_GROUPS.map((group) => (
-              <table key={group.title}>
-                <caption style={{ textAlign: "start", fontWeight: 600, padding: "10px 0 4px" }}>{group.title}</caption>
-                <tbody>
-                  {group.rows.map(({ keys, what }) => (
-                    <tr key={what}>
-                      <td>{what}</td>
-                      <td style={{ width: "1%", textAlign: "end", whiteSpace: "nowrap", paddingInlineStart: "12px" }}>
-                        {keys.map((combo, i) => (
-                          <span key={combo.join("+")}>
-                            {i > 0 && " or "}
-                            {combo.map((key, j) => (
-                              <span key={key}>
-                                {j > 0 && " + "}
-                                <kbd>{key}</kbd>
-                              </span>
-                            ))}
+      {showShortcuts.value && <ShortcutsDialog />}
+      <div class="sr-only" aria-live="polite" aria-atomic="true" data-announcer="">
+        {announcement.value}
+      </div>
+    </div>
+  );
+}
+
+/** The list of keyboard shortcuts (`?`), a modal dialog. */
+function ShortcutsDialog() {
+  const dialog = useRef<HTMLDivElement>(null);
+  const close = () => (showShortcuts.value = false);
+  useModal(dialog, close);
+  return (
+    <div class="shortcuts" role="dialog" aria-labelledby="shortcuts-title" ref={dialog}>
+      <div class="shortcuts-head">
+        <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+        <button type="button" class="close" aria-label="Close" title="Close (Esc)" onClick={close}>
+          ×
+        </button>
+      </div>
+      <div class="shortcut-groups">
+        {SHORTCUT_GROUPS.map((group) => (
+          <table key={group.title}>
+            <caption>{group.title}</caption>
+            <tbody>
+              {group.rows.map(({ keys, what }) => (
+                <tr key={what}>
+                  <td>{what}</td>
+                  <td class="keys">
+                    {keys.map((combo, i) => (
+                      <span key={combo.join("+")}>
+                        {i > 0 && " or "}
+                        {combo.map((key, j) => (
+                          <span key={key}>
+                            {j > 0 && " + "}
+                            <kbd>{key}</kbd>
                           </span>
                         ))}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            ))}
-          </div>
-        </div>
-      )}
+                      </span>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+      </div>
     </div>
   );
 }

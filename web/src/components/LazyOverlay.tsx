@@ -1,5 +1,7 @@
 import { signal } from "@preact/signals";
 import type { ComponentType } from "preact";
+import { useEffect, useRef } from "preact/hooks";
+import { useModal } from "./modal.js";
 
 /**
  * Overlays whose code is fetched the first time they open (not part of the initial JavaScript):
@@ -27,16 +29,40 @@ export function isLazyOverlay(name: string): name is LazyOverlayName {
 
 export function LazyOverlay({ name, section, path }: { name: LazyOverlayName; section: string; path?: string[] }) {
   const Component = loaded.value[name];
+  const frame = useRef<HTMLDivElement>(null);
+  // A modal: focus moves in and Tab stays in; Esc (keyboard.ts) closes it back to the view, and
+  // focus returns to what opened it.
+  useModal(frame, undefined, dialogOf);
+  // The overlay's own dialog takes the focus when its code has come (after "Loading…").
+  useEffect(() => {
+    const root = frame.current;
+    const dialog = root && dialogOf(root);
+    if (dialog && !dialog.contains(document.activeElement)) dialog.focus();
+  }, [Component, name]);
   if (!Component) {
     if (!loading.has(name)) {
       loading.add(name);
       void LOADERS[name]().then((c) => (loaded.value = { ...loaded.value, [name]: c }));
     }
-    return (
-      <div class="settings-overlay" role="dialog" aria-label="Loading">
-        <p class="status">Loading…</p>
-      </div>
-    );
   }
-  return <Component section={section} path={path} />;
+  return (
+    <div class="overlay-frame" ref={frame}>
+      {Component ? (
+        <Component section={section} path={path} />
+      ) : (
+        <div class="settings-overlay" role="dialog" aria-label="Loading">
+          <p class="status">Loading…</p>
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** The overlay's dialog element (made focusable and modal), else the frame. */
+function dialogOf(root: HTMLElement): HTMLElement {
+  const dialog = root.querySelector<HTMLElement>("[role='dialog']");
+  if (!dialog) return root;
+  dialog.setAttribute("aria-modal", "true");
+  if (!dialog.hasAttribute("tabindex")) dialog.tabIndex = -1;
+  return dialog;
 }

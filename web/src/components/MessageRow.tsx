@@ -38,9 +38,9 @@ export function MessageRow({ m, showSender, all }: { m: Message; showSender: boo
       {showSender && (
         <div class="sender">
           <Avatar userId={m.sender_id} name={m.sender_full_name} onClick={(e) => openUserCard(m.sender_id, e.currentTarget)} />
-          <span class="name" role="button" tabIndex={0} onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
+          <button type="button" class="name" aria-haspopup="dialog" onClick={(e) => openUserCard(m.sender_id, e.currentTarget)}>
             {m.sender_full_name}
-          </span>
+          </button>
         </div>
       )}
       <time class="time" dateTime={new Date(m.timestamp * 1000).toISOString()}>

@@ -68,6 +68,9 @@ export function SearchBox() {
         placeholder="Search"
         aria-label="Search"
         autocomplete="off"
+        role="combobox"
+        list={undefined} // (Preact's types ask a combobox input for one; the suggestions are a listbox)
+        aria-autocomplete="list"
         aria-expanded={suggestions.length > 0}
         aria-controls="search-suggestions"
         aria-activedescendant={suggestions.length > 0 ? `search-suggestion-${active}` : undefined}

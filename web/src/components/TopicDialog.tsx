@@ -1,4 +1,5 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
+import { useModal } from "./modal.js";
 import { canMoveChannel } from "../permissions.js";
 import { subscriptions } from "../state.js";
 import { moveMessages, type PropagateMode, topicDialog } from "../topicEdit.js";
@@ -27,12 +28,14 @@ function Dialog() {
   const movable = canMoveChannel(d.timestamp);
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   const close = () => (topicDialog.value = null);
+  const dialog = useRef<HTMLDivElement>(null);
+  // Focus starts in the topic field.
+  useModal(dialog, close, (root) => root.querySelector<HTMLElement>("input[aria-label='New topic']"));
   return (
     <div class="dialog-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
-      <div role="dialog" aria-label={d.mode === "change_one" ? "Move message" : "Move topic"}>
+      <div ref={dialog} role="dialog" aria-label={d.mode === "change_one" ? "Move message" : "Move topic"}>
         <form
           class="dialog topic-dialog"
-          onKeyDown={(e) => e.key === "Escape" && close()}
           onSubmit={async (e) => {
             e.preventDefault();
             setBusy(true);
@@ -54,7 +57,7 @@ function Dialog() {
           </label>
           <label>
             Topic
-            <input aria-label="New topic" value={topic} maxLength={60} ref={(el) => el?.focus()} onInput={(e) => setTopic(e.currentTarget.value)} />
+            <input aria-label="New topic" value={topic} maxLength={60} onInput={(e) => setTopic(e.currentTarget.value)} />
           </label>
           <label>
             Which messages

@@ -1,11 +1,13 @@
 import { Fragment } from "preact";
+import { useLayoutEffect, useRef } from "preact/hooks";
+import { useModal } from "./modal.js";
 import { Avatar } from "./Avatar.js";
 import { api, myUserId } from "../api.js";
 import { notice } from "../actions.js";
 import { narrowHash } from "../hash.js";
 import { mutedUsers, profileFields, type ProfileField, userStatuses } from "../personal.js";
 import { status } from "../presence.js";
-import { lookup, settings, userName, users } from "../state.js";
+import { lookup, settings, type User, userName, users } from "../state.js";
 import { closeUserCard, localTime, roleName, userCard } from "../userCard.js";
 import { EmojiGlyph } from "./EmojiGlyph.js";
 
@@ -44,6 +46,22 @@ export function UserCard() {
   if (!card) return null;
   const user = users.value.get(card.userId);
   if (!user) return null;
+  return <Card key={user.user_id} card={card} user={user} />;
+}
+
+function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: User }) {
+  const dialog = useRef<HTMLDivElement>(null);
+  // A card taller than the room below its anchor moves up (as far as the window's top) so that it
+  // shows whole, name first; only a card taller than the window scrolls.
+  useLayoutEffect(() => {
+    const el = dialog.current;
+    if (!el || el.scrollHeight <= el.clientHeight) return;
+    const top = Math.max(8, window.innerHeight - 8 - el.scrollHeight);
+    el.style.top = `${Math.min(top, card.top)}px`;
+    el.style.maxHeight = `${window.innerHeight - 8 - Math.min(top, card.top)}px`;
+  }, [card]);
+  // Focus starts on "Send direct message".
+  useModal(dialog, closeUserCard, (root) => root.querySelector<HTMLElement>(".card-actions .primary"));
   const presence = status(user.user_id);
   const userStatus = userStatuses.value.get(user.user_id);
   const time = localTime(user.timezone, !!settings.value.twenty_four_hour_time);
@@ -63,8 +81,9 @@ export function UserCard() {
     }
   };
   return (
-    <div class="card-backdrop" onClick={(e) => e.target === e.currentTarget && closeUserCard()} onKeyDown={(e) => e.key === "Escape" && closeUserCard()}>
+    <div class="card-backdrop" onClick={(e) => e.target === e.currentTarget && closeUserCard()}>
       <div
+        ref={dialog}
         class="user-card"
         role="dialog"
         aria-label={user.full_name}
@@ -112,7 +131,7 @@ export function UserCard() {
           ))}
         </dl>
         <div class="card-actions">
-          <button type="button" class="primary" onClick={dm} ref={(el) => el?.focus()}>
+          <button type="button" class="primary" onClick={dm}>
             Send direct message
           </button>
           {!isMe && (

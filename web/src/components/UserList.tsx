@@ -21,7 +21,7 @@ export function UserList() {
     .map((u) => ({ user: u, status: status(u.user_id) }))
     .sort((a, b) => ORDER[a.status] - ORDER[b.status] || a.user.full_name.localeCompare(b.user.full_name));
   return (
-    <aside class="user-list" aria-label="People">
+    <aside class="user-list" id="user-list" aria-label="People">
       <h2>People</h2>
       <ul>
         {(showAll.value ? people : people.slice(0, FIRST)).map(({ user, status: s }) => (
