@@ -132,7 +132,7 @@ export function FormatBar({ textarea }: { textarea: RefObject<HTMLTextAreaElemen
           onMouseDown={(e) => e.preventDefault()}
           onClick={() => formatCompose(textarea.current, format)}
         >
-          {label}
+          <span aria-hidden="true">{label}</span>
         </button>
       ))}
       <span class="spacer" />
