@@ -123,4 +123,92 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
     await expect.poll(async () => (await readIds("fast scroll")).filter((id) => ids.includes(id)).length, { timeout: 5000 }).toBe(60);
     await expect.poll(() => hamlet.locator(".unread-cue button").count()).toBe(0);
   }, 90_000);
+
+  it("reads nothing in a window without focus, and what it shows once it gets focus", async () => {
+    const ids = await writeMany("away", 3);
+    // Headless Chromium under Playwright reports every page as focused, so the window's losing
+    // and regaining focus is played here: document.hasFocus() says false, then the focus event.
+    await hamlet.evaluate(() => {
+      Object.defineProperty(document, "hasFocus", { value: () => false, configurable: true });
+      window.dispatchEvent(new Event("blur"));
+    });
+    await open(hamlet, topicHash("away"));
+    await hamlet.locator(`.message[data-id="${ids[2]}"]`).waitFor();
+    await hamlet.waitForTimeout(800);
+    expect((await readIds("away")).filter((id) => ids.includes(id))).toEqual([]);
+    await hamlet.evaluate(() => {
+      delete (document as { hasFocus?: unknown }).hasFocus; // Document.prototype.hasFocus again
+      window.dispatchEvent(new Event("focus"));
+    });
+    await expect.poll(async () => (await readIds("away")).filter((id) => ids.includes(id)), { timeout: 5000 }).toEqual(ids);
+  }, 60_000);
+
+  it("highlights a permalink's target message, for near and with", async () => {
+    const ids = await writeMany("permalink", 30);
+    await hamlet.bringToFront();
+    for (const op of ["near", "with"]) {
+      await open(hamlet, `${topicHash("permalink")}/${op}/${ids[12]}`);
+      const target = hamlet.locator(`.message[data-id="${ids[12]}"]`);
+      await target.waitFor();
+      await expect.poll(async () => (await onScreen(hamlet)).whole).toContain(ids[12]);
+      expect(await hamlet.locator(".message.permalink-target").count()).toBe(1);
+      expect(await target.getAttribute("class")).toContain("permalink-target");
+      // Tinted unlike its neighbours, once the flash has faded too.
+      await hamlet.waitForTimeout(2700);
+      const background = (id: number) => hamlet.locator(`.message[data-id="${id}"]`).evaluate((el) => getComputedStyle(el).backgroundColor);
+      const [tint, neighbour] = [await background(ids[12]), await background(ids[13])];
+      expect(tint).not.toBe(neighbour);
+      expect(tint).not.toBe("rgba(0, 0, 0, 0)");
+    }
+    // The same conversation without a permalink: nothing highlighted.
+    await open(hamlet, topicHash("permalink"));
+    await expect.poll(() => hamlet.locator(".message.permalink-target").count()).toBe(0);
+  }, 60_000);
+
+  it("highlights the words a search matched, with the server's match_content", async () => {
+    const result = await call(othello, "POST", "/messages", {
+      type: "stream",
+      to: "Verona",
+      topic: "wildlife",
+      content: "The quokka smiles; **quokkas** do that.",
+    });
+    await open(hamlet, "#narrow/search/quokka");
+    const row = hamlet.locator(`.message[data-id="${result.id}"]`);
+    await row.waitFor();
+    await expect.poll(() => row.locator(".content .highlight").allTextContents()).toEqual(["quokka", "quokkas"]);
+    expect(await row.locator(".content strong .highlight").count()).toBe(1);
+    const mark = await row
+      .locator(".content .highlight")
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(mark).not.toBe("rgba(0, 0, 0, 0)");
+    // Once edited, the new text shows, without stale highlights.
+    await call(othello, "PATCH", `/messages/${result.id}`, { content: "The quokka moved house." });
+    await expect.poll(() => row.locator(".content").textContent()).toBe("The quokka moved house.");
+    expect(await row.locator(".content .highlight").count()).toBe(0);
+    // Outside a search, no highlights.
+    await open(hamlet, topicHash("wildlife"));
+    await expect.poll(() => hamlet.locator(`.message[data-id="${result.id}"] .content`).textContent()).toBe("The quokka moved house.");
+    expect(await hamlet.locator(".message .content .highlight").count()).toBe(0);
+  }, 60_000);
+
+  it("shows the cue on a phone in the dark theme", async () => {
+    const ids = await writeMany("phone cue", 30);
+    const phone = await web.signIn("King Hamlet", { viewport: { width: 390, height: 844 } });
+    await call(phone, "PATCH", "/settings", { color_scheme: "2" });
+    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await phone.bringToFront();
+    await open(phone, topicHash("phone cue"));
+    await phone.locator(`.message[data-id="${ids[0]}"]`).waitFor();
+    const below = phone.locator(".unread-cue.below button");
+    await expect.poll(() => below.isVisible()).toBe(true);
+    // The whole cue fits on the screen.
+    const box = (await below.boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    await phone.waitForTimeout(500);
+    if (shots) await phone.screenshot({ path: `${shots}/unread-cue-phone-dark.png` });
+    await call(phone, "PATCH", "/settings", { color_scheme: "1" });
+    await phone.context().close();
+  }, 60_000);
 });

@@ -71,6 +71,8 @@ export function MessageList() {
     const bottom = top + el.clientHeight;
     const previous = scrolled ? lastSeen.current : null;
     lastSeen.current = { top, bottom };
+    // Whether the list follows new messages at its next render (rows added below move this).
+    atBottom.current = el.scrollHeight - bottom < 40;
     const reading = readingNow();
     const from = reading && previous ? Math.min(previous.top, top) : top;
     const to = reading && previous ? Math.max(previous.bottom, bottom) : bottom;
@@ -152,7 +154,6 @@ export function MessageList() {
   const pendingJump = useRef<number | null>(null);
 
   const onScroll = (el: HTMLElement) => {
-    atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     look(el, true);
     if (v.loading || v.paging) return;
     if (el.scrollTop < EDGE_PX) {
@@ -202,7 +203,6 @@ export function MessageList() {
       if (anchor && (anchored || !allRead)) el.scrollTop = Math.max(0, anchor.offsetTop - (anchored ? el.clientHeight / 3 : CONTEXT_PX));
       else el.scrollTop = el.scrollHeight;
       selectedId.value = v.anchorId;
-      atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
     } else if (atBottom.current && startId === null && hadNewest.current) el.scrollTop = el.scrollHeight;
     else placed = false; // (newer history paged in below is scrolled to, not jumped over)
     hadNewest.current = v.foundNewest;
