@@ -159,7 +159,22 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
       const [tint, neighbour] = [await background(ids[12]), await background(ids[13])];
       expect(tint).not.toBe(neighbour);
       expect(tint).not.toBe("rgba(0, 0, 0, 0)");
+      if (shots && op === "near") await hamlet.screenshot({ path: `${shots}/permalink-1280-light.png` });
     }
+    // Opened in the middle: the unread messages before the screen are cued above, and a click
+    // brings the oldest of them into view.
+    const above = hamlet.locator(".unread-cue.above button");
+    await open(hamlet, `${topicHash("permalink")}/near/${ids[20]}`);
+    await hamlet.locator(`.message.permalink-target[data-id="${ids[20]}"]`).waitFor();
+    const firstWhole = Math.min(...(await onScreen(hamlet)).whole);
+    await hamlet.waitForTimeout(600);
+    const readNow = await readIds("permalink");
+    const unreadAbove = ids.filter((id) => id < firstWhole && !readNow.includes(id));
+    expect(unreadAbove.length).toBeGreaterThan(5);
+    await expect.poll(() => above.textContent()).toBe(`↑ ${unreadAbove.length} unread messages above`);
+    await above.click();
+    await expect.poll(async () => (await onScreen(hamlet)).whole).toContain(ids[0]);
+    await expect.poll(() => above.count()).toBe(0);
     // The same conversation without a permalink: nothing highlighted.
     await open(hamlet, topicHash("permalink"));
     await expect.poll(() => hamlet.locator(".message.permalink-target").count()).toBe(0);
@@ -182,6 +197,10 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
       .first()
       .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(mark).not.toBe("rgba(0, 0, 0, 0)");
+    if (shots) await hamlet.screenshot({ path: `${shots}/search-highlight-1280-light.png` });
+    // A search view does not mark what it shows as read (Zulip).
+    await hamlet.waitForTimeout(600);
+    expect((await readIds("wildlife")).includes(result.id)).toBe(false);
     // Once edited, the new text shows, without stale highlights.
     await call(othello, "PATCH", `/messages/${result.id}`, { content: "The quokka moved house." });
     await expect.poll(() => row.locator(".content").textContent()).toBe("The quokka moved house.");
