@@ -27,10 +27,12 @@ export function MessageList() {
   /** The first visible row and its distance from the top, kept in place when the window moves. */
   const keep = useRef<{ id: number; offset: number } | null>(null);
   const opened = useRef<unknown>(null);
-  /** The part of the list (scrollTop to bottom edge) on screen at the last look, for what was scrolled past since. */
   /** Whether the list already reached the newest message: then, at the bottom, it follows new ones. */
   const hadNewest = useRef(false);
+  /** The part of the list (scrollTop to bottom edge) on screen at the last look, for what was scrolled past since. */
   const lastSeen = useRef<{ top: number; bottom: number } | null>(null);
+  /** An unread message to bring into view once the window of rows has moved to it (the cue's click). */
+  const pendingJump = useRef<number | null>(null);
   const [outside, setOutside] = useState<UnreadOutside>({ above: 0, below: 0, more: false });
 
   const all = v.messages;
@@ -106,15 +108,15 @@ export function MessageList() {
     let above = 0;
     let below = 0;
     let unreadUpToScreen = 0;
+    if (firstOnScreen === null || lastOnScreen === null) return setOutside({ above: 0, below: 0, more: false });
     for (const m of now.messages) {
       if (m.local || m.flags.includes("read")) continue;
-      if (firstOnScreen === null || lastOnScreen === null) continue;
       if (m.id < firstOnScreen) above++;
       else if (m.id > lastOnScreen) below++;
       if (m.id <= lastOnScreen) unreadUpToScreen++;
     }
     let more = false;
-    if (!now.foundNewest && firstOnScreen !== null) {
+    if (!now.foundNewest) {
       // Unread messages newer than those loaded: the unread index knows how many, for a conversation.
       const total = viewUnreadTotal(now.terms);
       if (total === null) more = below > 0;
@@ -151,7 +153,6 @@ export function MessageList() {
       look(el, false);
     }
   };
-  const pendingJump = useRef<number | null>(null);
 
   const onScroll = (el: HTMLElement) => {
     look(el, true);
@@ -211,9 +212,11 @@ export function MessageList() {
     look(el, !placed);
   }, [v.messages, start, settings.value.emojiset, alertWords.value, mutedUsers.value]);
 
+  const lookNow = useRef(look);
+  lookNow.current = look;
   useEffect(() => {
     // A window coming back to the front (or a tab shown again) reads what it shows.
-    const onFocus = () => scroller.current && look(scroller.current, false);
+    const onFocus = () => scroller.current && lookNow.current(scroller.current, false);
     window.addEventListener("focus", onFocus);
     document.addEventListener("visibilitychange", onFocus);
     return () => {
