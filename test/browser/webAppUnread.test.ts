@@ -112,6 +112,7 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
     await hamlet.locator(`.message[data-id="${ids[0]}"]`).waitFor();
     // 700 px every 150 ms to the end, waiting there for the newer messages that come on scrolling.
     const list = hamlet.locator(".message-list");
+    await list.evaluate((el) => (el.scrollTop = 0)); // from the top (where it opens)
     for (let i = 0; i < 80; i++) {
       const done = await list.evaluate((el, last) => {
         el.scrollBy(0, 700);
