@@ -95,7 +95,6 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
     // The cue counts the unread messages below the screen (loaded or not), and brings them into view.
     const below = hamlet.locator(".unread-cue.below button");
     await expect.poll(() => below.textContent()).toBe(`↓ ${60 - read.length} unread messages below`);
-    if (shots) await hamlet.screenshot({ path: `${shots}/unread-cue-1280-light.png` });
     const lastRead = Math.max(...read);
     await below.click();
     const next = ids.find((id) => id > lastRead)!;
@@ -212,23 +211,33 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
     expect(await hamlet.locator(".message .content .highlight").count()).toBe(0);
   }, 60_000);
 
-  it("shows the cue on a phone in the dark theme", async () => {
-    const ids = await writeMany("phone cue", 30);
-    const phone = await web.signIn("King Hamlet", { viewport: { width: 390, height: 844 } });
-    await call(phone, "PATCH", "/settings", { color_scheme: "2" });
-    await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
-    await phone.bringToFront();
-    await open(phone, topicHash("phone cue"));
-    await phone.locator(`.message[data-id="${ids[0]}"]`).waitFor();
-    const below = phone.locator(".unread-cue.below button");
-    await expect.poll(() => below.isVisible()).toBe(true);
-    // The whole cue fits on the screen.
-    const box = (await below.boundingBox())!;
-    expect(box.x).toBeGreaterThanOrEqual(0);
-    expect(box.x + box.width).toBeLessThanOrEqual(390);
-    await phone.waitForTimeout(500);
-    if (shots) await phone.screenshot({ path: `${shots}/unread-cue-phone-dark.png` });
-    await call(phone, "PATCH", "/settings", { color_scheme: "1" });
-    await phone.context().close();
-  }, 60_000);
+  it("shows the cue whole at 390, 1024 and 1280 px, in the light and dark themes", async () => {
+    const ids = await writeMany("cue sizes", 40);
+    const page = await web.signIn("King Hamlet", { viewport: { width: 390, height: 844 } });
+    await page.bringToFront();
+    await open(page, topicHash("cue sizes"));
+    await page.locator(`.message[data-id="${ids[0]}"]`).waitFor();
+    const below = page.locator(".unread-cue.below button");
+    for (const [scheme, theme] of [
+      [3, "light"],
+      [2, "dark"],
+    ] as const) {
+      await call(page, "PATCH", "/settings", { color_scheme: String(scheme) });
+      await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
+      for (const width of [390, 1024, 1280]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+        await expect.poll(() => below.isVisible()).toBe(true);
+        // The whole cue on the screen, above the bottom edge of the list.
+        const box = (await below.boundingBox())!;
+        const list = (await page.locator(".message-list").boundingBox())!;
+        expect(box.x).toBeGreaterThanOrEqual(list.x);
+        expect(box.x + box.width).toBeLessThanOrEqual(list.x + list.width);
+        expect(box.y + box.height).toBeLessThanOrEqual(list.y + list.height);
+        await page.waitForTimeout(400);
+        if (shots) await page.screenshot({ path: `${shots}/unread-cue-${width === 390 ? "phone" : width}-${theme}.png` });
+      }
+    }
+    await call(page, "PATCH", "/settings", { color_scheme: "1" });
+    await page.context().close();
+  }, 90_000);
 });
