@@ -1,8 +1,8 @@
-import { signal } from "@preact/signals";
+import { computed, signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { apiNarrow, type Term } from "./hash.js";
-import { conversationOf, type Message } from "./state.js";
-import { conversationKey } from "./unread.js";
+import { conversationOf, type Message, unread } from "./state.js";
+import { type Conversation, conversationKey } from "./unread.js";
 
 /**
  * The message list of the open view: the messages of one narrow, fetched around an anchor with
@@ -62,6 +62,7 @@ export async function page(direction: -1 | 1): Promise<void> {
       client_gravatar: true,
     });
     if (serial !== fetchSerial) return;
+    noteMatches(result.messages);
     const now = view.value;
     let messages =
       direction < 0
@@ -138,6 +139,8 @@ export async function openNarrow(terms: Term[]): Promise<void> {
 
 /** The first page of a view: around its anchor, with the messages being sent to it when it reaches the newest. */
 function showOpened(terms: Term[], result: any): void {
+  searchMatches.clear();
+  noteMatches(result.messages);
   const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
   const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
   view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
@@ -165,6 +168,7 @@ export async function catchUp(): Promise<void> {
   });
   if (view.value.terms !== current.terms) return; // another view opened meanwhile
   const fetched: Message[] = result.messages;
+  noteMatches(fetched);
   const lastFetched = fetched.at(-1)?.id ?? first.id;
   // A message shown in the range fetched but not in the answer was deleted (or left the view).
   const outside = (m: Message) => m.local || m.id < first.id || (!result.found_newest && m.id > lastFetched);
@@ -239,4 +243,45 @@ export function updateMessages(fn: (m: Message) => Message | null): void {
 
 export function isOwn(message: Message): boolean {
   return message.sender_id === myUserId;
+}
+
+/** A search result's highlighted copies (the server's match_content/match_subject). */
+type Matched = Message & { match_content?: string; match_subject?: string };
+/** The content each highlighted copy was made from: an edit since then shows the plain new content. */
+const searchMatches = new Map<number, string>();
+
+function noteMatches(messages: Matched[]): void {
+  for (const m of messages) if (typeof m.match_content === "string") searchMatches.set(m.id, m.content);
+}
+
+/** The message's content with the searched words highlighted (search views), or null. */
+export function searchHighlight(m: Message): string | null {
+  const match = (m as Matched).match_content;
+  return match !== undefined && searchMatches.get(m.id) === m.content ? match : null;
+}
+
+/** The message a permalink (`near`/`with`) points at in the open view: shown highlighted. */
+export const permalinkTarget = computed<number | null>(() => {
+  const term = view.value.terms.find((t) => (t.operator === "near" || t.operator === "with") && !t.negated);
+  return term && /^\d+$/.test(term.operand) ? Number(term.operand) : null;
+});
+
+/**
+ * How many unread messages the open view has in all (loaded or not), when the unread index can
+ * tell (channel, topic and DM narrows, as the sidebar counts them); null for other narrows.
+ */
+export function viewUnreadTotal(terms: readonly Term[]): number | null {
+  const tests: Array<(c: Conversation) => boolean> = [];
+  for (const t of terms) {
+    if (t.operator === "near" || t.operator === "with") continue;
+    if (t.negated) return null;
+    if (t.operator === "channel") tests.push((c) => c.kind === "channel" && String(c.channelId) === t.operand);
+    else if (t.operator === "topic") tests.push((c) => c.kind === "channel" && c.topic.toLowerCase() === t.operand.toLowerCase());
+    else if (t.operator === "dm") {
+      const key = conversationKey({ kind: "dm", userIds: t.operand.split(",").map(Number) });
+      tests.push((c) => c.kind === "dm" && conversationKey(c) === key);
+    } else return null;
+  }
+  if (tests.length === 0) return null;
+  return unread.count((c) => tests.every((test) => test(c)));
 }

@@ -3,8 +3,9 @@ import { view } from "./messages.js";
 import { bumpUnread, unread } from "./state.js";
 
 /**
- * Messages become read when they are seen: shown in the list (half visible) while the page is
- * visible and focused, except in search views (as in Zulip). Batched into one POST per 300 ms.
+ * Messages become read when they are seen: shown in the list (MessageList decides what was on
+ * screen, however briefly) while the page is visible and focused, except in search views (as in
+ * Zulip). Batched into one POST per 300 ms.
  */
 const queued = new Set<number>();
 /** After "mark as unread", the view stops marking messages read until another view opens. */
@@ -15,9 +16,14 @@ export function pauseReading(): void {
 }
 let timer: ReturnType<typeof setTimeout> | null = null;
 
+/** Whether what the open view shows now is being read: a focused, visible window, not a search, not paused. */
+export function readingNow(): boolean {
+  if (document.visibilityState !== "visible" || !document.hasFocus()) return false;
+  return !view.value.terms.some((t) => t.operator === "search") && pausedTerms !== view.value.terms;
+}
+
 export function markSeen(id: number): void {
-  if (!unread.isUnread(id) || document.visibilityState !== "visible" || !document.hasFocus()) return;
-  if (view.value.terms.some((t) => t.operator === "search") || pausedTerms === view.value.terms) return;
+  if (!unread.isUnread(id) || queued.has(id) || !readingNow()) return;
   queued.add(id);
   timer ??= setTimeout(flush, 300);
 }

@@ -9,6 +9,7 @@ import { myUserId } from "../api.js";
 import { retry, discard } from "../outbox.js";
 import { editing, selectedId } from "../actions.js";
 import { mutedUsers } from "../personal.js";
+import { permalinkTarget, searchHighlight } from "../messages.js";
 import { Actions, EditBox } from "./MessageActions.js";
 import { Reactions } from "./Reactions.js";
 
@@ -30,7 +31,7 @@ export function MessageRow({ m, showSender, all }: { m: Message; showSender: boo
   const alerted = m.flags.includes("has_alert_word") && m.sender_id !== myUserId;
   return (
     <div
-      class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${alerted ? "alerted" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""}`}
+      class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${alerted ? "alerted" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""} ${permalinkTarget.value === m.id ? "permalink-target" : ""}`}
       data-id={m.id}
       data-unread={unreadMark ? "" : undefined}
       onClick={(ev) => !(ev.target as HTMLElement).closest("a, button, summary, textarea") && (selectedId.value = m.id)}
@@ -57,7 +58,7 @@ export function MessageRow({ m, showSender, all }: { m: Message; showSender: boo
       ) : widgetOf(m.submessages) ? (
         <Widget m={m} />
       ) : (
-        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: withThumbnails(m.content) }} />
+        <div class="content rendered_markdown" dangerouslySetInnerHTML={{ __html: withThumbnails(searchHighlight(m) ?? m.content) }} />
       )}
       {m.last_edit_timestamp && <span class="edited">(edited)</span>}
       <Reactions m={m} />
