@@ -192,6 +192,12 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
     await row.waitFor();
     await expect.poll(() => row.locator(".content .highlight").allTextContents()).toEqual(["quokka", "quokkas"]);
     expect(await row.locator(".content strong .highlight").count()).toBe(1);
+    // A topic that matched: its recipient bar highlights the word (the server's match_subject).
+    const inTopic = await call(othello, "POST", "/messages", { type: "stream", to: "Verona", topic: "Quokka sightings", content: "Two today." });
+    await open(hamlet, "#inbox");
+    await open(hamlet, "#narrow/search/quokka");
+    await hamlet.locator(`.message[data-id="${inTopic.id}"]`).waitFor();
+    await expect.poll(() => hamlet.locator(".recipient-bar .topic .highlight").allTextContents()).toEqual(["Quokka"]);
     const mark = await row
       .locator(".content .highlight")
       .first()

@@ -247,17 +247,23 @@ export function isOwn(message: Message): boolean {
 
 /** A search result's highlighted copies (the server's match_content/match_subject). */
 type Matched = Message & { match_content?: string; match_subject?: string };
-/** The content each highlighted copy was made from: an edit since then shows the plain new content. */
-const searchMatches = new Map<number, string>();
+/** The content and topic each highlighted copy was made from: an edit since then shows the plain new text. */
+const searchMatches = new Map<number, { content: string; subject: string }>();
 
 function noteMatches(messages: Matched[]): void {
-  for (const m of messages) if (typeof m.match_content === "string") searchMatches.set(m.id, m.content);
+  for (const m of messages) if (typeof m.match_content === "string") searchMatches.set(m.id, { content: m.content, subject: m.subject });
 }
 
 /** The message's content with the searched words highlighted (search views), or null. */
 export function searchHighlight(m: Message): string | null {
   const match = (m as Matched).match_content;
-  return match !== undefined && searchMatches.get(m.id) === m.content ? match : null;
+  return match !== undefined && searchMatches.get(m.id)?.content === m.content ? match : null;
+}
+
+/** The message's topic as HTML with the searched words highlighted (search views), or null. */
+export function topicHighlight(m: Message): string | null {
+  const match = (m as Matched).match_subject;
+  return match !== undefined && m.subject !== "" && searchMatches.get(m.id)?.subject === m.subject ? match : null;
 }
 
 /** The message a permalink (`near`/`with`) points at in the open view: shown highlighted. */

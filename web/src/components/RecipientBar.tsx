@@ -4,6 +4,7 @@ import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permi
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";
+import { topicHighlight } from "../messages.js";
 import { dmPeople } from "../unread.js";
 import { DmMenu, TopicMenu } from "./conversationMenus.js";
 
@@ -27,7 +28,7 @@ export function RecipientBar({ m }: { m: Message }) {
         </a>
         <span class="sep">›</span>
         <a class="topic" href={narrowHash([channelTerm, { operator: "topic", operand: m.subject, negated: false }], lookup)}>
-          {m.subject === "" ? <i>general chat</i> : m.subject}
+          {m.subject === "" ? <i>general chat</i> : <TopicName m={m} />}
         </a>
         <TopicButtons m={m} />
         <TopicMenu channelId={m.stream_id!} topic={m.subject} latest={() => m} className="bar-menu" />
@@ -77,4 +78,10 @@ function TopicButtons({ m }: { m: Message }) {
       </button>
     </span>
   );
+}
+
+/** The topic's name; in a search, with the words it matched highlighted (the server's match_subject, escaped HTML). */
+function TopicName({ m }: { m: Message }) {
+  const highlighted = topicHighlight(m);
+  return highlighted === null ? <>{m.subject}</> : <span dangerouslySetInnerHTML={{ __html: highlighted }} />;
 }
