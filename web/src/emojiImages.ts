@@ -14,23 +14,32 @@ export function emojiImageUrl(emojiset: string | undefined, code: string): strin
 }
 
 /**
- * An `<img>` of a Unicode emoji, loaded when it nears the viewport. A browser that cannot load it
- * (an emoji newer than the image set) shows the character instead.
+ * A Unicode emoji as the image of its set, loaded when it nears the viewport, and its character(s)
+ * in text that only screen readers and the clipboard get (so a copied message still has its
+ * emoji, and the text of the page is what was written). A browser that cannot load the image (an
+ * emoji newer than the set) shows the characters instead; `onMissing` hears of it.
  */
-export function emojiImage(src: string, name: string, glyph: string): HTMLImageElement {
+export function emojiImage(src: string, glyph: string, onMissing?: () => void): DocumentFragment {
   const img = document.createElement("img");
-  img.className = "emoji";
+  img.className = "emoji unicode";
   img.loading = "lazy";
   img.decoding = "async";
-  img.alt = `:${name}:`;
+  img.alt = "";
+  img.setAttribute("aria-hidden", "true");
   img.src = src;
+  const text = document.createElement("span");
+  text.className = "emoji-text";
+  text.textContent = glyph;
   img.addEventListener(
     "error",
     () => {
-      if (img.parentElement) img.parentElement.dataset.missing = src;
-      img.replaceWith(glyph);
+      onMissing?.();
+      img.remove();
+      text.replaceWith(glyph);
     },
     { once: true },
   );
-  return img;
+  const fragment = document.createDocumentFragment();
+  fragment.append(img, text);
+  return fragment;
 }

@@ -49,7 +49,7 @@ export function showEmoji(root: HTMLElement, asText: boolean): void {
     }
     const shown = span.firstElementChild;
     if (shown instanceof HTMLImageElement && shown.getAttribute("src") === src) return;
-    span.replaceChildren(emojiImage(src, span.dataset.name.slice(1, -1), glyph));
+    span.replaceChildren(emojiImage(src, glyph, () => (span.dataset.missing = src)));
   });
 }
 
