@@ -6,7 +6,8 @@ import { realmEmoji, settings } from "../state.js";
 /**
  * An emoji as the app shows it anywhere (reaction chips, the picker, typeahead, statuses): a
  * Unicode emoji as the image of the user's emoji set (loaded when near the viewport; the
- * characters if the image is missing), or as its characters with the "text" set; a custom emoji
+ * characters if the image is missing) with its characters as hidden text, or as its characters
+ * with the "text" set; a custom emoji
  * or Zulip's `:zulip:` as its image; an emoji we cannot draw (a deleted custom emoji, an unknown
  * type) as `:name:`.
  */
@@ -15,7 +16,13 @@ export function EmojiGlyph({ name, code, type, url }: { name: string; code: stri
   if (type === "unicode_emoji") {
     const image = emojiImageUrl(settings.value.emojiset, code);
     if (!image || broken === image) return <>{emojiGlyph(code)}</>;
-    return <img class="emoji unicode" src={image} alt={`:${name}:`} loading="lazy" decoding="async" onError={() => setBroken(image)} />;
+    // The image for the eye; the characters for screen readers and the clipboard (emojiImages.ts).
+    return (
+      <>
+        <img class="emoji unicode" src={image} alt="" aria-hidden="true" loading="lazy" decoding="async" onError={() => setBroken(image)} />
+        <span class="emoji-text">{emojiGlyph(code)}</span>
+      </>
+    );
   }
   const src =
     type === "zulip_extra_emoji" || type === "service_extra_emoji"
