@@ -151,6 +151,31 @@ describe("GET / (the app's page)", () => {
   });
 });
 
+describe("the API's JSON answers", () => {
+  it("are compressed from 1 KB on, by Accept-Encoding, with Vary", async () => {
+    for (let i = 0; i < 30; i++)
+      await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "compression", content: `Message ${i} of a page` });
+    const authorization = await t.authHeader("hamlet");
+    const url = `${t.baseUrl}/api/v1/messages?anchor=newest&num_before=30&num_after=0`;
+    const plain = await rawGet(url, { Authorization: authorization });
+    expect([plain.status, plain.headers["content-encoding"], plain.headers.vary]).toEqual([200, undefined, "Accept-Encoding"]);
+    expect(plain.body.length).toBeGreaterThan(10_000);
+    for (const encoding of ["br", "gzip"]) {
+      const res = await rawGet(url, { Authorization: authorization, "Accept-Encoding": encoding });
+      expect([res.status, res.headers["content-encoding"], res.headers.vary]).toEqual([200, encoding, "Accept-Encoding"]);
+      expect(res.body.length).toBeLessThan(plain.body.length / 4);
+      const page = JSON.parse(decode(res).toString());
+      expect(page.messages).toHaveLength(30);
+      expect(page.messages.at(-1).content).toBe("<p>Message 29 of a page</p>");
+    }
+    const emojiData = await rawGet(`${t.baseUrl}/static/generated/emoji/emoji_api.json`, { "Accept-Encoding": "gzip, br" });
+    expect([emojiData.status, emojiData.headers["content-encoding"]]).toEqual([200, "br"]);
+    // A small answer goes out as it is.
+    const small = await rawGet(`${t.baseUrl}/api/v1/users/me/alert_words`, { Authorization: authorization, "Accept-Encoding": "br" });
+    expect([small.status, small.headers["content-encoding"]]).toEqual([200, undefined]);
+  });
+});
+
 describe("GET /static/generated/emoji/images-{set}-64/{emoji_code}.png", () => {
   it("serves each set's 64 px image of an emoji, without a login, cached for a year", async () => {
     const images: Record<string, Buffer> = {};
