@@ -21,7 +21,7 @@ export function emojiImageUrl(emojiset: string | undefined, code: string): strin
  */
 export function emojiImage(src: string, glyph: string, onMissing?: () => void): DocumentFragment {
   const img = document.createElement("img");
-  img.className = "emoji unicode";
+  img.className = "emoji-image"; // not "emoji": that names the span around it
   img.loading = "lazy";
   img.decoding = "async";
   img.alt = "";
