@@ -13,6 +13,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import zlib from "node:zlib";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(ROOT, "dist");
@@ -43,6 +44,8 @@ const EXTERNAL = [
   "yauzl",
   "@streamparser/json",
   "cli-progress",
+  "emoji-datasource-google",
+  "emoji-datasource-twitter",
 ];
 
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */
@@ -106,10 +109,56 @@ async function buildWeb() {
       assetsDir: "",
       target: "es2022",
       modulePreload: { polyfill: false },
+      // Fonts stay files: the page's policy (font-src 'self') allows no data: font.
+      assetsInlineLimit: (file) => (file.endsWith(".woff2") ? false : undefined),
       rollupOptions: { input: path.join(ROOT, "web/src/main.tsx") },
     },
+    plugins: [katexWoff2Only()],
   });
+  precompress(path.join(DIST, "web"));
   return webInputs();
+}
+
+/**
+ * KaTeX's stylesheet names each font three times (woff2, woff, ttf); every browser the app supports
+ * takes woff2, so the other two are dropped before Vite copies the fonts the CSS names into dist/web
+ * (the server keeps dist/web in memory: 300 KB of woff2 instead of 1.3 MB of fonts).
+ */
+function katexWoff2Only() {
+  return {
+    name: "parley-katex-woff2-only",
+    enforce: "pre",
+    transform(code, id) {
+      if (!/[\\/]katex[\\/]dist[\\/]katex(\.min)?\.css(\?|$)/.test(id)) return null;
+      return code.replace(/,\s*url\([^)]*\.(woff|ttf)\)\s*format\("(woff|truetype)"\)/g, "");
+    },
+  };
+}
+
+/** What the server sends compressed: text. Images and woff2 fonts are compressed already. */
+const COMPRESSIBLE = /\.(js|css|svg|map|json|html)$/;
+
+/**
+ * Writes `<file>.gz` and `<file>.br` beside every compressible file of `dir`, at the highest
+ * levels (done once at build, so the server sends them without spending CPU on each request,
+ * as nginx's gzip_static does).
+ */
+function precompress(dir) {
+  for (const name of fs.readdirSync(dir)) {
+    if (!COMPRESSIBLE.test(name)) continue;
+    const data = fs.readFileSync(path.join(dir, name));
+    fs.writeFileSync(path.join(dir, `${name}.gz`), zlib.gzipSync(data, { level: 9 }));
+    fs.writeFileSync(
+      path.join(dir, `${name}.br`),
+      zlib.brotliCompressSync(data, {
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length,
+          [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+        },
+      }),
+    );
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import { EventDispatcher } from "./events/dispatch.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { avatarFiles } from "./http/avatarFiles.js";
+import { compressJsonAnswers } from "./http/compression.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
@@ -124,6 +125,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     limits: { fileSize: Math.max(25, ctx.config.uploads.maxFileSizeMib) * 1024 * 1024 + 1, fields: 200, parts: 210 },
   });
   removeSpooledFilesAfterResponse(app);
+  compressJsonAnswers(app);
 
   app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("X-Frame-Options", "DENY");

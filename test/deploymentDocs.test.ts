@@ -152,6 +152,31 @@ describe("deployment files", () => {
       ]);
       const uploaded = await request("POST", "/api/v1/user_uploads", form, { "Content-Type": `multipart/form-data; boundary=${boundary}` });
       expect(uploaded.body.result, JSON.stringify(uploaded.body)).toBe("success");
+
+      // Compression: nginx gzips what Parley sends as it is, and passes on what Parley compressed.
+      const encodingOf = (urlPath: string, acceptEncoding: string) =>
+        new Promise<{ status: number; encoding?: string; vary?: string }>((resolve, reject) => {
+          https
+            .get(
+              {
+                host: "127.0.0.1",
+                port: httpsPort,
+                servername: "chat.example.com",
+                ca,
+                path: urlPath,
+                headers: { Host: "chat.example.com", Authorization: authorization, "Accept-Encoding": acceptEncoding },
+              },
+              (res) => {
+                res.resume();
+                res.on("end", () => resolve({ status: res.statusCode!, encoding: res.headers["content-encoding"], vary: res.headers.vary }));
+              },
+            )
+            .on("error", reject);
+        });
+      expect(await encodingOf("/static/pages.css", "gzip, br")).toMatchObject({ status: 200, encoding: "gzip", vary: "Accept-Encoding" });
+      expect(await encodingOf("/static/generated/emoji/emoji_api.json", "gzip, br")).toMatchObject({ status: 200, encoding: "br", vary: "Accept-Encoding" });
+      const entry = fs.readdirSync(path.join(REPO_ROOT, "dist", "web")).find((name) => /^main-[\w-]+\.js$/.test(name));
+      if (entry) expect(await encodingOf(`/static/webapp/${entry}`, "gzip, br")).toMatchObject({ status: 200, encoding: "br", vary: "Accept-Encoding" });
     },
     60_000,
   );

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { ZULIP_EMOJI_URL } from "../lib/emoji.js";
 import { contentTypeForEmojiFile, emojiFilePath } from "../lib/emojiFiles.js";
+import { emojiImages } from "./emojiImages.js";
 
 /** The image of Zulip's extra emoji `:zulip:` (our artwork, scripts/draw-zulip-emoji.mjs), beside this module in src/ and dist/. */
 const ZULIP_EMOJI_PNG = new URL("./assets/zulip-emoji.png", import.meta.url);
@@ -15,6 +16,7 @@ const ZULIP_EMOJI_PNG = new URL("./assets/zulip-emoji.png", import.meta.url);
  */
 export async function emojiFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { dataDir } = opts.ctx.config;
+  await app.register(emojiImages); // the Unicode emoji sets' images
   // Zulip's apps and rendered messages (lib/markdown/emoji.ts) load :zulip: from Zulip's static path.
   let zulipEmoji: Promise<Buffer> | undefined;
   app.get(ZULIP_EMOJI_URL, async (_request, reply) => {

@@ -290,6 +290,18 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/emojiFiles.ts",
     about: "the image of Zulip's extra emoji `:zulip:` (our artwork)",
   },
+  {
+    methods: ["GET"],
+    path: "/static/generated/emoji/images-:set/:file",
+    servedBy: "src/http/emojiImages.ts",
+    about: "a Unicode emoji's image in an emoji set (`images-google-64/1f389.png`), from the emoji-datasource packages",
+  },
+  {
+    methods: ["GET"],
+    path: "/static/generated/emoji/:file",
+    servedBy: "src/http/emojiImages.ts",
+    about: "an emoji set's sprite sheet (`sheet-google-64.png`)",
+  },
   { methods: ["GET"], path: "/health", servedBy: "src/app.ts", about: "health check (reads the database)" },
   {
     methods: ["GET"],

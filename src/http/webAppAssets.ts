@@ -6,12 +6,44 @@ import { jsonForScriptElement, STATE_ELEMENT_ID } from "./webAppState.js";
 
 /**
  * The web app's built files (Vite's output in dist/web/, scripts/build.mjs), read once at start
- * and served from memory: a few hundred KB. The manifest names the entry script, its CSS and the
- * chunks it imports, which the shell preloads.
+ * and served from memory: about 1.5 MB with the gzip and brotli copies the build writes beside
+ * each text file. The manifest names the entry script, its CSS and the chunks it imports, which
+ * the shell preloads.
  */
 export interface WebAppAssets {
-  files: Map<string, { type: string; data: Buffer }>;
+  files: Map<string, WebAppFile>;
   entry: { script: string; css: string[]; preload: string[] } | null;
+}
+
+/** A built file, with its precompressed copies (`name.gz`, `name.br`) where the build made them. */
+export interface WebAppFile {
+  type: string;
+  data: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+export type ContentEncoding = "br" | "gzip";
+
+/**
+ * The encoding to send of those `available`, by the request's Accept-Encoding: brotli before gzip
+ * (smaller), neither when the client gives it q=0 or does not name it (`*` names both).
+ */
+export function preferredEncoding(
+  acceptEncoding: string | string[] | undefined,
+  available: readonly ContentEncoding[] = ["br", "gzip"],
+): ContentEncoding | null {
+  const header = Array.isArray(acceptEncoding) ? acceptEncoding.join(",") : (acceptEncoding ?? "");
+  const q = new Map<string, number>();
+  for (const part of header.split(",")) {
+    const [token, ...params] = part.trim().toLowerCase().split(";");
+    if (!token) continue;
+    const weight = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    q.set(token, weight === undefined ? 1 : Number(weight));
+  }
+  const weightOf = (name: string) => q.get(name) ?? (name === "gzip" ? q.get("x-gzip") : undefined) ?? q.get("*") ?? 0;
+  for (const encoding of available) if (weightOf(encoding) > 0) return encoding;
+  return null;
 }
 
 const PUBLIC_PATH = "/static/webapp/";
@@ -35,11 +67,13 @@ function webDir(): string | null {
 
 export function webAppAssets(): WebAppAssets {
   const dir = webDir();
-  const files = new Map<string, { type: string; data: Buffer }>();
+  const files = new Map<string, WebAppFile>();
   if (!dir) return { files, entry: null };
-  for (const name of fs.readdirSync(dir)) {
+  const names = new Set(fs.readdirSync(dir));
+  const read = (name: string) => (names.has(name) ? fs.readFileSync(path.join(dir, name)) : undefined);
+  for (const name of names) {
     const type = TYPES[path.extname(name)];
-    if (type) files.set(name, { type, data: fs.readFileSync(path.join(dir, name)) });
+    if (type) files.set(name, { type, data: read(name)!, gzip: read(`${name}.gz`), br: read(`${name}.br`) });
   }
   const manifest = JSON.parse(fs.readFileSync(path.join(dir, ".vite", "manifest.json"), "utf8")) as Record<
     string,

@@ -760,6 +760,8 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/calls/bigbluebutton/join": "a redirect to a call",
   "/static/generated/emoji/emoji_api.json": "emoji data",
   "/static/generated/emoji/images/emoji/unicode/zulip.png": "the :zulip: emoji's image, the same for everyone",
+  "/static/generated/emoji/images-:set/:file": "Unicode emoji images from a package, the same for everyone",
+  "/static/generated/emoji/:file": "emoji sprite sheets from a package, the same for everyone",
   "/health": "health check",
   "/metrics": "Prometheus figures (token)",
   "/accounts/confirm_new_email/:key": "a confirmation link (secret key)",

@@ -1,27 +1,55 @@
+import { emojiImage, emojiImageUrl } from "./emojiImages.js";
+import { settings } from "./state.js";
+
 /**
  * Passes over rendered message HTML that follow the user's settings: how emoji are drawn
- * (emojiset) and the user's alert words (Zulip's alert_words.process_message).
+ * (emojiset) and the user's alert words (Zulip's alert_words.process_message); and KaTeX's
+ * stylesheet, fetched when the first message with math is shown.
  */
+
+let mathStyle: Promise<unknown> | null = null;
+
+/** Loads KaTeX's stylesheet and fonts (a chunk of their own) once `root` shows math. */
+export function loadMathStyle(root: ParentNode): void {
+  if (mathStyle || !root.querySelector(".katex")) return;
+  mathStyle = import("./katexStyle.js").catch(() => {
+    mathStyle = null; // a later render tries again
+  });
+}
 
 /**
  * The server writes a Unicode emoji as `<span class="emoji emoji-1f389" title="tada">:tada:</span>`
- * (Zulip's web app draws it from a sprite sheet); the app shows the character itself, or the
- * `:name:` text when the emoji set is "text" (Plain text). Either way can be switched back.
+ * (Zulip's web app draws it from a sprite sheet); the app shows the image of the user's emoji set
+ * (google, twitter; google-blob draws as google) in the span, loaded lazily, or the `:name:` text
+ * when the emoji set is "text" (Plain text). Either way can be switched back. Also loads KaTeX's
+ * stylesheet when `root` has math (this pass runs on every render of the message list).
  */
 export function showEmoji(root: HTMLElement, asText: boolean): void {
+  loadMathStyle(root);
+  const emojiset = asText ? "text" : String(settings.value.emojiset ?? "google");
   root.querySelectorAll<HTMLElement>(".content span.emoji").forEach((span) => {
     const code = /\bemoji-([0-9a-f]+(?:-[0-9a-f]+)*)\b/.exec(span.className)?.[1];
     if (!code) return;
     span.dataset.name ??= span.textContent?.startsWith(":") ? span.textContent : `:${span.title || code}:`;
-    if (asText) {
+    let glyph: string;
+    try {
+      glyph = String.fromCodePoint(...code.split("-").map((hex) => parseInt(hex, 16)));
+    } catch {
       span.textContent = span.dataset.name;
       return;
     }
-    try {
-      span.textContent = String.fromCodePoint(...code.split("-").map((hex) => parseInt(hex, 16)));
-    } catch {
+    const src = emojiImageUrl(emojiset, code);
+    if (!src) {
       span.textContent = span.dataset.name;
+      return;
     }
+    if (span.dataset.missing === src) {
+      span.textContent = glyph; // the set has no image of it
+      return;
+    }
+    const shown = span.firstElementChild;
+    if (shown instanceof HTMLImageElement && shown.getAttribute("src") === src) return;
+    span.replaceChildren(emojiImage(src, glyph, () => (span.dataset.missing = src)));
   });
 }
 

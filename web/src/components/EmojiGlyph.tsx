@@ -1,13 +1,29 @@
+import { useState } from "preact/hooks";
+import { emojiImageUrl } from "../emojiImages.js";
 import { emojiGlyph, ZULIP_EMOJI_URL } from "../emojiSearch.js";
-import { realmEmoji } from "../state.js";
+import { realmEmoji, settings } from "../state.js";
 
 /**
  * An emoji as the app shows it anywhere (reaction chips, the picker, typeahead, statuses): a
- * Unicode emoji as its characters; a custom emoji or Zulip's `:zulip:` as its image; an emoji we
- * cannot draw (a deleted custom emoji, an unknown type) as `:name:`.
+ * Unicode emoji as the image of the user's emoji set (loaded when near the viewport; the
+ * characters if the image is missing) with its characters as hidden text, or as its characters
+ * with the "text" set; a custom emoji
+ * or Zulip's `:zulip:` as its image; an emoji we cannot draw (a deleted custom emoji, an unknown
+ * type) as `:name:`.
  */
 export function EmojiGlyph({ name, code, type, url }: { name: string; code: string; type: string; url?: string }) {
-  if (type === "unicode_emoji") return <>{emojiGlyph(code)}</>;
+  const [broken, setBroken] = useState<string | null>(null);
+  if (type === "unicode_emoji") {
+    const image = emojiImageUrl(settings.value.emojiset, code);
+    if (!image || broken === image) return <>{emojiGlyph(code)}</>;
+    // The image for the eye; the characters for screen readers and the clipboard (emojiImages.ts).
+    return (
+      <>
+        <img class="emoji unicode" src={image} alt="" aria-hidden="true" loading="lazy" decoding="async" onError={() => setBroken(image)} />
+        <span class="emoji-text">{emojiGlyph(code)}</span>
+      </>
+    );
+  }
   const src =
     type === "zulip_extra_emoji" || type === "service_extra_emoji"
       ? ZULIP_EMOJI_URL
