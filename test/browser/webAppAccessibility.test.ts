@@ -147,7 +147,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     expect(await iago.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("New topic");
     await tabAround(12, "Move topic");
     await iago.keyboard.press("Escape");
-    await expect.poll(() => iago.locator("[aria-label='Move topic']").count()).toBe(0);
+    await expect.poll(() => iago.locator("[role='dialog'][aria-label='Move topic']").count()).toBe(0);
     expect(await move.evaluate((el) => el === document.activeElement)).toBe(true);
 
     // The shortcuts list (?).

@@ -246,11 +246,17 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await open(hamlet, "#narrow/channel/1-Verona/topic/keys", '.message-list .message .content:has-text("Hamlet\'s own line")');
     await hamlet.keyboard.press("c");
     await expect.poll(() => focusIn(hamlet, ".compose")).toBe(true);
+    // C starts a new topic: the topic field's suggestions are open, and take the first Esc (as Zulip's).
+    await expect.poll(() => hamlet.locator(".compose-typeahead.for-topic").count()).toBe(1);
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.locator(".compose-typeahead").count()).toBe(0);
+    expect(await focusIn(hamlet, ".compose")).toBe(true);
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => focusIn(hamlet, ".compose")).toBe(false);
     await hamlet.keyboard.press("x");
     await expect.poll(() => focusIn(hamlet, ".compose")).toBe(true);
     await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.locator(".compose-open").count()).toBe(0);
 
     // Shift+R on Othello's message: a direct message to Othello.
     await hamlet.keyboard.press("End");
@@ -261,11 +267,9 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => hamlet.locator(".compose").textContent()).toContain("Othello, the Moor of Venice");
     await hamlet.keyboard.press("Escape");
     await hamlet.keyboard.press("r");
-    await expect.poll(() => focusIn(hamlet, ".compose")).toBe(true);
-    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => focusIn(hamlet, ".compose textarea")).toBe(true);
 
     // ↑ in the empty compose box: Hamlet's last message opens for editing.
-    await hamlet.locator(".compose textarea").focus();
     await hamlet.keyboard.press("ArrowUp");
     const edit = hamlet.locator(`.message[data-id="${mine}"] form.edit textarea`);
     await expect.poll(() => edit.inputValue()).toBe("Hamlet's own line");

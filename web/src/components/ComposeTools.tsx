@@ -86,6 +86,8 @@ function Icon({ d }: { d: string }) {
 }
 const LINK_ICON = "M6.5 9.5l3-3M7 4.5l1-1a2.5 2.5 0 0 1 3.5 3.5l-1 1M9 11.5l-1 1a2.5 2.5 0 0 1-3.5-3.5l1-1";
 const POLL_ICON = "M3 13V8M8 13V3M13 13V6M1.5 13.5h13";
+/** A numbered list: the digits 1, 2, 3 beside three lines (drawn, so the button's name is its words alone). */
+const NUMBERED_ICON = "M6.5 3.5h8M6.5 8h8M6.5 12.5h8M2 2.5l1-.5v3M1.5 7h1.5l-1.5 2h1.5M1.5 11h1.5l-.8.8.8.7h-1.5";
 const EYE_ICON = "M1.5 8s2.5-4.5 6.5-4.5S14.5 8 14.5 8s-2.5 4.5-6.5 4.5S1.5 8 1.5 8zM8 10a2 2 0 1 0 0-4 2 2 0 0 0 0 4z";
 const PEN_ICON = "M10.5 2.5l3 3-8 8H2.5v-3z";
 
@@ -100,7 +102,7 @@ const BUTTONS: Array<[Format, string | preact.JSX.Element, string]> = [
   ["math", "∑", "Math (LaTeX)"],
   ["poll", <Icon d={POLL_ICON} />, "Poll"],
   ["bulleted", "•≡", "Bulleted list"],
-  ["numbered", "1≡", "Numbered list"],
+  ["numbered", <Icon d={NUMBERED_ICON} />, "Numbered list"],
 ];
 
 async function togglePreview(): Promise<void> {
@@ -132,7 +134,7 @@ export function FormatBar({ textarea }: { textarea: RefObject<HTMLTextAreaElemen
           onMouseDown={(e) => e.preventDefault()}
           onClick={() => formatCompose(textarea.current, format)}
         >
-          <span aria-hidden="true">{label}</span>
+          {label}
         </button>
       ))}
       <span class="spacer" />
