@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
 
 // Zulip's keyboard shortcuts in a real Chromium (issue 33, items 4 and 6): each group pressed as a
 // person presses it, and checked by what the page then shows (the URL, the focus, the selected
@@ -16,11 +16,7 @@ const VERONA = 1;
 const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
-async function send(page: Page, channelId: number, topic: string, content: string): Promise<number> {
-  const result = await call(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
-  expect(result.result).toBe("success");
-  return result.id;
-}
+const send = sendToChannel;
 
 const hash = (page: Page) => page.evaluate(() => location.hash);
 const selected = (page: Page) => page.evaluate(() => Number(document.querySelector<HTMLElement>(".message-list .message.selected")?.dataset.id ?? 0));

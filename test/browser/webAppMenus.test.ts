@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp } from "../support/webApp.js";
+import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
 
 // Menus in a real Chromium (Zulip's popovers): the sidebar's channel and topic menus, the
 // recipient bar's, a message's "more actions" with its dialogs (edit history, read receipts,
@@ -14,11 +14,7 @@ const VERONA = 1;
 const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
-async function send(page: Page, channelId: number, topic: string, content: string): Promise<number> {
-  const result = await call(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
-  expect(result.result).toBe("success");
-  return result.id;
-}
+const send = sendToChannel;
 
 /** Unread message ids of a narrow, as the server has them. */
 async function serverUnread(page: Page, narrow: object[]): Promise<number[]> {

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, sidebarCount, useWebApp, openCompose } from "../support/webApp.js";
+import { callJson as call, sidebarCount, useWebApp, openCompose, sendToChannel } from "../support/webApp.js";
 
 // The web app's views and tools in a real Chromium, two people in two browser contexts: recent
 // conversations, the emoji picker, search suggestions, moving and resolving topics, and the
@@ -14,11 +14,7 @@ const VERONA = 1;
 const DENMARK = 2;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
-async function send(page: Page, channelId: number, topic: string, content: string): Promise<number> {
-  const result = await call(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
-  expect(result.result).toBe("success");
-  return result.id;
-}
+const send = sendToChannel;
 
 const topicHash = (channel: string, topic: string) => `#narrow/channel/${channel}/topic/${topic}`;
 const row = (page: Page, text: string) => page.locator(".message", { has: page.locator(`.content:has-text('${text}')`) });

@@ -97,3 +97,10 @@ export async function openCompose(page: Page): Promise<void> {
   }
   await textarea.waitFor();
 }
+
+/** Sends a channel message as the page's user through the API; resolves to its id (throws when refused). */
+export async function sendToChannel(page: Page, channelId: number, topic: string, content: string): Promise<number> {
+  const result = await callJson(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
+  if (result.result !== "success") throw new Error(`POST /messages was refused: ${JSON.stringify(result)}`);
+  return result.id as number;
+}
