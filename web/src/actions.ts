@@ -14,13 +14,14 @@ export const selectedId = signal<number | null>(null);
 export const editing = signal<{ id: number; content: string } | null>(null);
 export const notice = signal("");
 
-export const QUICK_REACTIONS: Array<[string, string]> = [
-  ["+1", "👍"],
-  ["heart", "❤️"],
-  ["smile", "😄"],
-  ["tada", "🎉"],
-  ["working_on_it", "🛠️"],
-  ["thinking", "🤔"],
+/** The reactions a message offers at once: Zulip's emoji name and code (drawn by EmojiGlyph). */
+export const QUICK_REACTIONS: Array<[name: string, code: string]> = [
+  ["+1", "1f44d"],
+  ["heart", "2764"],
+  ["smile", "1f642"],
+  ["tada", "1f389"],
+  ["working_on_it", "1f6e0"],
+  ["thinking", "1f914"],
 ];
 
 function report(error: unknown): void {

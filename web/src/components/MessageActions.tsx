@@ -1,3 +1,4 @@
+import { EmojiGlyph } from "./EmojiGlyph.js";
 import { useRef } from "preact/hooks";
 import { type Message, realm } from "../state.js";
 import { canRenameTopic, canMoveChannel } from "../permissions.js";
@@ -37,7 +38,7 @@ function menuItems(m: Message, all: Message[], moreButton: () => HTMLElement | n
     { label: "Quote and reply", run: () => void quoteAndReply(m) },
     { label: "Copy link to message", run: () => void copyLink(m) },
     { label: "Mark as unread from here", run: () => markUnreadFrom(m, all) },
-    ...QUICK_REACTIONS.slice(3).map(([name, glyph]) => ({ label: `${glyph} React with :${name}:`, run: () => toggleReaction(m, name) })),
+    ...QUICK_REACTIONS.slice(3).map(([name]) => ({ label: `React with :${name}:`, run: () => toggleReaction(m, name) })),
     {
       label: "Add emoji reaction…",
       run: () => {
@@ -79,7 +80,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
   };
   return (
     <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={onKeyDown}>
-      {QUICK_REACTIONS.slice(0, 3).map(([name, glyph], i) => (
+      {QUICK_REACTIONS.slice(0, 3).map(([name, code], i) => (
         <button
           type="button"
           key={name}
@@ -88,7 +89,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
           aria-label={`React with :${name}:`}
           onClick={() => toggleReaction(m, name)}
         >
-          {glyph}
+          <EmojiGlyph name={name} code={code} type="unicode_emoji" />
         </button>
       ))}
       <button
