@@ -228,6 +228,19 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await hamlet.keyboard.press("Shift+U");
     await expect.poll(() => hamlet.locator(".message-list .message[data-unread]").count()).toBe(2);
 
+    // Shift+V: who has read the selected message; Shift+H: its edit history, once it was edited.
+    await hamlet.keyboard.press("Shift+V");
+    await expect.poll(() => hamlet.locator("dialog.read-receipts-dialog[open]").count()).toBe(1);
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.locator("dialog.read-receipts-dialog").count()).toBe(0);
+    const selectedNow = await selected(hamlet);
+    await call(othello, "PATCH", `/messages/${selectedNow}`, { content: "Othello's line, edited" });
+    await expect.poll(() => hamlet.locator(`.message[data-id="${selectedNow}"] .edited`).count()).toBe(1);
+    await hamlet.keyboard.press("Shift+H");
+    await expect.poll(() => hamlet.locator("dialog.edit-history-dialog[open]").count()).toBe(1);
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => hamlet.locator("dialog.edit-history-dialog").count()).toBe(0);
+
     // Z: the message in its conversation's context; S: from a topic to its channel.
     await hamlet.keyboard.press("z");
     await expect.poll(() => hash(hamlet)).toBe(`#narrow/channel/1-Verona/topic/keys/near/${ids[38]}`);

@@ -2,6 +2,7 @@ import { signal } from "@preact/signals";
 import { closeOverlay, overlayOpen } from "./overlay.js";
 import { markUnreadFrom, notice, quoteAndReply, selectedId, startEdit, toggleReaction, toggleStar } from "./actions.js";
 import { focusCompose, replyTo } from "./components/Compose.js";
+import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
 import { narrowHash } from "./hash.js";
 import { view } from "./messages.js";
 import { conversationOf, lookup, route, settings, topicKey, userTopics, VISIBILITY_FOLLOWED, type Message } from "./state.js";
@@ -163,6 +164,12 @@ function messageAction(key: string, m: Message): boolean {
     }
     case "Shift+U":
       markUnreadFrom(m, view.value.messages);
+      return true;
+    case "Shift+H":
+      if (editHistoryVisible(m)) showEditHistory(m);
+      return true;
+    case "Shift+V":
+      if (readReceiptsEnabled()) showReadReceipts(m);
       return true;
     case "Shift+R":
       // A direct reply to the sender: the message's conversation seen as a DM with its sender.

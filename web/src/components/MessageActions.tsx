@@ -1,11 +1,11 @@
 import { EmojiGlyph } from "./EmojiGlyph.js";
 import { useRef } from "preact/hooks";
-import { type Message, realm } from "../state.js";
+import { type Message } from "../state.js";
 import { canRenameTopic, canMoveChannel } from "../permissions.js";
 import { openTopicDialog } from "../topicEdit.js";
 import { openEmojiPicker, picker } from "../emojiPicker.js";
 import { MenuButton, type MenuItem, ownKeys } from "./Menu.js";
-import { showEditHistory, showReadReceipts, showSource } from "./MessageDialogs.js";
+import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts, showSource } from "./MessageDialogs.js";
 import { myUserId } from "../api.js";
 import {
   copyLink,
@@ -33,7 +33,6 @@ function pickReaction(button: HTMLElement, m: Message): void {
 /** The message menu's items (Zulip's message actions popover), computed when it opens. */
 function menuItems(m: Message, all: Message[], moreButton: () => HTMLElement | null): MenuItem[] {
   const own = m.sender_id === myUserId;
-  const r = realm.value;
   const items: MenuItem[] = [
     { label: "Quote and reply", run: () => void quoteAndReply(m) },
     { label: "Copy link to message", run: () => void copyLink(m) },
@@ -50,9 +49,8 @@ function menuItems(m: Message, all: Message[], moreButton: () => HTMLElement | n
   if (own) items.push({ label: "Edit message", run: () => void startEdit(m) });
   if (m.type === "stream" && (canRenameTopic(m.timestamp) || canMoveChannel(m.timestamp)))
     items.push({ label: "Move message…", run: () => openTopicDialog(m, "change_one") });
-  const historyAllowed = r.realm_allow_edit_history !== false && r.realm_message_edit_history_visibility_policy !== "none";
-  if (historyAllowed && m.last_edit_timestamp) items.push({ label: "View edit history", run: () => showEditHistory(m) });
-  if (r.realm_enable_read_receipts) items.push({ label: "View read receipts", run: () => showReadReceipts(m) });
+  if (editHistoryVisible(m)) items.push({ label: "View edit history", run: () => showEditHistory(m) });
+  if (readReceiptsEnabled()) items.push({ label: "View read receipts", run: () => showReadReceipts(m) });
   items.push({ label: own ? "View message source" : "View original message", run: () => showSource(m) });
   if (own) items.push({ label: "Delete message", danger: true, run: () => deleteMessage(m) });
   return items;

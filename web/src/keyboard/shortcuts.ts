@@ -85,6 +85,8 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
       { keys: k("+"), what: "React with 👍" },
       { keys: k("="), what: "Toggle first emoji reaction" },
       { keys: k("Shift + U"), what: "Mark as unread from selected message" },
+      { keys: k("Shift + H"), what: "View edit history" },
+      { keys: k("Shift + V"), what: "View read receipts" },
       { keys: k("Shift + M"), what: "Toggle topic mute" },
     ],
   },
