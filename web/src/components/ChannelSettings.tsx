@@ -266,7 +266,7 @@ function Subscribers({ channel }: { channel: Channel }) {
   );
 }
 
-const PERMISSIONS: Array<[keyof Channel & string, string]> = [
+const PERMISSIONS: Array<[keyof Channel, string]> = [
   ["can_send_message_group", "Who can post to this channel"],
   ["can_administer_channel_group", "Who can administer this channel"],
   ["can_subscribe_group", "Who can subscribe to this channel"],

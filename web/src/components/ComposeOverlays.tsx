@@ -87,7 +87,7 @@ export function Drafts() {
                 >
                   Restore
                 </button>
-                <button type="button" class="delete" onClick={() => deleteDraft(d).catch((e) => setError((e as Error).message))}>
+                <button type="button" class="delete" onClick={() => void deleteDraft(d).catch((e) => setError((e as Error).message))}>
                   Delete
                 </button>
               </div>

@@ -36,7 +36,11 @@ export function EmojiPicker() {
           onInput={(e) => setQuery(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === "Escape") close();
-            if (e.key === "Enter") (e.preventDefault(), data ? pick(0) : setEnterPending(true));
+            if (e.key === "Enter") {
+              e.preventDefault();
+              if (data) pick(0);
+              else setEnterPending(true);
+            }
           }}
         />
         {!data && <p class="status">Loading…</p>}

@@ -112,7 +112,10 @@ export function MenuButton({
     else if (e.key === "Enter" || e.key === " ") {
       // Pressed here, not taken by the app's shortcuts (Enter is "reply" there).
       e.stopPropagation();
-      if (e.key === " ") (e.preventDefault(), (document.activeElement as HTMLElement | null)?.click());
+      if (e.key === " ") {
+        e.preventDefault();
+        (document.activeElement as HTMLElement | null)?.click();
+      }
       return;
     } else if (e.key.length === 1 && /\S/.test(e.key)) {
       // Type-ahead: the next item starting with the letter.
@@ -143,8 +146,11 @@ export function MenuButton({
         tabIndex={tabIndex}
         onClick={(e) => (e.stopPropagation(), e.preventDefault(), open ? close(true) : show())}
         onKeyDown={(e) => {
-          if (e.key === "ArrowDown" && !open) (e.preventDefault(), e.stopPropagation(), show());
-          else ownKeys(e);
+          if (e.key === "ArrowDown" && !open) {
+            e.preventDefault();
+            e.stopPropagation();
+            show();
+          } else ownKeys(e);
         }}
       >
         {children}

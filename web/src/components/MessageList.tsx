@@ -192,7 +192,7 @@ export function MessageList() {
       pendingJump.current = null;
       el.scrollTop = Math.max(0, jumpRow.offsetTop - CONTEXT_PX);
       selectedId.value = Number(jumpRow.dataset.id);
-    } else if (row) el.scrollTop = row.offsetTop - kept!.offset;
+    } else if (row) el.scrollTop = row.offsetTop - kept.offset;
     else if (v.anchorId !== null && el.dataset.opened !== String(v.anchorId)) {
       // First render of a view: the newest message at the bottom when all is read; otherwise its
       // anchor (the first unread message, a permalink's target) near the top, and selected (Zulip).

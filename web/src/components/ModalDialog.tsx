@@ -56,8 +56,13 @@ function ModalDialog({ title, className, onClose, children }: { title: string; c
       if (focusable.length === 0) return;
       const first = focusable[0];
       const last = focusable.at(-1)!;
-      if (e.shiftKey && document.activeElement === first) (e.preventDefault(), last.focus());
-      else if (!e.shiftKey && document.activeElement === last) (e.preventDefault(), first.focus());
+      if (e.shiftKey && document.activeElement === first) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && document.activeElement === last) {
+        e.preventDefault();
+        first.focus();
+      }
     }
     e.stopPropagation();
   };

@@ -67,7 +67,7 @@ function RecentFilterBar() {
 
 /** Recent conversations (#recent): topics and direct messages, newest first, live. */
 export function Recent() {
-  unreadVersion.value;
+  void unreadVersion.value;
   const state = recentState.value;
   useEffect(() => {
     if (!recentState.value.loaded) void loadRecent();

@@ -24,7 +24,7 @@ import { ChannelMenu, DmMenu, HomeMenu, TopicMenu } from "./conversationMenus.js
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
-  unreadVersion.value; // re-render on every unread change
+  void unreadVersion.value; // re-render on every unread change
   const r = route.value;
   const terms = r.kind === "narrow" ? r.terms : [];
   const openChannel = terms.find((t) => t.operator === "channel" && !t.negated)?.operand;

@@ -36,12 +36,14 @@ function Dialog() {
       <div ref={dialog} role="dialog" aria-label={d.mode === "change_one" ? "Move message" : "Move topic"}>
         <form
           class="dialog topic-dialog"
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
-            setBusy(true);
-            const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
-            setBusy(false);
-            if (ok) close();
+            void (async () => {
+              setBusy(true);
+              const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
+              setBusy(false);
+              if (ok) close();
+            })();
           }}
         >
           <h2>{d.mode === "change_one" ? "Move message" : "Move topic"}</h2>
