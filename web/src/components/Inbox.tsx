@@ -94,7 +94,7 @@ export function Inbox() {
   const all = [...unread.conversations()].map(([key, row]) => ({ key, ...row }));
   const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
   return (
-    <div class="inbox" onKeyDown={ownKeys}>
+    <div class="inbox" role="presentation" onKeyDown={ownKeys}>
       <div class="view-filters">
         <input
           type="search"

@@ -67,6 +67,7 @@ function ModalDialog({ title, className, onClose, children }: { title: string; c
     e.stopPropagation();
   };
   return (
+    // eslint-disable-next-line jsx-a11y-x/no-noninteractive-element-interactions -- a modal dialog owns Esc and keeps Tab inside it (WAI-ARIA dialog pattern)
     <dialog
       ref={ref}
       class={`modal ${className}`}

@@ -88,7 +88,7 @@ export function Recent() {
     ),
   );
   return (
-    <div class="recent" onKeyDown={ownKeys}>
+    <div class="recent" role="presentation" onKeyDown={ownKeys}>
       <RecentFilterBar />
       {!state.loaded && state.loading && <p class="status">Loading…</p>}
       {state.error && <p class="status error">{state.error}</p>}
