@@ -40,7 +40,7 @@ describe.skipIf(!chromiumFound)("organization administration in Chromium", () =>
     await open(othello, "users");
     await expect.poll(() => othello.locator(".admin-only").count()).toBe(1);
     await expect.poll(() => othello.locator(".admin-users").count()).toBe(0);
-    await othello.click("a[aria-label='Close organization settings']");
+    await othello.click("button[aria-label='Close organization settings']");
     await expect.poll(() => othello.locator(".settings-overlay").count()).toBe(0);
   });
 

@@ -145,7 +145,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await hamlet.waitForSelector(".settings-section[data-section='profile']");
     expect(await hamlet.inputValue("input[name=full_name]")).toBe("Prince Hamlet");
     expect(await hamlet.inputValue("select[name=timezone]")).toBe("America/New_York");
-    await hamlet.click("a[aria-label='Close settings']");
+    await hamlet.click("button[aria-label='Close settings']");
     await expect.poll(() => hamlet.locator(".settings-overlay").count()).toBe(0);
     // Message-list shortcuts are off in settings; Esc closes them, back to the view they came from.
     await hamlet.evaluate(() => (location.hash = "#narrow/channel/1-Verona/topic/cards"));

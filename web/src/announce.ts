@@ -17,7 +17,7 @@ export function announceMessage(message: Message): void {
   if (mutedUsers.value.includes(message.sender_id)) return;
   const text =
     message.type === "stream"
-      ? `New message from ${message.sender_full_name} in #${String(message.display_recipient)} > ${message.subject}`
+      ? `New message from ${message.sender_full_name} in #${typeof message.display_recipient === "string" ? message.display_recipient : ""} > ${message.subject}`
       : `New direct message from ${message.sender_full_name}`;
   // The same words twice in a row are still a change (a trailing space), so they are read again.
   announcement.value = announcement.value === text ? `${text} ` : text;

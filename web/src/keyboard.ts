@@ -173,7 +173,7 @@ function messageAction(key: string, m: Message): boolean {
       return true;
     case "Shift+R":
       // A direct reply to the sender: the message's conversation seen as a DM with its sender.
-      replyTo({ ...m, type: "private", display_recipient: [{ id: m.sender_id, email: "", full_name: m.sender_full_name }] } as Message);
+      replyTo({ ...m, type: "private", display_recipient: [{ id: m.sender_id, email: "", full_name: m.sender_full_name }] });
       return true;
     case "@":
       replyTo(m, `@**${m.sender_full_name}|${m.sender_id}** `);
@@ -344,11 +344,14 @@ export function installKeyboard(): void {
     }
     if (overlayOpen()) {
       // No message-view shortcuts behind an overlay; D closes the drafts it opened.
-      if (key === "D" && !typing && route.value.kind === "overlay" && route.value.name === "drafts") (e.preventDefault(), closeOverlay());
+      if (key === "D" && !typing && route.value.kind === "overlay" && route.value.name === "drafts") {
+        e.preventDefault();
+        closeOverlay();
+      }
       return;
     }
     if (typing) {
-      const compose = target.closest(".compose textarea") as HTMLTextAreaElement | null;
+      const compose = target.closest<HTMLTextAreaElement>(".compose textarea");
       const handled =
         key === "Ctrl+K"
           ? focusSearch()

@@ -65,7 +65,7 @@ function inView(message: Message): boolean {
 function titleOf(message: Message, count: number): string {
   const sender = count > 1 ? `${count} messages from ${message.sender_full_name}` : message.sender_full_name;
   if (message.type === "stream") {
-    const channel = subscriptions.value.get(message.stream_id!)?.name ?? String(message.display_recipient);
+    const channel = subscriptions.value.get(message.stream_id!)?.name ?? (typeof message.display_recipient === "string" ? message.display_recipient : "");
     return `${sender} (#${channel} > ${message.subject || "general chat"})`;
   }
   const others = Array.isArray(message.display_recipient)

@@ -46,7 +46,7 @@ function changed(): void {
 
 /** After a reload: what was not sent before is shown again, as not sent, with retry. */
 export function restoreOutbox(): void {
-  let stored: OutboxEntry[] = [];
+  let stored: OutboxEntry[];
   try {
     stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]");
   } catch {

@@ -14,7 +14,7 @@ import { routeTitle } from "./viewTitle.js";
 export function startUnreadIndicators(): void {
   let sent = -1;
   effect(() => {
-    unreadVersion.value;
+    void unreadVersion.value;
     const facts = conversationFacts();
     const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
       // A followed topic of a muted channel counts too, as an unmuted one (Zulip's is_muted_conversation).

@@ -26,7 +26,7 @@ export function storedSignal<T extends object>(key: string, defaults: T): Signal
 }
 
 /** The Inbox's choices: which topics (Zulip's unmuted / all / followed views) and the folded folders. */
-export const inboxChoices = storedSignal("parley.inbox", { view: "unmuted" as InboxView, collapsed: [] as string[] });
+export const inboxChoices = storedSignal<{ view: InboxView; collapsed: string[] }>("parley.inbox", { view: "unmuted", collapsed: [] });
 /** Recent conversations' filter buttons. */
 export const recentChoices = storedSignal("parley.recent", RECENT_DEFAULTS);
 /** The search boxes' text: for this page only. */

@@ -234,10 +234,12 @@ function LinkifierRow({ linkifier: l, index, count, reload }: { linkifier: Linki
         <td colSpan={3}>
           <form
             class="row"
-            onSubmit={async (e) => {
+            onSubmit={(e) => {
               e.preventDefault();
-              if (await attempt(async () => (await api.patch(`/realm/filters/${l.id}`, { pattern, url_template: template }), await reload())))
-                setEditing(false);
+              void (async () => {
+                if (await attempt(async () => (await api.patch(`/realm/filters/${l.id}`, { pattern, url_template: template }), await reload())))
+                  setEditing(false);
+              })();
             }}
           >
             <input name="edit_pattern" aria-label="Pattern" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} />
@@ -292,12 +294,14 @@ function Linkifiers() {
       </p>
       <form
         class="row"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          if (await attempt(async () => (await api.once.post("/realm/filters", { pattern, url_template: template }), await load()), "Added")) {
-            setPattern("");
-            setTemplate("");
-          }
+          void (async () => {
+            if (await attempt(async () => (await api.once.post("/realm/filters", { pattern, url_template: template }), await load()), "Added")) {
+              setPattern("");
+              setTemplate("");
+            }
+          })();
         }}
       >
         <input name="pattern" aria-label="Pattern" placeholder="Pattern" value={pattern} onInput={(e) => setPattern(e.currentTarget.value)} />
@@ -340,14 +344,16 @@ function Emoji() {
     <Group title="Custom emoji">
       <form
         class="row"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          const form = e.currentTarget;
-          if (file && (await attempt(() => uploadEmoji(name, file), "Added"))) {
-            setName("");
-            setFile(null);
-            form.reset();
-          }
+          void (async () => {
+            const form = e.currentTarget;
+            if (file && (await attempt(() => uploadEmoji(name, file), "Added"))) {
+              setName("");
+              setFile(null);
+              form.reset();
+            }
+          })();
         }}
       >
         <input name="emoji_name" aria-label="Emoji name" placeholder="Emoji name" value={name} onInput={(e) => setName(e.currentTarget.value)} />

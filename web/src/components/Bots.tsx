@@ -56,15 +56,17 @@ function NewBot() {
   return (
     <form
       class="new-bot"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const params: Record<string, string | number> = { bot_type: type, full_name: name, short_name: shortName };
-        if (type === OUTGOING) Object.assign(params, { payload_url: url, interface_type: iface });
-        if (await attempt(() => api.once.post("/bots", params), "Bot created")) {
-          setName("");
-          setShortName("");
-          setUrl("");
-        }
+        void (async () => {
+          const params: Record<string, string | number> = { bot_type: type, full_name: name, short_name: shortName };
+          if (type === OUTGOING) Object.assign(params, { payload_url: url, interface_type: iface });
+          if (await attempt(() => api.once.post("/bots", params), "Bot created")) {
+            setName("");
+            setShortName("");
+            setUrl("");
+          }
+        })();
       }}
     >
       <SelectField name="bot_type" label="Bot type" value={type} options={BOT_TYPES} onSave={(v) => setType(Number(v))} />
@@ -119,12 +121,14 @@ function BotEditor({ bot, admin, onDone }: { bot: Bot; admin: boolean; onDone: (
   return (
     <form
       class="bot-editor"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const params: Record<string, string | number> = { full_name: name };
-        if (owner !== bot.owner_id) params.bot_owner_id = owner;
-        if (bot.bot_type === OUTGOING) Object.assign(params, { service_payload_url: url, service_interface: iface });
-        if (await attempt(() => api.patch(`/bots/${bot.user_id}`, params))) onDone();
+        void (async () => {
+          const params: Record<string, string | number> = { full_name: name };
+          if (owner !== bot.owner_id) params.bot_owner_id = owner;
+          if (bot.bot_type === OUTGOING) Object.assign(params, { service_payload_url: url, service_interface: iface });
+          if (await attempt(() => api.patch(`/bots/${bot.user_id}`, params))) onDone();
+        })();
       }}
     >
       <label class="field">

@@ -102,7 +102,11 @@ function General({ channel, editable }: { channel: Channel; editable: boolean })
   // A change from elsewhere (an event) shows at once.
   useEffect(() => setName(channel.name), [channel.name]);
   useEffect(() => setDescription(channel.description), [channel.description]);
-  useEffect(() => setPrivacy(privacyOf(channel)), [channel.invite_only, channel.is_web_public, channel.history_public_to_subscribers]);
+  const { invite_only, is_web_public, history_public_to_subscribers } = channel;
+  useEffect(
+    () => setPrivacy(privacyOf({ invite_only, is_web_public, history_public_to_subscribers })),
+    [invite_only, is_web_public, history_public_to_subscribers],
+  );
   const webPublicAllowed = !!realm.value.realm_enable_spectator_access;
   const count = channelSubscribers.value.get(channel.stream_id)?.length;
   const saveNameAndDescription = (e: Event) => {
@@ -266,7 +270,7 @@ function Subscribers({ channel }: { channel: Channel }) {
   );
 }
 
-const PERMISSIONS: Array<[keyof Channel & string, string]> = [
+const PERMISSIONS: Array<[keyof Channel, string]> = [
   ["can_send_message_group", "Who can post to this channel"],
   ["can_administer_channel_group", "Who can administer this channel"],
   ["can_subscribe_group", "Who can subscribe to this channel"],

@@ -41,9 +41,9 @@ export function Channels() {
               {notice.text}
             </span>
           )}
-          <a class="close" href="#" aria-label="Close" onClick={(e) => (e.preventDefault(), closeOverlay())}>
+          <button type="button" class="close" aria-label="Close" onClick={() => closeOverlay()}>
             ✕
-          </a>
+          </button>
         </header>
         <ChannelList kind={listKind} showArchived={showArchived} setShowArchived={setShowArchived} selected={channelId ? Number(channelId) : null} />
         <section class="channel-detail">

@@ -233,14 +233,17 @@ export function Compose() {
     void send(d, text);
     textarea.current?.focus();
   };
+  // Read while rendering, so a new route renders the box again and runs the effect below.
+  const currentRoute = route.value;
   useEffect(() => {
     // Inbox, Recent conversations, the feed: a reading view, where an empty box closes (Zulip).
-    const kind = route.value.kind;
+    const kind = currentRoute.kind;
     if ((kind === "inbox" || kind === "recent" || kind === "feed" || kind === "home") && !hasText()) closeCompose();
-  }, [route.value]);
+  }, [currentRoute]);
   if (!composeOpen.value) return <ClosedCompose />;
   const channels = [...subscriptions.value.values()].sort((a, b) => a.name.localeCompare(b.name));
   return (
+    // eslint-disable-next-line jsx-a11y-x/no-noninteractive-element-interactions -- Esc anywhere in the compose box closes it (Zulip); its controls keep their own keys
     <form
       class={`compose compose-open ${isDragging() ? "drop-target" : ""}`}
       aria-label="Compose"

@@ -36,9 +36,9 @@ function Frame({ title, name, children }: { title: string; name: string; childre
       <div class={`settings compose-overlay ${name}`}>
         <header>
           <h1>{title}</h1>
-          <a class="close" href="#" aria-label="Close" onClick={(e) => (e.preventDefault(), closeOverlay())}>
+          <button type="button" class="close" aria-label="Close" onClick={() => closeOverlay()}>
             ✕
-          </a>
+          </button>
         </header>
         <section class="settings-section">{children}</section>
       </div>
@@ -87,7 +87,7 @@ export function Drafts() {
                 >
                   Restore
                 </button>
-                <button type="button" class="delete" onClick={() => deleteDraft(d).catch((e) => setError((e as Error).message))}>
+                <button type="button" class="delete" onClick={() => void deleteDraft(d).catch((e) => setError((e as Error).message))}>
                   Delete
                 </button>
               </div>

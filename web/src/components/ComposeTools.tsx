@@ -22,13 +22,17 @@ const sendLaterOpen = signal(false);
 
 /** An open popup closes on a click outside it (and outside its button) and on Esc. */
 function useDismiss(open: boolean, close: () => void, selector: string): void {
+  // The callers pass a new arrow each render: the listeners call the latest through a ref, so
+  // they are added once per opening.
+  const closeRef = useRef(close);
+  closeRef.current = close;
   useEffect(() => {
     if (!open) return;
     const onDown = (e: Event) => {
-      if (!(e.target as Element).closest?.(selector)) close();
+      if (!(e.target as Element).closest?.(selector)) closeRef.current();
     };
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") close();
+      if (e.key === "Escape") closeRef.current();
     };
     document.addEventListener("mousedown", onDown);
     document.addEventListener("keydown", onKey);
@@ -36,7 +40,7 @@ function useDismiss(open: boolean, close: () => void, selector: string): void {
       document.removeEventListener("mousedown", onDown);
       document.removeEventListener("keydown", onKey);
     };
-  }, [open]);
+  }, [open, selector]);
 }
 
 /** Applies a format to the textarea's selection, keeping the edit undoable where the browser allows. */

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { catalogue, closeEmojiPicker, picker } from "../emojiPicker.js";
 import { searchEmoji } from "../emojiSearch.js";
 import { EmojiGlyph } from "./EmojiGlyph.js";
@@ -19,13 +19,17 @@ export function EmojiPicker() {
     setQuery("");
     p.onPick(emoji);
   };
+  // The effect runs when the data arrives, with the pick of that render (through a ref).
+  const pickLatest = useRef(pick);
+  pickLatest.current = pick;
   useEffect(() => {
-    if (enterPending && data) pick(0);
+    if (enterPending && data) pickLatest.current(0);
   }, [enterPending, data]);
   const close = () => (closeEmojiPicker(), setQuery(""), setEnterPending(false));
   if (!p) return null;
   return (
-    <div class="emoji-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
+    // A click on the backdrop closes; from the keyboard, Esc in the search field does.
+    <div class="emoji-backdrop" role="presentation" onClick={(e) => e.target === e.currentTarget && close()}>
       <div class="emoji-picker" role="dialog" aria-label="Emoji picker" style={{ top: `${p.top}px`, left: `${p.left}px` }}>
         <input
           type="search"
@@ -36,7 +40,11 @@ export function EmojiPicker() {
           onInput={(e) => setQuery(e.currentTarget.value)}
           onKeyDown={(e) => {
             if (e.key === "Escape") close();
-            if (e.key === "Enter") (e.preventDefault(), data ? pick(0) : setEnterPending(true));
+            if (e.key === "Enter") {
+              e.preventDefault();
+              if (data) pick(0);
+              else setEnterPending(true);
+            }
           }}
         />
         {!data && <p class="status">Loading…</p>}

@@ -32,6 +32,7 @@ export function PeoplePicker({ exclude, onPick, label }: { exclude: ReadonlySet<
               <button
                 type="button"
                 role="option"
+                aria-selected={false}
                 data-user-id={u.user_id}
                 onClick={() => {
                   onPick(u.user_id);

@@ -75,7 +75,7 @@ export function GroupSettingPicker({
         <span>{label}</span>
         <select
           name={name}
-          value={draft ? "custom" : String(value ?? "")}
+          value={draft ? "custom" : typeof value === "number" ? String(value) : ""}
           onChange={(e) => {
             const raw = e.currentTarget.value;
             if (raw === "custom") setEditing(anonymous ? value : { direct_members: [], direct_subgroups: typeof value === "number" ? [value] : [] });

@@ -153,13 +153,15 @@ function NewGroup() {
     <Group title="New user group">
       <form
         class="new-group"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          let id = 0;
-          const ok = await attempt(async () => {
-            id = (await api.once.post("/user_groups/create", { name: name.trim(), description, members })).group_id;
-          }, "Created");
-          if (ok) location.hash = groupHash({ id, name: name.trim() });
+          void (async () => {
+            let id = 0;
+            const ok = await attempt(async () => {
+              id = (await api.once.post("/user_groups/create", { name: name.trim(), description, members })).group_id;
+            }, "Created");
+            if (ok) location.hash = groupHash({ id, name: name.trim() });
+          })();
         }}
       >
         <label class="field">
@@ -238,16 +240,18 @@ function Members({ group }: { group: UserGroup }) {
     <>
       <Group title="Add members">
         <form
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
-            const ok = await attempt(async () => {
-              if (adding.length) await api.post(`/user_groups/${group.id}/members`, { add: adding });
-              if (addingGroups.length) await api.post(`/user_groups/${group.id}/subgroups`, { add: addingGroups });
-            }, "Added");
-            if (ok) {
-              setAdding([]);
-              setAddingGroups([]);
-            }
+            void (async () => {
+              const ok = await attempt(async () => {
+                if (adding.length) await api.post(`/user_groups/${group.id}/members`, { add: adding });
+                if (addingGroups.length) await api.post(`/user_groups/${group.id}/subgroups`, { add: addingGroups });
+              }, "Added");
+              if (ok) {
+                setAdding([]);
+                setAddingGroups([]);
+              }
+            })();
           }}
         >
           <PeoplePicker

@@ -89,12 +89,12 @@ function Folder({ folder }: { folder: InboxFolder }) {
 
 /** Inbox: every conversation with unread messages, in folders (direct messages, then each channel), filtered. */
 export function Inbox() {
-  unreadVersion.value;
+  void unreadVersion.value;
   const choices = inboxChoices.value;
   const all = [...unread.conversations()].map(([key, row]) => ({ key, ...row }));
   const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
   return (
-    <div class="inbox" onKeyDown={ownKeys}>
+    <div class="inbox" role="presentation" onKeyDown={ownKeys}>
       <div class="view-filters">
         <input
           type="search"

@@ -51,9 +51,9 @@ export function Invite() {
       <div class="settings invite">
         <header>
           <h1>Invite users to organization</h1>
-          <a class="close" href="#" aria-label="Close" onClick={(e) => (e.preventDefault(), closeOverlay())}>
+          <button type="button" class="close" aria-label="Close" onClick={() => closeOverlay()}>
             ✕
-          </a>
+          </button>
         </header>
         <section class="settings-section">
           <form

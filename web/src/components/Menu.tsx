@@ -22,7 +22,8 @@ let closeOpenMenu: (() => void) | null = null;
 
 /**
  * Enter and Space on a button or link belong to it (they press it): they do not reach the app's
- * document-wide shortcuts (where Enter means "reply"). For the containers of such controls.
+ * document-wide shortcuts (where Enter means "reply"). For the containers of such controls; a plain
+ * <div> container gets role="presentation" (it only passes its controls' keys on, it is not a control).
  */
 export function ownKeys(e: KeyboardEvent): void {
   if ((e.key === "Enter" || e.key === " ") && (e.target as HTMLElement).closest("button, a[href], summary, [role=menuitem]")) e.stopPropagation();
@@ -57,6 +58,9 @@ export function MenuButton({
     if (refocus) trigger.current?.focus();
   };
   const closeThis = () => close(false);
+  // The document listeners below are added once per opening and call this render's close.
+  const closeLatest = useRef(close);
+  closeLatest.current = close;
   const show = () => {
     closeOpenMenu?.();
     closeOpenMenu = closeThis;
@@ -84,10 +88,10 @@ export function MenuButton({
     const outside = (e: Event) => {
       const target = e.target as Node;
       if (menu.current?.contains(target) || trigger.current?.contains(target)) return;
-      close(false);
+      closeLatest.current(false);
     };
-    const onScroll = (e: Event) => !menu.current?.contains(e.target as Node) && close(false);
-    const onResize = () => close(false);
+    const onScroll = (e: Event) => !menu.current?.contains(e.target as Node) && closeLatest.current(false);
+    const onResize = () => closeLatest.current(false);
     document.addEventListener("mousedown", outside, true);
     document.addEventListener("focusin", outside, true);
     window.addEventListener("scroll", onScroll, true);
@@ -112,7 +116,10 @@ export function MenuButton({
     else if (e.key === "Enter" || e.key === " ") {
       // Pressed here, not taken by the app's shortcuts (Enter is "reply" there).
       e.stopPropagation();
-      if (e.key === " ") (e.preventDefault(), (document.activeElement as HTMLElement | null)?.click());
+      if (e.key === " ") {
+        e.preventDefault();
+        (document.activeElement as HTMLElement | null)?.click();
+      }
       return;
     } else if (e.key.length === 1 && /\S/.test(e.key)) {
       // Type-ahead: the next item starting with the letter.
@@ -143,14 +150,17 @@ export function MenuButton({
         tabIndex={tabIndex}
         onClick={(e) => (e.stopPropagation(), e.preventDefault(), open ? close(true) : show())}
         onKeyDown={(e) => {
-          if (e.key === "ArrowDown" && !open) (e.preventDefault(), e.stopPropagation(), show());
-          else ownKeys(e);
+          if (e.key === "ArrowDown" && !open) {
+            e.preventDefault();
+            e.stopPropagation();
+            show();
+          } else ownKeys(e);
         }}
       >
         {children}
       </button>
       {open && (
-        <div class="popover-menu" role="menu" aria-label={label} ref={menu} onKeyDown={onMenuKey} onClick={(e) => e.stopPropagation()}>
+        <div class="popover-menu" role="menu" aria-label={label} tabIndex={-1} ref={menu} onKeyDown={onMenuKey} onClick={(e) => e.stopPropagation()}>
           {open.length === 0 && <p class="menu-empty">Nothing to do here</p>}
           {open.map((item) =>
             item.href ? (

@@ -136,7 +136,10 @@ export function EditBox({ id }: { id: number }) {
         onInput={(ev) => (editing.value = { id, content: ev.currentTarget.value })}
         onKeyDown={(ev) => {
           if (ev.key === "Escape") editing.value = null;
-          if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) (ev.preventDefault(), saveEdit());
+          if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+            ev.preventDefault();
+            saveEdit();
+          }
         }}
       />
       <button type="submit">Save</button>{" "}

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { type Message, realm, subscriptions, userName } from "../state.js";
 import { rawContent } from "../actions.js";
@@ -12,8 +12,10 @@ import { openDialog } from "./ModalDialog.js";
 /** Loads once when shown; the dialog says "Loading…" until then and shows the server's error if any. */
 function useLoad<T>(load: () => Promise<T>): { data: T | null; error: string | null } {
   const [state, setState] = useState<{ data: T | null; error: string | null }>({ data: null, error: null });
+  // Once: the first render's load (callers pass a new arrow each render).
+  const loadOnce = useRef(load);
   useEffect(() => {
-    load().then(
+    loadOnce.current().then(
       (data) => setState({ data, error: null }),
       (error: Error) => setState({ data: null, error: error.message }),
     );

@@ -192,7 +192,7 @@ export function MessageList() {
       pendingJump.current = null;
       el.scrollTop = Math.max(0, jumpRow.offsetTop - CONTEXT_PX);
       selectedId.value = Number(jumpRow.dataset.id);
-    } else if (row) el.scrollTop = row.offsetTop - kept!.offset;
+    } else if (row) el.scrollTop = row.offsetTop - kept.offset;
     else if (v.anchorId !== null && el.dataset.opened !== String(v.anchorId)) {
       // First render of a view: the newest message at the bottom when all is read; otherwise its
       // anchor (the first unread message, a permalink's target) near the top, and selected (Zulip).
@@ -210,6 +210,8 @@ export function MessageList() {
     // The rows now on screen. Placed somewhere new, nothing was scrolled past on the way; otherwise
     // (new rows below, flags changed) a scroll the scroll event has not reported yet was.
     look(el, !placed);
+    // Signals are read while rendering, so their values here are this render's.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when the rows on screen change; the view's other fields and `look` are read, not triggers
   }, [v.messages, start, settings.value.emojiset, alertWords.value, mutedUsers.value]);
 
   const lookNow = useRef(look);

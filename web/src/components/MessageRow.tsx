@@ -30,7 +30,9 @@ export function MessageRow({ m, showSender, all }: { m: Message; showSender: boo
   const mentioned = m.flags.includes("mentioned") || m.flags.includes("wildcard_mentioned");
   const alerted = m.flags.includes("has_alert_word") && m.sender_id !== myUserId;
   return (
+    // A click selects the message; from the keyboard, the arrow keys and j/k move the selection (keyboard.ts).
     <div
+      role="presentation"
       class={`message ${showSender ? "first" : ""} ${mentioned ? "mentioned" : ""} ${alerted ? "alerted" : ""} ${m.local ? `local ${m.local.state}` : ""} ${selectedId.value === m.id ? "selected" : ""} ${permalinkTarget.value === m.id ? "permalink-target" : ""}`}
       data-id={m.id}
       data-unread={unreadMark ? "" : undefined}

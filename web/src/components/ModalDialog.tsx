@@ -56,12 +56,18 @@ function ModalDialog({ title, className, onClose, children }: { title: string; c
       if (focusable.length === 0) return;
       const first = focusable[0];
       const last = focusable.at(-1)!;
-      if (e.shiftKey && document.activeElement === first) (e.preventDefault(), last.focus());
-      else if (!e.shiftKey && document.activeElement === last) (e.preventDefault(), first.focus());
+      if (e.shiftKey && document.activeElement === first) {
+        e.preventDefault();
+        last.focus();
+      } else if (!e.shiftKey && document.activeElement === last) {
+        e.preventDefault();
+        first.focus();
+      }
     }
     e.stopPropagation();
   };
   return (
+    // eslint-disable-next-line jsx-a11y-x/no-noninteractive-element-interactions -- a modal dialog owns Esc and keeps Tab inside it (WAI-ARIA dialog pattern)
     <dialog
       ref={ref}
       class={`modal ${className}`}

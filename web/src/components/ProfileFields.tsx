@@ -114,13 +114,15 @@ function FieldEditor({ field, onDone }: { field: ProfileField; onDone: () => voi
   return (
     <form
       class="profile-field-editor"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const changes: Record<string, unknown> = { required, display_in_profile_summary: summary };
-        if (!isDefaultAccount) Object.assign(changes, { name, hint });
-        if (field.type === SELECT) changes.field_data = choicesData(choices);
-        if (field.type === EXTERNAL && !isDefaultAccount) changes.field_data = external;
-        if (await attempt(() => api.patch(`/realm/profile_fields/${field.id}`, changes as Record<string, string>))) onDone();
+        void (async () => {
+          const changes: Record<string, unknown> = { required, display_in_profile_summary: summary };
+          if (!isDefaultAccount) Object.assign(changes, { name, hint });
+          if (field.type === SELECT) changes.field_data = choicesData(choices);
+          if (field.type === EXTERNAL && !isDefaultAccount) changes.field_data = external;
+          if (await attempt(() => api.patch(`/realm/profile_fields/${field.id}`, changes as Record<string, string>))) onDone();
+        })();
       }}
     >
       <label class="field">
@@ -161,16 +163,18 @@ function NewField() {
   return (
     <form
       class="new-profile-field"
-      onSubmit={async (e) => {
+      onSubmit={(e) => {
         e.preventDefault();
-        const params: Record<string, unknown> = { field_type: type, name: defaultAccount ? "" : name, hint: defaultAccount ? "" : hint };
-        if (type === SELECT) params.field_data = choicesData(choices);
-        if (type === EXTERNAL) params.field_data = external;
-        if (await attempt(() => api.once.post("/realm/profile_fields", params as Record<string, string>), "Added")) {
-          setName("");
-          setHint("");
-          setChoices([{ key: "0", text: "" }]);
-        }
+        void (async () => {
+          const params: Record<string, unknown> = { field_type: type, name: defaultAccount ? "" : name, hint: defaultAccount ? "" : hint };
+          if (type === SELECT) params.field_data = choicesData(choices);
+          if (type === EXTERNAL) params.field_data = external;
+          if (await attempt(() => api.once.post("/realm/profile_fields", params as Record<string, string>), "Added")) {
+            setName("");
+            setHint("");
+            setChoices([{ key: "0", text: "" }]);
+          }
+        })();
       }}
     >
       <label class="field">

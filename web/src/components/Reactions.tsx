@@ -15,7 +15,7 @@ export function Reactions({ m }: { m: Message }) {
     groups.set(key, g);
   }
   return (
-    <div class="reactions" onKeyDown={ownKeys}>
+    <div class="reactions" role="presentation" onKeyDown={ownKeys}>
       {[...groups.values()].map((g) => {
         const mine = g.users.includes(myUserId);
         const others = g.users.length;

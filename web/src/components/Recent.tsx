@@ -67,7 +67,7 @@ function RecentFilterBar() {
 
 /** Recent conversations (#recent): topics and direct messages, newest first, live. */
 export function Recent() {
-  unreadVersion.value;
+  void unreadVersion.value;
   const state = recentState.value;
   useEffect(() => {
     if (!recentState.value.loaded) void loadRecent();
@@ -88,7 +88,7 @@ export function Recent() {
     ),
   );
   return (
-    <div class="recent" onKeyDown={ownKeys}>
+    <div class="recent" role="presentation" onKeyDown={ownKeys}>
       <RecentFilterBar />
       {!state.loaded && state.loading && <p class="status">Loading…</p>}
       {state.error && <p class="status error">{state.error}</p>}

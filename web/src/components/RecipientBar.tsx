@@ -22,7 +22,7 @@ export function RecipientBar({ m }: { m: Message }) {
     const name = sub?.name ?? (typeof m.display_recipient === "string" ? m.display_recipient : "");
     const channelTerm = { operator: "channel", operand: String(m.stream_id), negated: false };
     return (
-      <div class="recipient-bar" onKeyDown={ownKeys} style={{ borderColor: sub?.color ?? "#999" }}>
+      <div class="recipient-bar" role="presentation" onKeyDown={ownKeys} style={{ borderColor: sub?.color ?? "#999" }}>
         <a class="channel" href={narrowHash([channelTerm], lookup)}>
           #{name}
         </a>
@@ -37,7 +37,7 @@ export function RecipientBar({ m }: { m: Message }) {
   }
   const ids = dmPeople(Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id) : [], myUserId);
   return (
-    <div class="recipient-bar dm" onKeyDown={ownKeys}>
+    <div class="recipient-bar dm" role="presentation" onKeyDown={ownKeys}>
       <a href={narrowHash([{ operator: "dm", operand: ids.join(","), negated: false }], lookup)}>You and {ids.map(userName).join(", ")}</a>
       <DmMenu userIds={ids} name={ids.map(userName).join(", ")} className="bar-menu" />
     </div>

@@ -83,9 +83,13 @@ export function SearchBox() {
         // Arrows choose a suggestion and Enter takes it; Tab moves the focus on, as everywhere
         // (Zulip's search box does not complete on Tab either); Esc closes the list and leaves.
         onKeyDown={(e) => {
-          if (e.key === "ArrowDown" && suggestions.length > 0) (e.preventDefault(), setActive(Math.min(active + 1, suggestions.length - 1)));
-          else if (e.key === "ArrowUp" && suggestions.length > 0) (e.preventDefault(), setActive(Math.max(active - 1, 0)));
-          else if (e.key === "Escape") setOpen(false);
+          if (e.key === "ArrowDown" && suggestions.length > 0) {
+            e.preventDefault();
+            setActive(Math.min(active + 1, suggestions.length - 1));
+          } else if (e.key === "ArrowUp" && suggestions.length > 0) {
+            e.preventDefault();
+            setActive(Math.max(active - 1, 0));
+          } else if (e.key === "Escape") setOpen(false);
         }}
       />
       {suggestions.length > 0 && (

@@ -136,12 +136,14 @@ function Account() {
         </p>
         <form
           class="password"
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
-            if (await attempt(() => api.once.patch("/settings", { old_password: oldPassword, new_password: newPassword }), "Password changed")) {
-              setOld("");
-              setNew("");
-            }
+            void (async () => {
+              if (await attempt(() => api.once.patch("/settings", { old_password: oldPassword, new_password: newPassword }), "Password changed")) {
+                setOld("");
+                setNew("");
+              }
+            })();
           }}
         >
           <label class="field">
@@ -404,10 +406,12 @@ function AlertWords() {
       <p class="hint">Messages that contain an alert word notify you as a mention does.</p>
       <form
         class="row"
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          const text = word.trim();
-          if (text && (await attempt(() => api.post("/users/me/alert_words", { alert_words: [text] }), "Added"))) setWord("");
+          void (async () => {
+            const text = word.trim();
+            if (text && (await attempt(() => api.post("/users/me/alert_words", { alert_words: [text] }), "Added"))) setWord("");
+          })();
         }}
       >
         <input name="alert_word" placeholder="Alert word" aria-label="New alert word" value={word} onInput={(e) => setWord(e.currentTarget.value)} />

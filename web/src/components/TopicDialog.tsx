@@ -32,16 +32,19 @@ function Dialog() {
   // Focus starts in the topic field.
   useModal(dialog, close, (root) => root.querySelector<HTMLElement>("input[aria-label='New topic']"));
   return (
-    <div class="dialog-backdrop" onClick={(e) => e.target === e.currentTarget && close()}>
+    // A click on the backdrop closes; from the keyboard, Esc does (useModal).
+    <div class="dialog-backdrop" role="presentation" onClick={(e) => e.target === e.currentTarget && close()}>
       <div ref={dialog} role="dialog" aria-label={d.mode === "change_one" ? "Move message" : "Move topic"}>
         <form
           class="dialog topic-dialog"
-          onSubmit={async (e) => {
+          onSubmit={(e) => {
             e.preventDefault();
-            setBusy(true);
-            const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
-            setBusy(false);
-            if (ok) close();
+            void (async () => {
+              setBusy(true);
+              const ok = await moveMessages({ ...d, mode }, { channelId, topic: topic.trim(), notifyOld, notifyNew });
+              setBusy(false);
+              if (ok) close();
+            })();
           }}
         >
           <h2>{d.mode === "change_one" ? "Move message" : "Move topic"}</h2>

@@ -81,7 +81,8 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
     }
   };
   return (
-    <div class="card-backdrop" onClick={(e) => e.target === e.currentTarget && closeUserCard()}>
+    // A click on the backdrop closes; from the keyboard, Esc does (useModal).
+    <div class="card-backdrop" role="presentation" onClick={(e) => e.target === e.currentTarget && closeUserCard()}>
       <div
         ref={dialog}
         class="user-card"

@@ -14,7 +14,7 @@ const showAll = signal(false);
 
 /** The right column: the organization's people (not those the user muted, as in Zulip), who is active first, each a link to a DM. */
 export function UserList() {
-  presences.value; // re-render on presence changes
+  void presences.value; // re-render on presence changes
   const muted = mutedUsers.value;
   const people = [...users.value.values()]
     .filter((u) => !u.is_bot && u.is_active !== false && !muted.includes(u.user_id))

@@ -34,7 +34,7 @@ export function Widget({ m }: { m: Message }) {
   const me = myUserId;
   if (widget.kind === "poll") {
     return (
-      <div class="widget poll" onKeyDown={ownKeys}>
+      <div class="widget poll" role="presentation" onKeyDown={ownKeys}>
         <div class="widget-title">{widget.question || "Poll"}</div>
         <ul>
           {widget.options.map((o) => {
@@ -60,7 +60,7 @@ export function Widget({ m }: { m: Message }) {
     );
   }
   return (
-    <div class="widget todo" onKeyDown={ownKeys}>
+    <div class="widget todo" role="presentation" onKeyDown={ownKeys}>
       <div class="widget-title">{widget.title || "Task list"}</div>
       <ul>
         {widget.tasks.map((t) => (

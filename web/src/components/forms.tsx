@@ -130,9 +130,9 @@ export function SettingsFrame({
       <div class={`settings ${className}`.trim()}>
         <header>
           <h1>{title}</h1>
-          <a class="close" href="#" aria-label={closeLabel} onClick={(e) => (e.preventDefault(), closeOverlay())}>
+          <button type="button" class="close" aria-label={closeLabel} onClick={() => closeOverlay()}>
             ✕
-          </a>
+          </button>
         </header>
         <nav aria-label={navLabel}>
           {sections.map(([id, text]) => (

@@ -60,6 +60,8 @@ export function useModal(ref: RefObject<HTMLElement | null>, close?: () => void,
   // The latest close function (it may close over fresh state).
   const closeRef = useRef(close);
   closeRef.current = close;
+  // `initial` is used once, when the dialog opens: the first render's.
+  const initialRef = useRef(initial);
   useEffect(() => {
     const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
     const modal: Modal = { element: () => ref.current, close: () => closeRef.current };
@@ -69,7 +71,7 @@ export function useModal(ref: RefObject<HTMLElement | null>, close?: () => void,
     if (root) {
       if (root.getAttribute("role") === "dialog") root.setAttribute("aria-modal", "true");
       if (!root.hasAttribute("tabindex")) root.tabIndex = -1;
-      if (!root.contains(document.activeElement)) (initial?.(root) ?? root).focus({ preventScroll: true });
+      if (!root.contains(document.activeElement)) (initialRef.current?.(root) ?? root).focus({ preventScroll: true });
     }
     return () => {
       stack.splice(stack.indexOf(modal), 1);
@@ -78,5 +80,5 @@ export function useModal(ref: RefObject<HTMLElement | null>, close?: () => void,
       const active = document.activeElement;
       if (opener?.isConnected && (!active || active === document.body || root?.contains(active) || !active.isConnected)) opener.focus();
     };
-  }, []);
+  }, [ref]);
 }
