@@ -149,7 +149,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // server_emoji_data_url of POST /register: public, like Zulip's static file.
   const emojiData = JSON.stringify({ code_to_names: emojiCodeToNames() });
   app.get("/static/generated/emoji/emoji_api.json", async (_request, reply) => {
-    reply.header("Content-Type", "application/json").header("Cache-Control", "public, max-age=86400").send(emojiData);
+    return reply.header("Content-Type", "application/json").header("Cache-Control", "public, max-age=86400").send(emojiData);
   });
 
   app.get("/health", async () => {
