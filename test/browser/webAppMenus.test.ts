@@ -387,36 +387,65 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
   }, 60_000);
 
   it.skipIf(!shots)(
-    "takes screenshots of the menus on a phone in the dark theme",
+    "takes screenshots of the menus, compose and the shortcuts at 1280, 1024 and 390 px, light and dark",
     async () => {
-      const phone = await web.signIn("King Hamlet", { viewport: { width: 390, height: 844 } });
-      await call(phone, "PATCH", "/settings", { color_scheme: "2" });
-      await expect.poll(() => phone.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
-      await open(phone, "#narrow/channel/1-Verona/topic/dialogs");
-      await phone.waitForSelector(".message .content:has-text('History after')");
-      await phone.getByRole("button", { name: "Menu", exact: true }).click();
-      await phone.getByRole("button", { name: "Menu for channel Verona" }).click();
-      await phone.getByRole("menu").waitFor();
-      await phone.screenshot({ path: `${shots}/menus-sidebar-phone-dark.png` });
-      await phone.keyboard.press("Escape");
-      await phone.getByRole("button", { name: "Menu", exact: true }).click();
-      await row(phone, "History after").click();
-      await row(phone, "History after").locator("[data-action=more]").click();
-      await phone.getByRole("menu").waitFor();
-      await phone.screenshot({ path: `${shots}/menus-message-phone-dark.png` });
-      await phone.getByRole("menuitem", { name: "View edit history" }).click();
-      await phone.locator(".edit-history li").first().waitFor();
-      await phone.screenshot({ path: `${shots}/menus-edit-history-phone-dark.png` });
-      await phone.keyboard.press("Escape");
-      await send(phone, DENMARK, "phone shot", "Unread for the Inbox");
-      await open(phone, "#inbox");
-      await phone.locator(".inbox li").first().waitFor();
-      await phone.screenshot({ path: `${shots}/inbox-menus-phone-dark.png` });
-      await open(phone, "#recent");
-      await phone.locator(".recent tbody tr").first().waitFor();
-      await phone.screenshot({ path: `${shots}/recent-menus-phone-dark.png` });
-      await call(phone, "PATCH", "/settings", { color_scheme: "1" });
+      for (const [width, height, size] of [
+        [1280, 800, "1280"],
+        [1024, 768, "1024"],
+        [390, 844, "phone"],
+      ] as const) {
+        for (const [scheme, themeName] of [
+          ["3", "light"],
+          ["2", "dark"],
+        ] as const) {
+          const page = await web.signIn("King Hamlet", { viewport: { width, height } });
+          const shot = (name: string) => page.screenshot({ path: `${shots}/${name}-${size}-${themeName}.png` });
+          await call(page, "PATCH", "/settings", { color_scheme: scheme });
+          await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(themeName);
+          const sidebarButton = page.getByRole("button", { name: "Menu", exact: true });
+          const showSidebar = async () => {
+            if (await sidebarButton.isVisible()) await sidebarButton.click();
+          };
+          await open(page, "#narrow/channel/1-Verona/topic/dialogs");
+          await page.waitForSelector(".message .content:has-text('History after')");
+          await shot("compose-closed");
+          await showSidebar();
+          await page.getByRole("button", { name: "Menu for channel Verona" }).click();
+          await page.getByRole("menu").waitFor();
+          await shot("menus-sidebar");
+          await page.keyboard.press("Escape");
+          if (await sidebarButton.isVisible()) await sidebarButton.click();
+          await row(page, "History after").click();
+          await row(page, "History after").locator("[data-action=more]").click();
+          await page.getByRole("menu").waitFor();
+          await shot("menus-message");
+          await page.getByRole("menuitem", { name: "View edit history" }).click();
+          await page.locator(".edit-history li").first().waitFor();
+          await shot("menus-edit-history");
+          await page.keyboard.press("Escape");
+          await page.locator(".compose .new-topic-button").click();
+          await page.locator(".compose textarea").waitFor();
+          await shot("compose-open");
+          await page.keyboard.press("Escape");
+          await page.keyboard.press("Escape");
+          await expect.poll(() => page.locator(".compose-open").count()).toBe(0);
+          await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+          await page.keyboard.press("?");
+          await page.locator(".shortcuts").waitFor();
+          await shot("keyboard-shortcuts");
+          await page.keyboard.press("Escape");
+          await send(othello, DENMARK, "shot", `Unread for the Inbox at ${size} ${themeName}`);
+          await open(page, "#inbox");
+          await page.locator(".inbox li").first().waitFor();
+          await shot("inbox-menus");
+          await open(page, "#recent");
+          await page.locator(".recent tbody tr").first().waitFor();
+          await shot("recent-menus");
+          await call(page, "PATCH", "/settings", { color_scheme: "1" });
+          await page.context().close();
+        }
+      }
     },
-    40_000,
+    240_000,
   );
 });
