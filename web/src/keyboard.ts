@@ -31,7 +31,7 @@ function say(text: string): void {
 }
 
 /** Something that Esc should close first: a dialog, a menu, a picker, a popup. */
-const POPUPS = "[role=dialog], dialog[open], .lightbox, .emoji-picker, .user-card, details[open], .suggestions, [role=menu], [role=listbox], .send-later-menu";
+const POPUPS = "[role=dialog], dialog[open], .lightbox, .emoji-picker, .user-card, .suggestions, [role=menu], [role=listbox], .send-later-menu";
 function popupOpen(): boolean {
   return [...document.querySelectorAll(POPUPS)].some((el) => el.getClientRects().length > 0);
 }
@@ -102,12 +102,6 @@ function escape(e: KeyboardEvent, popupAtKeydown: boolean, ctrlBracket: boolean)
     closeUserCard();
     return true;
   }
-  const menu = document.querySelector<HTMLDetailsElement>(".message-list details[open]");
-  if (menu) {
-    menu.open = false;
-    menu.querySelector<HTMLElement>("summary")?.focus();
-    return true;
-  }
   // A dialog or popup of another part of the app (a typeahead, a dialog's form) closes itself on
   // Esc and keeps its focus; the search box closes its suggestions and is left, as in Zulip.
   const target = e.target as HTMLElement;
@@ -148,16 +142,14 @@ function messageAction(key: string, m: Message): boolean {
       return true;
     }
     case ":":
-      row?.querySelector<HTMLElement>('[data-action="react"], .emoji-action')?.click();
+      row?.querySelector<HTMLElement>('[data-action="react"]')?.click();
       return true;
     case "I": {
-      const more = row?.querySelector<HTMLElement>('[data-action="more"], .more > summary');
+      const more = row?.querySelector<HTMLElement>('[data-action="more"]');
       more?.click();
       // The menu's first item takes the focus, so arrows and Enter choose an action.
       setTimeout(() => {
-        const first =
-          row?.querySelector<HTMLElement>("details[open] .menu button, [role=menu] [role=menuitem], [role=menu] button") ??
-          document.querySelector<HTMLElement>("[role=menu] [role=menuitem], [role=menu] button");
+        const first = document.querySelector<HTMLElement>("[role=menu] [role=menuitem], [role=menu] button");
         first?.focus();
       }, 0);
       return true;
