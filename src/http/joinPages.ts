@@ -15,7 +15,7 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { ApiError } from "../lib/errors.js";
 import { checkFormToken, clearFormToken, formToken, formTokenField, JOIN_FORM } from "./formCsrf.js";
-import { sendHtml, simplePage } from "./webApp.js";
+import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
 import { CsrfError, setSessionCookies } from "./webSession.js";
 
 /**
@@ -65,7 +65,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
     }
     const token = formToken(ctx, request, reply, JOIN_FORM);
     const limit = await ctx.rateLimiter.hit(`join:${request.ip}`, ctx.config.rateLimits.ip);
-    if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
+    if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     const key = request.params.key;
     const values = { email: field("email") ?? "", full_name: field("full_name") ?? "" };
     let link: SignupLink | undefined;
@@ -93,16 +93,11 @@ async function startLinkSignup(ctx: AppContext, request: FastifyRequest, reply: 
   const rule = ctx.config.rateLimits.email;
   for (const key of [`join_email:${request.ip}`, `join_email:${rawEmail.trim().toLowerCase()}`]) {
     const limit = await ctx.rateLimiter.hit(key, rule);
-    if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
+    if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
   }
   const email = await transaction(ctx, (tx) => checkStartLinkSignup(tx, ctx.config.externalUrl, link, rawEmail));
   const body = `<h1>Check your email</h1><p>We sent a link to <strong>${escapeHtml(email)}</strong>. Open it within 24 hours to finish creating your account in ${escapeHtml(link.realm.name)}.</p>`;
   return sendHtml(reply, 200, simplePage("Check your email", body));
-}
-
-function tooManyAttempts(reply: FastifyReply, retryAfter: number): FastifyReply {
-  reply.header("Retry-After", String(Math.ceil(retryAfter)));
-  return sendHtml(reply, 429, simplePage("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${Math.ceil(retryAfter)} seconds.</p>`));
 }
 
 function linkErrorPage(reply: FastifyReply, error: InvitationLinkError): FastifyReply {

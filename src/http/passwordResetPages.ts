@@ -7,7 +7,7 @@ import { ApiError, badRequest } from "../lib/errors.js";
 import { hashPassword } from "../lib/passwords.js";
 import { escapeHtml } from "../util/html.js";
 import { checkFormToken, clearFormToken, type FormCsrf, formToken, formTokenField } from "./formCsrf.js";
-import { sendHtml, simplePage } from "./webApp.js";
+import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
 import { checkSameOriginForm, CsrfError } from "./webSession.js";
 
 /**
@@ -44,7 +44,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
     const rule = ctx.config.rateLimits.email;
     for (const key of [`password_reset:${request.ip}`, `password_reset:${email.toLowerCase()}`]) {
       const limit = await ctx.rateLimiter.hit(key, rule);
-      if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
+      if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     }
     await transaction(ctx, (tx) => doRequestPasswordReset(tx, ctx.config.externalUrl, email));
     return reply.redirect(`${RESET_PATH}done/`, 302);
@@ -78,7 +78,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
     if (!formAccepted(ctx, request)) return csrfFailed(reply);
     const csrfToken = formToken(ctx, request, reply, PASSWORD_RESET_FORM);
     const limit = await ctx.rateLimiter.hit(`password_reset_confirm:${request.ip}`, ctx.config.rateLimits.ip);
-    if (limit.retryAfter > 0) return tooManyAttempts(reply, limit.retryAfter);
+    if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     const { uid, token } = request.params;
     let email: string;
     try {
@@ -152,12 +152,6 @@ function csrfFailed(reply: FastifyReply): FastifyReply {
         `<p class="hint"><a href="${RESET_PATH}">Reset your password</a></p>`,
     ),
   );
-}
-
-function tooManyAttempts(reply: FastifyReply, retryAfter: number): FastifyReply {
-  const seconds = Math.ceil(retryAfter);
-  reply.header("Retry-After", String(seconds));
-  return sendHtml(reply, 429, simplePage("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${seconds} seconds.</p>`));
 }
 
 function linkErrorPage(reply: FastifyReply, error: PasswordResetLinkError): FastifyReply {

@@ -174,6 +174,13 @@ export function sendHtml(reply: FastifyReply, status: number, html: string | Rea
     .send(html);
 }
 
+/** A page's 429: its Retry-After, and the wait in words. */
+export function tooManyAttemptsPage(reply: FastifyReply, retryAfter: number): FastifyReply {
+  const seconds = Math.ceil(retryAfter);
+  reply.header("Retry-After", String(seconds));
+  return sendHtml(reply, 429, simplePage("Too many attempts", `<h1>Too many attempts</h1><p>Try again in ${seconds} seconds.</p>`));
+}
+
 const PAGES_CSS = `:root{color-scheme:light dark;--bg:#f5f5f7;--card:#fff;--text:#1d1d1f;--muted:#6e6e73;--accent:#2f6fde;--on-accent:#fff;--error:#c62828;--border:#d2d2d7}
 @media (prefers-color-scheme:dark){:root{--bg:#17181a;--card:#222326;--text:#ececf0;--muted:#9a9aa2;--accent:#6d9cf2;--on-accent:#10131a;--error:#ff7b72;--border:#3a3b40}}
 *{box-sizing:border-box}body{margin:0;min-height:100vh;display:flex;align-items:flex-start;justify-content:center;background:var(--bg);color:var(--text);font:16px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif}
