@@ -6,10 +6,10 @@ import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadRecei
 import { narrowHash } from "./hash.js";
 import { view } from "./messages.js";
 import { conversationOf, lookup, route, settings, topicKey, userTopics, VISIBILITY_FOLLOWED, type Message } from "./state.js";
-import { myUserId, api } from "./api.js";
+import { myUserId } from "./api.js";
 import { closeEmojiPicker, picker } from "./emojiPicker.js";
 import { closeUserCard, openUserCard, userCard } from "./userCard.js";
-import { openTopicDialog } from "./topicEdit.js";
+import { openTopicDialog, setTopicVisibility } from "./topicEdit.js";
 import { canMoveChannel, canRenameTopic } from "./permissions.js";
 import { conversationTerms } from "./viewFilters.js";
 import { hotkeyOf } from "./keyboard/keys.js";
@@ -190,7 +190,7 @@ function messageAction(key: string, m: Message): boolean {
     case "Shift+M": {
       if (m.type !== "stream") return false;
       const muted = userTopics.value.get(topicKey(m.stream_id!, m.subject)) === 1;
-      api.post("/user_topics", { stream_id: m.stream_id, topic: m.subject, visibility_policy: muted ? 0 : 1 }).catch((error) => say((error as Error).message));
+      setTopicVisibility(m.stream_id!, m.subject, muted ? 0 : 1);
       say(muted ? `Unmuted ${m.subject}` : `Muted ${m.subject}`);
       return true;
     }

@@ -4,6 +4,8 @@ import { canMoveChannel, canRenameTopic, canResolve, isResolved } from "../permi
 import { openTopicDialog, setFollowed, setTopicVisibility, toggleResolved } from "../topicEdit.js";
 import { copyText, markAllRead, markChannelRead, markDmRead, markTopicRead, setChannelMuted } from "../actions.js";
 import { narrowHash } from "../hash.js";
+import { isMutedConversation } from "../conversationFilters.js";
+import { conversationFacts } from "../viewFilters.js";
 import { channelHash } from "./channelShared.js";
 import { confirmDialog } from "./ModalDialog.js";
 import { MenuButton, type MenuItem } from "./Menu.js";
@@ -37,7 +39,7 @@ export function topicMenuItems(channelId: number, topic: string, latest: Pick<Me
   const sub = subscriptions.value.get(channelId);
   const policy = userTopics.value.get(topicKey(channelId, topic)) ?? 0;
   const channelMuted = !!sub?.is_muted;
-  const muted = policy === VISIBILITY_MUTED || (channelMuted && policy !== VISIBILITY_UNMUTED && policy !== VISIBILITY_FOLLOWED);
+  const muted = isMutedConversation({ kind: "channel", channelId, topic }, conversationFacts());
   const followed = policy === VISIBILITY_FOLLOWED;
   const m = latest && ({ ...latest, type: "stream", stream_id: channelId, subject: topic } as Message);
   const link = `${location.origin}/${narrowHash(
