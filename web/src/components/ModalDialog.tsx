@@ -1,5 +1,6 @@
 import { type ComponentChildren, render } from "preact";
 import { useLayoutEffect, useRef } from "preact/hooks";
+import { focusables } from "./modal.js";
 import "./menus.css";
 
 /**
@@ -50,9 +51,7 @@ function ModalDialog({ title, className, onClose, children }: { title: string; c
       e.stopPropagation();
       onClose();
     } else if (e.key === "Tab") {
-      const focusable = [...ref.current!.querySelectorAll<HTMLElement>("button, a[href], input, textarea, select, [tabindex]:not([tabindex='-1'])")].filter(
-        (el) => !el.hasAttribute("disabled"),
-      );
+      const focusable = focusables(ref.current!);
       if (focusable.length === 0) return;
       const first = focusable[0];
       const last = focusable.at(-1)!;
