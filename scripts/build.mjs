@@ -173,15 +173,17 @@ function asciiOnly(code) {
   return code.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Bundles src/cli.ts into dist/ and the web app into dist/web/; returns the number of input files. */
+/** Bundles src/cli.ts (and the SQLite worker's src/db/sqliteWorker.ts) into dist/ and the web app into dist/web/; returns the number of input files. */
 export async function build() {
   const web = await buildWeb();
   const esbuild = await import("esbuild");
   try {
     const result = await esbuild.build({
       absWorkingDir: ROOT,
-      entryPoints: ["src/cli.ts"],
-      outfile: "dist/cli.js",
+      // The server, and the entry point of its SQLite worker threads (src/db/sqliteThreads.ts loads
+      // dist/sqliteWorker.js beside dist/cli.js).
+      entryPoints: { cli: "src/cli.ts", sqliteWorker: "src/db/sqliteWorker.ts" },
+      outdir: "dist",
       bundle: true,
       platform: "node",
       format: "esm",

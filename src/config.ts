@@ -40,6 +40,8 @@ const envSchema = z.object({
   PARLEY_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   PARLEY_SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   PARLEY_POSTGRES_PREPARED_STATEMENTS: boolFlag.default(true),
+  /** SQLite connections in worker threads (db/sqliteThreads.ts); 0: one in the main thread; unset: db/connect.ts's default. */
+  PARLEY_SQLITE_THREADS: z.coerce.number().int().min(0).max(8).optional(),
   PARLEY_ADMIN_EMAIL: z.email().optional(),
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
@@ -97,7 +99,7 @@ export interface Config {
   port: number;
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
-  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL" } | { kind: "postgres"; url: string; preparedStatements?: boolean };
+  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL"; threads?: number } | { kind: "postgres"; url: string; preparedStatements?: boolean };
   /** Multi-process mode: the NATS server the processes share (events/bus.ts); PostgreSQL only. */
   busUrl: string | undefined;
   /**
@@ -185,9 +187,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const dataDir = path.resolve(e.PARLEY_DATA_DIR);
   const database: Config["database"] =
     e.PARLEY_DATABASE_URL === undefined
-      ? { kind: "sqlite", file: path.join(dataDir, "parley.sqlite3"), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
+      ? { kind: "sqlite", file: path.join(dataDir, "parley.sqlite3"), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS, threads: e.PARLEY_SQLITE_THREADS }
       : e.PARLEY_DATABASE_URL.startsWith("sqlite:")
-        ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS }
+        ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS, threads: e.PARLEY_SQLITE_THREADS }
         : { kind: "postgres", url: e.PARLEY_DATABASE_URL, preparedStatements: e.PARLEY_POSTGRES_PREPARED_STATEMENTS };
   if (e.PARLEY_BUS_URL !== undefined && database.kind !== "postgres") {
     throw new ConfigError(

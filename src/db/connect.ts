@@ -1,17 +1,18 @@
 import fs from "node:fs";
 import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
-import { Kysely, SqliteAdapter, SqliteDialect, sql } from "kysely";
+import type SqliteDatabase from "better-sqlite3";
+import { Kysely, type SqliteAdapter, SqliteDialect, sql } from "kysely";
 import type pg from "pg";
 import type { Logger } from "pino";
 import { type Config, ConfigError } from "../config.js";
 import { AuthCache, registerAuthCache } from "./authCache.js";
 import { type Dialect, dialectFor } from "./dialect.js";
-import { foldCase } from "../util/foldCase.js";
 import { lazyRequire } from "../util/lazy.js";
 import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
+import { openSqliteConnection } from "./sqliteConnection.js";
+import { SqliteThreadsDialect, TransactionalDdlSqliteAdapter } from "./sqliteThreads.js";
 import type { Database } from "./schema.js";
 
 export interface Db {
@@ -30,6 +31,9 @@ export interface Db {
 
 /** PostgreSQL's client, loaded when a PostgreSQL database is opened (an SQLite server never holds it). */
 const loadPg = lazyRequire<typeof pg>("pg");
+
+/** SQLite worker threads when PARLEY_SQLITE_THREADS is not given (sqliteThreads.ts; 0: in process). */
+export const DEFAULT_SQLITE_THREADS = 2;
 
 const AUTH_TABLE_WRITE = /^\s*(update|delete from)\s+"?(users|realms|sessions)\b/i;
 
@@ -80,21 +84,21 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     let sqlite: SqliteDatabase.Database;
     try {
       if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
-      sqlite = new SqliteDatabase(database.file);
+      sqlite = openSqliteConnection(database);
     } catch (error) {
       throw new ConfigError(`Cannot open the SQLite database ${database.file} (PARLEY_DATA_DIR or PARLEY_DATABASE_URL): ${errorText(error)}`);
     }
-    // Before any statement: indexes on lower(…) need Parley's lower() (registerCaseFolding).
-    registerCaseFolding(sqlite);
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma(`synchronous = ${database.synchronous}`);
-    sqlite.pragma("foreign_keys = ON");
-    sqlite.pragma("busy_timeout = 5000");
-    // 32 MiB of page cache (SQLite's default is 2 MiB): a message to 1,000 users dirties ~2,000
-    // index pages, and a group commit of several such messages spilled the default cache to disk
-    // mid-transaction (ten 1,000-recipient messages per commit: 24 -> 19 ms per message).
-    sqlite.pragma("cache_size = -32768");
-    const kysely = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: withStatementCache(sqlite) }), log });
+    const threads = database.file === ":memory:" ? 0 : (database.threads ?? DEFAULT_SQLITE_THREADS);
+    // With worker threads, this connection only checked that the file opens (the errors above, at
+    // once rather than at the first statement) and made it a WAL database.
+    if (threads > 0) sqlite.close();
+    const kysely = new Kysely<Database>({
+      dialect:
+        threads > 0
+          ? new SqliteThreadsDialect({ file: database.file, synchronous: database.synchronous, threads })
+          : new TransactionalDdlSqliteDialect({ database: sqlite }),
+      log,
+    });
     return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
   }
   const pg = loadPg();
@@ -169,58 +173,9 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/**
- * SQLite's DDL is transactional, but Kysely's SQLite adapter says otherwise, so its migrator would
- * apply migrations outside a transaction: a process killed mid-migration would leave it half done.
- * With this, pending migrations are applied in one transaction on SQLite as on PostgreSQL.
- */
+/** SQLite in process (PARLEY_SQLITE_THREADS=0, and `:memory:` databases), with Parley's adapter (sqliteThreads.ts). */
 class TransactionalDdlSqliteDialect extends SqliteDialect {
   override createAdapter(): SqliteAdapter {
-    return new (class extends SqliteAdapter {
-      override get supportsTransactionalDdl(): boolean {
-        return true;
-      }
-    })();
+    return new TransactionalDdlSqliteAdapter();
   }
-}
-
-/**
- * Kysely prepares a statement for every query; preparing costs more than running most of ours.
- * Reuse prepared statements by SQL text (better-sqlite3 statements are reusable, and Kysely runs
- * one query at a time on its single connection). Bounded: the least recently added goes first.
- */
-function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property !== "prepare") return Reflect.get(target, property, receiver);
-      return (source: string) => {
-        let statement = cache.get(source);
-        if (!statement) {
-          statement = prepare(source);
-          if (cache.size >= max) cache.delete(cache.keys().next().value!);
-          cache.set(source, statement);
-        }
-        return statement;
-      };
-    },
-  });
-}
-
-/**
- * Replaces SQLite's lower(), which folds the 26 ASCII letters only, with foldCase(), so that every
- * case-insensitive comparison (`lower(column) = lower(?)`: channel names, emails, topics, alert
- * words) and every index on lower(…) — unique ones included — fold alike on both engines.
- *
- * Every connection to a Parley database must register it before touching those tables: a
- * connection that does not would compute index keys with the ASCII-only lower() (openDb is the
- * one place Parley opens SQLite; migrations, backup's VACUUM INTO and the test template all use
- * it). Migration 2026-11-28T2100 rebuilt the indexes made with the old lower().
- */
-function registerCaseFolding(sqlite: SqliteDatabase.Database): void {
-  sqlite.function("lower", { deterministic: true }, (value: unknown) => {
-    if (value === null || value === undefined) return null;
-    return foldCase(typeof value === "string" ? value : Buffer.isBuffer(value) ? value.toString("utf8") : String(value));
-  });
 }
