@@ -82,6 +82,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const FIGURES = [
   ["msg/s", (r) => r.messagesPerSecond],
   ["server CPU ms/msg", (r) => r.serverCpuMsPerMessage],
+  // Older builds' bench-fanout.mjs did not measure it.
+  ["main-thread CPU ms/msg", (r) => r.mainThreadCpuMsPerMessage ?? NaN],
   ["p50 ms", (r) => r.deliveryP50],
   ["p99 ms", (r) => r.deliveryP99],
   ["peak RSS MiB", (r) => r.maxRssMiB],

@@ -4,7 +4,7 @@
 // shares the machine with both, over real HTTP on loopback.
 import { fork } from "node:child_process";
 import path from "node:path";
-import { cpuMs, nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
+import { cpuMs, mainThreadCpuMs, nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
 
 function startPoller() {
   const child = fork(path.join(ROOT, "scripts/bench-poller.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
@@ -66,6 +66,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const pids = server.pids ?? [server.child.pid];
   const serverCpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0);
   const cpuBefore = serverCpu();
+  const mainThreadCpu = () => pids.reduce((n, pid) => n + mainThreadCpuMs(pid), 0);
+  const mainThreadCpuBefore = mainThreadCpu();
   const rss = { max: 0 };
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
@@ -90,6 +92,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline && pollers.reduce((n, p) => n + p.delivered, 0) < expectedTotal) await sleep(20);
   const serverCpuMs = serverCpu() - cpuBefore;
+  const mainThreadCpuMsUsed = mainThreadCpu() - mainThreadCpuBefore;
   clearInterval(sampler);
 
   const merged = new Map();
@@ -131,6 +134,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
     // The server's CPU time per message, sending and delivering (until the last delivery).
     serverCpuMsPerMessage: serverCpuMs / Math.max(1, sent.length),
     serverCpuMs,
+    // Of it, the main threads' (the event loops'): what SQLite's worker threads take off them.
+    mainThreadCpuMsPerMessage: mainThreadCpuMsUsed / Math.max(1, sent.length),
     polls,
     deliveriesPerSecond: (expectedTotal - missing) / sendSeconds,
     // The largest RSS of one server process during the run.

@@ -38,6 +38,15 @@ export function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * CPU time of the process's main thread (its event loop) so far, in ms: without its worker threads
+ * (SQLite's, src/db/sqliteThreads.ts), the thread pool and V8's helpers.
+ */
+export function mainThreadCpuMs(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export async function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer();

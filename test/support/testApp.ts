@@ -56,7 +56,8 @@ export class TestServer {
     const base = loadConfig({ PARLEY_INSECURE_FAST_HASHING: "1", PARLEY_LOG_LEVEL: "silent", ...env });
     this.config = {
       ...base,
-      database: db.database,
+      // PARLEY_SQLITE_THREADS in `env` (or the run's environment) chooses the SQLite driver.
+      database: db.database.kind === "sqlite" ? { ...db.database, threads: sqliteThreads(env) } : db.database,
       dataDir: db.dataDir,
       externalUrl: "http://localhost:9991",
       ...overrides,
@@ -248,4 +249,10 @@ export function expectSuccess(res: ApiResponse, status = 200): any {
 export function expectError(res: ApiResponse, status: number, msg: string, code = "BAD_REQUEST"): any {
   expect({ status: res.status, body: res.body }).toMatchObject({ status, body: { result: "error", msg, code } });
   return res.body;
+}
+
+/** PARLEY_SQLITE_THREADS of a test's `env`, else of the run's environment; undefined: the default. */
+function sqliteThreads(env: NodeJS.ProcessEnv): number | undefined {
+  const value = env.PARLEY_SQLITE_THREADS ?? process.env.PARLEY_SQLITE_THREADS;
+  return value === undefined ? undefined : Number(value);
 }
