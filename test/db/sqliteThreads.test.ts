@@ -4,10 +4,10 @@ import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
-import { type Db, openDb } from "../../src/db/connect.js";
+import { type Db, DEFAULT_SQLITE_THREADS, openDb } from "../../src/db/connect.js";
 import { isUniqueViolation } from "../../src/db/errors.js";
 import { freshDatabase, type FreshDatabase, TEST_ENGINE } from "../support/testDb.js";
-import { TestServer } from "../support/testApp.js";
+import { expectSuccess, TestServer } from "../support/testApp.js";
 
 // SQLite's two drivers (db/connect.ts): connections in worker threads (db/sqliteThreads.ts: a
 // writer, and readers with PARLEY_SQLITE_THREADS >= 2) and the in-process connection
@@ -95,24 +95,40 @@ describe.runIf(TEST_ENGINE === "sqlite")("SQLite drivers", () => {
   });
 });
 
-// The API on the driver the rest of the suite does not use (the in-process one, while worker threads are the default).
-describe.runIf(TEST_ENGINE === "sqlite")("the API with SQLite in process (PARLEY_SQLITE_THREADS=0)", () => {
+// The API on the driver the rest of the suite does not use (the suite runs on the default).
+const OTHER_THREADS = DEFAULT_SQLITE_THREADS === 0 ? 2 : 0;
+describe.runIf(TEST_ENGINE === "sqlite")(`the API with PARLEY_SQLITE_THREADS=${OTHER_THREADS}`, () => {
   const server = new TestServer();
   beforeAll(async () => {
-    await server.start({}, { PARLEY_SQLITE_THREADS: "0" });
+    await server.start({}, { PARLEY_SQLITE_THREADS: String(OTHER_THREADS) });
   });
   afterAll(() => server.stop());
 
-  it("sends and fetches a message", async () => {
-    expect(server.config.database).toMatchObject({ kind: "sqlite", threads: 0 });
-    const sent = await server.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "in process", content: "hello" });
-    expect(sent.status).toBe(200);
-    const fetched = await server.get("hamlet", "/api/v1/messages", {
-      anchor: sent.body.id,
-      num_before: 0,
-      num_after: 0,
-      apply_markdown: false,
-    });
-    expect(fetched.body.messages.map((m: { content: string }) => m.content)).toEqual(["hello"]);
+  it("sends a message that a registered queue receives and a fetch returns, and refuses a channel name twice", async () => {
+    expect(server.config.database).toMatchObject({ kind: "sqlite", threads: OTHER_THREADS });
+    const queue = expectSuccess(await server.post("othello", "/api/v1/register", { event_types: ["message"] }));
+    const sends = await Promise.all(
+      ["one", "two", "three"].map((content) => server.post("hamlet", "/api/v1/messages", { type: "stream", to: "Verona", topic: "threads", content })),
+    );
+    const ids = sends.map((sent) => expectSuccess(sent).id as number).sort((a, b) => a - b);
+    const fetched = expectSuccess(
+      await server.get("hamlet", "/api/v1/messages", {
+        anchor: ids[0],
+        num_before: 0,
+        num_after: 2,
+        narrow: JSON.stringify([{ operator: "topic", operand: "threads" }]),
+        apply_markdown: false,
+      }),
+    );
+    expect(fetched.messages.map((m: { content: string }) => m.content).sort()).toEqual(["one", "three", "two"]);
+    const { events } = expectSuccess(await server.get("othello", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true }));
+    expect(events.filter((e: { type: string }) => e.type === "message").map((e: { message: { id: number } }) => e.message.id)).toEqual(ids);
+    // Two creations of one name at once: one wins, the other is told the name is taken or subscribes to it.
+    const created = await Promise.all(
+      ["hamlet", "iago"].map((who) => server.post(who, "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Threaded" }]) })),
+    );
+    expect(created.map((res) => res.status)).toEqual([200, 200]);
+    const channels = expectSuccess(await server.get("iago", "/api/v1/streams")).streams.filter((s: { name: string }) => s.name === "Threaded");
+    expect(channels).toHaveLength(1);
   });
 });

@@ -1,0 +1,21 @@
+import { openDb } from "../src/db/connect.ts";
+import { migrateToLatest } from "../src/db/migrate.ts";
+import { sql } from "kysely";
+const file = `/tmp/w/smoke-${Date.now()}.sqlite3`;
+const db = openDb({ kind: "sqlite", file, synchronous: "NORMAL", threads: 2 });
+const t0 = performance.now();
+console.log((await sql`select lower('ÜBER') as x, 1 as y`.execute(db.kysely)).rows, performance.now() - t0);
+await sql`create table t (id integer primary key, name text unique)`.execute(db.kysely);
+console.log(await sql`insert into t (name) values ('a')`.execute(db.kysely));
+try { await sql`insert into t (name) values ('a')`.execute(db.kysely); } catch (e) { console.log("err", (e as any).code, (e as Error).message); }
+await db.kysely.transaction().execute(async (trx) => { await sql`insert into t (name) values ('b')`.execute(trx); });
+console.log((await sql`select * from t`.execute(db.kysely)).rows);
+let n = 0; const t1 = performance.now();
+for (let i = 0; i < 2000; i++) n += (await sql`select id from t where id = ${1}`.execute(db.kysely)).rows.length;
+console.log("read rt us", ((performance.now() - t1) * 1000) / 2000);
+const t2 = performance.now();
+await db.kysely.transaction().execute(async (trx) => { for (let i = 0; i < 2000; i++) await sql`select id from t where id = ${1}`.execute(trx); });
+console.log("writer rt us", ((performance.now() - t2) * 1000) / 2000);
+console.log(db.queryCount());
+await db.close();
+console.log("closed");
