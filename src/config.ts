@@ -99,7 +99,8 @@ export interface Config {
   port: number;
   dataDir: string;
   /** `{ kind: "sqlite", file }` or `{ kind: "postgres", url }`. */
-  database: { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL"; threads?: number } | { kind: "postgres"; url: string; preparedStatements?: boolean };
+  database:
+    { kind: "sqlite"; file: string; synchronous: "FULL" | "NORMAL"; threads?: number } | { kind: "postgres"; url: string; preparedStatements?: boolean };
   /** Multi-process mode: the NATS server the processes share (events/bus.ts); PostgreSQL only. */
   busUrl: string | undefined;
   /**
@@ -189,7 +190,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     e.PARLEY_DATABASE_URL === undefined
       ? { kind: "sqlite", file: path.join(dataDir, "parley.sqlite3"), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS, threads: e.PARLEY_SQLITE_THREADS }
       : e.PARLEY_DATABASE_URL.startsWith("sqlite:")
-        ? { kind: "sqlite", file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)), synchronous: e.PARLEY_SQLITE_SYNCHRONOUS, threads: e.PARLEY_SQLITE_THREADS }
+        ? {
+            kind: "sqlite",
+            file: sqliteFile(e.PARLEY_DATABASE_URL.slice("sqlite:".length)),
+            synchronous: e.PARLEY_SQLITE_SYNCHRONOUS,
+            threads: e.PARLEY_SQLITE_THREADS,
+          }
         : { kind: "postgres", url: e.PARLEY_DATABASE_URL, preparedStatements: e.PARLEY_POSTGRES_PREPARED_STATEMENTS };
   if (e.PARLEY_BUS_URL !== undefined && database.kind !== "postgres") {
     throw new ConfigError(

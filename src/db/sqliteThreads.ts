@@ -79,7 +79,9 @@ function workerEntry(): URL {
   const tsxPackage = createRequire(import.meta.url).resolve("tsx/package.json");
   const tsx = pathToFileURL(path.join(path.dirname(tsxPackage), "dist/esm/api/index.mjs")).href;
   const source = new URL("./sqliteWorker.ts", import.meta.url).href;
-  return new URL(`data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(source)});`)}`);
+  return new URL(
+    `data:text/javascript,${encodeURIComponent(`import { register } from ${JSON.stringify(tsx)}; register(); await import(${JSON.stringify(source)});`)}`,
+  );
 }
 
 /** One worker thread and its connection: requests are answered in the order they were posted. */
