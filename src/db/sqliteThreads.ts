@@ -93,9 +93,9 @@ class SqliteThread {
   readonly ready: Promise<void>;
 
   constructor(options: SqliteConnectionOptions) {
+    // Referenced until it is ready; then only while requests wait (below): an idle thread does not
+    // keep the process alive, so a CLI command that forgot close() still ends.
     this.worker = new Worker(workerEntry(), { workerData: options });
-    // An idle thread does not keep the process alive (a CLI command that forgot close() still ends).
-    this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
       this.waiting.set(0, {
         resolve: (answer) => (answer[1] === Reply.READY ? resolve() : reject(new SqliteError(answer[2] as string, answer[3] as string | undefined))),
