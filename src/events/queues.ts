@@ -81,7 +81,11 @@ export class EventQueue implements HeartbeatEntry, Flushable {
     nowMs: number,
   ) {
     this.lastActivityMs = nowMs;
+    this.idJson = JSON.stringify(id);
   }
+
+  /** The id as JSON, for every answer's `queue_id`. */
+  readonly idJson: string;
 
   get lastEventId(): number {
     return this.nextEventId - 1;
