@@ -25,6 +25,7 @@ import { webAppPages } from "./http/webApp.js";
 import { JSON_SURFACE } from "./http/webSession.js";
 import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
+import { serverWithEventsFastPath } from "./http/eventsFastPath.js";
 import { errorEnvelope, mountRoutes, sendErrorEnvelope } from "./http/mount.js";
 import { multipartFileHandler, removeSpooledFilesAfterResponse } from "./http/multipartFiles.js";
 import { MemoryRateLimiter, type RateLimiter, SharedRateLimiter } from "./http/rateLimit.js";
@@ -99,7 +100,9 @@ export async function createContext(config: Config, log = pino({ level: config.l
 
 /** The HTTP application. Never listens: server.ts (and tests) decide where. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
+    // GET /events is answered in front of Fastify when it can be (http/eventsFastPath.ts).
+    serverFactory: serverWithEventsFastPath(ctx, () => app),
     loggerInstance: ctx.log.child({ component: "http" }) as FastifyBaseLogger,
     // Fastify's own request lines would log URLs (and the API keys some carry): ours instead.
     logController: new LogController({ disableRequestLogging: true }),

@@ -41,9 +41,11 @@ export async function pollQueue(
     queue.lastActivityMs = Date.now();
     return { events: queue.eventsAfter(lastEventId), queueId: queue.id };
   }
-  const poll = queue.wait(lastEventId, Date.now());
-  onCancel?.(poll.cancel);
-  return { events: await poll.events, queueId: queue.id };
+  const events = await new Promise<readonly QueuedEvent[]>((resolve) => {
+    queue.wait(lastEventId, Date.now(), resolve);
+    onCancel?.(() => queue.cancel(resolve));
+  });
+  return { events, queueId: queue.id };
 }
 
 /** DELETE /events. */

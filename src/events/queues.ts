@@ -5,6 +5,7 @@ import { eventQueueStore } from "../store/eventQueues.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { acceptsMessages, type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
+import { type Flushable, type HeartbeatEntry, ParkedPolls } from "./parkedPolls.js";
 import type { StateSnapshot } from "./snapshotFilter.js";
 
 /**
@@ -47,50 +48,71 @@ export function eventsChunks(events: readonly QueuedEvent[]): Buffer[] {
   return chunks;
 }
 
-interface Waiter {
-  lastEventId: number;
-  respond: (events: QueuedEvent[]) => void;
-  timer: NodeJS.Timeout;
-}
+/** Answers a parked poll with its events (none: cancelled, replaced, or the server is stopping). */
+export type PollAnswer = (events: readonly QueuedEvent[]) => void;
 
-export class EventQueue {
+const NO_EVENTS: readonly QueuedEvent[] = Object.freeze([]);
+
+/**
+ * The queue is its own entry in the shared heartbeat list (parkedPolls.ts): it has at most one
+ * parked poll, so parking one allocates nothing beyond what the caller passes.
+ */
+export class EventQueue implements HeartbeatEntry, Flushable {
   private events: QueuedEvent[] = [];
   private nextEventId = 0;
   /** The newest id acknowledged and dropped; a poll may not ask for anything older. */
   private newestPrunedId = -1;
-  private waiter: Waiter | null = null;
+  /** The parked poll's answer, and the last event id its client has. */
+  private respond: PollAnswer | null = null;
+  private waitingAfter = -1;
   private flushScheduled = false;
   lastActivityMs: number;
   /** Multi-process mode: the snapshot the client's initial state was read from (snapshotFilter.ts). */
   stateSnapshot: StateSnapshot | null = null;
+  heartbeatAt = 0;
+  prevHeartbeat: HeartbeatEntry | null = null;
+  nextHeartbeat: HeartbeatEntry | null = null;
+  inHeartbeats = false;
 
   constructor(
     readonly id: string,
     readonly client: ClientDescriptor,
-    private readonly heartbeatMs: number,
+    private readonly parked: ParkedPolls,
     nowMs: number,
   ) {
     this.lastActivityMs = nowMs;
+    this.idJson = JSON.stringify(id);
   }
+
+  /** The id as JSON, for every answer's `queue_id`. */
+  readonly idJson: string;
 
   get lastEventId(): number {
     return this.nextEventId - 1;
   }
 
   get isPolled(): boolean {
-    return this.waiter !== null;
+    return this.respond !== null;
   }
 
   push(event: ClientEvent): void {
     this.events.push({ id: this.nextEventId++, event });
-    if (this.waiter && !this.flushScheduled) {
+    if (this.respond && !this.flushScheduled) {
       // Events of one commit are pushed in one tick; answer once with all of them.
       this.flushScheduled = true;
-      setImmediate(() => {
-        this.flushScheduled = false;
-        this.answerWaiter();
-      });
+      this.parked.flushSoon(this);
     }
+  }
+
+  /** ParkedPolls: this tick's events are in. */
+  flush(): void {
+    this.flushScheduled = false;
+    this.answerWaiter();
+  }
+
+  /** ParkedPolls: the parked poll waited the heartbeat interval with nothing to answer. */
+  heartbeat(): void {
+    this.push(new ClientEvent({ type: "heartbeat" }));
   }
 
   /** Drops the events up to `lastEventId` (acknowledged by the client). */
@@ -118,50 +140,48 @@ export class EventQueue {
     return ids;
   }
 
-  eventsAfter(lastEventId: number): QueuedEvent[] {
-    return this.events.filter((e) => e.id > lastEventId);
+  /** The events after `lastEventId` (ids ascend): a copy, or a shared empty list. */
+  eventsAfter(lastEventId: number): readonly QueuedEvent[] {
+    const events = this.events;
+    if (events.length === 0 || events[events.length - 1].id <= lastEventId) return NO_EVENTS;
+    let first = 0;
+    while (events[first].id <= lastEventId) first++;
+    return events.slice(first);
   }
 
   /**
-   * Waits for events after `lastEventId`: answers at once when there are some, with a
-   * heartbeat event after `heartbeatMs` of silence, or with nothing when `cancel` is called.
+   * Waits for events after `lastEventId`: `respond` gets them at once when there are some (before
+   * this returns), else when some arrive, with a heartbeat event after the heartbeat interval of
+   * silence, or with nothing when `cancel(respond)` is called. A newer poll replaces a parked one,
+   * which is answered with nothing (Zulip finishes the older handler).
    */
-  wait(lastEventId: number, nowMs: number): { events: Promise<QueuedEvent[]>; cancel: () => void } {
+  wait(lastEventId: number, nowMs: number, respond: PollAnswer): void {
     this.lastActivityMs = nowMs;
     const pending = this.eventsAfter(lastEventId);
-    if (pending.length > 0) return { events: Promise.resolve(pending), cancel: () => {} };
-    // A newer poll replaces an older one (Zulip finishes the older handler).
+    if (pending.length > 0) return respond(pending);
     this.finishWaiter([]);
-    let respond!: (events: QueuedEvent[]) => void;
-    const events = new Promise<QueuedEvent[]>((resolve) => (respond = resolve));
-    const timer = setTimeout(() => {
-      if (this.waiter?.timer !== timer) return;
-      this.push(new ClientEvent({ type: "heartbeat" }));
-    }, this.heartbeatMs);
-    timer.unref?.();
-    const waiter: Waiter = { lastEventId, respond, timer };
-    this.waiter = waiter;
-    return {
-      events,
-      cancel: () => {
-        if (this.waiter === waiter) this.finishWaiter([]);
-      },
-    };
+    this.respond = respond;
+    this.waitingAfter = lastEventId;
+    this.parked.startHeartbeat(this);
+  }
+
+  /** Ends the poll `respond` answers, with nothing, if it is still parked (its client hung up). */
+  cancel(respond: PollAnswer): void {
+    if (this.respond === respond) this.finishWaiter([]);
   }
 
   /** Ends a pending poll (queue deleted, server shutting down). */
-  finishWaiter(events: QueuedEvent[]): void {
-    const waiter = this.waiter;
-    if (!waiter) return;
-    this.waiter = null;
-    clearTimeout(waiter.timer);
-    waiter.respond(events);
+  finishWaiter(events: readonly QueuedEvent[]): void {
+    const respond = this.respond;
+    if (!respond) return;
+    this.respond = null;
+    this.parked.stopHeartbeat(this);
+    respond(events);
   }
 
   private answerWaiter(): void {
-    const waiter = this.waiter;
-    if (!waiter) return;
-    const events = this.eventsAfter(waiter.lastEventId);
+    if (!this.respond) return;
+    const events = this.eventsAfter(this.waitingAfter);
     if (events.length === 0) return;
     this.lastActivityMs = Date.now();
     this.finishWaiter(events);
@@ -179,8 +199,8 @@ export class EventQueue {
     };
   }
 
-  static restore(saved: SavedQueue, heartbeatMs: number): EventQueue {
-    const queue = new EventQueue(saved.id, saved.client, heartbeatMs, saved.lastActivityMs);
+  static restore(saved: SavedQueue, parked: ParkedPolls): EventQueue {
+    const queue = new EventQueue(saved.id, saved.client, parked, saved.lastActivityMs);
     queue.events = saved.events.map(({ id, ...body }) => ({ id, event: new ClientEvent(body) }));
     queue.nextEventId = saved.nextEventId;
     queue.newestPrunedId = saved.newestPrunedId;
@@ -256,6 +276,8 @@ export function queueOwner(queueId: string): string | null {
 export class EventQueueRegistry {
   private readonly queues = new Map<string, EventQueue>();
   private readonly byUser = new Map<number, Set<EventQueue>>();
+  /** The heartbeat timer and answer scheduling every queue's parked poll shares. */
+  private readonly parked: ParkedPolls;
   /** Queues registered with all_public_streams (bots mirroring every public channel). */
   private readonly allPublicStreams = new Set<EventQueue>();
   private gcTimer: NodeJS.Timeout | null = null;
@@ -280,6 +302,7 @@ export class EventQueueRegistry {
   private takeOverUntilMs: number;
 
   constructor(private readonly options: EventQueueOptions) {
+    this.parked = new ParkedPolls(options.heartbeatMs);
     this.takeOverUntilMs = options.savedQueues ? Date.now() + options.timeoutMs : 0;
   }
 
@@ -348,7 +371,7 @@ export class EventQueueRegistry {
 
   create(client: ClientDescriptor): EventQueue {
     const id = this.options.processId ? `${this.options.processId}:${randomUUID()}` : randomUUID();
-    const queue = new EventQueue(id, client, this.options.heartbeatMs, Date.now());
+    const queue = new EventQueue(id, client, this.parked, Date.now());
     this.add(queue);
     return queue;
   }
@@ -445,7 +468,7 @@ export class EventQueueRegistry {
       const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
       bus ??= saved.bus ?? null;
       // The time the server was down does not count against the client.
-      this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.options.heartbeatMs));
+      this.add(EventQueue.restore({ ...saved, lastActivityMs: now }, this.parked));
     }
     return { count: rows.length, bus };
   }
@@ -462,7 +485,7 @@ export class EventQueueRegistry {
     if (!row || this.queues.has(id)) return this.queues.get(id);
     const saved = parseJsonColumn(SAVED_QUEUE, row.data, "event_queues.data") as unknown as SavedQueue;
     if (this.deliveredTo.has(saved.client.userId) || (saved.client.allPublicStreams && this.deliveredToAllPublicStreams)) return undefined;
-    const queue = EventQueue.restore({ ...saved, lastActivityMs: Date.now() }, this.options.heartbeatMs);
+    const queue = EventQueue.restore({ ...saved, lastActivityMs: Date.now() }, this.parked);
     this.add(queue);
     if (this.restartEvent) for (const clientEvent of eventsForClient(queue.client, queue.id, this.restartEvent)) queue.push(clientEvent);
     return queue;

@@ -30,16 +30,29 @@ export function compressJsonAnswers(app: FastifyInstance): void {
     if (reply.hasHeader("content-encoding") || !/^application\/json\b/.test(String(reply.getHeader("content-type") ?? ""))) return done(null, payload);
     reply.header("Vary", "Accept-Encoding");
     const size = Buffer.byteLength(payload);
-    if (size < MIN_BYTES) return done(null, payload);
-    const encoding = preferredEncoding(request.headers["accept-encoding"]);
+    const encoding = jsonAnswerEncoding(request.headers["accept-encoding"], size);
     if (!encoding) return done(null, payload);
     reply.header("Content-Encoding", encoding);
     reply.removeHeader("content-length");
-    if (size <= SYNC_MAX_BYTES) {
-      return done(null, encoding === "br" ? zlib.brotliCompressSync(payload, { params: BROTLI_PARAMS }) : zlib.gzipSync(payload, { level: 6 }));
-    }
-    const compressor = encoding === "br" ? zlib.createBrotliCompress({ params: BROTLI_PARAMS }) : zlib.createGzip({ level: 6 });
-    compressor.end(payload);
-    done(null, compressor);
+    done(null, compressJsonAnswer(payload, size, encoding));
   });
+}
+
+/**
+ * How a JSON answer of `size` bytes goes to a client that sent `acceptEncoding`: compressed with
+ * the encoding named, or as it is (null). Also used by GET /events's own path (eventsFastPath.ts).
+ */
+export function jsonAnswerEncoding(acceptEncoding: string | undefined, size: number): "br" | "gzip" | null {
+  if (size < MIN_BYTES) return null;
+  return preferredEncoding(acceptEncoding);
+}
+
+/** The answer compressed: its bytes, or (above SYNC_MAX_BYTES) a stream of them. */
+export function compressJsonAnswer(payload: string | Buffer, size: number, encoding: "br" | "gzip"): Buffer | zlib.BrotliCompress | zlib.Gzip {
+  if (size <= SYNC_MAX_BYTES) {
+    return encoding === "br" ? zlib.brotliCompressSync(payload, { params: BROTLI_PARAMS }) : zlib.gzipSync(payload, { level: 6 });
+  }
+  const compressor = encoding === "br" ? zlib.createBrotliCompress({ params: BROTLI_PARAMS }) : zlib.createGzip({ level: 6 });
+  compressor.end(payload);
+  return compressor;
 }

@@ -68,7 +68,7 @@ export const NEVER_CACHE = "max-age=0, no-cache, no-store, must-revalidate, priv
 
 /** The current time as an HTTP date, formatted once per second (every poll sends it). */
 let httpDate = { second: 0, text: "" };
-function httpDateNow(): string {
+export function httpDateNow(): string {
   const second = Math.floor(Date.now() / 1000);
   if (second !== httpDate.second) httpDate = { second, text: new Date(second * 1000).toUTCString() };
   return httpDate.text;

@@ -53,7 +53,8 @@ export class MemoryRateLimiter implements RateLimiter {
     this.windows.delete(key);
   }
 
-  private hitNow(key: string, rule: RateLimitRule): RateLimitState {
+  /** `hit`, answered synchronously (GET /events's own path: http/eventsFastPath.ts). */
+  hitNow(key: string, rule: RateLimitRule): RateLimitState {
     const state = this.peekNow(key, rule);
     if (!this.enabled || state.retryAfter > 0) return state;
     const window = this.windows.get(key);

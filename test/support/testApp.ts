@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { FastifyInstance } from "fastify";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
 import { buildApp, createContext } from "../../src/app.js";
@@ -38,6 +39,8 @@ export interface RequestOptions {
  * validated against the reference OpenAPI schema unless the test opts out.
  */
 export class TestServer {
+  /** The Fastify application (`app.inject` reaches its routes without the HTTP listener). */
+  app!: FastifyInstance;
   ctx!: AppContext & { jobs: JobRunner };
   baseUrl = "";
   config!: Config;
@@ -67,6 +70,7 @@ export class TestServer {
     this.ctx.events.subscribe((event) => this.eventViolations.push(...committedEventViolations(event)));
     if (!seeded) await seedTestRealm(this.ctx);
     const app = await buildApp(this.ctx);
+    this.app = app;
     await app.listen({ host: "127.0.0.1", port: 0 });
     this.ctx.jobs.start();
     this.baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
