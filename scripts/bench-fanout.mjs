@@ -70,6 +70,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
+  const t0Wall = nowMs();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (performance.now() < until) {
@@ -109,17 +110,24 @@ export async function measureFanout(server, { members, processes, seconds, concu
   }
   const latencies = [];
   let missing = 0;
+  let lastDelivery = t0Wall;
   for (const s of sent) {
     const m = merged.get(s.id);
     missing += s.expected - (m?.count ?? 0);
     if (m && m.count >= s.expected) latencies.push(m.at - s.started);
+    if (m) lastDelivery = Math.max(lastDelivery, m.at);
   }
+  // From the first send to the last member's receipt of the last message: the run is complete.
+  const completedSeconds = (lastDelivery - t0Wall) / 1000;
   latencies.sort((a, b) => a - b);
   postMs.sort((a, b) => a - b);
   return {
     queues: members.length,
     messages: sent.length,
     messagesPerSecond: sent.length / sendSeconds,
+    // Messages over the time until every member had every message (the side-by-side job's rate).
+    completedPerSecond: sent.length / Math.max(sendSeconds, completedSeconds),
+    completedSeconds,
     postP50: percentile(postMs, 50),
     postP99: percentile(postMs, 99),
     deliveryP50: percentile(latencies, 50),
