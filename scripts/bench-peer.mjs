@@ -110,14 +110,13 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
     sentAt.set(seq, nowMs());
     sender.sendGroupchat(ROOM, `m${seq}`, String(seq));
   };
-  sender.onStanza = (stanza) => {
-    if (stanza.name !== "message" || stanza.attrs.type !== "groupchat") return;
-    const body = stanza.getChildText("body");
-    if (body === null || !sentAt.has(Number(body))) return;
-    echoAt.set(Number(body), nowMs());
+  sender.receiveBodies((body) => {
+    const s = Number(body);
+    if (!sentAt.has(s)) return;
+    echoAt.set(s, nowMs());
     if (performance.now() < until) sendNext();
     else if (echoAt.size === sentAt.size) allEchoed();
-  };
+  });
   for (let i = 0; i < IN_FLIGHT; i++) sendNext();
   await Promise.race([echoed, sleep(seconds * 1000 + 60_000)]);
   prosodySends.lastSeq = seq;

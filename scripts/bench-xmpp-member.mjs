@@ -14,10 +14,7 @@ let total = 0;
 let received = 0;
 let ticker;
 
-function onStanza(stanza) {
-  if (stanza.name !== "message" || stanza.attrs.type !== "groupchat") return;
-  const body = stanza.getChildText("body");
-  if (body === null) return; // the room's subject on join
+function onBody(body) {
   const at = nowMs();
   const seq = Number(body);
   const d = deliveries.get(seq);
@@ -39,7 +36,7 @@ process.on("message", async (msg) => {
             const c = new XmppConnection(msg.port);
             await c.connect();
             await c.join(msg.room, nick);
-            c.onStanza = onStanza;
+            c.receiveBodies(onBody);
             connections.push(c);
           }),
         );
