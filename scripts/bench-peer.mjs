@@ -11,8 +11,9 @@
 // connections (the Zulip API, scripts/bench-poller.mjs), 10 in flight = 10 POST /messages
 // outstanding; Prosody's members hold raw XMPP sockets (scripts/bench-xmpp-member.mjs), and the
 // sender sends the next message when the room reflects one of its own back. Members run in as many
-// child processes for both (1 for N ≤ 100, else 2). Runs alternate Parley, Prosody, Parley, … for
-// --rounds rounds per N; figures are medians.
+// child processes for both (1 for N ≤ 100, else 2). For each N both servers are started once (and
+// Prosody's room joined once: its joins cost O(N²)); then runs alternate Parley, Prosody, Parley, …
+// for --rounds rounds, after one unmeasured --warmup run of each; figures are medians.
 //
 // Targets (issue 34), each as a ratio measured in this run:
 //   N = 50: msg/s ≥ 1.0× Prosody's, p50 send → last receipt ≤ 1.0× Prosody's; N = 500: msg/s ≥ 4×;
@@ -28,6 +29,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { measureFanout, oneSenderSends } from "./bench-fanout.mjs";
+import { MULTI_END } from "./bench-multi-report.mjs";
 import { Client, cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
 import { MUC_DOMAIN, startProsody, XmppConnection } from "./bench-xmpp.mjs";
 
@@ -66,6 +68,14 @@ function handleSignals() {
   }
 }
 
+/** RSS of a process that may be exiting (a signal's clean-up runs while the sampler does). */
+const rssOrZero = (pid) => {
+  try {
+    return rssMiB(pid);
+  } catch {
+    return 0;
+  }
+};
 const membersProcesses = (size) => (size <= 100 ? 1 : 2);
 const median = (xs) => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
@@ -97,11 +107,11 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
   const echoAt = new Map();
   const deliveredBefore = members.reduce((n, m) => n + m.delivered, 0);
   const rss = { max: 0 };
-  const sampler = setInterval(() => (rss.max = Math.max(rss.max, rssMiB(pid))), 200);
+  const sampler = setInterval(() => (rss.max = Math.max(rss.max, rssOrZero(pid))), 200);
   const cpuBefore = cpuMs(pid);
   const t0Wall = nowMs();
   const until = performance.now() + seconds * 1000;
-  // Sequence numbers go on from the previous phase: a member's report covers every phase.
+  // Sequence numbers go on from the previous run (a warm-up's late deliveries are never this run's).
   let seq = prosodySends.lastSeq ?? 0;
   let allEchoed;
   const echoed = new Promise((resolve) => (allEchoed = resolve));
@@ -170,11 +180,20 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
   };
 }
 
-async function prosodyRun({ size, seconds, warmup, say }) {
+/**
+ * Prosody with the job's room: started, its idle RSS read, then the sender and `size` − 1 members
+ * joined (Prosody's joins cost O(N²): minutes at N = 500 on a busy machine, so the room is set up
+ * once per N and every round runs on it, as Parley's server is started once per N).
+ */
+async function openProsodyRoom({ size, say }) {
   const prosody = await startProsody();
-  const untrackProsody = track(() => prosody.stop());
   const members = [];
   let sender;
+  const close = track(async () => {
+    sender?.close();
+    for (const m of members) await m.untrack();
+    await prosody.stop();
+  });
   try {
     const pid = prosody.child.pid;
     await sleep(1000);
@@ -194,22 +213,26 @@ async function prosodyRun({ size, seconds, warmup, say }) {
     if (failed) throw new Error(`XMPP members could not join: ${failed.error}`);
     for (const m of members) m.child.send({ cmd: "poll" });
     await sleep(1500);
-    const phase = (phaseSeconds, phaseSay) => prosodySends({ size, seconds: phaseSeconds, say: phaseSay, pid, sender, members });
-    // Unmeasured first, as Parley's runs (its JIT warms up): the same job for both.
-    if (warmup > 0) await phase(warmup, (t) => say(`warm-up: ${t}`));
-    const run = await phase(seconds, say);
-    let errors = sender.error ? 1 : 0;
-    for (const m of members) {
-      const report = await m.ask({ cmd: "stop" });
-      m.untrack();
-      errors += report.pollErrors;
-      run.complete(report.deliveries);
-    }
-    return { ...run.figures(), errors: errors + run.figures().errors, idleRss };
-  } finally {
-    sender?.close();
-    for (const m of members) await m.untrack();
-    await untrackProsody();
+    return {
+      pid,
+      idleRss,
+      close,
+      /** One measured run of the job on the joined room. */
+      async run(seconds, runSay) {
+        const phase = await prosodySends({ size, seconds, say: runSay, pid, sender, members });
+        let errors = sender.error ? 1 : 0;
+        for (const m of members) {
+          const report = await m.ask({ cmd: "report" });
+          errors += report.pollErrors;
+          phase.complete(report.deliveries);
+        }
+        const figures = phase.figures();
+        return { ...figures, errors: errors + figures.errors, idleRss };
+      },
+    };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
@@ -241,41 +264,39 @@ async function channelMembers(server, channel, keys) {
   return keys.get(channel).map((k) => new Client(server.base, k.email, k.apiKey));
 }
 
-async function parleyRun({ size, seconds, warmup, say, env, keys }) {
+/**
+ * Parley started on the organization, `channel`'s members' API keys fetched, its idle RSS read
+ * (after `idleSeconds` when given: V8 gives back start-up's young generation only once idle).
+ */
+async function openParleyChannel({ size, env, keys, idleSeconds = 0, say }) {
   const { server, untrack } = await startParley(env);
   try {
     const channel = `bench-${size}`;
     const members = await channelMembers(server, channel, keys);
     if (members.length !== size) throw new Error(`${channel} has ${members.length} members, not ${size}`);
-    await sleep(1000);
+    if (idleSeconds > 0) say(`Parley idle RSS: ${idleSeconds} s after start…`);
+    await sleep(Math.max(1, idleSeconds) * 1000);
     const idleRss = rssMiB(server.child.pid);
-    const job = (jobSeconds, jobSay) =>
-      measureFanout(server, {
-        members,
-        processes: membersProcesses(size),
-        seconds: jobSeconds,
-        concurrency: IN_FLIGHT,
-        progress: jobSay,
-        next: oneSenderSends(channel, members[0], members.length),
-      });
-    // Unmeasured first: V8 optimizes the server's code only once it has run a while.
-    if (warmup > 0) await job(warmup, (t) => say(`warm-up: ${t}`));
-    const run = await job(seconds, say);
-    return { ...run, idleRss };
-  } finally {
+    return {
+      idleRss,
+      settledIdleRss: idleSeconds > 0 ? idleRss : NaN,
+      close: untrack,
+      /** One measured run of the job: every member registers a queue and long-polls. */
+      async run(seconds, runSay) {
+        const r = await measureFanout(server, {
+          members,
+          processes: membersProcesses(size),
+          seconds,
+          concurrency: IN_FLIGHT,
+          progress: runSay,
+          next: oneSenderSends(channel, members[0], members.length),
+        });
+        return { ...r, idleRss };
+      },
+    };
+  } catch (error) {
     await untrack();
-  }
-}
-
-/** Parley's RSS `idleSeconds` after start with the organization loaded and nothing connected. */
-async function parleySettledIdle(env, idleSeconds, say) {
-  const { server, untrack } = await startParley(env);
-  try {
-    say(`Parley idle RSS: ${idleSeconds} s after start…`);
-    await sleep(idleSeconds * 1000);
-    return rssMiB(server.child.pid);
-  } finally {
-    await untrack();
+    throw error;
   }
 }
 
@@ -307,23 +328,35 @@ export async function runPeer({ seconds = 5, warmup = 2, rounds = 3, sizes = [50
     buildOrganization(env);
     const keys = new Map();
     const runs = {};
+    let settledIdleRss = NaN;
     for (const size of sizes) {
       runs[size] = { parley: [], prosody: [] };
-      for (let round = 0; round < rounds; round++) {
-        for (const peer of ["parley", "prosody"]) {
-          const sayRun = (t) => say(`N=${size} round ${round + 1}/${rounds} ${peer}: ${t}`);
-          const r =
-            peer === "parley" ? await parleyRun({ size, seconds, warmup, say: sayRun, env, keys }) : await prosodyRun({ size, seconds, warmup, say: sayRun });
-          runs[size][peer].push(r);
-          progress("");
-          console.error(
-            `N=${size} round ${round + 1} ${peer}: ${r.completedPerSecond.toFixed(1)} msg/s, p50 ${r.deliveryP50.toFixed(1)} ms, p99 ${r.deliveryP99.toFixed(1)} ms, ` +
-              `RSS ${r.idleRss.toFixed(1)} → ${r.maxRssMiB.toFixed(1)} MiB, ${r.serverCpuMsPerMessage.toFixed(2)} CPU ms/msg, missing ${r.missing}, errors ${r.errors}`,
-          );
+      const sayN = (t) => say(`N=${size}: ${t}`);
+      // Both servers stay up for all of N's rounds (neither does anything between its runs).
+      const peers = {};
+      try {
+        peers.parley = await openParleyChannel({ size, env, keys, idleSeconds: size === 50 ? idleSeconds : 0, say: sayN });
+        if (size === 50) settledIdleRss = peers.parley.settledIdleRss;
+        peers.prosody = await openProsodyRoom({ size, say: (t) => sayN(`prosody: ${t}`) });
+        for (let round = 0; round < rounds; round++) {
+          for (const peer of ["parley", "prosody"]) {
+            const sayRun = (t) => say(`N=${size} round ${round + 1}/${rounds} ${peer}: ${t}`);
+            // Unmeasured first, for both: V8 optimizes Parley's code only once it has run a while.
+            if (round === 0 && warmup > 0) await peers[peer].run(warmup, (t) => sayRun(`warm-up: ${t}`));
+            const r = await peers[peer].run(seconds, sayRun);
+            runs[size][peer].push(r);
+            progress("");
+            console.error(
+              `N=${size} round ${round + 1} ${peer}: ${r.completedPerSecond.toFixed(1)} msg/s, p50 ${r.deliveryP50.toFixed(1)} ms, p99 ${r.deliveryP99.toFixed(1)} ms, ` +
+                `RSS ${r.idleRss.toFixed(1)} → ${r.maxRssMiB.toFixed(1)} MiB, ${r.serverCpuMsPerMessage.toFixed(2)} CPU ms/msg, missing ${r.missing}, errors ${r.errors}`,
+            );
+          }
         }
+      } finally {
+        await peers.prosody?.close();
+        await peers.parley?.close();
       }
     }
-    const settledIdleRss = sizes.includes(50) && idleSeconds > 0 ? await parleySettledIdle(env, idleSeconds, say) : NaN;
 
     // The rest of the targets, from bench-multi.mjs (reused from the whole bench when it ran them).
     const sqliteMulti =
@@ -536,7 +569,14 @@ export function writePeerSection(file, section) {
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
   const start = text.indexOf(PEER_START);
   const end = text.indexOf(PEER_END);
-  const next = start >= 0 && end > start ? text.slice(0, start) + section + text.slice(end + PEER_END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  // No section yet: after issue 18's, where `npm run bench` puts it, or at the end.
+  const multiEnd = text.indexOf(MULTI_END);
+  const next =
+    start >= 0 && end > start
+      ? text.slice(0, start) + section + text.slice(end + PEER_END.length)
+      : multiEnd >= 0
+        ? `${text.slice(0, multiEnd + MULTI_END.length)}\n\n${section}${text.slice(multiEnd + MULTI_END.length)}`
+        : `${text.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(file, next);
 }
 

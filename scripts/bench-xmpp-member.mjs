@@ -4,6 +4,7 @@
 // Driven over IPC with bench-poller.mjs's protocol:
 //   { cmd: "register", port, room, nicks: [nick] }  → { registered: n } or { error }
 //   { cmd: "poll" }                                → periodic { delivered: total }
+//   { cmd: "report" }                              → { deliveries, pollErrors, polls } since the last report
 //   { cmd: "stop" }                                → { deliveries: [[seq, count, lastAtMs]], pollErrors, polls }
 import { nowMs, sleep } from "./bench-lib.mjs";
 import { XmppConnection } from "./bench-xmpp.mjs";
@@ -47,6 +48,16 @@ process.on("message", async (msg) => {
     }
   } else if (msg.cmd === "poll") {
     ticker = setInterval(() => process.send({ delivered: total }), 50);
+  } else if (msg.cmd === "report") {
+    // The room stays joined between runs: each run takes the deliveries recorded since the last.
+    const report = {
+      deliveries: [...deliveries].map(([seq, [count, at]]) => [seq, count, at]),
+      pollErrors: connections.filter((c) => c.error).length,
+      polls: received,
+    };
+    deliveries.clear();
+    received = 0;
+    process.send(report);
   } else if (msg.cmd === "stop") {
     clearInterval(ticker);
     const failed = connections.filter((c) => c.error).length;
