@@ -66,6 +66,9 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const pids = server.pids ?? [server.child.pid];
   const serverCpu = () => pids.reduce((n, pid) => n + cpuMs(pid), 0);
   const cpuBefore = serverCpu();
+  // The long-polling children's CPU: the clients share the machine's cores with the server.
+  const pollerCpu = () => pollers.reduce((n, p) => n + cpuMs(p.child.pid), 0);
+  const pollerCpuBefore = pollerCpu();
   const rss = { max: 0 };
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
@@ -91,6 +94,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline && pollers.reduce((n, p) => n + p.delivered, 0) < expectedTotal) await sleep(20);
   const serverCpuMs = serverCpu() - cpuBefore;
+  const pollerCpuMs = pollerCpu() - pollerCpuBefore;
   clearInterval(sampler);
 
   const merged = new Map();
@@ -139,6 +143,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
     // The server's CPU time per message, sending and delivering (until the last delivery).
     serverCpuMsPerMessage: serverCpuMs / Math.max(1, sent.length),
     serverCpuMs,
+    // The receiving clients' CPU per delivered message (µs).
+    clientCpuMicrosPerDelivery: (pollerCpuMs * 1000) / Math.max(1, expectedTotal - missing),
     polls,
     deliveriesPerSecond: (expectedTotal - missing) / sendSeconds,
     // The largest RSS of one server process during the run.

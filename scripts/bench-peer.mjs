@@ -109,6 +109,8 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
   const rss = { max: 0 };
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, rssOrZero(pid))), 200);
   const cpuBefore = cpuMs(pid);
+  const memberCpu = () => members.reduce((n, m) => n + cpuMs(m.child.pid), 0);
+  const memberCpuBefore = memberCpu();
   const t0Wall = nowMs();
   const until = performance.now() + seconds * 1000;
   // Sequence numbers go on from the previous run (a warm-up's late deliveries are never this run's).
@@ -135,6 +137,7 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
   const deadline = performance.now() + 60_000;
   while (performance.now() < deadline && members.reduce((n, m) => n + m.delivered, 0) < expected) await sleep(20);
   const serverCpuMs = cpuMs(pid) - cpuBefore;
+  const memberCpuMs = memberCpu() - memberCpuBefore;
   clearInterval(sampler);
   const merged = new Map();
   return {
@@ -174,6 +177,8 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
         missing,
         errors: 0,
         serverCpuMsPerMessage: serverCpuMs / Math.max(1, sentAt.size),
+        // The receiving members' CPU per delivered message (the sender's, in this process, is not counted).
+        clientCpuMicrosPerDelivery: (memberCpuMs * 1000) / Math.max(1, sentAt.size * size - missing),
         maxRssMiB: rss.max,
       };
     },
@@ -348,7 +353,8 @@ export async function runPeer({ seconds = 5, warmup = 2, rounds = 3, sizes = [50
             progress("");
             console.error(
               `N=${size} round ${round + 1} ${peer}: ${r.completedPerSecond.toFixed(1)} msg/s, p50 ${r.deliveryP50.toFixed(1)} ms, p99 ${r.deliveryP99.toFixed(1)} ms, ` +
-                `RSS ${r.idleRss.toFixed(1)} → ${r.maxRssMiB.toFixed(1)} MiB, ${r.serverCpuMsPerMessage.toFixed(2)} CPU ms/msg, missing ${r.missing}, errors ${r.errors}`,
+                `RSS ${r.idleRss.toFixed(1)} → ${r.maxRssMiB.toFixed(1)} MiB, ${r.serverCpuMsPerMessage.toFixed(2)} CPU ms/msg, ` +
+                `clients ${r.clientCpuMicrosPerDelivery.toFixed(0)} CPU µs/delivery, missing ${r.missing}, errors ${r.errors}`,
             );
           }
         }
@@ -406,6 +412,7 @@ function summary(list) {
     idleRss: median(list.map((r) => r.idleRss)),
     peakRss: median(list.map((r) => r.maxRssMiB)),
     cpuMsPerMessage: median(list.map((r) => r.serverCpuMsPerMessage)),
+    clientMicrosPerDelivery: median(list.map((r) => r.clientCpuMicrosPerDelivery)),
     failures: list.reduce((n, r) => n + r.missing + r.errors, 0),
   };
 }
@@ -476,7 +483,7 @@ export function peerTargets(result) {
         sq.messagesPerSecond / pg.messagesPerSecond,
         2,
         false,
-        `${fmt(sq.messagesPerSecond)} vs ${fmt(pg.messagesPerSecond)} msg/s`,
+        `${fmt(sq.messagesPerSecond, 1)} vs ${fmt(pg.messagesPerSecond, 1)} msg/s`,
         sq.errors + sq.missing + pg.errors + pg.missing,
       );
     }
@@ -494,9 +501,10 @@ export function peerSection(result) {
     "(ltx's parser) and the sender sends again when the room reflects one of its messages. Members run in 1 child process for N = 50, 2 for N = 500,",
     `for both. ${result.rounds} alternating rounds of ${result.seconds} s (Parley, Prosody, Parley, …), medians. msg/s = messages ÷ time from the first`,
     "send to the last member's receipt of the last message; latency = send → the last member's receipt; RSS idle = 1 s after start, before",
-    "any member connects; server CPU = the server process's user + system time until the last receipt, per message.",
+    "any member connects; server CPU = the server process's user + system time until the last receipt, per message; members' CPU = the",
+    "receiving member processes' time per message received (they share the cores with the server).",
     "",
-    "`npm run bench -- --only peer [--seconds 5] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]` runs this section alone.",
+    "`npm run bench -- --only peer [--seconds 5] [--warmup 2] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]` runs this section alone.",
     "",
   );
   const loadNow = result.loadBefore[0];
@@ -508,14 +516,14 @@ export function peerSection(result) {
     );
   }
   lines.push(
-    "| N | Parley msg/s | Prosody msg/s | ratio | p50 send → receive ms | p99 ms | RSS idle → peak MiB | server CPU ms/msg | missing / errors |",
-    "|---:|---:|---:|---:|---|---|---|---|---|",
+    "| N | Parley msg/s | Prosody msg/s | ratio | p50 send → receive ms | p99 ms | RSS idle → peak MiB | server CPU ms/msg | members' CPU µs/delivery | missing / errors |",
+    "|---:|---:|---:|---:|---|---|---|---|---|---|",
   );
   for (const size of result.sizes) {
     const p = summary(result.runs[size].parley);
     const x = summary(result.runs[size].prosody);
     lines.push(
-      `| ${size} | ${fmt(p.msgPerSecond)} | ${fmt(x.msgPerSecond)} | **${fmt(p.msgPerSecond / x.msgPerSecond, 2)}×** | ${fmt(p.p50, 1)} vs ${fmt(x.p50, 1)} (${fmt(p.p50 / x.p50, 2)}×) | ${fmt(p.p99, 1)} vs ${fmt(x.p99, 1)} | ${fmt(p.idleRss, 1)} → ${fmt(p.peakRss, 1)} vs ${fmt(x.idleRss, 1)} → ${fmt(x.peakRss, 1)} | ${fmt(p.cpuMsPerMessage, 2)} vs ${fmt(x.cpuMsPerMessage, 2)} (${fmt(p.cpuMsPerMessage / x.cpuMsPerMessage, 2)}×) | ${p.failures} vs ${x.failures} |`,
+      `| ${size} | ${fmt(p.msgPerSecond)} | ${fmt(x.msgPerSecond)} | **${fmt(p.msgPerSecond / x.msgPerSecond, 2)}×** | ${fmt(p.p50, 1)} vs ${fmt(x.p50, 1)} (${fmt(p.p50 / x.p50, 2)}×) | ${fmt(p.p99, 1)} vs ${fmt(x.p99, 1)} | ${fmt(p.idleRss, 1)} → ${fmt(p.peakRss, 1)} vs ${fmt(x.idleRss, 1)} → ${fmt(x.peakRss, 1)} | ${fmt(p.cpuMsPerMessage, 2)} vs ${fmt(x.cpuMsPerMessage, 2)} (${fmt(p.cpuMsPerMessage / x.cpuMsPerMessage, 2)}×) | ${fmt(p.clientMicrosPerDelivery)} vs ${fmt(x.clientMicrosPerDelivery)} | ${p.failures} vs ${x.failures} |`,
     );
   }
   lines.push("", "Each run (msg/s, p50 ms, server CPU ms/msg):", "");
@@ -546,17 +554,24 @@ export function peerSection(result) {
           `| ${f.processes} | ${fmt(f.a.messagesPerSecond, 1)} | ${fmt(f.a.serverCpuMsPerMessage, 2)} | ${fmt(f.b.messagesPerSecond, 1)} | ${fmt(f.b.serverCpuMsPerMessage, 2)} |`,
         );
       }
-      // Expected on a larger machine: each message costs c ms of Parley CPU summed over processes
-      // (plus PostgreSQL's and NATS's, not counted here), so C cores left to Parley carry at most
-      // 1000 × C ÷ c messages/s, if the database keeps up.
+      // Expected on a larger machine: with P processes, one per core, each message costs
+      // c(P) ≈ c(1) + (P − 1) × (c(2) − c(1)) ms of Parley CPU in all (each further process decodes
+      // and delivers every event once more), so P cores carry about 1000 × P ÷ c(P) msg/s — if
+      // PostgreSQL and NATS have cores of their own and keep up (their CPU is not in c).
       const c = (f) => f.serverCpuMsPerMessage;
+      const estimate = (key, p) => {
+        const extra = Math.max(0, c(two[key]) - c(one[key]));
+        const cost = c(one[key]) + (p - 1) * extra;
+        return `${p} processes: c ≈ ${fmt(cost, 2)} ms → ≈ ${fmt((1000 * p) / cost)} msg/s`;
+      };
       lines.push(
         "",
-        "Expected throughput on a larger machine, from the CPU per message: with C cores given to Parley processes, at most 1000 × C ÷ c msg/s,",
-        "c being Parley's CPU ms per message summed over its processes at 2 processes (PostgreSQL's and NATS's CPU, the pollers' and the senders'",
-        `are not in c: they need cores of their own). Here: (a) c = ${fmt(c(two.a), 2)} ms → ${fmt(1000 / c(two.a))} msg/s per core, 8 cores ≈ ${fmt((8 * 1000) / c(two.a))} msg/s;`,
-        `(b) c = ${fmt(c(two.b), 2)} ms → ${fmt(1000 / c(two.b))} msg/s per core, 8 cores ≈ ${fmt((8 * 1000) / c(two.b))} msg/s.`,
-        `Growing from 1 to 2 processes costs ${fmt(c(two.a) / c(one.a), 2)}× the CPU per message in (a), ${fmt(c(two.b) / c(one.b), 2)}× in (b) (the bus and the copies of each event).`,
+        "Expected on a larger machine, from the CPU per message (not from this machine's throughput): with P processes on P cores, each message",
+        "costs c(P) ≈ c(1) + (P − 1) × (c(2) − c(1)) ms of Parley CPU summed over the processes (each further process decodes and delivers every",
+        "event once more), so they carry about 1000 × P ÷ c(P) msg/s, provided PostgreSQL and NATS have cores of their own and keep up (their",
+        "CPU, the pollers' and the senders' are not in c).",
+        `(a): c(1) = ${fmt(c(one.a), 2)}, c(2) = ${fmt(c(two.a), 2)} ms; ${estimate("a", 4)}; ${estimate("a", 8)}.`,
+        `(b): c(1) = ${fmt(c(one.b), 2)}, c(2) = ${fmt(c(two.b), 2)} ms; ${estimate("b", 4)}; ${estimate("b", 8)}.`,
       );
     }
   }
