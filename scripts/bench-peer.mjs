@@ -431,7 +431,7 @@ export function peerTargets(result) {
       s50.parley.msgPerSecond / s50.prosody.msgPerSecond,
       1,
       true,
-      `${fmt(s50.parley.msgPerSecond)} vs ${fmt(s50.prosody.msgPerSecond)}`,
+      `${fmt(s50.parley.msgPerSecond, 1)} vs ${fmt(s50.prosody.msgPerSecond, 1)}`,
       failures,
     );
     row(
@@ -450,7 +450,7 @@ export function peerTargets(result) {
       s500.parley.msgPerSecond / s500.prosody.msgPerSecond,
       4,
       true,
-      `${fmt(s500.parley.msgPerSecond)} vs ${fmt(s500.prosody.msgPerSecond)}`,
+      `${fmt(s500.parley.msgPerSecond, 1)} vs ${fmt(s500.prosody.msgPerSecond, 1)}`,
       s500.parley.failures + s500.prosody.failures,
     );
   }
@@ -523,7 +523,7 @@ export function peerSection(result) {
     const p = summary(result.runs[size].parley);
     const x = summary(result.runs[size].prosody);
     lines.push(
-      `| ${size} | ${fmt(p.msgPerSecond)} | ${fmt(x.msgPerSecond)} | **${fmt(p.msgPerSecond / x.msgPerSecond, 2)}×** | ${fmt(p.p50, 1)} vs ${fmt(x.p50, 1)} (${fmt(p.p50 / x.p50, 2)}×) | ${fmt(p.p99, 1)} vs ${fmt(x.p99, 1)} | ${fmt(p.idleRss, 1)} → ${fmt(p.peakRss, 1)} vs ${fmt(x.idleRss, 1)} → ${fmt(x.peakRss, 1)} | ${fmt(p.cpuMsPerMessage, 2)} vs ${fmt(x.cpuMsPerMessage, 2)} (${fmt(p.cpuMsPerMessage / x.cpuMsPerMessage, 2)}×) | ${fmt(p.clientMicrosPerDelivery)} vs ${fmt(x.clientMicrosPerDelivery)} | ${p.failures} vs ${x.failures} |`,
+      `| ${size} | ${fmt(p.msgPerSecond, 1)} | ${fmt(x.msgPerSecond, 1)} | **${fmt(p.msgPerSecond / x.msgPerSecond, 2)}×** | ${fmt(p.p50, 1)} vs ${fmt(x.p50, 1)} (${fmt(p.p50 / x.p50, 2)}×) | ${fmt(p.p99, 1)} vs ${fmt(x.p99, 1)} | ${fmt(p.idleRss, 1)} → ${fmt(p.peakRss, 1)} vs ${fmt(x.idleRss, 1)} → ${fmt(x.peakRss, 1)} | ${fmt(p.cpuMsPerMessage, 2)} vs ${fmt(x.cpuMsPerMessage, 2)} (${fmt(p.cpuMsPerMessage / x.cpuMsPerMessage, 2)}×) | ${fmt(p.clientMicrosPerDelivery)} vs ${fmt(x.clientMicrosPerDelivery)} | ${p.failures} vs ${x.failures} |`,
     );
   }
   lines.push("", "Each run (msg/s, p50 ms, server CPU ms/msg):", "");
