@@ -499,10 +499,11 @@ export function peerSection(result) {
     "a run is complete when every member has every message. Parley (SQLite) members long-poll GET /events over keep-alive connections, 10 POST",
     "/messages outstanding; Prosody 0.12 (Debian's, multi-user chat, in-memory storage, no TLS, anonymous login) members hold raw XMPP sockets",
     "(ltx's parser) and the sender sends again when the room reflects one of its messages. Members run in 1 child process for N = 50, 2 for N = 500,",
-    `for both. ${result.rounds} alternating rounds of ${result.seconds} s (Parley, Prosody, Parley, …), medians. msg/s = messages ÷ time from the first`,
-    "send to the last member's receipt of the last message; latency = send → the last member's receipt; RSS idle = 1 s after start, before",
-    "any member connects; server CPU = the server process's user + system time until the last receipt, per message; members' CPU = the",
-    "receiving member processes' time per message received (they share the cores with the server).",
+    `for both. Each server is started once per N; after one unmeasured ${result.warmup} s run of each, ${result.rounds} alternating round(s) of ${result.seconds} s`,
+    "(Parley, Prosody, Parley, …), medians. msg/s = messages ÷ time from the first send to the last member's receipt of the last message;",
+    "latency = send → the last member's receipt; RSS idle = after start, before any member connects (1 s; Parley at N = 50:",
+    `${result.idleSeconds} s, the idle figure of the RSS targets); server CPU = the server process's user + system time until the last receipt,`,
+    "per message; members' CPU = the receiving member processes' time per message received (they share the cores with the server).",
     "",
     "`npm run bench -- --only peer [--seconds 5] [--warmup 2] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]` runs this section alone.",
     "",
@@ -528,7 +529,7 @@ export function peerSection(result) {
   }
   lines.push("", "Each run (msg/s, p50 ms, server CPU ms/msg):", "");
   for (const size of result.sizes) {
-    const each = (list) => list.map((r) => `${fmt(r.completedPerSecond)} / ${fmt(r.deliveryP50, 1)} / ${fmt(r.serverCpuMsPerMessage, 2)}`).join("; ");
+    const each = (list) => list.map((r) => `${fmt(r.completedPerSecond, 1)} / ${fmt(r.deliveryP50, 1)} / ${fmt(r.serverCpuMsPerMessage, 2)}`).join("; ");
     lines.push(`- N = ${size}: Parley ${each(result.runs[size].parley)}; Prosody ${each(result.runs[size].prosody)}.`);
   }
   lines.push("", "### Issue 34's targets, measured in this run", "", "| target | figures | ratio or value | target | met |", "|---|---|---:|---:|:---:|");
@@ -621,7 +622,11 @@ export async function runPeerCli(opts) {
       idleSeconds: Number(opts["idle-seconds"]),
     });
     const section = peerSection(result);
-    if (!opts["no-write"]) writePeerSection(path.join(ROOT, "docs/benchmarks.md"), section);
+    if (!opts["no-write"]) {
+      writePeerSection(path.join(ROOT, "docs/benchmarks.md"), section);
+      // Every run's figures, to read or re-render (peerSection) without running again.
+      fs.writeFileSync(path.join(ROOT, "docs/benchmarks-peer.json"), JSON.stringify(result, null, 2) + "\n");
+    }
     console.log(section);
     return result;
   } finally {

@@ -581,6 +581,7 @@ const peer = await runPeer({
   fanoutByEngine: results.length === 2 ? fanoutByEngine : undefined,
 });
 lines.push(peerSection(peer), "");
+if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks-peer.json"), JSON.stringify(peer, null, 2) + "\n");
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");
