@@ -40,9 +40,10 @@ export function oneSenderSends(channel, sender, receivers) {
 /**
  * `members` (Clients) each register a queue, spread over `processes` poller processes, and poll;
  * `concurrency` loops send for `seconds`, each message built by `next()` → { client, params,
- * expected } (expected: how many of the polling queues must receive it). Returns the figures.
+ * expected } (expected: how many of the polling queues must receive it); they go on past
+ * `seconds` until `minMessages` (default 0) have been sent. Returns the figures.
  */
-export async function measureFanout(server, { members, processes, seconds, concurrency, next, progress }) {
+export async function measureFanout(server, { members, processes, seconds, concurrency, next, progress, minMessages = 0 }) {
   const pollers = Array.from({ length: processes }, startPoller);
   progress(`registering ${members.length} queues…`);
   await Promise.all(
@@ -74,9 +75,11 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
   const t0Wall = nowMs();
+  let begun = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
+      while (performance.now() < until || begun < minMessages) {
+        begun += 1;
         const { client, params, expected } = next();
         const started = nowMs();
         try {

@@ -2,7 +2,7 @@
 // Issue 34's side-by-side benchmark: Parley against a dedicated chat server, Prosody 0.12
 // (scripts/bench-xmpp.mjs), on the same job on the same machine, and the issue's other targets
 // measured in the same run. Run by `npm run bench` (scripts/bench.mjs) or alone:
-//   npm run bench -- --only peer [--seconds 5] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]
+//   npm run bench -- --only peer [--seconds 5] [--warmup 2] [--min-messages 50] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]
 //   node scripts/bench-peer.mjs   (same options, plus --no-build)
 //
 // The job, identical for both: one room (a Parley channel, a Prosody multi-user chat room) with N
@@ -101,7 +101,7 @@ function startMember() {
 }
 
 /** One sending phase of the Prosody job on joined `members` (the sender keeps IN_FLIGHT outstanding). */
-async function prosodySends({ size, seconds, say, pid, sender, members }) {
+async function prosodySends({ size, seconds, minMessages, say, pid, sender, members }) {
   say(`sending for ${seconds}s, ${IN_FLIGHT} in flight…`);
   const sentAt = new Map();
   const echoAt = new Map();
@@ -126,7 +126,7 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
     const s = Number(body);
     if (!sentAt.has(s)) return;
     echoAt.set(s, nowMs());
-    if (performance.now() < until) sendNext();
+    if (performance.now() < until || sentAt.size < minMessages) sendNext();
     else if (echoAt.size === sentAt.size) allEchoed();
   });
   for (let i = 0; i < IN_FLIGHT; i++) sendNext();
@@ -190,7 +190,7 @@ async function prosodySends({ size, seconds, say, pid, sender, members }) {
  * joined (Prosody's joins cost O(N²): minutes at N = 500 on a busy machine, so the room is set up
  * once per N and every round runs on it, as Parley's server is started once per N).
  */
-async function openProsodyRoom({ size, say }) {
+async function openProsodyRoom({ size, minMessages, say }) {
   const prosody = await startProsody();
   const members = [];
   let sender;
@@ -223,8 +223,8 @@ async function openProsodyRoom({ size, say }) {
       idleRss,
       close,
       /** One measured run of the job on the joined room. */
-      async run(seconds, runSay) {
-        const phase = await prosodySends({ size, seconds, say: runSay, pid, sender, members });
+      async run(seconds, runSay, atLeast = minMessages) {
+        const phase = await prosodySends({ size, seconds, minMessages: atLeast, say: runSay, pid, sender, members });
         let errors = sender.error ? 1 : 0;
         for (const m of members) {
           const report = await m.ask({ cmd: "report" });
@@ -273,7 +273,7 @@ async function channelMembers(server, channel, keys) {
  * Parley started on the organization, `channel`'s members' API keys fetched, its idle RSS read
  * (after `idleSeconds` when given: V8 gives back start-up's young generation only once idle).
  */
-async function openParleyChannel({ size, env, keys, idleSeconds = 0, say }) {
+async function openParleyChannel({ size, env, keys, idleSeconds = 0, minMessages, say }) {
   const { server, untrack } = await startParley(env);
   try {
     const channel = `bench-${size}`;
@@ -287,12 +287,13 @@ async function openParleyChannel({ size, env, keys, idleSeconds = 0, say }) {
       settledIdleRss: idleSeconds > 0 ? idleRss : NaN,
       close: untrack,
       /** One measured run of the job: every member registers a queue and long-polls. */
-      async run(seconds, runSay) {
+      async run(seconds, runSay, atLeast = minMessages) {
         const r = await measureFanout(server, {
           members,
           processes: membersProcesses(size),
           seconds,
           concurrency: IN_FLIGHT,
+          minMessages: atLeast,
           progress: runSay,
           next: oneSenderSends(channel, members[0], members.length),
         });
@@ -321,7 +322,7 @@ function benchMulti(args, say) {
  * The side-by-side job and the targets. `multi` (bench-multi.mjs's results per engine) and
  * `fanoutByEngine` ({ SQLite: {a, b, c}, PostgreSQL: … } from bench.mjs) are reused when given.
  */
-export async function runPeer({ seconds = 5, warmup = 2, rounds = 3, sizes = [50, 500], idleSeconds = 30, multi, fanoutByEngine } = {}) {
+export async function runPeer({ seconds = 5, warmup = 2, minMessages = 50, rounds = 3, sizes = [50, 500], idleSeconds = 30, multi, fanoutByEngine } = {}) {
   handleSignals();
   const say = (t) => progress(`peer: ${t}`);
   const loadBefore = os.loadavg();
@@ -340,14 +341,14 @@ export async function runPeer({ seconds = 5, warmup = 2, rounds = 3, sizes = [50
       // Both servers stay up for all of N's rounds (neither does anything between its runs).
       const peers = {};
       try {
-        peers.parley = await openParleyChannel({ size, env, keys, idleSeconds: size === 50 ? idleSeconds : 0, say: sayN });
+        peers.parley = await openParleyChannel({ size, env, keys, idleSeconds: size === 50 ? idleSeconds : 0, minMessages, say: sayN });
         if (size === 50) settledIdleRss = peers.parley.settledIdleRss;
-        peers.prosody = await openProsodyRoom({ size, say: (t) => sayN(`prosody: ${t}`) });
+        peers.prosody = await openProsodyRoom({ size, minMessages, say: (t) => sayN(`prosody: ${t}`) });
         for (let round = 0; round < rounds; round++) {
           for (const peer of ["parley", "prosody"]) {
             const sayRun = (t) => say(`N=${size} round ${round + 1}/${rounds} ${peer}: ${t}`);
             // Unmeasured first, for both: V8 optimizes Parley's code only once it has run a while.
-            if (round === 0 && warmup > 0) await peers[peer].run(warmup, (t) => sayRun(`warm-up: ${t}`));
+            if (round === 0 && warmup > 0) await peers[peer].run(warmup, (t) => sayRun(`warm-up: ${t}`), 0);
             const r = await peers[peer].run(seconds, sayRun);
             runs[size][peer].push(r);
             progress("");
@@ -384,6 +385,7 @@ export async function runPeer({ seconds = 5, warmup = 2, rounds = 3, sizes = [50
       loadAfter: os.loadavg(),
       seconds,
       warmup,
+      minMessages,
       rounds,
       sizes,
       idleSeconds,
@@ -500,12 +502,12 @@ export function peerSection(result) {
     "/messages outstanding; Prosody 0.12 (Debian's, multi-user chat, in-memory storage, no TLS, anonymous login) members hold raw XMPP sockets",
     "(ltx's parser) and the sender sends again when the room reflects one of its messages. Members run in 1 child process for N = 50, 2 for N = 500,",
     `for both. Each server is started once per N; after one unmeasured ${result.warmup} s run of each, ${result.rounds} alternating round(s) of ${result.seconds} s`,
-    "(Parley, Prosody, Parley, …), medians. msg/s = messages ÷ time from the first send to the last member's receipt of the last message;",
+    `(and at least ${result.minMessages ?? 0} messages) each, Parley, Prosody, Parley, …; medians. msg/s = messages ÷ time from the first send to the last member's receipt of the last message;`,
     "latency = send → the last member's receipt; RSS idle = after start, before any member connects (1 s; Parley at N = 50:",
     `${result.idleSeconds} s, the idle figure of the RSS targets); server CPU = the server process's user + system time until the last receipt,`,
     "per message; members' CPU = the receiving member processes' time per message received (they share the cores with the server).",
     "",
-    "`npm run bench -- --only peer [--seconds 5] [--warmup 2] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]` runs this section alone.",
+    "`npm run bench -- --only peer [--seconds 5] [--warmup 2] [--min-messages 50] [--rounds 3] [--sizes 50,500] [--idle-seconds 30] [--no-write]` runs this section alone.",
     "",
   );
   const loadNow = result.loadBefore[0];
@@ -599,6 +601,9 @@ export function writePeerSection(file, section) {
 export const PEER_OPTIONS = {
   seconds: { type: "string", default: "5" },
   warmup: { type: "string", default: "2" },
+  // At N = 500 a message takes seconds to reach everyone on a busy machine: a run of a few seconds
+  // would measure its first 10 messages only.
+  "min-messages": { type: "string", default: "50" },
   rounds: { type: "string", default: "3" },
   sizes: { type: "string", default: "50,500" },
   "idle-seconds": { type: "string", default: "30" },
@@ -617,6 +622,7 @@ export async function runPeerCli(opts) {
     const result = await runPeer({
       seconds: Number(opts.seconds),
       warmup: Number(opts.warmup),
+      minMessages: Number(opts["min-messages"]),
       rounds: Number(opts.rounds),
       sizes: opts.sizes.split(",").map(Number),
       idleSeconds: Number(opts["idle-seconds"]),

@@ -27,6 +27,7 @@
 // whole bench; `npm run bench -- --only peer` runs that part alone (a few minutes) and replaces
 // only its section of docs/benchmarks.md. Its options: --rounds N (alternating rounds, default 3),
 // --sizes 50,500 (room sizes), --warmup N (unmeasured seconds before each run, default 2),
+// --min-messages N (a run goes on past --seconds until N messages are sent, default 50),
 // --idle-seconds N (wait before Parley's idle RSS, default 30), and --seconds as above.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -574,6 +575,7 @@ const fanoutByEngine = Object.fromEntries(results.map((r) => [r.engine, { a: r.s
 const peer = await runPeer({
   seconds: SECONDS,
   warmup: Number(opts.warmup),
+  minMessages: Number(opts["min-messages"]),
   rounds: Number(opts.rounds),
   sizes: opts.sizes.split(",").map(Number),
   idleSeconds: Number(opts["idle-seconds"]),
