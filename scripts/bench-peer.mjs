@@ -23,7 +23,7 @@
 //   SQLite on every fan-out scenario (when PARLEY_TEST_POSTGRES_URL is set).
 // With PostgreSQL and NATS it also runs fan-out (a)/(b) with 1 and 2 processes (issue 34 item 4).
 // Prosody, its members and every Parley server are stopped on error, SIGINT and SIGTERM.
-import { execFileSync, fork } from "node:child_process";
+import { execFileSync, fork, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -43,10 +43,13 @@ const live = new Set();
 function track(stop) {
   const entry = { stop };
   live.add(entry);
-  return () => {
+  const untrack = () => {
     live.delete(entry);
     return stop();
   };
+  // Drops the entry without running its stop (the thing stopped by itself).
+  untrack.forget = () => live.delete(entry);
+  return untrack;
 }
 async function stopAll() {
   for (const entry of [...live].reverse()) {
@@ -307,15 +310,35 @@ async function openParleyChannel({ size, env, keys, idleSeconds = 0, minMessages
 }
 
 // ---- Issue 18's scripts for the rest of the targets. ----
-function benchMulti(args, say) {
+async function benchMulti(args, say) {
   say(`scripts/bench-multi.mjs ${args.join(" ")}…`);
-  const out = execFileSync(process.execPath, [path.join(ROOT, "scripts/bench-multi.mjs"), "--no-build", "--no-write", ...args], {
+  // Asynchronous, so that SIGINT reaches this process's handler; in a process group of its own, so
+  // that stopping it stops its servers and pollers too (bench-multi.mjs has no clean-up of its own).
+  const child = spawn(process.execPath, [path.join(ROOT, "scripts/bench-multi.mjs"), "--no-build", "--no-write", ...args], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
-    maxBuffer: 16 * 1024 * 1024,
-    timeout: 15 * 60_000,
+    detached: true,
   });
-  return JSON.parse(out.toString());
+  const killGroup = (signal) => {
+    try {
+      process.kill(-child.pid, signal);
+    } catch {}
+  };
+  const untrack = track(async () => {
+    killGroup("SIGTERM");
+    await sleep(3000);
+    killGroup("SIGKILL");
+  });
+  const timer = setTimeout(() => killGroup("SIGKILL"), 20 * 60_000);
+  const chunks = [];
+  child.stdout.on("data", (c) => chunks.push(c));
+  const code = await new Promise((resolve) => child.once("exit", (c, signal) => resolve(c ?? signal)));
+  clearTimeout(timer);
+  // Its servers are stopped by then; anything left in its group is not wanted.
+  killGroup("SIGKILL");
+  untrack.forget();
+  if (code !== 0) throw new Error(`scripts/bench-multi.mjs ${args.join(" ")} failed (${code})`);
+  return JSON.parse(Buffer.concat(chunks).toString());
 }
 
 /**
@@ -367,13 +390,13 @@ export async function runPeer({ seconds = 5, warmup = 2, minMessages = 50, round
 
     // The rest of the targets, from bench-multi.mjs (reused from the whole bench when it ran them).
     const sqliteMulti =
-      multi?.find((r) => r.engine === "sqlite") ?? benchMulti(["--engine", "sqlite", "--scenario", "poll-cost", "--seconds", String(seconds)], say);
+      multi?.find((r) => r.engine === "sqlite") ?? (await benchMulti(["--engine", "sqlite", "--scenario", "poll-cost", "--seconds", String(seconds)], say));
     const postgres = Boolean(process.env.PARLEY_TEST_POSTGRES_URL);
     let fanouts = fanoutByEngine;
     let multiProcess = multi?.find((r) => r.engine === "postgres")?.fanout;
     if (!fanouts && postgres) {
-      const sq = benchMulti(["--engine", "sqlite", "--scenario", "fanout", "--processes", "1", "--seconds", String(seconds)], say);
-      const pg = benchMulti(["--engine", "postgres", "--scenario", "fanout", "--processes", "1,2", "--seconds", String(seconds)], say);
+      const sq = await benchMulti(["--engine", "sqlite", "--scenario", "fanout", "--processes", "1", "--seconds", String(seconds)], say);
+      const pg = await benchMulti(["--engine", "postgres", "--scenario", "fanout", "--processes", "1,2", "--seconds", String(seconds)], say);
       fanouts = { SQLite: { a: sq.fanout[0].a, b: sq.fanout[0].b }, PostgreSQL: { a: pg.fanout[0].a, b: pg.fanout[0].b } };
       multiProcess = pg.fanout;
     }
