@@ -40,9 +40,10 @@ export function oneSenderSends(channel, sender, receivers) {
 /**
  * `members` (Clients) each register a queue, spread over `processes` poller processes, and poll;
  * `concurrency` loops send for `seconds`, each message built by `next()` → { client, params,
- * expected } (expected: how many of the polling queues must receive it). Returns the figures.
+ * expected } (expected: how many of the polling queues must receive it); they go on past
+ * `seconds` until `minMessages` (default 0) have been sent. Returns the figures.
  */
-export async function measureFanout(server, { members, processes, seconds, concurrency, next, progress }) {
+export async function measureFanout(server, { members, processes, seconds, concurrency, next, progress, minMessages = 0 }) {
   const pollers = Array.from({ length: processes }, startPoller);
   progress(`registering ${members.length} queues…`);
   await Promise.all(
@@ -68,13 +69,19 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const cpuBefore = serverCpu();
   const mainThreadCpu = () => pids.reduce((n, pid) => n + mainThreadCpuMs(pid), 0);
   const mainThreadCpuBefore = mainThreadCpu();
+  // The long-polling children's CPU: the clients share the machine's cores with the server.
+  const pollerCpu = () => pollers.reduce((n, p) => n + cpuMs(p.child.pid), 0);
+  const pollerCpuBefore = pollerCpu();
   const rss = { max: 0 };
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
   const t0 = performance.now();
+  const t0Wall = nowMs();
+  let begun = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
+      while (performance.now() < until || begun < minMessages) {
+        begun += 1;
         const { client, params, expected } = next();
         const started = nowMs();
         try {
@@ -93,6 +100,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   while (performance.now() < deadline && pollers.reduce((n, p) => n + p.delivered, 0) < expectedTotal) await sleep(20);
   const serverCpuMs = serverCpu() - cpuBefore;
   const mainThreadCpuMsUsed = mainThreadCpu() - mainThreadCpuBefore;
+  const pollerCpuMs = pollerCpu() - pollerCpuBefore;
   clearInterval(sampler);
 
   const merged = new Map();
@@ -112,17 +120,24 @@ export async function measureFanout(server, { members, processes, seconds, concu
   }
   const latencies = [];
   let missing = 0;
+  let lastDelivery = t0Wall;
   for (const s of sent) {
     const m = merged.get(s.id);
     missing += s.expected - (m?.count ?? 0);
     if (m && m.count >= s.expected) latencies.push(m.at - s.started);
+    if (m) lastDelivery = Math.max(lastDelivery, m.at);
   }
+  // From the first send to the last member's receipt of the last message: the run is complete.
+  const completedSeconds = (lastDelivery - t0Wall) / 1000;
   latencies.sort((a, b) => a - b);
   postMs.sort((a, b) => a - b);
   return {
     queues: members.length,
     messages: sent.length,
     messagesPerSecond: sent.length / sendSeconds,
+    // Messages over the time until every member had every message (the side-by-side job's rate).
+    completedPerSecond: sent.length / Math.max(sendSeconds, completedSeconds),
+    completedSeconds,
     postP50: percentile(postMs, 50),
     postP99: percentile(postMs, 99),
     deliveryP50: percentile(latencies, 50),
@@ -136,6 +151,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
     serverCpuMs,
     // Of it, the main threads' (the event loops'): what SQLite's worker threads take off them.
     mainThreadCpuMsPerMessage: mainThreadCpuMsUsed / Math.max(1, sent.length),
+    // The receiving clients' CPU per delivered message (µs).
+    clientCpuMicrosPerDelivery: (pollerCpuMs * 1000) / Math.max(1, expectedTotal - missing),
     polls,
     deliveriesPerSecond: (expectedTotal - missing) / sendSeconds,
     // The largest RSS of one server process during the run.

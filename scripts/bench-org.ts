@@ -1,8 +1,11 @@
 // Builds the benchmark organization into the configured database (PARLEY_DATABASE_URL or
 // PARLEY_DATA_DIR): Zulip's development realm plus 1,000 users, 100 channels and (by default)
 // 1,000,000 messages with their per-user rows, written in bulk. Used by scripts/bench.mjs.
-//   node --import tsx scripts/bench-org.ts [--messages N]
+//   node --import tsx scripts/bench-org.ts [--messages N] [--with-bench-500]
 // Channel sizes: "bench-all" has every user; "bench-100" has 100 members; "bench-50" 50; 97 have 10.
+// --with-bench-500 adds a 101st channel, "bench-500", with 500 members (not hamlet) and no messages,
+// for the side-by-side job (scripts/bench-peer.mjs); off by default so that the other scenarios'
+// organization stays as their figures were measured on.
 // hamlet@zulip.com (the benchmark's reader) is in bench-all, bench-100 and 10 small channels.
 import { parseArgs } from "node:util";
 import { type Insertable, sql } from "kysely";
@@ -20,7 +23,7 @@ import { createUserMessageFlagIndexes, dropUserMessageFlagIndexes } from "../src
 import { nowSeconds } from "../src/util/time.js";
 import { messageSearchStore } from "../src/store/messageSearch.js";
 
-const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" } } });
+const { values } = parseArgs({ options: { messages: { type: "string", default: "1000000" }, "with-bench-500": { type: "boolean", default: false } } });
 const TOTAL_MESSAGES = Number(values.messages);
 const USERS = 1000;
 const CHANNELS = 100;
@@ -62,16 +65,18 @@ interface BenchChannel {
 }
 const channels: BenchChannel[] = [];
 await transaction(ctx, async (tx) => {
-  for (let i = 0; i < CHANNELS; i++) {
-    const name = i === 0 ? "bench-all" : i === 1 ? "bench-100" : i === 2 ? "bench-50" : `bench-${String(i).padStart(3, "0")}`;
+  for (let i = 0; i < CHANNELS + (values["with-bench-500"] ? 1 : 0); i++) {
+    const name = i === CHANNELS ? "bench-500" : i === 0 ? "bench-all" : i === 1 ? "bench-100" : i === 2 ? "bench-50" : `bench-${String(i).padStart(3, "0")}`;
     const members =
-      i === 0
-        ? userIds
-        : i === 1
-          ? [hamlet.id, ...others.slice(0, 99)]
-          : i === 2
-            ? [hamlet.id, ...others.slice(100, 149)]
-            : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
+      i === CHANNELS
+        ? others.slice(0, 500)
+        : i === 0
+          ? userIds
+          : i === 1
+            ? [hamlet.id, ...others.slice(0, 99)]
+            : i === 2
+              ? [hamlet.id, ...others.slice(100, 149)]
+              : [...(i < 12 ? [hamlet.id] : []), ...others.slice((i * 37) % 900, ((i * 37) % 900) + (i < 12 ? 9 : 10))];
     const stream = await tx.q
       .insertInto("streams")
       .values({
@@ -97,7 +102,7 @@ await transaction(ctx, async (tx) => {
         .execute();
     }
     // Message share: bench-all 0.2 %, bench-100 5 %, the rest evenly.
-    channels.push({ name, recipientId: recipient.id, members, weight: i === 0 ? 0.002 : i === 1 ? 0.05 : 0.948 / (CHANNELS - 2) });
+    channels.push({ name, recipientId: recipient.id, members, weight: i === CHANNELS ? 0 : i === 0 ? 0.002 : i === 1 ? 0.05 : 0.948 / (CHANNELS - 2) });
   }
 });
 log(`${channels.length} channels`);

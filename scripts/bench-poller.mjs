@@ -63,3 +63,5 @@ process.on("message", async (msg) => {
     process.send({ deliveries: [...deliveries].map(([id, [count, at]]) => [id, count, at]), pollErrors, polls }, () => process.exit(0));
   }
 });
+// Orphaned (the bench was stopped or killed): leave with it, not poll a dead server forever.
+process.on("disconnect", () => process.exit(0));

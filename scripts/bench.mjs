@@ -22,6 +22,13 @@
 // connections, default 20), --messages N, --web-minutes N (default 10; 0 skips the heap run,
 // e.g. 1 for a quick run), --import-messages N (issue 21's import of a Zulip-layout export with N
 // messages on SQLite, scripts/bench-import.mjs; default 1,000,000, 0 skips it), --no-write.
+//
+// Issue 34's side-by-side run against Prosody and its targets (scripts/bench-peer.mjs) closes the
+// whole bench; `npm run bench -- --only peer` runs that part alone (a few minutes) and replaces
+// only its section of docs/benchmarks.md. Its options: --rounds N (alternating rounds, default 3),
+// --sizes 50,500 (room sizes), --warmup N (unmeasured seconds before each run, default 2),
+// --min-messages N (a run goes on past --seconds until N messages are sent, default 50),
+// --idle-seconds N (wait before Parley's idle RSS, default 30), and --seconds as above.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -31,6 +38,7 @@ import pg from "pg";
 import { targetChart } from "./bench-chart.mjs";
 import { measureFanout, measureIdleQueues, roundRobinSends } from "./bench-fanout.mjs";
 import { multiSection } from "./bench-multi-report.mjs";
+import { PEER_OPTIONS, peerSection, runPeer, runPeerCli } from "./bench-peer.mjs";
 import { measureWebApp, webBenchAvailable, webSection, WEB_END, WEB_START } from "./bench-web.mjs";
 import {
   autocannonFigures,
@@ -54,8 +62,12 @@ const { values: opts } = parseArgs({
     "web-minutes": { type: "string", default: "10" },
     "import-messages": { type: "string", default: "1000000" },
     "no-write": { type: "boolean", default: false },
+    // "peer": only issue 34's side-by-side part (scripts/bench-peer.mjs).
+    only: { type: "string" },
+    ...Object.fromEntries(Object.entries(PEER_OPTIONS).filter(([name]) => name !== "seconds")),
   },
 });
+if (opts.only !== undefined && opts.only !== "peer") throw new Error(`--only ${opts.only}: the only part that runs alone is "peer"`);
 const SECONDS = Number(opts.seconds);
 const CONNECTIONS = Number(opts.connections);
 const IDLE_QUEUES = 10_000;
@@ -333,6 +345,11 @@ async function engines() {
 // The server runs from the bundle `npm start` runs; build it now, not inside a measured start.
 execFileSync(process.execPath, [path.join(ROOT, "scripts/build.mjs")], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
 
+if (opts.only === "peer") {
+  await runPeerCli(opts);
+  process.exit(0);
+}
+
 const results = [];
 let engineIndex = 0;
 for (const engine of await engines()) {
@@ -553,6 +570,20 @@ if (Number(opts["import-messages"]) > 0) {
   execFileSync(process.execPath, [path.join(ROOT, "scripts/bench-import.mjs"), ...importArgs], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
   progress("");
 }
+// Issue 34: Prosody side by side, and its targets from the figures above (scripts/bench-peer.mjs).
+const fanoutByEngine = Object.fromEntries(results.map((r) => [r.engine, { a: r.small.fifty, b: r.small.thousand, c: r.small.direct }]));
+const peer = await runPeer({
+  seconds: SECONDS,
+  warmup: Number(opts.warmup),
+  minMessages: Number(opts["min-messages"]),
+  rounds: Number(opts.rounds),
+  sizes: opts.sizes.split(",").map(Number),
+  idleSeconds: Number(opts["idle-seconds"]),
+  multi: multiResults,
+  fanoutByEngine: results.length === 2 ? fanoutByEngine : undefined,
+});
+lines.push(peerSection(peer), "");
+if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks-peer.json"), JSON.stringify(peer, null, 2) + "\n");
 const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
 if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
 const text = lines.join("\n");
