@@ -5,6 +5,7 @@
 //   { cmd: "poll" }                                          → periodic { delivered: total }
 //   { cmd: "stop" }                                          → { deliveries: [[id, count, lastAtMs]], pollErrors }
 import { Client, nowMs, sleep } from "./bench-lib.mjs";
+import { PollSocket } from "./bench-http-poll.mjs";
 
 const queues = [];
 const deliveries = new Map();
@@ -18,7 +19,8 @@ let ticker;
 async function pollLoop(q) {
   while (polling) {
     try {
-      const res = await q.client.call("GET", "/events", { queue_id: q.queueId, last_event_id: String(q.lastEventId) });
+      const { status, json: res } = await q.socket.get(`${q.path}${q.lastEventId}`);
+      if (status !== 200) throw new Error(`GET /events: ${status} ${res.msg}`);
       const at = nowMs();
       if (res.events.some((e) => e.type === "message")) polls += 1;
       for (const e of res.events) {
@@ -46,7 +48,13 @@ process.on("message", async (msg) => {
         msg.users.slice(i, i + 25).map(async (u) => {
           const client = new Client(u.base ?? msg.base, u.email, u.apiKey);
           const reg = await client.call("POST", "/register", { event_types: JSON.stringify(["message"]), fetch_event_types: JSON.stringify(["message"]) });
-          queues.push({ client, queueId: reg.queue_id, lastEventId: reg.last_event_id });
+          queues.push({
+            client,
+            queueId: reg.queue_id,
+            lastEventId: reg.last_event_id,
+            socket: new PollSocket(client.base, client.auth),
+            path: `/api/v1/events?queue_id=${encodeURIComponent(reg.queue_id)}&last_event_id=`,
+          });
         }),
       );
     }
@@ -60,6 +68,7 @@ process.on("message", async (msg) => {
     clearInterval(ticker);
     await Promise.all(queues.map((q) => q.client.call("DELETE", "/events", { queue_id: q.queueId }).catch(() => undefined)));
     await Promise.race([Promise.all(loops), sleep(5000)]);
+    for (const q of queues) q.socket.close();
     process.send({ deliveries: [...deliveries].map(([id, [count, at]]) => [id, count, at]), pollErrors, polls }, () => process.exit(0));
   }
 });
