@@ -149,8 +149,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // server_emoji_data_url of POST /register: public, like Zulip's static file.
-  const emojiData = JSON.stringify({ code_to_names: emojiCodeToNames() });
+  // Built on the first request: an idle server does not hold it.
+  let emojiData: string | undefined;
   app.get("/static/generated/emoji/emoji_api.json", async (_request, reply) => {
+    emojiData ??= JSON.stringify({ code_to_names: emojiCodeToNames() });
     return reply.header("Content-Type", "application/json").header("Cache-Control", "public, max-age=86400").send(emojiData);
   });
 
