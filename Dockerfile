@@ -13,7 +13,8 @@ ENV NODE_ENV=production \
     PARLEY_HOST=0.0.0.0 \
     PARLEY_PORT=9991 \
     PARLEY_DATA_DIR=/data \
-    MALLOC_ARENA_MAX=1
+    MALLOC_ARENA_MAX=1 \
+    MALLOC_MMAP_THRESHOLD_=32768
 WORKDIR /app
 COPY --from=build /app /app
 RUN mkdir -p /data && chown node:node /data && chmod 0700 /data

@@ -58,22 +58,38 @@ export async function freePort() {
 }
 
 /**
- * Spawns `parley serve` (as `npm start` does) with `env`; resolves once /health answers, with the time that took.
+ * How `npm start` launches the server in the checkout `root`: the environment defaults and node
+ * options of package.json's "start" script (`NAME=${NAME:-value} … exec node <options> scripts/start.mjs`).
+ * Read from the checkout being run, so that a baseline build is measured as it launches itself.
+ */
+export function serverLaunch(root) {
+  const script = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).scripts.start;
+  const env = {};
+  for (const [, name, value] of script.matchAll(/\b([A-Z_]+)=\$\{\1:-([^}]*)\}/g)) env[name] = value;
+  const options = /\bexec node((?: --?[\w-]+(?:=\S+)?)*) scripts\/start\.mjs\b/.exec(script);
+  if (!options) throw new Error(`package.json's start script is not "… exec node [options] scripts/start.mjs …": ${script}`);
+  return { env, nodeArgs: options[1].split(" ").filter(Boolean) };
+}
+
+/**
+ * Spawns `parley serve` (as `npm start` does: its environment defaults and node options, see
+ * serverLaunch) with `env`; resolves once /health answers, with the time that took.
  * PARLEY_BENCH_NODE_ARGS adds node options to the server (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
  * PARLEY_BENCH_SERVER runs another build instead (a copy of dist/cli.js, to compare two builds
- * alternately: scripts/start.mjs would rebuild dist/ from the working tree).
+ * alternately: scripts/start.mjs would rebuild dist/ from the working tree); it is launched as its
+ * own checkout's package.json says.
  */
 export async function startServer(env) {
   const port = await freePort();
   const started = performance.now();
-  const nodeArgs = (process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
-  // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first),
-  // with one malloc arena as `npm start` sets it.
+  // What `npm start` runs: the precompiled bundle (scripts/start.mjs; bench.mjs builds it first).
   const entry = process.env.PARLEY_BENCH_SERVER ?? "scripts/start.mjs";
+  const launch = serverLaunch(process.env.PARLEY_BENCH_SERVER ? path.resolve(path.dirname(entry), "..") : ROOT);
+  const nodeArgs = [...launch.nodeArgs, ...(process.env.PARLEY_BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, entry, "serve"], {
     cwd: ROOT,
     env: {
-      MALLOC_ARENA_MAX: "1",
+      ...launch.env,
       ...process.env,
       PARLEY_HOST: "127.0.0.1",
       PARLEY_PORT: String(port),

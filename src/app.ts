@@ -122,10 +122,12 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(cookie);
   // File parts are cut off one byte past the largest allowed upload, so a too-large file is
   // recognised (and refused with Zulip's message) without reading all of it.
-  await app.register(multipart, {
-    attachFieldsToBody: true,
-    onFile: multipartFileHandler(ctx.config.dataDir),
-    limits: { fileSize: Math.max(25, ctx.config.uploads.maxFileSizeMib) * 1024 * 1024 + 1, fields: 200, parts: 210 },
+  await withoutFormDataGlobal(async () => {
+    await app.register(multipart, {
+      attachFieldsToBody: true,
+      onFile: multipartFileHandler(ctx.config.dataDir),
+      limits: { fileSize: Math.max(25, ctx.config.uploads.maxFileSizeMib) * 1024 * 1024 + 1, fields: 200, parts: 210 },
+    });
   });
   removeSpooledFilesAfterResponse(app);
   compressJsonAnswers(app);
@@ -150,8 +152,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   // server_emoji_data_url of POST /register: public, like Zulip's static file.
-  const emojiData = JSON.stringify({ code_to_names: emojiCodeToNames() });
+  // Built on the first request: an idle server does not hold it.
+  let emojiData: string | undefined;
   app.get("/static/generated/emoji/emoji_api.json", async (_request, reply) => {
+    emojiData ??= JSON.stringify({ code_to_names: emojiCodeToNames() });
     return reply.header("Content-Type", "application/json").header("Cache-Control", "public, max-age=86400").send(emojiData);
   });
 
@@ -176,4 +180,21 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(sessionPages, { ctx });
   await app.register(incomingWebhooks, { ctx });
   return app;
+}
+
+/**
+ * Runs `register` (@fastify/multipart's registration) while the global FormData reads as undefined.
+ * The plugin reads it to offer request.formData(), which Parley does not use, and that first read
+ * loads Node's whole fetch implementation (undici and its WebAssembly HTTP parser): 3.5 MiB of an
+ * idle server's RSS, kept for the process's life. Without it the plugin makes request.formData()
+ * throw instead.
+ */
+async function withoutFormDataGlobal(register: () => Promise<void>): Promise<void> {
+  const formData = Object.getOwnPropertyDescriptor(globalThis, "FormData");
+  Object.defineProperty(globalThis, "FormData", { value: undefined, configurable: true, writable: true });
+  try {
+    await register();
+  } finally {
+    if (formData) Object.defineProperty(globalThis, "FormData", formData);
+  }
 }

@@ -45,13 +45,31 @@ describe("deployment files", () => {
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/data"\]$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n.*\/health/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/cli.js", "serve"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", (".*", )?"dist\/cli.js", "serve"\]$/m);
     if (!has("hadolint")) {
       console.warn("hadolint is not installed: the Dockerfile was not linted");
       return;
     }
     const lint = spawnSync("hadolint", [path.join(REPO_ROOT, "Dockerfile")], { encoding: "utf8" });
     expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+  });
+
+  it("the container image and the systemd units launch node as npm start does (malloc settings, node options)", () => {
+    // package.json's start script: `NAME=${NAME:-value} … exec node <options> scripts/start.mjs serve`
+    // (scripts/bench-lib.mjs's serverLaunch reads it the same way to start benchmarked servers).
+    const start = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
+    const env = [...start.matchAll(/\b([A-Z_]+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name, value]);
+    const nodeOptions = /\bexec node((?: --?[\w-]+(?:=\S+)?)*) scripts\/start\.mjs serve$/.exec(start)?.[1].split(" ").filter(Boolean);
+    expect(env.map(([name]) => name)).toEqual(["MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_"]);
+    expect(nodeOptions).toBeDefined();
+    const dockerfile = fs.readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");
+    for (const [name, value] of env) expect(dockerfile).toMatch(new RegExp(`^ {4}${name}=${value}( \\\\)?$`, "m"));
+    expect(dockerfile).toContain(`CMD [${["node", ...nodeOptions!, "dist/cli.js", "serve"].map((a) => JSON.stringify(a)).join(", ")}]\n`);
+    for (const unit of ["parley.service", "parley@.service"]) {
+      const text = deployFile(unit);
+      for (const [name, value] of env) expect(text, unit).toContain(`\nEnvironment=${name}=${value}\n`);
+      expect(text, unit).toContain(`\nExecStart=/usr/bin/node ${[...nodeOptions!, "/opt/parley/dist/cli.js", "serve"].join(" ")}\n`);
+    }
   });
 
   it.skipIf(!has("nginx") || !has("openssl"))(

@@ -6,7 +6,7 @@ import type { AppContext } from "../appContext.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
-import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding } from "./webAppAssets.js";
+import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding, type WebAppAssets } from "./webAppAssets.js";
 import { registerForPage } from "./webAppState.js";
 import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
 import { checkSameOriginForm, sessionUser, setSessionCookies } from "./webSession.js";
@@ -20,11 +20,15 @@ import { checkSameOriginForm, sessionUser, setSessionCookies } from "./webSessio
  */
 export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  const assets = webAppAssets();
+  // Read on the first page or file asked for (~1.2 MB: each text file also gzip- and
+  // brotli-compressed), so that a server whose clients are all API clients never holds them.
+  let loaded: WebAppAssets | undefined;
+  const webApp = () => (loaded ??= webAppAssets());
 
   app.get("/", async (request, reply) => {
     const found = await sessionUser(ctx, request);
     if (!found) return reply.redirect("/login/", 302);
+    const assets = webApp();
     const shell = webAppShell(assets, { csrfToken: found.csrfToken, userId: found.user.id });
     if (!assets.entry) return sendHtml(reply, 200, shell.head + shell.tail(null));
     // The head goes out now (the browser starts loading the script), the state when it is built;
@@ -69,7 +73,7 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
   });
 
   app.get<{ Params: { file: string } }>("/static/webapp/:file", async (request, reply) => {
-    const file = assets.files.get(request.params.file);
+    const file = webApp().files.get(request.params.file);
     if (!file) return reply.status(404).type("text/plain; charset=utf-8").send("Not found");
     // File names carry a content hash: cache for a year. Text goes out as the build compressed it.
     reply.type(file.type).header("Cache-Control", "public, max-age=31536000, immutable");

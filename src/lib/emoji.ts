@@ -1,4 +1,4 @@
-import { createRequire } from "node:module";
+import fs from "node:fs";
 import type { Executor } from "../db/tx.js";
 import { badRequest } from "./errors.js";
 import { realmEmojiStore } from "../store/realmEmoji.js";
@@ -14,16 +14,34 @@ interface EmojiTable {
   extra: Record<string, string>;
 }
 
-const table = createRequire(import.meta.url)("./emojiTable.json") as EmojiTable;
-const nameToCode = new Map(Object.entries(table.nameToCode));
-const codeToName = new Map(Object.entries(table.codeToName));
-const extraEmoji = new Map(Object.entries(table.extra));
+interface EmojiMaps {
+  nameToCode: Map<string, string>;
+  codeToName: Map<string, string>;
+  extra: Map<string, string>;
+}
+
+let maps: EmojiMaps | undefined;
+
+/**
+ * The table, read on first use (an idle server, and one whose messages name no emoji, never holds
+ * it), parsed without require() so that only the maps stay in memory, not also the parsed JSON.
+ */
+function emojiMaps(): EmojiMaps {
+  if (maps) return maps;
+  const table = JSON.parse(fs.readFileSync(new URL("./emojiTable.json", import.meta.url), "utf8")) as EmojiTable;
+  return (maps = {
+    nameToCode: new Map(Object.entries(table.nameToCode)),
+    codeToName: new Map(Object.entries(table.codeToName)),
+    extra: new Map(Object.entries(table.extra)),
+  });
+}
 
 /**
  * Zulip's emoji_api.json (server_emoji_data_url): every Unicode emoji code with its names,
  * the canonical name first.
  */
 export function emojiCodeToNames(): Record<string, string[]> {
+  const { nameToCode, codeToName } = emojiMaps();
   const out: Record<string, string[]> = {};
   for (const [code, name] of codeToName) out[code] = [name];
   for (const [name, code] of nameToCode) if (out[code] && !out[code].includes(name)) out[code].push(name);
@@ -32,12 +50,12 @@ export function emojiCodeToNames(): Record<string, string[]> {
 
 /** The code of a Unicode emoji name or alias ("smile" → "1f642"), or undefined. */
 export function emojiCodeForName(name: string): string | undefined {
-  return nameToCode.get(name);
+  return emojiMaps().nameToCode.get(name);
 }
 
 /** The canonical name of a Unicode emoji code ("1f642" → "smile"), or undefined. */
 export function canonicalNameForCode(code: string): string | undefined {
-  return codeToName.get(code);
+  return emojiMaps().codeToName.get(code);
 }
 
 /** Where Zulip's apps (and our rendered messages) load the image of the extra emoji `:zulip:`. */
@@ -45,7 +63,7 @@ export const ZULIP_EMOJI_URL = "/static/generated/emoji/images/emoji/unicode/zul
 
 /** Zulip's extra emoji (reaction_type "service_extra_emoji"): name → emoji_code. */
 export function zulipExtraEmojiCode(name: string): string | undefined {
-  return extraEmoji.get(name);
+  return emojiMaps().extra.get(name);
 }
 
 /** Zulip's code for an emoji character sequence ("🙂" → "1f642", "#️⃣" → "0023-20e3"); no lookup. */
