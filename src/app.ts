@@ -11,6 +11,7 @@ import type { Config } from "./config.js";
 import { openMigratedDb } from "./db/migrate.js";
 import { EventBus } from "./events/bus.js";
 import { EventDispatcher } from "./events/dispatch.js";
+import { realmReadCache } from "./db/realmReadCache.js";
 import { EventQueueRegistry } from "./events/queues.js";
 import { accountPages } from "./http/accountPages.js";
 import { avatarFiles } from "./http/avatarFiles.js";
@@ -68,6 +69,8 @@ export async function createContext(config: Config, log = pino({ level: config.l
     savedQueues: bus ? undefined : db.kysely,
   });
   eventQueues.start(events);
+  // The linkifiers and alert words sends read from memory: dropped by their events, here or from another process.
+  events.subscribe(realmReadCache(db.kysely).invalidateOnEvent);
   bus?.start(events, eventQueues, db.authCache);
   // Several processes share their counters in the database; one keeps them in memory.
   const rateLimiter: RateLimiter = bus ? new SharedRateLimiter(db, config.rateLimits.enabled) : new MemoryRateLimiter(config.rateLimits.enabled);

@@ -1,5 +1,5 @@
 import { usersWithAlertWords } from "../lib/alertWords.js";
-import { receiverFilterStore } from "../store/receiverFilters.js";
+import { receiverFilterStore, type SendTopic, type SendTopicState } from "../store/receiverFilters.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
@@ -151,6 +151,8 @@ function channelIndicator(to: unknown): string | number {
 async function channelDestination(tx: Tx, subject: AccessSubject, realm: Realm, to: unknown, topic: string | undefined): Promise<Destination> {
   const indicator = channelIndicator(to);
   const topicName = normalizeTopic(realm, topic);
+  // The channel's access needs both the sender's groups and subscriptions: one statement for the two.
+  await subject.preload(tx.q);
   const access = typeof indicator === "string" ? await accessStreamByName(tx.q, subject, indicator.trim()) : await channelById(tx, subject, indicator);
   await checkCanPost(tx, subject, access);
   const recipientId = access.stream.recipient_id!;
@@ -343,19 +345,31 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   if (outgoing.length === 0) return [];
   const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
   const channelMessages = outgoing.flatMap(({ destination: d }, i) => (d.kind === "channel" ? [{ i, destination: d }] : []));
+  // One statement before any write: who muted the sender, and per distinct topic its followers,
+  // whether it has a message yet and the sender's policy (receiverFilterStore.forSend).
+  const topicIndex = new Map<string, number>();
+  const sendTopics: SendTopic[] = [];
+  const topicOfMessage = new Map<number, number>();
+  for (const { i, destination: d } of channelMessages) {
+    const key = `${d.access.stream.id} ${d.topic}`;
+    let k = topicIndex.get(key);
+    if (k === undefined) {
+      topicIndex.set(key, (k = sendTopics.length));
+      sendTopics.push({ streamId: d.access.stream.id, recipientId: d.recipientId, topic: d.topic });
+    }
+    topicOfMessage.set(i, k);
+  }
+  const reads = await receiverFilterStore.forSend(tx.q, sender.id, sendTopics, { humanSender: !sender.is_bot });
+  const topicState = (i: number) => reads.topics[topicOfMessage.get(i)!];
   // A topic is new when it has no message yet, nor an earlier one of this batch. Only the automatic
   // topic policies of a human sender ask.
   const newTopic: boolean[] = outgoing.map(() => false);
-  if (!sender.is_bot && channelMessages.length > 0) {
-    const hasMessages = await messageStore.topicsHaveMessages(
-      tx.q,
-      channelMessages.map(({ destination: d }) => ({ recipientId: d.recipientId, topic: d.topic })),
-    );
+  if (!sender.is_bot) {
     for (const [k, { i, destination: d }] of channelMessages.entries()) {
       const earlier = channelMessages
         .slice(0, k)
         .some(({ destination: e }) => e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
-      newTopic[i] = !earlier && !hasMessages[k];
+      newTopic[i] = !earlier && !topicState(i).hasMessages;
     }
   }
   const date = nowSeconds();
@@ -390,7 +404,8 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })),
   );
   // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
-  const { mutedBy, alertWords } = await receiverFilterStore.forSender(tx.q, realm.id, sender.id);
+  const { mutedBy } = reads;
+  const alertWords = await receiverFilterStore.alertWordsInRealm(tx.q, realm.id);
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
     const message = messages[i];
@@ -410,7 +425,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     sender,
     outgoing.map(({ destination: d }, i) => ({
       rows: rowsByMessage[i],
-      channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic } : null,
+      channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic, followers: topicState(i).followers } : null,
     })),
   );
   const notifications = messages.map((message, i) => ({ message, triggers: triggers[i] }));
@@ -451,7 +466,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
           audiences.get(stream.id)!,
         );
       }
-      automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, newTopic[i]);
+      automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, newTopic[i], topicState(i));
     }
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
@@ -535,12 +550,14 @@ async function applyAutomaticTopicPolicy(
   sender: User,
   destination: Extract<Destination, { kind: "channel" }>,
   isNewTopic: boolean,
+  topic: Pick<SendTopicState, "senderPolicy">,
 ): Promise<number | undefined> {
   if (sender.is_bot) return undefined;
   const settings = userSettings(sender);
   const applies = (policy: number) => policy === 1 || policy === 2 || (policy === 3 && isNewTopic);
   const stream: Stream = destination.access.stream;
-  const current = await userTopicStore.getPolicy(tx.q, sender.id, stream.id, destination.topic);
+  // Read with the send's other reads; kept current for a later message of the batch to this topic.
+  const current = topic.senderPolicy;
   let next: number | undefined;
   if (applies(settings.automatically_follow_topics_policy)) {
     if (current !== VisibilityPolicy.FOLLOWED) next = VisibilityPolicy.FOLLOWED;
@@ -549,6 +566,7 @@ async function applyAutomaticTopicPolicy(
     if (channelMuted && (current === VisibilityPolicy.INHERIT || current === VisibilityPolicy.MUTED)) next = VisibilityPolicy.UNMUTED;
   }
   if (next === undefined) return undefined;
+  topic.senderPolicy = next;
   const lastUpdated = nowSeconds();
   await userTopicStore.setPolicy(tx.q, {
     user_id: sender.id,

@@ -15,20 +15,26 @@ export type NotificationTrigger = "direct_message" | "mentioned" | "stream_wildc
 export async function notificationTriggers(
   tx: Tx,
   sender: Pick<User, "id">,
-  messages: ReadonlyArray<{ rows: ReadonlyArray<{ user_id: number; flags: number }>; channel: { streamId: number; topic: string } | null }>,
+  messages: ReadonlyArray<{
+    rows: ReadonlyArray<{ user_id: number; flags: number }>;
+    /** `followers`: the topic's, when the caller read them already (the send does, with its other reads). */
+    channel: { streamId: number; topic: string; followers?: ReadonlySet<number> } | null;
+  }>,
 ): Promise<Array<Map<number, NotificationTrigger>>> {
   const anyMention = MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED;
   const candidates = messages.map(({ rows }) => rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0));
   // Followers matter only to channel messages with a receiver whom no mention notifies.
-  const needFollowers = messages.flatMap(({ channel }, i) => (channel && candidates[i].some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : []));
+  const needFollowers = messages.flatMap(({ channel }, i) =>
+    channel && !channel.followers && candidates[i].some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : [],
+  );
   const followerSets = await userTopicFollowStore.followersOfTopics(
     tx.q,
     needFollowers.map(({ channel }) => channel),
   );
-  const followersOf = new Map(needFollowers.map(({ i }, k) => [i, followerSets[k]]));
+  const followersOf = new Map<number, ReadonlySet<number>>(needFollowers.map(({ i }, k) => [i, followerSets[k]]));
   return messages.map(({ channel }, i) => {
     const result = new Map<number, NotificationTrigger>();
-    const followers = followersOf.get(i) ?? new Set<number>();
+    const followers = channel?.followers ?? followersOf.get(i) ?? new Set<number>();
     for (const row of candidates[i]) {
       if (!channel) result.set(row.user_id, "direct_message");
       else if (row.flags & MessageFlag.MENTIONED) result.set(row.user_id, "mentioned");

@@ -38,7 +38,8 @@ export interface Dialect {
   /**
    * Inserts many rows of plain values (numbers, strings, null), all with the first row's columns,
    * in as few statements as the engine takes: SQLite one INSERT … SELECT over a JSON array
-   * (json_each: one bound parameter, no per-row query building); PostgreSQL multi-row INSERTs.
+   * (json_each: one bound parameter, no per-row query building); PostgreSQL the same over
+   * json_populate_recordset.
    */
   insertMany(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<void>;
   /**
@@ -208,14 +209,15 @@ const postgres: Dialect = {
     await sql`analyze ${sql.id(table)}`.execute(db);
   },
   async insertMany(db, table, rows) {
-    // Well under PostgreSQL's 65,535 bound parameters a statement.
-    const perStatement = Math.max(1, Math.floor(30_000 / Math.max(1, Object.keys(rows[0] ?? {}).length)));
-    for (let i = 0; i < rows.length; i += perStatement) {
-      await db
-        .insertInto(table)
-        .values(rows.slice(i, i + perStatement) as never)
-        .execute();
-    }
+    // Like SQLite's: one JSON parameter, typed by the table's own row type. Multi-row VALUES cost a
+    // query tree of every value to build and compile, three bound parameters per user_messages row
+    // to parse, and a statement text per row count (so no prepared statement); this text depends
+    // on the table and columns only.
+    if (rows.length === 0) return;
+    const columns = Object.keys(rows[0]);
+    const data = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
+    const list = sql.join(columns.map((c) => sql.ref(c)));
+    await sql`insert into ${sql.table(table)} (${list}) select ${list} from json_populate_recordset(null::${sql.table(table)}, ${data}::json)`.execute(db);
   },
   async bumpIdSequence(db, table, minimum) {
     await sql`select setval(pg_get_serial_sequence(${table}, 'id'),

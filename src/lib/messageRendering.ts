@@ -3,6 +3,7 @@ import { type Linkifier, linkifierPayload } from "./linkifiers.js";
 import type { UrlEmbed } from "./markdown/types.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { realmReadCache } from "../db/realmReadCache.js";
 import { userSettings } from "../models/userSettings.js";
 import type { Attachment } from "../store/attachments.js";
 import { realmLinkifierStore } from "../store/realmLinkifiers.js";
@@ -32,7 +33,7 @@ export async function renderMessageContent(
   options: { realmUrl?: string; urlEmbeds?: ReadonlyMap<string, UrlEmbed | null> } = {},
 ): Promise<RenderedMessage> {
   const refs = await resolveReferences(q, realm, sender, collectReferences(content));
-  const linkifiers = await realmLinkifiers(q, realm);
+  const linkifiers = await renderingLinkifiers(q, realm);
   const result = renderMarkdown(content, refs, {
     realmUrl: options.realmUrl,
     linkifiers,
@@ -68,7 +69,7 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   // names add entries the content never asks for, so each renders as it would alone.
   const refs = await resolveReferences(q, realm, sender, mergeReferences(distinct.map(collectReferences)));
   const results: RenderResult[] = [];
-  const linkifiers = await realmLinkifiers(q, realm);
+  const linkifiers = await renderingLinkifiers(q, realm);
   for (const content of distinct) {
     results.push(
       await withGroupMembersMentioned(
@@ -107,6 +108,14 @@ export async function renderChannelDescription(q: Executor, realm: Pick<Realm, "
 /** The organization's linkifiers, in the order the renderer applies them. */
 export async function realmLinkifiers(q: Executor, realm: Pick<Realm, "id">): Promise<Linkifier[]> {
   return (await realmLinkifierStore.listForRealm(q, realm.id)).map(linkifierPayload);
+}
+
+/**
+ * realmLinkifiers for rendering a message, from memory (db/realmReadCache.ts: dropped by every
+ * realm_linkifiers event). Not for POST /register or the linkifier actions, which read the table.
+ */
+async function renderingLinkifiers(q: Executor, realm: Pick<Realm, "id">): Promise<Linkifier[]> {
+  return realmReadCache(q).get("realm_linkifiers", realm.id, () => realmLinkifiers(q, realm));
 }
 
 async function resolveReferences(q: Executor, realm: Pick<Realm, "id">, sender: User | null, wanted: References): Promise<ResolvedReferences> {

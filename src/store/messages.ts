@@ -3,6 +3,35 @@ import { dialectOf } from "../db/dialect.js";
 import type { MessagesTable, SubmessagesTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
+import { compiledQuery } from "../db/compiledQuery.js";
+
+/** The columns a send writes (actions/messageSend.ts), every one given. */
+type SentMessageRow = Required<Omit<Insertable<MessagesTable>, "id" | "last_edit_time" | "last_moved_time" | "edit_history">>;
+const SENT_MESSAGE_COLUMNS = [
+  "realm_id",
+  "sender_id",
+  "recipient_id",
+  "subject",
+  "content",
+  "rendered_content",
+  "rendered_content_version",
+  "date_sent",
+  "sending_client",
+  "has_attachment",
+  "has_image",
+  "has_link",
+  "is_channel_message",
+] as const satisfies ReadonlyArray<keyof SentMessageRow>;
+const isSentMessageRow = (row: Insertable<MessagesTable>): row is SentMessageRow =>
+  Object.keys(row).length === SENT_MESSAGE_COLUMNS.length && SENT_MESSAGE_COLUMNS.every((c) => row[c] !== undefined);
+
+/** One sent message's insert (every send), compiled once (db/compiledQuery.ts). */
+const insertSentMessage = compiledQuery((db, p: SentMessageRow) =>
+  db
+    .insertInto("messages")
+    .values(Object.fromEntries(SENT_MESSAGE_COLUMNS.map((c) => [c, p[c]])) as SentMessageRow)
+    .returningAll(),
+);
 import type { Reaction } from "./reactions.js";
 
 export type Message = Selectable<MessagesTable>;
@@ -19,6 +48,7 @@ export const messageStore = {
   /** One statement for all `rows`; the messages come back in the order of `rows` (ids ascending). */
   async insertMany(q: Executor, rows: readonly Insertable<MessagesTable>[]): Promise<Message[]> {
     if (rows.length === 0) return [];
+    if (rows.length === 1 && isSentMessageRow(rows[0])) return insertSentMessage.rows(q, rows[0]);
     const inserted = await insertInBatches(rows, (batch) => q.insertInto("messages").values(batch).returningAll().execute());
     return inserted.sort((a, b) => a.id - b.id);
   },

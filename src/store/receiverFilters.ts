@@ -1,40 +1,105 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
+import { realmReadCache } from "../db/realmReadCache.js";
 import type { Executor } from "../db/tx.js";
+import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 
-/** What a send needs of its receivers' preferences: who muted the sender, and the organization's alert words. */
-export interface ReceiverFilters {
+/** A channel message's conversation, as the send reads it. */
+export interface SendTopic {
+  streamId: number;
+  recipientId: number;
+  topic: string;
+}
+
+/** What a send reads of its topics before writing: one entry per distinct (stream, topic), in `SendTopic` order. */
+export interface SendTopicState {
+  /** Whether the topic had a message before this send (only asked for a human sender: automatic topic policies). */
+  hasMessages: boolean;
+  /** Users who follow the topic (notification triggers). */
+  followers: Set<number>;
+  /** The sender's visibility policy for the topic (only asked for a human sender). */
+  senderPolicy: number;
+}
+
+/** What a send needs of its receivers' and sender's preferences, read before it writes. */
+export interface SendReads {
   /** Users who muted the sender: their copy of the message is read already (Zulip's get_muting_users). */
   mutedBy: Set<number>;
-  /** The alert words of the organization's active users. */
-  alertWords: Array<{ user_id: number; word: string }>;
+  /** Per topic of `topics`, in that order. */
+  topics: SendTopicState[];
 }
+
+// Row kinds of the one statement below.
+const MUTER = 0;
+const FOLLOWER = 1;
+const SENDER_POLICY = 2;
+const HAS_MESSAGES = 3;
 
 export const receiverFilterStore = {
   /**
-   * Both in one statement (a round trip fewer per send on PostgreSQL): muters are the rows without
-   * a word. The alert words are read as a semi-join from alert_words: a join let SQLite walk all
-   * the organization's users and probe alert_words for each (~2 ms per send with 1,000 users and
-   * no word at all); this walks the words (few) and looks each owner up by primary key.
+   * Everything a send reads about its receivers and topics, in one statement (PostgreSQL: one
+   * round trip instead of four): who muted the sender, and per topic whether it has a message yet,
+   * its followers and the sender's policy. Each part is a branch of a UNION ALL that keeps the
+   * index it used as a statement of its own. Read before the message is written: nothing the send
+   * writes before it used them changes them (the sender's policy is updated by the caller).
    */
-  async forSender(q: Executor, realmId: number, senderId: number): Promise<ReceiverFilters> {
-    const rows = await q
-      .selectFrom("muted_users")
-      .select(["user_id", sql<string | null>`null`.as("word")])
-      .where("muted_user_id", "=", senderId)
-      .unionAll(
-        q
-          .selectFrom("alert_words as aw")
-          .select(["aw.user_id", "aw.word"])
-          .where(({ exists, selectFrom }) =>
-            exists(selectFrom("users as u").select("u.id").whereRef("u.id", "=", "aw.user_id").where("u.realm_id", "=", realmId).where("u.is_active", "=", 1)),
-          ),
-      )
-      .execute();
-    const filters: ReceiverFilters = { mutedBy: new Set(), alertWords: [] };
-    for (const row of rows) {
-      if (row.word === null) filters.mutedBy.add(row.user_id);
-      else filters.alertWords.push({ user_id: row.user_id, word: row.word });
+  async forSend(q: Executor, senderId: number, topics: readonly SendTopic[], options: { humanSender: boolean }): Promise<SendReads> {
+    const parts: RawBuilder<unknown>[] = [sql`select ${sql.lit(MUTER)} as kind, user_id, 0 as k from muted_users where muted_user_id = ${senderId}`];
+    for (const [k, t] of topics.entries()) {
+      const kk = sql.lit(k);
+      const sameTopic = sql`lower(topic_name) = lower(${t.topic})`;
+      parts.push(
+        sql`select ${sql.lit(FOLLOWER)}, user_id, ${kk} from user_topics where stream_id = ${t.streamId} and ${sameTopic} and visibility_policy = ${sql.lit(VisibilityPolicy.FOLLOWED)}`,
+      );
+      if (!options.humanSender) continue;
+      parts.push(
+        sql`select ${sql.lit(SENDER_POLICY)}, visibility_policy, ${kk} from user_topics where user_id = ${senderId} and stream_id = ${t.streamId} and ${sameTopic}`,
+      );
+      parts.push(
+        sql`select ${sql.lit(HAS_MESSAGES)}, 0, ${kk} where exists (select 1 from messages where recipient_id = ${t.recipientId} and lower(subject) = lower(${t.topic}))`,
+      );
     }
-    return filters;
+    const { rows } = await sql<{ kind: number; user_id: number; k: number }>`${sql.join(parts, sql` union all `)}`.execute(q);
+    const reads: SendReads = {
+      mutedBy: new Set(),
+      topics: topics.map(() => ({ hasMessages: false, followers: new Set<number>(), senderPolicy: VisibilityPolicy.INHERIT })),
+    };
+    for (const { kind, user_id: value, k } of rows) {
+      const topic = reads.topics[Number(k)];
+      switch (Number(kind)) {
+        case MUTER:
+          reads.mutedBy.add(value);
+          break;
+        case FOLLOWER:
+          topic.followers.add(value);
+          break;
+        case SENDER_POLICY:
+          topic.senderPolicy = value;
+          break;
+        case HAS_MESSAGES:
+          topic.hasMessages = true;
+          break;
+      }
+    }
+    return reads;
+  },
+
+  /**
+   * The alert words of the organization's users, from memory (db/realmReadCache.ts: dropped by
+   * every alert_words event). Deactivated users' words are included: only receivers get flags, and
+   * a message's receivers are active, so they never match anyone; leaving them in means a
+   * (re)activation needs no invalidation. A semi-join from alert_words: a join let SQLite walk all
+   * the organization's users and probe alert_words for each (~2 ms per load with 1,000 users).
+   */
+  async alertWordsInRealm(q: Executor, realmId: number): Promise<ReadonlyArray<{ user_id: number; word: string }>> {
+    return realmReadCache(q).get("alert_words", realmId, () =>
+      q
+        .selectFrom("alert_words as aw")
+        .select(["aw.user_id", "aw.word"])
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom("users as u").select("u.id").whereRef("u.id", "=", "aw.user_id").where("u.realm_id", "=", realmId)),
+        )
+        .orderBy("aw.id")
+        .execute(),
+    );
   },
 };

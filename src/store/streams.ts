@@ -4,6 +4,22 @@ import type { Executor } from "../db/tx.js";
 import { lowered } from "./caseless.js";
 import { RecipientType } from "../models/roles.js";
 import { insertInBatches } from "./batches.js";
+import { compiledQuery } from "../db/compiledQuery.js";
+
+// The shapes every channel send runs, compiled once (db/compiledQuery.ts).
+const streamByName = compiledQuery((db, p: { realmId: number; name: string }) =>
+  db
+    .selectFrom("streams")
+    .selectAll()
+    .where("realm_id", "=", p.realmId)
+    .where((eb) => eb(eb.fn("lower", ["name"]), "=", lowered(p.name))),
+);
+const countOneChannelMessage = compiledQuery((db, p: { recipient_id: number; day: number; shard: number; count: number }) =>
+  db
+    .insertInto("channel_daily_message_counts")
+    .values({ recipient_id: p.recipient_id, day: p.day, shard: p.shard, count: p.count })
+    .onConflict((oc) => oc.columns(["recipient_id", "day", "shard"]).doUpdateSet({ count: sql<number>`channel_daily_message_counts.count + excluded.count` })),
+);
 
 export { subscriptionStore } from "./subscriptions.js";
 
@@ -49,12 +65,7 @@ export const streamStore = {
 
   /** Channel names are unique case-insensitively within a realm. */
   async getByName(q: Executor, realmId: number, name: string): Promise<Stream | undefined> {
-    return q
-      .selectFrom("streams")
-      .selectAll()
-      .where("realm_id", "=", realmId)
-      .where((eb) => eb(eb.fn("lower", ["name"]), "=", lowered(name)))
-      .executeTakeFirst();
+    return streamByName.first(q, { realmId, name });
   },
 
   async listByNames(q: Executor, realmId: number, names: readonly string[]): Promise<Stream[]> {
@@ -156,6 +167,8 @@ export const streamStore = {
       else counts.set(key, { recipient_id: recipientId, day, shard, count: 1 });
     }
     if (counts.size === 0) return;
+    // A send counts one message: its compiled shape.
+    if (counts.size === 1) return void (await countOneChannelMessage.execute(q, [...counts.values()][0]));
     await insertInBatches([...counts.values()], (batch) =>
       q
         .insertInto("channel_daily_message_counts")

@@ -2,6 +2,18 @@ import type { Insertable, Selectable, Updateable } from "kysely";
 import type { Stream, SubscriptionsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { insertInBatches } from "./batches.js";
+import { compiledQuery } from "../db/compiledQuery.js";
+
+/** activeSubscribers' shape (every channel send), compiled once (db/compiledQuery.ts). */
+const activeSubscribersOfOne = compiledQuery((db, p: { recipientId: number }) =>
+  db
+    .selectFrom("subscriptions")
+    .select(["user_id", "is_muted"])
+    .where("recipient_id", "=", p.recipientId)
+    .where("active", "=", 1)
+    .where("is_user_active", "=", 1)
+    .orderBy("user_id"),
+);
 
 export type Subscription = Selectable<SubscriptionsTable>;
 
@@ -125,7 +137,7 @@ export const channelRecipientStore = {
 
   /** Active subscriptions of active users, with their mute state. */
   async activeSubscribers(q: Executor, recipientId: number): Promise<Array<{ user_id: number; is_muted: number }>> {
-    return (await this.activeSubscribersOf(q, [recipientId])).get(recipientId)!;
+    return activeSubscribersOfOne.rows(q, { recipientId });
   },
 };
 
