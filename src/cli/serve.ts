@@ -1,4 +1,5 @@
 import { startServer } from "../server.js";
+import { collectStartupGarbage } from "../util/startupGarbage.js";
 import type { Command } from "./command.js";
 
 /**
@@ -11,6 +12,7 @@ export const serveCommand: Command = {
   options: {},
   async run(config) {
     const server = await startServer(config);
+    collectStartupGarbage();
     let stopping = false;
     const shutdown = () => {
       if (stopping) process.exit(1);
