@@ -33,6 +33,8 @@ const MUTER = 0;
 const FOLLOWER = 1;
 const SENDER_POLICY = 2;
 const HAS_MESSAGES = 3;
+/** Topics read by one statement of forSend (SQLite allows 500 terms in a compound SELECT). */
+const TOPICS_PER_STATEMENT = 100;
 
 export const receiverFilterStore = {
   /**
@@ -43,22 +45,29 @@ export const receiverFilterStore = {
    * writes before it used them changes them (the sender's policy is updated by the caller).
    */
   async forSend(q: Executor, senderId: number, topics: readonly SendTopic[], options: { humanSender: boolean }): Promise<SendReads> {
-    const parts: RawBuilder<unknown>[] = [sql`select ${sql.lit(MUTER)} as kind, user_id, 0 as k from muted_users where muted_user_id = ${senderId}`];
-    for (const [k, t] of topics.entries()) {
-      const kk = sql.lit(k);
-      const sameTopic = sql`lower(topic_name) = lower(${t.topic})`;
-      parts.push(
-        sql`select ${sql.lit(FOLLOWER)}, user_id, ${kk} from user_topics where stream_id = ${t.streamId} and ${sameTopic} and visibility_policy = ${sql.lit(VisibilityPolicy.FOLLOWED)}`,
-      );
-      if (!options.humanSender) continue;
-      parts.push(
-        sql`select ${sql.lit(SENDER_POLICY)}, visibility_policy, ${kk} from user_topics where user_id = ${senderId} and stream_id = ${t.streamId} and ${sameTopic}`,
-      );
-      parts.push(
-        sql`select ${sql.lit(HAS_MESSAGES)}, 0, ${kk} where exists (select 1 from messages where recipient_id = ${t.recipientId} and lower(subject) = lower(${t.topic}))`,
-      );
+    const rows: Array<{ kind: number; user_id: number; k: number }> = [];
+    // SQLite refuses a compound SELECT of more than 500 terms: a send of many messages (a channel
+    // notice for each of 10,000 new channels) reads its topics in slices of 100 (3 terms each).
+    for (let from = 0; from === 0 || from < topics.length; from += TOPICS_PER_STATEMENT) {
+      const parts: RawBuilder<unknown>[] = [];
+      if (from === 0) parts.push(sql`select ${sql.lit(MUTER)} as kind, user_id, 0 as k from muted_users where muted_user_id = ${senderId}`);
+      for (let k = from; k < Math.min(topics.length, from + TOPICS_PER_STATEMENT); k++) {
+        const t = topics[k];
+        const kk = sql.lit(k);
+        const sameTopic = sql`lower(topic_name) = lower(${t.topic})`;
+        parts.push(
+          sql`select ${sql.lit(FOLLOWER)} as kind, user_id, ${kk} as k from user_topics where stream_id = ${t.streamId} and ${sameTopic} and visibility_policy = ${sql.lit(VisibilityPolicy.FOLLOWED)}`,
+        );
+        if (!options.humanSender) continue;
+        parts.push(
+          sql`select ${sql.lit(SENDER_POLICY)}, visibility_policy, ${kk} from user_topics where user_id = ${senderId} and stream_id = ${t.streamId} and ${sameTopic}`,
+        );
+        parts.push(
+          sql`select ${sql.lit(HAS_MESSAGES)}, 0, ${kk} where exists (select 1 from messages where recipient_id = ${t.recipientId} and lower(subject) = lower(${t.topic}))`,
+        );
+      }
+      rows.push(...(await sql<{ kind: number; user_id: number; k: number }>`${sql.join(parts, sql` union all `)}`.execute(q)).rows);
     }
-    const { rows } = await sql<{ kind: number; user_id: number; k: number }>`${sql.join(parts, sql` union all `)}`.execute(q);
     const reads: SendReads = {
       mutedBy: new Set(),
       topics: topics.map(() => ({ hasMessages: false, followers: new Set<number>(), senderPolicy: VisibilityPolicy.INHERIT })),
