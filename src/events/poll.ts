@@ -1,5 +1,5 @@
 import { BadEventQueueIdError, badRequest } from "../lib/errors.js";
-import type { EventQueue, EventQueueRegistry, QueuedEvent } from "./queues.js";
+import type { EventQueue, EventQueueRegistry, PollAnswer, QueuedEvent } from "./queues.js";
 
 /**
  * GET and DELETE /events on a queue this process holds: used by routes/events.ts for its own
@@ -36,16 +36,26 @@ export async function pollQueue(
   const queue = accessQueue(queues, request.userId, request.queueId);
   const { lastEventId } = request;
   if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
-  queue.prune(lastEventId);
-  if (request.dontBlock || queues.closing) {
-    queue.lastActivityMs = Date.now();
-    return { events: queue.eventsAfter(lastEventId), queueId: queue.id };
-  }
   const events = await new Promise<readonly QueuedEvent[]>((resolve) => {
-    queue.wait(lastEventId, Date.now(), resolve);
+    answerPoll(queues, queue, lastEventId, request.dontBlock, resolve);
     onCancel?.(() => queue.cancel(resolve));
   });
   return { events, queueId: queue.id };
+}
+
+/**
+ * The poll itself, once it is known to be allowed and `queue` to hold everything after
+ * `lastEventId`: acknowledges up to it, then `respond` gets the events after it at once (dont_block,
+ * or the server stopping) or when some arrive (or the heartbeat). Shared by pollQueue and GET
+ * /events's own path (http/eventsFastPath.ts), which answers without a promise.
+ */
+export function answerPoll(queues: EventQueueRegistry, queue: EventQueue, lastEventId: number, dontBlock: boolean, respond: PollAnswer): void {
+  queue.prune(lastEventId);
+  if (dontBlock || queues.closing) {
+    queue.lastActivityMs = Date.now();
+    return respond(queue.eventsAfter(lastEventId));
+  }
+  queue.wait(lastEventId, Date.now(), respond);
 }
 
 /** DELETE /events. */

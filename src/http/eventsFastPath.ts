@@ -4,6 +4,7 @@ import type { AppContext } from "../appContext.js";
 import { headerCacheKey, sessionCacheKey } from "../db/authCache.js";
 import type { EventQueue, PollAnswer, QueuedEvent } from "../events/queues.js";
 import { queueOwner } from "../events/queues.js";
+import { answerPoll } from "../events/poll.js";
 import { BotType } from "../models/roles.js";
 import { nowSeconds } from "../util/time.js";
 import { compressJsonAnswer, jsonAnswerEncoding } from "./compression.js";
@@ -238,16 +239,9 @@ export function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fast
     connection.queueIdJson = queue.idJson;
     connection.rateLimitHeaders = [String(limit.limit), String(limit.remaining), String(limit.resetAt)];
 
-    queue.prune(query.lastEventId);
-    const now = Date.now();
-    if (query.dontBlock) {
-      queue.lastActivityMs = now;
-      path.answer(connection, response, queue.eventsAfter(query.lastEventId));
-      return true;
-    }
     connection.response = response;
     connection.queue = queue;
-    queue.wait(query.lastEventId, now, connection.answer);
+    answerPoll(queues, queue, query.lastEventId, query.dontBlock, connection.answer);
     return true;
   }
 }
