@@ -1,4 +1,5 @@
 import { usersWithAlertWords } from "../lib/alertWords.js";
+import { foldCase } from "../util/foldCase.js";
 import { receiverFilterStore, type SendTopic, type SendTopicState } from "../store/receiverFilters.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
@@ -346,16 +347,19 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
   const channelMessages = outgoing.flatMap(({ destination: d }, i) => (d.kind === "channel" ? [{ i, destination: d }] : []));
   // One statement before any write: who muted the sender, and per distinct topic its followers,
-  // whether it has a message yet and the sender's policy (receiverFilterStore.forSend).
+  // whether it has a message yet and the sender's policy (receiverFilterStore.forSend). Topics
+  // compare without regard to case, as the statement compares them.
   const topicIndex = new Map<string, number>();
   const sendTopics: SendTopic[] = [];
   const topicOfMessage = new Map<number, number>();
+  const firstInTopic = new Set<number>();
   for (const { i, destination: d } of channelMessages) {
-    const key = `${d.access.stream.id} ${d.topic}`;
+    const key = `${d.access.stream.id} ${foldCase(d.topic)}`;
     let k = topicIndex.get(key);
     if (k === undefined) {
       topicIndex.set(key, (k = sendTopics.length));
       sendTopics.push({ streamId: d.access.stream.id, recipientId: d.recipientId, topic: d.topic });
+      firstInTopic.add(i);
     }
     topicOfMessage.set(i, k);
   }
@@ -364,14 +368,7 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   // A topic is new when it has no message yet, nor an earlier one of this batch. Only the automatic
   // topic policies of a human sender ask.
   const newTopic: boolean[] = outgoing.map(() => false);
-  if (!sender.is_bot) {
-    for (const [k, { i, destination: d }] of channelMessages.entries()) {
-      const earlier = channelMessages
-        .slice(0, k)
-        .some(({ destination: e }) => e.recipientId === d.recipientId && e.topic.toLowerCase() === d.topic.toLowerCase());
-      newTopic[i] = !earlier && !topicState(i).hasMessages;
-    }
-  }
+  if (!sender.is_bot) for (const { i } of channelMessages) newTopic[i] = firstInTopic.has(i) && !topicState(i).hasMessages;
   const date = nowSeconds();
   const messages = await messageStore.insertMany(
     tx.q,
