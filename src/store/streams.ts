@@ -14,11 +14,15 @@ const streamByName = compiledQuery((db, p: { realmId: number; name: string }) =>
     .where("realm_id", "=", p.realmId)
     .where((eb) => eb(eb.fn("lower", ["name"]), "=", lowered(p.name))),
 );
-const countOneChannelMessage = compiledQuery((db, p: { recipient_id: number; day: number; shard: number; count: number }) =>
+type DailyCount = { recipient_id: number; day: number; shard: number; count: number };
+/** Adds `rows`' counts to their days' rows. */
+const addDailyCounts = (db: Executor, rows: DailyCount | DailyCount[]) =>
   db
     .insertInto("channel_daily_message_counts")
-    .values({ recipient_id: p.recipient_id, day: p.day, shard: p.shard, count: p.count })
-    .onConflict((oc) => oc.columns(["recipient_id", "day", "shard"]).doUpdateSet({ count: sql<number>`channel_daily_message_counts.count + excluded.count` })),
+    .values(rows)
+    .onConflict((oc) => oc.columns(["recipient_id", "day", "shard"]).doUpdateSet({ count: sql<number>`channel_daily_message_counts.count + excluded.count` }));
+const countOneChannelMessage = compiledQuery((db, p: DailyCount) =>
+  addDailyCounts(db, { recipient_id: p.recipient_id, day: p.day, shard: p.shard, count: p.count }),
 );
 
 export { subscriptionStore } from "./subscriptions.js";
@@ -157,7 +161,7 @@ export const streamStore = {
   /** Counts new channel messages in their days: one statement for all, whatever the number of channels. */
   async countChannelMessages(q: Executor, messages: ReadonlyArray<{ recipientId: number; id: number; dateSent: number }>): Promise<void> {
     // One row per (recipient, day, shard): an upsert may not touch the same row twice in one statement.
-    const counts = new Map<string, { recipient_id: number; day: number; shard: number; count: number }>();
+    const counts = new Map<string, DailyCount>();
     for (const { recipientId, id, dateSent } of messages) {
       const day = Math.floor(dateSent / DAY_SECONDS);
       const shard = id % DAILY_COUNT_SHARDS;
@@ -169,15 +173,7 @@ export const streamStore = {
     if (counts.size === 0) return;
     // A send counts one message: its compiled shape.
     if (counts.size === 1) return void (await countOneChannelMessage.execute(q, [...counts.values()][0]));
-    await insertInBatches([...counts.values()], (batch) =>
-      q
-        .insertInto("channel_daily_message_counts")
-        .values(batch)
-        .onConflict((oc) =>
-          oc.columns(["recipient_id", "day", "shard"]).doUpdateSet({ count: sql<number>`channel_daily_message_counts.count + excluded.count` }),
-        )
-        .execute(),
-    );
+    await insertInBatches([...counts.values()], (batch) => addDailyCounts(q, batch).execute());
   },
 
   /** Recomputes every daily count from the messages (bulk loaders). */
