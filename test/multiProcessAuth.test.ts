@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
+import { multiProcessEnv, NATS_URL, POSTGRES_URL, soon } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
 
 /**
@@ -8,19 +8,6 @@ import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/
  * so that the others refuse the credential at once (db/authCache.ts, events/bus.ts).
  */
 const servers = useServerProcesses();
-/**
- * The bus delivers after the change's response: a refusal is expected within moments (3 s, on a
- * loaded machine), well before a cache entry would expire (30 s).
- */
-async function soon(fn: () => Promise<number>, status: number): Promise<number> {
-  const deadline = Date.now() + 3000;
-  let last = await fn();
-  while (last !== status && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    last = await fn();
-  }
-  return last;
-}
 
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across processes", () => {
   it("refuses a regenerated key and a deactivated user on the other process at once", async () => {
@@ -45,14 +32,24 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across process
     // The key is regenerated through A: B refuses the old one and takes the new one.
     const regenerated = await apiCaller(() => a.baseUrl, first)("POST", "/users/me/api_key/regenerate");
     expect(regenerated.status).toBe(200);
-    expect(await soon(async () => (await oldOnB("GET", "/users/me")).status, 401)).toBe(401);
+    expect(
+      await soon(
+        async () => (await oldOnB("GET", "/users/me")).status,
+        (status) => status === 401,
+      ),
+    ).toBe(401);
     expect((await oldOnB("GET", "/users/me")).body.msg).toBe("Invalid API key");
     const newOnB = apiCaller(() => b.baseUrl, { email: first.email, apiKey: regenerated.body.api_key });
     for (let i = 0; i < 3; i++) expect((await newOnB("GET", "/users/me")).status).toBe(200);
 
     // Deactivated through A: B refuses the (cached) key.
     expect((await adminOnA("DELETE", `/users/${userId}`)).status).toBe(200);
-    expect(await soon(async () => (await newOnB("GET", "/users/me")).status, 401)).toBe(401);
+    expect(
+      await soon(
+        async () => (await newOnB("GET", "/users/me")).status,
+        (status) => status === 401,
+      ),
+    ).toBe(401);
     expect((await newOnB("GET", "/users/me")).body.msg).toBe("Account is deactivated");
   }, 120_000);
 });

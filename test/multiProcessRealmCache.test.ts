@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
+import { multiProcessEnv, NATS_URL, POSTGRES_URL, soon } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
 
 /**
@@ -8,17 +8,6 @@ import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/
  * arrives over the bus, well before the copy would expire (30 s).
  */
 const servers = useServerProcesses();
-
-/** The bus delivers after the change's response: the other process follows within moments. */
-async function soon<T>(fn: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 3000;
-  let last = await fn();
-  while (!done(last) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-    last = await fn();
-  }
-  return last;
-}
 
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("send caches across processes", () => {
   it("a linkifier and an alert word changed through one process apply to sends through the other", async () => {

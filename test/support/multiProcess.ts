@@ -31,3 +31,18 @@ export async function multiProcessEnv(servers: ReturnType<typeof useServerProces
   url.pathname = `/${name}`;
   return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
 }
+
+/**
+ * `fn`'s value once `done` accepts it, or its last value after 3 s: the bus delivers a change after
+ * the response that made it, so another process follows within moments (3 s on a loaded machine),
+ * well before a cached copy would expire (30 s).
+ */
+export async function soon<T>(fn: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 3000;
+  let last = await fn();
+  while (!done(last) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    last = await fn();
+  }
+  return last;
+}
