@@ -18,7 +18,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { measureFanout, oneSenderSends, roundRobinSends } from "./bench-fanout.mjs";
-import { devClient, progress, ROOT, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { channelMemberUsers, devClient, progress, ROOT, sleep, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -52,11 +52,7 @@ async function measureTree(name) {
     process.env.PARLEY_BENCH_SERVER = path.join(tree, "dist/cli.js");
     const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_DEV: "1" });
     try {
-      const hamlet = await devClient(server.base, "hamlet@zulip.com");
-      const streams = (await hamlet.call("GET", "/streams")).streams;
-      const channelId = streams.find((s) => s.name === "bench-50").stream_id;
-      const memberIds = new Set((await hamlet.call("GET", `/streams/${channelId}/members`)).subscribers);
-      const users = (await hamlet.call("GET", "/users")).members.filter((u) => memberIds.has(u.user_id) && u.is_active && !u.is_bot);
+      const users = await channelMemberUsers(server.base, "bench-50");
       const members = [];
       for (const u of users) members.push(await devClient(server.base, u.email));
       const figures = {};

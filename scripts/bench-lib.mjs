@@ -161,6 +161,14 @@ export class Client {
   }
 }
 
+/** The active human members of the channel named `channel` (user objects of GET /users), as hamlet sees them. */
+export async function channelMemberUsers(base, channel) {
+  const hamlet = await devClient(base, "hamlet@zulip.com");
+  const id = (await hamlet.call("GET", "/streams")).streams.find((s) => s.name === channel).stream_id;
+  const ids = new Set((await hamlet.call("GET", `/streams/${id}/members`)).subscribers);
+  return (await hamlet.call("GET", "/users")).members.filter((u) => ids.has(u.user_id) && u.is_active && !u.is_bot);
+}
+
 /** Development-mode login (PARLEY_DEV=1): the API key of `email`. */
 export async function devClient(base, email) {
   const json = await request(

@@ -30,7 +30,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { measureFanout, oneSenderSends } from "./bench-fanout.mjs";
 import { MULTI_END } from "./bench-multi-report.mjs";
-import { Client, cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
+import { channelMemberUsers, Client, cpuMs, devClient, nowMs, percentile, progress, ROOT, rssMiB, sleep, startServer, stopServer } from "./bench-lib.mjs";
 import { MUC_DOMAIN, startProsody, XmppConnection } from "./bench-xmpp.mjs";
 
 export const PEER_START = "<!-- bench-peer: start -->";
@@ -260,11 +260,8 @@ async function startParley(env) {
 
 /** The API keys of `channel`'s members (kept between runs: the database is the same). */
 async function channelMembers(server, channel, keys) {
-  const hamlet = await devClient(server.base, "hamlet@zulip.com");
   if (!keys.has(channel)) {
-    const id = (await hamlet.call("GET", "/streams")).streams.find((s) => s.name === channel).stream_id;
-    const ids = new Set((await hamlet.call("GET", `/streams/${id}/members`)).subscribers);
-    const users = (await hamlet.call("GET", "/users")).members.filter((u) => ids.has(u.user_id) && u.is_active && !u.is_bot);
+    const users = await channelMemberUsers(server.base, channel);
     const list = [];
     for (const u of users) list.push({ email: u.email, apiKey: (await devClient(server.base, u.email)).apiKey });
     keys.set(channel, list);

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { Client, cpuMs, devClient, progress, ROOT, startServer, stopServer } from "./bench-lib.mjs";
+import { channelMemberUsers, Client, cpuMs, devClient, progress, ROOT, startServer, stopServer } from "./bench-lib.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -47,11 +47,7 @@ try {
     process.env.PARLEY_BENCH_SERVER = path.resolve(entry);
     progress(`${name}: starting…`);
     const server = await startServer({ PARLEY_DATA_DIR: dataDir, PARLEY_DEV: "1" });
-    const hamlet = await devClient(server.base, "hamlet@zulip.com");
-    const streams = (await hamlet.call("GET", "/streams")).streams;
-    const channelId = streams.find((s) => s.name === "bench-50").stream_id;
-    const memberIds = new Set((await hamlet.call("GET", `/streams/${channelId}/members`)).subscribers);
-    const users = (await hamlet.call("GET", "/users")).members.filter((u) => memberIds.has(u.user_id) && u.is_active && !u.is_bot);
+    const users = await channelMemberUsers(server.base, "bench-50");
     const polls = [];
     for (const u of users.slice(0, CONNECTIONS)) {
       const client = await devClient(server.base, u.email);
