@@ -1,4 +1,5 @@
 import SqliteDatabase from "better-sqlite3";
+import { BoundedCache } from "../util/boundedCache.js";
 import { foldCase } from "../util/foldCase.js";
 
 /** How an SQLite connection of Parley's is set up (connect.ts in process, sqliteWorker.ts in a worker thread). */
@@ -35,7 +36,7 @@ export function openSqliteConnection(options: SqliteConnectionOptions): SqliteDa
  * a time runs on a connection). Bounded: the least recently added goes first.
  */
 function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): SqliteDatabase.Database {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const cache = new BoundedCache<string, SqliteDatabase.Statement>(max);
   const prepare = sqlite.prepare.bind(sqlite);
   return new Proxy(sqlite, {
     get(target, property, receiver) {
@@ -44,7 +45,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database, max = 1000): Sqlite
         let statement = cache.get(source);
         if (!statement) {
           statement = prepare(source);
-          if (cache.size >= max) cache.delete(cache.keys().next().value!);
           cache.set(source, statement);
         }
         return statement;
