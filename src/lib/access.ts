@@ -1,14 +1,8 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import {
-  badRequest,
-  InsufficientPermissionError,
-  OrganizationAdministratorRequiredError,
-  OrganizationOwnerRequiredError,
-  TargetUserDeactivatedError,
-} from "./errors.js";
+import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, TargetUserDeactivatedError } from "./errors.js";
 import { storedRealmGroupPermission } from "../models/realmSettings.js";
-import { isAdmin, isGuest, isOwner } from "../models/roles.js";
+import { isAdmin, isGuest } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { userAccessStore } from "../store/userAccess.js";
 import { userGroupStore } from "../store/userGroups.js";
@@ -115,10 +109,6 @@ export function canAdministerUser(viewer: User, target: User): boolean {
 
 export function requireAdministrator(user: User): void {
   if (!isAdmin(user)) throw new OrganizationAdministratorRequiredError();
-}
-
-export function requireOwner(user: User): void {
-  if (!isOwner(user)) throw new OrganizationOwnerRequiredError();
 }
 
 /** `/users/{user_id}` and `/users/{email}` share one path segment (see pathParam.userIdOrEmail). */
