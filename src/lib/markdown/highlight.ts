@@ -98,7 +98,7 @@ export function codeLanguageName(lang: string): string {
 
 /**
  * highlight.js is loaded on the first code block, and only the grammars used (with the grammars
- * they embed, e.g. CSS and JavaScript in HTML): all ~190 of them cost 100 ms and 16 MB at start.
+ * they embed, e.g. CSS and JavaScript in HTML): loading all of them slowed the start and held memory.
  * The core module is highlight.js's singleton, which its full build registers every grammar on,
  * so a language outside LANGUAGES (looked up by highlight.js's own names and aliases) loads the
  * full build once and then sees exactly what the eager import did.
