@@ -168,7 +168,7 @@ export async function checkReachable(db: Db, database: Config["database"], timeo
 }
 
 /** The URL without its password, for messages. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";

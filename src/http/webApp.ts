@@ -154,7 +154,7 @@ export function simplePage(title: string, body: string): string {
  * neither run script nor load from another origin (img-src, font-src) nor read the page, as a
  * `<style>` element's selectors could: those stay blocked.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

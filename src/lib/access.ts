@@ -36,7 +36,7 @@ export async function accessUserById(q: Executor, viewer: User, userId: number, 
 /**
  * By Zulip API email, or by real email when the viewer may see it (Zulip 10.0, feature level 302).
  */
-export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
+async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
   const target = await findUserByEmail(q, viewer, email);
   if (!target) throw noSuchUser();
   checkUserAccess(viewer, target, opts);
@@ -103,7 +103,7 @@ function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): U
 }
 
 /** Zulip's can_admin_user: organization administrators, and a bot's owner for that bot. */
-export function canAdministerUser(viewer: User, target: User): boolean {
+function canAdministerUser(viewer: User, target: User): boolean {
   return (target.is_bot === 1 && target.bot_owner_id === viewer.id) || isAdmin(viewer);
 }
 

@@ -92,7 +92,7 @@ function encodeValue(value: string, reserved: boolean): string {
 }
 
 /** RFC 6570 expansion with string values; undefined variables are left out. */
-export function expandTemplate(template: string, values: Record<string, string | undefined>): string {
+function expandTemplate(template: string, values: Record<string, string | undefined>): string {
   let out = "";
   for (const part of parseTemplate(template) ?? []) {
     if (typeof part === "string") {

@@ -67,4 +67,4 @@ export async function realmPresences(
   return { presences, lastUpdateId };
 }
 
-export const PRESENCE_HISTORY_DAYS = 14;
+const PRESENCE_HISTORY_DAYS = 14;

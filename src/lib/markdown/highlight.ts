@@ -92,7 +92,7 @@ define("Assembly", "x86asm", "nasm", "asm");
 define("Text only", "plaintext", "text");
 
 /** The pretty name Zulip puts in data-code-language, or the language as typed if unknown. */
-export function codeLanguageName(lang: string): string {
+function codeLanguageName(lang: string): string {
   return LANGUAGES[lang.toLowerCase()]?.[0] ?? lang;
 }
 
