@@ -104,6 +104,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       report(results);
       process.exit(1);
     }
+    console.log(`commit messages: ok since ${base.slice(0, 12)}`);
   } else if (args.length === 1) {
     const problems = checkCommitMessage(fs.readFileSync(args[0], "utf8"));
     if (problems.length > 0) {
