@@ -5,7 +5,14 @@ import { defineConfig } from "vitest/config";
  * the web app's hash and unread bookkeeping). `npm test` runs the suite once per engine; these run
  * only in the SQLite run, where they give the same answer. A file here must not open a database.
  */
-const ENGINE_INDEPENDENT = ["src/**/*.test.ts", "test/markdown/**/*.test.ts", "test/web/**/*.test.ts", "test/import/**/*.test.ts", "test/apiCoverage.test.ts"];
+const ENGINE_INDEPENDENT = [
+  "src/**/*.test.ts",
+  "test/markdown/**/*.test.ts",
+  "test/web/**/*.test.ts",
+  "test/import/**/*.test.ts",
+  "test/apiCoverage.test.ts",
+  "test/commitMsg.test.ts",
+];
 
 /**
  * The web app in Chromium: it speaks only the API, whose behaviour the other files test on both

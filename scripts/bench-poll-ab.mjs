@@ -3,7 +3,7 @@
 // and of the bare Node server (scripts/bench-raw.mjs), all running at once and measured in short
 // alternating windows, so that the shared machine's drift hits every build alike (issue 34):
 //
-//   node scripts/bench-poll-ab.mjs --server base=/work/base/dist/cli.js --server this=dist/cli.js \
+//   node scripts/bench-poll-ab.mjs --server base=../base/dist/cli.js --server this=dist/cli.js \
 //     [--rounds 7] [--seconds 2] [--connections 20]
 //
 // Each window polls one target from 20 keep-alive connections (20 queues of bench-50's members) and

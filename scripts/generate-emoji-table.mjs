@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Builds src/lib/emojiTable.json from Zulip's emoji name table
-// (test/fixtures/zulip-emoji-names.json, copied from ../shared/reference by
+// (test/fixtures/zulip-emoji-names.json, copied from Zulip's reference files by
 // scripts/generate-test-fixtures.mjs: code point(s) -> canonical name and aliases).
 // Usage: node scripts/generate-emoji-table.mjs [reference.json] [output.json]
 // The test test/markdown/emojiTable.test.ts calls buildEmojiTable() and fails when the
-// committed table differs, so neither the server nor the tests read ../shared.
+// committed table differs, so neither the server nor the tests read anything outside the repository.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

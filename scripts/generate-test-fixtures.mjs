@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Turns what the tests need from the shared reference folder (../shared/reference) into files
+// Turns what the tests need from a folder of Zulip's reference files (its OpenAPI file, Markdown
+// test cases and emoji names; see --reference below) into files
 // checked in under test/fixtures/, so a clone runs its suite without anything beside it:
 // - zulip-openapi.json: the reference OpenAPI file reduced to what response validation reads
 //   (each operation's operationId and responses, components.schemas and components.responses),
@@ -10,7 +11,8 @@
 //   test/events/register.test.ts;
 // - markdown_test_cases.json and zulip-emoji-names.json: copied as they are.
 // Usage: node scripts/generate-test-fixtures.mjs [--check] [--reference=DIR]
-// (DIR defaults to $PARLEY_REFERENCE_DIR, else ../shared/reference beside the repository)
+// (DIR defaults to $PARLEY_REFERENCE_DIR, else ../shared/reference: the folder is not part of the
+// repository, and only regenerating or checking the fixtures needs it)
 // --check (run by `npm run check`) exits non-zero when a fixture differs from what the reference
 // gives, and says it skipped when the reference folder is absent.
 import fs from "node:fs";

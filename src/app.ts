@@ -188,8 +188,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 /**
  * Runs `register` (@fastify/multipart's registration) while the global FormData reads as undefined.
  * The plugin reads it to offer request.formData(), which Parley does not use, and that first read
- * loads Node's whole fetch implementation (undici and its WebAssembly HTTP parser): 3.5 MiB of an
- * idle server's RSS, kept for the process's life. Without it the plugin makes request.formData()
+ * loads Node's whole fetch implementation (undici and its WebAssembly HTTP parser), which an idle
+ * server would then hold for the process's life. Without it the plugin makes request.formData()
  * throw instead.
  */
 async function withoutFormDataGlobal(register: () => Promise<void>): Promise<void> {

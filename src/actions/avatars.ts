@@ -136,7 +136,7 @@ export async function checkDeleteRealmIcon(ctx: AppContext, user: User, realm: R
 }
 
 /** Zulip's do_change_icon_source: a new icon_version, an audit entry, a realm update_dict event "icon". */
-export async function doChangeIconSource(tx: Tx, realm: Realm, source: "G" | "U", actor: User | null): Promise<Realm> {
+async function doChangeIconSource(tx: Tx, realm: Realm, source: "G" | "U", actor: User | null): Promise<Realm> {
   const current = (await realmStore.getById(tx.q, realm.id)) ?? realm;
   const updated: Realm = { ...current, icon_source: source, icon_version: current.icon_version + 1 };
   await realmStore.update(tx.q, realm.id, { icon_source: source, icon_version: updated.icon_version });

@@ -54,13 +54,13 @@ async function sendBotUpdate(tx: Tx, bot: User, fields: Record<string, unknown>)
   tx.sendEventOnCommit({ type: "realm_bot", op: "update", bot: { user_id: bot.id, ...fields } }, await botAudience(tx, bot));
 }
 
-export function checkInterfaceType(value: number): number {
+function checkInterfaceType(value: number): number {
   if (value !== ServiceInterface.GENERIC && value !== ServiceInterface.SLACK) throw badRequest("Invalid interface type");
   return value;
 }
 
 /** An outgoing webhook's URL: http or https (Zulip's check_url). */
-export function checkServiceUrl(name: string, value: string): string {
+function checkServiceUrl(name: string, value: string): string {
   let url: URL;
   try {
     url = new URL(value);

@@ -30,7 +30,7 @@ import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 
 /** Zulip's Email Gateway bot, the default sender of mail to a channel. */
-export const EMAIL_GATEWAY_BOT_EMAIL = "emailgateway@zulip.com";
+const EMAIL_GATEWAY_BOT_EMAIL = "emailgateway@zulip.com";
 
 async function emailGatewayBot(tx: Tx): Promise<User | undefined> {
   return systemBotStore.getByEmail(tx.q, SYSTEM_BOT_REALM, EMAIL_GATEWAY_BOT_EMAIL);
@@ -126,7 +126,7 @@ export interface IncomingMail {
 const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]/gu;
 
 /** Zulip's process_stream_message topic: Re/Fwd stripped, unprintable characters dropped. */
-export function mailTopic(subject: string): string {
+function mailTopic(subject: string): string {
   const topic = stripFromSubject(subject).replace(UNPRINTABLE, "");
   return truncate(topic || "Email with no subject", MAX_TOPIC_LENGTH, "...");
 }

@@ -15,9 +15,9 @@ import {
  */
 
 /** Zulip's STREAM_EVENTS_NOTIFICATION_TOPIC_NAME. */
-export const CHANNEL_EVENTS_TOPIC = "channel events";
+const CHANNEL_EVENTS_TOPIC = "channel events";
 /** The topic of the new-channel announcements in the realm's new_stream_announcements_stream. */
-export const NEW_CHANNELS_TOPIC = "new channels";
+const NEW_CHANNELS_TOPIC = "new channels";
 
 export const silentMention = (user: Pick<User, "full_name" | "id">): string => `@_**${user.full_name}|${user.id}**`;
 

@@ -20,8 +20,8 @@ export interface NewUserInput {
   email: string;
   full_name: string;
   /**
-   * From hashPassword(), computed BEFORE the transaction opens (hashing takes ~100 ms and must
-   * not hold the database). Null: the user cannot log in with a password.
+   * From hashPassword(), computed BEFORE the transaction opens (scrypt is slow on purpose and
+   * must not hold the database). Null: the user cannot log in with a password.
    */
   password_hash: string | null;
   role?: number;

@@ -310,7 +310,7 @@ async function checkUserIds(tx: Tx, realmId: number, value: unknown): Promise<nu
 }
 
 /** Stores (or removes, for null) one value and tells everyone who can see the user, if it changed. */
-export async function doSetProfileFieldValue(tx: Tx, user: User, field: CustomProfileField, value: string | null): Promise<void> {
+async function doSetProfileFieldValue(tx: Tx, user: User, field: CustomProfileField, value: string | null): Promise<void> {
   const current = await customProfileFieldStore.getValue(tx.q, user.id, field.id);
   let rendered: string | null = null;
   if (value === null) {

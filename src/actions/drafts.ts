@@ -20,7 +20,7 @@ export interface DraftData {
   timestamp?: number | null;
 }
 
-export const draftNotFound = () => new ApiError("Draft does not exist", { status: 404 });
+const draftNotFound = () => new ApiError("Draft does not exist", { status: 404 });
 
 /** Zulip's draft_endpoint: drafts are kept only for users who synchronize them. */
 export function checkDraftsEnabled(user: User): void {

@@ -42,7 +42,7 @@ export function jsonIntegrationMessage(payload: unknown): { topic: string; conte
 }
 
 /** Slack's mrkdwn to Zulip Markdown (Zulip's slack_incoming: links, *bold*, _italic_). */
-export function slackToMarkdown(text: string): string {
+function slackToMarkdown(text: string): string {
   let out = text.replace(/<(\w+?:\/\/[^|>]*?)\|([^>]*?)>/g, "[$2]($1)").replace(/<(\w+?:\/\/[^>]*?)>/g, "$1");
   out = out.replace(/(^|[^\w])\*(?!\s)([^*\n]+?)(?<!\s)\*(?=[^\w]|$)/g, "$1**$2**");
   out = out.replace(/(^|[^\w])_(?!\s)([^_\n]+?)(?<!\s)_(?=[^\w]|$)/g, "$1*$2*");

@@ -36,7 +36,7 @@ export class InvitationLinkError extends Error {
  * create_preregistration_user + the "confirm your email" step), so nobody signs up with an
  * address that is not theirs. confirmations.data names the invitation and the address.
  */
-export const MULTIUSE_SIGNUP = "multiuse_signup";
+const MULTIUSE_SIGNUP = "multiuse_signup";
 /** Zulip's CONFIRMATION_LINK_DEFAULT_VALIDITY_DAYS. */
 const SIGNUP_CONFIRMATION_SECONDS = 24 * 3600;
 const signupConfirmationData = z.object({ invitation_id: z.number().int(), email: z.string() });

@@ -117,7 +117,7 @@ export async function existingUserError(q: Executor, realm: Realm, email: string
 }
 
 /** Zulip's get_invitee_emails_set: split on commas and newlines, "Name <email>" reduced to the address. */
-export function parseInviteeEmails(raw: string): string[] {
+function parseInviteeEmails(raw: string): string[] {
   const emails = new Set<string>();
   for (const part of raw.split(/[,\n]/)) {
     const named = /<(.*)>/.exec(part);

@@ -9,7 +9,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 
 /** Zulip's SESSION_COOKIE_AGE: two weeks. */
-export const SESSION_SECONDS = 14 * 24 * 3600;
+const SESSION_SECONDS = 14 * 24 * 3600;
 
 /**
  * Password login (POST /fetch_api_key and the web login form): attempts are limited per username

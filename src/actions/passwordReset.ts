@@ -35,7 +35,7 @@ import { doChangePassword } from "./settings.js";
  * hash includes the password hash, so a new password logs out every session); the API key stays,
  * as Zulip's do_change_password leaves it.
  */
-export const PASSWORD_RESET = "password_reset";
+const PASSWORD_RESET = "password_reset";
 
 /**
  * How long a link works: Django's PASSWORD_RESET_TIMEOUT default (3 days), which Zulip does not
@@ -122,7 +122,7 @@ export async function doResetPassword(ctx: AppContext, tx: Tx, uidb64: string, t
   return user;
 }
 
-export function passwordResetLink(externalUrl: string, userId: number, token: string): string {
+function passwordResetLink(externalUrl: string, userId: number, token: string): string {
   return `${externalUrl.replace(/\/+$/, "")}/accounts/password/reset/${Buffer.from(String(userId)).toString("base64url")}/${token}/`;
 }
 

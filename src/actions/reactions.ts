@@ -9,13 +9,13 @@ import type { Message } from "../store/messages.js";
 import { type ReactionKey, reactionStore } from "../store/reactions.js";
 import { userMessageStore } from "../store/userMessages.js";
 
-export class ReactionExistsError extends ApiError {
+class ReactionExistsError extends ApiError {
   constructor() {
     super("Reaction already exists.", { code: "REACTION_ALREADY_EXISTS" });
   }
 }
 
-export class ReactionDoesNotExistError extends ApiError {
+class ReactionDoesNotExistError extends ApiError {
   constructor() {
     super("Reaction doesn't exist.", { code: "REACTION_DOES_NOT_EXIST" });
   }
@@ -84,7 +84,7 @@ export async function checkRemoveReaction(tx: Tx, user: User, messageId: number,
   });
 }
 
-export async function doRemoveReaction(tx: Tx, user: User, message: Message, key: ReactionKey): Promise<void> {
+async function doRemoveReaction(tx: Tx, user: User, message: Message, key: ReactionKey): Promise<void> {
   const removed = await reactionStore.delete(tx.q, key);
   if (!removed) throw new ReactionDoesNotExistError();
   await notifyReactionUpdate(tx, user, message, removed, "remove");

@@ -80,7 +80,7 @@ export async function checkRemoveRealmEmoji(tx: Tx, user: User, realm: Realm, na
 }
 
 /** Deactivates the emoji (messages and reactions keep showing it); the file stays. */
-export async function doRemoveRealmEmoji(tx: Tx, realm: Realm, emoji: RealmEmoji, actingUser: User | null): Promise<void> {
+async function doRemoveRealmEmoji(tx: Tx, realm: Realm, emoji: RealmEmoji, actingUser: User | null): Promise<void> {
   await realmEmojiStore.deactivate(tx.q, emoji.id);
   const dict = await getRealmEmojiDict(tx.q, realm.id);
   await auditLogStore.insert(tx.q, {

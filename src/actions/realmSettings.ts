@@ -49,7 +49,7 @@ const OWNER_ONLY = new Set<string>([
 ]);
 
 /** The channel-valued settings: a channel id, or -1 for none. */
-export const REALM_CHANNEL_SETTINGS = [
+const REALM_CHANNEL_SETTINGS = [
   "new_stream_announcements_stream_id",
   "signup_announcements_stream_id",
   "zulip_update_announcements_stream_id",
@@ -202,6 +202,6 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
 }
 
 /** The organization description as POST /register shows it. */
-export function renderRealmDescription(description: string): string {
+function renderRealmDescription(description: string): string {
   return description === "" ? "" : `<p>${escapeHtml(description)}</p>`;
 }

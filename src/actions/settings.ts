@@ -67,7 +67,7 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
 }
 
 /** The range checks Zulip does beyond the parameter types (check_settings_values). */
-export function checkSettingValues(settings: Partial<UserSettings>): void {
+function checkSettingValues(settings: Partial<UserSettings>): void {
   const { default_language: language, notification_sound: sound } = settings;
   const batching = settings.email_notifications_batching_period_seconds;
   if (language !== undefined && !Object.hasOwn(LANGUAGES, language)) throw badRequest("Invalid default_language");
@@ -137,7 +137,7 @@ export async function doUpdateRealmUserSettingsDefaults(tx: Tx, realm: Realm, ac
   }
 }
 
-export async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
+async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
   const before = userSettings(user);
   const changed = Object.entries(requested).filter(([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value) as Array<
     [keyof UserSettings, UserSettingValue]
@@ -218,7 +218,7 @@ async function notifyDeliveryEmailVisibility(tx: Tx, before: User, after: User):
 
 // ---- email change: PATCH /settings {email} sends a link to the new address; the link applies it.
 
-export const EMAIL_CHANGE = "email_change";
+const EMAIL_CHANGE = "email_change";
 const EMAIL_CHANGE_VALIDITY_SECONDS = 24 * 60 * 60;
 const emailSchema = z.email();
 

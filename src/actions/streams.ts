@@ -326,7 +326,7 @@ async function checkGroupSettingChanges(
   return result;
 }
 
-export async function doRenameStream(tx: Tx, realm: Realm, stream: Stream, newName: string, actor: User): Promise<Stream> {
+async function doRenameStream(tx: Tx, realm: Realm, stream: Stream, newName: string, actor: User): Promise<Stream> {
   await streamStore.update(tx.q, stream.id, { name: newName });
   await auditLogStore.insert(tx.q, {
     realm_id: stream.realm_id,
@@ -341,7 +341,7 @@ export async function doRenameStream(tx: Tx, realm: Realm, stream: Stream, newNa
   return renamed;
 }
 
-export async function doChangeStreamDescription(tx: Tx, realm: Realm, stream: Stream, description: string, actor: User): Promise<Stream> {
+async function doChangeStreamDescription(tx: Tx, realm: Realm, stream: Stream, description: string, actor: User): Promise<Stream> {
   const rendered = await renderChannelDescription(tx.q, realm, actor, description);
   await streamStore.update(tx.q, stream.id, { description, rendered_description: rendered });
   await auditLogStore.insert(tx.q, {
@@ -361,7 +361,7 @@ export async function doChangeStreamDescription(tx: Tx, realm: Realm, stream: St
  * Zulip's do_change_stream_permission: one `invite_only` update event for whoever sees the
  * channel now; a channel made public is announced (create + peer_add) to those who could not see it.
  */
-export async function doChangeStreamPermission(
+async function doChangeStreamPermission(
   tx: Tx,
   realm: Realm,
   stream: Stream,
@@ -417,7 +417,7 @@ export async function doChangeStreamPermission(
   return updated;
 }
 
-export async function doChangeStreamMessageRetentionDays(tx: Tx, stream: Stream, days: number | null, actor: User): Promise<Stream> {
+async function doChangeStreamMessageRetentionDays(tx: Tx, stream: Stream, days: number | null, actor: User): Promise<Stream> {
   await streamStore.update(tx.q, stream.id, { message_retention_days: days });
   await auditLogStore.insert(tx.q, {
     realm_id: stream.realm_id,
@@ -434,7 +434,7 @@ export async function doChangeStreamMessageRetentionDays(tx: Tx, stream: Stream,
  * Zulip's do_change_stream_group_based_setting. Settings that grant metadata access announce
  * the channel to users who gain it and delete it for those who lose it.
  */
-export async function doChangeStreamGroupSetting(
+async function doChangeStreamGroupSetting(
   tx: Tx,
   realm: Realm,
   stream: Stream,
@@ -518,7 +518,7 @@ export async function checkDeactivateStream(tx: Tx, realm: Realm, access: Channe
   await doDeactivateStream(tx, realm, access.stream, actor);
 }
 
-export async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, actor: User | null): Promise<void> {
+async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, actor: User | null): Promise<void> {
   const audience = (await metadataAudience(tx.q, realm.id, [stream])).get(stream.id)!;
   await streamStore.update(tx.q, stream.id, { is_archived: 1 });
   const defaults = await streamStore.defaultStreamIds(tx.q, realm.id);
@@ -539,7 +539,7 @@ async function checkUnarchive(tx: Tx, stream: Stream): Promise<void> {
 }
 
 /** Zulip's do_unarchive_stream: the channel comes back and is announced to whoever may see it. */
-export async function doUnarchiveStream(tx: Tx, realm: Realm, stream: Stream, actor: User): Promise<Stream> {
+async function doUnarchiveStream(tx: Tx, realm: Realm, stream: Stream, actor: User): Promise<Stream> {
   const updated: Stream = { ...stream, is_archived: 0, is_web_public: stream.invite_only ? 0 : stream.is_web_public };
   await streamStore.update(tx.q, stream.id, { is_archived: 0, is_web_public: updated.is_web_public });
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_reactivated", acting_user_id: actor.id, modified_stream_id: stream.id });

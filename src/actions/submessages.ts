@@ -38,7 +38,7 @@ export async function checkAddSubmessage(tx: Tx, user: User, req: SubmessageRequ
 }
 
 /** Stores the submessage and tells everyone who received the message (Zulip's do_add_submessage). */
-export async function doAddSubmessage(tx: Tx, senderId: number, message: Message, msgType: string, content: string): Promise<void> {
+async function doAddSubmessage(tx: Tx, senderId: number, message: Message, msgType: string, content: string): Promise<void> {
   const [row] = await submessageStore.insertMany(tx.q, [{ message_id: message.id, sender_id: senderId, msg_type: msgType, content }]);
   const receivers = await userMessageStore.userIdsFor(tx.q, message.id);
   tx.sendEventOnCommit({ type: "submessage", msg_type: msgType, message_id: message.id, submessage_id: row.id, sender_id: senderId, content }, receivers);

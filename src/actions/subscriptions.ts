@@ -25,7 +25,7 @@ import {
 import { userStore } from "../store/users.js";
 import { STREAM_ASSIGNMENT_COLORS } from "../models/streamColors.js";
 
-export const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** Principals are all ids or all API emails (Zulip's bulk_principals_to_user_profiles). */
 export type Principals = number[] | string[];
@@ -320,7 +320,7 @@ export async function checkRemoveSubscriptions(
  * Zulip's bulk_remove_subscriptions: `subscription remove` to each user, `peer_remove` to those
  * who see the channel's subscribers, and `stream delete` to users who can no longer see it.
  */
-export async function bulkRemoveSubscriptions(
+async function bulkRemoveSubscriptions(
   tx: Tx,
   realm: Realm,
   streams: readonly Stream[],
@@ -427,14 +427,7 @@ export async function checkUpdateSubscriptionProperties(tx: Tx, subject: AccessS
  * Zulip's do_change_subscription_property. is_muted is stored; in_home_view is its inverse, and
  * either one sends two events (in_home_view first, then is_muted), as Zulip since feature level 139.
  */
-export async function doChangeSubscriptionProperty(
-  tx: Tx,
-  user: User,
-  sub: Subscription,
-  stream: Stream,
-  property: string,
-  value: boolean | string,
-): Promise<void> {
+async function doChangeSubscriptionProperty(tx: Tx, user: User, sub: Subscription, stream: Stream, property: string, value: boolean | string): Promise<void> {
   const column = property === "in_home_view" ? "is_muted" : (property as Exclude<BooleanProperty, "in_home_view"> | "color");
   const stored = property === "in_home_view" ? !value : value;
   const dbValue = column === "color" ? (stored as string) : stored ? 1 : 0;

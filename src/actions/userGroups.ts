@@ -205,7 +205,7 @@ async function doUpdateUserGroup(
 }
 
 /** Zulip's do_change_user_group_permission_setting; an anonymous value reuses the setting's own anonymous group. */
-export async function doChangeUserGroupSetting(
+async function doChangeUserGroupSetting(
   tx: Tx,
   realm: Realm,
   group: UserGroup,
@@ -436,7 +436,7 @@ export async function checkDeactivateUserGroup(tx: Tx, subject: AccessSubject, r
 }
 
 /** Zulip 10 deactivates rather than deletes; older clients learn of it as a removal (events/clientEvents.ts). */
-export async function doDeactivateUserGroup(tx: Tx, realm: Realm, group: UserGroup, actor: User): Promise<void> {
+async function doDeactivateUserGroup(tx: Tx, realm: Realm, group: UserGroup, actor: User): Promise<void> {
   await userGroupStore.update(tx.q, group.id, { deactivated: 1 });
   await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "user_group_deactivated", acting_user_id: actor.id, modified_group_id: group.id });
   tx.sendEventOnCommit({ type: "user_group", op: "update", group_id: group.id, data: { deactivated: true } }, await realmAudience(tx, realm));

@@ -48,7 +48,7 @@ async function checkStatusEmoji(tx: Tx, user: User, name: string, code: string |
 }
 
 /** Writes only the given parts of the status and tells the realm. `away` is the legacy inverse of presence_enabled. */
-export async function doUpdateUserStatus(tx: Tx, user: User, req: UpdateStatusRequest): Promise<void> {
+async function doUpdateUserStatus(tx: Tx, user: User, req: UpdateStatusRequest): Promise<void> {
   if (req.away !== undefined) {
     const settings = userSettings(user);
     if (settings.presence_enabled === req.away) {

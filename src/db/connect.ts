@@ -35,7 +35,7 @@ const loadPg = lazyRequire<typeof pg>("pg");
 /**
  * SQLite worker threads when PARLEY_SQLITE_THREADS is not given (sqliteThreads.ts): none, SQLite
  * runs in process. Measured against the in-process driver (issue 34), the threads did not lower
- * the CPU per message and cost 6-10 MiB of idle RSS: each statement of a transaction waits for a
+ * the CPU per message and cost idle memory: each statement of a transaction waits for a
  * round trip through the main thread's event loop while the writer is held (docs/architecture.md).
  */
 export const DEFAULT_SQLITE_THREADS = 0;
@@ -168,7 +168,7 @@ export async function checkReachable(db: Db, database: Config["database"], timeo
 }
 
 /** The URL without its password, for messages. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";

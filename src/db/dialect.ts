@@ -80,8 +80,8 @@ export interface Dialect {
    * Inside a group commit's transaction (db/groupCommit.ts), before its first write and again at its
    * end: SQLite keeps the transaction's savepoint journals in memory, then goes back to files.
    * Each unit of a batch runs in a SAVEPOINT, for which SQLite keeps the original of every page the
-   * unit changes (a send to a 50-member channel changes ~100); past 64 KiB that journal went to a
-   * temporary file, one pwrite per page, ~520 of a batch's ~690 system calls. Only for these
+   * unit changes; past 64 KiB that journal went to a temporary file, one pwrite per page, most of
+   * a batch's system calls. Only for these
    * transactions: the same setting puts sorts in memory too, and a CREATE INDEX over millions of
    * rows (migrations, imports) must keep spilling to files. PostgreSQL: nothing to do.
    */
@@ -95,8 +95,8 @@ export interface Dialect {
   /**
    * The FROM-clause step from the viewer's rows `um` to their messages `m` for a full-text
    * narrow, evaluated one row at a time, newest first. PostgreSQL cannot estimate how many
-   * messages a search matches and, left alone, tests every message of the organization (2.2 s on
-   * 1 M messages); fenced behind a LATERAL subquery it tests only the viewer's newest rows (10 ms).
+   * messages a search matches and, left alone, tests every message of the organization; fenced
+   * behind a LATERAL subquery it tests only the viewer's newest rows.
    */
   readonly joinMessagesRowByRow: RawBuilder<unknown>;
 }

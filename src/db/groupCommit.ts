@@ -39,18 +39,17 @@ const MAX_UNIQUE_RETRIES = 2;
  * synchronous=FULL; PostgreSQL with its default fsync and synchronous_commit).
  *
  * SQLite has one connection, whose writers queue anyway. On PostgreSQL, writers used to run side
- * by side on the pool, each committing and publishing alone: a message to a 1,000-member channel
- * then cost up to 1,000 answered polls, against ~125 with group commit (issue 18's fan-out (b):
- * 8.4 -> 14.1 messages/s). Reads still use the whole pool. A unit that waits for a row lock another
+ * by side on the pool, each committing and publishing alone: every message to a big channel then
+ * answered each member's poll by itself, where with group commit one answer carries a batch's
+ * messages. Reads still use the whole pool. A unit that waits for a row lock another
  * process holds delays the rest of its batch; a deadlock between processes fails one statement,
  * whose unit alone is rolled back.
  *
  * Batches form by themselves: while one batch holds the connection, the requests that arrive
  * queue up here and become the next batch; an idle server commits each unit at once.
  *
- * On SQLite the savepoints' journals stay in memory for the batch (Dialect.journalsInMemory):
- * issue 18's one-sender job, three paired rounds, 2.8-3.2 against 3.6-4.3 ms of server CPU per
- * message.
+ * On SQLite the savepoints' journals stay in memory for the batch (Dialect.journalsInMemory),
+ * sparing the temporary files' writes.
  */
 export class GroupCommitter {
   private readonly queue: Item[] = [];
@@ -173,7 +172,7 @@ export class GroupCommitter {
  * sends batch together (one COMMIT, one answer per long-poll for the batch); others go to an idle
  * lane, or else join the shortest queue. SQLite has one connection, so one lane. On PostgreSQL a few
  * lanes keep writes that gain nothing from batching (direct messages between different people)
- * running in parallel: issue 18's (c) 83 -> 121 msg/s with three lanes against one.
+ * running in parallel.
  */
 export class GroupCommitLanes {
   private readonly lanes: GroupCommitter[];

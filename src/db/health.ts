@@ -40,7 +40,7 @@ const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EP
  * A connection that could not be made or was lost: socket errors, PostgreSQL's connection
  * exception class (08xxx) and shutdown codes (57P01-57P03), and pg's own connection messages.
  */
-export function isConnectionError(error: unknown): boolean {
+function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (CONNECTION_CODES.has(code) || code.startsWith("08") || /^57P0[123]$/.test(code))) return true;

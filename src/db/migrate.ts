@@ -14,25 +14,25 @@ import * as addUserMessageFlagIndexes from "./migrations/2026-11-25T1230-add-use
 import * as createChannelDailyMessages from "./migrations/2026-11-25T1300-create-channel-daily-messages.js";
 import * as addUserEmailLookupIndexes from "./migrations/2026-11-25T1400-add-user-email-lookup-indexes.js";
 import * as addUserMessageFlagStatistics from "./migrations/2026-11-25T1500-add-user-message-flag-statistics.js";
-import * as addPresenceUpdateIds from "./migrations/2026-11-26T0100-bugs15-add-presence-update-ids.js";
+import * as addPresenceUpdateIds from "./migrations/2026-11-26T0100-add-presence-update-ids.js";
 import * as createSavedSnippetsBotStorage from "./migrations/2026-11-26T0200-create-saved-snippets-bot-storage.js";
-import * as createLinkifiersPlaygrounds from "./migrations/2026-11-26T0300-realm15-create-linkifiers-playgrounds.js";
-import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-realm15-add-realm-user-settings-defaults.js";
-import * as createInvitations from "./migrations/2026-11-27T0100-inv15-create-invitations.js";
-import * as createRealmExports from "./migrations/2026-11-27T0200-export15-create-realm-exports.js";
-import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-md15-create-channel-email-addresses.js";
-import * as createImportRuns from "./migrations/2026-11-27T0700-import21-create-import-runs.js";
-import * as createRateLimits from "./migrations/2026-11-28T0200-mp18-create-rate-limits.js";
-import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-perf18-shard-channel-daily-messages.js";
-import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-perf18-index-topics-case-insensitively.js";
-import * as foldUnicodeCase from "./migrations/2026-11-28T2100-i32-fold-unicode-case.js";
-import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-i32-render-profile-field-values.js";
+import * as createLinkifiersPlaygrounds from "./migrations/2026-11-26T0300-create-linkifiers-playgrounds.js";
+import * as addRealmUserSettingsDefaults from "./migrations/2026-11-26T0310-add-realm-user-settings-defaults.js";
+import * as createInvitations from "./migrations/2026-11-27T0100-create-invitations.js";
+import * as createRealmExports from "./migrations/2026-11-27T0200-create-realm-exports.js";
+import * as createChannelEmailAddresses from "./migrations/2026-11-27T0300-create-channel-email-addresses.js";
+import * as createImportRuns from "./migrations/2026-11-27T0700-create-import-runs.js";
+import * as createRateLimits from "./migrations/2026-11-28T0200-create-rate-limits.js";
+import * as shardChannelDailyMessages from "./migrations/2026-11-28T0300-shard-channel-daily-messages.js";
+import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-index-topics-case-insensitively.js";
+import * as foldUnicodeCase from "./migrations/2026-11-28T2100-fold-unicode-case.js";
+import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-render-profile-field-values.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
  * never edited. Each gets the dialect helpers, so the same file runs on SQLite and PostgreSQL.
  */
-const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void> }> = {
+export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void> }> = {
   "2026-11-22T0330-create-schema": createSchema,
   "2026-11-22T0450-add-realm-emoji-active-name-index": addRealmEmojiActiveNameIndex,
   "2026-11-22T0510-add-message-search": addMessageSearch,
@@ -44,22 +44,58 @@ const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promise<void
   "2026-11-25T1300-create-channel-daily-messages": createChannelDailyMessages,
   "2026-11-25T1400-add-user-email-lookup-indexes": addUserEmailLookupIndexes,
   "2026-11-25T1500-add-user-message-flag-statistics": addUserMessageFlagStatistics,
-  "2026-11-26T0100-bugs15-add-presence-update-ids": addPresenceUpdateIds,
+  "2026-11-26T0100-add-presence-update-ids": addPresenceUpdateIds,
   "2026-11-26T0200-create-saved-snippets-bot-storage": createSavedSnippetsBotStorage,
-  "2026-11-26T0300-realm15-create-linkifiers-playgrounds": createLinkifiersPlaygrounds,
-  "2026-11-26T0310-realm15-add-realm-user-settings-defaults": addRealmUserSettingsDefaults,
-  "2026-11-27T0100-inv15-create-invitations": createInvitations,
-  "2026-11-27T0200-export15-create-realm-exports": createRealmExports,
-  "2026-11-27T0300-md15-create-channel-email-addresses": createChannelEmailAddresses,
-  "2026-11-27T0700-import21-create-import-runs": createImportRuns,
-  "2026-11-28T0200-mp18-create-rate-limits": createRateLimits,
-  "2026-11-28T0300-perf18-shard-channel-daily-messages": shardChannelDailyMessages,
-  "2026-11-28T0400-perf18-index-topics-case-insensitively": indexTopicsCaseInsensitively,
-  "2026-11-28T2100-i32-fold-unicode-case": foldUnicodeCase,
-  "2026-11-28T2200-i32-render-profile-field-values": renderProfileFieldValues,
+  "2026-11-26T0300-create-linkifiers-playgrounds": createLinkifiersPlaygrounds,
+  "2026-11-26T0310-add-realm-user-settings-defaults": addRealmUserSettingsDefaults,
+  "2026-11-27T0100-create-invitations": createInvitations,
+  "2026-11-27T0200-create-realm-exports": createRealmExports,
+  "2026-11-27T0300-create-channel-email-addresses": createChannelEmailAddresses,
+  "2026-11-27T0700-create-import-runs": createImportRuns,
+  "2026-11-28T0200-create-rate-limits": createRateLimits,
+  "2026-11-28T0300-shard-channel-daily-messages": shardChannelDailyMessages,
+  "2026-11-28T0400-index-topics-case-insensitively": indexTopicsCaseInsensitively,
+  "2026-11-28T2100-fold-unicode-case": foldUnicodeCase,
+  "2026-11-28T2200-render-profile-field-values": renderProfileFieldValues,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
+
+/**
+ * Migrations that landed under a name carrying a working tag (an issue or work-stream label),
+ * by that name → their name now. Databases record the migrations they had by name, and a
+ * database that recorded the former name keeps it: the migrator is given the name the database
+ * knows (withRecordedNames), so nothing is written to rename them, an upgrade that fails leaves
+ * the database as an older version left it, and that older version can still open it. The files
+ * and the databases created since carry the names of MIGRATIONS. Names never change again: a new
+ * migration gets a plain name from the start.
+ */
+export const FORMER_MIGRATION_NAMES: Readonly<Record<string, string>> = {
+  "2026-11-26T0100-bugs15-add-presence-update-ids": "2026-11-26T0100-add-presence-update-ids",
+  "2026-11-26T0300-realm15-create-linkifiers-playgrounds": "2026-11-26T0300-create-linkifiers-playgrounds",
+  "2026-11-26T0310-realm15-add-realm-user-settings-defaults": "2026-11-26T0310-add-realm-user-settings-defaults",
+  "2026-11-27T0100-inv15-create-invitations": "2026-11-27T0100-create-invitations",
+  "2026-11-27T0200-export15-create-realm-exports": "2026-11-27T0200-create-realm-exports",
+  "2026-11-27T0300-md15-create-channel-email-addresses": "2026-11-27T0300-create-channel-email-addresses",
+  "2026-11-27T0700-import21-create-import-runs": "2026-11-27T0700-create-import-runs",
+  "2026-11-28T0200-mp18-create-rate-limits": "2026-11-28T0200-create-rate-limits",
+  "2026-11-28T0300-perf18-shard-channel-daily-messages": "2026-11-28T0300-shard-channel-daily-messages",
+  "2026-11-28T0400-perf18-index-topics-case-insensitively": "2026-11-28T0400-index-topics-case-insensitively",
+  "2026-11-28T2100-i32-fold-unicode-case": "2026-11-28T2100-fold-unicode-case",
+  "2026-11-28T2200-i32-render-profile-field-values": "2026-11-28T2200-render-profile-field-values",
+};
+
+/** `migrations`, each under the name this database recorded it by, if it recorded a former one. */
+function withRecordedNames(migrations: Record<string, MigrationModule>, recorded: readonly string[]): Record<string, MigrationModule> {
+  const formerNameOf = new Map(Object.entries(FORMER_MIGRATION_NAMES).map(([former, name]) => [name, former]));
+  const known = new Set(recorded);
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, migration]) => {
+      const former = formerNameOf.get(name);
+      return [former !== undefined && known.has(former) ? former : name, migration];
+    }),
+  );
+}
 
 class StaticProvider implements MigrationProvider {
   constructor(
@@ -101,8 +137,8 @@ export async function openMigratedDb(
 }
 
 /** Applies every pending migration; returns the names applied. Throws on failure. */
-export function migrateToLatest(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
-  return runMigrations(kysely, dialect, MIGRATIONS);
+export async function migrateToLatest(kysely: Kysely<any>, dialect: Dialect): Promise<string[]> {
+  return runMigrations(kysely, dialect, withRecordedNames(MIGRATIONS, await appliedMigrations(kysely)));
 }
 
 /**

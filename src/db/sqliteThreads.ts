@@ -59,7 +59,7 @@ export class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 }
 
 /** An error SQLite reported in a worker thread, with its code (SQLITE_CONSTRAINT_UNIQUE, …: db/errors.ts). */
-export class SqliteError extends Error {
+class SqliteError extends Error {
   override name = "SqliteError";
   constructor(
     message: string,

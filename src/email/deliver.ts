@@ -30,7 +30,8 @@ export async function deliverEmail(ctx: AppContext, email: OutgoingEmail, job: J
   ctx.log.info({ job: job.id, template: email.template, file }, "email written to the outbox");
 }
 
-// nodemailer (60 ms and 13 MB) is loaded by the first email, not at start.
+// nodemailer is loaded by the first email, not at start: a server that sends none never pays for
+// loading it or holding it in memory.
 const loadNodemailer = lazy(async () => (await import("nodemailer")).default);
 
 // Well under the job lease (120 s), so a dead server fails the attempt instead of the lease.

@@ -7,7 +7,7 @@ import type { EventQueue, EventQueueRegistry, PollAnswer, QueuedEvent } from "./
  */
 
 /** The user's queue `queueId` (Zulip's access_client_descriptor). */
-export function accessQueue(queues: EventQueueRegistry, userId: number, queueId: string): EventQueue {
+function accessQueue(queues: EventQueueRegistry, userId: number, queueId: string): EventQueue {
   const queue = queues.get(queueId);
   // Another user's queue looks exactly like an unknown one (SECURITY.md).
   if (!queue || queue.client.userId !== userId) throw new BadEventQueueIdError(queueId);

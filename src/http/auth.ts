@@ -79,7 +79,7 @@ export async function userOfSession(ctx: AppContext, sessionKey: string): Promis
 }
 
 /** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */
-export async function authenticateByApiKey(ctx: AppContext, email: string, apiKey: string): Promise<{ user: User; realm: Realm }> {
+async function authenticateByApiKey(ctx: AppContext, email: string, apiKey: string): Promise<{ user: User; realm: Realm }> {
   if (!isWellFormedApiKey(apiKey)) {
     throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
   }

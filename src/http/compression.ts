@@ -5,10 +5,10 @@ import { preferredEncoding } from "./webAppAssets.js";
 /** Answers smaller than this go out as they are: compressing them saves less than it costs. */
 const MIN_BYTES = 1024;
 /**
- * Answers up to this size are compressed at once on the event loop (0.5 ms with brotli for a
- * 26 KB page of messages). libuv's thread pool, where zlib's streams run, is shared with scrypt:
+ * Answers up to this size are compressed at once on the event loop (at these settings, quicker
+ * than a trip through the thread pool). libuv's thread pool, where zlib's streams run, is shared with scrypt:
  * during a burst of logins every compressed answer would wait behind the password hashing (the
- * fuzz test saw another user's GET /messages take 3–7 s). Larger answers (a big /register) stream
+ * fuzz test saw another user's GET /messages wait for seconds). Larger answers (a big /register) stream
  * through the pool rather than block the loop for milliseconds more.
  */
 const SYNC_MAX_BYTES = 128 * 1024;
@@ -16,7 +16,7 @@ const BROTLI_PARAMS = { [zlib.constants.BROTLI_PARAM_QUALITY]: 5, [zlib.constant
 
 /**
  * Compresses the JSON answers of the API (brotli or gzip, as Accept-Encoding prefers) when they are
- * 1 KB or more: a page of 100 messages (50 KB) becomes a few KB. Answers that already carry a
+ * 1 KB or more: JSON shrinks several times. Answers that already carry a
  * Content-Encoding (the app's page, the built files) and everything that is not JSON (uploads,
  * images) are left alone. Fast settings: brotli 5, gzip 6.
  */

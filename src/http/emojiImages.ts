@@ -68,8 +68,8 @@ interface EmojiDataImage {
 let names: Map<string, string> | undefined;
 
 /**
- * Zulip's emoji code → the package's image file, read from the package's emoji.json (1.3 MB) on
- * the first request. Zulip's code is the non-qualified sequence where there is one, lower case.
+ * Zulip's emoji code → the package's image file, read from the package's emoji.json (a large
+ * file) on the first request. Zulip's code is the non-qualified sequence where there is one, lower case.
  */
 function imageNames(): Map<string, string> {
   if (names) return names;

@@ -99,7 +99,7 @@ interface PollPath {
   answer(connection: PollConnection, response: http.ServerResponse, events: readonly QueuedEvent[]): void;
 }
 
-export function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: HttpListener): HttpListener {
+function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: HttpListener): HttpListener {
   const log = ctx.log.child({ component: "http" });
   let nextRequestId = 0;
   const queues = ctx.eventQueues;

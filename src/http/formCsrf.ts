@@ -21,7 +21,7 @@ export interface FormCsrf {
 }
 
 /** Django's (and so Zulip's) name for the hidden field. */
-export const FORM_CSRF_FIELD = "csrfmiddlewaretoken";
+const FORM_CSRF_FIELD = "csrfmiddlewaretoken";
 
 export const LOGIN_FORM: FormCsrf = { cookie: "login_csrftoken", path: "/accounts/login/" };
 export const DEV_LOGIN_FORM: FormCsrf = { cookie: "devlogin_csrftoken", path: "/devlogin/" };

@@ -6,9 +6,9 @@ import { badRequest } from "../lib/errors.js";
  * and long lists turn into SQL statements beyond the engines' parameter limits; both are refused
  * with a 400 before anything else looks at the value.
  */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 /** Elements of all the lists in one value together (message ids, user ids, channel names...). */
-export const MAX_JSON_LIST_ITEMS = 10_000;
+const MAX_JSON_LIST_ITEMS = 10_000;
 
 /** Throws Zulip-style 400s when `value` is nested deeper or holds more list items than allowed. */
 export function checkJsonLimits(value: unknown, name: string): void {

@@ -46,7 +46,7 @@ export interface ApiSurface {
   clientName(request: FastifyRequest): string;
 }
 
-export const API_V1: ApiSurface = {
+const API_V1: ApiSurface = {
   prefix: "/api/v1",
   authenticate: authenticateApiRequest,
   clientName: (request) => clientNameFromUserAgent(request.headers["user-agent"]),
@@ -161,7 +161,7 @@ function checkPathParams(params: unknown): Record<string, string> {
 }
 
 /** Zulip's GET/DELETE /events (Tornado) count in this process's own buckets (Endpoint.inProcessRateLimit). */
-export function rateLimiterOf(ctx: AppContext, ep: Endpoint<any, any>): RateLimiter {
+function rateLimiterOf(ctx: AppContext, ep: Endpoint<any, any>): RateLimiter {
   return ep.inProcessRateLimit ? ctx.pollRateLimiter : ctx.rateLimiter;
 }
 
@@ -172,7 +172,7 @@ async function applyRateLimit(limiter: RateLimiter, reply: FastifyReply, key: st
 }
 
 /** The X-RateLimit-* headers of every API answer. */
-export function setRateLimitHeaders(to: { header(name: string, value: string): unknown }, state: RateLimitState): void {
+function setRateLimitHeaders(to: { header(name: string, value: string): unknown }, state: RateLimitState): void {
   to.header("X-RateLimit-Limit", String(state.limit));
   to.header("X-RateLimit-Remaining", String(state.remaining));
   to.header("X-RateLimit-Reset", String(state.resetAt));

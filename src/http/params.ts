@@ -114,7 +114,7 @@ function isIntSchema(schema: z.core.$ZodType | undefined): boolean {
  * Zod issues → Zulip's error templates (first issue wins, as in Zulip). Pass the schema so a
  * non-number where an integer belongs reads "is not an integer" (zod reports it as a number).
  */
-export function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema?: z.core.$ZodType): ApiError {
+function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema?: z.core.$ZodType): ApiError {
   const decisive = issue.code === "invalid_union" ? decisiveUnionIssue(issue) : undefined;
   if (decisive) return zodIssueToApiError(decisive, name, schema);
   const varName = name + issue.path.map((p) => `[${JSON.stringify(p)}]`).join("");

@@ -22,7 +22,7 @@ import { checkSameOriginForm, CsrfError } from "./webSession.js";
  *
  * Both forms carry a double-submit CSRF token (formCsrf.ts) whose cookie covers /accounts/password/.
  */
-export const PASSWORD_RESET_FORM: FormCsrf = { cookie: "password_reset_csrftoken", path: "/accounts/password/" };
+const PASSWORD_RESET_FORM: FormCsrf = { cookie: "password_reset_csrftoken", path: "/accounts/password/" };
 
 const RESET_PATH = "/accounts/password/reset/";
 const emailSchema = z.email();

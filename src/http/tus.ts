@@ -54,8 +54,8 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
   const answers = new FinishedUploads(path.join(ctx.config.dataDir, "uploads", "tus-finished"), FINISHED_ANSWER_MS);
   // Uploads being turned into attachments: a final PATCH sent again meanwhile waits for the first.
   const finishing = new Map<string, Promise<FinishedUpload>>();
-  // @tus/server and @tus/file-store (80 ms and 25 MB) are loaded by the first tus request, or by
-  // the hourly sweep when a previous run left uploads behind.
+  // @tus/server and @tus/file-store (slow to load and large in memory) are loaded by the first tus
+  // request, or by the hourly sweep when a previous run left uploads behind.
   const loadTus = lazy(async () => {
     const [{ FileStore }, { Server }] = await Promise.all([import("@tus/file-store"), import("@tus/server")]);
     // FileStore creates its directory without waiting; it must exist before the first upload.

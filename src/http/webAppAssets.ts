@@ -6,8 +6,8 @@ import { jsonForScriptElement, STATE_ELEMENT_ID } from "./webAppState.js";
 
 /**
  * The web app's built files (Vite's output in dist/web/, scripts/build.mjs), read once at start
- * and served from memory: about 1.5 MB with the gzip and brotli copies the build writes beside
- * each text file. The manifest names the entry script, its CSS and the chunks it imports, which
+ * and served from memory, with the gzip and brotli copies the build writes beside each text
+ * file. The manifest names the entry script, its CSS and the chunks it imports, which
  * the shell preloads.
  */
 export interface WebAppAssets {

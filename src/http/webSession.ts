@@ -20,7 +20,7 @@ export const CSRF_COOKIE = "csrftoken";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export class SessionRequiredError extends ApiError {
+class SessionRequiredError extends ApiError {
   constructor() {
     super("Not logged in: API authentication or user session required", {
       code: "UNAUTHORIZED",

@@ -1,14 +1,8 @@
 import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import {
-  badRequest,
-  InsufficientPermissionError,
-  OrganizationAdministratorRequiredError,
-  OrganizationOwnerRequiredError,
-  TargetUserDeactivatedError,
-} from "./errors.js";
+import { badRequest, InsufficientPermissionError, OrganizationAdministratorRequiredError, TargetUserDeactivatedError } from "./errors.js";
 import { storedRealmGroupPermission } from "../models/realmSettings.js";
-import { isAdmin, isGuest, isOwner } from "../models/roles.js";
+import { isAdmin, isGuest } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { userAccessStore } from "../store/userAccess.js";
 import { userGroupStore } from "../store/userGroups.js";
@@ -42,7 +36,7 @@ export async function accessUserById(q: Executor, viewer: User, userId: number, 
 /**
  * By Zulip API email, or by real email when the viewer may see it (Zulip 10.0, feature level 302).
  */
-export async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
+async function accessUserByEmail(q: Executor, viewer: User, email: string, opts: UserAccessOptions): Promise<User> {
   const target = await findUserByEmail(q, viewer, email);
   if (!target) throw noSuchUser();
   checkUserAccess(viewer, target, opts);
@@ -109,16 +103,12 @@ function checkUserAccess(viewer: User, target: User, opts: UserAccessOptions): U
 }
 
 /** Zulip's can_admin_user: organization administrators, and a bot's owner for that bot. */
-export function canAdministerUser(viewer: User, target: User): boolean {
+function canAdministerUser(viewer: User, target: User): boolean {
   return (target.is_bot === 1 && target.bot_owner_id === viewer.id) || isAdmin(viewer);
 }
 
 export function requireAdministrator(user: User): void {
   if (!isAdmin(user)) throw new OrganizationAdministratorRequiredError();
-}
-
-export function requireOwner(user: User): void {
-  if (!isOwner(user)) throw new OrganizationOwnerRequiredError();
 }
 
 /** `/users/{user_id}` and `/users/{email}` share one path segment (see pathParam.userIdOrEmail). */

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-export const API_KEY_LENGTH = 32;
+const API_KEY_LENGTH = 32;
 
 /** 32 characters of [A-Za-z0-9] (~190 bits), the shape Zulip's mobile login flow expects. */
 export function generateApiKey(): string {

@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  * so readers' addresses never reach third-party hosts. The path carries the URL in hex and an
  * HMAC-SHA1 of it under a per-installation key, so the proxy fetches only URLs this server wrote.
  */
-export const CAMO_PREFIX = "/external_content/";
+const CAMO_PREFIX = "/external_content/";
 
 let camoKey: Buffer | null = null;
 

@@ -71,11 +71,6 @@ export function unicodeEmojiToCode(emoji: string): string {
   return Array.from(emoji.replaceAll("\uFE0F", ""), (ch) => ch.codePointAt(0)!.toString(16).padStart(4, "0")).join("-");
 }
 
-/** The character sequence of a code ("1f642" → "🙂"). */
-export function codeToUnicodeEmoji(code: string): string {
-  return String.fromCodePoint(...code.split("-").map((part) => parseInt(part, 16)));
-}
-
 /**
  * Emoji namespaces. Our API spec names the built-in extra emoji "service_extra_emoji" (Zulip
  * calls it "zulip_extra_emoji"). We store the spec's name and accept Zulip's as an input alias;

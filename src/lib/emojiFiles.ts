@@ -10,7 +10,7 @@ import path from "node:path";
 const FILE_NAME = /^[A-Za-z0-9_-]{16,64}\.(png|gif|jpg|webp)$/;
 
 /** Image types accepted for custom emoji (images that are safe to show inline; never SVG). */
-export const EMOJI_CONTENT_TYPES = {
+const EMOJI_CONTENT_TYPES = {
   png: "image/png",
   gif: "image/gif",
   jpg: "image/jpeg",

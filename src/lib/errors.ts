@@ -146,12 +146,6 @@ export class OrganizationOwnerRequiredError extends ApiError {
   }
 }
 
-export class NotFoundError extends ApiError {
-  constructor() {
-    super("Endpoint not found", { code: "NOT_FOUND", status: 404 });
-  }
-}
-
 /** GET/DELETE /events for a queue this server does not have (expired, deleted, never existed). */
 export class BadEventQueueIdError extends ApiError {
   constructor(queueId: string) {

@@ -1,6 +1,7 @@
 import type { RE2JS } from "re2js";
 import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
+import { BoundedCache } from "../util/boundedCache.js";
 import { lazyRequire } from "../util/lazy.js";
 
 /** A linkifier as clients see it (Zulip's LinkifierDict). */
@@ -91,7 +92,7 @@ function encodeValue(value: string, reserved: boolean): string {
 }
 
 /** RFC 6570 expansion with string values; undefined variables are left out. */
-export function expandTemplate(template: string, values: Record<string, string | undefined>): string {
+function expandTemplate(template: string, values: Record<string, string | undefined>): string {
   let out = "";
   for (const part of parseTemplate(template) ?? []) {
     if (typeof part === "string") {
@@ -126,7 +127,8 @@ export function expandTemplate(template: string, values: Record<string, string |
 const MATCH_GROUP = "linkifier_actual_match";
 const BEFORE = `(?:^|[\\s\\x{85}\\p{Z}'"(,:<])`;
 const AFTER = `(?:$|[^\\p{L}\\p{N}])`;
-const compiled = new Map<string, RE2JS | null>();
+/** Compiled linkifier patterns (null: unusable), by pattern. */
+const compiled = new BoundedCache<string, RE2JS | null>(1000);
 
 // re2js is loaded by the first linkifier compiled: most organizations have none.
 const loadRe2js = lazyRequire<typeof import("re2js")>("re2js");
@@ -143,7 +145,6 @@ function compilePattern(pattern: string): RE2JS | null {
   } catch {
     re = null;
   }
-  if (compiled.size > 1000) compiled.clear();
   compiled.set(pattern, re);
   return re;
 }

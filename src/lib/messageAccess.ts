@@ -65,7 +65,7 @@ export async function accessMessages(q: Executor, subject: AccessSubject, messag
 }
 
 /** Channel access of the channels behind these recipient ids (one query for the channels). */
-export async function channelsByRecipient(q: Executor, subject: AccessSubject, recipientIds: readonly number[]): Promise<Map<number, ChannelAccess>> {
+async function channelsByRecipient(q: Executor, subject: AccessSubject, recipientIds: readonly number[]): Promise<Map<number, ChannelAccess>> {
   if (recipientIds.length === 0) return new Map();
   const streams = await channelRecipientStore.streamsByRecipientIds(q, subject.user.realm_id, recipientIds);
   const result = new Map<number, ChannelAccess>();

@@ -45,7 +45,7 @@ for (const [net, prefix] of [
 ] as const)
   PRIVATE.addSubnet(net, prefix, "ipv6");
 
-export function isPrivateAddress(address: string): boolean {
+function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return PRIVATE.check(address, "ipv4");
   if (family === 6) {

@@ -6,9 +6,7 @@ import { initialStateStore } from "../store/initialState.js";
 import { type PresenceRow } from "../store/presence.js";
 import { userStore } from "../store/users.js";
 
-/** Zulip's presence constants (seconds). */
-export const PRESENCE_PING_INTERVAL_SECONDS = 60;
-
+/** Zulip's presence constant (seconds). */
 export const PRESENCE_OFFLINE_THRESHOLD_SECONDS = 140;
 
 export type PresenceStatus = "active" | "idle";
@@ -69,4 +67,4 @@ export async function realmPresences(
   return { presences, lastUpdateId };
 }
 
-export const PRESENCE_HISTORY_DAYS = 14;
+const PRESENCE_HISTORY_DAYS = 14;

@@ -51,7 +51,7 @@ export function groupSettingId(group: UserGroup, name: UserGroupSettingName, nob
  * Zulip's user_has_permission_for_group_setting: membership of the setting's group, directly or
  * through subgroups; guests never hold a setting that may not be granted to role:everyone.
  */
-export async function hasUserGroupPermission(q: Executor, subject: AccessSubject, settingGroupId: number, name: UserGroupSettingName): Promise<boolean> {
+async function hasUserGroupPermission(q: Executor, subject: AccessSubject, settingGroupId: number, name: UserGroupSettingName): Promise<boolean> {
   if (!USER_GROUP_SETTINGS[name].allowEveryone && isGuest(subject.user)) return false;
   return (await subject.groupIds(q)).has(settingGroupId);
 }
@@ -74,13 +74,7 @@ export async function accessUserGroupForUpdate(
   throw new InsufficientPermissionError();
 }
 
-export async function mayUpdateUserGroup(
-  q: Executor,
-  subject: AccessSubject,
-  realm: Realm,
-  group: UserGroup,
-  permission: UserGroupSettingName,
-): Promise<boolean> {
+async function mayUpdateUserGroup(q: Executor, subject: AccessSubject, realm: Realm, group: UserGroup, permission: UserGroupSettingName): Promise<boolean> {
   if (group.is_system_group) return false;
   if (await hasRealmPermission(q, subject, realm, "can_manage_all_groups")) return true;
   const nobody = -1; // a user-created group always has its settings stored

@@ -3,10 +3,10 @@
  * and PostgreSQL 65,535. A multi-row insert of many rows (10,000 new channels, a channel's
  * subscribers) is cut into statements below it.
  */
-export const MAX_STATEMENT_VALUES = 30_000;
+const MAX_STATEMENT_VALUES = 30_000;
 
 /** `rows` cut into batches whose bound values (rows × columns) stay under the engines' limits. */
-export function rowBatches<T extends object>(rows: readonly T[]): T[][] {
+function rowBatches<T extends object>(rows: readonly T[]): T[][] {
   let columns = 1;
   for (const row of rows) columns = Math.max(columns, Object.keys(row).length);
   const size = Math.max(1, Math.floor(MAX_STATEMENT_VALUES / columns));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BoundedCache } from "./boundedCache.js";
 
 /**
  * The value of a JSON text column, parsed and checked against the column's schema. Stored values
@@ -36,12 +37,11 @@ export function overridesSchema(defaults: Record<string, unknown>): z.ZodType<Re
  * values are kept by their text, at most `limit` of them.
  */
 export function cachedJsonColumn<T>(schema: z.ZodType<T>, column: string, limit = 2000): (text: string) => T {
-  const cache = new Map<string, T>();
+  const cache = new BoundedCache<string, T>(limit);
   return (text) => {
     let value = cache.get(text);
     if (value === undefined) {
       value = parseJsonColumn(schema, text, column) as T;
-      if (cache.size >= limit) cache.clear();
       cache.set(text, value);
     }
     return value;

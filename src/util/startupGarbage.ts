@@ -6,10 +6,10 @@ const SETTLE_MS = 1_000;
 
 /**
  * Collects start-up's garbage once, right after the server started listening. Start-up fills V8's
- * young generation (~15 MiB of RSS) with objects that die at once; V8 gives those pages back when
- * its memory reducer, which a full collection arms, finds the process idle. Without a full
- * collection after start, an idle server on a busy machine still held them 30 s later (87.5 MiB);
- * with this one, its RSS fell to 72 MiB 15-20 s after start (docs/benchmarks-notes.md). Node
+ * young generation with objects that die at once; V8 gives those pages back when its memory
+ * reducer, which a full collection arms, finds the process idle. Without a full collection after
+ * start, an idle server on a busy machine kept them for long after start; with this one it gives
+ * them back soon after (the benchmark notes have the measurements). Node
  * exposes `gc` only under `--expose-gc`: the flag is set just long enough to take the function from
  * a new context (v8.setFlagsFromString), so no global `gc` is left behind.
  */

@@ -5,7 +5,7 @@ import { openDb } from "../../src/db/connect.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { freshDatabase, type FreshDatabase, TEST_ENGINE } from "../support/testDb.js";
 
-const MIGRATION = "2026-11-28T2100-i32-fold-unicode-case";
+const MIGRATION = "2026-11-28T2100-fold-unicode-case";
 
 // A database written before SQLite's lower() folded Unicode (db/connect.ts, registerCaseFolding): its indexes on
 // lower(…) hold ASCII-only keys, and it may hold names that now fold alike. The migration makes

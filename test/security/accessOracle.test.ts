@@ -11,8 +11,8 @@ import { expectSuccess, useTestServer } from "../support/testApp.js";
  * uploaded files (names and contents), edit histories (a marker edited out), messages moved
  * between private and public channels, private channel names and descriptions, a draft, a
  * scheduled message — is read by every observer role through every read endpoint and every
- * event its queue received while the markers were made. A small model of ../shared/SECURITY.md
- * gives, per observer and surface, the markers that MAY appear and those that MUST appear: the
+ * event its queue received while the markers were made. A small model of the read rules
+ * (docs/security.md) gives, per observer and surface, the markers that MAY appear and those that MUST appear: the
  * test fails when a marker shows up where it may not, and when one is missing where it must be.
  */
 const t = useTestServer();

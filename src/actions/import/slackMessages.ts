@@ -11,7 +11,7 @@ import { truncate } from "../messageSend.js";
  * spirit): its sender, Markdown, topic (threads become topics), files and reactions, or why it
  * is skipped. Deterministic, so a continued import converts exactly as the interrupted one did.
  */
-export const UNTHREADED_TOPIC = "imported from Slack";
+const UNTHREADED_TOPIC = "imported from Slack";
 
 /** Notices Zulip's importer drops too: pins and Slack's join, leave and rename notices. */
 const SKIPPED_SUBTYPES = new Set(["pinned_item", "unpinned_item", "channel_join", "channel_leave", "channel_name"]);
@@ -43,7 +43,7 @@ export interface ConvertedMessage {
 export type Conversion = { skip: string } | ConvertedMessage;
 
 /** An upload's path (<realm>/<xx>/<24 characters>/<name>), the same each time for a Slack file. */
-export function slackUploadPath(realmId: number, fileId: string, name: string): string {
+function slackUploadPath(realmId: number, fileId: string, name: string): string {
   const digest = createHash("sha256").update(`${realmId}:slack:${fileId}`).digest();
   return `${realmId}/${digest.subarray(0, 1).toString("hex")}/${digest.subarray(1, 19).toString("base64url")}/${sanitizeFileName(name)}`;
 }

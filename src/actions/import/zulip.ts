@@ -4,7 +4,7 @@ import { type AppContext, transaction } from "../../appContext.js";
 import type { Tx } from "../../db/tx.js";
 import { emojiFilePath } from "../../lib/emojiFiles.js";
 import { avatarBlobKey, realmIconBlobKey } from "../../lib/avatarFiles.js";
-import { ImportArchiveError, type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
+import { type ZulipArchive, archiveBatches, messageFilePath } from "../../lib/import/zulipArchive.js";
 import { type ImportRow, importStore as store } from "../../store/imports.js";
 import { messageSearchStore } from "../../store/messageSearch.js";
 import { streamStore } from "../../store/streams.js";
@@ -466,5 +466,3 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
   await store.createRun(q, realmId, source, JSON.stringify(state), nowSeconds());
   return { state, realmId };
 }
-
-export { ImportArchiveError };

@@ -187,7 +187,7 @@ export function subscriptionRow(m: IdMap, s: Row): ImportRow {
 }
 
 /** A reaction's or status's emoji code: a custom emoji's is its id. */
-export const emojiCode = (m: IdMap, type: unknown, code: unknown): string =>
+const emojiCode = (m: IdMap, type: unknown, code: unknown): string =>
   type === "realm_emoji" && /^\d+$/.test(String(code)) ? String(m.id("realm_emoji", Number(code))) : str(code);
 
 export function messageRow(m: IdMap, msg: Row, clients: ReadonlyMap<number, string>): ImportRow {

@@ -32,7 +32,7 @@ const loadTar = lazy(() => import("tar"));
  * consent (the command line's) has them all (./messageSelection.ts).
  * Messages are read and written a chunk at a time; only their ids are held for the whole run.
  */
-export const MESSAGE_CHUNK = 1000;
+const MESSAGE_CHUNK = 1000;
 
 export interface ExportSources {
   q: Executor;

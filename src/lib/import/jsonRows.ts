@@ -20,7 +20,7 @@ export type Row = Record<string, any>;
 const DEFAULT_STREAM_ABOVE = 32 * 1024 * 1024;
 
 /** Files larger than this are streamed (PARLEY_IMPORT_STREAM_ABOVE_BYTES; tests set 0). */
-export function streamAboveBytes(): number {
+function streamAboveBytes(): number {
   const value = Number(process.env.PARLEY_IMPORT_STREAM_ABOVE_BYTES);
   return Number.isSafeInteger(value) && value >= 0 && process.env.PARLEY_IMPORT_STREAM_ABOVE_BYTES !== "" ? value : DEFAULT_STREAM_ABOVE;
 }

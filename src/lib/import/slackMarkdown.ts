@@ -83,7 +83,7 @@ export function slackToMarkdown(text: string, names: SlackNames): string {
  * own names for the same code points): the Slack name → Zulip's. Names not here are looked up
  * as they are; skin tones (`thumbsup::skin-tone-2`) are dropped, as Zulip does.
  */
-export const SLACK_EMOJI_NAMES: Record<string, string> = {
+const SLACK_EMOJI_NAMES: Record<string, string> = {
   thumbsup: "+1",
   thumbsdown: "-1",
   smile: "big_smile",

@@ -42,13 +42,7 @@ export interface ZulipArchive {
 }
 
 /** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
-export const STREAMED_TABLES = new Set([
-  "zerver_reaction",
-  "zerver_realmauditlog",
-  "zerver_useractivity",
-  "zerver_useractivityinterval",
-  "zerver_userpresence",
-]);
+const STREAMED_TABLES = new Set(["zerver_reaction", "zerver_realmauditlog", "zerver_useractivity", "zerver_useractivityinterval", "zerver_userpresence"]);
 
 const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"];
 const MESSAGE_TABLES = new Set(["zerver_message", "zerver_usermessage"]);

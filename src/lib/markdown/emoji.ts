@@ -6,7 +6,7 @@ import { type RenderEnv, renderEnv } from "./types.js";
 /** :name: emoji (realm emoji, Zulip's extra emoji, Unicode names) and Unicode emoji characters. */
 export const EMOJI_NAME_RE = /^:([\p{L}\p{N}_\-+]+):/u;
 
-export function unicodeEmojiSpan(code: string, name: string): string {
+function unicodeEmojiSpan(code: string, name: string): string {
   const title = escapeAttr(name.replaceAll("_", " "));
   return `<span aria-label="${title}" class="emoji emoji-${escapeAttr(code)}" role="img" title="${title}">:${escapeText(name)}:</span>`;
 }
@@ -15,7 +15,7 @@ function imageEmoji(src: string, name: string): string {
   return `<img alt=":${escapeAttr(name)}:" class="emoji" src="${escapeAttr(src)}" title="${escapeAttr(name.replaceAll("_", " "))}">`;
 }
 
-export function emojiHtmlForName(env: RenderEnv, name: string): string | null {
+function emojiHtmlForName(env: RenderEnv, name: string): string | null {
   const realm = env.refs.realmEmoji.get(name);
   if (realm && !realm.deactivated) return imageEmoji(realm.source_url, name);
   if (zulipExtraEmojiCode(name)) return imageEmoji(ZULIP_EMOJI_URL, name);

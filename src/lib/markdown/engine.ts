@@ -18,7 +18,7 @@ import { texPlugin } from "./tex.js";
 import { timePlugin } from "./time.js";
 
 /** Deeper structure than this (quotes in lists in quotes…) is rendered as plain text. */
-export const MAX_NESTING = 32;
+const MAX_NESTING = 32;
 
 /**
  * The markdown-it instance with Zulip's dialect. Raw HTML is off, so every "<" in the source is

@@ -92,13 +92,13 @@ define("Assembly", "x86asm", "nasm", "asm");
 define("Text only", "plaintext", "text");
 
 /** The pretty name Zulip puts in data-code-language, or the language as typed if unknown. */
-export function codeLanguageName(lang: string): string {
+function codeLanguageName(lang: string): string {
   return LANGUAGES[lang.toLowerCase()]?.[0] ?? lang;
 }
 
 /**
  * highlight.js is loaded on the first code block, and only the grammars used (with the grammars
- * they embed, e.g. CSS and JavaScript in HTML): all ~190 of them cost 100 ms and 16 MB at start.
+ * they embed, e.g. CSS and JavaScript in HTML): loading all of them slowed the start and held memory.
  * The core module is highlight.js's singleton, which its full build registers every grammar on,
  * so a language outside LANGUAGES (looked up by highlight.js's own names and aliases) loads the
  * full build once and then sees exactly what the eager import did.

@@ -8,9 +8,9 @@ export type { MentionableUser, References, RenderOptions, RenderResult, Resolved
 export { emptyReferences } from "./types.js";
 
 /** Rendered HTML longer than this is refused (Zulip: MAX_MESSAGE_LENGTH * 100). */
-export const MAX_RENDERED_LENGTH = 1_000_000;
+const MAX_RENDERED_LENGTH = 1_000_000;
 
-export class MarkdownRenderingError extends Error {}
+class MarkdownRenderingError extends Error {}
 
 // markdown-it and the plugins are set up by the first message rendered, not at start.
 let engine: ReturnType<typeof buildEngine> | undefined;

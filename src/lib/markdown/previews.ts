@@ -36,7 +36,7 @@ function mediaKind(href: string): PreviewKind | null {
 const YOUTUBE_HOSTS = new Set(["m.youtube.com", "www.youtube.com", "www.youtube-nocookie.com", "youtube.com", "youtube-nocookie.com"]);
 
 /** The video id of a YouTube link (Zulip's youtube_id), or null. */
-export function youtubeId(href: string): string | null {
+function youtubeId(href: string): string | null {
   let url: URL;
   try {
     url = new URL(href);
@@ -55,7 +55,7 @@ export function youtubeId(href: string): string | null {
   return id !== null && /^[0-9A-Za-z_-]+$/.test(id) ? id : null;
 }
 
-export function isAudioUrl(href: string): boolean {
+function isAudioUrl(href: string): boolean {
   const path = urlPathLower(href);
   return AUDIO_EXTENSIONS.some((ext) => path.endsWith(ext));
 }

@@ -3,7 +3,7 @@ import type { MarkdownIt, StateInline } from "markdown-it";
 import { lazyRequire } from "../../util/lazy.js";
 import { escapeHtmlFull, escapeText } from "./escape.js";
 
-// KaTeX (10 MB, 30 ms to load) is loaded by the first message with math, not at start.
+// KaTeX (large, slow to load) is loaded by the first message with math, not at start.
 const loadKatex = lazyRequire<KatexInternals>("katex");
 
 /** The parts of KaTeX's build tree that {@link mergeItalicRuns} reads (KaTeX's `__` API, not typed). */

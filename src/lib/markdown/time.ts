@@ -66,7 +66,7 @@ function parseEnglish(text: string): number {
 }
 
 /** Milliseconds since the epoch, or null when the text is not a time Zulip would accept. */
-export function parseGlobalTime(text: string): number | null {
+function parseGlobalTime(text: string): number | null {
   const trimmed = text.trim();
   let ms: number | null;
   if (/^-?\d+(\.\d+)?$/.test(trimmed)) ms = Number(trimmed) * 1000;
@@ -76,7 +76,7 @@ export function parseGlobalTime(text: string): number | null {
   return year >= 1 && year <= 9999 ? ms : null;
 }
 
-export function formatTime(ms: number): string {
+function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.000Z$/, "Z");
 }
 

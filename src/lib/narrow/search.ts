@@ -23,7 +23,7 @@ function wordPattern(words: string[]): RegExp {
 }
 
 /** Zulip's highlight_string: wraps matches outside of HTML tags in <span class="highlight">. */
-export function highlight(html: string, words: string[]): string {
+function highlight(html: string, words: string[]): string {
   if (words.length === 0) return html;
   const pattern = wordPattern(words);
   return html.replace(/(<[^>]*>)|([^<]+)/g, (_m, tag: string | undefined, text: string | undefined) =>
