@@ -1,4 +1,5 @@
 import { submessageStore } from "../store/submessages.js";
+import { sendUpdateEvents } from "../lib/messageUpdateEvents.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
@@ -300,16 +301,6 @@ function contentChanges(message: Message, content: string, rendered: RenderedMes
       has_attachment: rendered.hasAttachment ? (1 as const) : (0 as const),
     },
   };
-}
-
-/** One update_message event per distinct flags list, as Zulip's per-user flags. */
-export function sendUpdateEvents(tx: Tx, event: Record<string, unknown>, flagsByUser: Map<number, string[]>): void {
-  const groups = new Map<string, number[]>();
-  for (const [userId, flags] of flagsByUser) {
-    const key = JSON.stringify(flags);
-    groups.set(key, [...(groups.get(key) ?? []), userId]);
-  }
-  for (const [key, users] of groups) tx.sendEventOnCommit({ type: "update_message", ...event, flags: JSON.parse(key) }, users);
 }
 
 async function doUpdateDirectMessage(tx: Tx, user: User, message: Message, content: string, rendered: RenderedMessage, now: number): Promise<void> {
