@@ -1,4 +1,5 @@
 import { usersWithAlertWords } from "../lib/alertWords.js";
+import { normalizeContent, normalizeTopic } from "../lib/messageText.js";
 import { foldCase } from "../util/foldCase.js";
 import { receiverFilterStore, type SendTopic, type SendTopicState } from "../store/receiverFilters.js";
 import { insertWidgetSubmessages } from "./submessages.js";
@@ -7,14 +8,13 @@ import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
-import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
+import { MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
 import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
-import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageRecipientId } from "../store/directMessageGroups.js";
 import { type Message, messageStore } from "../store/messages.js";
@@ -30,7 +30,6 @@ import { queueMissedMessageEmails } from "./missedMessageEmails.js";
 import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
@@ -103,38 +102,6 @@ export async function checkMessage(
   if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
   await checkUserGroupMentionAllowed(tx.q, subject, realm, rendered.mentionedGroupIds);
   return { destination, content, rendered };
-}
-
-/** Zulip's normalize_body: trailing whitespace and leading newlines dropped; over-long text truncated. */
-export function normalizeContent(raw: string): string {
-  const body = raw.trimEnd().replace(/^\n+/, "");
-  if (body.length === 0) throw badRequest("Message must not be empty");
-  return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");
-}
-
-/** Zulip's check_stream_topic: no control characters, surrogates or Unicode non-characters. */
-export function checkTopicCharacters(topic: string): void {
-  let position = 0;
-  for (const char of topic) {
-    position += 1;
-    if (UNPRINTABLE.test(char)) throw badRequest(`Invalid character in topic, at position ${position}!`);
-  }
-}
-const UNPRINTABLE = /^[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]$/u;
-
-/** Zulip's truncate_content: at most `max` characters, ending in `marker` when cut. */
-export function truncate(text: string, max: number, marker: string): string {
-  return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
-}
-
-/** Topic input: "(no topic)" and the empty-topic display name mean the empty topic (FL 334/370). */
-export function normalizeTopic(realm: Realm, topic: string | undefined): string {
-  if (topic === undefined) throw badRequest("Missing topic");
-  const trimmed = topic.trim();
-  checkTopicCharacters(trimmed);
-  const name = trimmed === "(no topic)" || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? "" : truncate(trimmed, MAX_TOPIC_LENGTH, "...");
-  if (name === "" && realmSettings(realm).mandatory_topics) throw badRequest("Topics are required in this organization");
-  return name;
 }
 
 /** Zulip's extract_stream_indicator: a name, a JSON name, an id, or a one-element list of either. */

@@ -4,7 +4,8 @@ import { ApiError, badRequest } from "../lib/errors.js";
 import { type ScheduledRecipientType, type ScheduledMessageDict, buildScheduledMessageDict, scheduledRecipientIds } from "../lib/scheduledMessagePayload.js";
 import { scheduledMessageStore, type ScheduledMessage } from "../store/scheduledMessages.js";
 import { nowSeconds } from "../util/time.js";
-import { checkMessage, defaultReadBySender, normalizeTopic, type CheckedMessage } from "./messageSend.js";
+import { normalizeTopic } from "../lib/messageText.js";
+import { checkMessage, defaultReadBySender, type CheckedMessage } from "./messageSend.js";
 
 /**
  * Scheduled messages (Zulip's zerver/actions/scheduled_messages.py). Every rule of sending is
