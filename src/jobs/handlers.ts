@@ -7,7 +7,7 @@ import { REALM_EXPORT_JOB } from "../actions/realmExport.js";
 import { RECEIVER_WENT_IDLE_JOB } from "../actions/receiverIdle.js";
 import { SCHEDULED_MESSAGE_JOB } from "../actions/scheduledMessages.js";
 import { URL_PREVIEW_JOB } from "../actions/urlPreviews.js";
-import { deliverEmail } from "../email/deliver.js";
+import { deliverEmail } from "./email.js";
 import { deleteIfUnclaimed, deleteUploadBlobs, makeThumbnail } from "./attachments.js";
 import { sendMissedMessageEmails } from "./missedMessageEmails.js";
 import { runMessageRetention } from "./messageRetention.js";
