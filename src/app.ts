@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino from "pino";
 import { ensureRetentionJob } from "./actions/messageRetention.js";
 import type { AppContext } from "./appContext.js";
-import { createBlobStorage } from "./blobs/storage.js";
+import { createBlobStorage } from "./blobs/create.js";
 import type { Config } from "./config.js";
 import { openMigratedDb } from "./db/migrate.js";
 import { EventBus } from "./events/bus.js";

@@ -8,7 +8,7 @@ import { draftPayload, savedSnippetPayload } from "../lib/draftPayloads.js";
 import { draftStore } from "../store/drafts.js";
 import { savedSnippetStore } from "../store/savedSnippets.js";
 import { userStore } from "../store/users.js";
-import { normalizeContent, truncate } from "./messageSend.js";
+import { normalizeContent, truncate } from "../lib/messageText.js";
 import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 
 /** A draft as a client sends it (Zulip's DraftData). */

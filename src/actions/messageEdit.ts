@@ -1,11 +1,11 @@
 import { submessageStore } from "../store/submessages.js";
+import { sendUpdateEvents } from "../lib/messageUpdateEvents.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
 import { topicLinks } from "../lib/linkifiers.js";
 import { isMeMessage, realmLinkifiers, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
@@ -20,11 +20,12 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { doDeleteMessages } from "./messageDelete.js";
 import { getNotificationBot, sendNotificationBotChannelMessage } from "./notificationBot.js";
-import { checkTopicCharacters, checkWildcardMention, truncate } from "./messageSend.js";
+import { checkTopicCharacters, truncate } from "../lib/messageText.js";
+import { checkWildcardMention } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { doRelinkAttachments } from "./attachments.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
-import { RESOLVED_TOPIC_PREFIX } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, RESOLVED_TOPIC_PREFIX } from "../models/topics.js";
 import { type AttachmentPayload } from "../lib/attachmentPayload.js";
 import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore, moveAudienceStore } from "../store/subscriptions.js";
@@ -300,16 +301,6 @@ function contentChanges(message: Message, content: string, rendered: RenderedMes
       has_attachment: rendered.hasAttachment ? (1 as const) : (0 as const),
     },
   };
-}
-
-/** One update_message event per distinct flags list, as Zulip's per-user flags. */
-export function sendUpdateEvents(tx: Tx, event: Record<string, unknown>, flagsByUser: Map<number, string[]>): void {
-  const groups = new Map<string, number[]>();
-  for (const [userId, flags] of flagsByUser) {
-    const key = JSON.stringify(flags);
-    groups.set(key, [...(groups.get(key) ?? []), userId]);
-  }
-  for (const [key, users] of groups) tx.sendEventOnCommit({ type: "update_message", ...event, flags: JSON.parse(key) }, users);
 }
 
 async function doUpdateDirectMessage(tx: Tx, user: User, message: Message, content: string, rendered: RenderedMessage, now: number): Promise<void> {

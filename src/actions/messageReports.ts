@@ -9,7 +9,7 @@ import { realmSettings } from "../models/realmSettings.js";
 import type { Message } from "../store/messages.js";
 import { streamStore } from "../store/streams.js";
 import { silentMention } from "./channelNotices.js";
-import { normalizeTopic, truncate } from "./messageSend.js";
+import { normalizeTopic, truncate } from "../lib/messageText.js";
 import { sendNotificationBotChannelMessage } from "./notificationBot.js";
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS. */

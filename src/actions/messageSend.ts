@@ -1,23 +1,23 @@
 import { usersWithAlertWords } from "../lib/alertWords.js";
+import { normalizeContent, normalizeTopic } from "../lib/messageText.js";
 import { foldCase } from "../util/foldCase.js";
-import { receiverFilterStore, type SendTopic, type SendTopicState } from "../store/receiverFilters.js";
+import { receiverFilterStore, type SendReads, type SendTopic, type SendTopicState } from "../store/receiverFilters.js";
 import { insertWidgetSubmessages } from "./submessages.js";
 import { queueUrlPreviews } from "./urlPreviews.js";
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
-import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
+import { MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
 import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
 import { accessStreamById, accessStreamByName, AccessSubject, type ChannelAccess, metadataAudience } from "../lib/streamAccess.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { flagsToList, MessageFlag } from "../models/messageFlags.js";
-import { realmSettings } from "../models/realmSettings.js";
 import { userSettings } from "../models/userSettings.js";
 import { directMessageRecipientId } from "../store/directMessageGroups.js";
-import { type Message, messageStore } from "../store/messages.js";
+import { type Message, messageStore, type Submessage } from "../store/messages.js";
 import { userTopicStore } from "../store/userTopics.js";
 import { groupMembershipStore, userGroupStore } from "../store/userGroups.js";
 import { userMessageStore } from "../store/userMessages.js";
@@ -30,7 +30,6 @@ import { queueMissedMessageEmails } from "./missedMessageEmails.js";
 import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
-import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
@@ -103,38 +102,6 @@ export async function checkMessage(
   if (destination.kind === "channel") await checkWildcardMention(tx, subject, realm, destination, rendered);
   await checkUserGroupMentionAllowed(tx.q, subject, realm, rendered.mentionedGroupIds);
   return { destination, content, rendered };
-}
-
-/** Zulip's normalize_body: trailing whitespace and leading newlines dropped; over-long text truncated. */
-export function normalizeContent(raw: string): string {
-  const body = raw.trimEnd().replace(/^\n+/, "");
-  if (body.length === 0) throw badRequest("Message must not be empty");
-  return truncate(body, MAX_MESSAGE_LENGTH, "\n[message truncated]");
-}
-
-/** Zulip's check_stream_topic: no control characters, surrogates or Unicode non-characters. */
-export function checkTopicCharacters(topic: string): void {
-  let position = 0;
-  for (const char of topic) {
-    position += 1;
-    if (UNPRINTABLE.test(char)) throw badRequest(`Invalid character in topic, at position ${position}!`);
-  }
-}
-const UNPRINTABLE = /^[\p{Cc}\p{Cs}\p{Noncharacter_Code_Point}]$/u;
-
-/** Zulip's truncate_content: at most `max` characters, ending in `marker` when cut. */
-export function truncate(text: string, max: number, marker: string): string {
-  return text.length <= max ? text : text.slice(0, max - marker.length) + marker;
-}
-
-/** Topic input: "(no topic)" and the empty-topic display name mean the empty topic (FL 334/370). */
-export function normalizeTopic(realm: Realm, topic: string | undefined): string {
-  if (topic === undefined) throw badRequest("Missing topic");
-  const trimmed = topic.trim();
-  checkTopicCharacters(trimmed);
-  const name = trimmed === "(no topic)" || trimmed === EMPTY_TOPIC_DISPLAY_NAME ? "" : truncate(trimmed, MAX_TOPIC_LENGTH, "...");
-  if (name === "" && realmSettings(realm).mandatory_topics) throw badRequest("Topics are required in this organization");
-  return name;
 }
 
 /** Zulip's extract_stream_indicator: a name, a JSON name, an id, or a one-element list of either. */
@@ -340,15 +307,65 @@ export interface OutgoingMessage {
  * doSendMessage for several messages from one sender (the Notification Bot's notices to many
  * users or channels): the same rows and events as sending them one by one, in that order, with
  * one statement per table for all of them (messages, search, user_messages, jobs, daily counts,
- * first_message_id, topic and follower look-ups).
+ * first_message_id, topic and follower look-ups). The messages are checked and rendered already
+ * (checkMessage); the stages below pass one object along, each adding what it wrote or read.
  */
 export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoing: readonly OutgoingMessage[]): Promise<SendMessageResult[]> {
   if (outgoing.length === 0) return [];
-  const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
   const channelMessages = outgoing.flatMap(({ destination: d }, i) => (d.kind === "channel" ? [{ i, destination: d }] : []));
-  // One statement before any write: who muted the sender, and per distinct topic its followers,
-  // whether it has a message yet and the sender's policy (receiverFilterStore.forSend). Topics
-  // compare without regard to case, as the statement compares them.
+  const read = await readTopics({ tx, sender, realm, outgoing, channelMessages });
+  const written = await writeMessages(read);
+  const received = await writeReceivers(written);
+  await queueNotifications(received);
+  const counted = await countChannelMessages(received);
+  const results = await applyChannelEffects(counted);
+  await publishMessages(counted);
+  return results;
+}
+
+type ChannelDestination = Extract<Destination, { kind: "channel" }>;
+
+/** A batch of doSendMessages: the messages to send, and their channel messages with their index. */
+interface SendBatch {
+  tx: Tx;
+  sender: User;
+  realm: Realm;
+  outgoing: readonly OutgoingMessage[];
+  channelMessages: ReadonlyArray<{ i: number; destination: ChannelDestination }>;
+}
+
+/** readTopics: who muted the sender, and the state of each message's topic. */
+interface ReadBatch extends SendBatch {
+  reads: SendReads;
+  topicState: (i: number) => SendTopicState;
+  /** Per message: whether it starts its topic (only asked for a human sender). */
+  newTopic: boolean[];
+}
+
+/** writeMessages: the messages' rows and their widgets' submessages. */
+interface WrittenBatch extends ReadBatch {
+  messages: Message[];
+  widgets: Submessage[];
+}
+
+/** writeReceivers: each message's user_messages rows. */
+interface ReceivedBatch extends WrittenBatch {
+  rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>>;
+}
+
+/** countChannelMessages: the channels whose first message this batch sent, and who hears of it. */
+interface CountedBatch extends ReceivedBatch {
+  firstIn: Set<number>;
+  audiences: Map<number, Set<number>>;
+}
+
+/**
+ * One statement before any write: who muted the sender, and per distinct topic its followers,
+ * whether it has a message yet and the sender's policy (receiverFilterStore.forSend). Topics
+ * compare without regard to case, as the statement compares them.
+ */
+async function readTopics(batch: SendBatch): Promise<ReadBatch> {
+  const { tx, sender, outgoing, channelMessages } = batch;
   const topicIndex = new Map<string, number>();
   const sendTopics: SendTopic[] = [];
   const topicOfMessage = new Map<number, number>();
@@ -369,6 +386,13 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   // topic policies of a human sender ask.
   const newTopic: boolean[] = outgoing.map(() => false);
   if (!sender.is_bot) for (const { i } of channelMessages) newTopic[i] = firstInTopic.has(i) && !topicState(i).hasMessages;
+  return { ...batch, reads, topicState, newTopic };
+}
+
+/** The messages' rows, their search index, their widgets, and the website previews they queue. */
+async function writeMessages(batch: ReadBatch): Promise<WrittenBatch> {
+  const { tx, sender, realm, outgoing } = batch;
+  const topicOf = (d: Destination) => (d.kind === "channel" ? d.topic : "");
   const date = nowSeconds();
   const messages = await messageStore.insertMany(
     tx.q,
@@ -400,6 +424,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     sender,
     outgoing.map(({ rendered }, i) => ({ message: messages[i], links: rendered.linksForPreview })),
   );
+  return { ...batch, messages, widgets };
+}
+
+/** Each message's attachments, outgoing webhooks and user_messages rows; guests' access changes. */
+async function writeReceivers(batch: WrittenBatch): Promise<ReceivedBatch> {
+  const { tx, sender, realm, outgoing, messages, reads } = batch;
   // Receivers who muted the sender get the message already read (Zulip's get_muting_users).
   const { mutedBy } = reads;
   const alertWords = await receiverFilterStore.alertWordsInRealm(tx.q, realm.id);
@@ -417,6 +447,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   for (const { destination } of outgoing) {
     if (destination.kind === "direct" && destination.accessBefore) await sendGuestAccessChanges(tx, realm, destination.accessBefore);
   }
+  return { ...batch, rowsByMessage };
+}
+
+/** The push notifications and missed-message emails the messages trigger. */
+async function queueNotifications(batch: ReceivedBatch): Promise<void> {
+  const { tx, sender, outgoing, messages, rowsByMessage, topicState } = batch;
   const triggers = await notificationTriggers(
     tx,
     sender,
@@ -428,8 +464,11 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
   const notifications = messages.map((message, i) => ({ message, triggers: triggers[i] }));
   await queuePushNotifications(tx, notifications);
   await queueMissedMessageEmails(tx, notifications);
+}
 
-  // The channels' daily counts and first messages, for all the channel messages at once.
+/** The channels' daily counts and first messages, for all the channel messages at once. */
+async function countChannelMessages(batch: ReceivedBatch): Promise<CountedBatch> {
+  const { tx, realm, channelMessages, messages } = batch;
   await streamStore.countChannelMessages(
     tx.q,
     channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, id: messages[i].id, dateSent: messages[i].date_sent })),
@@ -446,7 +485,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     firstStreams.length > 0
       ? await metadataAudience(tx.q, realm.id, [...new Map(firstStreams.map((s) => [s.id, s])).values()])
       : new Map<number, Set<number>>();
+  return { ...batch, firstIn, audiences };
+}
 
+/** Per message, in order: a channel's new first message, the sender's automatic topic policy; the results. */
+async function applyChannelEffects(batch: CountedBatch): Promise<SendMessageResult[]> {
+  const { tx, sender, outgoing, messages, firstIn, audiences, newTopic, topicState } = batch;
   const results: SendMessageResult[] = [];
   for (const [i, { destination }] of outgoing.entries()) {
     const message = messages[i];
@@ -467,6 +511,12 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     }
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
+  return results;
+}
+
+/** The message events: the payloads built once for the batch, one event per distinct payload. */
+async function publishMessages(batch: ReceivedBatch): Promise<void> {
+  const { tx, sender, realm, outgoing, messages, widgets, rowsByMessage } = batch;
   const channels = outgoing.flatMap(({ destination: d }) => (d.kind === "channel" ? [d.access.stream] : []));
   const builder = await MessagePayloadBuilder.loadJustSent(tx.q, realm, messages, {
     users: [sender],
@@ -479,7 +529,6 @@ export async function doSendMessages(tx: Tx, sender: User, realm: Realm, outgoin
     const hiddenFrom = destination.kind === "channel" ? await receiversWhoMayNotAccess(tx, realm, sender, rowsByMessage[i], options) : NO_HIDING;
     notifyNewMessage(tx, builder, realm, messages[i], rowsByMessage[i], sender, options, isPublicChannel, hiddenFrom);
   }
-  return results;
 }
 
 const NO_HIDING: ReadonlyMap<number, SenderAccess> = new Map();

@@ -6,7 +6,7 @@ import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { userSettings } from "../models/userSettings.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
-import { normalizeTopic } from "./messageSend.js";
+import { normalizeTopic } from "../lib/messageText.js";
 import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";

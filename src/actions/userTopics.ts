@@ -1,7 +1,7 @@
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../lib/errors.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../lib/messagePayload.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
 import { accessStreamById, accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
 import { streamStore } from "../store/streams.js";
 import { userTopicStore } from "../store/userTopics.js";

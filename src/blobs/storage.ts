@@ -1,7 +1,4 @@
 import type { Readable } from "node:stream";
-import type { Config } from "../config.js";
-import { LocalBlobStorage } from "./local.js";
-import { S3BlobStorage } from "./s3.js";
 
 /**
  * Where uploaded files live, behind one small interface: a local directory by default
@@ -34,9 +31,4 @@ export interface BlobStorage {
 export function isSafeBlobKey(key: string): boolean {
   if (key.length === 0 || key.length > 1024 || key.startsWith("/") || /[\\\u0000]/.test(key)) return false;
   return key.split("/").every((segment) => segment !== "" && segment !== "." && segment !== "..");
-}
-
-export function createBlobStorage(config: Config): BlobStorage {
-  if (config.uploads.s3) return new S3BlobStorage(config.uploads.s3);
-  return new LocalBlobStorage(`${config.dataDir}/uploads/files`);
 }

@@ -3,7 +3,7 @@ import type { Tx } from "../db/tx.js";
 /**
  * The one way to send an email: a durable `email` job written in the caller's transaction, so
  * the email goes out only if the change commits, and survives a crash. The job handler
- * (src/email/deliver.ts) sends through SMTP (PARLEY_SMTP_URL) or writes to the outbox folder.
+ * (src/jobs/email.ts) sends through SMTP (PARLEY_SMTP_URL) or writes to the outbox folder.
  */
 export interface OutgoingEmail {
   to: string;

@@ -9,6 +9,7 @@ import { type Linkifier, topicLinks } from "./linkifiers.js";
 import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
 import { avatarUrlFor, fakeEmail, INACCESSIBLE_USER_NAME, inaccessibleAvatarUrl } from "./userPayload.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
 
 /**
  * The message objects of GET /messages, GET /messages/{id} and message events (Zulip's
@@ -35,9 +36,6 @@ export interface SenderAccess {
 }
 
 export type MessagePayload = Record<string, unknown>;
-
-/** Zulip's Message.EMPTY_TOPIC_FALLBACK_NAME: realm_empty_topic_display_name in Zulip 10. */
-export const EMPTY_TOPIC_DISPLAY_NAME = "general chat";
 
 interface DisplayUser {
   id: number;

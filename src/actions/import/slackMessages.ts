@@ -4,7 +4,7 @@ import { type SlackRow, messageSender } from "../../lib/import/slackArchive.js";
 import { type SlackNames, slackEmojiName, slackToMarkdown } from "../../lib/import/slackMarkdown.js";
 import { sanitizeFileName, uploadUrl } from "../../lib/uploadFiles.js";
 import { MAX_TOPIC_LENGTH } from "../../models/limits.js";
-import { truncate } from "../messageSend.js";
+import { truncate } from "../../lib/messageText.js";
 
 /**
  * One Slack message as the importer writes it (Zulip's channel_message_to_zerver_message in

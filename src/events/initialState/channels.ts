@@ -4,7 +4,7 @@ import { channelAccess } from "../../lib/streamAccess.js";
 import { streamsForUser } from "../../lib/streamListing.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../../lib/streamPayload.js";
 import { subscriptionStore } from "../../store/subscriptions.js";
-import { type SectionRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./request.js";
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 

@@ -5,7 +5,7 @@ import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
-import { type SectionRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./request.js";
 
 /** Zulip's MAX_UNREAD_MESSAGES: older unread messages are left out (old_unreads_missing). */
 export const MAX_UNREAD_MESSAGES = 50_000;

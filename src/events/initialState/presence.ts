@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/tx.js";
 import { realmPresences } from "../../lib/presence.js";
 import { nowSeconds } from "../../util/time.js";
-import { type SectionRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./request.js";
 
 /**
  * The presence section (Zulip's get_presences_for_realm): the modern format keyed by user id for

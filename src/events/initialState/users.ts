@@ -10,7 +10,7 @@ import { isAdmin } from "../../models/roles.js";
 import { EMOJISET_CHOICES, LEGACY_DISPLAY_SETTINGS, LEGACY_NOTIFICATION_SETTINGS, NOTIFICATION_SOUNDS, userSettings } from "../../models/userSettings.js";
 import { initialStateStore, listCrossRealmBots } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";
-import { type SectionRequest, wants } from "./index.js";
+import { type SectionRequest, wants } from "./request.js";
 import { formatUserStatus } from "../../lib/userStatusPayload.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 

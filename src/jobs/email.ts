@@ -2,8 +2,8 @@ import type { SendMailOptions } from "nodemailer";
 import type { AppContext } from "../appContext.js";
 import type { Job } from "../db/schema.js";
 import { lazy } from "../util/lazy.js";
-import { outboxDir, outboxFileName, writeOutboxEmail } from "./outbox.js";
-import type { OutgoingEmail } from "./queue.js";
+import { outboxDir, outboxFileName, writeOutboxEmail } from "../email/outbox.js";
+import type { OutgoingEmail } from "../email/queue.js";
 
 /**
  * The `email` job: sends one queued email. With PARLEY_SMTP_URL, through that SMTP server (a
