@@ -1,3 +1,4 @@
+import { BoundedCache } from "../util/boundedCache.js";
 import { nowSeconds } from "../util/time.js";
 import type { UrlPreviewJob } from "../actions/urlPreviews.js";
 import { type AppContext, transaction } from "../appContext.js";
@@ -14,17 +15,14 @@ import { messageEditStore } from "../store/messageEdits.js";
 
 // The website preview job that actions/urlPreviews.ts queues.
 
-/** Recently fetched previews, by URL (Zulip keeps them in its cache for a week). */
-const recent = new Map<string, { embed: UrlEmbed | null; at: number }>();
-const RECENT_LIMIT = 500;
-const RECENT_MS = 60 * 60 * 1000;
+/** Recently fetched previews, by URL (Zulip keeps them in its cache for a week); a cached null is an answer too. */
+const recent = new BoundedCache<string, UrlEmbed | null>(500, 60 * 60 * 1000);
 
 async function embedFor(ctx: AppContext, url: string): Promise<UrlEmbed | null> {
   const hit = recent.get(url);
-  if (hit && Date.now() - hit.at < RECENT_MS) return hit.embed;
+  if (hit !== undefined) return hit;
   const embed = await fetchUrlEmbed(url, ctx.config.outgoing.allowHosts);
-  if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value!);
-  recent.set(url, { embed, at: Date.now() });
+  recent.set(url, embed);
   return embed;
 }
 
