@@ -12,6 +12,7 @@ import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import { openSqliteConnection } from "./sqliteConnection.js";
+import { observeStatements, type StatementObserver } from "./statementObserver.js";
 import { SqliteThreadsDialect, TransactionalDdlSqliteAdapter } from "./sqliteThreads.js";
 import type { Database } from "./schema.js";
 
@@ -76,14 +77,14 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   let count = 0;
   const health = new DatabaseHealth(options.log);
   const authCache = new AuthCache();
-  const log = (event: { level: "query" | "error"; error?: unknown; queryDurationMillis: number; query: { sql: string } }) => {
+  const log: StatementObserver = (query, milliseconds, failed, error) => {
     count += 1;
     // A safety net for writes that bypass the store functions (which invalidate precisely and
     // after COMMIT, see noteAuthChange): whatever changed users, realms or sessions empties the cache.
-    if (AUTH_TABLE_WRITE.test(event.query.sql)) authCache.apply({ all: true });
-    options.onStatement?.(event.queryDurationMillis / 1000, event.level === "error");
-    if (event.level === "query") health.succeeded();
-    else health.failed(event.error);
+    if (AUTH_TABLE_WRITE.test(query.sql)) authCache.apply({ all: true });
+    options.onStatement?.(milliseconds / 1000, failed);
+    if (!failed) health.succeeded();
+    else health.failed(error);
   };
   if (database.kind === "sqlite") {
     let sqlite: SqliteDatabase.Database;
@@ -98,11 +99,12 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     // once rather than at the first statement) and made it a WAL database.
     if (threads > 0) sqlite.close();
     const kysely = new Kysely<Database>({
-      dialect:
+      dialect: observeStatements(
         threads > 0
           ? new SqliteThreadsDialect({ file: database.file, synchronous: database.synchronous, threads })
           : new TransactionalDdlSqliteDialect({ database: sqlite }),
-      log,
+        log,
+      ),
     });
     return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
   }
@@ -126,8 +128,10 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   // pg emits an 'error' on the client too, which would crash the process without a listener.
   pool.on("connect", (client) => client.on("error", lost));
   const kysely = new Kysely<Database>({
-    dialect: new ParleyPostgresDialect({ pool: database.preparedStatements === false ? pool : withPreparedStatements(pool, new StatementNames()) }),
-    log,
+    dialect: observeStatements(
+      new ParleyPostgresDialect({ pool: database.preparedStatements === false ? pool : withPreparedStatements(pool, new StatementNames()) }),
+      log,
+    ),
   });
   const poolStats = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
   return {

@@ -82,6 +82,7 @@ export class ClientEvent {
   ) {}
 
   private encodedHead?: Buffer;
+  private jsonBytes?: number;
 
   /** The body as JSON, computed once. */
   get json(): string {
@@ -94,6 +95,14 @@ export class ClientEvent {
    */
   get head(): Buffer {
     return (this.encodedHead ??= Buffer.from(this.json.slice(0, -1)));
+  }
+
+  /**
+   * The JSON's length in UTF-8 bytes, counted once for every queue that gets this form: GET
+   * /events's Content-Length is summed from it (eventsFastPath.ts) instead of counting each answer.
+   */
+  get jsonByteLength(): number {
+    return (this.jsonBytes ??= Buffer.byteLength(this.json));
   }
 }
 

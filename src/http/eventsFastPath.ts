@@ -109,9 +109,11 @@ function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: Ht
       if (response.destroyed) return;
       let status = 200;
       let body: string | Buffer;
+      let size = -1;
       let extraHeaders: Record<string, string> | null = null;
       try {
         body = successBody(events, connection.queueIdJson);
+        size = successBodyByteLength(events, connection.queueIdJson);
       } catch (error) {
         // Unexpected (the poll was checked before it was taken): as Fastify's error handler answers it.
         const envelope = errorEnvelope(error);
@@ -120,13 +122,21 @@ function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: Ht
         body = JSON.stringify(envelope.body);
         extraHeaders = envelope.headers;
       }
-      write(connection, response, status, body, extraHeaders);
+      write(connection, response, status, body, extraHeaders, size);
     },
   };
 
-  function write(connection: PollConnection, response: http.ServerResponse, status: number, text: string, extraHeaders: Record<string, string> | null): void {
+  /** `textBytes`: the text's length in UTF-8 bytes when the caller knows it (-1: counted here). */
+  function write(
+    connection: PollConnection,
+    response: http.ServerResponse,
+    status: number,
+    text: string,
+    extraHeaders: Record<string, string> | null,
+    textBytes = -1,
+  ): void {
     const [limit, remaining, reset] = connection.rateLimitHeaders;
-    let size = Buffer.byteLength(text);
+    let size = textBytes >= 0 ? textBytes : Buffer.byteLength(text);
     const encoding = jsonAnswerEncoding(connection.acceptEncoding, size);
     // Fastify's route adds its headers in this order: mount.ts, compression.ts, app.ts's onSend.
     const headers: Record<string, string | number> = {
@@ -361,4 +371,30 @@ function successBody(events: readonly QueuedEvent[], queueIdJson: string): strin
     text += json === "{}" ? `{"id":${id}}` : `${json.slice(0, -1)},"id":${id}}`;
   }
   return `${text}],"queue_id":${queueIdJson}}`;
+}
+
+const SUCCESS_HEAD_BYTES = Buffer.byteLength(SUCCESS_HEAD);
+
+/**
+ * successBody's length in UTF-8 bytes, summed from each event's (ClientEvent.jsonByteLength,
+ * counted once for all the queues that got it). Counting the answer itself would first copy it
+ * into one flat string: the body was built by concatenation, and Node copies it once more with
+ * the header when it writes it, so counting it cost a third of what an answered poll allocated.
+ */
+function successBodyByteLength(events: readonly QueuedEvent[], queueIdJson: string): number {
+  // The commas between events; `],"queue_id":` (13 bytes), the queue's id and `}`.
+  let size = SUCCESS_HEAD_BYTES + Math.max(0, events.length - 1) + 14 + Buffer.byteLength(queueIdJson);
+  for (let i = 0; i < events.length; i++) {
+    const { event, id } = events[i];
+    // `{"id":N}` (7 bytes and N), or the JSON without its `}`, then `,"id":N}` (7 bytes and N).
+    size += (event.json === "{}" ? 7 : event.jsonByteLength + 6) + decimalLength(id);
+  }
+  return size;
+}
+
+/** How many digits a non-negative integer (an event id) has in decimal. */
+function decimalLength(n: number): number {
+  let length = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) length += 1;
+  return length;
 }

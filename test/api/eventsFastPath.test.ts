@@ -123,6 +123,22 @@ describe("GET /events fast path", () => {
     expect(again.body).toEqual(answer.body);
   });
 
+  it("counts Content-Length in bytes from each event's, with text beyond ASCII and ids of several digits", async () => {
+    const queueId = await register("hamlet");
+    const headers = { Authorization: await t.authHeader("hamlet") };
+    for (let i = 0; i < 11; i++) {
+      expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "bytes", content: `é ${"😀".repeat(i)} ${i}` }));
+    }
+    const before = eventsFastPathAnswers();
+    const answer = await rawGet(t, `/api/v1/events${query({ queue_id: queueId, last_event_id: "-1", dont_block: "true" })}`, headers);
+    expect(eventsFastPathAnswers() - before).toBe(1);
+    expect(answer.headers["content-encoding"]).toBeUndefined();
+    expect(Number(answer.headers["content-length"])).toBe(answer.body.length);
+    const body = JSON.parse(answer.body.toString());
+    expect(body.events.map((e: { id: number }) => e.id)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(body.events[10].message.content).toContain("😀".repeat(10));
+  });
+
   it("leaves errors to Fastify: unknown queue, another user's queue, bad and missing parameters, pruned events", async () => {
     const hamletQueue = await register("hamlet");
     const othelloQueue = await register("othello");
