@@ -8,6 +8,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 
 /** Bottom to top. A layer may import those listed before it (type-only imports are free). */
 const LAYERS = [
+  ["contract"],
   ["util"],
   ["models"],
   ["db"],
@@ -36,7 +37,7 @@ function layerRules(index) {
           {
             group: above.flatMap(reach),
             allowTypeImports: true,
-            message: "Imports go downward only (docs/architecture.md: util → models → db → store → blobs → lib → email → events → actions → jobs → routes/http).",
+            message: "Imports go downward only (docs/architecture.md: contract → util → models → db → store → blobs → lib → email → events → actions → jobs → routes/http).",
           },
           ...(["store", "db"].some((l) => LAYERS[index].includes(l))
             ? []
@@ -94,6 +95,17 @@ export default tseslint.config(
     files: names.map((name) => `src/${name}/**/*.ts`),
     rules: layerRules(index),
   })),
+  // The API contract (src/contract/) is compiled by the server and by the web app alike: plain
+  // types and constants, importing nothing but its own modules (no Node.js, no package, no layer).
+  {
+    files: ["src/contract/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!\\./[^/]+\\.js$)", message: "src/contract/ is dependency-free: it imports only its own modules (./name.js)." }] },
+      ],
+    },
+  },
   {
     files: ["src/**/*.ts"],
     ignores: ["src/store/**", "src/db/**"],

@@ -7,7 +7,8 @@ import type { Realm, Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { findUserByEmail } from "../lib/access.js";
-import { EMPTY_TOPIC_DISPLAY_NAME, MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
+import { MessagePayloadBuilder, type SenderAccess } from "../lib/messagePayload.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../contract/constants.js";
 import { type GuestAccessSnapshot, sendGuestAccessChanges, snapshotGuestAccess, userAccessMayBeRestricted } from "../lib/userAccessEvents.js";
 import { renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission, realmGroupPermissionId } from "../lib/realmPermissions.js";
@@ -31,7 +32,6 @@ import { notificationTriggers } from "./notificationTriggers.js";
 import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
 
