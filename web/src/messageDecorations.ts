@@ -79,13 +79,13 @@ export function markAlertWords(content: HTMLElement, words: readonly string[]): 
     const fragment = document.createDocumentFragment();
     let last = 0;
     for (const match of text.matchAll(pattern)) {
-      const start = match.index + match[1].length;
+      const start = match.index + match[1]!.length;
       fragment.append(text.slice(last, start));
       const mark = document.createElement("span");
       mark.className = "alert-word";
-      mark.textContent = match[2];
+      mark.textContent = match[2]!;
       fragment.append(mark);
-      last = start + match[2].length;
+      last = start + match[2]!.length;
     }
     fragment.append(text.slice(last));
     node.replaceWith(fragment);

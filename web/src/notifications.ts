@@ -136,7 +136,7 @@ function chime(): void {
     for (const [offset, frequency] of [
       [0, 880],
       [0.12, 1320],
-    ]) {
+    ] as const) {
       const tone = audio.createOscillator();
       const gain = audio.createGain();
       tone.frequency.value = frequency;

@@ -118,6 +118,6 @@ export function recentRows(): RecentConversation[] {
 /** Who wrote in the conversation, most recent first. */
 export function participants(entry: RecentConversation): number[] {
   const out: number[] = [];
-  for (let i = entry.messages.length - 1; i >= 0; i--) if (!out.includes(entry.messages[i].sender)) out.push(entry.messages[i].sender);
+  for (const message of [...entry.messages].reverse()) if (!out.includes(message.sender)) out.push(message.sender);
   return out;
 }

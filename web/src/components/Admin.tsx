@@ -393,7 +393,7 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 /** The organization overlay; `section` is the part of the hash after "organization/". */
 export function Admin({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "organization-profile";
-  const View = VIEWS[current];
+  const View = VIEWS[current] ?? Profile;
   return (
     <SettingsFrame
       title="Organization settings"

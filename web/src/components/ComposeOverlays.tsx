@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { myUserId } from "../api.js";
 import { deleteDraft, restoreDraft } from "../composeDrafts.js";
 import { type Draft, drafts, type ScheduledMessage, scheduledMessages } from "../composeData.js";
@@ -48,7 +49,7 @@ function Frame({ title, name, children }: { title: string; name: string; childre
 
 function draftDestination(d: Draft): { label: string; hash: string | null } {
   if (d.type === "stream")
-    return { label: `#${channelName(d.to[0])} › ${d.topic || "general chat"}`, hash: narrowHash(channelTerms(d.to[0], d.topic), lookup) };
+    return { label: `#${channelName(d.to[0]!)} › ${d.topic || EMPTY_TOPIC_DISPLAY_NAME}`, hash: narrowHash(channelTerms(d.to[0]!, d.topic), lookup) };
   if (d.type === "private") return { label: `To: ${(d.to.length > 0 ? d.to : [myUserId]).map(userName).join(", ")}`, hash: narrowHash(dmTerms(d.to), lookup) };
   return { label: "No destination", hash: null };
 }

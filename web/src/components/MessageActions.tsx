@@ -74,7 +74,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
     e.preventDefault();
     e.stopPropagation();
     controls.forEach((control, i) => (control.tabIndex = i === next ? 0 : -1));
-    controls[next].focus();
+    controls[next]?.focus();
   };
   return (
     <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={onKeyDown}>

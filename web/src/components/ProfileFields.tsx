@@ -213,8 +213,7 @@ export function ProfileFields() {
   const list = profileFields.value;
   const move = (index: number, by: number) => {
     const order = list.map((f) => f.id);
-    const [id] = order.splice(index, 1);
-    order.splice(index + by, 0, id);
+    order.splice(index + by, 0, ...order.splice(index, 1));
     void attempt(() => api.patch("/realm/profile_fields", { order }), "Reordered");
   };
   return (

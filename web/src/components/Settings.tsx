@@ -449,7 +449,7 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 /** The settings overlay; `section` is the part of the hash after "settings/". */
 export function Settings({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "profile";
-  const View = VIEWS[current];
+  const View = VIEWS[current] ?? Profile;
   return (
     <SettingsFrame
       title="Settings"

@@ -126,7 +126,7 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
             <Fragment key={f.id}>
               <dt>{f.name}</dt>
               <dd class="card-field" data-field-id={f.id}>
-                <FieldValue field={f} value={user.profile_data![f.id].value} rendered={user.profile_data![f.id].rendered_value} />
+                <FieldValue field={f} value={user.profile_data![f.id]!.value} rendered={user.profile_data![f.id]!.rendered_value} />
               </dd>
             </Fragment>
           ))}

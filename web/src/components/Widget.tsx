@@ -76,7 +76,7 @@ export function Widget({ m }: { m: Message }) {
         label="task"
         onAdd={(text) => {
           const [task, ...desc] = text.split(": ");
-          submit(m, { type: "new_task", key: widget.tasks.length, task: task.trim(), desc: desc.join(": ").trim(), completed: false });
+          submit(m, { type: "new_task", key: widget.tasks.length, task: (task ?? "").trim(), desc: desc.join(": ").trim(), completed: false });
         }}
       />
     </div>

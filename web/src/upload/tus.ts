@@ -155,7 +155,7 @@ export async function tusUpload(file: File, opts: TusOptions = {}): Promise<TusR
       if (failures > MAX_FAILURES) throw new TusError("The upload failed after several attempts; check your connection.", 0);
       needsOffset = true;
       await whenOnline(opts.signal);
-      await sleep(RETRY_DELAYS_MS[Math.min(failures - 1, RETRY_DELAYS_MS.length - 1)], opts.signal);
+      await sleep(RETRY_DELAYS_MS[Math.min(failures - 1, RETRY_DELAYS_MS.length - 1)]!, opts.signal);
     }
   }
 }
