@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { closeOverlay, overlayOpen } from "./overlay.js";
 import { markUnreadFrom, notice, quoteAndReply, selectedId, startEdit, toggleReaction, toggleStar } from "./actions.js";
@@ -5,7 +6,7 @@ import { focusCompose, replyTo } from "./components/Compose.js";
 import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
 import { narrowHash } from "./hash.js";
 import { view } from "./messages.js";
-import { conversationOf, lookup, route, settings, topicKey, userTopics, VISIBILITY_FOLLOWED, type Message } from "./state.js";
+import { conversationOf, lookup, route, settings, topicKey, userTopics, type Message } from "./state.js";
 import { myUserId } from "./api.js";
 import { closeEmojiPicker, picker } from "./emojiPicker.js";
 import { closeUserCard, openUserCard, userCard } from "./userCard.js";
@@ -227,7 +228,7 @@ function handle(key: string, e: KeyboardEvent): boolean {
       if (!nextUnreadTopic(false, () => true)) say("You have no more unread topics.");
       return true;
     case "Shift+N":
-      if (!nextUnreadTopic(true, (c) => userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED))
+      if (!nextUnreadTopic(true, (c) => userTopics.value.get(topicKey(c.channelId, c.topic)) === VisibilityPolicy.FOLLOWED))
         say("You have no more unread followed topics.");
       return true;
     case "P":

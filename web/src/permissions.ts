@@ -1,3 +1,4 @@
+import { RESOLVED_TOPIC_PREFIX, Role } from "../../src/contract/constants.js";
 import { myUserId } from "./api.js";
 import { realm, userGroups, users } from "./state.js";
 
@@ -7,13 +8,13 @@ import { realm, userGroups, users } from "./state.js";
  * shown as a notice.
  */
 
-/** Roles as /register gives them: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest. */
+/** My role code as /register gives it (a smaller code is a stronger role). */
 function myRole(): number {
-  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? realm.value.role ?? 400;
+  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? realm.value.role ?? Role.MEMBER;
 }
 
-export const isModerator = () => myRole() <= 300;
-const isGuest = () => myRole() >= 600;
+export const isModerator = () => myRole() <= Role.MODERATOR;
+const isGuest = () => myRole() >= Role.GUEST;
 
 function inGroup(groupId: number, seen = new Set<number>()): boolean {
   if (seen.has(groupId)) return false;
@@ -59,14 +60,11 @@ export function canResolve(): boolean {
   return realmPermission("can_resolve_topics_group");
 }
 
-/** Zulip's resolved-topic prefix. */
-export const RESOLVED_PREFIX = "✔ ";
-
 export function isResolved(topic: string): boolean {
-  return topic.startsWith(RESOLVED_PREFIX);
+  return topic.startsWith(RESOLVED_TOPIC_PREFIX);
 }
 
 /** The topic's name when resolved or unresolved (Zulip strips any run of ✔ and spaces when unresolving). */
 export function toggledResolved(topic: string): string {
-  return isResolved(topic) ? topic.replace(/^(✔ ?)+/u, "").trimStart() : RESOLVED_PREFIX + topic;
+  return isResolved(topic) ? topic.replace(/^(✔ ?)+/u, "").trimStart() : RESOLVED_TOPIC_PREFIX + topic;
 }

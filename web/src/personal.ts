@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
 import { users } from "./state.js";
@@ -37,7 +38,7 @@ export const topicPolicies = signal<Array<{ stream_id: number; topic_name: strin
 function setTopicPolicy(t: { stream_id: number; topic_name: string; visibility_policy: number; last_updated: number }): void {
   const same = (u: typeof t) => u.stream_id === t.stream_id && u.topic_name.toLowerCase() === t.topic_name.toLowerCase();
   const rest = topicPolicies.value.filter((u) => !same(u));
-  topicPolicies.value = t.visibility_policy === 0 ? rest : [t, ...rest];
+  topicPolicies.value = t.visibility_policy === VisibilityPolicy.INHERIT ? rest : [t, ...rest];
 }
 
 export function loadPersonal(state: any): void {
@@ -46,7 +47,7 @@ export function loadPersonal(state: any): void {
   userStatuses.value = new Map(Object.entries(state.user_status ?? {}).map(([id, s]) => [Number(id), s as UserStatus]));
   profileFields.value = [...(state.custom_profile_fields ?? [])].sort((a: ProfileField, b: ProfileField) => a.order - b.order);
   ownEmail.value = state.delivery_email ?? "";
-  topicPolicies.value = (state.user_topics ?? []).filter((t: { visibility_policy: number }) => t.visibility_policy !== 0);
+  topicPolicies.value = (state.user_topics ?? []).filter((t: { visibility_policy: number }) => t.visibility_policy !== VisibilityPolicy.INHERIT);
 }
 
 /** Applies an event about these; false for any other event. */

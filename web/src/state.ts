@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import type { Submessage } from "./widgets.js";
 import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
@@ -122,7 +123,6 @@ export function noteTopic(channelId: number, topic: string, messageId: number): 
 
 /** The user's topic visibility policies (user_topics): "channelId:topic lowercased" → policy (0 inherit, 1 muted, 2 unmuted, 3 followed). */
 export const userTopics = signal(new Map<string, number>());
-export const VISIBILITY_FOLLOWED = 3;
 
 export function topicKey(channelId: number, topic: string): string {
   return `${channelId}:${topic.toLowerCase()}`;
@@ -130,7 +130,7 @@ export function topicKey(channelId: number, topic: string): string {
 
 export function setUserTopic(channelId: number, topic: string, policy: number): void {
   const map = new Map(userTopics.value);
-  if (policy === 0) map.delete(topicKey(channelId, topic));
+  if (policy === VisibilityPolicy.INHERIT) map.delete(topicKey(channelId, topic));
   else map.set(topicKey(channelId, topic), policy);
   userTopics.value = map;
 }

@@ -1,3 +1,4 @@
+import { Role } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
 import { api, ApiError, myUserId } from "../api.js";
@@ -29,16 +30,16 @@ export const ADMIN_SECTIONS: Array<[string, string]> = [
 ];
 
 export const ROLE_NAMES: Array<[number, string]> = [
-  [100, "Owner"],
-  [200, "Administrator"],
-  [300, "Moderator"],
-  [400, "Member"],
-  [600, "Guest"],
+  [Role.OWNER, "Owner"],
+  [Role.ADMINISTRATOR, "Administrator"],
+  [Role.MODERATOR, "Moderator"],
+  [Role.MEMBER, "Member"],
+  [Role.GUEST, "Guest"],
 ];
 
 export function isAdmin(): boolean {
-  const role = users.value.get(myUserId)?.role ?? 400;
-  return role <= 200;
+  const role = users.value.get(myUserId)?.role ?? Role.MEMBER;
+  return role <= Role.ADMINISTRATOR;
 }
 
 /** Every account of the organization, active or not (GET /json/users), kept fresh by realm_user events. */
@@ -93,7 +94,7 @@ function UsersList({ active }: { active: boolean }) {
                   name="role"
                   aria-label={`Role of ${a.full_name}`}
                   value={String(a.role)}
-                  disabled={a.user_id === myUserId || (a.role === 100 && !amOwner)}
+                  disabled={a.user_id === myUserId || (a.role === Role.OWNER && !amOwner)}
                   onChange={(e) => void act(() => api.patch(`/users/${a.user_id}`, { role: Number(e.currentTarget.value) }), "Role changed")}
                 >
                   {ROLE_NAMES.map(([v, text]) => (

@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
@@ -169,7 +170,9 @@ export function focusCompose(kind?: "channel" | "dm"): void {
 }
 
 function describe(d: Destination): string {
-  return d.kind === "channel" ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || "general chat"}` : d.userIds.map(userName).join(", ");
+  return d.kind === "channel"
+    ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || EMPTY_TOPIC_DISPLAY_NAME}`
+    : d.userIds.map(userName).join(", ");
 }
 
 /** Messages that were not sent (also from before a reload), wherever the reader is: retry or discard. */
@@ -329,7 +332,7 @@ export function Compose() {
           placeholder={
             dest
               ? dest.kind === "channel"
-                ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || "general chat"}`
+                ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || EMPTY_TOPIC_DISPLAY_NAME}`
                 : `Message ${dest.userIds.map(userName).join(", ")}`
               : "Choose where to send"
           }
@@ -420,12 +423,12 @@ function ClosedCompose() {
   if (c?.kind === "dm") reply = `Message ${c.userIds.map(userName).join(", ")}`;
   else if (c?.kind === "channel") {
     const name = subscriptions.value.get(c.channelId)?.name ?? "";
-    reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || "general chat"}`;
+    reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || EMPTY_TOPIC_DISPLAY_NAME}`;
   } else if (selected) {
     const m = conversationOf(selected);
     reply =
       m.kind === "channel"
-        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || "general chat"}`
+        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || EMPTY_TOPIC_DISPLAY_NAME}`
         : `Message ${m.userIds.map(userName).join(", ")}`;
   }
   return (

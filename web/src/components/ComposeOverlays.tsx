@@ -108,7 +108,7 @@ export function Drafts() {
 function scheduledDestination(m: ScheduledMessage): { label: string; hash: string } {
   if (m.type === "stream") {
     const id = m.to as number;
-    return { label: `#${channelName(id)} › ${m.topic || "general chat"}`, hash: narrowHash(channelTerms(id, m.topic ?? ""), lookup) };
+    return { label: `#${channelName(id)} › ${m.topic || EMPTY_TOPIC_DISPLAY_NAME}`, hash: narrowHash(channelTerms(id, m.topic ?? ""), lookup) };
   }
   const ids = m.to as number[];
   return { label: `To: ${ids.map(userName).join(", ")}`, hash: narrowHash(dmTerms(ids), lookup) };

@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { api } from "../api.js";
 import { channelId, content, dmTo, topic } from "../composeState.js";
@@ -187,7 +188,7 @@ function Item({ item }: { item: Suggestion }) {
     case "channel":
       return <span class="ta-name">#{item.channel.name}</span>;
     case "topic":
-      return <span class="ta-name">{item.topic || "general chat"}</span>;
+      return <span class="ta-name">{item.topic || EMPTY_TOPIC_DISPLAY_NAME}</span>;
     case "emoji":
       return (
         <>

@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
@@ -339,10 +340,10 @@ function Notifications() {
 }
 
 const POLICIES: Array<[number, string]> = [
-  [1, "Muted"],
-  [2, "Unmuted"],
-  [3, "Followed"],
-  [0, "Default for channel"],
+  [VisibilityPolicy.MUTED, "Muted"],
+  [VisibilityPolicy.UNMUTED, "Unmuted"],
+  [VisibilityPolicy.FOLLOWED, "Followed"],
+  [VisibilityPolicy.INHERIT, "Default for channel"],
 ];
 
 function Topics() {
@@ -355,7 +356,7 @@ function Topics() {
           {rows.map((t) => (
             <tr key={`${t.stream_id}:${t.topic_name}`} data-topic={t.topic_name}>
               <td>#{subscriptions.value.get(t.stream_id)?.name ?? t.stream_id}</td>
-              <td class="topic">{t.topic_name || "general chat"}</td>
+              <td class="topic">{t.topic_name || EMPTY_TOPIC_DISPLAY_NAME}</td>
               <td>
                 <select
                   aria-label={`Visibility of ${t.topic_name}`}
