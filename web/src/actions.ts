@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { narrowHash } from "./hash.js";
 import { conversationOf, lookup, type Message } from "./state.js";
-import { replyTo } from "./components/Compose.js";
+import { replyTo } from "./composeOpen.js";
 import { pauseReading } from "./reading.js";
 
 /**

@@ -1,5 +1,5 @@
 import { api } from "./api.js";
-import { showShortcuts } from "./keyboard.js";
+import { showShortcuts } from "./keyboard/shortcuts.js";
 import type { Message } from "./state.js";
 
 /**

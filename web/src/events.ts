@@ -1,4 +1,5 @@
 import { ApiError, api, myUserId } from "./api.js";
+import { currentQueueId, setQueueId } from "./eventQueue.js";
 import { REGISTER_PARAMS } from "./registerParams.js";
 import { onTypingEvent } from "./typing.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
@@ -44,7 +45,6 @@ import { applyStarredEvent, loadStarred } from "./starred.js";
  * without saved queues, expiry after sleep) means a new registration and a catch-up fetch of the
  * open view: never a page reload, so the compose box and scroll position survive.
  */
-let queueId = "";
 let lastEventId = -1;
 
 /** POST /register and the state it answers: again after a lost queue. */
@@ -72,9 +72,9 @@ export async function registerAtStart(): Promise<void> {
 }
 
 function applyState(state: any): void {
-  queueId = state.queue_id;
+  setQueueId(state.queue_id);
   lastEventId = state.last_event_id;
-  document.getElementById("app")?.setAttribute("data-queue-id", queueId);
+  document.getElementById("app")?.setAttribute("data-queue-id", currentQueueId());
   realmName.value = state.realm_name ?? "";
   uploadLimitMib.value = state.max_file_upload_size_mib ?? null;
   users.value = new Map((state.realm_users as User[]).map((u) => [u.user_id, u]));
@@ -115,7 +115,7 @@ export async function runEventLoop(): Promise<never> {
   let failures = 0;
   for (;;) {
     try {
-      const result = await api.get("/events", { queue_id: queueId, last_event_id: lastEventId });
+      const result = await api.get("/events", { queue_id: currentQueueId(), last_event_id: lastEventId });
       connection.value = "connected";
       // The server answers again: changes waiting to be sent again go now.
       if (failures > 0) retryChangesNow();
@@ -154,10 +154,6 @@ async function reconnect(): Promise<void> {
       await sleep(Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5)));
     }
   }
-}
-
-export function currentQueueId(): string {
-  return queueId;
 }
 
 function applyEvent(event: any): void {

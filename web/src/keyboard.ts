@@ -1,9 +1,8 @@
 import { VisibilityPolicy } from "../../src/contract/constants.js";
-import { signal } from "@preact/signals";
 import { closeOverlay, overlayOpen } from "./overlay.js";
 import { markUnreadFrom, notice, quoteAndReply, selectedId, startEdit, toggleReaction, toggleStar } from "./actions.js";
-import { focusCompose, replyTo } from "./components/Compose.js";
-import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
+import { focusCompose, replyTo } from "./composeOpen.js";
+import { showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
 import { narrowHash } from "./hash.js";
 import { view } from "./messages.js";
 import { conversationOf, lookup, route, settings, topicKey, userTopics, type Message } from "./state.js";
@@ -11,12 +10,13 @@ import { myUserId } from "./api.js";
 import { closeEmojiPicker, picker } from "./emojiPicker.js";
 import { closeUserCard, openUserCard, userCard } from "./userCard.js";
 import { openTopicDialog, setTopicVisibility } from "./topicEdit.js";
-import { canMoveChannel, canRenameTopic } from "./permissions.js";
+import { canMoveChannel, canRenameTopic, editHistoryVisible, readReceiptsEnabled } from "./permissions.js";
 import { conversationTerms } from "./viewFilters.js";
 import { hotkeyOf } from "./keyboard/keys.js";
 import { conversationOfView, cycleChannel, feed, nextUnreadDm, nextUnreadTopic, pageBy, partialConversations, step, toEdge } from "./keyboard/navigation.js";
 
 export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
+import { showShortcuts } from "./keyboard/shortcuts.js";
 
 /**
  * Zulip's keyboard shortcuts (its hotkey.ts and help/keyboard-shortcuts.md), listed under "?"
@@ -24,8 +24,6 @@ export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
  * "Ctrl+S", "+". Nothing fires while a field has the focus, except Esc, Ctrl+K, Ctrl+S and the
  * arrows of an empty compose box, as in Zulip.
  */
-export const showShortcuts = signal(false);
-
 function say(text: string): void {
   notice.value = text;
   setTimeout(() => notice.value === text && (notice.value = ""), 3000);

@@ -11,7 +11,7 @@ import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
 import { openNarrow, prefetchNarrow, view } from "./messages.js";
 import { channelTopics, lookup, route, settings } from "./state.js";
-import { homeKind } from "./components/App.js";
+import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
 import "./style.css";

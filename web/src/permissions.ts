@@ -1,6 +1,6 @@
 import { RESOLVED_TOPIC_PREFIX, Role } from "../../src/contract/constants.js";
 import { myUserId } from "./api.js";
-import { realm, userGroups, users } from "./state.js";
+import { type Message, realm, userGroups, users } from "./state.js";
 
 /**
  * What the organization lets me do with topics (Zulip's settings_data / message_edit checks), so
@@ -67,4 +67,15 @@ export function isResolved(topic: string): boolean {
 /** The topic's name when resolved or unresolved (Zulip strips any run of ✔ and spaces when unresolving). */
 export function toggledResolved(topic: string): string {
   return isResolved(topic) ? topic.replace(/^(✔ ?)+/u, "").trimStart() : RESOLVED_TOPIC_PREFIX + topic;
+}
+
+/** Whether the organization lets members see this message's edit history (it must have been edited). */
+export function editHistoryVisible(m: Message): boolean {
+  const r = realm.value;
+  return !!m.last_edit_timestamp && r.realm_allow_edit_history !== false && r.realm_message_edit_history_visibility_policy !== "none";
+}
+
+/** Whether the organization shows who has read a message. */
+export function readReceiptsEnabled(): boolean {
+  return !!realm.value.realm_enable_read_receipts;
 }

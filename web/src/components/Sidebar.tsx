@@ -4,7 +4,7 @@ import { channelTopics, lookup, recentDms, route, settings, subscriptions, topic
 import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
-import { homeKind } from "./App.js";
+import { homeKind } from "../home.js";
 import { starredIds } from "../starred.js";
 import { type ConversationFacts, isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts } from "../viewFilters.js";

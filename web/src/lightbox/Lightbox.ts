@@ -1,4 +1,4 @@
-import { PREVIEW_LINKS } from "./images.js";
+import { PREVIEW_LINKS } from "./previewLinks.js";
 import "./lightbox.css";
 
 /**
