@@ -28,7 +28,25 @@ export type NewMessageEvent = {
   all_public_streams?: { realm_id: number; except_user_ids: number[] };
 };
 
-export type UpdateMessageEvent = { type: "update_message"; flags: string[]; [field: string]: unknown };
+/** A message's edit or move (Zulip's update_message): the fields of what changed are present. */
+export type UpdateMessageEvent = {
+  type: "update_message";
+  flags: string[];
+  user_id?: number | null;
+  edit_timestamp?: number;
+  message_id?: number;
+  message_ids?: number[];
+  rendering_only?: boolean;
+  rendered_content?: string;
+  content?: string;
+  stream_id?: number;
+  new_stream_id?: number;
+  orig_subject?: string;
+  subject?: string;
+  topic?: string;
+  propagate_mode?: string;
+  [field: string]: unknown;
+};
 
 export type DeleteMessageEvent = {
   type: "delete_message";
@@ -193,5 +211,30 @@ export type ServerEvent =
 
 export type ServerEventType = ServerEvent["type"];
 
-/** An event as GET /events delivers it: with its queue's event id (heartbeats included). */
-export type QueuedEvent = (ServerEvent | { type: "heartbeat" }) & { id: number };
+/**
+ * The forms a client receives where they differ from the committed one (src/events/clientEvents.ts
+ * rewrites them per client): a message's flags travel beside it and its sender's queue learns the
+ * local id; presence in the simplified_presence_events form; deletions one by one without
+ * bulk_message_deletion.
+ */
+export type ClientMessageEvent = { type: "message"; message: MessagePayload; flags: string[]; local_message_id?: string };
+export type ClientPresenceEvent = PresenceEvent | { type: "presence"; presences: Record<string, Payload> };
+export type ClientDeleteMessageEvent =
+  | DeleteMessageEvent
+  | ({ type: "delete_message"; message_id: number } & ({ message_type: "stream"; stream_id: number; topic: string } | { message_type: "private" }));
+export type HeartbeatEvent = { type: "heartbeat" };
+
+/** Every event a client's queue may give it (GET /events): what the web app's reducer takes. */
+export type ClientEvent =
+  | Exclude<ServerEvent, NewMessageEvent | PresenceEvent | DeleteMessageEvent>
+  | ClientMessageEvent
+  | ClientPresenceEvent
+  | ClientDeleteMessageEvent
+  | HeartbeatEvent;
+export type ClientEventType = ClientEvent["type"];
+
+/** GET /events's answer: the events, each with its queue's event id. */
+export interface EventsResponse {
+  events: Array<ClientEvent & { id: number }>;
+  queue_id?: string;
+}

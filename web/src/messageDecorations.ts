@@ -26,7 +26,7 @@ export function loadMathStyle(root: ParentNode): void {
  */
 export function showEmoji(root: HTMLElement, asText: boolean): void {
   loadMathStyle(root);
-  const emojiset = asText ? "text" : String(settings.value.emojiset ?? "google");
+  const emojiset = asText ? "text" : ((settings.value.emojiset as string | undefined) ?? "google");
   root.querySelectorAll<HTMLElement>(".content span.emoji").forEach((span) => {
     const code = /\bemoji-([0-9a-f]+(?:-[0-9a-f]+)*)\b/.exec(span.className)?.[1];
     if (!code) return;

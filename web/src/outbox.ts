@@ -48,7 +48,7 @@ function changed(): void {
 export function restoreOutbox(): void {
   let stored: OutboxEntry[];
   try {
-    stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]");
+    stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]") as OutboxEntry[];
   } catch {
     stored = [];
   }

@@ -10,7 +10,7 @@ import { type Message, realm, userGroups, users } from "./state.js";
 
 /** My role code as /register gives it (a smaller code is a stronger role). */
 function myRole(): number {
-  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? realm.value.role ?? Role.MEMBER;
+  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? (realm.value.role as number | undefined) ?? Role.MEMBER;
 }
 
 export const isModerator = () => myRole() <= Role.MODERATOR;
@@ -41,7 +41,7 @@ function realmPermission(name: string): boolean {
 }
 
 function withinLimit(setting: string, timestamp: number): boolean {
-  const limit = realm.value[`realm_${setting}`];
+  const limit = realm.value[`realm_${setting}`] as number | null | undefined;
   if (limit === null || limit === undefined || limit === 0 || isModerator()) return true;
   return Date.now() / 1000 - timestamp <= limit;
 }

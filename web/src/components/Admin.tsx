@@ -187,7 +187,7 @@ function plainText(html: string): string {
 
 function Profile() {
   const [name, setName] = useState(realmName.value);
-  const [description, setDescription] = useState(() => plainText(realm.value.realm_description ?? ""));
+  const [description, setDescription] = useState(() => plainText((realm.value.realm_description as string | undefined) ?? ""));
   return (
     <Group title="Organization profile">
       <RealmIconUpload />

@@ -1,3 +1,4 @@
+import type { MultiuseInviteResponse } from "../../../src/contract/responses.js";
 import { Role } from "../../../src/contract/constants.js";
 import { useState } from "preact/hooks";
 import { closeOverlay } from "../overlay.js";
@@ -108,7 +109,7 @@ export function Invite() {
                 class="make-link"
                 onClick={() =>
                   void run(async () => {
-                    const made = await api.once.post("/invites/multiuse", params());
+                    const made = await api.once.post<MultiuseInviteResponse>("/invites/multiuse", params());
                     setLink(made.invite_link);
                     setResult({ text: "Link generated: anyone with it can join.", error: false });
                   })

@@ -1,3 +1,4 @@
+import type { ApiKeyResponse } from "../../../src/contract/responses.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
@@ -167,7 +168,7 @@ function Account() {
             onSubmit={(e) => {
               e.preventDefault();
               void attempt(async () => {
-                const result = await api.once.post("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
+                const result = await api.once.post<ApiKeyResponse>("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
                 setApiKey(result.api_key);
                 setKeyPassword("");
               }, "");
@@ -192,7 +193,7 @@ function Account() {
               type="button"
               onClick={() =>
                 void attempt(async () => {
-                  const result = await api.once.post("/users/me/api_key/regenerate");
+                  const result = await api.once.post<ApiKeyResponse>("/users/me/api_key/regenerate");
                   setApiKey(result.api_key);
                 }, "New API key generated")
               }
