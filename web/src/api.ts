@@ -21,10 +21,16 @@ export class ApiError extends Error {
 export type Params = Record<string, string | number | boolean | object | undefined>;
 
 /** Zulip's envelope: result, msg and code beside the endpoint's own fields. */
-interface Envelope {
+export interface Envelope {
   result?: unknown;
   msg?: unknown;
   code?: unknown;
+}
+
+/** The ApiError of a failed answer (its envelope, when it has one). */
+export function answerError(data: Envelope | null, status: number, retryAfter: number | null = null): ApiError {
+  const msg = typeof data?.msg === "string" ? data.msg : `HTTP ${status}`;
+  return new ApiError(msg, status, typeof data?.code === "string" ? data.code : "NETWORK", retryAfter);
 }
 
 function meta(name: string): string {
@@ -74,8 +80,7 @@ export async function call<T = unknown>(method: string, path: string, params: Pa
   }
   if (!res.ok || data?.result !== "success") {
     const retry = res.headers.get("Retry-After");
-    const msg = typeof data?.msg === "string" ? data.msg : `HTTP ${res.status}`;
-    throw new ApiError(msg, res.status, typeof data?.code === "string" ? data.code : "NETWORK", retry ? Number(retry) : null);
+    throw answerError(data, res.status, retry ? Number(retry) : null);
   }
   return data as T;
 }

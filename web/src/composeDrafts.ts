@@ -31,8 +31,8 @@ function synchronized(): boolean {
 
 export function localDrafts(): Draft[] {
   try {
-    const list = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "[]");
-    return Array.isArray(list) ? list : [];
+    const list = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "[]") as unknown;
+    return Array.isArray(list) ? (list as Draft[]) : [];
   } catch {
     return [];
   }

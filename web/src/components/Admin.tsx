@@ -1,7 +1,7 @@
 import { Role } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, myUserId } from "../api.js";
+import { answerError, api, type Envelope, myUserId } from "../api.js";
 import { realm, realmEmoji, realmName, userName, users } from "../state.js";
 import { attempt, Group, saved, SettingsFrame } from "./forms.js";
 import { OrganizationSettings, Permissions } from "./AdminPermissions.js";
@@ -333,8 +333,8 @@ async function uploadEmoji(name: string, file: File): Promise<void> {
     credentials: "same-origin",
     headers: { "X-CSRFToken": token },
   });
-  const data = await res.json().catch(() => null);
-  if (!res.ok || data?.result !== "success") throw new ApiError(data?.msg ?? `HTTP ${res.status}`, res.status, data?.code ?? "NETWORK");
+  const data = (await res.json().catch(() => null)) as Envelope | null;
+  if (!res.ok || data?.result !== "success") throw answerError(data, res.status);
 }
 
 function Emoji() {

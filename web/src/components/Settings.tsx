@@ -39,8 +39,8 @@ function Choice({ name, label, options }: { name: string; label: string; options
 
 let zones: string[] | null = null;
 function timeZones(): string[] {
-  zones ??= (Intl as any).supportedValuesOf?.("timeZone") ?? ["UTC"];
-  return zones!;
+  zones ??= (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("timeZone") ?? ["UTC"];
+  return zones;
 }
 
 function Profile() {

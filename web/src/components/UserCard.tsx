@@ -18,7 +18,7 @@ function FieldValue({ field, value, rendered }: { field: ProfileField; value: st
   if (field.type === 3) {
     // a list of options: the value is the key of one
     try {
-      return <>{JSON.parse(field.field_data)[value]?.text ?? value}</>;
+      return <>{(JSON.parse(field.field_data) as Record<string, { text?: string } | undefined>)[value]?.text ?? value}</>;
     } catch {
       return <>{value}</>;
     }

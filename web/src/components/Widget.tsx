@@ -6,7 +6,7 @@ import { widgetOf } from "../widgets.js";
 
 /** Sends one change of the message's widget (POST /submessage); the submessage event redraws it. */
 function submit(m: Message, data: object): void {
-  void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error) => alert(error.message));
+  void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error: Error) => alert(error.message));
 }
 
 /** The one-line form that adds a poll option or a task. */

@@ -82,7 +82,7 @@ function metadata(file: File): string {
 
 function messageOf(answer: Answer): string {
   try {
-    const parsed = JSON.parse(answer.text);
+    const parsed = JSON.parse(answer.text) as { message?: unknown; msg?: unknown } | null;
     if (typeof parsed?.message === "string") return parsed.message;
     if (typeof parsed?.msg === "string") return parsed.msg;
   } catch {
