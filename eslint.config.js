@@ -1,5 +1,6 @@
 // ESLint: typescript-eslint's recommended rules (type-aware ones too in web/), and the layering of docs/architecture.md.
-// Each folder of src/ may import only from the layers below it; SQL is built only in src/store/
+// Each folder of src/ may import only from the layers below it (src/contract/, the API contract
+// the web app shares, from nothing at all); SQL is built only in src/store/
 // (and the database plumbing of src/db/). `npm run check` runs this.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
