@@ -231,7 +231,6 @@ export type ClientEvent =
   | ClientPresenceEvent
   | ClientDeleteMessageEvent
   | HeartbeatEvent;
-export type ClientEventType = ClientEvent["type"];
 
 /** GET /events's answer: the events, each with its queue's event id. */
 export interface EventsResponse {
