@@ -1,5 +1,6 @@
 // ESLint: typescript-eslint's recommended rules (type-aware ones too in web/), and the layering of docs/architecture.md.
-// Each folder of src/ may import only from the layers below it; SQL is built only in src/store/
+// Each folder of src/ may import only from the layers below it (src/contract/, the API contract
+// the web app shares, from nothing at all); SQL is built only in src/store/
 // (and the database plumbing of src/db/). `npm run check` runs this.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
@@ -8,6 +9,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 
 /** Bottom to top. A layer may import those listed before it (type-only imports are free). */
 const LAYERS = [
+  ["contract"],
   ["util"],
   ["models"],
   ["db"],
@@ -36,7 +38,7 @@ function layerRules(index) {
           {
             group: above.flatMap(reach),
             allowTypeImports: true,
-            message: "Imports go downward only (docs/architecture.md: util → models → db → store → blobs → lib → email → events → actions → jobs → routes/http).",
+            message: "Imports go downward only (docs/architecture.md: contract → util → models → db → store → blobs → lib → email → events → actions → jobs → routes/http).",
           },
           ...(["store", "db"].some((l) => LAYERS[index].includes(l))
             ? []
@@ -74,18 +76,16 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     languageOptions: { parserOptions: { project: "web/tsconfig.json", tsconfigRootDir: import.meta.dirname } },
     rules: {
-      // API answers are untyped (`any`) until one typed API contract is shared with the server;
-      // until then the no-unsafe-* family would flag every use of one.
-      "@typescript-eslint/no-unsafe-member-access": "off",
-      "@typescript-eslint/no-unsafe-assignment": "off",
-      "@typescript-eslint/no-unsafe-argument": "off",
-      "@typescript-eslint/no-unsafe-call": "off",
-      "@typescript-eslint/no-unsafe-return": "off",
-      "@typescript-eslint/no-explicit-any": "off",
+      // API answers are typed by the contract the server shares (src/contract/): no `any`, and
+      // typescript-eslint's no-unsafe-* rules (recommendedTypeChecked) stay on.
       "@typescript-eslint/no-non-null-assertion": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "@typescript-eslint/no-unused-expressions": ["error", { allowShortCircuit: true, allowTernary: true }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(\\.\\./)+src/(?!contract/)", message: "The web app shares only the API contract (src/contract/) with the server." }] },
+      ],
       "react-hooks/rules-of-hooks": "error",
       "react-hooks/exhaustive-deps": "error",
     },
@@ -94,6 +94,17 @@ export default tseslint.config(
     files: names.map((name) => `src/${name}/**/*.ts`),
     rules: layerRules(index),
   })),
+  // The API contract (src/contract/) is compiled by the server and by the web app alike: plain
+  // types and constants, importing nothing but its own modules (no Node.js, no package, no layer).
+  {
+    files: ["src/contract/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!\\./[^/]+\\.js$)", message: "src/contract/ is dependency-free: it imports only its own modules (./name.js)." }] },
+      ],
+    },
+  },
   {
     files: ["src/**/*.ts"],
     ignores: ["src/store/**", "src/db/**"],

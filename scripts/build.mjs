@@ -74,7 +74,7 @@ function writeAtomically(file, contents) {
   fs.renameSync(temporary, file);
 }
 
-/** Every file under web/ (the web app's sources), relative to the repository. */
+/** Every file under web/ (the web app's sources) and src/contract/ (the API contract it shares with the server), relative to the repository. */
 function webInputs() {
   const out = [];
   const walk = (dir) => {
@@ -85,6 +85,7 @@ function webInputs() {
     }
   };
   walk("web");
+  walk("src/contract");
   return out;
 }
 
@@ -207,7 +208,7 @@ export async function build() {
       writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
     }
     for (const output of result.outputFiles) writeAtomically(output.path, output.path.endsWith(".js") ? asciiOnly(output.text) : output.contents);
-    const inputs = [...Object.keys(result.metafile.inputs), ...ASSETS.map(([from]) => from), ...web, "scripts/build.mjs", "package.json"].sort();
+    const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...ASSETS.map(([from]) => from), ...web, "scripts/build.mjs", "package.json"])].sort();
     writeAtomically(BUILD_INFO, JSON.stringify({ fingerprint: fingerprint(inputs), inputs }));
     return inputs.length;
   } finally {

@@ -7,7 +7,7 @@ import { isAdmin } from "../models/roles.js";
 import { streamStore } from "../store/streams.js";
 import { userMessageFlagStore } from "../store/userMessages.js";
 import { userTopicStore } from "../store/userTopics.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 import { doSetUserTopicVisibilityPolicy } from "./userTopics.js";
 import { prepareMessageDeletion } from "./attachments.js";
 import { channelRecipientStore } from "../store/subscriptions.js";

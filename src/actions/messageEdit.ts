@@ -6,6 +6,8 @@ import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { withEditEntry, type EditHistoryEntry } from "../lib/editHistory.js";
 import { accessMessageForModification, accessMessages, historyIsPublic } from "../lib/messageAccess.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, RESOLVED_TOPIC_PREFIX, VisibilityPolicy } from "../contract/constants.js";
+import { channelSlug, serverHashEncode } from "../contract/hash.js";
 import { topicLinks } from "../lib/linkifiers.js";
 import { isMeMessage, realmLinkifiers, renderMessageContent, type RenderedMessage } from "../lib/messageRendering.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
@@ -25,9 +27,7 @@ import { checkWildcardMention } from "./messageSend.js";
 import { checkUserGroupMentionAllowed } from "../lib/userGroupAccess.js";
 import { doRelinkAttachments } from "./attachments.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
-import { EMPTY_TOPIC_DISPLAY_NAME, RESOLVED_TOPIC_PREFIX } from "../models/topics.js";
 import { type AttachmentPayload } from "../lib/attachmentPayload.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { channelRecipientStore, moveAudienceStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
 import { messageEditStore } from "../store/messageEdits.js";
@@ -519,7 +519,7 @@ async function sendEditNotifications(
   if (req.sendNotificationToNewThread && eligibleForNew) {
     const changedIds = new Set([...changed.map((m) => m.id), resolveNoticeId]);
     const preexisting = (await visibleTopicMessages(tx, subject, edit.target.stream, edit.targetTopic)).filter((m) => !changedIds.has(m.id));
-    const link = `#narrow/channel/${edit.target.stream.id}-${hashEncode(edit.target.stream.name.replace(/ /g, "-"))}/topic/${hashEncode(edit.targetTopic)}/near/${edit.message.id}`;
+    const link = `#narrow/channel/${channelSlug(edit.target.stream.id, edit.target.stream.name, serverHashEncode)}/topic/${serverHashEncode(edit.targetTopic)}/near/${edit.message.id}`;
     const text =
       preexisting.length === 0 && movedAll
         ? `This topic was moved here from ${oldLocation} by ${mention}.`
@@ -542,14 +542,6 @@ async function sendEditNotifications(
 function topicLink(stream: Stream, topic: string): string {
   if (/[`>*]|\$\$/.test(stream.name) || /[`*]|\$\$/.test(topic)) return `#${stream.name} > ${topic}`;
   return `#**${stream.name}>${topic}**`;
-}
-
-/** Zulip's hash_util_encode: percent-encoding with "." in place of "%". */
-function hashEncode(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
-    .replace(/\./g, "%2E")
-    .replace(/%/g, ".");
 }
 
 /** Zulip's RESOLVE_TOPIC_UNDO_GRACE_PERIOD_SECONDS. */

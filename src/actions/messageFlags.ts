@@ -11,7 +11,7 @@ import { messageStore } from "../store/messages.js";
 import { subscriptionStore } from "../store/streams.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import { policyKey, userTopicStore } from "../store/userTopics.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 import { queuePushRemovals } from "./pushNotifications.js";
 import type { UpdateMessageFlagsEvent } from "../events/types.js";
 import { recipientStore } from "../store/recipients.js";

@@ -23,7 +23,7 @@ import {
   type NewStream,
 } from "./streams.js";
 import { userStore } from "../store/users.js";
-import { STREAM_ASSIGNMENT_COLORS } from "../models/streamColors.js";
+import { STREAM_ASSIGNMENT_COLORS } from "../contract/streamColors.js";
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 

@@ -1,11 +1,10 @@
 import type { Stream, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../lib/errors.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../contract/constants.js";
 import { accessStreamById, accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
 import { streamStore } from "../store/streams.js";
 import { userTopicStore } from "../store/userTopics.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
 import { nowSeconds } from "../util/time.js";
 
 /**

@@ -21,7 +21,7 @@ import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import { recipientStore } from "../store/recipients.js";
 import { messageSearchStore } from "../store/messageSearch.js";
-import { STREAM_ASSIGNMENT_COLORS } from "../models/streamColors.js";
+import { STREAM_ASSIGNMENT_COLORS } from "../contract/streamColors.js";
 
 /**
  * Zulip's development organization, with the same ids and emails as Zulip's own development and

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { REGISTER_PARAMS } from "../../web/src/registerParams.js";
+import { REGISTER_PARAMS } from "../contract/register.js";
 import { CSRF_COOKIE, SESSION_COOKIE } from "./webSession.js";
 
 /**
- * The parameters of the web app's POST /json/register: the app's own (web/src/registerParams.ts,
+ * The parameters of the web app's POST /json/register: the app's own (src/contract/register.ts,
  * plain data), so the answer embedded in the page is the one the app would ask for.
  */
 export const WEB_APP_REGISTER_PARAMS: Record<string, unknown> = REGISTER_PARAMS;

@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { type AppContext, transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
@@ -71,7 +72,7 @@ async function queueConversationEmail(
   let subject: string;
   if (first.is_channel_message) {
     const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]);
-    subject = `#${stream?.name ?? ""} > ${first.subject === "" ? "general chat" : first.subject}`;
+    subject = `#${stream?.name ?? ""} > ${first.subject === "" ? EMPTY_TOPIC_DISPLAY_NAME : first.subject}`;
   } else {
     const participants = ((await userMessageFlagStore.receiversByMessage(tx.q, [first.id])).get(first.id) ?? []).filter((id) => id !== user.id);
     const names = (await userStore.listByIds(tx.q, realm.id, participants)).map((u) => u.full_name).sort();

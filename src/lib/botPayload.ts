@@ -1,3 +1,4 @@
+import type { BotPayload } from "../contract/payloads.js";
 import type { User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { type BotService, botServiceStore } from "../store/botServices.js";
@@ -5,24 +6,8 @@ import { streamStore } from "../store/streams.js";
 import { BotType } from "../models/roles.js";
 import { buildUserPayload } from "./userPayload.js";
 
-/**
- * A bot as POST /register's realm_bots and realm_bot events show it (the OpenAPI Bot): its
- * defaults by channel name and, for outgoing-webhook bots, its one service.
- */
-export interface BotDict {
-  user_id: number;
-  email: string;
-  full_name: string;
-  bot_type: number | null;
-  is_active: boolean;
-  api_key: string;
-  default_sending_stream: string | null;
-  default_events_register_stream: string | null;
-  default_all_public_streams: boolean;
-  avatar_url: string;
-  owner_id: number | null;
-  services: Array<{ base_url: string; token: string; interface: number } | { service_name: string; config_data: Record<string, string> }>;
-}
+/** A bot as POST /register's realm_bots and realm_bot events show it: the API contract's BotPayload. */
+export type BotDict = BotPayload;
 
 export async function buildBotDicts(q: Executor, viewer: User, bots: readonly User[]): Promise<BotDict[]> {
   if (bots.length === 0) return [];

@@ -2,7 +2,7 @@ import { diffArrays } from "diff";
 import { z } from "zod";
 import type { Message } from "../store/messages.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 
 /**
  * Message edit history as Zulip stores it (messages.edit_history: JSON list, newest first) and

@@ -1,6 +1,8 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
+import type { MessagePayload as ContractMessagePayload } from "../contract/payloads.js";
 import { messagePayloadLookupStore } from "../store/messagePayloadLookups.js";
 import type { Message, Submessage } from "../store/messages.js";
 import type { Reaction } from "../store/reactions.js";
@@ -9,7 +11,6 @@ import { type Linkifier, topicLinks } from "./linkifiers.js";
 import { isMeMessage, realmLinkifiers } from "./messageRendering.js";
 import { avatarUrlFor, fakeEmail, INACCESSIBLE_USER_NAME, inaccessibleAvatarUrl } from "./userPayload.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
 
 /**
  * The message objects of GET /messages, GET /messages/{id} and message events (Zulip's
@@ -35,7 +36,8 @@ export interface SenderAccess {
   externalUrl: string;
 }
 
-export type MessagePayload = Record<string, unknown>;
+/** The API contract's message (src/contract/payloads.ts) and what only some clients read. */
+export type MessagePayload = ContractMessagePayload & { edit_history?: unknown; [field: string]: unknown };
 
 interface DisplayUser {
   id: number;
@@ -136,6 +138,7 @@ export class MessagePayloadBuilder {
     const recipient = this.recipients.get(message.recipient_id)!;
     const access = options.senderAccess;
     const hidden = access ? !sender.is_bot && sender.id !== viewerId && !access.accessible.has(sender.id) : false;
+    const stream = recipient.type === RecipientType.STREAM ? this.streamNames.get(message.recipient_id)! : null;
     const payload: MessagePayload = {
       id: message.id,
       sender_id: sender.id,
@@ -164,17 +167,12 @@ export class MessagePayloadBuilder {
       })),
       topic_links: recipient.type === RecipientType.STREAM ? topicLinks(this.linkifiers, message.subject) : [],
       flags,
+      type: stream ? "stream" : "private",
+      display_recipient: stream ? stream.name : this.directRecipients(message, recipient),
+      ...(stream ? { stream_id: stream.id } : {}),
+      subject: !stream ? "" : message.subject === "" && !options.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : message.subject,
     };
-    if (recipient.type === RecipientType.STREAM) {
-      const stream = this.streamNames.get(message.recipient_id)!;
-      payload.type = "stream";
-      payload.display_recipient = stream.name;
-      payload.stream_id = stream.id;
-      payload.subject = message.subject === "" && !options.allowEmptyTopicName ? EMPTY_TOPIC_DISPLAY_NAME : message.subject;
-    } else {
-      payload.type = "private";
-      payload.display_recipient = this.directRecipients(message, recipient);
-      payload.subject = "";
+    if (!stream) {
       // Zulip 10 (feature level 327): an incoming 1:1 message carries the conversation's
       // recipient_id as seen by the viewer, i.e. the sender's personal recipient.
       if (recipient.type === RecipientType.PERSONAL && recipient.type_id === viewerId && sender.id !== viewerId && sender.recipient_id !== null) {

@@ -1,7 +1,7 @@
 import type { Realm } from "../db/schema.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { realmSettings } from "../models/realmSettings.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { badRequest } from "./errors.js";
 
 // The checks of a message's text and topic that need nothing but the text (and the realm's

@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import type { UserPayload } from "../contract/payloads.js";
 import type { User } from "../db/schema.js";
 import { isAdmin, isGuest, isModerator, Role } from "../models/roles.js";
 import { isoFromSeconds } from "../util/time.js";
@@ -57,7 +58,7 @@ export function fakeEmail(userId: number, externalUrl: string): string {
 export const INACCESSIBLE_USER_NAME = "Unknown user";
 
 /** What a user restricted by can_access_all_users_group sees of a user they may not access (Zulip's get_data_for_inaccessible_user). */
-export function inaccessibleUserPayload(userId: number, externalUrl: string): Record<string, unknown> {
+export function inaccessibleUserPayload(userId: number, externalUrl: string): UserPayload {
   return {
     email: fakeEmail(userId, externalUrl),
     user_id: userId,
@@ -102,8 +103,8 @@ export function mediumAvatarUrlFor(viewer: User | null, user: User, clientGravat
   return `/user_avatars/${user.realm_id}/${user.id}-medium.png?version=${user.avatar_version}`;
 }
 
-export function buildUserPayload(viewer: User | null, user: User, options: UserPayloadOptions): Record<string, unknown> {
-  const payload: Record<string, unknown> = {
+export function buildUserPayload(viewer: User | null, user: User, options: UserPayloadOptions): UserPayload {
+  const payload: UserPayload = {
     user_id: user.id,
     delivery_email: canSeeDeliveryEmail(viewer, user) ? user.delivery_email : null,
     email: user.email,

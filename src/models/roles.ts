@@ -1,13 +1,7 @@
-/** Zulip's role codes (UserProfile.ROLE_*). */
-export const Role = {
-  OWNER: 100,
-  ADMINISTRATOR: 200,
-  MODERATOR: 300,
-  MEMBER: 400,
-  GUEST: 600,
-} as const;
-export type RoleCode = (typeof Role)[keyof typeof Role];
-export const ROLE_CODES: readonly RoleCode[] = [100, 200, 300, 400, 600];
+import { Role } from "../contract/constants.js";
+
+/** Zulip's role codes: defined in the API contract (src/contract/constants.ts), shared with the web app. */
+export { Role, type RoleCode, ROLE_CODES } from "../contract/constants.js";
 
 export const isOwner = (u: { role: number }) => u.role === Role.OWNER;
 export const isAdmin = (u: { role: number }) => u.role <= Role.ADMINISTRATOR;

@@ -5,7 +5,7 @@ import { openQueueWithState } from "../events/register.js";
 import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { MAX_NARROW_TERMS } from "../lib/narrow/index.js";
 import { isGuest } from "../models/roles.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";

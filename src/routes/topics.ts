@@ -4,7 +4,7 @@ import { checkUpdateMutedTopic, checkUpdateUserTopic, topicFromInput } from "../
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { historyIsPublic } from "../lib/messageAccess.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { topicStore } from "../store/topics.js";

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { dialectOf } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 
 /**
  * The SQL of narrows: conditions on `m` (messages) and `um` (the viewer's user_messages row, null

@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import { realmReadCache } from "../db/realmReadCache.js";
 import type { Executor } from "../db/tx.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 
 /** A channel message's conversation, as the send reads it. */
 export interface SendTopic {

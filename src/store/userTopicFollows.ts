@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/tx.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 
 export const userTopicFollowStore = {
   /**

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/tx.js";
-import { VisibilityPolicy } from "../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../contract/constants.js";
 
 /** A (channel, topic) key for maps of policies; topics compare case-insensitively. */
 export const policyKey = (streamId: number, topic: string) => `${streamId}:${topic.toLowerCase()}`;

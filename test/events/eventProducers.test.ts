@@ -5,7 +5,7 @@ import { MODERN_CAPABILITIES } from "../support/stateReducer.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
- * Every member of the ServerEvent union (src/events/types.ts), as "type" or "type:op", with the
+ * Every member of the ServerEvent union (src/contract/events.ts), as "type" or "type:op", with the
  * endpoint that produces it, triggered through HTTP: the observer's queue must get it. Members no
  * endpoint produces yet are listed with the reason. A new union member fails the listing test
  * until it is added here.
@@ -445,12 +445,12 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
 
 /** "type" or "type:op" for every member of the ServerEvent union, read with the TypeScript checker. */
 function serverEventKinds(): string[] {
-  const file = path.resolve(import.meta.dirname, "../../src/events/types.ts");
+  const file = path.resolve(import.meta.dirname, "../../src/contract/events.ts");
   const program = ts.createProgram([file], { strict: true, noEmit: true, skipLibCheck: true, noLib: true, types: [] });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file)!;
   const alias = source.statements.find((s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === "ServerEvent");
-  if (!alias) throw new Error("ServerEvent not found in src/events/types.ts");
+  if (!alias) throw new Error("ServerEvent not found in src/contract/events.ts");
   const union = checker.getTypeAtLocation(alias.name);
   const kinds = new Set<string>();
   for (const member of union.isUnion() ? union.types : [union]) {

@@ -57,6 +57,6 @@ describe("compose data", () => {
     expect(snippets.value).toEqual([]);
 
     expect(applyComposeEvent({ type: "user_group", op: "add", group: { id: 4, name: "actors", description: "" } })).toBe(false);
-    expect(applyComposeEvent({ type: "message" })).toBe(false);
+    expect(applyComposeEvent({ type: "heartbeat" })).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
+import type { MessageResponse } from "../../src/contract/responses.js";
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { narrowHash } from "./hash.js";
 import { conversationOf, lookup, type Message } from "./state.js";
-import { replyTo } from "./components/Compose.js";
+import { replyTo } from "./composeOpen.js";
 import { pauseReading } from "./reading.js";
 
 /**
@@ -43,7 +44,7 @@ export function toggleReaction(m: Message, emojiName: string, emojiCode?: string
 }
 
 async function rawContent(id: number): Promise<string> {
-  const result = await api.get(`/messages/${id}`, { apply_markdown: false });
+  const result = await api.get<MessageResponse>(`/messages/${id}`, { apply_markdown: false });
   return result.raw_content ?? result.message.content;
 }
 

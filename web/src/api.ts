@@ -20,6 +20,19 @@ export class ApiError extends Error {
 
 export type Params = Record<string, string | number | boolean | object | undefined>;
 
+/** Zulip's envelope: result, msg and code beside the endpoint's own fields. */
+export interface Envelope {
+  result?: unknown;
+  msg?: unknown;
+  code?: unknown;
+}
+
+/** The ApiError of a failed answer (its envelope, when it has one). */
+export function answerError(data: Envelope | null, status: number, retryAfter: number | null = null): ApiError {
+  const msg = typeof data?.msg === "string" ? data.msg : `HTTP ${status}`;
+  return new ApiError(msg, status, typeof data?.code === "string" ? data.code : "NETWORK", retryAfter);
+}
+
 function meta(name: string): string {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? "";
 }
@@ -36,7 +49,7 @@ function encode(params: Params): URLSearchParams {
   return out;
 }
 
-export async function call<T = any>(method: string, path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
+export async function call<T = unknown>(method: string, path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
   const body = encode(params);
   let url = `/json${path}`;
   const init: RequestInit = { method, credentials: "same-origin", signal, headers: {} };
@@ -55,9 +68,9 @@ export async function call<T = any>(method: string, path: string, params: Params
     if (error instanceof TypeError) throw new ApiError("The connection to the server failed.", 0, "NETWORK");
     throw error;
   }
-  let data: any = null;
+  let data: Envelope | null = null;
   try {
-    data = await res.json();
+    data = (await res.json()) as Envelope;
   } catch {
     // not JSON (a proxy's error page)
   }
@@ -67,7 +80,7 @@ export async function call<T = any>(method: string, path: string, params: Params
   }
   if (!res.ok || data?.result !== "success") {
     const retry = res.headers.get("Retry-After");
-    throw new ApiError(data?.msg ?? `HTTP ${res.status}`, res.status, data?.code ?? "NETWORK", retry ? Number(retry) : null);
+    throw answerError(data, res.status, retry ? Number(retry) : null);
   }
   return data as T;
 }
@@ -101,18 +114,18 @@ function change<T>(method: string, path: string, params?: Params): Promise<T> {
 }
 
 export const api = {
-  get: <T = any>(path: string, params?: Params, signal?: AbortSignal) => call<T>("GET", path, params, signal),
-  post: <T = any>(path: string, params?: Params) => change<T>("POST", path, params),
-  patch: <T = any>(path: string, params?: Params) => change<T>("PATCH", path, params),
-  del: <T = any>(path: string, params?: Params) => change<T>("DELETE", path, params),
+  get: <T = unknown>(path: string, params?: Params, signal?: AbortSignal) => call<T>("GET", path, params, signal),
+  post: <T = unknown>(path: string, params?: Params) => change<T>("POST", path, params),
+  patch: <T = unknown>(path: string, params?: Params) => change<T>("PATCH", path, params),
+  del: <T = unknown>(path: string, params?: Params) => change<T>("DELETE", path, params),
   /**
    * One attempt, at once, its failure final: for what must not be sent again later (message sends,
    * which the outbox retries; registration; typing and presence notices; previews; passwords and
    * API keys; creations, where a retry after a lost answer would create a second one).
    */
   once: {
-    post: <T = any>(path: string, params?: Params) => call<T>("POST", path, params),
-    patch: <T = any>(path: string, params?: Params) => call<T>("PATCH", path, params),
+    post: <T = unknown>(path: string, params?: Params) => call<T>("POST", path, params),
+    patch: <T = unknown>(path: string, params?: Params) => call<T>("PATCH", path, params),
   },
 };
 

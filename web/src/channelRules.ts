@@ -1,3 +1,4 @@
+import { Role } from "../../src/contract/constants.js";
 import { myUserId } from "./api.js";
 import type { Channel } from "./channels.js";
 import { holdsSetting } from "./permissions.js";
@@ -8,10 +9,10 @@ import { realm, subscriptions, users } from "./state.js";
  * read from the channel's group settings and the organization's. The server decides in the end;
  * its refusal is shown as it words it.
  */
-const myRole = () => users.value.get(myUserId)?.role ?? 400;
-export const amAdmin = () => myRole() <= 200;
-export const amOwner = () => myRole() === 100;
-const amGuest = () => myRole() >= 600;
+const myRole = () => users.value.get(myUserId)?.role ?? Role.MEMBER;
+export const amAdmin = () => myRole() <= Role.ADMINISTRATOR;
+export const amOwner = () => myRole() === Role.OWNER;
+const amGuest = () => myRole() >= Role.GUEST;
 
 const realmHolds = (name: string) => {
   const value = realm.value[`realm_${name}`];

@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import type { StreamEvent, SubscriptionEvent } from "../../src/contract/events.js";
 import { api, myUserId } from "./api.js";
 import { bumpUnread, subscriptions, type Subscription } from "./state.js";
 
@@ -91,19 +92,21 @@ function setSubscribers(channelIds: number[], change: (ids: number[]) => number[
 }
 
 /** subscription events: others joining and leaving (peer_*), and the user's own add/remove. */
-export function applySubscriberEvent(event: any): void {
+export function applySubscriberEvent(event: SubscriptionEvent): void {
   if (event.op === "peer_add") setSubscribers(event.stream_ids, (ids) => [...new Set([...ids, ...event.user_ids])]);
   else if (event.op === "peer_remove") setSubscribers(event.stream_ids, (ids) => ids.filter((id) => !event.user_ids.includes(id)));
   else if (event.op === "add") {
     for (const sub of event.subscriptions) {
-      if (sub.subscribers) channelSubscribers.value = new Map(channelSubscribers.value).set(sub.stream_id, sub.subscribers);
+      const subscribers = sub.subscribers as number[] | undefined;
+      if (subscribers) channelSubscribers.value = new Map(channelSubscribers.value).set(sub.stream_id, subscribers);
       else setSubscribers([sub.stream_id], (ids) => [...new Set([...ids, myUserId])]);
+      // A subscription carries its channel's fields too.
       if (channelDirectory.value && !channelDirectory.value.has(sub.stream_id))
-        channelDirectory.value = new Map(channelDirectory.value).set(sub.stream_id, sub);
+        channelDirectory.value = new Map(channelDirectory.value).set(sub.stream_id, sub as unknown as Channel);
     }
   } else if (event.op === "remove")
     setSubscribers(
-      event.subscriptions.map((s: any) => s.stream_id),
+      event.subscriptions.map((s) => s.stream_id),
       (ids) => ids.filter((id) => id !== myUserId),
     );
 }
@@ -111,7 +114,7 @@ export function applySubscriberEvent(event: any): void {
 const EVENT_KEYS = new Set(["type", "op", "id", "stream_id", "name", "property", "value"]);
 
 /** stream events: channels created (or unarchived), changed, and deleted (archived, or no longer visible). */
-export function applyStreamEvent(event: any): void {
+export function applyStreamEvent(event: StreamEvent): void {
   const directory = channelDirectory.value ? new Map(channelDirectory.value) : null;
   const subs = new Map(subscriptions.value);
   if (event.op === "create") {
@@ -134,7 +137,7 @@ export function applyStreamEvent(event: any): void {
     const sub = subs.get(event.stream_id);
     if (sub) subs.set(event.stream_id, { ...sub, ...change });
   } else if (event.op === "delete") {
-    for (const id of event.stream_ids ?? event.streams.map((s: { stream_id: number }) => s.stream_id)) {
+    for (const id of event.stream_ids ?? event.streams.map((s) => s.stream_id)) {
       const channel = directory?.get(id);
       if (channel && archivedHere.has(id)) directory!.set(id, { ...channel, is_archived: true });
       else directory?.delete(id);

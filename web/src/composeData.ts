@@ -1,4 +1,5 @@
 import { signal } from "@preact/signals";
+import type { ClientEvent } from "../../src/contract/events.js";
 
 /**
  * What the compose tools show besides messages, from /register and kept by events: the user's
@@ -61,7 +62,15 @@ function upsertSnippet(s: Snippet): void {
 }
 
 /** Local drafts (when the user does not synchronize them) come from localStorage: see composeDrafts.ts. */
-export function loadComposeData(state: any, localDrafts: () => Draft[]): void {
+/** What /register says of these. */
+interface ComposeState {
+  user_settings?: { enable_drafts_synchronization?: unknown };
+  drafts?: unknown[];
+  scheduled_messages?: unknown[];
+  saved_snippets?: unknown[];
+}
+
+export function loadComposeData(state: ComposeState, localDrafts: () => Draft[]): void {
   const synchronized = state.user_settings?.enable_drafts_synchronization !== false;
   drafts.value = (synchronized ? ((state.drafts ?? []) as Draft[]) : localDrafts()).slice().sort(newestFirst);
   scheduledMessages.value = ((state.scheduled_messages ?? []) as ScheduledMessage[]).slice().sort(soonestFirst);
@@ -69,20 +78,20 @@ export function loadComposeData(state: any, localDrafts: () => Draft[]): void {
 }
 
 /** Applies drafts, scheduled_messages and saved_snippets events (true when it was one of them). */
-export function applyComposeEvent(event: any): boolean {
+export function applyComposeEvent(event: ClientEvent): boolean {
   switch (event.type) {
     case "drafts":
-      if (event.op === "add") upsertDrafts(event.drafts);
-      else if (event.op === "update") upsertDrafts([event.draft]);
+      if (event.op === "add") upsertDrafts(event.drafts as Draft[]);
+      else if (event.op === "update") upsertDrafts([event.draft as Draft]);
       else if (event.op === "remove") removeDraft(event.draft_id);
       return true;
     case "scheduled_messages":
-      if (event.op === "add") upsertScheduled(event.scheduled_messages);
-      else if (event.op === "update") upsertScheduled([event.scheduled_message]);
+      if (event.op === "add") upsertScheduled(event.scheduled_messages as ScheduledMessage[]);
+      else if (event.op === "update") upsertScheduled([event.scheduled_message as ScheduledMessage]);
       else if (event.op === "remove") scheduledMessages.value = scheduledMessages.value.filter((m) => m.scheduled_message_id !== event.scheduled_message_id);
       return true;
     case "saved_snippets":
-      if (event.op === "add" || event.op === "update") upsertSnippet(event.saved_snippet);
+      if (event.op === "add" || event.op === "update") upsertSnippet(event.saved_snippet as Snippet);
       else if (event.op === "remove") snippets.value = snippets.value.filter((s) => s.id !== event.saved_snippet_id);
       return true;
     default:

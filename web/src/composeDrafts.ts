@@ -31,8 +31,8 @@ function synchronized(): boolean {
 
 export function localDrafts(): Draft[] {
   try {
-    const list = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "[]");
-    return Array.isArray(list) ? list : [];
+    const list = JSON.parse(localStorage.getItem(LOCAL_KEY) ?? "[]") as unknown;
+    return Array.isArray(list) ? (list as Draft[]) : [];
   } catch {
     return [];
   }
@@ -74,8 +74,9 @@ async function write(s: Session, data: DraftData): Promise<void> {
     await api.patch(`/drafts/${s.id}`, { draft: data });
   } else {
     const result = await api.once.post<{ ids: number[] }>("/drafts", { drafts: [data] });
-    s.id = result.ids[0];
-    upsertDrafts([{ ...data, id: s.id }]);
+    const id = result.ids[0]!;
+    s.id = id;
+    upsertDrafts([{ ...data, id }]);
   }
   s.saved = saved;
 }
@@ -160,7 +161,7 @@ export function restoreDraft(draft: Draft): void {
   switchConversation(() => {
     if (draft.type === "stream") {
       dmTo.value = null;
-      channelId.value = draft.to[0];
+      channelId.value = draft.to[0] ?? null;
       topic.value = draft.topic;
     } else if (draft.type === "private") {
       dmTo.value = draft.to.length > 0 ? draft.to : [myUserId];

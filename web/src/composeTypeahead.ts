@@ -48,16 +48,16 @@ const EMOJI = new RegExp(`${BOUNDARY}:([\\w+-]{2,40})$`);
 /** The token being typed at the end of `before` (the text before the cursor), or null. */
 export function findToken(before: string): Token | null {
   let m = TOPIC_LINK.exec(before);
-  if (m) return { kind: "topic-link", channel: m[1], query: m[2], start: before.length - m[0].length + m[0].indexOf("#") };
+  if (m) return { kind: "topic-link", channel: m[1]!, query: m[2]!, start: before.length - m[0].length + m[0].indexOf("#") };
   m = MENTION.exec(before);
-  if (m && !/^\s/.test(m[3]) && m[3].split(" ").length <= 3) {
-    return { kind: "mention", silent: m[1] === "_", query: m[3], start: before.length - m[0].length + m[0].indexOf("@") };
+  if (m && !/^\s/.test(m[3]!) && m[3]!.split(" ").length <= 3) {
+    return { kind: "mention", silent: m[1] === "_", query: m[3]!, start: before.length - m[0].length + m[0].indexOf("@") };
   }
   m = CHANNEL.exec(before);
   // "# " at the start of a line is a heading, not a channel.
-  if (m && !/^\s/.test(m[2]) && m[2].split(" ").length <= 3) return { kind: "channel", query: m[2], start: before.length - m[0].length + m[0].indexOf("#") };
+  if (m && !/^\s/.test(m[2]!) && m[2]!.split(" ").length <= 3) return { kind: "channel", query: m[2]!, start: before.length - m[0].length + m[0].indexOf("#") };
   m = EMOJI.exec(before);
-  if (m) return { kind: "emoji", query: m[1], start: before.length - m[0].length + m[0].indexOf(":") };
+  if (m) return { kind: "emoji", query: m[1]!, start: before.length - m[0].length + m[0].indexOf(":") };
   return null;
 }
 

@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import type { Conversation } from "./unread.js";
 
 /**
@@ -32,8 +33,8 @@ export function matchesSearch(c: Conversation, query: string, facts: Conversatio
 export function isMutedConversation(c: Conversation, facts: ConversationFacts): boolean {
   if (c.kind === "dm") return c.userIds.length > 0 && c.userIds.every((id) => facts.userMuted(id));
   const policy = facts.topicPolicy(c);
-  if (policy === 1) return true;
-  return facts.channelMuted(c.channelId) && policy !== 2 && policy !== 3;
+  if (policy === VisibilityPolicy.MUTED) return true;
+  return facts.channelMuted(c.channelId) && policy !== VisibilityPolicy.UNMUTED && policy !== VisibilityPolicy.FOLLOWED;
 }
 
 // Inbox.
@@ -58,7 +59,7 @@ export function inboxFolders(rows: Iterable<InboxRow>, view: InboxView, query: s
   const folders = new Map<string, InboxFolder>();
   for (const row of rows) {
     const c = row.conversation;
-    if (view === "followed" && (c.kind === "dm" || facts.topicPolicy(c) !== 3)) continue;
+    if (view === "followed" && (c.kind === "dm" || facts.topicPolicy(c) !== VisibilityPolicy.FOLLOWED)) continue;
     if (view === "unmuted" && isMutedConversation(c, facts)) continue;
     if (!matchesSearch(c, query, facts)) continue;
     const key = c.kind === "dm" ? "dm" : `channel:${c.channelId}`;

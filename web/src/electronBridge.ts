@@ -1,5 +1,5 @@
 import { api } from "./api.js";
-import { showShortcuts } from "./keyboard.js";
+import { showShortcuts } from "./keyboard/shortcuts.js";
 import type { Message } from "./state.js";
 
 /**
@@ -10,7 +10,7 @@ import type { Message } from "./state.js";
  */
 export interface ElectronBridge {
   send_event(name: string, ...args: unknown[]): boolean;
-  on_event(name: string, listener: (...args: any[]) => void): void;
+  on_event(name: string, listener: (...args: never[]) => void): void;
   set_send_notification_reply_message_supported?(value: boolean): void;
   /** The app's own notifications (instead of the browser's), events passed back through `dispatch`. */
   new_notification?(title: string, options: NotificationOptions, dispatch: (type: string, init: EventInit) => boolean): { close(): void };

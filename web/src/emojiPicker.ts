@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import { buildCatalogue, type Catalogue, type Emoji } from "./emojiSearch.js";
+import { buildCatalogue, type Catalogue, type Emoji, type EmojiTable } from "./emojiSearch.js";
 import { realmEmoji } from "./state.js";
 
 /**
@@ -13,7 +13,8 @@ let loading: Promise<void> | null = null;
 
 export function loadCatalogue(): Promise<void> {
   loading ??= import("../../src/lib/emojiTable.json").then((module) => {
-    const table = (module as any).default ?? module;
+    const loaded = module as unknown as { default?: EmojiTable } & EmojiTable;
+    const table = loaded.default ?? loaded;
     catalogue.value = buildCatalogue(table, [...realmEmoji.value.values()]);
   });
   return loading;

@@ -31,7 +31,7 @@ export interface Catalogue {
 
 /** Smileys and people first, then by code point. */
 function order(code: string): number {
-  const first = parseInt(code.split("-")[0], 16);
+  const first = parseInt(code.split("-")[0]!, 16);
   if (first >= 0x1f600 && first <= 0x1f64f) return first - 0x100000;
   if (first >= 0x1f910 && first <= 0x1f9ff) return first - 0x80000;
   return first;
@@ -57,7 +57,7 @@ export function buildCatalogue(table: EmojiTable, custom: Array<{ id: string; na
     names.push({ name, emoji });
   }
   for (const code of codes) {
-    const emoji: Emoji = { name: table.codeToName[code], code, type: "unicode_emoji" };
+    const emoji: Emoji = { name: table.codeToName[code]!, code, type: "unicode_emoji" };
     byCode.set(code, emoji);
     // A custom emoji of the same name replaces the Unicode one (as in Zulip).
     if (!customNames.has(emoji.name)) all.push(emoji);

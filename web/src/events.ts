@@ -1,5 +1,18 @@
+import type {
+  ClientEvent,
+  EventsResponse,
+  UpdateMessageEvent,
+  UserGroupEvent,
+  RealmBotEvent,
+  SubscriptionEvent,
+  UpdateMessageFlagsEvent,
+} from "../../src/contract/events.js";
+import { VisibilityPolicy } from "../../src/contract/constants.js";
+import type { BotPayload } from "../../src/contract/payloads.js";
+import { REGISTER_PARAMS, type RealmEmojiPayload, type RegisterState, type UserGroupPayload } from "../../src/contract/register.js";
+import type { UserResponse } from "../../src/contract/responses.js";
 import { ApiError, api, myUserId } from "./api.js";
-import { REGISTER_PARAMS } from "./registerParams.js";
+import { currentQueueId, setQueueId } from "./eventQueue.js";
 import { onTypingEvent } from "./typing.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
@@ -14,6 +27,7 @@ import {
   realmEmoji,
   realmName,
   type RealmEmoji,
+  type Reaction,
   setUserTopic,
   settings,
   subscriptions,
@@ -22,14 +36,13 @@ import {
   users,
   userTopics,
   topicKey,
-  type Subscription,
   type User,
 } from "./state.js";
 import { noteRecentDms, noteRecentMessage, noteRecentMove, noteRecentDelete } from "./recent.js";
 import { dmPeople } from "./unread.js";
 import { ackLocalEcho } from "./outbox.js";
 import { retryChangesNow } from "./changeQueue.js";
-import { loadPresences, mergePresences } from "./presence.js";
+import { loadPresences, mergePresences, type Presence } from "./presence.js";
 import { uploadLimitMib } from "./upload/uploads.js";
 import { applyPersonalEvent, loadPersonal } from "./personal.js";
 import { applyStreamEvent, applySubscriberEvent } from "./channels.js";
@@ -44,12 +57,11 @@ import { applyStarredEvent, loadStarred } from "./starred.js";
  * without saved queues, expiry after sleep) means a new registration and a catch-up fetch of the
  * open view: never a page reload, so the compose box and scroll position survive.
  */
-let queueId = "";
 let lastEventId = -1;
 
 /** POST /register and the state it answers: again after a lost queue. */
 export async function register(): Promise<void> {
-  applyState(await api.once.post("/register", REGISTER_PARAMS));
+  applyState(await api.once.post<RegisterState>("/register", REGISTER_PARAMS));
 }
 
 /**
@@ -60,27 +72,33 @@ export async function register(): Promise<void> {
 export async function registerAtStart(): Promise<void> {
   if (document.readyState === "loading") await new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
   const element = document.getElementById("parley-state");
-  let state: any = null;
+  let state: Partial<RegisterState> | null = null;
   try {
-    state = element?.textContent ? JSON.parse(element.textContent) : null;
+    state = element?.textContent ? (JSON.parse(element.textContent) as Partial<RegisterState>) : null;
   } catch {
     // a page cut short: register as after a lost queue
   }
   element?.remove();
-  if (state?.result === "success") applyState(state);
+  if (state?.result === "success") applyState(state as RegisterState);
   else await register();
 }
 
-function applyState(state: any): void {
-  queueId = state.queue_id;
+/** The /register answer, read once into the app's state (events keep it current from there). */
+function applyState(state: RegisterState): void {
+  setQueueId(state.queue_id);
   lastEventId = state.last_event_id;
-  document.getElementById("app")?.setAttribute("data-queue-id", queueId);
+  document.getElementById("app")?.setAttribute("data-queue-id", currentQueueId());
   realmName.value = state.realm_name ?? "";
   uploadLimitMib.value = state.max_file_upload_size_mib ?? null;
-  users.value = new Map((state.realm_users as User[]).map((u) => [u.user_id, u]));
-  subscriptions.value = new Map((state.subscriptions as Subscription[]).map((s) => [s.stream_id, s]));
+  users.value = new Map(state.realm_users.map((u) => [u.user_id, u]));
+  subscriptions.value = new Map(state.subscriptions.map((s) => [s.stream_id, s]));
   const s = state.user_settings ?? {};
-  settings.value = { ...s, color_scheme: s.color_scheme ?? 1, enter_sends: s.enter_sends ?? true, web_home_view: s.web_home_view ?? "inbox" };
+  settings.value = {
+    ...s,
+    color_scheme: typeof s.color_scheme === "number" ? s.color_scheme : 1,
+    enter_sends: typeof s.enter_sends === "boolean" ? s.enter_sends : true,
+    web_home_view: typeof s.web_home_view === "string" ? s.web_home_view : "inbox",
+  };
   loadPersonal(state);
   loadComposeData(state, localDrafts);
   loadStarred(state);
@@ -91,17 +109,22 @@ function applyState(state: any): void {
   realm.value = Object.fromEntries(
     Object.entries(state).filter(([key]) => key.startsWith("realm_") && key !== "realm_users" && key !== "realm_user_groups" && key !== "realm_emoji"),
   );
-  userGroups.value = new Map(
-    (state.realm_user_groups ?? []).map((g: any) => [g.id, { ...g, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] }]),
-  );
+  userGroups.value = new Map((state.realm_user_groups ?? []).map((g) => [g.id, withLists(g)]));
   userTopics.value = new Map(
-    (state.user_topics ?? []).filter((t: any) => t.visibility_policy !== 0).map((t: any) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]),
+    (state.user_topics ?? [])
+      .filter((t) => t.visibility_policy !== VisibilityPolicy.INHERIT)
+      .map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]),
   );
   loadRealmEmoji(state.realm_emoji ?? {});
   bumpUnread();
 }
 
-function loadRealmEmoji(dict: Record<string, RealmEmoji>): void {
+/** A group as the app keeps it: its member and subgroup lists always present. */
+function withLists(g: UserGroupPayload): UserGroupPayload {
+  return { ...g, members: g.members ?? [], direct_subgroup_ids: g.direct_subgroup_ids ?? [] };
+}
+
+function loadRealmEmoji(dict: Record<string, RealmEmojiPayload | RealmEmoji>): void {
   realmEmoji.value = new Map(Object.entries(dict).map(([id, e]) => [id, { id, name: e.name, source_url: e.source_url, deactivated: e.deactivated }]));
 }
 
@@ -115,7 +138,7 @@ export async function runEventLoop(): Promise<never> {
   let failures = 0;
   for (;;) {
     try {
-      const result = await api.get("/events", { queue_id: queueId, last_event_id: lastEventId });
+      const result = await api.get<EventsResponse>("/events", { queue_id: currentQueueId(), last_event_id: lastEventId });
       connection.value = "connected";
       // The server answers again: changes waiting to be sent again go now.
       if (failures > 0) retryChangesNow();
@@ -156,11 +179,15 @@ async function reconnect(): Promise<void> {
   }
 }
 
-export function currentQueueId(): string {
-  return queueId;
-}
+/** Event types the app received but does not know, each reported once. */
+const reportedUnknown = new Set<string>();
 
-function applyEvent(event: any): void {
+/**
+ * The reducer: one event of GET /events into the app's state. Every type of the API contract has
+ * its case (the switch is exhaustive: a new type in src/contract/events.ts must be handled or
+ * listed as ignored); a type outside it is reported once on the console and skipped.
+ */
+export function applyEvent(event: ClientEvent): void {
   if (applyPersonalEvent(event)) return;
   if (applyComposeEvent(event)) return;
   applyStarredEvent(event);
@@ -170,7 +197,7 @@ function applyEvent(event: any): void {
     case "update_message_flags":
       return onFlags(event);
     case "delete_message": {
-      const ids: number[] = event.message_ids ?? [event.message_id];
+      const ids: number[] = "message_ids" in event ? event.message_ids : [event.message_id];
       unread.remove(ids);
       bumpUnread();
       updateMessages((m) => (ids.includes(m.id) ? null : m));
@@ -179,20 +206,16 @@ function applyEvent(event: any): void {
     }
     case "update_message":
       return onUpdateMessage(event);
-    case "reaction":
+    case "reaction": {
+      const same = (r: Reaction) => r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type;
+      const added: Reaction = { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id };
       updateMessages((m) => {
         if (m.id !== event.message_id) return m;
-        const same = (r: any) => r.user_id === event.user_id && r.emoji_code === event.emoji_code && r.reaction_type === event.reaction_type;
-        const reactions =
-          event.op === "add"
-            ? [
-                ...m.reactions.filter((r) => !same(r)),
-                { emoji_name: event.emoji_name, emoji_code: event.emoji_code, reaction_type: event.reaction_type, user_id: event.user_id },
-              ]
-            : m.reactions.filter((r) => !same(r));
+        const reactions = event.op === "add" ? [...m.reactions.filter((r) => !same(r)), added] : m.reactions.filter((r) => !same(r));
         return { ...m, reactions };
       });
       return;
+    }
     case "submessage":
       updateMessages((m) =>
         m.id !== event.message_id || (m.submessages ?? []).some((s) => s.id === event.submessage_id)
@@ -218,7 +241,7 @@ function applyEvent(event: any): void {
         if (event.op === "update" && !known) {
           // Someone not in the list (e.g. deactivated when the page loaded, now reactivated): an
           // update carries only what changed, so the whole account is fetched once.
-          void api.get(`/users/${id}`).then(
+          void api.get<UserResponse>(`/users/${id}`).then(
             (body) => (users.value = new Map(users.value).set(id, { ...body.user, ...(users.value.get(id) ?? {}) })),
             () => {},
           );
@@ -233,20 +256,23 @@ function applyEvent(event: any): void {
     case "typing":
       return onTypingEvent(event);
     case "presence":
-      if (event.presences) mergePresences(event.presences);
+      if ("presences" in event) mergePresences(event.presences as Record<string, Presence>);
       return;
     case "user_topic":
       setUserTopic(event.stream_id, event.topic_name, event.visibility_policy);
       return;
     case "realm_emoji":
-      if (event.op === "update") loadRealmEmoji(event.realm_emoji);
+      if (event.op === "update") loadRealmEmoji(event.realm_emoji as Record<string, RealmEmojiPayload>);
       return;
     case "realm":
-      if (event.op === "update") realm.value = { ...realm.value, [`realm_${event.property}`]: event.value };
-      else if (event.op === "update_dict")
-        realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(event.data).map(([k, v]) => [`realm_${k}`, v])) };
-      if (event.op === "update" && event.property === "name") realmName.value = String(event.value);
-      if (event.op === "update_dict" && typeof event.data?.name === "string") realmName.value = event.data.name;
+      if (event.op === "update") {
+        realm.value = { ...realm.value, [`realm_${event.property}`]: event.value };
+        if (event.property === "name") realmName.value = String(event.value);
+      } else if (event.op === "update_dict") {
+        const data = event.data as Record<string, unknown>;
+        realm.value = { ...realm.value, ...Object.fromEntries(Object.entries(data).map(([k, v]) => [`realm_${k}`, v])) };
+        if (typeof data.name === "string") realmName.value = data.name;
+      }
       return;
     case "user_group":
       return onUserGroup(event);
@@ -255,13 +281,43 @@ function applyEvent(event: any): void {
       return;
     case "realm_user_settings_defaults":
       if (event.op === "update")
-        realm.value = { ...realm.value, realm_user_settings_defaults: { ...realm.value.realm_user_settings_defaults, [event.property]: event.value } };
+        realm.value = {
+          ...realm.value,
+          realm_user_settings_defaults: { ...(realm.value.realm_user_settings_defaults as Record<string, unknown>), [event.property]: event.value },
+        };
       return;
     case "realm_bot":
       return onRealmBot(event);
-    default:
+    // Kept by the modules above (applyPersonalEvent, applyComposeEvent), or not shown by the app.
+    case "muted_users":
+    case "alert_words":
+    case "user_status":
+    case "custom_profile_fields":
+    case "drafts":
+    case "scheduled_messages":
+    case "saved_snippets":
+    case "heartbeat":
+    case "default_streams":
+    case "update_display_settings":
+    case "update_global_notifications":
+    case "muted_topics":
+    case "attachment":
+    case "typing_edit_message":
+    case "realm_export":
+    case "realm_export_consent":
+    case "realm_playgrounds":
+    case "invites_changed":
       return;
+    default:
+      reportUnknown(event);
   }
+}
+
+function reportUnknown(event: never): void {
+  const type = String((event as { type?: unknown }).type);
+  if (reportedUnknown.has(type)) return;
+  reportedUnknown.add(type);
+  console.warn(`Parley: an event of unknown type "${type}" was ignored`, event);
 }
 
 function onMessage(message: Message, flags: string[], localId: string | undefined): void {
@@ -282,13 +338,14 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   }
 }
 
-function onFlags(event: any): void {
+function onFlags(event: UpdateMessageFlagsEvent): void {
   const ids: number[] = event.all ? unread.ids() : event.messages;
   if (event.flag === "read") {
     if (event.op === "add") unread.remove(ids);
     else {
       for (const id of ids) {
-        const d = event.message_details?.[id];
+        const d = event.message_details?.[id] as
+          { type: "stream"; stream_id: number; topic: string; mentioned?: boolean } | { type: "private"; user_ids?: number[]; mentioned?: boolean } | undefined;
         if (!d) continue;
         const conversation =
           d.type === "stream"
@@ -307,8 +364,8 @@ function onFlags(event: any): void {
   });
 }
 
-function onUpdateMessage(event: any): void {
-  const ids: number[] = event.message_ids ?? [event.message_id];
+function onUpdateMessage(event: UpdateMessageEvent): void {
+  const ids: number[] = event.message_ids ?? (event.message_id !== undefined ? [event.message_id] : []);
   const set = new Set(ids);
   const newTopic: string | undefined = event.subject ?? event.topic;
   const newChannel: number | undefined = event.new_stream_id;
@@ -325,7 +382,8 @@ function onUpdateMessage(event: any): void {
     if ((newTopic !== undefined || newChannel !== undefined) && decidedLocally(view.value.terms) && !matchesView(next, view.value.terms, true)) return null;
     return next;
   });
-  if (newTopic !== undefined || newChannel !== undefined) {
+  // A move names the channel and topic it left (stream_id, orig_subject).
+  if ((newTopic !== undefined || newChannel !== undefined) && event.stream_id !== undefined && event.orig_subject !== undefined) {
     const to = { kind: "channel" as const, channelId: newChannel ?? event.stream_id, topic: newTopic ?? event.orig_subject };
     unread.move(ids, to);
     bumpUnread();
@@ -344,11 +402,12 @@ function decidedLocally(terms: ReadonlyArray<{ operator: string; operand: string
   );
 }
 
-function onUserGroup(event: any): void {
+function onUserGroup(event: UserGroupEvent): void {
   const map = new Map(userGroups.value);
-  if (event.op === "add")
-    map.set(event.group.id, { ...event.group, members: event.group.members ?? [], direct_subgroup_ids: event.group.direct_subgroup_ids ?? [] });
-  else if (event.op === "remove") map.delete(event.group_id);
+  if (event.op === "add") {
+    const group = withLists(event.group as UserGroupPayload);
+    map.set(group.id, group);
+  } else if (event.op === "remove") map.delete(event.group_id);
   else {
     const g = map.get(event.group_id);
     if (!g) return;
@@ -364,8 +423,8 @@ function onUserGroup(event: any): void {
 }
 
 /** Bots I own, or all bots for administrators (realm_bots): added, changed, deactivated (remove), gone (delete). */
-function onRealmBot(event: any): void {
-  const bots: any[] = realm.value.realm_bots ?? [];
+function onRealmBot(event: RealmBotEvent): void {
+  const bots = (realm.value.realm_bots ?? []) as BotPayload[];
   const id = event.bot.user_id;
   const next =
     event.op === "add"
@@ -376,7 +435,7 @@ function onRealmBot(event: any): void {
   realm.value = { ...realm.value, realm_bots: next };
 }
 
-function onSubscription(event: any): void {
+function onSubscription(event: SubscriptionEvent): void {
   const map = new Map(subscriptions.value);
   if (event.op === "add") for (const sub of event.subscriptions) map.set(sub.stream_id, sub);
   else if (event.op === "remove") for (const sub of event.subscriptions) map.delete(sub.stream_id);

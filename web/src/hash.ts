@@ -1,8 +1,14 @@
 /**
  * Zulip's URL hashes (web/src/hash_util.ts and internal_url.ts in Zulip; see WEBAPP.md): the
  * component encoding, the narrow grammar with every historical alias, and the slugs for channels
- * and people. Pure functions: the lookups of channels and users are passed in.
+ * and people. Pure functions: the lookups of channels and users are passed in. The component
+ * encoding and the operator aliases are the API contract's (src/contract/), shared with the server.
  */
+import { HASH_OPERATOR_ALIASES } from "../../src/contract/constants.js";
+import { channelSlug, decodeHashComponent, encodeHashComponent } from "../../src/contract/hash.js";
+
+export { channelSlug, decodeHashComponent, encodeHashComponent };
+
 export interface Term {
   operator: string;
   /** Channel: its id as text; dm/dm-including: comma-separated user ids; sender: one id; else the text. */
@@ -27,30 +33,6 @@ export type Route =
   | { kind: "overlay"; name: string; path: string[] }
   | { kind: "invalid" };
 
-const HASH_ESCAPES: Record<string, string> = { "%": ".", "(": ".28", ")": ".29", ".": ".2E" };
-
-export function encodeHashComponent(text: string): string {
-  return encodeURIComponent(text).replace(/[%().]/g, (c) => HASH_ESCAPES[c]);
-}
-
-/** The text of an encoded component, or null when it is not valid (e.g. a raw "." typed by hand). */
-export function decodeHashComponent(text: string): string | null {
-  try {
-    return decodeURIComponent(text.replace(/\./g, "%"));
-  } catch {
-    return null;
-  }
-}
-
-const OPERATOR_ALIASES: Record<string, string> = {
-  stream: "channel",
-  streams: "channels",
-  subject: "topic",
-  from: "sender",
-  "pm-with": "dm",
-  "group-pm-with": "dm-including",
-};
-
 const PEOPLE_OPERATORS = new Set(["dm", "dm-including", "sender"]);
 
 const OVERLAYS = new Set([
@@ -74,7 +56,7 @@ const OVERLAYS = new Set([
 export function parseHash(hash: string, lookup: Lookup): Route {
   const body = hash.replace(/^#/, "");
   if (body === "") return { kind: "home" };
-  const [first] = body.split("/");
+  const first = body.split("/")[0]!;
   if (first === "inbox") return { kind: "inbox" };
   if (first === "recent" || first === "recent_topics") return { kind: "recent" };
   if (first === "feed" || first === "all_messages") return { kind: "feed" };
@@ -92,7 +74,7 @@ export function parseNarrow(hash: string, lookup: Lookup): Term[] | null {
   if (parts[0] !== "narrow") return null;
   const terms: Term[] = [];
   for (let i = 1; i < parts.length; i += 2) {
-    const rawOperator = parts[i];
+    const rawOperator = parts[i]!;
     if (rawOperator === "") break; // a trailing "/" is harmless
     const rawOperand = parts[i + 1];
     if (rawOperand === undefined) return null;
@@ -100,7 +82,7 @@ export function parseNarrow(hash: string, lookup: Lookup): Term[] | null {
     const decodedOperator = decodeHashComponent(negated ? rawOperator.slice(1) : rawOperator);
     if (decodedOperator === null) return null;
     const lowered = decodedOperator.toLowerCase();
-    const operator = OPERATOR_ALIASES[lowered] ?? lowered;
+    const operator = HASH_OPERATOR_ALIASES[lowered] ?? lowered;
     const operand = parseOperand(operator, rawOperand, lookup);
     if (operand === null) return null;
     if (operand === "" && operator !== "topic") return null;
@@ -131,7 +113,7 @@ function parseOperand(operator: string, raw: string, lookup: Lookup): string | n
   if (text === null) return null;
   if (operator === "channel") {
     const slug = /^(\d+)(-.*)?$/.exec(text);
-    if (slug && lookup.channelById(Number(slug[1]))) return slug[1];
+    if (slug && lookup.channelById(Number(slug[1]))) return slug[1]!;
     const byName = lookup.channelIdByName(text);
     return byName !== undefined ? String(byName) : text;
   }
@@ -146,13 +128,9 @@ function nameSlug(name: string): string {
   return name.replace(/[\s"%/<>`\u0000-\u001f\u007f-\u009f]+/g, "-");
 }
 
-export function channelSlug(id: number, name: string): string {
-  return encodeHashComponent(`${id}-${name.replace(/ /g, "-")}`);
-}
-
 function peopleSlug(ids: number[], lookup: Lookup): string {
   if (ids.length === 1) {
-    const user = lookup.userById(ids[0]);
+    const user = lookup.userById(ids[0]!);
     return `${ids[0]}-${user ? nameSlug(user.full_name) : "user"}`;
   }
   return `${ids.join(",")}-group`;
@@ -183,7 +161,7 @@ export function apiNarrow(terms: readonly Term[]): Array<{ operator: string; ope
     if (term.operator === "channel" && /^\d+$/.test(term.operand)) operand = Number(term.operand);
     else if ((term.operator === "dm" || term.operator === "dm-including") && /^\d+(,\d+)*$/.test(term.operand)) {
       operand = term.operand.split(",").map(Number);
-      if (term.operator === "dm-including") operand = operand[0];
+      if (term.operator === "dm-including") operand = operand[0]!;
     } else if (term.operator === "sender" && /^\d+$/.test(term.operand)) operand = Number(term.operand);
     else if ((term.operator === "near" || term.operator === "id" || term.operator === "with") && /^\d+$/.test(term.operand)) operand = Number(term.operand);
     return term.negated ? { operator: term.operator, operand, negated: true } : { operator: term.operator, operand };

@@ -1,21 +1,22 @@
-import { signal } from "@preact/signals";
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { closeOverlay, overlayOpen } from "./overlay.js";
 import { markUnreadFrom, notice, quoteAndReply, selectedId, startEdit, toggleReaction, toggleStar } from "./actions.js";
-import { focusCompose, replyTo } from "./components/Compose.js";
-import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
+import { focusCompose, replyTo } from "./composeOpen.js";
+import { showEditHistory, showReadReceipts } from "./components/MessageDialogs.js";
 import { narrowHash } from "./hash.js";
 import { view } from "./messages.js";
-import { conversationOf, lookup, route, settings, topicKey, userTopics, VISIBILITY_FOLLOWED, type Message } from "./state.js";
+import { conversationOf, lookup, route, settings, topicKey, userTopics, type Message } from "./state.js";
 import { myUserId } from "./api.js";
 import { closeEmojiPicker, picker } from "./emojiPicker.js";
 import { closeUserCard, openUserCard, userCard } from "./userCard.js";
 import { openTopicDialog, setTopicVisibility } from "./topicEdit.js";
-import { canMoveChannel, canRenameTopic } from "./permissions.js";
+import { canMoveChannel, canRenameTopic, editHistoryVisible, readReceiptsEnabled } from "./permissions.js";
 import { conversationTerms } from "./viewFilters.js";
 import { hotkeyOf } from "./keyboard/keys.js";
 import { conversationOfView, cycleChannel, feed, nextUnreadDm, nextUnreadTopic, pageBy, partialConversations, step, toEdge } from "./keyboard/navigation.js";
 
 export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
+import { showShortcuts } from "./keyboard/shortcuts.js";
 
 /**
  * Zulip's keyboard shortcuts (its hotkey.ts and help/keyboard-shortcuts.md), listed under "?"
@@ -23,8 +24,6 @@ export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
  * "Ctrl+S", "+". Nothing fires while a field has the focus, except Esc, Ctrl+K, Ctrl+S and the
  * arrows of an empty compose box, as in Zulip.
  */
-export const showShortcuts = signal(false);
-
 function say(text: string): void {
   notice.value = text;
   setTimeout(() => notice.value === text && (notice.value = ""), 3000);
@@ -227,7 +226,7 @@ function handle(key: string, e: KeyboardEvent): boolean {
       if (!nextUnreadTopic(false, () => true)) say("You have no more unread topics.");
       return true;
     case "Shift+N":
-      if (!nextUnreadTopic(true, (c) => userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED))
+      if (!nextUnreadTopic(true, (c) => userTopics.value.get(topicKey(c.channelId, c.topic)) === VisibilityPolicy.FOLLOWED))
         say("You have no more unread followed topics.");
       return true;
     case "P":

@@ -1,3 +1,4 @@
+import type { TopicsResponse } from "../../src/contract/responses.js";
 import { effect } from "@preact/signals";
 import { render } from "preact";
 import { api } from "./api.js";
@@ -11,7 +12,7 @@ import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
 import { openNarrow, prefetchNarrow, view } from "./messages.js";
 import { channelTopics, lookup, route, settings } from "./state.js";
-import { homeKind } from "./components/App.js";
+import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
 import "./style.css";
@@ -48,11 +49,11 @@ effect(() => {
 
 async function loadTopics(channelId: number): Promise<void> {
   try {
-    const result = await api.get(`/users/me/${channelId}/topics`);
+    const result = await api.get<TopicsResponse>(`/users/me/${channelId}/topics`);
     const map = new Map(channelTopics.value);
     map.set(
       channelId,
-      result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })),
+      result.topics.map((t) => ({ name: t.name, max_id: t.max_id })),
     );
     channelTopics.value = map;
   } catch {

@@ -26,7 +26,7 @@ export function loadMathStyle(root: ParentNode): void {
  */
 export function showEmoji(root: HTMLElement, asText: boolean): void {
   loadMathStyle(root);
-  const emojiset = asText ? "text" : String(settings.value.emojiset ?? "google");
+  const emojiset = asText ? "text" : ((settings.value.emojiset as string | undefined) ?? "google");
   root.querySelectorAll<HTMLElement>(".content span.emoji").forEach((span) => {
     const code = /\bemoji-([0-9a-f]+(?:-[0-9a-f]+)*)\b/.exec(span.className)?.[1];
     if (!code) return;
@@ -79,13 +79,13 @@ export function markAlertWords(content: HTMLElement, words: readonly string[]): 
     const fragment = document.createDocumentFragment();
     let last = 0;
     for (const match of text.matchAll(pattern)) {
-      const start = match.index + match[1].length;
+      const start = match.index + match[1]!.length;
       fragment.append(text.slice(last, start));
       const mark = document.createElement("span");
       mark.className = "alert-word";
-      mark.textContent = match[2];
+      mark.textContent = match[2]!;
       fragment.append(mark);
-      last = start + match[2].length;
+      last = start + match[2]!.length;
     }
     fragment.append(text.slice(last));
     node.replaceWith(fragment);

@@ -1,3 +1,4 @@
+import type { MessagesResponse } from "../../src/contract/responses.js";
 import { computed, signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { apiNarrow, type Term } from "./hash.js";
@@ -52,7 +53,7 @@ export async function page(direction: -1 | 1): Promise<void> {
   view.value = { ...current, paging: true };
   try {
     const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
-    const result = await api.get("/messages", {
+    const result = await api.get<MessagesResponse>("/messages", {
       narrow: apiNarrow(filter),
       anchor: edge.id,
       include_anchor: false,
@@ -102,7 +103,7 @@ function openingRequest(terms: readonly Term[]) {
 }
 
 /** The early first fetch of a view; `answer` once it has come (openNarrow then shows it without waiting). */
-let prefetched: { key: string; result: Promise<any>; answer?: any } | null = null;
+let prefetched: { key: string; result: Promise<MessagesResponse>; answer?: MessagesResponse } | null = null;
 
 /**
  * Started before /register answers (main.tsx, for a #narrow link or the feed): the view's first
@@ -111,7 +112,7 @@ let prefetched: { key: string; result: Promise<any>; answer?: any } | null = nul
  */
 export function prefetchNarrow(terms: readonly Term[]): void {
   const params = openingRequest(terms);
-  const result = api.get("/messages", params);
+  const result = api.get<MessagesResponse>("/messages", params);
   const entry: NonNullable<typeof prefetched> = { key: JSON.stringify(params), result };
   result.then((answer) => (entry.answer = answer)).catch(() => {}); // openNarrow reports errors
   prefetched = entry;
@@ -128,7 +129,7 @@ export async function openNarrow(terms: Term[]): Promise<void> {
   if (early?.answer) return showOpened(terms, early.answer);
   view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
   try {
-    const result = await (early?.result ?? api.get("/messages", params));
+    const result = await (early?.result ?? api.get<MessagesResponse>("/messages", params));
     if (serial !== fetchSerial) return;
     showOpened(terms, result);
   } catch (error) {
@@ -138,10 +139,10 @@ export async function openNarrow(terms: Term[]): Promise<void> {
 }
 
 /** The first page of a view: around its anchor, with the messages being sent to it when it reaches the newest. */
-function showOpened(terms: Term[], result: any): void {
+function showOpened(terms: Term[], result: MessagesResponse): void {
   searchMatches.clear();
   noteMatches(result.messages);
-  const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? result.anchor : (result.messages.at(-1)?.id ?? null);
+  const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? (result.anchor ?? null) : (result.messages.at(-1)?.id ?? null);
   const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
   view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
 }
@@ -157,7 +158,7 @@ export async function catchUp(): Promise<void> {
   const first = confirmed[0];
   if (!first) return openNarrow(current.terms);
   const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
-  const result = await api.get("/messages", {
+  const result = await api.get<MessagesResponse>("/messages", {
     narrow: apiNarrow(filter),
     anchor: first.id,
     include_anchor: true,

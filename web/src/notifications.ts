@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
 import { narrowHash, type Term } from "./hash.js";
@@ -66,7 +67,7 @@ function titleOf(message: Message, count: number): string {
   const sender = count > 1 ? `${count} messages from ${message.sender_full_name}` : message.sender_full_name;
   if (message.type === "stream") {
     const channel = subscriptions.value.get(message.stream_id!)?.name ?? (typeof message.display_recipient === "string" ? message.display_recipient : "");
-    return `${sender} (#${channel} > ${message.subject || "general chat"})`;
+    return `${sender} (#${channel} > ${message.subject || EMPTY_TOPIC_DISPLAY_NAME})`;
   }
   const others = Array.isArray(message.display_recipient)
     ? message.display_recipient.filter((r) => r.id !== myUserId && r.id !== message.sender_id).map((r) => r.full_name)
@@ -136,7 +137,7 @@ function chime(): void {
     for (const [offset, frequency] of [
       [0, 880],
       [0.12, 1320],
-    ]) {
+    ] as const) {
       const tone = audio.createOscillator();
       const gain = audio.createGain();
       tone.frequency.value = frequency;

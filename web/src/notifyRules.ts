@@ -31,9 +31,9 @@ export interface NotifyContext {
   visible: boolean;
 }
 
-const TOPIC_MUTED = 1;
-const TOPIC_UNMUTED = 2;
-const TOPIC_FOLLOWED = 3;
+const TOPIC_MUTED = VisibilityPolicy.MUTED;
+const TOPIC_UNMUTED = VisibilityPolicy.UNMUTED;
+const TOPIC_FOLLOWED = VisibilityPolicy.FOLLOWED;
 
 const WILDCARD_FLAGS = ["wildcard_mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];
 
@@ -94,3 +94,4 @@ export function notificationFor(m: NotifyMessage, ctx: NotifyContext): { desktop
   if (!notifiable(m, ctx)) return { desktop: false, sound: false };
   return { desktop: wanted(m, ctx, "desktop"), sound: ctx.settings.notification_sound !== "none" && wanted(m, ctx, "audible") };
 }
+import { VisibilityPolicy } from "../../src/contract/constants.js";

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
-import { currentQueueId } from "./events.js";
+import { currentQueueId } from "./eventQueue.js";
 import { localEchoes, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import { type Message, subscriptions, userName, users } from "./state.js";
 
@@ -48,7 +48,7 @@ function changed(): void {
 export function restoreOutbox(): void {
   let stored: OutboxEntry[];
   try {
-    stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]");
+    stored = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "[]") as OutboxEntry[];
   } catch {
     stored = [];
   }

@@ -1,5 +1,6 @@
+import { RESOLVED_TOPIC_PREFIX, Role } from "../../src/contract/constants.js";
 import { myUserId } from "./api.js";
-import { realm, userGroups, users } from "./state.js";
+import { type Message, realm, userGroups, users } from "./state.js";
 
 /**
  * What the organization lets me do with topics (Zulip's settings_data / message_edit checks), so
@@ -7,13 +8,13 @@ import { realm, userGroups, users } from "./state.js";
  * shown as a notice.
  */
 
-/** Roles as /register gives them: 100 owner, 200 administrator, 300 moderator, 400 member, 600 guest. */
+/** My role code as /register gives it (a smaller code is a stronger role). */
 function myRole(): number {
-  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? realm.value.role ?? 400;
+  return (users.value.get(myUserId) as { role?: number } | undefined)?.role ?? (realm.value.role as number | undefined) ?? Role.MEMBER;
 }
 
-export const isModerator = () => myRole() <= 300;
-const isGuest = () => myRole() >= 600;
+export const isModerator = () => myRole() <= Role.MODERATOR;
+const isGuest = () => myRole() >= Role.GUEST;
 
 function inGroup(groupId: number, seen = new Set<number>()): boolean {
   if (seen.has(groupId)) return false;
@@ -40,7 +41,7 @@ function realmPermission(name: string): boolean {
 }
 
 function withinLimit(setting: string, timestamp: number): boolean {
-  const limit = realm.value[`realm_${setting}`];
+  const limit = realm.value[`realm_${setting}`] as number | null | undefined;
   if (limit === null || limit === undefined || limit === 0 || isModerator()) return true;
   return Date.now() / 1000 - timestamp <= limit;
 }
@@ -59,14 +60,22 @@ export function canResolve(): boolean {
   return realmPermission("can_resolve_topics_group");
 }
 
-/** Zulip's resolved-topic prefix. */
-export const RESOLVED_PREFIX = "✔ ";
-
 export function isResolved(topic: string): boolean {
-  return topic.startsWith(RESOLVED_PREFIX);
+  return topic.startsWith(RESOLVED_TOPIC_PREFIX);
 }
 
 /** The topic's name when resolved or unresolved (Zulip strips any run of ✔ and spaces when unresolving). */
 export function toggledResolved(topic: string): string {
-  return isResolved(topic) ? topic.replace(/^(✔ ?)+/u, "").trimStart() : RESOLVED_PREFIX + topic;
+  return isResolved(topic) ? topic.replace(/^(✔ ?)+/u, "").trimStart() : RESOLVED_TOPIC_PREFIX + topic;
+}
+
+/** Whether the organization lets members see this message's edit history (it must have been edited). */
+export function editHistoryVisible(m: Message): boolean {
+  const r = realm.value;
+  return !!m.last_edit_timestamp && r.realm_allow_edit_history !== false && r.realm_message_edit_history_visibility_policy !== "none";
+}
+
+/** Whether the organization shows who has read a message. */
+export function readReceiptsEnabled(): boolean {
+  return !!realm.value.realm_enable_read_receipts;
 }

@@ -1,3 +1,4 @@
+import type { PresenceResponse } from "../../src/contract/responses.js";
 import { signal } from "@preact/signals";
 import { api } from "./api.js";
 
@@ -41,7 +42,7 @@ export function status(userId: number): "active" | "idle" | "offline" {
 
 async function ping(): Promise<void> {
   try {
-    const result = await api.once.post("/users/me/presence", {
+    const result = await api.once.post<PresenceResponse>("/users/me/presence", {
       status: document.hasFocus() ? "active" : "idle",
       slim_presence: true,
       new_user_input: document.hasFocus(),

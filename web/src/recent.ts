@@ -1,3 +1,4 @@
+import type { MessagesResponse } from "../../src/contract/responses.js";
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { conversationOf, type Message } from "./state.js";
@@ -56,7 +57,7 @@ export async function loadRecent(): Promise<void> {
   if (state.loading || (state.loaded && state.foundOldest)) return;
   recentState.value = { ...state, loading: true, error: null };
   try {
-    const result = await api.get("/messages", {
+    const result = await api.get<MessagesResponse>("/messages", {
       narrow: [],
       anchor: state.oldestId ?? "newest",
       include_anchor: state.oldestId === null,
@@ -66,7 +67,7 @@ export async function loadRecent(): Promise<void> {
       client_gravatar: true,
     });
     const map = new Map(recent.value);
-    for (const m of result.messages as Message[]) add(map, conversationOf(m), { id: m.id, sender: m.sender_id, timestamp: m.timestamp });
+    for (const m of result.messages) add(map, conversationOf(m), { id: m.id, sender: m.sender_id, timestamp: m.timestamp });
     recent.value = map;
     const oldest = result.messages[0]?.id ?? state.oldestId;
     recentState.value = { loaded: true, loading: false, foundOldest: result.found_oldest, oldestId: oldest, error: null };
@@ -118,6 +119,6 @@ export function recentRows(): RecentConversation[] {
 /** Who wrote in the conversation, most recent first. */
 export function participants(entry: RecentConversation): number[] {
   const out: number[] = [];
-  for (let i = entry.messages.length - 1; i >= 0; i--) if (!out.includes(entry.messages[i].sender)) out.push(entry.messages[i].sender);
+  for (const message of [...entry.messages].reverse()) if (!out.includes(message.sender)) out.push(message.sender);
   return out;
 }

@@ -1,3 +1,4 @@
+import { HASH_OPERATOR_ALIASES } from "../../src/contract/constants.js";
 import type { Term } from "./hash.js";
 
 /**
@@ -24,14 +25,6 @@ export interface Suggestion {
   partial?: boolean;
 }
 
-const ALIASES: Record<string, string> = {
-  stream: "channel",
-  streams: "channels",
-  subject: "topic",
-  from: "sender",
-  "pm-with": "dm",
-  "group-pm-with": "dm-including",
-};
 const OPERATORS = new Set(["channel", "channels", "topic", "sender", "dm", "dm-including", "is", "has", "in", "near", "id", "with", "search"]);
 const IS_VALUES: Array<[string, string]> = [
   ["starred", "Starred messages"],
@@ -79,7 +72,7 @@ function tokens(text: string): string[] {
 
 function canonical(op: string): string {
   const lower = op.toLowerCase();
-  return ALIASES[lower] ?? lower;
+  return HASH_OPERATOR_ALIASES[lower] ?? lower;
 }
 
 /** The narrow a search text means; channels and people by name/email, as ids when known. */
@@ -88,13 +81,13 @@ export function parseSearch(text: string, ctx: SearchContext): Term[] {
   const words: string[] = [];
   for (const token of tokens(text)) {
     const match = /^(-?)([a-zA-Z-]+):(.*)$/.exec(token);
-    const operator = match ? canonical(match[2]) : "";
+    const operator = match ? canonical(match[2]!) : "";
     if (!match || !OPERATORS.has(operator) || match[3] === "") {
       words.push(token.replace(/^"|"$/g, ""));
       continue;
     }
     const negated = match[1] === "-";
-    let operand = decodeOperand(match[3]);
+    let operand = decodeOperand(match[3]!);
     if (operator === "channel") {
       const channel =
         ctx.channels.find((c) => c.name.toLowerCase() === operand.toLowerCase()) ??
@@ -138,8 +131,8 @@ export function suggest(text: string, ctx: SearchContext, limit = 8): Suggestion
   };
   const channelTerm = parseSearch(before, ctx).find((t) => t.operator === "channel" && /^\d+$/.test(t.operand));
   const operator = /^(-?)([a-zA-Z-]+):(.*)$/.exec(last);
-  if (operator && OPERATORS.has(canonical(operator[2]))) {
-    const [, neg, rawOp, rawOperand] = operator;
+  if (operator && OPERATORS.has(canonical(operator[2]!))) {
+    const [, neg = "", rawOp = "", rawOperand = ""] = operator;
     const op = canonical(rawOp);
     const partial = decodeOperand(rawOperand);
     const typedOp = `${neg}${rawOp}:`;

@@ -1,56 +1,25 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
+import type { MessagePayload, Reaction as ReactionPayload, SubscriptionPayload, UserPayload } from "../../src/contract/payloads.js";
+import type { UserGroupPayload } from "../../src/contract/register.js";
 import type { Submessage } from "./widgets.js";
 import { signal } from "@preact/signals";
 import { myUserId } from "./api.js";
 import type { Lookup, Route } from "./hash.js";
 import { type Conversation, dmPeople, UnreadIndex } from "./unread.js";
 
-/** The client's model of the server, fed by /register and then by events (apply.ts). */
-export interface User {
-  user_id: number;
-  full_name: string;
-  email: string;
-  is_bot: boolean;
-  is_active?: boolean;
-  role?: number;
-  timezone?: string;
-  date_joined?: string;
-  /** null for a gravatar the client computes (client_gravatar); a /user_avatars/ URL when uploaded. */
-  avatar_url?: string | null;
-  /** Custom profile field id → its value (and rendered HTML for Markdown fields). */
-  profile_data?: Record<string, { value: string; rendered_value?: string }>;
-}
+/**
+ * The client's model of the server, fed by /register and then by events (events.ts). The objects
+ * are the API contract's (src/contract/payloads.ts), as the server sends them.
+ */
+export type User = UserPayload;
+export type Subscription = SubscriptionPayload;
+export type Reaction = ReactionPayload;
 
-export interface Subscription {
-  stream_id: number;
-  name: string;
-  color: string;
-  is_muted: boolean;
-  pin_to_top: boolean;
-  description: string;
-}
-
-export interface Reaction {
-  emoji_name: string;
-  emoji_code: string;
-  reaction_type: string;
-  user_id: number;
-}
-
-export interface Message {
-  id: number;
-  sender_id: number;
-  sender_full_name: string;
-  type: "stream" | "private";
-  stream_id?: number;
-  subject: string;
-  display_recipient: string | Array<{ id: number; full_name: string; email: string }>;
-  content: string;
-  timestamp: number;
+export interface Message extends MessagePayload {
   reactions: Reaction[];
   /** Widgets (polls, to-do lists) and their changes (Zulip's submessages). */
   submessages?: Submessage[];
   flags: string[];
-  last_edit_timestamp?: number;
   /** Local echo: not yet acknowledged by the server. */
   local?: { localId: string; state: "sending" | "failed"; error?: string };
 }
@@ -58,7 +27,7 @@ export interface Message {
 export const users = signal(new Map<number, User>());
 export const subscriptions = signal(new Map<number, Subscription>());
 /** The user's settings (user_settings of /register, all of them; the three the app needs are typed). */
-export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string } & Record<string, any>>({
+export const settings = signal<{ color_scheme: number; enter_sends: boolean; web_home_view: string } & Record<string, unknown>>({
   color_scheme: 1,
   enter_sends: true,
   web_home_view: "inbox",
@@ -122,7 +91,6 @@ export function noteTopic(channelId: number, topic: string, messageId: number): 
 
 /** The user's topic visibility policies (user_topics): "channelId:topic lowercased" → policy (0 inherit, 1 muted, 2 unmuted, 3 followed). */
 export const userTopics = signal(new Map<string, number>());
-export const VISIBILITY_FOLLOWED = 3;
 
 export function topicKey(channelId: number, topic: string): string {
   return `${channelId}:${topic.toLowerCase()}`;
@@ -130,7 +98,7 @@ export function topicKey(channelId: number, topic: string): string {
 
 export function setUserTopic(channelId: number, topic: string, policy: number): void {
   const map = new Map(userTopics.value);
-  if (policy === 0) map.delete(topicKey(channelId, topic));
+  if (policy === VisibilityPolicy.INHERIT) map.delete(topicKey(channelId, topic));
   else map.set(topicKey(channelId, topic), policy);
   userTopics.value = map;
 }
@@ -148,21 +116,12 @@ export const realmEmoji = signal(new Map<string, RealmEmoji>());
  * What the organization lets people do (realm_* settings of /register, kept by realm events):
  * the raw values; permissions.ts reads them.
  */
-export const realm = signal<Record<string, any>>({});
+export const realm = signal<Record<string, unknown>>({});
 /**
  * User groups (realm_user_groups): their members and subgroups, for group-based permissions, and
  * the rest of what the server says of them (name, description, settings) for the groups overlay.
  */
-export interface UserGroup {
-  id: number;
-  members: number[];
-  direct_subgroup_ids: number[];
-  name?: string;
-  description?: string;
-  is_system_group?: boolean;
-  deactivated?: boolean;
-  [setting: string]: unknown;
-}
+export type UserGroup = UserGroupPayload;
 export const userGroups = signal(new Map<number, UserGroup>());
 
 /** Topics renamed or moved: a channel's topic list is fetched again (it may have lost or gained topics). */

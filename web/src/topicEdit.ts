@@ -1,3 +1,4 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { api } from "./api.js";
 import { narrowHash } from "./hash.js";
@@ -86,7 +87,7 @@ export async function toggleResolved(m: Message): Promise<void> {
 
 /** Follow or stop following a topic (user_topics visibility_policy 3 / 0). */
 export function setFollowed(channelId: number, topic: string, followed: boolean): void {
-  api.post("/user_topics", { stream_id: channelId, topic, visibility_policy: followed ? 3 : 0 }).catch(report);
+  api.post("/user_topics", { stream_id: channelId, topic, visibility_policy: followed ? VisibilityPolicy.FOLLOWED : VisibilityPolicy.INHERIT }).catch(report);
 }
 
 /** A topic's visibility policy (user_topics): 0 inherit, 1 muted, 2 unmuted, 3 followed. */

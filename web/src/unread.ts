@@ -3,14 +3,10 @@
  * conversation, loaded from /register's `unread_msgs` and kept current by message and flag
  * events, so counts never need the messages themselves.
  */
+import type { UnreadMsgs } from "../../src/contract/register.js";
 export type Conversation = { kind: "channel"; channelId: number; topic: string } | { kind: "dm"; userIds: number[] };
 
-export interface UnreadMsgs {
-  streams: Array<{ stream_id: number; topic: string; unread_message_ids: number[] }>;
-  pms: Array<{ other_user_id: number; unread_message_ids: number[] }>;
-  huddles: Array<{ user_ids_string: string; unread_message_ids: number[] }>;
-  mentions: number[];
-}
+export type { UnreadMsgs };
 
 /** The key of a conversation: topics compare case-insensitively; a DM by its people other than me. */
 export function conversationKey(c: Conversation): string {

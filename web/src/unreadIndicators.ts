@@ -1,9 +1,10 @@
+import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { effect } from "@preact/signals";
 import { sendToDesktopApp } from "./electronBridge.js";
 import { drawFavicon } from "./favicon.js";
 import { badgeCount, pageTitle } from "./unreadBadge.js";
 import { isMutedConversation } from "./conversationFilters.js";
-import { realm, realmName, route, settings, unread, unreadVersion, VISIBILITY_FOLLOWED } from "./state.js";
+import { realm, realmName, route, settings, unread, unreadVersion } from "./state.js";
 import { conversationFacts } from "./viewFilters.js";
 import { routeTitle } from "./viewTitle.js";
 
@@ -19,7 +20,7 @@ export function startUnreadIndicators(): void {
     const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
       // A followed topic of a muted channel counts too, as an unmuted one (Zulip's is_muted_conversation).
       muted: (c) => isMutedConversation(c, facts),
-      followed: (c) => facts.topicPolicy(c) === VISIBILITY_FOLLOWED,
+      followed: (c) => facts.topicPolicy(c) === VisibilityPolicy.FOLLOWED,
     });
     document.title = pageTitle(count, routeTitle(route.value, settings.value.web_home_view), realmName.value);
     drawFavicon(count, unread.count((c) => c.kind === "dm") > 0);

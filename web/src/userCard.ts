@@ -1,3 +1,4 @@
+import { Role } from "../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 
 /** The open user card (a click on a sender or a person in the user list): whose, and where. */
@@ -24,7 +25,15 @@ export function closeUserCard(): void {
 /** Zulip's role values. */
 export function roleName(role: number | undefined, isBot: boolean): string {
   if (isBot) return "Bot";
-  return role === 100 ? "Owner" : role === 200 ? "Administrator" : role === 300 ? "Moderator" : role === 600 ? "Guest" : "Member";
+  return role === Role.OWNER
+    ? "Owner"
+    : role === Role.ADMINISTRATOR
+      ? "Administrator"
+      : role === Role.MODERATOR
+        ? "Moderator"
+        : role === Role.GUEST
+          ? "Guest"
+          : "Member";
 }
 
 /** The time now in a person's time zone, in the viewer's 12/24-hour style; "" when the zone is unknown. */

@@ -9,8 +9,8 @@ import type { Conversation } from "./unread.js";
 export function storedSignal<T extends object>(key: string, defaults: T): Signal<T> {
   let initial = defaults;
   try {
-    const saved = JSON.parse(localStorage.getItem(key) ?? "null");
-    if (saved && typeof saved === "object") initial = { ...defaults, ...saved };
+    const saved = JSON.parse(localStorage.getItem(key) ?? "null") as unknown;
+    if (saved && typeof saved === "object") initial = { ...defaults, ...(saved as Partial<T>) };
   } catch {
     // unreadable: the defaults
   }

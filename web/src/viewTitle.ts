@@ -1,3 +1,4 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../src/contract/constants.js";
 import type { Route, Term } from "./hash.js";
 import { subscriptions, userName } from "./state.js";
 
@@ -10,7 +11,7 @@ export function title(terms: readonly Term[]): string {
   const is = terms.find((t) => t.operator === "is");
   if (channel) {
     const name = subscriptions.value.get(Number(channel.operand))?.name ?? channel.operand;
-    return topic ? `#${name} › ${topic.operand || "general chat"}` : `#${name}`;
+    return topic ? `#${name} › ${topic.operand || EMPTY_TOPIC_DISPLAY_NAME}` : `#${name}`;
   }
   if (dm)
     return dm.operand

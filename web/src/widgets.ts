@@ -35,9 +35,25 @@ export interface Todo {
   tasks: TodoTask[];
 }
 
-function parse(content: string): any {
+/** A widget submessage's content as sent (unchecked): the fields any of them has. */
+interface WidgetContent {
+  widget_type?: string;
+  extra_data?: { question?: string; options?: string[]; task_list_title?: string; tasks?: Array<{ task: string; desc: string }> };
+  type?: string;
+  key?: string;
+  vote?: number;
+  option?: unknown;
+  idx?: number;
+  question?: unknown;
+  task?: unknown;
+  desc?: string;
+  completed?: unknown;
+  title?: unknown;
+}
+
+function parse(content: string): WidgetContent | null {
   try {
-    return JSON.parse(content);
+    return JSON.parse(content) as WidgetContent | null;
   } catch {
     return null;
   }
@@ -59,14 +75,15 @@ function replayPoll(extra: { question?: string; options?: string[] }, changes: r
   const maxIdx = new Map<number, number>();
   for (const change of changes) {
     const data = parse(change.content);
-    if (data?.type === "vote" && options.has(data.key)) {
+    if (data?.type === "vote" && data.key !== undefined && options.has(data.key)) {
       const voters = options.get(data.key)!.voters;
       if (data.vote === 1) voters.add(change.sender_id);
       else if (data.vote === -1) voters.delete(change.sender_id);
     } else if (data?.type === "new_option" && typeof data.option === "string" && Number.isInteger(data.idx)) {
-      const key = `${change.sender_id},${data.idx}`;
+      const idx = data.idx!;
+      const key = `${change.sender_id},${idx}`;
       if (!options.has(key)) options.set(key, { key, text: data.option, voters: new Set() });
-      maxIdx.set(change.sender_id, Math.max(maxIdx.get(change.sender_id) ?? -1, data.idx));
+      maxIdx.set(change.sender_id, Math.max(maxIdx.get(change.sender_id) ?? -1, idx));
     } else if (data?.type === "question" && typeof data.question === "string") {
       question = data.question;
     }
@@ -81,9 +98,9 @@ function replayTodo(extra: { task_list_title?: string; tasks?: Array<{ task: str
   for (const change of changes) {
     const data = parse(change.content);
     if (data?.type === "new_task" && typeof data.task === "string") {
-      const key = `${data.key},${change.sender_id}`;
+      const key = `${String(data.key)},${change.sender_id}`;
       if (!tasks.has(key)) tasks.set(key, { key, task: data.task, desc: data.desc ?? "", completed: data.completed === true });
-    } else if (data?.type === "strike" && tasks.has(data.key)) {
+    } else if (data?.type === "strike" && data.key !== undefined && tasks.has(data.key)) {
       const task = tasks.get(data.key)!;
       task.completed = !task.completed;
     } else if (data?.type === "new_task_list_title" && typeof data.title === "string") {

@@ -1,7 +1,7 @@
 import type { Executor } from "../../db/tx.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { RecipientType } from "../../models/roles.js";
-import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
+import { VisibilityPolicy } from "../../contract/constants.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
 import { initialStateStore } from "../../store/initialState.js";
 import { userStore } from "../../store/users.js";

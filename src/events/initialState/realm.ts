@@ -8,7 +8,7 @@ import { savedSnippetStore } from "../../store/savedSnippets.js";
 import { realmLinkifiers } from "../../lib/messageRendering.js";
 import type { Executor } from "../../db/tx.js";
 import { groupSettingApiValues } from "../../lib/groupSettings.js";
-import { EMPTY_TOPIC_DISPLAY_NAME } from "../../models/topics.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../contract/constants.js";
 import { ProfileFieldType } from "../../lib/profileData.js";
 import { realmIconUrl } from "../../lib/realms.js";
 import { EMBEDDED_BOTS } from "../../lib/embeddedBots.js";
@@ -28,7 +28,6 @@ import { customProfileFieldDict } from "../../lib/customProfileFieldPayload.js";
 import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
 import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
 import { listScheduledMessages } from "../../lib/scheduledMessagePayload.js";
-import { VisibilityPolicy } from "../../models/visibilityPolicy.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {

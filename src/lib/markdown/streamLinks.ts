@@ -2,7 +2,7 @@ import type { MarkdownIt, StateInline } from "markdown-it";
 import { escapeAttr, escapeText } from "./escape.js";
 import { mentionMayStartAt } from "./mentions.js";
 import { type RenderEnv, renderEnv } from "./types.js";
-import { encodeStream, hashEncode } from "./urls.js";
+import { channelSlug, serverHashEncode } from "../../contract/hash.js";
 
 /** #**channel**, #**channel>topic** and #**channel>topic@message_id** (Zulip's StreamPattern family). */
 export const CHANNEL_LINK_RE = /^#\*\*([^*]+)\*\*/;
@@ -20,13 +20,13 @@ function render(env: RenderEnv, inner: string): { html: string } | null {
   const streamName = message?.[1] ?? topic?.[1] ?? inner;
   const stream = env.refs.streamsByName.get(streamName.toLowerCase());
   if (!stream) return null;
-  const base = `/#narrow/channel/${encodeStream(stream.id, stream.name)}`;
+  const base = `/#narrow/channel/${channelSlug(stream.id, stream.name, serverHashEncode)}`;
   if (message) {
-    const href = `${base}/topic/${hashEncode(message[2])}/near/${message[3]}`;
+    const href = `${base}/topic/${serverHashEncode(message[2])}/near/${message[3]}`;
     return { html: link("message-link", null, href, `#${stream.name} > ${message[2]} @ 💬`) };
   }
   if (topic) {
-    const href = `${base}/topic/${hashEncode(topic[2])}`;
+    const href = `${base}/topic/${serverHashEncode(topic[2])}`;
     return { html: link("stream-topic", stream.id, href, `#${stream.name} > ${topic[2]}`) };
   }
   return { html: link("stream", stream.id, base, `#${stream.name}`) };

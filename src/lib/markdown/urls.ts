@@ -1,6 +1,6 @@
 /**
- * Link rules shared by Markdown links, auto-links and previews (Zulip's sanitize_url,
- * rewrite_local_links_to_relative and hash_util_encode).
+ * Link rules shared by Markdown links, auto-links and previews (Zulip's sanitize_url and
+ * rewrite_local_links_to_relative; hash_util_encode is the API contract's, src/contract/hash.ts).
  */
 
 /** https://html.spec.whatwg.org/multipage/system-state.html#safelisted-scheme */
@@ -98,18 +98,6 @@ export function uploadPathId(href: string, realmUrl: string | undefined): string
   if (!path.startsWith("/user_uploads/")) return null;
   const id = path.slice("/user_uploads/".length);
   return id === "" ? null : id;
-}
-
-/** Zulip's hash_util_encode: percent-encode everything but [A-Za-z0-9_-~], then "%" → ".". */
-export function hashEncode(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[!'()*.]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replaceAll("%", ".");
-}
-
-/** "/#narrow/channel/1-Verona" style path component for a channel. */
-export function encodeStream(streamId: number, name: string): string {
-  return `${streamId}-${hashEncode(name.replaceAll(" ", "-"))}`;
 }
 
 /** The path of a URL without query or fragment, lowercased (for extension checks). */

@@ -11,7 +11,7 @@ import { accessStreamById, accessStreamByName, type AccessSubject, type ChannelA
 import type { Operand } from "./parse.js";
 import { searchWords } from "./search.js";
 import { type Condition, narrowSql } from "../../store/narrowConditions.js";
-import { RESOLVED_TOPIC_PREFIX } from "../../models/topics.js";
+import { RESOLVED_TOPIC_PREFIX } from "../../contract/constants.js";
 import { systemBotStore } from "../../store/systemBots.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 

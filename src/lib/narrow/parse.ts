@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { NARROW_OPERATOR_ALIASES } from "../../contract/constants.js";
 
 /**
  * The `narrow` parameter: a JSON list of {operator, operand, negated} objects or legacy
@@ -31,18 +32,10 @@ const operand = z.union([text(MAX_OPERAND_LENGTH), z.int(), z.array(z.union([tex
 const term = z.union([z.tuple([text(100), text(MAX_OPERAND_LENGTH)]), z.object({ operator: text(100), operand, negated: z.boolean().optional() })]);
 export const narrowSchema = z.array(term).max(MAX_NARROW_TERMS);
 
-const ALIASES: Record<string, string> = {
-  stream: "channel",
-  streams: "channels",
-  subject: "topic",
-  "pm-with": "dm",
-  "group-pm-with": "dm-including",
-};
-
 export function canonicalTerms(raw: z.output<typeof narrowSchema>): NarrowTerm[] {
   return raw.map((t) => {
     const { operator, operand, negated } = Array.isArray(t) ? { operator: t[0], operand: t[1], negated: false } : t;
-    const name = ALIASES[operator] ?? operator;
+    const name = NARROW_OPERATOR_ALIASES[operator] ?? operator;
     const value = name === "is" && operand === "private" ? "dm" : operand;
     return { operator: name, operand: value, negated: negated ?? false };
   });

@@ -1,6 +1,7 @@
+import { Role } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { useEffect, useState } from "preact/hooks";
-import { api, ApiError, myUserId } from "../api.js";
+import { answerError, api, type Envelope, myUserId } from "../api.js";
 import { realm, realmEmoji, realmName, userName, users } from "../state.js";
 import { attempt, Group, saved, SettingsFrame } from "./forms.js";
 import { OrganizationSettings, Permissions } from "./AdminPermissions.js";
@@ -29,16 +30,16 @@ export const ADMIN_SECTIONS: Array<[string, string]> = [
 ];
 
 export const ROLE_NAMES: Array<[number, string]> = [
-  [100, "Owner"],
-  [200, "Administrator"],
-  [300, "Moderator"],
-  [400, "Member"],
-  [600, "Guest"],
+  [Role.OWNER, "Owner"],
+  [Role.ADMINISTRATOR, "Administrator"],
+  [Role.MODERATOR, "Moderator"],
+  [Role.MEMBER, "Member"],
+  [Role.GUEST, "Guest"],
 ];
 
 export function isAdmin(): boolean {
-  const role = users.value.get(myUserId)?.role ?? 400;
-  return role <= 200;
+  const role = users.value.get(myUserId)?.role ?? Role.MEMBER;
+  return role <= Role.ADMINISTRATOR;
 }
 
 /** Every account of the organization, active or not (GET /json/users), kept fresh by realm_user events. */
@@ -93,7 +94,7 @@ function UsersList({ active }: { active: boolean }) {
                   name="role"
                   aria-label={`Role of ${a.full_name}`}
                   value={String(a.role)}
-                  disabled={a.user_id === myUserId || (a.role === 100 && !amOwner)}
+                  disabled={a.user_id === myUserId || (a.role === Role.OWNER && !amOwner)}
                   onChange={(e) => void act(() => api.patch(`/users/${a.user_id}`, { role: Number(e.currentTarget.value) }), "Role changed")}
                 >
                   {ROLE_NAMES.map(([v, text]) => (
@@ -186,7 +187,7 @@ function plainText(html: string): string {
 
 function Profile() {
   const [name, setName] = useState(realmName.value);
-  const [description, setDescription] = useState(() => plainText(realm.value.realm_description ?? ""));
+  const [description, setDescription] = useState(() => plainText((realm.value.realm_description as string | undefined) ?? ""));
   return (
     <Group title="Organization profile">
       <RealmIconUpload />
@@ -332,8 +333,8 @@ async function uploadEmoji(name: string, file: File): Promise<void> {
     credentials: "same-origin",
     headers: { "X-CSRFToken": token },
   });
-  const data = await res.json().catch(() => null);
-  if (!res.ok || data?.result !== "success") throw new ApiError(data?.msg ?? `HTTP ${res.status}`, res.status, data?.code ?? "NETWORK");
+  const data = (await res.json().catch(() => null)) as Envelope | null;
+  if (!res.ok || data?.result !== "success") throw answerError(data, res.status);
 }
 
 function Emoji() {
@@ -393,7 +394,7 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 /** The organization overlay; `section` is the part of the hash after "organization/". */
 export function Admin({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "organization-profile";
-  const View = VIEWS[current];
+  const View = VIEWS[current] ?? Profile;
   return (
     <SettingsFrame
       title="Organization settings"

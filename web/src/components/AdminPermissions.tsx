@@ -94,8 +94,8 @@ function TimeLimit({ name, label }: { name: string; label: string }) {
 }
 
 export function Permissions() {
-  const waiting = realm.value.realm_waiting_period_threshold ?? 0;
-  const defaults = realm.value.realm_user_settings_defaults ?? {};
+  const waiting = (realm.value.realm_waiting_period_threshold as number | undefined) ?? 0;
+  const defaults = (realm.value.realm_user_settings_defaults ?? {}) as Record<string, string | number | boolean | undefined>;
   return (
     <>
       <Group title="Joining the organization">
@@ -182,18 +182,18 @@ const LANGUAGES: Array<[string, string]> = [
 const saveDefault = (name: string, value: unknown) => attempt(() => api.patch("/realm/user_settings_defaults", { [name]: value as string }));
 
 function DefaultCheck({ name, label }: { name: string; label: string }) {
-  const defaults = realm.value.realm_user_settings_defaults ?? {};
+  const defaults = (realm.value.realm_user_settings_defaults ?? {}) as Record<string, string | number | boolean | undefined>;
   return <CheckField name={`default_${name}`} label={label} checked={!!defaults[name]} onSave={(value) => saveDefault(name, value)} />;
 }
 
 function DefaultChoice({ name, label, options }: { name: string; label: string; options: Array<[string | number, string]> }) {
-  const defaults = realm.value.realm_user_settings_defaults ?? {};
+  const defaults = (realm.value.realm_user_settings_defaults ?? {}) as Record<string, string | number | boolean | undefined>;
   return <SelectField name={`default_${name}`} label={label} value={defaults[name]} options={options} onSave={(value) => saveDefault(name, value)} />;
 }
 
 export function OrganizationSettings() {
-  const language = String(realm.value.realm_default_language ?? "en");
-  const [codeLanguage, setCodeLanguage] = useState(String(realm.value.realm_default_code_block_language ?? ""));
+  const language = (realm.value.realm_default_language as string | undefined) ?? "en";
+  const [codeLanguage, setCodeLanguage] = useState((realm.value.realm_default_code_block_language as string | undefined) ?? "");
   const languages = LANGUAGES.some(([code]) => code === language) ? LANGUAGES : [[language, language] as [string, string], ...LANGUAGES];
   return (
     <>

@@ -16,20 +16,15 @@ import { UserCard } from "./UserCard.js";
 import { NotificationBanner } from "./NotificationBanner.js";
 import { title } from "../viewTitle.js";
 import { notice } from "../actions.js";
-import { SHORTCUT_GROUPS, showShortcuts } from "../keyboard.js";
+import { SHORTCUT_GROUPS, showShortcuts } from "../keyboard/shortcuts.js";
+import { homeKind } from "../home.js";
 import { changesStalled, waitingChanges } from "../changeQueue.js";
-import { connection, realmName, route, settings, users } from "../state.js";
+import { connection, realmName, route, users } from "../state.js";
 import { myUserId } from "../api.js";
 
 const sidebarOpen = signal(false);
 /** The people list below 1100 px, where it is not a column of its own: opened from the header. */
 const peopleOpen = signal(false);
-
-/** What "#" (the home view) shows: the user's web_home_view. */
-export function homeKind(): "inbox" | "recent" | "feed" {
-  const home = settings.value.web_home_view;
-  return home === "recent_topics" ? "recent" : home === "all_messages" ? "feed" : "inbox";
-}
 
 export function App() {
   const r = route.value;

@@ -22,7 +22,7 @@ export function ChannelCreate() {
   const [canAdminister, setCanAdminister] = useState<GroupSetting>({ direct_members: [myUserId], direct_subgroups: [] });
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const chosen = privacy ?? kinds.find((k) => k === "public") ?? kinds[0];
+  const chosen = privacy ?? kinds.find((k) => k === "public") ?? kinds[0] ?? "public";
   const everyone = [...userGroups.value.values()].find((g) => g.name === "role:everyone")?.id;
   if (kinds.length === 0) return <p class="hint">Your organization does not let you create channels.</p>;
 

@@ -1,4 +1,4 @@
-import { STREAM_ASSIGNMENT_COLORS } from "../../../src/models/streamColors.js";
+import { STREAM_ASSIGNMENT_COLORS } from "../../../src/contract/streamColors.js";
 import { api } from "../api.js";
 import type { FullSubscription } from "../channels.js";
 import { settings } from "../state.js";
@@ -14,7 +14,7 @@ import { attempt } from "./channelShared.js";
 export const CHANNEL_COLORS = STREAM_ASSIGNMENT_COLORS;
 
 /** Notification properties and the user setting a null value inherits. */
-const NOTIFICATIONS: Array<[keyof FullSubscription, string, string]> = [
+const NOTIFICATIONS: Array<[keyof FullSubscription & string, string, string]> = [
   ["desktop_notifications", "Visual desktop notifications", "enable_stream_desktop_notifications"],
   ["audible_notifications", "Audible desktop notifications", "enable_stream_audible_notifications"],
   ["push_notifications", "Mobile notifications", "enable_stream_push_notifications"],

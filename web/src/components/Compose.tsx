@@ -1,12 +1,14 @@
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
+import { focusCompose, focusField, moveTo, replyTo, routeConversation } from "../composeOpen.js";
 import { useEffect, useRef } from "preact/hooks";
 import { myUserId } from "../api.js";
 import { type Destination, discard, retry, send, unsent } from "../outbox.js";
-import { conversationOf, type Message, route, settings, subscriptions, typing, userName } from "../state.js";
+import { conversationOf, route, settings, subscriptions, typing, userName } from "../state.js";
 import { conversationKey } from "../unread.js";
 import { openEmojiPicker } from "../emojiPicker.js";
 import { channelId, composeOpen, content, destination, destinationKey, dmTo, editingScheduled, topic } from "../composeState.js";
-import { draftSent, noteDraftChange, saveDraftNow, switchConversation } from "../composeDrafts.js";
+import { draftSent, noteDraftChange, saveDraftNow } from "../composeDrafts.js";
 import { scheduledMessages } from "../composeData.js";
 import { formatForKey } from "../composeFormat.js";
 import { cancelScheduledEdit, scheduleCompose } from "../composeScheduled.js";
@@ -27,28 +29,6 @@ import type { UploadTarget } from "../upload/uploads.js";
  * destination follows the open conversation (followRoute).
  */
 const error = signal("");
-
-/** The conversation the open view shows, if it is one: a channel (and topic) or a DM. */
-type RouteConversation = { kind: "channel"; channelId: number; topic: string | null } | { kind: "dm"; userIds: number[] } | null;
-function routeConversation(): RouteConversation {
-  const r = route.value;
-  if (r.kind !== "narrow") return null;
-  const positive = r.terms.filter((t) => !t.negated && t.operator !== "near" && t.operator !== "with");
-  const channel = positive.find((t) => t.operator === "channel");
-  const topicTerm = positive.find((t) => t.operator === "topic");
-  const dm = positive.find((t) => t.operator === "dm");
-  if (channel && /^\d+$/.test(channel.operand) && positive.length === (topicTerm ? 2 : 1))
-    return { kind: "channel", channelId: Number(channel.operand), topic: topicTerm ? topicTerm.operand : null };
-  if (dm && positive.length === 1 && /^\d+(,\d+)*$/.test(dm.operand)) return { kind: "dm", userIds: dm.operand.split(",").map(Number) };
-  return null;
-}
-
-/** The box moves to another conversation: its text becomes the old one's draft, and typing there stops. */
-function moveTo(change: () => void): void {
-  const before = destinationKey();
-  switchConversation(change);
-  if (destinationKey() !== before) stopTyping();
-}
 
 function hasText(): boolean {
   return content.value.trim() !== "";
@@ -93,35 +73,6 @@ export function followRoute(): void {
   });
 }
 
-/** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
-export function replyTo(m: Message, text = ""): void {
-  moveTo(() => {
-    if (m.type === "stream") {
-      dmTo.value = null;
-      channelId.value = m.stream_id!;
-      topic.value = m.subject;
-    } else {
-      const ids = Array.isArray(m.display_recipient) ? m.display_recipient.map((r) => r.id).filter((id) => id !== myUserId) : [];
-      dmTo.value = ids.length > 0 ? ids : [myUserId];
-    }
-  });
-  if (text) content.value = content.value ? `${content.value}\n${text}` : text;
-  composeOpen.value = true;
-  setTimeout(() => focusField("message"), 0);
-}
-
-/** The cursor into the open box: the first field still empty (channel, recipients, topic) or the message. */
-function focusField(field: "message" | "topic" | "recipient"): void {
-  const form = document.querySelector(".compose");
-  if (!form) return;
-  let el: HTMLElement | null = null;
-  if (dmTo.value !== null) {
-    if (field === "recipient" || dmTo.value.length === 0) el = form.querySelector("input[aria-label='Direct message recipients']");
-  } else if (channelId.value === null) el = form.querySelector("select[aria-label='Channel']");
-  else if (field === "topic") el = form.querySelector("input[aria-label='Topic']");
-  (el ?? form.querySelector<HTMLTextAreaElement>("textarea"))?.focus();
-}
-
 /** Inserts text at the compose box's cursor (an emoji's :name:), with a space before it when needed. */
 function insertText(el: HTMLTextAreaElement | null, text: string): void {
   const value = content.value;
@@ -142,34 +93,10 @@ function scheduledAt(id: number): number | undefined {
   return scheduledMessages.value.find((m) => m.scheduled_message_id === id)?.scheduled_delivery_timestamp;
 }
 
-/**
- * Opens the compose box and puts the cursor in it: `kind` "channel" starts a new topic in the open
- * channel (Zulip's c), "dm" a new direct message (x); without, a reply to the open conversation.
- */
-export function focusCompose(kind?: "channel" | "dm"): void {
-  const c = routeConversation();
-  moveTo(() => {
-    if (kind === "dm") {
-      dmTo.value = [];
-    } else if (kind === "channel") {
-      channelId.value = c?.kind === "channel" ? c.channelId : dmTo.value === null ? channelId.value : null;
-      dmTo.value = null;
-      topic.value = "";
-    } else if (c?.kind === "dm") {
-      dmTo.value = c.userIds;
-    } else if (c?.kind === "channel") {
-      dmTo.value = null;
-      if (channelId.value !== c.channelId) topic.value = "";
-      channelId.value = c.channelId;
-      if (c.topic !== null) topic.value = c.topic;
-    }
-  });
-  composeOpen.value = true;
-  setTimeout(() => focusField(kind === "dm" ? "recipient" : kind === "channel" ? "topic" : "message"), 0);
-}
-
 function describe(d: Destination): string {
-  return d.kind === "channel" ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || "general chat"}` : d.userIds.map(userName).join(", ");
+  return d.kind === "channel"
+    ? `#${subscriptions.value.get(d.channelId)?.name ?? "?"} › ${d.topic || EMPTY_TOPIC_DISPLAY_NAME}`
+    : d.userIds.map(userName).join(", ");
 }
 
 /** Messages that were not sent (also from before a reload), wherever the reader is: retry or discard. */
@@ -329,7 +256,7 @@ export function Compose() {
           placeholder={
             dest
               ? dest.kind === "channel"
-                ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || "general chat"}`
+                ? `Message #${subscriptions.value.get(dest.channelId)?.name ?? ""} > ${dest.topic || EMPTY_TOPIC_DISPLAY_NAME}`
                 : `Message ${dest.userIds.map(userName).join(", ")}`
               : "Choose where to send"
           }
@@ -420,12 +347,12 @@ function ClosedCompose() {
   if (c?.kind === "dm") reply = `Message ${c.userIds.map(userName).join(", ")}`;
   else if (c?.kind === "channel") {
     const name = subscriptions.value.get(c.channelId)?.name ?? "";
-    reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || "general chat"}`;
+    reply = c.topic === null ? `Message #${name}` : `Message #${name} > ${c.topic || EMPTY_TOPIC_DISPLAY_NAME}`;
   } else if (selected) {
     const m = conversationOf(selected);
     reply =
       m.kind === "channel"
-        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || "general chat"}`
+        ? `Message #${subscriptions.value.get(m.channelId)?.name ?? ""} > ${m.topic || EMPTY_TOPIC_DISPLAY_NAME}`
         : `Message ${m.userIds.map(userName).join(", ")}`;
   }
   return (

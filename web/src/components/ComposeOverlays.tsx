@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { myUserId } from "../api.js";
 import { deleteDraft, restoreDraft } from "../composeDrafts.js";
 import { type Draft, drafts, type ScheduledMessage, scheduledMessages } from "../composeData.js";
@@ -48,7 +49,7 @@ function Frame({ title, name, children }: { title: string; name: string; childre
 
 function draftDestination(d: Draft): { label: string; hash: string | null } {
   if (d.type === "stream")
-    return { label: `#${channelName(d.to[0])} › ${d.topic || "general chat"}`, hash: narrowHash(channelTerms(d.to[0], d.topic), lookup) };
+    return { label: `#${channelName(d.to[0]!)} › ${d.topic || EMPTY_TOPIC_DISPLAY_NAME}`, hash: narrowHash(channelTerms(d.to[0]!, d.topic), lookup) };
   if (d.type === "private") return { label: `To: ${(d.to.length > 0 ? d.to : [myUserId]).map(userName).join(", ")}`, hash: narrowHash(dmTerms(d.to), lookup) };
   return { label: "No destination", hash: null };
 }
@@ -107,7 +108,7 @@ export function Drafts() {
 function scheduledDestination(m: ScheduledMessage): { label: string; hash: string } {
   if (m.type === "stream") {
     const id = m.to as number;
-    return { label: `#${channelName(id)} › ${m.topic || "general chat"}`, hash: narrowHash(channelTerms(id, m.topic ?? ""), lookup) };
+    return { label: `#${channelName(id)} › ${m.topic || EMPTY_TOPIC_DISPLAY_NAME}`, hash: narrowHash(channelTerms(id, m.topic ?? ""), lookup) };
   }
   const ids = m.to as number[];
   return { label: `To: ${ids.map(userName).join(", ")}`, hash: narrowHash(dmTerms(ids), lookup) };

@@ -1,3 +1,5 @@
+import type { TopicsResponse } from "../../../src/contract/responses.js";
+import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { api } from "../api.js";
 import { channelId, content, dmTo, topic } from "../composeState.js";
@@ -50,12 +52,12 @@ function topicsOf(id: number, then: () => void): string[] {
   if (!fetchingTopics.has(id)) {
     fetchingTopics.add(id);
     void api
-      .get(`/users/me/${id}/topics`)
+      .get<TopicsResponse>(`/users/me/${id}/topics`)
       .then((result) => {
         const map = new Map(channelTopics.value);
         map.set(
           id,
-          result.topics.map((t: { name: string; max_id: number }) => ({ name: t.name, max_id: t.max_id })),
+          result.topics.map((t) => ({ name: t.name, max_id: t.max_id })),
         );
         channelTopics.value = map;
         then();
@@ -187,7 +189,7 @@ function Item({ item }: { item: Suggestion }) {
     case "channel":
       return <span class="ta-name">#{item.channel.name}</span>;
     case "topic":
-      return <span class="ta-name">{item.topic || "general chat"}</span>;
+      return <span class="ta-name">{item.topic || EMPTY_TOPIC_DISPLAY_NAME}</span>;
     case "emoji":
       return (
         <>

@@ -14,7 +14,7 @@ import { realmEmoji, settings } from "../state.js";
 export function EmojiGlyph({ name, code, type, url }: { name: string; code: string; type: string; url?: string }) {
   const [broken, setBroken] = useState<string | null>(null);
   if (type === "unicode_emoji") {
-    const image = emojiImageUrl(settings.value.emojiset, code);
+    const image = emojiImageUrl(settings.value.emojiset as string | undefined, code);
     if (!image || broken === image) return <>{emojiGlyph(code)}</>;
     // The image for the eye; the characters for screen readers and the clipboard (emojiImages.ts).
     return (

@@ -1,3 +1,4 @@
+import type { CreateGroupResponse } from "../../../src/contract/responses.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { encodeHashComponent } from "../hash.js";
@@ -158,7 +159,7 @@ function NewGroup() {
           void (async () => {
             let id = 0;
             const ok = await attempt(async () => {
-              id = (await api.once.post("/user_groups/create", { name: name.trim(), description, members })).group_id;
+              id = (await api.once.post<CreateGroupResponse>("/user_groups/create", { name: name.trim(), description, members })).group_id;
             }, "Created");
             if (ok) location.hash = groupHash({ id, name: name.trim() });
           })();

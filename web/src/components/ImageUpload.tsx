@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import { api, ApiError, myUserId } from "../api.js";
+import { answerError, api, type Envelope, myUserId } from "../api.js";
 import { realm, realmName, users } from "../state.js";
 import { Avatar, uploadedAvatarUrl } from "./Avatar.js";
 import "./imageUpload.css";
@@ -15,8 +15,8 @@ async function postImage(path: string, file: File): Promise<void> {
   form.append("file", file, file.name);
   const token = document.querySelector<HTMLMetaElement>('meta[name="parley-csrf-token"]')?.content ?? "";
   const res = await fetch(`/json${path}`, { method: "POST", body: form, credentials: "same-origin", headers: { "X-CSRFToken": token } });
-  const data = await res.json().catch(() => null);
-  if (!res.ok || data?.result !== "success") throw new ApiError(data?.msg ?? `HTTP ${res.status}`, res.status, data?.code ?? "NETWORK");
+  const data = (await res.json().catch(() => null)) as Envelope | null;
+  if (!res.ok || data?.result !== "success") throw answerError(data, res.status);
 }
 
 /** Maximum sizes of /register (server constants), in MiB. */

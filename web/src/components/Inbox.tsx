@@ -1,8 +1,9 @@
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
 import "../views.css";
 import { narrowHash } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
-import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics } from "../state.js";
 import { conversationFacts, conversationTerms, inboxChoices, inboxSearch } from "../viewFilters.js";
 import { markChannelRead, markNarrowRead } from "../actions.js";
 import { ChannelMenu, ConversationMenu, MarkReadButton } from "./conversationMenus.js";
@@ -69,8 +70,8 @@ function Folder({ folder }: { folder: InboxFolder }) {
           {folder.rows.map(({ key, conversation: c, count, maxId }) => (
             <li key={key} data-key={key}>
               <a href={narrowHash(conversationTerms(c), lookup)}>
-                <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>general chat</i> : c.topic}</span>
-                {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED && (
+                <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : c.topic}</span>
+                {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VisibilityPolicy.FOLLOWED && (
                   <span class="followed-mark" title="You follow this topic">
                     ◉
                   </span>

@@ -1,3 +1,5 @@
+import type { MultiuseInviteResponse } from "../../../src/contract/responses.js";
+import { Role } from "../../../src/contract/constants.js";
 import { useState } from "preact/hooks";
 import { closeOverlay } from "../overlay.js";
 import { api } from "../api.js";
@@ -7,11 +9,11 @@ import "../settings.css";
 
 /** Zulip's invite_as values, and the choices of "Invitation expires after" in minutes (null: never). */
 const ROLES: Array<[number, string]> = [
-  [600, "Guests"],
-  [400, "Members"],
-  [300, "Moderators"],
-  [200, "Organization administrators"],
-  [100, "Organization owners"],
+  [Role.GUEST, "Guests"],
+  [Role.MEMBER, "Members"],
+  [Role.MODERATOR, "Moderators"],
+  [Role.ADMINISTRATOR, "Organization administrators"],
+  [Role.OWNER, "Organization owners"],
 ];
 const EXPIRY: Array<[string, string]> = [
   ["1440", "1 day"],
@@ -107,7 +109,7 @@ export function Invite() {
                 class="make-link"
                 onClick={() =>
                   void run(async () => {
-                    const made = await api.once.post("/invites/multiuse", params());
+                    const made = await api.once.post<MultiuseInviteResponse>("/invites/multiuse", params());
                     setLink(made.invite_link);
                     setResult({ text: "Link generated: anyone with it can join.", error: false });
                   })

@@ -1,11 +1,11 @@
 import { EmojiGlyph } from "./EmojiGlyph.js";
 import { useRef } from "preact/hooks";
 import { type Message } from "../state.js";
-import { canRenameTopic, canMoveChannel } from "../permissions.js";
+import { canMoveChannel, canRenameTopic, editHistoryVisible, readReceiptsEnabled } from "../permissions.js";
 import { openTopicDialog } from "../topicEdit.js";
 import { openEmojiPicker, picker } from "../emojiPicker.js";
 import { MenuButton, type MenuItem, ownKeys } from "./Menu.js";
-import { editHistoryVisible, readReceiptsEnabled, showEditHistory, showReadReceipts, showSource } from "./MessageDialogs.js";
+import { showEditHistory, showReadReceipts, showSource } from "./MessageDialogs.js";
 import { myUserId } from "../api.js";
 import {
   copyLink,
@@ -74,7 +74,7 @@ export function Actions({ m, all }: { m: Message; all: Message[] }) {
     e.preventDefault();
     e.stopPropagation();
     controls.forEach((control, i) => (control.tabIndex = i === next ? 0 : -1));
-    controls[next].focus();
+    controls[next]?.focus();
   };
   return (
     <div class="actions" role="toolbar" aria-label="Message actions" ref={toolbar} onKeyDown={onKeyDown}>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
-import { type Message, realm, subscriptions, userName } from "../state.js";
+import { type Message, subscriptions, userName } from "../state.js";
 import { rawContent } from "../actions.js";
 import { openDialog } from "./ModalDialog.js";
 
@@ -108,17 +108,6 @@ function Source({ m }: { m: Message }) {
   const { data, error } = useLoad(() => rawContent(m.id));
   if (data === null) return <Loading error={error} />;
   return <textarea class="message-source" aria-label="Message source" readOnly value={data} rows={Math.min(16, data.split("\n").length + 1)} />;
-}
-
-/** Whether the organization lets members see this message's edit history (it must have been edited). */
-export function editHistoryVisible(m: Message): boolean {
-  const r = realm.value;
-  return !!m.last_edit_timestamp && r.realm_allow_edit_history !== false && r.realm_message_edit_history_visibility_policy !== "none";
-}
-
-/** Whether the organization shows who has read a message. */
-export function readReceiptsEnabled(): boolean {
-  return !!realm.value.realm_enable_read_receipts;
 }
 
 export function showEditHistory(m: Message): void {

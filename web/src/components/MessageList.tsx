@@ -46,7 +46,7 @@ export function MessageList() {
     opened.current = v.terms;
     const index = all.findIndex((m) => m.id === v.anchorId);
     const wanted = index < 0 ? null : Math.max(0, index - STEP / 2);
-    const id = wanted === null || wanted >= all.length - WINDOW ? null : all[wanted].id;
+    const id = wanted === null || wanted >= all.length - WINDOW ? null : all[wanted]!.id;
     if (id !== startId) setStartId(id);
   }
 
@@ -59,7 +59,7 @@ export function MessageList() {
 
   const moveWindow = (el: HTMLElement, newStart: number) => {
     keep.current = firstVisible(el);
-    setStartId(newStart >= all.length - WINDOW ? null : all[newStart].id);
+    setStartId(newStart >= all.length - WINDOW ? null : all[newStart]!.id);
   };
 
   /**
@@ -147,7 +147,7 @@ export function MessageList() {
     if (id !== undefined) {
       const index = all.findIndex((m) => m.id === id);
       pendingJump.current = id;
-      setStartId(Math.max(0, index - STEP / 2) >= all.length - WINDOW ? null : all[Math.max(0, index - STEP / 2)].id);
+      setStartId(Math.max(0, index - STEP / 2) >= all.length - WINDOW ? null : all[Math.max(0, index - STEP / 2)]!.id);
     } else if (direction > 0 && !view.value.foundNewest) {
       el.scrollTop = el.scrollHeight;
       look(el, false);
@@ -167,7 +167,7 @@ export function MessageList() {
           const now = view.value.messages;
           const index = now.findIndex((m) => m.id === firstShown);
           keep.current = firstVisible(el);
-          if (index > 0) setStartId(now[Math.max(0, index - STEP)].id);
+          if (index > 0) setStartId(now[Math.max(0, index - STEP)]!.id);
         });
       }
     } else if (el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX) {

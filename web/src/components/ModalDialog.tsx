@@ -60,7 +60,7 @@ function ModalDialog({ title, className, onClose, children }: { title: string; c
         last.focus();
       } else if (!e.shiftKey && document.activeElement === last) {
         e.preventDefault();
-        first.focus();
+        first?.focus();
       }
     }
     e.stopPropagation();

@@ -24,16 +24,19 @@ const EXTERNAL = 7;
 
 type Choice = { key: string; text: string };
 
-function parseData(field: ProfileField): Record<string, any> {
+/** A field's field_data: an external account's subtype and URL pattern, or a list's options by key. */
+type FieldData = { subtype?: string; url_pattern?: string; [key: string]: unknown };
+
+function parseData(field: ProfileField): FieldData {
   try {
-    return field.field_data ? JSON.parse(field.field_data) : {};
+    return field.field_data ? (JSON.parse(field.field_data) as FieldData) : {};
   } catch {
     return {};
   }
 }
 
-function choicesOf(data: Record<string, any>): Choice[] {
-  return Object.entries(data)
+function choicesOf(data: FieldData): Choice[] {
+  return (Object.entries(data) as Array<[string, { text?: string; order?: string | number }]>)
     .sort(([, a], [, b]) => Number(a.order) - Number(b.order))
     .map(([key, c]) => ({ key, text: String(c.text) }));
 }
@@ -68,15 +71,7 @@ function ChoicesEditor({ choices, onChange }: { choices: Choice[]; onChange: (ch
 }
 
 /** The external account kinds Zulip knows, and "custom" with a URL pattern. */
-function ExternalAccountEditor({
-  data,
-  onChange,
-  fixedSubtype,
-}: {
-  data: Record<string, any>;
-  onChange: (d: Record<string, any>) => void;
-  fixedSubtype?: boolean;
-}) {
+function ExternalAccountEditor({ data, onChange, fixedSubtype }: { data: FieldData; onChange: (d: FieldData) => void; fixedSubtype?: boolean }) {
   return (
     <>
       <label class="field">
@@ -158,7 +153,7 @@ function NewField() {
   const [name, setName] = useState("");
   const [hint, setHint] = useState("");
   const [choices, setChoices] = useState<Choice[]>([{ key: "0", text: "" }]);
-  const [external, setExternal] = useState<Record<string, any>>({ subtype: "github" });
+  const [external, setExternal] = useState<FieldData>({ subtype: "github" });
   const defaultAccount = type === EXTERNAL && external.subtype !== "custom";
   return (
     <form
@@ -213,8 +208,7 @@ export function ProfileFields() {
   const list = profileFields.value;
   const move = (index: number, by: number) => {
     const order = list.map((f) => f.id);
-    const [id] = order.splice(index, 1);
-    order.splice(index + by, 0, id);
+    order.splice(index + by, 0, ...order.splice(index, 1));
     void attempt(() => api.patch("/realm/profile_fields", { order }), "Reordered");
   };
   return (

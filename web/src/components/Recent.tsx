@@ -1,8 +1,9 @@
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
 import { useEffect } from "preact/hooks";
 import { narrowHash } from "../hash.js";
 import { loadRecent, participants, recentRows, recentState } from "../recent.js";
-import { lookup, settings, subscriptions, unread, unreadVersion, userName, userTopics, topicKey, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, settings, subscriptions, unread, unreadVersion, userName, userTopics, topicKey } from "../state.js";
 import { myUserId } from "../api.js";
 import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
@@ -111,7 +112,7 @@ export function Recent() {
               const count = counts.get(entry.key)?.count ?? 0;
               const sub = c.kind === "channel" ? subscriptions.value.get(c.channelId) : undefined;
               const people = participants(entry);
-              const followed = c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VISIBILITY_FOLLOWED;
+              const followed = c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VisibilityPolicy.FOLLOWED;
               return (
                 <tr
                   key={entry.key}
@@ -130,7 +131,9 @@ export function Recent() {
                     )}
                   </td>
                   <td class="topic">
-                    <a href={href}>{c.kind === "channel" ? c.topic === "" ? <i>general chat</i> : c.topic : c.userIds.map(userName).join(", ")}</a>
+                    <a href={href}>
+                      {c.kind === "channel" ? c.topic === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : c.topic : c.userIds.map(userName).join(", ")}
+                    </a>
                     {followed && (
                       <span class="followed" title="You follow this topic">
                         ◉

@@ -1,5 +1,6 @@
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
-import { lookup, type Message, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { lookup, type Message, subscriptions, topicKey, userName, userTopics } from "../state.js";
 import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { myUserId } from "../api.js";
@@ -28,7 +29,7 @@ export function RecipientBar({ m }: { m: Message }) {
         </a>
         <span class="sep">›</span>
         <a class="topic" href={narrowHash([channelTerm, { operator: "topic", operand: m.subject, negated: false }], lookup)}>
-          {m.subject === "" ? <i>general chat</i> : <TopicName m={m} />}
+          {m.subject === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : <TopicName m={m} />}
         </a>
         <TopicButtons m={m} />
         <TopicMenu channelId={m.stream_id!} topic={m.subject} latest={() => m} className="bar-menu" />
@@ -47,7 +48,7 @@ export function RecipientBar({ m }: { m: Message }) {
 /** Resolve, move and follow, on a topic's recipient bar (what the organization allows). */
 function TopicButtons({ m }: { m: Message }) {
   const resolved = isResolved(m.subject);
-  const followed = userTopics.value.get(topicKey(m.stream_id!, m.subject)) === VISIBILITY_FOLLOWED;
+  const followed = userTopics.value.get(topicKey(m.stream_id!, m.subject)) === VisibilityPolicy.FOLLOWED;
   return (
     <span class="topic-buttons">
       {canResolve() && (

@@ -52,7 +52,7 @@ export function RecipientPills() {
           aria-autocomplete="list"
           aria-expanded={matches.length > 0}
           aria-controls={matches.length > 0 ? "recipient-suggestions" : undefined}
-          aria-activedescendant={matches.length > 0 ? `recipient-${matches[active].user_id}` : undefined}
+          aria-activedescendant={matches.length > 0 ? `recipient-${matches[active]!.user_id}` : undefined}
           value={query}
           onInput={(e) => {
             setQuery(e.currentTarget.value);
@@ -67,11 +67,11 @@ export function RecipientPills() {
             if (open && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
               setIndex((active + (e.key === "ArrowDown" ? 1 : matches.length - 1)) % matches.length);
             } else if (open && (e.key === "Enter" || e.key === "Tab" || e.key === ",")) {
-              add(matches[active].user_id);
+              add(matches[active]!.user_id);
             } else if (open && e.key === "Escape") {
               setDismissed(true);
             } else if (e.key === "Backspace" && query === "" && chosen.length > 0) {
-              remove(chosen[chosen.length - 1]);
+              remove(chosen[chosen.length - 1]!);
             } else if (e.key === "Enter") {
               // Enter in an empty field moves on to the message, as after choosing a person.
               document.querySelector<HTMLTextAreaElement>(".compose textarea")?.focus();

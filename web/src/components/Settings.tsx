@@ -1,3 +1,5 @@
+import type { ApiKeyResponse } from "../../../src/contract/responses.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { openEmojiPicker } from "../emojiPicker.js";
@@ -37,8 +39,8 @@ function Choice({ name, label, options }: { name: string; label: string; options
 
 let zones: string[] | null = null;
 function timeZones(): string[] {
-  zones ??= (Intl as any).supportedValuesOf?.("timeZone") ?? ["UTC"];
-  return zones!;
+  zones ??= (Intl as { supportedValuesOf?: (key: string) => string[] }).supportedValuesOf?.("timeZone") ?? ["UTC"];
+  return zones;
 }
 
 function Profile() {
@@ -166,7 +168,7 @@ function Account() {
             onSubmit={(e) => {
               e.preventDefault();
               void attempt(async () => {
-                const result = await api.once.post("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
+                const result = await api.once.post<ApiKeyResponse>("/fetch_api_key", { username: ownEmail.value, password: keyPassword });
                 setApiKey(result.api_key);
                 setKeyPassword("");
               }, "");
@@ -191,7 +193,7 @@ function Account() {
               type="button"
               onClick={() =>
                 void attempt(async () => {
-                  const result = await api.once.post("/users/me/api_key/regenerate");
+                  const result = await api.once.post<ApiKeyResponse>("/users/me/api_key/regenerate");
                   setApiKey(result.api_key);
                 }, "New API key generated")
               }
@@ -339,10 +341,10 @@ function Notifications() {
 }
 
 const POLICIES: Array<[number, string]> = [
-  [1, "Muted"],
-  [2, "Unmuted"],
-  [3, "Followed"],
-  [0, "Default for channel"],
+  [VisibilityPolicy.MUTED, "Muted"],
+  [VisibilityPolicy.UNMUTED, "Unmuted"],
+  [VisibilityPolicy.FOLLOWED, "Followed"],
+  [VisibilityPolicy.INHERIT, "Default for channel"],
 ];
 
 function Topics() {
@@ -355,7 +357,7 @@ function Topics() {
           {rows.map((t) => (
             <tr key={`${t.stream_id}:${t.topic_name}`} data-topic={t.topic_name}>
               <td>#{subscriptions.value.get(t.stream_id)?.name ?? t.stream_id}</td>
-              <td class="topic">{t.topic_name || "general chat"}</td>
+              <td class="topic">{t.topic_name || EMPTY_TOPIC_DISPLAY_NAME}</td>
               <td>
                 <select
                   aria-label={`Visibility of ${t.topic_name}`}
@@ -449,7 +451,7 @@ const VIEWS: Record<string, () => preact.JSX.Element> = {
 /** The settings overlay; `section` is the part of the hash after "settings/". */
 export function Settings({ section }: { section: string }) {
   const current = VIEWS[section] ? section : "profile";
-  const View = VIEWS[current];
+  const View = VIEWS[current] ?? Profile;
   return (
     <SettingsFrame
       title="Settings"

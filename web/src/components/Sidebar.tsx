@@ -1,22 +1,10 @@
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
-import {
-  channelTopics,
-  lookup,
-  recentDms,
-  route,
-  settings,
-  subscriptions,
-  topicKey,
-  unread,
-  unreadVersion,
-  userName,
-  userTopics,
-  VISIBILITY_FOLLOWED,
-} from "../state.js";
+import { channelTopics, lookup, recentDms, route, settings, subscriptions, topicKey, unread, unreadVersion, userName, userTopics } from "../state.js";
 import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
-import { homeKind } from "./App.js";
+import { homeKind } from "../home.js";
 import { starredIds } from "../starred.js";
 import { type ConversationFacts, isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts } from "../viewFilters.js";
@@ -150,7 +138,7 @@ function ChannelItem({
             const n = unread.countTopic(sub.stream_id, topic.name);
             const muted = isMutedConversation({ kind: "channel", channelId: sub.stream_id, topic: topic.name }, facts);
             const resolved = isResolved(topic.name);
-            const followed = userTopics.value.get(topicKey(sub.stream_id, topic.name)) === VISIBILITY_FOLLOWED;
+            const followed = userTopics.value.get(topicKey(sub.stream_id, topic.name)) === VisibilityPolicy.FOLLOWED;
             const active = openTopic?.toLowerCase() === topic.name.toLowerCase();
             return (
               <li
@@ -172,7 +160,7 @@ function ChannelItem({
                       ✔
                     </span>
                   )}
-                  <span class="name">{resolved ? topic.name.replace(/^(✔ ?)+/u, "") : topic.name === "" ? <i>general chat</i> : topic.name}</span>
+                  <span class="name">{resolved ? topic.name.replace(/^(✔ ?)+/u, "") : topic.name === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : topic.name}</span>
                   {followed && (
                     <span class="followed-mark" title="Followed">
                       ◉

@@ -18,7 +18,7 @@ function FieldValue({ field, value, rendered }: { field: ProfileField; value: st
   if (field.type === 3) {
     // a list of options: the value is the key of one
     try {
-      return <>{JSON.parse(field.field_data)[value]?.text ?? value}</>;
+      return <>{(JSON.parse(field.field_data) as Record<string, { text?: string } | undefined>)[value]?.text ?? value}</>;
     } catch {
       return <>{value}</>;
     }
@@ -126,7 +126,7 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
             <Fragment key={f.id}>
               <dt>{f.name}</dt>
               <dd class="card-field" data-field-id={f.id}>
-                <FieldValue field={f} value={user.profile_data![f.id].value} rendered={user.profile_data![f.id].rendered_value} />
+                <FieldValue field={f} value={user.profile_data![f.id]!.value} rendered={user.profile_data![f.id]!.rendered_value} />
               </dd>
             </Fragment>
           ))}

@@ -6,7 +6,7 @@ import { widgetOf } from "../widgets.js";
 
 /** Sends one change of the message's widget (POST /submessage); the submessage event redraws it. */
 function submit(m: Message, data: object): void {
-  void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error) => alert(error.message));
+  void api.post("/submessage", { message_id: m.id, msg_type: "widget", content: JSON.stringify(data) }).catch((error: Error) => alert(error.message));
 }
 
 /** The one-line form that adds a poll option or a task. */
@@ -76,7 +76,7 @@ export function Widget({ m }: { m: Message }) {
         label="task"
         onAdd={(text) => {
           const [task, ...desc] = text.split(": ");
-          submit(m, { type: "new_task", key: widget.tasks.length, task: task.trim(), desc: desc.join(": ").trim(), completed: false });
+          submit(m, { type: "new_task", key: widget.tasks.length, task: (task ?? "").trim(), desc: desc.join(": ").trim(), completed: false });
         }}
       />
     </div>

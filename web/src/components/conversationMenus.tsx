@@ -1,4 +1,5 @@
-import { lookup, type Message, subscriptions, topicKey, userName, userTopics, VISIBILITY_FOLLOWED } from "../state.js";
+import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
+import { lookup, type Message, subscriptions, topicKey, userName, userTopics } from "../state.js";
 import type { Conversation } from "../unread.js";
 import { canMoveChannel, canRenameTopic, canResolve, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, setTopicVisibility, toggleResolved } from "../topicEdit.js";
@@ -40,7 +41,7 @@ export function topicMenuItems(channelId: number, topic: string, latest: Pick<Me
   const policy = userTopics.value.get(topicKey(channelId, topic)) ?? 0;
   const channelMuted = !!sub?.is_muted;
   const muted = isMutedConversation({ kind: "channel", channelId, topic }, conversationFacts());
-  const followed = policy === VISIBILITY_FOLLOWED;
+  const followed = policy === VisibilityPolicy.FOLLOWED;
   const m = latest && ({ ...latest, type: "stream", stream_id: channelId, subject: topic } as Message);
   const link = `${location.origin}/${narrowHash(
     [
@@ -103,7 +104,7 @@ export function TopicMenu({
 }) {
   return (
     <MenuButton
-      label={`Menu for topic ${topic === "" ? "general chat" : topic}`}
+      label={`Menu for topic ${topic === "" ? EMPTY_TOPIC_DISPLAY_NAME : topic}`}
       className={`${className} dots`}
       items={() => topicMenuItems(channelId, topic, latest())}
     />
@@ -115,7 +116,7 @@ export function DmMenu({ userIds, name, className = "row-menu" }: { userIds: num
 }
 
 function conversationName(c: Conversation): string {
-  return c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? "general chat" : c.topic;
+  return c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? EMPTY_TOPIC_DISPLAY_NAME : c.topic;
 }
 
 /** "Mark as read" on a row of Inbox or Recent conversations (Zulip's, by the unread count). */

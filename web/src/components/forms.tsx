@@ -71,7 +71,7 @@ export function SelectField({
         value={String(value)}
         onChange={(e) => {
           const raw = e.currentTarget.value;
-          void onSave(typeof options[0][0] === "number" ? Number(raw) : raw);
+          void onSave(typeof options[0]?.[0] === "number" ? Number(raw) : raw);
         }}
       >
         {options.map(([v, text]) => (

@@ -47,7 +47,7 @@ function onKeyDown(e: KeyboardEvent): void {
     // Wrap at the ends; from the dialog itself or from outside (focus lost), come back in.
     if (at === -1 || (e.shiftKey && at === 0) || (!e.shiftKey && at === items.length - 1)) {
       e.preventDefault();
-      (e.shiftKey ? items[items.length - 1] : items[0]).focus();
+      (e.shiftKey ? items[items.length - 1] : items[0])?.focus();
     }
   }
 }

@@ -45,7 +45,7 @@ export function hotkeyOf(e: Pick<KeyboardEvent, "key" | "code" | "shiftKey" | "a
   const printable = key.length === 1 && key >= " " && key <= "~";
   if (!printable && !NAMED.has(key)) {
     const letter = /^Key([A-Z])$/.exec(e.code);
-    const mapped = letter ? (e.shiftKey ? letter[1] : letter[1].toLowerCase()) : BY_CODE[`${e.shiftKey ? "Shift+" : ""}${e.code}`];
+    const mapped = letter ? (e.shiftKey ? letter[1] : letter[1]!.toLowerCase()) : BY_CODE[`${e.shiftKey ? "Shift+" : ""}${e.code}`];
     if (!mapped) return null;
     key = mapped;
   }

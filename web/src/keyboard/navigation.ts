@@ -159,7 +159,7 @@ export function nextUnreadDm(): boolean {
   const open = openConversation();
   const openKey = open ? conversationKey(open) : null;
   const index = dms.findIndex((c) => conversationKey(c) === openKey);
-  const next = dms[(index + 1) % dms.length];
+  const next = dms[(index + 1) % dms.length]!;
   if (conversationKey(next) === openKey) return false;
   go(next);
   return true;
@@ -171,7 +171,7 @@ export function cycleChannel(direction: 1 | -1): void {
   if (channels.length === 0) return;
   const open = Number(termOf(openTerms(), "channel"));
   const index = channels.findIndex((s) => s.stream_id === open);
-  const next = index === -1 ? (direction > 0 ? channels[0] : channels.at(-1)!) : channels[(index + direction + channels.length) % channels.length];
+  const next = index === -1 ? (direction > 0 ? channels[0]! : channels.at(-1)!) : channels[(index + direction + channels.length) % channels.length]!;
   location.hash = narrowHash([{ operator: "channel", operand: String(next.stream_id), negated: false }], lookup);
 }
 

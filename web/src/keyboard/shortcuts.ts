@@ -3,6 +3,11 @@
  * Each row: its keys (alternatives, each a combination of keys) and what they do. Keep it in step
  * with the handlers in keyboard.ts: every key handled there is listed here.
  */
+import { signal } from "@preact/signals";
+
+/** Whether the "?" list is shown (the ? key, the desktop app's menu). */
+export const showShortcuts = signal(false);
+
 export interface ShortcutRow {
   keys: string[][];
   what: string;

@@ -1,4 +1,4 @@
-import { PREVIEW_LINKS } from "./images.js";
+import { PREVIEW_LINKS } from "./previewLinks.js";
 import "./lightbox.css";
 
 /**
@@ -33,8 +33,8 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<H
 }
 
 function show(): void {
-  if (!overlay) return;
   const link = links[index];
+  if (!overlay || !link) return;
   const preview = link.querySelector("img");
   const name = fileName(link);
   const img = element("img", { className: "lightbox-image", alt: name });

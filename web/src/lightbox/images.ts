@@ -4,6 +4,7 @@
  * by a job after the upload) and falls back to the file while no thumbnail exists yet. Clicking a
  * preview opens the lightbox (a chunk loaded on first use).
  */
+import { PREVIEW_LINKS } from "./previewLinks.js";
 const THUMBNAIL_SIZE = "840x560";
 const UPLOAD_IMG = /<img src="\/user_uploads\/(\d+\/[^"]+)">/g;
 
@@ -15,9 +16,6 @@ export function withThumbnails(html: string): string {
     (_all, path: string) => `<img src="/user_uploads/thumbnail/${path}/${THUMBNAIL_SIZE}.webp" data-original-src="/user_uploads/${path}">`,
   );
 }
-
-/** The preview links the lightbox moves between: images (not videos or YouTube) in the message list. */
-export const PREVIEW_LINKS = ".message-list .message_inline_image:not(.youtube-video):not(.message_inline_video) > a";
 
 let installed = false;
 

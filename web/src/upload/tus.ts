@@ -82,7 +82,7 @@ function metadata(file: File): string {
 
 function messageOf(answer: Answer): string {
   try {
-    const parsed = JSON.parse(answer.text);
+    const parsed = JSON.parse(answer.text) as { message?: unknown; msg?: unknown } | null;
     if (typeof parsed?.message === "string") return parsed.message;
     if (typeof parsed?.msg === "string") return parsed.msg;
   } catch {
@@ -155,7 +155,7 @@ export async function tusUpload(file: File, opts: TusOptions = {}): Promise<TusR
       if (failures > MAX_FAILURES) throw new TusError("The upload failed after several attempts; check your connection.", 0);
       needsOffset = true;
       await whenOnline(opts.signal);
-      await sleep(RETRY_DELAYS_MS[Math.min(failures - 1, RETRY_DELAYS_MS.length - 1)], opts.signal);
+      await sleep(RETRY_DELAYS_MS[Math.min(failures - 1, RETRY_DELAYS_MS.length - 1)]!, opts.signal);
     }
   }
 }

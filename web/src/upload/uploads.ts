@@ -1,5 +1,5 @@
 import { signal } from "@preact/signals";
-import { ApiError } from "../api.js";
+import { answerError, ApiError, type Envelope } from "../api.js";
 import { tusUpload, TusError } from "./tus.js";
 
 /**
@@ -49,14 +49,14 @@ function multipartUpload(file: File, onProgress: (loaded: number) => void, signa
     xhr.upload.onprogress = (e) => onProgress(e.loaded);
     signal.addEventListener("abort", () => xhr.abort(), { once: true });
     xhr.onload = () => {
-      let body: any = null;
+      let body: (Envelope & { url?: string; filename?: string }) | null = null;
       try {
-        body = JSON.parse(xhr.responseText);
+        body = JSON.parse(xhr.responseText) as Envelope & { url?: string; filename?: string };
       } catch {
         // not JSON
       }
-      if (xhr.status === 200 && body?.result === "success") resolve({ url: body.url, filename: body.filename });
-      else reject(new ApiError(body?.msg ?? `HTTP ${xhr.status}`, xhr.status, body?.code ?? "NETWORK"));
+      if (xhr.status === 200 && body?.result === "success") resolve({ url: body.url!, filename: body.filename! });
+      else reject(answerError(body, xhr.status));
     };
     xhr.onerror = () => reject(new ApiError("The connection failed.", 0, "NETWORK"));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));
