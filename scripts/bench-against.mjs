@@ -2,7 +2,7 @@
 // Compares this build with another Parley build on the same machine, in the same minutes, with the
 // same load generators: issue 18's fan-out (a) (8 senders to the 50-member channel) and its
 // one-sender job (10 messages in flight to the same channel), on SQLite. The machine's speed
-// changes from hour to hour (docs/benchmarks-notes.md), so absolute figures from different runs do
+// changes from hour to hour (docs/benchmarks/notes.md), so absolute figures from different runs do
 // not compare; a ratio to a reference build measured alternately does.
 //
 //   git worktree add --detach node_modules/.cache/parley-baseline 979da1f   # the build issue 18 quotes

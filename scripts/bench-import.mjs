@@ -6,7 +6,7 @@
 // message) and times `parley import zulip <dir>` into a fresh SQLite database, as a separate
 // process. Reports the wall time, messages/s, and the importer's peak RSS (VmHWM); --stream-all
 // streams every JSON file (PARLEY_IMPORT_STREAM_ABOVE_BYTES=0) instead of parsing the small ones
-// whole. --write puts the figures in docs/benchmarks-notes.md (and docs/benchmarks.md).
+// whole. --write puts the figures in their section of docs/benchmarks.md.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -130,12 +130,10 @@ if (opts.write) {
       " attachments are inserted by batches, each batch one transaction with the import's state.",
     END,
   ].join("\n");
-  for (const file of ["docs/benchmarks-notes.md", "docs/benchmarks.md"]) {
-    const full = path.join(ROOT, file);
-    const text = fs.readFileSync(full, "utf8");
-    const at = text.indexOf(START);
-    const next = at >= 0 ? text.slice(0, at) + section + text.slice(text.indexOf(END) + END.length) : `${text.trimEnd()}\n\n${section}\n`;
-    fs.writeFileSync(full, next);
-  }
-  say("wrote docs/benchmarks-notes.md and docs/benchmarks.md");
+  const full = path.join(ROOT, "docs/benchmarks.md");
+  const text = fs.readFileSync(full, "utf8");
+  const at = text.indexOf(START);
+  const next = at >= 0 ? text.slice(0, at) + section + text.slice(text.indexOf(END) + END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  fs.writeFileSync(full, next);
+  say("wrote docs/benchmarks.md");
 }

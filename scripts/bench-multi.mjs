@@ -17,7 +17,7 @@
 //               (more than one: PostgreSQL + NATS, PARLEY_TEST_NATS_URL; clients round-robin over
 //               the processes client-side).
 // PostgreSQL needs PARLEY_TEST_POSTGRES_URL. Unless --no-write, keeps the figures per engine in
-// docs/benchmarks-multi.json and writes them as a section of docs/benchmarks.md (between markers);
+// docs/benchmarks/multi.json and writes them as a section of docs/benchmarks.md (between markers);
 // prints them as JSON on stdout.
 import { execFileSync, fork } from "node:child_process";
 import fs from "node:fs";
@@ -322,7 +322,7 @@ console.log(JSON.stringify(result, null, 2));
 // Alone: this engine's figures replace its part of the section (the other engine's are kept).
 // A partial fan-out run (--fanout a) is printed only: the report's table needs both channels.
 if (!opts["no-write"] && !(result.fanout ?? []).some((f) => !f.a || !f.b)) {
-  const store = path.join(ROOT, "docs/benchmarks-multi.json");
+  const store = path.join(ROOT, "docs/benchmarks/multi.json");
   const all = fs.existsSync(store) ? JSON.parse(fs.readFileSync(store, "utf8")).filter((r) => r.engine !== result.engine) : [];
   all.push(result);
   all.sort((x, y) => x.engine.localeCompare(y.engine)).reverse();

@@ -651,7 +651,7 @@ export async function runPeerCli(opts) {
     if (!opts["no-write"]) {
       writePeerSection(path.join(ROOT, "docs/benchmarks.md"), section);
       // Every run's figures, to read or re-render (peerSection) without running again.
-      fs.writeFileSync(path.join(ROOT, "docs/benchmarks-peer.json"), JSON.stringify(result, null, 2) + "\n");
+      fs.writeFileSync(path.join(ROOT, "docs/benchmarks/peer.json"), JSON.stringify(result, null, 2) + "\n");
     }
     console.log(section);
     return result;

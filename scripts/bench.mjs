@@ -2,7 +2,7 @@
 // `npm run bench`: the scenarios of issue 7 on SQLite, and on PostgreSQL when
 // PARLEY_TEST_POSTGRES_URL is set. Parley runs as a separate process; load comes from other
 // processes over real HTTP (autocannon, scripts/bench-fanout.mjs and its pollers). Writes
-// docs/benchmarks.md and docs/benchmarks.svg.
+// docs/benchmarks.md and docs/benchmarks/targets.svg.
 //
 // Per engine:
 //   limits   a raw one-row insert transaction (same durability settings), and the server's cheapest
@@ -488,7 +488,7 @@ const lines = [
   "transaction from a separate process with the same durability settings (SQLite WAL + synchronous=FULL, Parley's default; PostgreSQL",
   "defaults): its transactions/s for rates, its time per transaction for times.",
   "",
-  "![Figures against their targets](benchmarks.svg)",
+  "![Figures against their targets](benchmarks/targets.svg)",
   "",
 ];
 const perEngine = results.map((r) => ({ r, rows: rowsOf(r) }));
@@ -562,8 +562,8 @@ for (const engine of results.map((r) => (r.engine === "SQLite" ? "sqlite" : "pos
 progress("");
 lines.push(multiSection(multiResults), "");
 // Kept as bench-multi.mjs alone keeps them, so that a run of one engine later replaces only its own.
-if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks-multi.json"), JSON.stringify(multiResults, null, 2) + "\n");
-// Issue 21's import (SQLite): its figures go to docs/benchmarks-notes.md, included below.
+if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks/multi.json"), JSON.stringify(multiResults, null, 2) + "\n");
+// Issue 21's import (SQLite): bench-import.mjs writes its section of docs/benchmarks.md, kept below.
 if (Number(opts["import-messages"]) > 0) {
   progress("sqlite: import of a Zulip-layout export…");
   const importArgs = ["--messages", opts["import-messages"], ...(opts["no-write"] ? [] : ["--write"])];
@@ -583,9 +583,13 @@ const peer = await runPeer({
   fanoutByEngine: results.length === 2 ? fanoutByEngine : undefined,
 });
 lines.push(peerSection(peer), "");
-if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks-peer.json"), JSON.stringify(peer, null, 2) + "\n");
-const notesFile = path.join(ROOT, "docs/benchmarks-notes.md");
-if (fs.existsSync(notesFile)) lines.push(fs.readFileSync(notesFile, "utf8").trim(), "");
+if (!opts["no-write"]) fs.writeFileSync(path.join(ROOT, "docs/benchmarks/peer.json"), JSON.stringify(peer, null, 2) + "\n");
+// The import's section (bench-import.mjs writes it between its markers) carries over from the
+// file being replaced; the hand-written notes live in docs/benchmarks/notes.md.
+const previous = fs.existsSync(path.join(ROOT, "docs/benchmarks.md")) ? fs.readFileSync(path.join(ROOT, "docs/benchmarks.md"), "utf8") : "";
+const importSection = /<!-- bench-import:start -->[\s\S]*?<!-- bench-import:end -->/.exec(previous);
+if (importSection) lines.push(importSection[0], "");
+lines.push("## Notes", "", "How to read these figures, what each change gave and every earlier run: [benchmarks/notes.md](benchmarks/notes.md).", "");
 const text = lines.join("\n");
 
 // Failed requests, printed whatever else is written: a figure measured with errors is not one.
@@ -613,6 +617,6 @@ const svg = targetChart(
 );
 if (!opts["no-write"]) {
   fs.writeFileSync(path.join(ROOT, "docs/benchmarks.md"), text);
-  fs.writeFileSync(path.join(ROOT, "docs/benchmarks.svg"), svg);
+  fs.writeFileSync(path.join(ROOT, "docs/benchmarks/targets.svg"), svg);
 }
 console.log(text);

@@ -7,7 +7,7 @@ export type StatementObserver = (query: CompiledQuery, milliseconds: number, fai
  * `dialect` with every statement its connections run told to `observe`, as Kysely's `log` option
  * would tell it (the same statements, transactions' own included, and before the caller gets the
  * result or the error), with less: Kysely's wraps each statement in two async functions and builds
- * an event object per statement, ~9 % of what a send and its polls allocate (docs/benchmarks-notes.md).
+ * an event object per statement, ~9 % of what a send and its polls allocate (docs/benchmarks/notes.md).
  * Each connection's executeQuery is wrapped once, the first time the driver hands it out.
  */
 export function observeStatements<D extends Dialect>(dialect: D, observe: StatementObserver): D {
