@@ -19,3 +19,15 @@ describe.runIf(TEST_ENGINE === "sqlite")("a topic narrow's messages", () => {
     expect(details.some((d) => d.includes("TEMP B-TREE"))).toBe(false);
   });
 });
+
+// A send reads its topic's followers by (stream_id, lower(topic_name)) whoever the user is
+// (receiverFilterStore.forSend); migration 2026-11-29T0600 gives that read its own index.
+describe.runIf(TEST_ENGINE === "sqlite")("a topic's followers", () => {
+  it("are found through the (stream_id, lower(topic_name)) index, not by scanning every user's settings", async () => {
+    const plan = await sql<{ detail: string }>`explain query plan
+      select user_id from user_topics where stream_id = ${1} and lower(topic_name) = lower(${"Some Topic"}) and visibility_policy = ${3}`.execute(
+      t.ctx.db.kysely,
+    );
+    expect(plan.rows.map((r) => r.detail).join("\n")).toMatch(/SEARCH user_topics USING INDEX user_topics_stream_lower_topic \(stream_id=\? AND <expr>=\?\)/);
+  });
+});
