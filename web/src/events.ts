@@ -71,7 +71,7 @@ export async function registerAtStart(): Promise<void> {
   else await register();
 }
 
-function applyState(state: any): void {
+export function applyState(state: any): void {
   queueId = state.queue_id;
   lastEventId = state.last_event_id;
   document.getElementById("app")?.setAttribute("data-queue-id", queueId);
@@ -160,7 +160,7 @@ export function currentQueueId(): string {
   return queueId;
 }
 
-function applyEvent(event: any): void {
+export function applyEvent(event: any): void {
   if (applyPersonalEvent(event)) return;
   if (applyComposeEvent(event)) return;
   applyStarredEvent(event);
