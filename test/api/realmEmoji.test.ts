@@ -3,7 +3,6 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { doAddRealmEmoji } from "../../src/actions/realmEmoji.js";
 import { transaction } from "../../src/appContext.js";
-import { validateResponse } from "../support/openapi.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -21,16 +20,13 @@ interface Part {
 
 /** POST /realm/emoji/{name} with a real multipart body holding `parts` as files. */
 async function upload(who: string | null, name: string, parts: Part[] = [{ data: PNG }]): Promise<ApiResponse> {
-  const form = new FormData();
-  parts.forEach((part, i) =>
-    form.append(part.field ?? `f${i}`, new Blob([new Uint8Array(part.data)], { type: part.type ?? "image/png" }), part.filename ?? "img.png"),
-  );
-  const headers: Record<string, string> = who === null ? {} : { Authorization: await t.authHeader(who) };
-  const pathname = `/api/v1/realm/emoji/${name}`;
-  const res = await fetch(t.baseUrl + pathname, { method: "POST", headers, body: form });
-  const body = await res.json();
-  validateResponse("POST", new URL(t.baseUrl + pathname).pathname, res.status, body);
-  return { status: res.status, headers: res.headers, body };
+  const files = parts.map((part, i) => ({
+    field: part.field ?? `f${i}`,
+    data: part.data,
+    type: part.type ?? "image/png",
+    filename: part.filename ?? "img.png",
+  }));
+  return t.upload(who, `/api/v1/realm/emoji/${name}`, files);
 }
 
 async function emojiList(): Promise<Record<string, any>> {

@@ -2,6 +2,7 @@ import path from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MODERN_CAPABILITIES } from "../support/stateReducer.js";
+import { PNG } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -24,14 +25,8 @@ const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api
 const json = JSON.stringify;
 
 async function upload(who: Who, url: string, field: string, name: string, type: string, body: Buffer): Promise<Record<string, unknown>> {
-  const form = new FormData();
-  form.append(field, new Blob([new Uint8Array(body)], { type }), name);
-  const res = await fetch(`${t.baseUrl}/api/v1${url}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
+  return expectSuccess(await t.upload(who, `/api/v1${url}`, [{ field, data: body, type, filename: name }]));
 }
-
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 interface Producer {
   /** The endpoint (or endpoints) that produce it. */

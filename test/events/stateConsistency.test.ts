@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyAttachmentEvents, ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
 import { referenceEventTypes } from "../support/openapi.js";
+import { uploadFile } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 // Zulip's test_events idea: for every change a client can learn about, the initial state of
@@ -333,12 +334,7 @@ describe("state consistency: organization settings", () => {
 });
 
 describe("state consistency: attachments (GET /attachments, which POST /register does not carry)", () => {
-  async function upload(name: string): Promise<string> {
-    const form = new FormData();
-    form.append("filename", new Blob([new Uint8Array(Buffer.from(`contents of ${name}`))], { type: "text/plain" }), name);
-    const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form });
-    return (await res.json()).url;
-  }
+  const upload = (name: string) => uploadFile(t, "hamlet", name, `contents of ${name}`);
 
   it("attachment add, update (linked, unlinked), remove", async () => {
     const initial = await register("hamlet", { includeSubscribers: false });
