@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -8,10 +9,6 @@ const HAMLET = 10;
 const IAGO = 11;
 const OTHELLO = 12;
 
-async function send(who: string, to: string, topic: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
-}
-
 async function exists(id: number): Promise<boolean> {
   return (await db().selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
 }
@@ -20,7 +17,7 @@ const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/
 
 describe("DELETE /api/v1/messages/{id}", () => {
   it("lets the sender delete a recent message with everything attached, and tells its readers", async () => {
-    const id = await send("hamlet", "Denmark", "oops", "wrong channel");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "oops", "wrong channel");
     await db()
       .insertInto("reactions")
       .values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" })
@@ -56,7 +53,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
 
   it("keeps the channel's first_message_id on its oldest remaining message", async () => {
     // Rome has one seed message (12).
-    const later = await send("ZOE", "Rome", "roads", "and back");
+    const later = await sendChannelMessage(t, "ZOE", "Rome", "roads", "and back");
     expectSuccess(await del("iago", 12));
     expect((await db().selectFrom("streams").select("first_message_id").where("name", "=", "Rome").executeTakeFirstOrThrow()).first_message_id).toBe(later);
     expectSuccess(await del("iago", later));
@@ -64,7 +61,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
   });
 
   it("refuses other users' messages, old messages and realms that forbid it, changing nothing", async () => {
-    const id = await send("hamlet", "Denmark", "keep", "keep me");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "keep", "keep me");
     expectError(await del("othello", id), 400, "You don't have permission to delete this message");
     expectError(await del("shiva", id), 400, "You don't have permission to delete this message");
     // Seed message 5 (hamlet's) is older than the 10-minute limit.
@@ -84,7 +81,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
     expectError(await del("iago", 16), 400, "Invalid message(s)"); // othello → hamlet
     expectError(await del("hamlet", 99999), 400, "Invalid message(s)");
     expectError(await t.delete("hamlet", "/api/v1/messages/abc"), 400, "message_id is not an integer");
-    const id = await send("hamlet", "Scotland", "archive", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Scotland", "archive", "x");
     await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
     try {
       expectError(await del("hamlet", id), 400, "Invalid message(s)");

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -8,10 +9,6 @@ const HAMLET = 10;
 const IAGO = 11;
 const OTHELLO = 12;
 const NOTIFICATION_BOT = 1;
-
-async function send(who: string, to: string, topic: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
-}
 
 async function message(id: number) {
   return db().selectFrom("messages").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
@@ -36,7 +33,7 @@ const patch = (who: string | null, id: number, params: Record<string, unknown>) 
 
 describe("PATCH /api/v1/messages/{id}: content", () => {
   it("re-renders the content, records the edit and tells every recipient with their flags", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "first draft");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "first draft");
     const { result, events } = await t.captureEvents(() => patch("hamlet", id, { content: "hello @**Othello, the Moor of Venice**" }));
     expect(expectSuccess(result)).toMatchObject({ detached_uploads: [] });
     const row = await message(id);
@@ -85,13 +82,13 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
   });
 
   it("turns blank content into (deleted)", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "soon gone");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "soon gone");
     expectSuccess(await patch("hamlet", id, { content: "   " }));
     expect((await message(id)).content).toBe("(deleted)");
   });
 
   it("refuses another user's message, an old message and a realm without editing, changing nothing", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "mine");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "mine");
     expectError(await patch("othello", id, { content: "theirs" }), 400, "You don't have permission to edit this message");
     expectError(await patch("iago", id, { content: "admin" }), 400, "You don't have permission to edit this message");
     // Seed message 5 (hamlet's) was sent more than 10 minutes ago.
@@ -109,7 +106,7 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
 
 describe("PATCH /api/v1/messages/{id}: bad requests", () => {
   it("rejects each bad parameter with Zulip's error", async () => {
-    const id = await send("hamlet", "Denmark", "bad", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "bad", "x");
     const dm = 15; // hamlet → othello
     expectError(await patch("hamlet", id, {}), 400, "Nothing to change");
     expectError(await patch("hamlet", id, { topic: "bad" }), 400, "Nothing to change");
@@ -140,11 +137,11 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
     expectError(await patch("othello", 13, { topic: "peek" }), 400, "Invalid message(s)");
     // iago (admin) is not a participant of hamlet and othello's direct messages.
     expectError(await patch("iago", 15, { content: "peek" }), 400, "Invalid message(s)");
-    const id = await send("hamlet", "Scotland", "archive", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Scotland", "archive", "x");
     await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
     try {
       expectError(await patch("hamlet", id, { content: "y" }), 400, "Invalid message(s)");
-      const other = await send("hamlet", "Denmark", "to archived", "x");
+      const other = await sendChannelMessage(t, "hamlet", "Denmark", "to archived", "x");
       expectError(await patch("iago", other, { stream_id: 3 }), 400, "Invalid channel ID");
     } finally {
       await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
@@ -155,9 +152,9 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
 describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   it("moves the whole topic, records the move and posts Notification Bot breadcrumbs", async () => {
     const ids = [
-      await send("hamlet", "Denmark", "move all", "one"),
-      await send("iago", "Denmark", "move all", "two"),
-      await send("hamlet", "Denmark", "move all", "three"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "move all", "one"),
+      await sendChannelMessage(t, "iago", "Denmark", "move all", "two"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "move all", "three"),
     ];
     const { result, events } = await t.captureEvents(() =>
       patch("othello", ids[1], { topic: "moved all", propagate_mode: "change_all", send_notification_to_old_thread: true }),
@@ -204,7 +201,11 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("moves only the message and later ones with change_later, and one with change_one", async () => {
-    const ids = [await send("hamlet", "Denmark", "later", "1"), await send("hamlet", "Denmark", "later", "2"), await send("hamlet", "Denmark", "later", "3")];
+    const ids = [
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "1"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "2"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "3"),
+    ];
     const { events } = await t.captureEvents(async () =>
       expectSuccess(await patch("hamlet", ids[1], { topic: "later moved", propagate_mode: "change_later" })),
     );
@@ -220,9 +221,9 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
   it("puts each move first in the history of every moved message, keeping its earlier edits", async () => {
     const ids = [
-      await send("hamlet", "Denmark", "twice", "1"),
-      await send("hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
-      await send("hamlet", "Denmark", "twice", "3"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", "1"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", "3"),
     ];
     expectSuccess(await patch("hamlet", ids[1], { content: '2 edited ✔ "quoted"' }));
     const quiet = { propagate_mode: "change_all", send_notification_to_new_thread: false };
@@ -243,8 +244,8 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
-    const a = await send("hamlet", "Denmark", "muted here", "x");
-    await send("hamlet", "Denmark", "merge target", "y");
+    const a = await sendChannelMessage(t, "hamlet", "Denmark", "muted here", "x");
+    await sendChannelMessage(t, "hamlet", "Denmark", "merge target", "y");
     const denmark = await db().selectFrom("streams").selectAll().where("id", "=", 2).executeTakeFirstOrThrow();
     const policy = (user_id: number, topic_name: string, visibility_policy: number) => ({
       user_id,
@@ -281,7 +282,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     ]);
 
     // Into a new topic, the policies move as they are.
-    const b = await send("othello", "Denmark", "lonely", "z");
+    const b = await sendChannelMessage(t, "othello", "Denmark", "lonely", "z");
     await db()
       .insertInto("user_topics")
       .values(policy(14, "lonely", 1))
@@ -295,7 +296,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("resolves and unresolves a topic with a notice and no move timestamp", async () => {
-    const id = await send("hamlet", "Denmark", "bug", "it broke");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "bug", "it broke");
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("othello", id, { topic: "✔ bug", propagate_mode: "change_all" })));
     const resolved = await topicMessages("Denmark", "✔ bug");
     expect(resolved.map((m) => m.sender_id)).toEqual([HAMLET, NOTIFICATION_BOT]);
@@ -326,7 +327,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("applies the realm's topic-moving, resolving and time-limit rules", async () => {
-    const id = await send("hamlet", "Denmark", "rules", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "rules", "x");
     const admins = await t.systemGroupId("role:administrators");
     const nobody = await t.systemGroupId("role:nobody");
     await t.withRealmSettings({ can_move_messages_between_topics_group: admins, can_resolve_topics_group: nobody }, async () => {
@@ -335,7 +336,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       expectSuccess(await patch("iago", id, { topic: "rules 2" }));
     });
     // The Castle topic's seed messages are older than a minute: a member may not move all of it.
-    const fresh = await send("hamlet", "Denmark", "Castle", "new here");
+    const fresh = await sendChannelMessage(t, "hamlet", "Denmark", "Castle", "new here");
     await t.withRealmSettings({ move_messages_within_stream_limit_seconds: 60 }, async () => {
       const res = expectError(
         await patch("hamlet", fresh, { topic: "Keep", propagate_mode: "change_all" }),
@@ -354,7 +355,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
 describe("PATCH /api/v1/messages/{id}: channel moves", () => {
   it("moves a topic into a private channel: non-subscribers lose the messages, subscribers gain rows", async () => {
-    const id = await send("hamlet", "Denmark", "secret plans", "psst");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "secret plans", "psst");
     const { result, events } = await t.captureEvents(() =>
       patch("iago", id, { stream_id: 6, propagate_mode: "change_all", send_notification_to_new_thread: false }),
     );
@@ -376,9 +377,9 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
   });
 
   it("refuses guests, posting restrictions and members when the realm allows only moderators", async () => {
-    const guestMessage = expectSuccess(await t.post("polonius", "/api/v1/messages", { type: "stream", to: "Verona", topic: "guest", content: "hi" })).id;
+    const guestMessage = await sendChannelMessage(t, "polonius", "Verona", "guest", "hi");
     expectError(await patch("polonius", guestMessage, { stream_id: 5 }), 400, "You don't have permission to move this message");
-    const id = await send("hamlet", "Denmark", "restricted", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "restricted", "x");
     await t.withRealmSettings({ can_move_messages_between_channels_group: await t.systemGroupId("role:moderators") }, async () => {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You don't have permission to move this message");
     });
@@ -403,7 +404,7 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
 
 describe("GET /api/v1/messages/{id}/history", () => {
   it("lists the original and every edit, oldest first, with an HTML diff", async () => {
-    const id = await send("hamlet", "Denmark", "history", "Hello!");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "history", "Hello!");
     expectSuccess(await patch("hamlet", id, { content: "Howdy!" }));
     expectSuccess(await patch("hamlet", id, { topic: "history 2" }));
     const body = expectSuccess(await t.get("othello", `/api/v1/messages/${id}/history`));
@@ -423,7 +424,7 @@ describe("GET /api/v1/messages/{id}/history", () => {
   });
 
   it("shows the empty topic by its display name unless allowed, and hides history when disabled", async () => {
-    const id = await send("hamlet", "Denmark", "", "no topic");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "", "no topic");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`)).message_history[0].topic).toBe("general chat");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`, { allow_empty_topic_name: true })).message_history[0].topic).toBe("");
     await t.withRealmSettings({ message_edit_history_visibility_policy: "none" }, async () => {
@@ -441,7 +442,7 @@ describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () 
     for (let i = 0; i < 6; i++) {
       expectSuccess(await t.post("iago", "/api/v1/users", { email: `edit${i}@zulip.com`, password: "parleydev1", full_name: `Edit ${i}` }));
     }
-    const id = await send("hamlet", "Verona", "wildcards", "hello");
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "wildcards", "hello");
     expectError(
       await patch("hamlet", id, { content: "hello @**all**" }),
       400,
@@ -449,7 +450,7 @@ describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () 
       "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
     );
     expect((await message(id)).content).toBe("hello");
-    const mine = await send("iago", "Verona", "wildcards", "hello");
+    const mine = await sendChannelMessage(t, "iago", "Verona", "wildcards", "hello");
     expectSuccess(await patch("iago", mine, { content: "hello @**all**" }));
     expect((await rows(mine)).every((r) => (r.flags & 16) === 16)).toBe(true);
   });

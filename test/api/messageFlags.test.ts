@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -23,7 +24,7 @@ async function flagsOf(who: string, messageId: number): Promise<string[]> {
 }
 
 async function send(who: string, to: string, topic: string, content = "hello", readBySender = true): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content, read_by_sender: readBySender })).id;
+  return sendChannelMessage(t, who, to, topic, content, { read_by_sender: readBySender });
 }
 
 const userId = async (name: string) => (await t.user(name)).id;

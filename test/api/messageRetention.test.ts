@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const DAY = 86400;
 
 async function send(who: string, to: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic: "retention", content })).id;
+  return await sendChannelMessage(t, who, to, "retention", content);
 }
 
 /** Time passes for a message: it was sent `days` ago. */

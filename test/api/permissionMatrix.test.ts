@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -281,7 +282,7 @@ describe("organization group settings", () => {
     await setOnRealm("can_delete_any_message_group");
     await matrix(
       async (who) => {
-        const messageId = expectSuccess(await t.post("aaron", "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "delete me" })).id;
+        const messageId = await sendChannelMessage(t, "aaron", "Verona", "matrix", "delete me");
         return ok(await t.delete(who, `/api/v1/messages/${messageId}`));
       },
       row(["othello", "cordelia"]),

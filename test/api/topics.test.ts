@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -12,7 +13,7 @@ const CORE_TEAM = 6;
 const userId = async (name: string) => (await t.user(name)).id;
 
 async function send(who: string, to: string, topic: string, content = "hello"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content, read_by_sender: true })).id;
+  return sendChannelMessage(t, who, to, topic, content, { read_by_sender: true });
 }
 
 async function topics(who: string, streamId: number, params: Params = {}) {

@@ -3,6 +3,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 
@@ -42,7 +43,7 @@ async function attachments(who: string) {
 }
 
 async function sendToVerona(who: string, content: string, stream = "Verona"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to: stream, topic: "files", content })).id;
+  return await sendChannelMessage(t, who, stream, "files", content);
 }
 
 describe("POST /user_uploads", () => {

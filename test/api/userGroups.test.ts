@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { queuedEvents, registerQueue } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer, type Params } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -21,14 +22,6 @@ async function listGroups(who = "hamlet", params: Params = {}): Promise<any[]> {
 
 async function groupById(groupId: number, who = "hamlet"): Promise<any> {
   return (await listGroups(who, { include_deactivated_groups: true })).find((g) => g.id === groupId);
-}
-
-async function register(who: string, params: Params = {}) {
-  return expectSuccess(await t.post(who, "/api/v1/register", params));
-}
-
-async function poll(who: string, queueId: string) {
-  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: "-1", dont_block: "true" })).events as any[];
 }
 
 async function members(groupId: number, direct = false): Promise<number[]> {
@@ -408,7 +401,10 @@ describe("user_group events", () => {
     const queues = await Promise.all(
       ["hamlet", "othello", "polonius"].map(async (who) => ({
         who,
-        reg: await register(who, { event_types: JSON.stringify(["user_group"]), client_capabilities: JSON.stringify({ include_deactivated_groups: true }) }),
+        reg: await registerQueue(t, who, {
+          event_types: JSON.stringify(["user_group"]),
+          client_capabilities: JSON.stringify({ include_deactivated_groups: true }),
+        }),
       })),
     );
     const { events } = await t.captureEvents(async () => {
@@ -432,7 +428,7 @@ describe("user_group events", () => {
     for (const e of groupEvents) expect(new Set(e.users)).toEqual(new Set(activeIds));
 
     for (const { who, reg } of queues) {
-      const received = (await poll(who, reg.queue_id)).filter((e) => e.type === "user_group");
+      const received = (await queuedEvents(t, who, reg.queue_id)).filter((e) => e.type === "user_group");
       expect(received.map((e) => e.op)).toEqual([
         "add",
         "add",
@@ -458,10 +454,10 @@ describe("user_group events", () => {
 
   it("announces a setting change with its new value", async () => {
     const groupId = await createGroup("hamlet");
-    const reg = await register("othello", { event_types: JSON.stringify(["user_group"]) });
+    const reg = await registerQueue(t, "othello", { event_types: JSON.stringify(["user_group"]) });
     const moderators = await t.systemGroupId("role:moderators");
     expectSuccess(await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, { can_join_group: { new: moderators } }));
-    const [event] = (await poll("othello", reg.queue_id)).filter((e) => e.type === "user_group");
+    const [event] = (await queuedEvents(t, "othello", reg.queue_id)).filter((e) => e.type === "user_group");
     expect(event).toMatchObject({ op: "update", group_id: groupId, data: { can_join_group: moderators } });
   });
 });
