@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { sendChannelMessage } from "../support/factories.js";
+import { channelId, sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -19,10 +19,6 @@ let value: { direct_members: number[]; direct_subgroups: number[] };
 const id = async (who: string) => (await t.user(who)).id;
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}`;
-
-async function streamId(name: string): Promise<number> {
-  return expectSuccess(await t.get("prospero", "/api/v1/get_stream_id", { stream: name })).stream_id;
-}
 
 async function createGroup(name: string, members: number[], subgroups: number[] = []): Promise<number> {
   return expectSuccess(await t.post("prospero", "/api/v1/user_groups/create", { name, description: name, members, subgroups })).group_id;
@@ -65,8 +61,8 @@ describe("channel group settings", () => {
         history_public_to_subscribers: true,
       }),
     );
-    publicId = await streamId("matrix-public");
-    privateId = await streamId("matrix-private");
+    publicId = await channelId(t, "matrix-public", "prospero");
+    privateId = await channelId(t, "matrix-private", "prospero");
     // Only the channel-level right may let anyone add subscribers in these tests.
     expectSuccess(await t.patch("desdemona", "/api/v1/realm", { can_add_subscribers_group: { new: await t.systemGroupId("role:nobody") } }));
   });

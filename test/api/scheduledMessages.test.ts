@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { makeChannel } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -47,10 +48,7 @@ const messagesWith = (content: string) => db().selectFrom("messages").selectAll(
 const flagsOf = async (messageId: number, userId: number) =>
   (await db().selectFrom("user_messages").select("flags").where("message_id", "=", messageId).where("user_id", "=", userId).executeTakeFirstOrThrow()).flags;
 
-async function createChannel(name: string, extra: Params = {}): Promise<number> {
-  expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: [{ name }], principals: [IAGO, HAMLET, OTHELLO], ...extra }));
-  return Number((await db().selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow()).id);
-}
+const createChannel = (name: string, extra: Params = {}) => makeChannel(t, { name, subscribers: [IAGO, HAMLET, OTHELLO], extra });
 
 describe("POST /api/v1/scheduled_messages", () => {
   it("schedules a channel message without sending it and lists it in Zulip's shape", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { channelId } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -6,10 +7,6 @@ const SUBS = "/api/v1/users/me/subscriptions";
 
 async function subscriberIds(streamId: number): Promise<number[]> {
   return expectSuccess(await t.get("iago", `/api/v1/streams/${streamId}/members`)).subscribers;
-}
-async function streamIdOf(name: string): Promise<number> {
-  const row = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow();
-  return Number(row.id);
 }
 
 describe("GET /users/me/subscriptions", () => {
@@ -111,7 +108,7 @@ describe("POST /users/me/subscriptions", () => {
       expect(users).not.toContain(6); // aaron sees nothing of it
       if (event.type === "stream") expect(users.every((u) => [9, 10, 11, 12].includes(u))).toBe(true);
     }
-    const id = await streamIdOf("secret plans");
+    const id = await channelId(t, "secret plans", "hamlet");
     expectError(await t.get("aaron", `/api/v1/streams/${id}`), 400, "Invalid channel ID");
     expect(expectSuccess(await t.get("iago", `/api/v1/streams/${id}`)).stream).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
   });
@@ -176,7 +173,7 @@ describe("POST /users/me/subscriptions", () => {
       can_remove_subscribers_group: { direct_members: [], direct_subgroups: [] },
     });
     expectSuccess(res);
-    const stream = expectSuccess(await t.get("iago", `/api/v1/streams/${await streamIdOf("announcements")}`)).stream;
+    const stream = expectSuccess(await t.get("iago", `/api/v1/streams/${await channelId(t, "announcements")}`)).stream;
     expect(stream.can_send_message_group).toEqual({ direct_members: [11], direct_subgroups: [] });
     expect(typeof stream.can_remove_subscribers_group).toBe("number");
     expectError(

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyAttachmentEvents, ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
 import { referenceEventTypes } from "../support/openapi.js";
-import { uploadFile } from "../support/factories.js";
+import { channelId, uploadFile } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 // Zulip's test_events idea: for every change a client can learn about, the initial state of
@@ -67,7 +67,6 @@ const send = (who: Who, to: string, topic: string, content: string) =>
 const sendDirect = (who: Who, to: number[], content: string) =>
   post(who, "/messages", { type: "direct", to: JSON.stringify(to), content }).then((b) => b.id as number);
 const userId = async (who: Who) => (await t.user(who)).id;
-const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 
 describe("state consistency: messages and unread state", () => {
   it("message (channel, mention, wildcard mention, direct, group direct)", async () => {
@@ -124,7 +123,7 @@ describe("state consistency: channels and subscriptions", () => {
   });
 
   it("subscription update (is_muted/in_home_view, color, pin_to_top)", async () => {
-    const denmark = await streamId("Denmark");
+    const denmark = await channelId(t, "Denmark");
     await send("othello", "Denmark", "muting", "an unread message in a channel about to be muted");
     await expectConsistent(() =>
       post("hamlet", "/users/me/subscriptions/properties", {
@@ -144,7 +143,7 @@ describe("state consistency: channels and subscriptions", () => {
 
   it("stream update (name, description, privacy) and archiving", async () => {
     await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness changes" }]) });
-    const id = await streamId("harness changes");
+    const id = await channelId(t, "harness changes");
     await expectConsistent(async () => {
       await patch("iago", `/streams/${id}`, { new_name: "harness renamed", description: "A **bold** description" });
       await patch("iago", `/streams/${id}`, { is_private: true });
@@ -154,7 +153,7 @@ describe("state consistency: channels and subscriptions", () => {
   });
 
   it("default_streams (made default, created as default, no longer default)", async () => {
-    const verona = await streamId("Verona");
+    const verona = await channelId(t, "Verona");
     await expectConsistent(async () => {
       await patch("iago", `/streams/${verona}`, { is_default_stream: true });
       await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness default" }]), is_default_stream: true });
@@ -165,7 +164,7 @@ describe("state consistency: channels and subscriptions", () => {
 
 describe("state consistency: users and settings", () => {
   it("user_settings, user_status, user_topic", async () => {
-    const verona = await streamId("Verona");
+    const verona = await channelId(t, "Verona");
     await send("othello", "Verona", "to mute", "an unread message in a topic about to be muted");
     await expectConsistent(async () => {
       await patch("hamlet", "/settings", { twenty_four_hour_time: true, default_language: "de" });
@@ -274,7 +273,7 @@ describe("state consistency: scheduled messages", () => {
       id = (
         await post("hamlet", "/scheduled_messages", {
           type: "stream",
-          to: await streamId("Verona"),
+          to: await channelId(t, "Verona"),
           topic: "later",
           content: "in an hour",
           scheduled_delivery_timestamp: at,
@@ -367,7 +366,7 @@ describe("state consistency: attachments (GET /attachments, which POST /register
 
 describe("state consistency: drafts and saved snippets", () => {
   it("drafts (add, update, remove) and saved_snippets (add, update, remove)", async () => {
-    const denmark = await streamId("Denmark");
+    const denmark = await channelId(t, "Denmark");
     await expectConsistent(async () => {
       const { ids } = await post("hamlet", "/drafts", {
         drafts: JSON.stringify([
@@ -432,8 +431,8 @@ describe("state consistency: linkifiers and code playgrounds", () => {
 
 describe("state consistency: default channels", () => {
   it("default_streams", async () => {
-    const verona = await streamId("Verona");
-    const denmark = await streamId("Denmark");
+    const verona = await channelId(t, "Verona");
+    const denmark = await channelId(t, "Denmark");
     const received = await expectConsistent(async () => {
       await post("iago", "/default_streams", { stream_id: verona });
       await del("iago", "/default_streams", { stream_id: denmark });

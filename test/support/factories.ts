@@ -54,7 +54,7 @@ export async function makeChannel(
   const by = options.by ?? "iago";
   expectSuccess(
     await t.post(by, "/api/v1/users/me/subscriptions", {
-      subscriptions: [{ name, description: options.description ?? "" }],
+      subscriptions: [options.description === undefined ? { name } : { name, description: options.description }],
       invite_only: options.invite_only,
       principals: options.subscribers?.map(idOf),
       ...options.extra,
