@@ -103,7 +103,7 @@ describe("channel creation notices", () => {
 
 describe("subscribed-you notices", () => {
   it("tells others they were subscribed to existing channels, never the actor or for new channels", async () => {
-    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Scotland" }, { name: "notice new" }], principals: [8, 11] }));
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Scotland" }, { name: "notice new" }], principals: seedIds("cordelia", "iago") }));
     const dms = await messagesIn("cordelia", [{ operator: "dm", operand: [BOT] }]);
     expect(dms.at(-1)).toMatchObject({ sender_email: BOT, content: "@_**Iago|11** subscribed you to #**Scotland**." });
     expect(dms.at(-1).flags).not.toContain("read");

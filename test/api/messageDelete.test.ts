@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
+import { seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
 
 async function exists(id: number): Promise<boolean> {
   return (await db().selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
@@ -31,7 +32,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
     }
     expect(events).toHaveLength(1);
     expect(events[0].event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "oops" });
-    expect(events[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(events[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     expectError(await t.get("hamlet", `/api/v1/messages/${id}`), 400, "Invalid message(s)");
     expectError(await del("hamlet", id), 400, "Invalid message(s)");
   });

@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
+import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
 const NOTIFICATION_BOT = 1;
 
 async function message(id: number) {
@@ -47,7 +48,7 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
     expect((await rows(id)).find((r) => r.user_id === OTHELLO)!.flags & 8).toBe(8);
 
     const updates = events.filter((e) => e.event.type === "update_message");
-    expect(updates.flatMap((e) => e.users).sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(updates.flatMap((e) => e.users).sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     const toOthello = updates.find((e) => e.users.includes(OTHELLO))!;
     expect(toOthello.event).toMatchObject({
       user_id: HAMLET,
@@ -365,10 +366,10 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
     expect(row.recipient_id).toBe(coreTeam.recipient_id);
     expect(JSON.parse(row.edit_history!)[0]).toMatchObject({ user_id: IAGO, prev_stream: 2, stream: 6 });
     // core team: desdemona 9, hamlet 10, iago 11. Denmark's others lose their rows.
-    expect((await rows(id)).map((r) => r.user_id)).toEqual([9, 10, 11]);
+    expect((await rows(id)).map((r) => r.user_id)).toEqual(seedSubscribers.coreTeam);
     const deleted = events.find((e) => e.event.type === "delete_message")!;
     expect(deleted.event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "secret plans" });
-    expect(deleted.users.sort((a, b) => a - b)).toEqual([7, 12, 14, 15]);
+    expect(deleted.users.sort((a, b) => a - b)).toEqual(seedIds("ZOE", "othello", "prospero", "shiva"));
     const update = events.find((e) => e.event.type === "update_message")!;
     expect(update.event).toMatchObject({ stream_id: 2, new_stream_id: 6, orig_subject: "secret plans", propagate_mode: "change_all", message_ids: [id] });
     expect(update.event).not.toHaveProperty("subject");

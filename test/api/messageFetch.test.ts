@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seedIds } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -130,7 +131,7 @@ describe("GET /api/v1/messages: nothing leaks", () => {
         anchor: "newest",
         num_before: 50,
         num_after: 0,
-        narrow: JSON.stringify([{ operator: "dm", operand: [10, 12] }]),
+        narrow: JSON.stringify([{ operator: "dm", operand: seedIds("hamlet", "othello") }]),
       }),
     );
     expect(ids(body)).toEqual([]);
@@ -233,7 +234,7 @@ describe("GET /api/v1/messages/matches_narrow", () => {
 describe("GET /api/v1/messages: query budget", () => {
   it("costs the same number of queries for 10 and 100 messages", async () => {
     for (let i = 0; i < 100; i++) {
-      const to = i % 2 === 0 ? { type: "stream", to: "Denmark", topic: `load ${i % 5}` } : { type: "direct", to: "[10, 12]" };
+      const to = i % 2 === 0 ? { type: "stream", to: "Denmark", topic: `load ${i % 5}` } : { type: "direct", to: seedIds("hamlet", "othello") };
       expectSuccess(await t.post(i % 3 === 0 ? "othello" : "iago", "/api/v1/messages", { ...to, content: `message ${i}` }));
     }
     const count = (n: number) =>

@@ -1,15 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { seedChannels } from "../support/seed.js";
 
 const t = useTestServer();
 
 /** Seeded messages: 1-4 Verona, 5-7 Denmark, 8-9 Scotland, 10-11 Venice, 12 Rome, 13-14 core team, 15-17 hamlet↔othello. */
-const VERONA = 1;
-const DENMARK = 2;
-const SCOTLAND = 3;
-const VENICE = 4;
-const CORE_TEAM = 6;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
+const SCOTLAND = seedChannels.scotland.id;
+const VENICE = seedChannels.venice.id;
+const CORE_TEAM = seedChannels.coreTeam.id;
 
 /** What a client sees as unread: GET /messages with is:unread (plus an optional narrow). */
 async function unreadIds(who: string, narrow: object[] = []): Promise<number[]> {

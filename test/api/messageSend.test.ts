@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -35,14 +36,14 @@ describe("POST /api/v1/messages to a channel", () => {
     });
     const rows = await userMessages(body.id);
     // Denmark: desdemona 9, hamlet 10, iago 11, othello 12, prospero 14, shiva 15, ZOE 7
-    expect(rows.map((r) => r.user_id)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(rows.map((r) => r.user_id)).toEqual(seedSubscribers.denmark);
     // API client: not read by the sender by default (Zulip's default_read_by_sender).
     expect(rows.every((r) => r.flags === 0)).toBe(true);
     // One event for the recipients, one (with no users) for all_public_streams queues.
     const messageEvents = events.filter((e) => e.event.type === "message" && e.users.length > 0);
     expect(messageEvents).toHaveLength(1);
     expect(events.filter((e) => e.event.type === "message" && e.users.length === 0)).toHaveLength(1);
-    expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     expect(messageEvents[0].event).toMatchObject({
       flags: [],
       message: { id: body.id, type: "stream", display_recipient: "Denmark", stream_id: 2, subject: "Castle", sender_id: 10, content: "<p>Hello Denmark</p>" },
@@ -311,9 +312,9 @@ describe("POST /api/v1/messages: direct messages", () => {
   });
 
   it("creates one direct message group per set of users and reuses it", async () => {
-    const a = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: "[12, 11]", content: "group" }));
+    const a = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: seedIds("othello", "iago"), content: "group" }));
     const first = await lastMessage();
-    const b = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: "[10, 12]", content: "reply" }));
+    const b = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: seedIds("hamlet", "othello"), content: "reply" }));
     const second = await lastMessage();
     expect(second.id).toBe(b.id);
     expect(first.id).toBe(a.id);
@@ -324,7 +325,7 @@ describe("POST /api/v1/messages: direct messages", () => {
       .where("recipient_id", "=", first.recipient_id)
       .executeTakeFirstOrThrow();
     expect(group).toMatchObject({ member_key: "10,11,12", group_size: 3 });
-    expect((await userMessages(b.id)).map((r) => r.user_id)).toEqual([10, 11, 12]);
+    expect((await userMessages(b.id)).map((r) => r.user_id)).toEqual(seedIds("hamlet", "iago", "othello"));
   });
 
   it("rejects a deactivated recipient", async () => {
@@ -348,7 +349,7 @@ describe("POST /api/v1/messages: organization direct-message policies", () => {
       expectError(await dm("hamlet", [12]), 400, "This conversation does not include any users who can authorize it.");
       expect(await messageCount()).toBe(before);
       expectSuccess(await dm("hamlet", [11]));
-      expectSuccess(await dm("hamlet", [12, 11]));
+      expectSuccess(await dm("hamlet", seedIds("othello", "iago")));
       expectSuccess(await dm("hamlet", [10]));
       expectSuccess(await dm("iago", [12]));
     });
@@ -363,14 +364,14 @@ describe("POST /api/v1/messages: organization direct-message policies", () => {
 
   it("outside direct_message_initiator_group, allows only conversations that already exist", async () => {
     expectSuccess(await dm("hamlet", [8]));
-    expectSuccess(await dm("hamlet", [8, 6]));
+    expectSuccess(await dm("hamlet", seedIds("cordelia", "aaron")));
     await t.withRealmSettings({ direct_message_initiator_group: await t.systemGroupId("role:administrators") }, async () => {
       expectSuccess(await dm("hamlet", [8]));
       expectSuccess(await dm("cordelia", [10]));
-      expectSuccess(await dm("aaron", [10, 8]));
+      expectSuccess(await dm("aaron", seedIds("hamlet", "cordelia")));
       const before = await messageCount();
       expectError(await dm("hamlet", [14]), 400, "You do not have permission to initiate direct message conversations.");
-      expectError(await dm("hamlet", [14, 8]), 400, "You do not have permission to initiate direct message conversations.");
+      expectError(await dm("hamlet", seedIds("prospero", "cordelia")), 400, "You do not have permission to initiate direct message conversations.");
       expect(await messageCount()).toBe(before);
       expectSuccess(await dm("iago", [14]));
     });
@@ -404,7 +405,9 @@ describe("POST /api/v1/messages: query budget", () => {
         expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: JSON.stringify(to), content: "counted" })),
       );
     };
-    expect(await count([6, 7, 8])).toBe(await count([6, 7, 8, 9, 10, 12, 13, 14, 15]));
+    expect(await count(seedIds("aaron", "ZOE", "cordelia"))).toBe(
+      await count(seedIds("aaron", "ZOE", "cordelia", "desdemona", "hamlet", "othello", "polonius", "prospero", "shiva")),
+    );
   });
 });
 

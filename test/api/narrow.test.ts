@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seedIds } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -17,7 +18,7 @@ beforeAll(async () => {
   extra = {
     link: await send("othello", { type: "stream", to: "Denmark", topic: "links", content: "see https://example.com" }), // 18
     resolved: await send("iago", { type: "stream", to: "Denmark", topic: "✔ done", content: "finished" }), // 19
-    group: await send("iago", { type: "direct", to: "[10, 12]", content: "three of us" }), // 20
+    group: await send("iago", { type: "direct", to: JSON.stringify(seedIds("hamlet", "othello")), content: "three of us" }), // 20
     mention: await send("iago", { type: "stream", to: "Verona", topic: "test", content: "@**King Hamlet** look" }), // 21
   };
   const db = t.ctx.db.kysely;
@@ -73,7 +74,7 @@ describe("narrow operators", () => {
   it("dm with one user, a group, and dm-including", async () => {
     expect(await fetchIds("hamlet", [term("dm", [12])])).toEqual([15, 16, 17]);
     expect(await fetchIds("othello", [term("dm", "hamlet@zulip.com")])).toEqual([15, 16, 17]);
-    expect(await fetchIds("hamlet", [term("dm", [11, 12])])).toEqual([extra.group]);
+    expect(await fetchIds("hamlet", [term("dm", seedIds("iago", "othello"))])).toEqual([extra.group]);
     expect(await fetchIds("hamlet", [term("dm-including", 11)])).toEqual([extra.group]);
     expect(await fetchIds("hamlet", [term("dm-including", 12)])).toEqual([15, 16, 17, extra.group]);
     expect(await fetchIds("hamlet", [term("pm-with", "othello@zulip.com")])).toEqual([15, 16, 17]);

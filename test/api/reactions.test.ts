@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { doAddReaction } from "../../src/actions/reactions.js";
 import { transaction } from "../../src/appContext.js";
 import { MessageFlag } from "../../src/models/messageFlags.js";
+import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -43,7 +44,7 @@ describe("POST /messages/{message_id}/reactions", () => {
       reaction_type: "unicode_emoji",
     });
     // Verona: every subscriber, the guest included (subscribed).
-    expect(events[0].users).toEqual(expect.arrayContaining([6, 8, 10, 11, 12, 13]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "hamlet", "iago", "othello", "polonius")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 
@@ -139,13 +140,13 @@ describe("POST /messages/{message_id}/reactions", () => {
   it("sends events about protected-history private channel messages only to subscribers who received them", async () => {
     const id = await messageId("Only the core team can read this channel.");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "heart" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual([9, 10, 11]);
+    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedSubscribers.coreTeam);
   });
 
   it("sends events about direct messages to their participants only", async () => {
     const id = await messageId("Of course, what is it?");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "smile" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual([10, 12]);
+    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedIds("hamlet", "othello"));
   });
 
   it("answers Invalid message(s) for messages the user may not read", async () => {
@@ -220,7 +221,7 @@ describe("DELETE /messages/{message_id}/reactions", () => {
         reaction_type: "unicode_emoji",
       },
     ]);
-    expect(events[0].users).toEqual(expect.arrayContaining([10, 11, 12]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("hamlet", "iago", "othello")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 

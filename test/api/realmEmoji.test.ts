@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { doAddRealmEmoji } from "../../src/actions/realmEmoji.js";
 import { transaction } from "../../src/appContext.js";
+import { seedIds } from "../support/seed.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -85,7 +86,7 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     expect(await emojiList()).toEqual({ [String(row.id)]: expected });
     expect(events).toHaveLength(1);
     expect(events[0].event).toEqual({ type: "realm_emoji", op: "update", realm_emoji: { [String(row.id)]: expected } });
-    expect(events[0].users).toEqual(expect.arrayContaining([6, 8, 9, 10, 11, 13]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "desdemona", "hamlet", "iago", "polonius")));
     expect(row.file_name).toMatch(/^[A-Za-z0-9_-]{24}\.png$/);
     expect(await storedFiles()).toEqual([row.file_name]);
     const audit = await t.ctx.db.kysely.selectFrom("audit_log").select("acting_user_id").where("event_type", "=", "realm_emoji_added").execute();

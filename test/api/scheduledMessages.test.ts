@@ -3,16 +3,17 @@ import { validateResponse } from "../support/openapi.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { makeChannel } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { seedChannels, seedUsers } from "../support/seed.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
 const NOTIFICATION_BOT = 1;
-const CORDELIA = 8;
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
-const DENMARK = 2;
+const CORDELIA = seedUsers.cordelia.id;
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
+const DENMARK = seedChannels.denmark.id;
 const READ = 1;
 
 const now = () => Math.floor(Date.now() / 1000);

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { seedChannels } from "../support/seed.js";
 
 const t = useTestServer();
 
-const VERONA = 1;
-const DENMARK = 2;
-const SCOTLAND = 3;
-const ROME = 5;
-const CORE_TEAM = 6;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
+const SCOTLAND = seedChannels.scotland.id;
+const ROME = seedChannels.rome.id;
+const CORE_TEAM = seedChannels.coreTeam.id;
 
 const userId = async (name: string) => (await t.user(name)).id;
 

@@ -39,3 +39,9 @@ export const seedChannels = {
 function channel(name: SeedChannel["name"]): SeedChannel {
   return DEV_CHANNELS.find((c) => c.name === name)!;
 }
+
+/** Who the seed subscribes to a channel, in id order (src/dev/seed.ts's SUBSCRIPTIONS). */
+export const seedSubscribers = {
+  denmark: seedIds("ZOE", "desdemona", "hamlet", "iago", "othello", "prospero", "shiva"),
+  coreTeam: seedIds("desdemona", "hamlet", "iago"),
+};
