@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // Menus in a real Chromium (Zulip's popovers): the sidebar's channel and topic menus, the
 // recipient bar's, a message's "more actions" with its dialogs (edit history, read receipts,
@@ -10,8 +11,8 @@ import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js
 const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 const send = sendToChannel;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp, openCompose } from "../support/webApp.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtpSink.js";
+import { seedChannels } from "../support/seed.js";
 
 // Personal settings (#settings/<section>), user cards and invitations (#invite) in a real
 // Chromium: what a person changes in settings reaches the server through Zulip's API, and the
@@ -14,8 +15,8 @@ let smtp: SmtpSink;
 const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
 const IAGO_ID = 11;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 /** The settings as the server has them now (a fresh /register). */
