@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sendChannelMessage } from "../support/factories.js";
+import { archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
 import { seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -19,11 +19,8 @@ const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/
 describe("DELETE /api/v1/messages/{id}", () => {
   it("lets the sender delete a recent message with everything attached, and tells its readers", async () => {
     const id = await sendChannelMessage(t, "hamlet", "Denmark", "oops", "wrong channel");
-    await db()
-      .insertInto("reactions")
-      .values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" })
-      .execute();
-    await db().insertInto("submessages").values({ message_id: id, sender_id: HAMLET, msg_type: "widget", content: "{}" }).execute();
+    expectSuccess(await t.post("othello", `/api/v1/messages/${id}/reactions`, { emoji_name: "smile" }));
+    expectSuccess(await t.post("hamlet", "/api/v1/submessage", { message_id: id, msg_type: "widget", content: "{}" }));
     const { result, events } = await t.captureEvents(() => del("hamlet", id));
     expectSuccess(result);
     expect(await exists(id)).toBe(false);
@@ -82,14 +79,11 @@ describe("DELETE /api/v1/messages/{id}", () => {
     expectError(await del("iago", 16), 400, "Invalid message(s)"); // othello → hamlet
     expectError(await del("hamlet", 99999), 400, "Invalid message(s)");
     expectError(await t.delete("hamlet", "/api/v1/messages/abc"), 400, "message_id is not an integer");
-    const id = await sendChannelMessage(t, "hamlet", "Scotland", "archive", "x");
-    await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
-    try {
-      expectError(await del("hamlet", id), 400, "Invalid message(s)");
-      expectError(await del("iago", id), 400, "Invalid message(s)");
-    } finally {
-      await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
-    }
+    const archived = await makeChannel(t, { name: "delete archived", subscribers: ["iago", "hamlet"] });
+    const id = await sendChannelMessage(t, "hamlet", archived, "archive", "x");
+    await archiveChannel(t, archived);
+    expectError(await del("hamlet", id), 400, "Invalid message(s)");
+    expectError(await del("iago", id), 400, "Invalid message(s)");
     expect(await exists(id)).toBe(true);
     expectError(await del(null, id), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sendChannelMessage } from "../support/factories.js";
+import { archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
 import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -138,15 +138,12 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
     expectError(await patch("othello", 13, { topic: "peek" }), 400, "Invalid message(s)");
     // iago (admin) is not a participant of hamlet and othello's direct messages.
     expectError(await patch("iago", 15, { content: "peek" }), 400, "Invalid message(s)");
-    const id = await sendChannelMessage(t, "hamlet", "Scotland", "archive", "x");
-    await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
-    try {
-      expectError(await patch("hamlet", id, { content: "y" }), 400, "Invalid message(s)");
-      const other = await sendChannelMessage(t, "hamlet", "Denmark", "to archived", "x");
-      expectError(await patch("iago", other, { stream_id: 3 }), 400, "Invalid channel ID");
-    } finally {
-      await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
-    }
+    const archived = await makeChannel(t, { name: "edit archived", subscribers: ["iago", "hamlet"] });
+    const id = await sendChannelMessage(t, "hamlet", archived, "archive", "x");
+    await archiveChannel(t, archived);
+    expectError(await patch("hamlet", id, { content: "y" }), 400, "Invalid message(s)");
+    const other = await sendChannelMessage(t, "hamlet", "Denmark", "to archived", "x");
+    expectError(await patch("iago", other, { stream_id: archived }), 400, "Invalid channel ID");
   });
 });
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedIds } from "../support/seed.js";
+import { subscribe } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -93,9 +94,7 @@ describe("GET /api/v1/messages", () => {
 describe("GET /api/v1/messages: nothing leaks", () => {
   beforeAll(async () => {
     // Cordelia joins "core team" (protected history) after its messages were sent.
-    const db = t.ctx.db.kysely;
-    const stream = await db.selectFrom("streams").select("recipient_id").where("id", "=", 6).executeTakeFirstOrThrow();
-    await db.insertInto("subscriptions").values({ user_id: 8, recipient_id: stream.recipient_id! }).execute();
+    await subscribe(t, "iago", ["core team"], ["cordelia"]);
   });
 
   it("hides messages of a protected-history channel sent before the user joined", async () => {

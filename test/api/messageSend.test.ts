@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seedIds, seedSubscribers } from "../support/seed.js";
+import { archiveChannel, deactivateUser, makeChannel, makeUser } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -190,14 +191,9 @@ describe("POST /api/v1/messages: who may post", () => {
   });
 
   it("refuses archived channels", async () => {
-    const db = t.ctx.db.kysely;
-    await db.updateTable("streams").set({ is_archived: 1 }).where("id", "=", 4).execute();
-    try {
-      const res = await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Venice", topic: "a", content: "x" });
-      expectError(res, 400, "Not authorized to send to channel 'Venice'");
-    } finally {
-      await db.updateTable("streams").set({ is_archived: 0 }).where("id", "=", 4).execute();
-    }
+    await archiveChannel(t, await makeChannel(t, { name: "archived venue", subscribers: ["iago", "prospero"] }));
+    const res = await t.post("prospero", "/api/v1/messages", { type: "stream", to: "archived venue", topic: "a", content: "x" });
+    expectError(res, 400, "Not authorized to send to channel 'archived venue'");
   });
 
   it("refuses users outside can_send_message_group", async () => {
@@ -329,13 +325,9 @@ describe("POST /api/v1/messages: direct messages", () => {
   });
 
   it("rejects a deactivated recipient", async () => {
-    const db = t.ctx.db.kysely;
-    await db.updateTable("users").set({ is_active: 0 }).where("id", "=", 6).execute();
-    try {
-      expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: "[6]", content: "x" }), 400, "'aaron@zulip.com' is no longer using Zulip.");
-    } finally {
-      await db.updateTable("users").set({ is_active: 1 }).where("id", "=", 6).execute();
-    }
+    const gone = await makeUser(t, { email: "gone@zulip.com" });
+    await deactivateUser(t, gone.id);
+    expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: [gone.id], content: "x" }), 400, "'gone@zulip.com' is no longer using Zulip.");
   });
 });
 

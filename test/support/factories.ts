@@ -67,6 +67,16 @@ export async function makeChannel(
   return made!.stream_id;
 }
 
+/** Archives a channel (DELETE /streams/{id} as iago). */
+export async function archiveChannel(t: TestServer, id: number): Promise<void> {
+  expectSuccess(await t.delete("iago", `/api/v1/streams/${id}`));
+}
+
+/** Deactivates a user (DELETE /users/{id} as iago). */
+export async function deactivateUser(t: TestServer, id: number): Promise<void> {
+  expectSuccess(await t.delete("iago", `/api/v1/users/${id}`));
+}
+
 /** The id of a channel by name, as `who` (default iago) may see it (GET /get_stream_id). */
 export async function channelId(t: TestServer, name: string, who: Who = "iago"): Promise<number> {
   return expectSuccess(await t.get(who, "/api/v1/get_stream_id", { stream: name })).stream_id;
