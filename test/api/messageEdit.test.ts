@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
-import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
+import { archiveChannel, makeChannel, sendChannelMessage, setTopicVisibility } from "../support/factories.js";
+import { seedChannels, seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -9,6 +9,7 @@ const db = () => t.ctx.db.kysely;
 const HAMLET = seedUsers.hamlet.id;
 const IAGO = seedUsers.iago.id;
 const OTHELLO = seedUsers.othello.id;
+const PROSPERO = seedUsers.prospero.id;
 const NOTIFICATION_BOT = 1;
 
 async function message(id: number) {
@@ -244,20 +245,11 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
     const a = await sendChannelMessage(t, "hamlet", "Denmark", "muted here", "x");
     await sendChannelMessage(t, "hamlet", "Denmark", "merge target", "y");
-    const denmark = await db().selectFrom("streams").selectAll().where("id", "=", 2).executeTakeFirstOrThrow();
-    const policy = (user_id: number, topic_name: string, visibility_policy: number) => ({
-      user_id,
-      stream_id: 2,
-      recipient_id: denmark.recipient_id!,
-      topic_name,
-      visibility_policy,
-      last_updated: 1,
-    });
+    const policy = (who: string, topic: string, visibility: number) => setTopicVisibility(t, who, seedChannels.denmark.id, topic, visibility);
     // othello muted the moving topic and follows the target; prospero muted the moving topic.
-    await db()
-      .insertInto("user_topics")
-      .values([policy(OTHELLO, "muted here", 1), policy(OTHELLO, "merge target", 3), policy(14, "muted here", 1)])
-      .execute();
+    await policy("othello", "muted here", 1);
+    await policy("othello", "merge target", 3);
+    await policy("prospero", "muted here", 1);
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("hamlet", a, { topic: "merge target", propagate_mode: "change_all" })));
     const policies = async (topics: string[]) =>
       db()
@@ -276,21 +268,18 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect(topicEvents.map((e) => [e.users, e.event.topic_name, e.event.visibility_policy])).toEqual([
       [[HAMLET], "muted here", 0],
       [[OTHELLO], "muted here", 0],
-      [[14], "muted here", 0],
+      [[PROSPERO], "muted here", 0],
     ]);
 
     // Into a new topic, the policies move as they are.
     const b = await sendChannelMessage(t, "othello", "Denmark", "lonely", "z");
-    await db()
-      .insertInto("user_topics")
-      .values(policy(14, "lonely", 1))
-      .execute();
+    await policy("prospero", "lonely", 1);
     const moved = await t.captureEvents(async () => expectSuccess(await patch("othello", b, { topic: "lonely 2", propagate_mode: "change_all" })));
     expect(await policies(["lonely", "lonely 2"])).toEqual([
       { user_id: OTHELLO, topic_name: "lonely 2", visibility_policy: 3 },
-      { user_id: 14, topic_name: "lonely 2", visibility_policy: 1 },
+      { user_id: PROSPERO, topic_name: "lonely 2", visibility_policy: 1 },
     ]);
-    expect(moved.events.filter((e) => e.event.type === "user_topic" && e.event.topic_name === "lonely 2").map((e) => e.users[0])).toEqual([OTHELLO, 14]);
+    expect(moved.events.filter((e) => e.event.type === "user_topic" && e.event.topic_name === "lonely 2").map((e) => e.users[0])).toEqual([OTHELLO, PROSPERO]);
   });
 
   it("resolves and unresolves a topic with a notice and no move timestamp", async () => {
@@ -381,16 +370,13 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
     await t.withRealmSettings({ can_move_messages_between_channels_group: await t.systemGroupId("role:moderators") }, async () => {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You don't have permission to move this message");
     });
-    const verona = await db().selectFrom("streams").selectAll().where("id", "=", 1).executeTakeFirstOrThrow();
-    await db()
-      .updateTable("streams")
-      .set({ can_send_message_group_id: await t.systemGroupId("role:administrators") })
-      .where("id", "=", 1)
-      .execute();
+    const { stream: verona } = expectSuccess(await t.get("iago", "/api/v1/streams/1"));
+    const canSend = (group: unknown) => t.patch("iago", "/api/v1/streams/1", { can_send_message_group: { new: group } });
+    expectSuccess(await canSend(await t.systemGroupId("role:administrators")));
     try {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You do not have permission to post in this channel.");
     } finally {
-      await db().updateTable("streams").set({ can_send_message_group_id: verona.can_send_message_group_id }).where("id", "=", 1).execute();
+      expectSuccess(await canSend(verona.can_send_message_group));
     }
     expectSuccess(await patch("hamlet", id, { stream_id: 1, topic: "restricted moved", send_notification_to_old_thread: true }));
     expect((await topicMessages("Verona", "restricted moved"))[1].content).toBe(

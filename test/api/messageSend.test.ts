@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seedIds, seedSubscribers } from "../support/seed.js";
-import { archiveChannel, deactivateUser, makeChannel, makeUser } from "../support/factories.js";
+import { archiveChannel, deactivateUser, makeChannel, makeUser, subscribe } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -197,25 +197,14 @@ describe("POST /api/v1/messages: who may post", () => {
   });
 
   it("refuses users outside can_send_message_group", async () => {
-    const db = t.ctx.db.kysely;
-    const admins = await db
-      .selectFrom("user_groups")
-      .select("id")
-      .where("name", "=", "role:administrators")
-      .where("realm_id", "=", (await t.user("hamlet")).realm_id)
-      .executeTakeFirstOrThrow();
-    const original = await db.selectFrom("streams").select("can_send_message_group_id").where("id", "=", 2).executeTakeFirstOrThrow();
-    await db.updateTable("streams").set({ can_send_message_group_id: admins.id }).where("id", "=", 2).execute();
-    try {
-      expectError(
-        await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }),
-        400,
-        "You do not have permission to post in this channel.",
-      );
-      expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }));
-    } finally {
-      await db.updateTable("streams").set({ can_send_message_group_id: original.can_send_message_group_id }).where("id", "=", 2).execute();
-    }
+    const admins = await t.systemGroupId("role:administrators");
+    await makeChannel(t, { name: "admins speak", subscribers: ["iago", "hamlet"], extra: { can_send_message_group: admins } });
+    expectError(
+      await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "admins speak", topic: "a", content: "x" }),
+      400,
+      "You do not have permission to post in this channel.",
+    );
+    expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "admins speak", topic: "a", content: "x" }));
   });
 
   it("requires authentication", async () => {
@@ -405,15 +394,10 @@ describe("POST /api/v1/messages: query budget", () => {
 
 describe("POST /api/v1/messages: wildcard mentions in large channels", () => {
   it("lets only can_mention_many_users_group (administrators) use @**all** with more than 15 subscribers", async () => {
-    const verona = await t.ctx.db.kysely.selectFrom("streams").select("recipient_id").where("id", "=", 1).executeTakeFirstOrThrow();
-    for (let i = 0; i < 6; i++) {
-      const created = expectSuccess(await t.post("iago", "/api/v1/users", { email: `extra${i}@zulip.com`, password: "parleydev1", full_name: `Extra ${i}` }));
-      await t.ctx.db.kysely
-        .insertInto("subscriptions")
-        .values({ user_id: created.user_id, recipient_id: verona.recipient_id! })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
+    // Six more users in Verona (a default channel: new users join it anyway): 16 subscribers.
+    const extra: number[] = [];
+    for (let i = 0; i < 6; i++) extra.push((await makeUser(t, { email: `extra${i}@zulip.com`, full_name: `Extra ${i}` })).id);
+    await subscribe(t, "iago", ["Verona"], extra);
     const before = await messageCount();
     expectError(
       await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Verona", topic: "w", content: "hey @**all**" }),

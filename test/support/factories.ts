@@ -77,6 +77,11 @@ export async function deactivateUser(t: TestServer, id: number): Promise<void> {
   expectSuccess(await t.delete("iago", `/api/v1/users/${id}`));
 }
 
+/** Sets `who`'s visibility policy of a topic (0 none, 1 muted, 2 unmuted, 3 followed) with POST /user_topics. */
+export async function setTopicVisibility(t: TestServer, who: Who, channelId: number, topic: string, visibility_policy: number): Promise<void> {
+  expectSuccess(await t.post(who, "/api/v1/user_topics", { stream_id: channelId, topic, visibility_policy }));
+}
+
 /** The id of a channel by name, as `who` (default iago) may see it (GET /get_stream_id). */
 export async function channelId(t: TestServer, name: string, who: Who = "iago"): Promise<number> {
   return expectSuccess(await t.get(who, "/api/v1/get_stream_id", { stream: name })).stream_id;
