@@ -5,6 +5,7 @@ import { DEV_CHANNELS, DEV_USERS, SYSTEM_BOTS } from "../../src/dev/seed.js";
 import { realmStore } from "../../src/store/realms.js";
 import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 const q = (t: TestServer) => t.ctx.db.kysely;
 
@@ -19,7 +20,7 @@ describe("POST /api/v1/dev_fetch_api_key in development mode", () => {
     for (const user of DEV_USERS) {
       const body = expectSuccess(await t.post(null, "/api/v1/dev_fetch_api_key", { username: user.email }));
       expect(body).toMatchObject({ email: user.email, user_id: user.id });
-      const auth = "Basic " + Buffer.from(`${body.email}:${body.api_key}`).toString("base64");
+      const auth = basicAuth(body.email, body.api_key);
       const me = expectSuccess(await t.get(null, "/api/v1/users/me", {}, { headers: { Authorization: auth } }));
       expect(me).toMatchObject({ user_id: user.id, email: user.email, full_name: user.full_name, role: user.role });
     }

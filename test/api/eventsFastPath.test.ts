@@ -5,6 +5,7 @@ import { eventsFastPathAnswers, parseQuery } from "../../src/http/eventsFastPath
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
+import { basicAuth } from "../support/auth.js";
 
 /**
  * GET /events answered in front of Fastify (src/http/eventsFastPath.ts): every answer, success or
@@ -160,7 +161,7 @@ describe("GET /events fast path", () => {
     const hamlet = await t.user("hamlet");
     for (const headers of <Array<Record<string, string>>>[
       {},
-      { Authorization: "Basic " + Buffer.from(`${hamlet.email}:${"x".repeat(32)}`).toString("base64") },
+      { Authorization: basicAuth(hamlet.email, "x".repeat(32)) },
       { Authorization: "Basic !!!" },
       { Authorization: "Bearer abc" },
     ]) {

@@ -13,6 +13,7 @@ import { freshDatabase } from "./testDb.js";
 import { validateResponse } from "./openapi.js";
 import { clientDialectOf, jsonInDialect } from "../../src/lib/clientDialect.js";
 import { committedEventViolations } from "./eventSchemas.js";
+import { basicAuth } from "./auth.js";
 
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
 
@@ -111,7 +112,7 @@ export class TestServer {
 
   async authHeader(name: TestUserName | string): Promise<string> {
     const u = await this.user(name);
-    return "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
+    return basicAuth(u.email, u.api_key);
   }
 
   /** Sends a request as `who` (a test user name, or null for no credentials). */
