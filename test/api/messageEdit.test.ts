@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { archiveChannel, makeChannel, sendChannelMessage, setTopicVisibility } from "../support/factories.js";
+import { archiveChannel, makeChannel, makeUser, sendChannelMessage, setTopicVisibility } from "../support/factories.js";
 import { seedChannels, seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -423,9 +423,7 @@ describe("GET /api/v1/messages/{id}/history", () => {
 describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () => {
   it("refuses an edit adding @**all** for users outside can_mention_many_users_group", async () => {
     // New users join the default channel Verona: 16 subscribers.
-    for (let i = 0; i < 6; i++) {
-      expectSuccess(await t.post("iago", "/api/v1/users", { email: `edit${i}@zulip.com`, password: "parleydev1", full_name: `Edit ${i}` }));
-    }
+    for (let i = 0; i < 6; i++) await makeUser(t, { email: `edit${i}@zulip.com`, full_name: `Edit ${i}` });
     const id = await sendChannelMessage(t, "hamlet", "Verona", "wildcards", "hello");
     expectError(
       await patch("hamlet", id, { content: "hello @**all**" }),

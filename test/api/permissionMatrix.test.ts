@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { channelId, sendChannelMessage } from "../support/factories.js";
+import { channelId, makeUser, sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -253,11 +253,7 @@ describe("organization group settings", () => {
 
   it("can_mention_many_users_group: @**all** in a channel with more than 15 subscribers", async () => {
     const crowd: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      crowd.push(
-        expectSuccess(await t.post("iago", "/api/v1/users", { email: `crowd${i}@zulip.com`, password: "crowd-password", full_name: `Crowd ${i}` })).user_id,
-      );
-    }
+    for (let i = 0; i < 10; i++) crowd.push((await makeUser(t, { email: `crowd${i}@zulip.com`, full_name: `Crowd ${i}` })).id);
     const everyone = [...crowd, ...(await Promise.all(ACTORS.map(id)))];
     // Channel creation and adding subscribers are restricted by earlier tests; restore the defaults.
     expectSuccess(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
-import { makeChannel } from "../support/factories.js";
+import { makeChannel, makeUser } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 import { seedChannels, seedUsers } from "../support/seed.js";
 
@@ -348,8 +348,7 @@ describe("delivery", () => {
   });
 
   it("fails without notice when the sender was deactivated", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/users", { email: "rosencrantz@zulip.com", password: "guildenstern1", full_name: "Rosencrantz" }));
-    const userId = (await t.user("rosencrantz@zulip.com")).id;
+    const { id: userId } = await makeUser(t, { email: "rosencrantz@zulip.com", full_name: "Rosencrantz" });
     const id = await schedule("rosencrantz@zulip.com", { type: "direct", to: [HAMLET], content: "from the departed" });
     expectSuccess(await t.delete("iago", `/api/v1/users/${userId}`));
     const bot = await db()

@@ -3,6 +3,7 @@ import { doCreateUser } from "../../src/actions/createUser.js";
 import { transaction } from "../../src/appContext.js";
 import { realmStore } from "../../src/store/realms.js";
 import { seedIds } from "../support/seed.js";
+import { makeUser } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -11,9 +12,7 @@ let counter = 0;
 /** Creates a fresh member through the API (as iago) and returns its email and id. */
 async function newUser(prefix = "user"): Promise<{ email: string; id: number }> {
   counter += 1;
-  const email = `${prefix}${counter}@zulip.com`;
-  const body = expectSuccess(await t.post("iago", "/api/v1/users", { email, password: "a-good-password", full_name: `Test ${prefix} ${counter}` }));
-  return { email, id: body.user_id };
+  return makeUser(t, { email: `${prefix}${counter}@zulip.com`, full_name: `Test ${prefix} ${counter}` });
 }
 
 async function row(id: number) {
