@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import http from "node:http";
 import zlib from "node:zlib";
 import { eventsFastPathAnswers, parseQuery } from "../../src/http/eventsFastPath.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { rawGet } from "../support/rawHttp.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 import { basicAuth } from "../support/auth.js";
@@ -61,19 +61,6 @@ async function register(who: string): Promise<string> {
 }
 
 const query = (params: Record<string, string>) => "?" + new URLSearchParams(params).toString();
-
-/** A GET whose body stays as sent (fetch would decompress it). */
-function rawGet(server: TestServer, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(server.baseUrl + path, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
-      })
-      .on("error", reject);
-  });
-}
 
 function decode(body: Buffer, encoding: string | undefined): string {
   if (encoding === "gzip") return zlib.gunzipSync(body).toString();
@@ -247,12 +234,12 @@ describe("GET /events fast path", () => {
     for (const encoding of ["gzip", "br", "identity"]) {
       headers["Accept-Encoding"] = encoding;
       const before = eventsFastPathAnswers();
-      const fast = await rawGet(t, path, headers);
+      const fast = await rawGet(t.baseUrl + path, headers);
       expect(eventsFastPathAnswers() - before).toBe(1);
       const viaFastify = await t.app.inject({ method: "GET", url: path, headers });
       const fastifyHeaders = Object.fromEntries(Object.entries(viaFastify.headers).map(([k, v]) => [k, String(v)]));
       expect(fast.headers["content-encoding"]).toBe(encoding === "identity" ? undefined : encoding);
-      expect(comparable(fast.status, decode(fast.body, fast.headers["content-encoding"]), Object.entries(fast.headers))).toEqual(
+      expect(comparable(fast.status, decode(fast.body, fast.headers["content-encoding"]), Object.entries(fast.headers as Record<string, string>))).toEqual(
         comparable(viaFastify.statusCode, decode(viaFastify.rawPayload, fastifyHeaders["content-encoding"]), Object.entries(fastifyHeaders)),
       );
       expect(JSON.parse(decode(fast.body, fast.headers["content-encoding"])).events[0].message.content).toContain("long long");
