@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { applyAttachmentEvents, ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
 import { referenceEventTypes } from "../support/openapi.js";
 import { channelId, uploadFile } from "../support/factories.js";
+import { seedUsers } from "../support/seed.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 // Zulip's test_events idea: for every change a client can learn about, the initial state of
@@ -66,12 +67,11 @@ const send = (who: Who, to: string, topic: string, content: string) =>
   post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
 const sendDirect = (who: Who, to: number[], content: string) =>
   post(who, "/messages", { type: "direct", to: JSON.stringify(to), content }).then((b) => b.id as number);
-const userId = async (who: Who) => (await t.user(who)).id;
 
 describe("state consistency: messages and unread state", () => {
   it("message (channel, mention, wildcard mention, direct, group direct)", async () => {
-    const hamlet = await userId("hamlet");
-    const cordelia = await userId("cordelia");
+    const hamlet = seedUsers.hamlet.id;
+    const cordelia = seedUsers.cordelia.id;
     await expectConsistent(async () => {
       await send("othello", "Denmark", "consistency", "hello @**King Hamlet**");
       await send("othello", "Denmark", "consistency", "hello @**all**");
@@ -83,7 +83,7 @@ describe("state consistency: messages and unread state", () => {
   });
 
   it("update_message_flags (read, unread, starred)", async () => {
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const a = await send("othello", "Denmark", "flags", "one");
     const b = await sendDirect("othello", [hamlet], "two");
     await expectConsistent(async () => {
@@ -111,7 +111,7 @@ describe("state consistency: channels and subscriptions", () => {
     await expectConsistent(async () => {
       await post("iago", "/users/me/subscriptions", {
         subscriptions: JSON.stringify([{ name: "harness public" }]),
-        principals: JSON.stringify([await userId("hamlet")]),
+        principals: JSON.stringify([seedUsers.hamlet.id]),
       });
       await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness private" }]), invite_only: true });
       await post("cordelia", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]) });
@@ -180,7 +180,7 @@ describe("state consistency: users and settings", () => {
   });
 
   it("realm_user update (name, role, profile data) and deactivation/reactivation", async () => {
-    const prospero = await userId("prospero");
+    const prospero = seedUsers.prospero.id;
     await expectConsistent(async () => {
       await patch("iago", `/users/${prospero}`, { full_name: "Prospero, Duke of Milan", role: 300 });
       await patch("iago", `/users/${prospero}`, { role: 400 });
@@ -209,11 +209,7 @@ describe("state consistency: users and settings", () => {
 
   it("realm_user add, realm_emoji, custom_profile_fields", async () => {
     // No endpoint grants can_create_users (Zulip: a management command); set it as that would.
-    await t.ctx.db.kysely
-      .updateTable("users")
-      .set({ can_create_users: 1 })
-      .where("id", "=", await userId("desdemona"))
-      .execute();
+    await t.ctx.db.kysely.updateTable("users").set({ can_create_users: 1 }).where("id", "=", seedUsers.desdemona.id).execute();
     await expectConsistent(async () => {
       await post("desdemona", "/users", { email: "newcomer@zulip.com", password: "a long password", full_name: "New Comer" });
       await post("iago", "/realm/profile_fields", { name: "Harness field", field_type: 1, hint: "" });
@@ -242,7 +238,7 @@ describe("state consistency: custom emoji", () => {
 
 describe("state consistency: user groups", () => {
   it("user_group add, update, add_members, remove_members, add_subgroups, deactivation", async () => {
-    const [hamlet, cordelia] = [await userId("hamlet"), await userId("cordelia")];
+    const [hamlet, cordelia] = [seedUsers.hamlet.id, seedUsers.cordelia.id];
     let id = 0;
     let sub = 0;
     await expectConsistent(async () => {
@@ -305,7 +301,7 @@ describe("state consistency: bots", () => {
       await patch("hamlet", `/bots/${hookId}`, { service_payload_url: JSON.stringify("http://127.0.0.1:9/y"), service_interface: 2 });
       await post("hamlet", `/bots/${botId}/api_key/regenerate`);
     });
-    const cordelia = await userId("cordelia");
+    const cordelia = seedUsers.cordelia.id;
     await expectConsistent(() => patch("iago", `/bots/${botId}`, { bot_owner_id: cordelia }));
     await expectConsistent(() => del("iago", `/bots/${hookId}`));
     await expectConsistent(() => post("iago", `/users/${hookId}/reactivate`));
@@ -326,7 +322,7 @@ describe("state consistency: organization settings", () => {
     );
     await expectConsistent(() => patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [], direct_subgroups: [] } } }));
     await expectConsistent(async () => {
-      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [await userId("hamlet")], direct_subgroups: [moderators] } } });
+      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [seedUsers.hamlet.id], direct_subgroups: [moderators] } } });
       await patch("iago", "/realm", { can_mention_many_users_group: { new: members }, mandatory_topics: false });
     });
   });
@@ -388,7 +384,7 @@ describe("state consistency: drafts and saved snippets", () => {
 
 describe("state consistency: muted users", () => {
   it("muted_users and the read flags muting sets", async () => {
-    const othello = await userId("othello");
+    const othello = seedUsers.othello.id;
     await send("othello", "Denmark", "muting", "unread until muted");
     await expectConsistent(async () => {
       await post("hamlet", `/users/me/muted_users/${othello}`);
