@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, runParley, useServerProcesses } from "./support/process.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * `parley backup` of a live server under load, `parley restore` into an empty data directory and
@@ -18,7 +19,7 @@ describe("backup and restore", () => {
     const original = await servers.start(originalEnv);
     const credentials = await firstStartCredentials(original);
     const api = apiCaller(() => original.baseUrl, credentials);
-    const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+    const authorization = basicAuth(credentials.email, credentials.apiKey);
 
     const me = (await api("GET", "/users/me")).body;
     expect((await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "backups" }]) })).body.result).toBe("success");

@@ -10,6 +10,7 @@ import type { JobRunner } from "../src/jobs/runner.js";
 import { verifyPassword } from "../src/lib/passwords.js";
 import { PARLEY_CLI, REPO_ROOT } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * The command line, run as a child process (the built bundle, `node dist/cli.js ...`) on a fresh
@@ -67,7 +68,7 @@ async function getMe(email: string, apiKey: string) {
   const res = await app.inject({
     method: "GET",
     url: "/api/v1/users/me",
-    headers: { authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
+    headers: { authorization: basicAuth(email, apiKey) },
   });
   return { status: res.statusCode, body: res.json() };
 }
@@ -103,7 +104,7 @@ describe("parley create-organization", () => {
     expect(await verifyPassword(password, (await userRow("boss@acme.test")).password_hash)).toBe(true);
     // Zulip's initial channels, default and subscribed, with Welcome Bot's messages.
     const { app } = await inProcess();
-    const authorization = "Basic " + Buffer.from(`boss@acme.test:${apiKey}`).toString("base64");
+    const authorization = basicAuth("boss@acme.test", apiKey);
     const subs = await app.inject({ method: "GET", url: "/api/v1/users/me/subscriptions", headers: { authorization } });
     expect(
       subs

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * docs/deployment.md's files, checked with the tools that understand them when this machine has
@@ -125,7 +126,7 @@ describe("deployment files", () => {
       });
       const ca = fs.readFileSync(path.join(dir, "cert.pem"));
       const credentials = await firstStartCredentials(server);
-      const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+      const authorization = basicAuth(credentials.email, credentials.apiKey);
       const request = (method: string, urlPath: string, body?: Buffer | string, headers: Record<string, string> = {}) =>
         new Promise<{ status: number; body: any }>((resolve, reject) => {
           const req = https.request(

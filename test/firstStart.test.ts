@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "./support/testDb.js";
 import { firstStartCredentials, freePort, runParley, startServerProcess } from "./support/process.js";
+import { basicAuth } from "./support/auth.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -77,7 +78,7 @@ async function expectZulipsNewOrganization(baseUrl: string, auth: Record<string,
 }
 
 function basic(email: string, key: string) {
-  return { Authorization: "Basic " + Buffer.from(`${email}:${key}`).toString("base64") };
+  return { Authorization: basicAuth(email, key) };
 }
 
 describe("first start (npm start on an empty database)", () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, apiCaller, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
 import { TEST_ENGINE } from "./support/testDb.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * /metrics in Prometheus' text format: on PARLEY_METRICS_PORT, and on the main port only to a
@@ -36,7 +37,7 @@ describe("metrics", () => {
     const queue = (await api("POST", "/register", { event_types: JSON.stringify(["message"]) })).body.queue_id;
     const poll = new AbortController();
     const { email, apiKey } = await firstStartCredentials(server);
-    const authorization = "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64");
+    const authorization = basicAuth(email, apiKey);
     void fetch(`${server.baseUrl}/api/v1/events?queue_id=${queue}&last_event_id=-1`, { headers: { Authorization: authorization }, signal: poll.signal }).catch(
       () => undefined,
     );

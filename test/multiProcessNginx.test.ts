@@ -6,6 +6,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NATS_URL, POSTGRES_URL, multiProcessEnv } from "./support/multiProcess.js";
 import { REPO_ROOT, type ServerProcess, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * Issue 18 end to end: three `parley serve` processes on one PostgreSQL database and NATS, behind
@@ -95,16 +96,15 @@ describe.skipIf(missing.length > 0)("three processes behind nginx", () => {
     const processes = [a, b, c];
     const { port, ca } = await startNginx(processes);
     const owner = await firstStartCredentials(a);
-    const basic = (email: string, key: string) => "Basic " + Buffer.from(`${email}:${key}`).toString("base64");
     const asOwner = (method: string, urlPath: string, params?: Record<string, string>) =>
-      httpsRequest(port, ca, basic(owner.email, owner.apiKey), method, `/api/v1${urlPath}`, params);
+      httpsRequest(port, ca, basicAuth(owner.email, owner.apiKey), method, `/api/v1${urlPath}`, params);
 
     // Which process is which: each one's queue ids start with its id.
     const processIds = new Map<string, ServerProcess>();
     for (const server of processes) {
       const res = await fetch(`${server.baseUrl}/api/v1/register`, {
         method: "POST",
-        headers: { Authorization: basic(owner.email, owner.apiKey) },
+        headers: { Authorization: basicAuth(owner.email, owner.apiKey) },
         body: new URLSearchParams({ event_types: JSON.stringify(["message"]) }),
       });
       processIds.set(((await res.json()) as any).queue_id.split(":")[0], server);
@@ -117,7 +117,7 @@ describe.skipIf(missing.length > 0)("three processes behind nginx", () => {
     const key = await httpsRequest(port, ca, null, "POST", "/api/v1/fetch_api_key", { username: "iago@example.com", password: "iago-password-1" });
     expect(key.status).toBe(200);
     const asIago = (method: string, urlPath: string, params?: Record<string, string>) =>
-      httpsRequest(port, ca, basic("iago@example.com", key.body.api_key), method, `/api/v1${urlPath}`, params);
+      httpsRequest(port, ca, basicAuth("iago@example.com", key.body.api_key), method, `/api/v1${urlPath}`, params);
     const ownerId = (await asOwner("GET", "/users/me")).body.user_id as number;
     const iagoId = created.body.user_id as number;
 

@@ -2,6 +2,7 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { multiProcessEnv, NATS_URL, POSTGRES_URL } from "./support/multiProcess.js";
 import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * Polls in multi-process mode (issue 18): as in Zulip, whose Tornado counts GET/DELETE /events in
@@ -29,7 +30,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("poll rate limits across processes",
       const remaining: string[] = [];
       for (let i = 0; i < 3; i++) {
         const poll = await fetch(`${server.baseUrl}/api/v1/events?queue_id=${encodeURIComponent(queueId)}&dont_block=true`, {
-          headers: { Authorization: "Basic " + Buffer.from(`${owner.email}:${owner.apiKey}`).toString("base64") },
+          headers: { Authorization: basicAuth(owner.email, owner.apiKey) },
         });
         expect(poll.status).toBe(200);
         remaining.push(poll.headers.get("x-ratelimit-remaining")!);

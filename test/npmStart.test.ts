@@ -6,6 +6,7 @@ import { createTransport } from "nodemailer";
 import { apiCaller, firstStartCredentials, freePort, startServerProcess } from "./support/process.js";
 import { freshDatabase } from "./support/testDb.js";
 import { postLoginForm } from "./support/webLogin.js";
+import { basicAuth } from "./support/auth.js";
 
 /**
  * `npm start` runs scripts/start.mjs, which runs dist/cli.js: src/ bundled with its packages by
@@ -43,7 +44,7 @@ describe("npm start (the precompiled bundle)", () => {
     const base = server.baseUrl;
 
     const credentials = await firstStartCredentials(server);
-    const auth = { Authorization: "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64") };
+    const auth = { Authorization: basicAuth(credentials.email, credentials.apiKey) };
     const api = apiCaller(() => base, credentials);
     const me = await api("GET", "/users/me");
     expect(me.body).toMatchObject({ result: "success", email: credentials.email });

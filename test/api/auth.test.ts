@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 const t = useTestServer();
 
@@ -17,7 +18,7 @@ describe("HTTP Basic authentication", () => {
   });
 
   it("rejects a wrong API key", async () => {
-    const auth = "Basic " + Buffer.from("hamlet@zulip.com:" + "x".repeat(32)).toString("base64");
+    const auth = basicAuth("hamlet@zulip.com", "x".repeat(32));
     expectError(await t.get(null, "/api/v1/users/me", {}, { headers: { Authorization: auth } }), 401, "Invalid API key", "UNAUTHORIZED");
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 /**
  * The authentication cache (db/authCache.ts): a credential that authenticated once is not looked
@@ -8,13 +9,12 @@ import { expectError, expectSuccess, useTestServer } from "../support/testApp.js
  */
 const t = useTestServer();
 
-const basic = (email: string, apiKey: string) => "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64");
 const as = (authorization: string) => ({ headers: { Authorization: authorization } });
 
 describe("authentication cache", () => {
   it("answers a repeated poll with no SQL statement", async () => {
     const hamlet = await t.user("hamlet");
-    const auth = basic(hamlet.email, hamlet.api_key);
+    const auth = basicAuth(hamlet.email, hamlet.api_key);
     const queue = expectSuccess(await t.post(null, "/api/v1/register", { event_types: ["message"] }, as(auth)));
     const poll = () => t.get(null, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: "-1", dont_block: "true" }, as(auth));
     expectSuccess(await poll());
@@ -23,16 +23,16 @@ describe("authentication cache", () => {
 
   it("refuses an API key at once after it is regenerated", async () => {
     const othello = await t.user("othello");
-    const old = basic(othello.email, othello.api_key);
+    const old = basicAuth(othello.email, othello.api_key);
     expectSuccess(await t.get(null, "/api/v1/users/me", {}, as(old)));
     const { api_key: fresh } = expectSuccess(await t.post(null, "/api/v1/users/me/api_key/regenerate", {}, as(old)));
     expectError(await t.get(null, "/api/v1/users/me", {}, as(old)), 401, "Invalid API key", "UNAUTHORIZED");
-    expect(expectSuccess(await t.get(null, "/api/v1/users/me", {}, as(basic(othello.email, fresh)))).user_id).toBe(othello.id);
+    expect(expectSuccess(await t.get(null, "/api/v1/users/me", {}, as(basicAuth(othello.email, fresh)))).user_id).toBe(othello.id);
   });
 
   it("refuses a deactivated user at once, and accepts them again once reactivated", async () => {
     const cordelia = await t.user("cordelia");
-    const auth = basic(cordelia.email, cordelia.api_key);
+    const auth = basicAuth(cordelia.email, cordelia.api_key);
     expectSuccess(await t.get(null, "/api/v1/users/me", {}, as(auth)));
     expectSuccess(await t.delete("iago", `/api/v1/users/${cordelia.id}`));
     expectError(await t.get(null, "/api/v1/users/me", {}, as(auth)), 401, "Account is deactivated", "UNAUTHORIZED");
@@ -42,7 +42,7 @@ describe("authentication cache", () => {
 
   it("sees a role change at the next request", async () => {
     const polonius = await t.user("polonius");
-    const auth = basic(polonius.email, polonius.api_key);
+    const auth = basicAuth(polonius.email, polonius.api_key);
     const before = expectSuccess(await t.get(null, "/api/v1/users/me", {}, as(auth)));
     expect(before.is_admin).toBe(false);
     expectSuccess(await t.patch("iago", `/api/v1/users/${polonius.id}`, { role: "200" }));

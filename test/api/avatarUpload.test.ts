@@ -14,10 +14,11 @@ const photo = () =>
 
 /** POST `path` as `who` with a real multipart body of `files`. */
 async function upload(who: string, path: string, files: Array<{ data: Buffer; type?: string; name?: string }>): Promise<ApiResponse> {
-  const form = new FormData();
-  files.forEach((file, i) => form.append(`file-${i}`, new Blob([new Uint8Array(file.data)], { type: file.type ?? "image/jpeg" }), file.name ?? "me.jpg"));
-  const res = await fetch(t.baseUrl + path, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  return { status: res.status, headers: res.headers, body: await res.json() };
+  return t.upload(
+    who,
+    path,
+    files.map((file, i) => ({ field: `file-${i}`, data: file.data, type: file.type ?? "image/jpeg", filename: file.name ?? "me.jpg" })),
+  );
 }
 
 /** GET an avatar or icon URL (relative to the server) as `who`: status, type and bytes. */

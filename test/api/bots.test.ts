@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 const t = useTestServer();
 
@@ -13,7 +14,7 @@ async function realmBots(who: string) {
 }
 
 function botAuth(email: string, apiKey: string) {
-  return { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") };
+  return { Authorization: basicAuth(email, apiKey) };
 }
 
 describe("POST /bots and GET /bots", () => {

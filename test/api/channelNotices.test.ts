@@ -1,16 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { makeChannel } from "../support/factories.js";
+import { seedIds } from "../support/seed.js";
+import { expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 /** The Notification Bot's notices about channels, with Zulip 10's texts. */
 const t = useTestServer();
 const SUBS = "/api/v1/users/me/subscriptions";
 const BOT = "notification-bot@zulip.com";
 
-async function createChannel(who: string, name: string, extra: Record<string, unknown> = {}): Promise<number> {
-  expectSuccess(await t.post(who, SUBS, { subscriptions: [{ name, description: extra.description ?? "" }], ...extra }));
-  const row = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow();
-  return Number(row.id);
-}
+const createChannel = (who: string, name: string, extra: Params = {}) =>
+  makeChannel(t, { by: who, name, description: (extra.description as string | undefined) ?? "", extra });
 
 async function messagesIn(who: string, narrow: Array<{ operator: string; operand: unknown }>): Promise<any[]> {
   const params = { anchor: "newest", num_before: 50, num_after: 0, apply_markdown: false, narrow: JSON.stringify(narrow) };
@@ -104,7 +103,7 @@ describe("channel creation notices", () => {
 
 describe("subscribed-you notices", () => {
   it("tells others they were subscribed to existing channels, never the actor or for new channels", async () => {
-    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Scotland" }, { name: "notice new" }], principals: [8, 11] }));
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "Scotland" }, { name: "notice new" }], principals: seedIds("cordelia", "iago") }));
     const dms = await messagesIn("cordelia", [{ operator: "dm", operand: [BOT] }]);
     expect(dms.at(-1)).toMatchObject({ sender_email: BOT, content: "@_**Iago|11** subscribed you to #**Scotland**." });
     expect(dms.at(-1).flags).not.toContain("read");
@@ -155,7 +154,7 @@ describe("channel events notices", () => {
   });
 
   it("records archiving, unread for nobody, and unarchiving", async () => {
-    const id = await createChannel("iago", "notice archive", { principals: [11, 10] });
+    const id = await createChannel("iago", "notice archive", { principals: seedIds("iago", "hamlet") });
     expectSuccess(await t.delete("iago", `/api/v1/streams/${id}`));
     const archived = (await messagesIn("hamlet", topicOf(id, "channel events"))).at(-1);
     expect(archived).toMatchObject({ sender_email: BOT, content: "Channel notice archive has been archived." });

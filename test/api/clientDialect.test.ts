@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { clientDialectOf } from "../../src/lib/clientDialect.js";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 
@@ -22,7 +23,7 @@ const ZULIP_FORM = { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "z
 const SPEC_FORM = { emoji_name: "zulip", emoji_code: "zulip", reaction_type: "service_extra_emoji" };
 
 async function sendToDenmark(content: string): Promise<number> {
-  return expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "dialect", content })).id;
+  return await sendChannelMessage(t, "othello", "Denmark", "dialect", content);
 }
 
 async function register(userAgent: string, params: Record<string, unknown>) {

@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
+import { channelId } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /** Default channels: the channels new users join (POST/DELETE /default_streams). */
 const t = useTestServer({ eventHeartbeatSeconds: 1 });
 
-const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 const defaults = async () =>
   expectSuccess(await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) })).realm_default_streams as number[];
 
 describe("/default_streams", () => {
   it("adds and removes default channels, with default_streams events carrying their ids, and new users join them", async () => {
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "new default" }]) }));
-    const id = await streamId("new default");
+    const id = await channelId(t, "new default");
     const before = await defaults();
     expect(before).not.toContain(id);
     const reg = expectSuccess(await t.post("hamlet", "/api/v1/register", { event_types: JSON.stringify(["default_streams"]) }));
@@ -37,7 +37,7 @@ describe("/default_streams", () => {
   });
 
   it("is for administrators, and refuses private, unknown and archived channels as Zulip does", async () => {
-    const denmark = await streamId("Denmark");
+    const denmark = await channelId(t, "Denmark");
     expectError(
       await t.post("hamlet", "/api/v1/default_streams", { stream_id: denmark }),
       400,
@@ -56,7 +56,7 @@ describe("/default_streams", () => {
     expectError(await t.post("iago", "/api/v1/default_streams", {}), 400, "Missing 'stream_id' argument", "REQUEST_VARIABLE_MISSING");
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "secret default" }]), invite_only: true }));
     expectError(
-      await t.post("iago", "/api/v1/default_streams", { stream_id: await streamId("secret default") }),
+      await t.post("iago", "/api/v1/default_streams", { stream_id: await channelId(t, "secret default") }),
       400,
       "Private channels cannot be made default.",
     );
@@ -65,7 +65,7 @@ describe("/default_streams", () => {
     const hidden = Number((await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", "hamlet secret").executeTakeFirstOrThrow()).id);
     expectError(await t.post("iago", "/api/v1/default_streams", { stream_id: hidden }), 400, "Invalid channel ID");
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "to archive" }]) }));
-    const archived = await streamId("to archive");
+    const archived = await channelId(t, "to archive");
     expectSuccess(await t.delete("iago", `/api/v1/streams/${archived}`));
     expectError(await t.post("iago", "/api/v1/default_streams", { stream_id: archived }), 400, "Invalid channel ID");
     expect(await defaults()).not.toContain(archived);

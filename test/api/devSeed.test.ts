@@ -3,7 +3,9 @@ import { transaction } from "../../src/appContext.js";
 import { doCreateUser } from "../../src/actions/createUser.js";
 import { DEV_CHANNELS, DEV_USERS, SYSTEM_BOTS } from "../../src/dev/seed.js";
 import { realmStore } from "../../src/store/realms.js";
+import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 const q = (t: TestServer) => t.ctx.db.kysely;
 
@@ -18,7 +20,7 @@ describe("POST /api/v1/dev_fetch_api_key in development mode", () => {
     for (const user of DEV_USERS) {
       const body = expectSuccess(await t.post(null, "/api/v1/dev_fetch_api_key", { username: user.email }));
       expect(body).toMatchObject({ email: user.email, user_id: user.id });
-      const auth = "Basic " + Buffer.from(`${body.email}:${body.api_key}`).toString("base64");
+      const auth = basicAuth(body.email, body.api_key);
       const me = expectSuccess(await t.get(null, "/api/v1/users/me", {}, { headers: { Authorization: auth } }));
       expect(me).toMatchObject({ user_id: user.id, email: user.email, full_name: user.full_name, role: user.role });
     }
@@ -141,7 +143,7 @@ describe("the development organization's content", () => {
     });
     const rows = await q(t).selectFrom("user_messages").select(["user_id", "flags"]).where("message_id", "=", first.id).orderBy("user_id").execute();
     // Denmark's subscribers: desdemona 9, hamlet 10, iago 11, othello 12, prospero 14, shiva 15, ZOE 7.
-    expect(rows).toEqual([7, 9, 10, 11, 12, 14, 15].map((id) => ({ user_id: id, flags: id === 10 ? 1 : 0 })));
+    expect(rows).toEqual(seedSubscribers.denmark.map((id) => ({ user_id: id, flags: id === seedUsers.hamlet.id ? 1 : 0 })));
     const denmark = await q(t).selectFrom("streams").select("first_message_id").where("id", "=", 2).executeTakeFirstOrThrow();
     expect(denmark.first_message_id).toBe(first.id);
     const verona = await q(t)
@@ -170,7 +172,7 @@ describe("the development organization's content", () => {
     const group = await q(t).selectFrom("user_groups").selectAll().where("name", "=", "hamletcharacters").executeTakeFirstOrThrow();
     expect(group).toMatchObject({ description: "Characters of Hamlet", named: 1, is_system_group: 0, deactivated: 0 });
     const members = await q(t).selectFrom("user_group_members").select("user_id").where("group_id", "=", group.id).orderBy("user_id").execute();
-    expect(members.map((m) => m.user_id)).toEqual([8, 10]);
+    expect(members.map((m) => m.user_id)).toEqual(seedIds("cordelia", "hamlet"));
     const names = new Map(
       (await q(t).selectFrom("user_groups").select(["id", "name"]).where("realm_id", "=", group.realm_id).execute()).map((g) => [g.id, g.name]),
     );

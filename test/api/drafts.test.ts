@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { queuedEvents, registerQueue } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /** Drafts, saved snippets and bot storage: per-user state with events to the user's own clients. */
 const t = useTestServer({ eventHeartbeatSeconds: 1 });
 
-async function queueOf(who: string, types: string[]) {
-  return expectSuccess(await t.post(who, "/api/v1/register", { event_types: JSON.stringify(types) })).queue_id as string;
-}
-async function eventsOf(who: string, queueId: string) {
-  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: "-1", dont_block: "true" })).events as any[];
-}
+const queueOf = async (who: string, types: string[]) => (await registerQueue(t, who, { event_types: types })).queue_id as string;
 
 describe("drafts", () => {
   it("are created, listed, edited and deleted, with events, and come in /register", async () => {
@@ -42,7 +38,7 @@ describe("drafts", () => {
       [ids[0], "Finished"],
       [ids[2], "No recipient yet"],
     ]);
-    const events = await eventsOf("hamlet", queue);
+    const events = await queuedEvents(t, "hamlet", queue);
     expect(events.map((e: any) => e.op)).toEqual(["add", "update", "remove"]);
     expect(events[0].drafts).toHaveLength(3);
     expect(events[1].draft).toEqual({ id: ids[0], type: "stream", to: [denmark], topic: "plans", content: "Finished", timestamp: 1_700_000_200 });
@@ -99,7 +95,7 @@ describe("saved snippets", () => {
     expect(expectSuccess(await t.get("othello", "/api/v1/saved_snippets")).saved_snippets).toEqual([]);
     expectError(await t.delete("othello", `/api/v1/saved_snippets/${id}`), 404, "Saved snippet does not exist.");
     expectSuccess(await t.delete("hamlet", `/api/v1/saved_snippets/${id}`));
-    const events = await eventsOf("hamlet", queue);
+    const events = await queuedEvents(t, "hamlet", queue);
     expect(events.map((e: any) => [e.type, e.op])).toEqual([
       ["saved_snippets", "add"],
       ["saved_snippets", "update"],

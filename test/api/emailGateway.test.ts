@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTransport } from "nodemailer";
 import { type EmailGateway, startEmailGateway } from "../../src/http/emailGateway.js";
+import { channelId } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -19,9 +20,8 @@ afterAll(async () => {
   await gateway?.close();
 });
 
-const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 const address = async (who: string, stream: string, params: Record<string, unknown> = {}) =>
-  expectSuccess(await t.get(who, `/api/v1/streams/${await streamId(stream)}/email_address`, params as never)).email as string;
+  expectSuccess(await t.get(who, `/api/v1/streams/${await channelId(t, stream)}/email_address`, params as never)).email as string;
 
 async function sendMail(
   to: string,
@@ -72,16 +72,20 @@ describe("GET /streams/{stream_id}/email_address", () => {
 
   it("refuses channels the user cannot read, other users' bots and unknown senders", async () => {
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "mail secrets" }]), invite_only: true }));
-    expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("mail secrets")}/email_address`), 400, "Invalid channel ID");
+    expectError(await t.get("hamlet", `/api/v1/streams/${await channelId(t, "mail secrets")}/email_address`), 400, "Invalid channel ID");
     const bot = expectSuccess(await t.post("othello", "/api/v1/bots", { full_name: "Othello's Mailer", short_name: "othellomailer" })).user_id;
     expectError(
-      await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: bot }),
+      await t.get("hamlet", `/api/v1/streams/${await channelId(t, "Denmark")}/email_address`, { sender_id: bot }),
       400,
       "Insufficient permission",
       "BAD_REQUEST",
     );
-    expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: 999999 }), 400, "No such bot");
-    expectError(await t.get("hamlet", `/api/v1/streams/${await streamId("Denmark")}/email_address`, { sender_id: "x" }), 400, "sender_id is not valid JSON");
+    expectError(await t.get("hamlet", `/api/v1/streams/${await channelId(t, "Denmark")}/email_address`, { sender_id: 999999 }), 400, "No such bot");
+    expectError(
+      await t.get("hamlet", `/api/v1/streams/${await channelId(t, "Denmark")}/email_address`, { sender_id: "x" }),
+      400,
+      "sender_id is not valid JSON",
+    );
   });
 });
 

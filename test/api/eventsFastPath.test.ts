@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import http from "node:http";
 import zlib from "node:zlib";
 import { eventsFastPathAnswers, parseQuery } from "../../src/http/eventsFastPath.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
+import { rawGet } from "../support/rawHttp.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
+import { basicAuth } from "../support/auth.js";
 
 /**
  * GET /events answered in front of Fastify (src/http/eventsFastPath.ts): every answer, success or
@@ -60,19 +61,6 @@ async function register(who: string): Promise<string> {
 }
 
 const query = (params: Record<string, string>) => "?" + new URLSearchParams(params).toString();
-
-/** A GET whose body stays as sent (fetch would decompress it). */
-function rawGet(server: TestServer, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(server.baseUrl + path, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
-      })
-      .on("error", reject);
-  });
-}
 
 function decode(body: Buffer, encoding: string | undefined): string {
   if (encoding === "gzip") return zlib.gunzipSync(body).toString();
@@ -130,7 +118,7 @@ describe("GET /events fast path", () => {
       expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "bytes", content: `é ${"😀".repeat(i)} ${i}` }));
     }
     const before = eventsFastPathAnswers();
-    const answer = await rawGet(t, `/api/v1/events${query({ queue_id: queueId, last_event_id: "-1", dont_block: "true" })}`, headers);
+    const answer = await rawGet(t.baseUrl + `/api/v1/events${query({ queue_id: queueId, last_event_id: "-1", dont_block: "true" })}`, headers);
     expect(eventsFastPathAnswers() - before).toBe(1);
     expect(answer.headers["content-encoding"]).toBeUndefined();
     expect(Number(answer.headers["content-length"])).toBe(answer.body.length);
@@ -176,7 +164,7 @@ describe("GET /events fast path", () => {
     const hamlet = await t.user("hamlet");
     for (const headers of <Array<Record<string, string>>>[
       {},
-      { Authorization: "Basic " + Buffer.from(`${hamlet.email}:${"x".repeat(32)}`).toString("base64") },
+      { Authorization: basicAuth(hamlet.email, "x".repeat(32)) },
       { Authorization: "Basic !!!" },
       { Authorization: "Bearer abc" },
     ]) {
@@ -262,12 +250,12 @@ describe("GET /events fast path", () => {
     for (const encoding of ["gzip", "br", "identity"]) {
       headers["Accept-Encoding"] = encoding;
       const before = eventsFastPathAnswers();
-      const fast = await rawGet(t, path, headers);
+      const fast = await rawGet(t.baseUrl + path, headers);
       expect(eventsFastPathAnswers() - before).toBe(1);
       const viaFastify = await t.app.inject({ method: "GET", url: path, headers });
       const fastifyHeaders = Object.fromEntries(Object.entries(viaFastify.headers).map(([k, v]) => [k, String(v)]));
       expect(fast.headers["content-encoding"]).toBe(encoding === "identity" ? undefined : encoding);
-      expect(comparable(fast.status, decode(fast.body, fast.headers["content-encoding"]), Object.entries(fast.headers))).toEqual(
+      expect(comparable(fast.status, decode(fast.body, fast.headers["content-encoding"]), Object.entries(fast.headers as Record<string, string>))).toEqual(
         comparable(viaFastify.statusCode, decode(viaFastify.rawPayload, fastifyHeaders["content-encoding"]), Object.entries(fastifyHeaders)),
       );
       expect(JSON.parse(decode(fast.body, fast.headers["content-encoding"])).events[0].message.content).toContain("long long");

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 const t = useTestServer();
 let bot: { id: number; apiKey: string; email: string };
@@ -82,7 +83,7 @@ describe("incoming webhooks", () => {
       result: "error",
       code: "STREAM_DOES_NOT_EXIST",
     });
-    const auth = { Authorization: "Basic " + Buffer.from(`${bot.email}:${bot.apiKey}`).toString("base64") };
+    const auth = { Authorization: basicAuth(bot.email, bot.apiKey) };
     expectError(
       await t.request("GET", null, "/api/v1/users/me", {}, { headers: auth }),
       401,

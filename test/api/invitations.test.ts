@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { useSmtpSink } from "../support/smtpSink.js";
 import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // Invitations (Zulip 10.2's /invites endpoints) and accepting them at /join/<key>/.
 const smtp = useSmtpSink();
 const t = useTestServer(smtp.overrides);
 
-const VERONA = 1; // a default channel of the dev realm
-const DENMARK = 2;
-const CORE_TEAM = 6; // private; othello is not subscribed
+const VERONA = seedChannels.verona.id; // a default channel of the dev realm
+const DENMARK = seedChannels.denmark.id;
+const CORE_TEAM = seedChannels.coreTeam.id; // private; othello is not subscribed
 
 async function invites(who: string): Promise<any[]> {
   return expectSuccess(await t.get(who, "/api/v1/invites")).invites;

@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
+import { seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
-
-async function send(who: string, to: string, topic: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
-}
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
 
 async function exists(id: number): Promise<boolean> {
   return (await db().selectFrom("messages").select("id").where("id", "=", id).executeTakeFirst()) !== undefined;
@@ -20,12 +18,9 @@ const del = (who: string | null, id: number) => t.delete(who, `/api/v1/messages/
 
 describe("DELETE /api/v1/messages/{id}", () => {
   it("lets the sender delete a recent message with everything attached, and tells its readers", async () => {
-    const id = await send("hamlet", "Denmark", "oops", "wrong channel");
-    await db()
-      .insertInto("reactions")
-      .values({ message_id: id, user_id: OTHELLO, emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji" })
-      .execute();
-    await db().insertInto("submessages").values({ message_id: id, sender_id: HAMLET, msg_type: "widget", content: "{}" }).execute();
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "oops", "wrong channel");
+    expectSuccess(await t.post("othello", `/api/v1/messages/${id}/reactions`, { emoji_name: "smile" }));
+    expectSuccess(await t.post("hamlet", "/api/v1/submessage", { message_id: id, msg_type: "widget", content: "{}" }));
     const { result, events } = await t.captureEvents(() => del("hamlet", id));
     expectSuccess(result);
     expect(await exists(id)).toBe(false);
@@ -34,7 +29,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
     }
     expect(events).toHaveLength(1);
     expect(events[0].event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "oops" });
-    expect(events[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(events[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     expectError(await t.get("hamlet", `/api/v1/messages/${id}`), 400, "Invalid message(s)");
     expectError(await del("hamlet", id), 400, "Invalid message(s)");
   });
@@ -56,7 +51,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
 
   it("keeps the channel's first_message_id on its oldest remaining message", async () => {
     // Rome has one seed message (12).
-    const later = await send("ZOE", "Rome", "roads", "and back");
+    const later = await sendChannelMessage(t, "ZOE", "Rome", "roads", "and back");
     expectSuccess(await del("iago", 12));
     expect((await db().selectFrom("streams").select("first_message_id").where("name", "=", "Rome").executeTakeFirstOrThrow()).first_message_id).toBe(later);
     expectSuccess(await del("iago", later));
@@ -64,7 +59,7 @@ describe("DELETE /api/v1/messages/{id}", () => {
   });
 
   it("refuses other users' messages, old messages and realms that forbid it, changing nothing", async () => {
-    const id = await send("hamlet", "Denmark", "keep", "keep me");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "keep", "keep me");
     expectError(await del("othello", id), 400, "You don't have permission to delete this message");
     expectError(await del("shiva", id), 400, "You don't have permission to delete this message");
     // Seed message 5 (hamlet's) is older than the 10-minute limit.
@@ -84,14 +79,11 @@ describe("DELETE /api/v1/messages/{id}", () => {
     expectError(await del("iago", 16), 400, "Invalid message(s)"); // othello → hamlet
     expectError(await del("hamlet", 99999), 400, "Invalid message(s)");
     expectError(await t.delete("hamlet", "/api/v1/messages/abc"), 400, "message_id is not an integer");
-    const id = await send("hamlet", "Scotland", "archive", "x");
-    await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
-    try {
-      expectError(await del("hamlet", id), 400, "Invalid message(s)");
-      expectError(await del("iago", id), 400, "Invalid message(s)");
-    } finally {
-      await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
-    }
+    const archived = await makeChannel(t, { name: "delete archived", subscribers: ["iago", "hamlet"] });
+    const id = await sendChannelMessage(t, "hamlet", archived, "archive", "x");
+    await archiveChannel(t, archived);
+    expectError(await del("hamlet", id), 400, "Invalid message(s)");
+    expectError(await del("iago", id), 400, "Invalid message(s)");
     expect(await exists(id)).toBe(true);
     expectError(await del(null, id), 401, "Not logged in: API authentication or user session required", "UNAUTHORIZED");
   });

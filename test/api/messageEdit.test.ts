@@ -1,17 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { archiveChannel, makeChannel, makeUser, sendChannelMessage, setTopicVisibility } from "../support/factories.js";
+import { seedChannels, seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
+const PROSPERO = seedUsers.prospero.id;
 const NOTIFICATION_BOT = 1;
-
-async function send(who: string, to: string, topic: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
-}
 
 async function message(id: number) {
   return db().selectFrom("messages").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
@@ -36,7 +35,7 @@ const patch = (who: string | null, id: number, params: Record<string, unknown>) 
 
 describe("PATCH /api/v1/messages/{id}: content", () => {
   it("re-renders the content, records the edit and tells every recipient with their flags", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "first draft");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "first draft");
     const { result, events } = await t.captureEvents(() => patch("hamlet", id, { content: "hello @**Othello, the Moor of Venice**" }));
     expect(expectSuccess(result)).toMatchObject({ detached_uploads: [] });
     const row = await message(id);
@@ -50,7 +49,7 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
     expect((await rows(id)).find((r) => r.user_id === OTHELLO)!.flags & 8).toBe(8);
 
     const updates = events.filter((e) => e.event.type === "update_message");
-    expect(updates.flatMap((e) => e.users).sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(updates.flatMap((e) => e.users).sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     const toOthello = updates.find((e) => e.users.includes(OTHELLO))!;
     expect(toOthello.event).toMatchObject({
       user_id: HAMLET,
@@ -85,13 +84,13 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
   });
 
   it("turns blank content into (deleted)", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "soon gone");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "soon gone");
     expectSuccess(await patch("hamlet", id, { content: "   " }));
     expect((await message(id)).content).toBe("(deleted)");
   });
 
   it("refuses another user's message, an old message and a realm without editing, changing nothing", async () => {
-    const id = await send("hamlet", "Denmark", "edits", "mine");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "mine");
     expectError(await patch("othello", id, { content: "theirs" }), 400, "You don't have permission to edit this message");
     expectError(await patch("iago", id, { content: "admin" }), 400, "You don't have permission to edit this message");
     // Seed message 5 (hamlet's) was sent more than 10 minutes ago.
@@ -109,7 +108,7 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
 
 describe("PATCH /api/v1/messages/{id}: bad requests", () => {
   it("rejects each bad parameter with Zulip's error", async () => {
-    const id = await send("hamlet", "Denmark", "bad", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "bad", "x");
     const dm = 15; // hamlet → othello
     expectError(await patch("hamlet", id, {}), 400, "Nothing to change");
     expectError(await patch("hamlet", id, { topic: "bad" }), 400, "Nothing to change");
@@ -140,24 +139,21 @@ describe("PATCH /api/v1/messages/{id}: bad requests", () => {
     expectError(await patch("othello", 13, { topic: "peek" }), 400, "Invalid message(s)");
     // iago (admin) is not a participant of hamlet and othello's direct messages.
     expectError(await patch("iago", 15, { content: "peek" }), 400, "Invalid message(s)");
-    const id = await send("hamlet", "Scotland", "archive", "x");
-    await db().updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
-    try {
-      expectError(await patch("hamlet", id, { content: "y" }), 400, "Invalid message(s)");
-      const other = await send("hamlet", "Denmark", "to archived", "x");
-      expectError(await patch("iago", other, { stream_id: 3 }), 400, "Invalid channel ID");
-    } finally {
-      await db().updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
-    }
+    const archived = await makeChannel(t, { name: "edit archived", subscribers: ["iago", "hamlet"] });
+    const id = await sendChannelMessage(t, "hamlet", archived, "archive", "x");
+    await archiveChannel(t, archived);
+    expectError(await patch("hamlet", id, { content: "y" }), 400, "Invalid message(s)");
+    const other = await sendChannelMessage(t, "hamlet", "Denmark", "to archived", "x");
+    expectError(await patch("iago", other, { stream_id: archived }), 400, "Invalid channel ID");
   });
 });
 
 describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   it("moves the whole topic, records the move and posts Notification Bot breadcrumbs", async () => {
     const ids = [
-      await send("hamlet", "Denmark", "move all", "one"),
-      await send("iago", "Denmark", "move all", "two"),
-      await send("hamlet", "Denmark", "move all", "three"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "move all", "one"),
+      await sendChannelMessage(t, "iago", "Denmark", "move all", "two"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "move all", "three"),
     ];
     const { result, events } = await t.captureEvents(() =>
       patch("othello", ids[1], { topic: "moved all", propagate_mode: "change_all", send_notification_to_old_thread: true }),
@@ -204,7 +200,11 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("moves only the message and later ones with change_later, and one with change_one", async () => {
-    const ids = [await send("hamlet", "Denmark", "later", "1"), await send("hamlet", "Denmark", "later", "2"), await send("hamlet", "Denmark", "later", "3")];
+    const ids = [
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "1"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "2"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "later", "3"),
+    ];
     const { events } = await t.captureEvents(async () =>
       expectSuccess(await patch("hamlet", ids[1], { topic: "later moved", propagate_mode: "change_later" })),
     );
@@ -220,9 +220,9 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
   it("puts each move first in the history of every moved message, keeping its earlier edits", async () => {
     const ids = [
-      await send("hamlet", "Denmark", "twice", "1"),
-      await send("hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
-      await send("hamlet", "Denmark", "twice", "3"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", "1"),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
+      await sendChannelMessage(t, "hamlet", "Denmark", "twice", "3"),
     ];
     expectSuccess(await patch("hamlet", ids[1], { content: '2 edited ✔ "quoted"' }));
     const quiet = { propagate_mode: "change_all", send_notification_to_new_thread: false };
@@ -243,22 +243,13 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
-    const a = await send("hamlet", "Denmark", "muted here", "x");
-    await send("hamlet", "Denmark", "merge target", "y");
-    const denmark = await db().selectFrom("streams").selectAll().where("id", "=", 2).executeTakeFirstOrThrow();
-    const policy = (user_id: number, topic_name: string, visibility_policy: number) => ({
-      user_id,
-      stream_id: 2,
-      recipient_id: denmark.recipient_id!,
-      topic_name,
-      visibility_policy,
-      last_updated: 1,
-    });
+    const a = await sendChannelMessage(t, "hamlet", "Denmark", "muted here", "x");
+    await sendChannelMessage(t, "hamlet", "Denmark", "merge target", "y");
+    const policy = (who: string, topic: string, visibility: number) => setTopicVisibility(t, who, seedChannels.denmark.id, topic, visibility);
     // othello muted the moving topic and follows the target; prospero muted the moving topic.
-    await db()
-      .insertInto("user_topics")
-      .values([policy(OTHELLO, "muted here", 1), policy(OTHELLO, "merge target", 3), policy(14, "muted here", 1)])
-      .execute();
+    await policy("othello", "muted here", 1);
+    await policy("othello", "merge target", 3);
+    await policy("prospero", "muted here", 1);
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("hamlet", a, { topic: "merge target", propagate_mode: "change_all" })));
     const policies = async (topics: string[]) =>
       db()
@@ -277,25 +268,22 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect(topicEvents.map((e) => [e.users, e.event.topic_name, e.event.visibility_policy])).toEqual([
       [[HAMLET], "muted here", 0],
       [[OTHELLO], "muted here", 0],
-      [[14], "muted here", 0],
+      [[PROSPERO], "muted here", 0],
     ]);
 
     // Into a new topic, the policies move as they are.
-    const b = await send("othello", "Denmark", "lonely", "z");
-    await db()
-      .insertInto("user_topics")
-      .values(policy(14, "lonely", 1))
-      .execute();
+    const b = await sendChannelMessage(t, "othello", "Denmark", "lonely", "z");
+    await policy("prospero", "lonely", 1);
     const moved = await t.captureEvents(async () => expectSuccess(await patch("othello", b, { topic: "lonely 2", propagate_mode: "change_all" })));
     expect(await policies(["lonely", "lonely 2"])).toEqual([
       { user_id: OTHELLO, topic_name: "lonely 2", visibility_policy: 3 },
-      { user_id: 14, topic_name: "lonely 2", visibility_policy: 1 },
+      { user_id: PROSPERO, topic_name: "lonely 2", visibility_policy: 1 },
     ]);
-    expect(moved.events.filter((e) => e.event.type === "user_topic" && e.event.topic_name === "lonely 2").map((e) => e.users[0])).toEqual([OTHELLO, 14]);
+    expect(moved.events.filter((e) => e.event.type === "user_topic" && e.event.topic_name === "lonely 2").map((e) => e.users[0])).toEqual([OTHELLO, PROSPERO]);
   });
 
   it("resolves and unresolves a topic with a notice and no move timestamp", async () => {
-    const id = await send("hamlet", "Denmark", "bug", "it broke");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "bug", "it broke");
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("othello", id, { topic: "✔ bug", propagate_mode: "change_all" })));
     const resolved = await topicMessages("Denmark", "✔ bug");
     expect(resolved.map((m) => m.sender_id)).toEqual([HAMLET, NOTIFICATION_BOT]);
@@ -326,7 +314,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
   });
 
   it("applies the realm's topic-moving, resolving and time-limit rules", async () => {
-    const id = await send("hamlet", "Denmark", "rules", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "rules", "x");
     const admins = await t.systemGroupId("role:administrators");
     const nobody = await t.systemGroupId("role:nobody");
     await t.withRealmSettings({ can_move_messages_between_topics_group: admins, can_resolve_topics_group: nobody }, async () => {
@@ -335,7 +323,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       expectSuccess(await patch("iago", id, { topic: "rules 2" }));
     });
     // The Castle topic's seed messages are older than a minute: a member may not move all of it.
-    const fresh = await send("hamlet", "Denmark", "Castle", "new here");
+    const fresh = await sendChannelMessage(t, "hamlet", "Denmark", "Castle", "new here");
     await t.withRealmSettings({ move_messages_within_stream_limit_seconds: 60 }, async () => {
       const res = expectError(
         await patch("hamlet", fresh, { topic: "Keep", propagate_mode: "change_all" }),
@@ -354,7 +342,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
 
 describe("PATCH /api/v1/messages/{id}: channel moves", () => {
   it("moves a topic into a private channel: non-subscribers lose the messages, subscribers gain rows", async () => {
-    const id = await send("hamlet", "Denmark", "secret plans", "psst");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "secret plans", "psst");
     const { result, events } = await t.captureEvents(() =>
       patch("iago", id, { stream_id: 6, propagate_mode: "change_all", send_notification_to_new_thread: false }),
     );
@@ -364,10 +352,10 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
     expect(row.recipient_id).toBe(coreTeam.recipient_id);
     expect(JSON.parse(row.edit_history!)[0]).toMatchObject({ user_id: IAGO, prev_stream: 2, stream: 6 });
     // core team: desdemona 9, hamlet 10, iago 11. Denmark's others lose their rows.
-    expect((await rows(id)).map((r) => r.user_id)).toEqual([9, 10, 11]);
+    expect((await rows(id)).map((r) => r.user_id)).toEqual(seedSubscribers.coreTeam);
     const deleted = events.find((e) => e.event.type === "delete_message")!;
     expect(deleted.event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "secret plans" });
-    expect(deleted.users.sort((a, b) => a - b)).toEqual([7, 12, 14, 15]);
+    expect(deleted.users.sort((a, b) => a - b)).toEqual(seedIds("ZOE", "othello", "prospero", "shiva"));
     const update = events.find((e) => e.event.type === "update_message")!;
     expect(update.event).toMatchObject({ stream_id: 2, new_stream_id: 6, orig_subject: "secret plans", propagate_mode: "change_all", message_ids: [id] });
     expect(update.event).not.toHaveProperty("subject");
@@ -376,22 +364,19 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
   });
 
   it("refuses guests, posting restrictions and members when the realm allows only moderators", async () => {
-    const guestMessage = expectSuccess(await t.post("polonius", "/api/v1/messages", { type: "stream", to: "Verona", topic: "guest", content: "hi" })).id;
+    const guestMessage = await sendChannelMessage(t, "polonius", "Verona", "guest", "hi");
     expectError(await patch("polonius", guestMessage, { stream_id: 5 }), 400, "You don't have permission to move this message");
-    const id = await send("hamlet", "Denmark", "restricted", "x");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "restricted", "x");
     await t.withRealmSettings({ can_move_messages_between_channels_group: await t.systemGroupId("role:moderators") }, async () => {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You don't have permission to move this message");
     });
-    const verona = await db().selectFrom("streams").selectAll().where("id", "=", 1).executeTakeFirstOrThrow();
-    await db()
-      .updateTable("streams")
-      .set({ can_send_message_group_id: await t.systemGroupId("role:administrators") })
-      .where("id", "=", 1)
-      .execute();
+    const { stream: verona } = expectSuccess(await t.get("iago", "/api/v1/streams/1"));
+    const canSend = (group: unknown) => t.patch("iago", "/api/v1/streams/1", { can_send_message_group: { new: group } });
+    expectSuccess(await canSend(await t.systemGroupId("role:administrators")));
     try {
       expectError(await patch("hamlet", id, { stream_id: 1 }), 400, "You do not have permission to post in this channel.");
     } finally {
-      await db().updateTable("streams").set({ can_send_message_group_id: verona.can_send_message_group_id }).where("id", "=", 1).execute();
+      expectSuccess(await canSend(verona.can_send_message_group));
     }
     expectSuccess(await patch("hamlet", id, { stream_id: 1, topic: "restricted moved", send_notification_to_old_thread: true }));
     expect((await topicMessages("Verona", "restricted moved"))[1].content).toBe(
@@ -403,7 +388,7 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
 
 describe("GET /api/v1/messages/{id}/history", () => {
   it("lists the original and every edit, oldest first, with an HTML diff", async () => {
-    const id = await send("hamlet", "Denmark", "history", "Hello!");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "history", "Hello!");
     expectSuccess(await patch("hamlet", id, { content: "Howdy!" }));
     expectSuccess(await patch("hamlet", id, { topic: "history 2" }));
     const body = expectSuccess(await t.get("othello", `/api/v1/messages/${id}/history`));
@@ -423,7 +408,7 @@ describe("GET /api/v1/messages/{id}/history", () => {
   });
 
   it("shows the empty topic by its display name unless allowed, and hides history when disabled", async () => {
-    const id = await send("hamlet", "Denmark", "", "no topic");
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "", "no topic");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`)).message_history[0].topic).toBe("general chat");
     expect(expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}/history`, { allow_empty_topic_name: true })).message_history[0].topic).toBe("");
     await t.withRealmSettings({ message_edit_history_visibility_policy: "none" }, async () => {
@@ -438,10 +423,8 @@ describe("GET /api/v1/messages/{id}/history", () => {
 describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () => {
   it("refuses an edit adding @**all** for users outside can_mention_many_users_group", async () => {
     // New users join the default channel Verona: 16 subscribers.
-    for (let i = 0; i < 6; i++) {
-      expectSuccess(await t.post("iago", "/api/v1/users", { email: `edit${i}@zulip.com`, password: "parleydev1", full_name: `Edit ${i}` }));
-    }
-    const id = await send("hamlet", "Verona", "wildcards", "hello");
+    for (let i = 0; i < 6; i++) await makeUser(t, { email: `edit${i}@zulip.com`, full_name: `Edit ${i}` });
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "wildcards", "hello");
     expectError(
       await patch("hamlet", id, { content: "hello @**all**" }),
       400,
@@ -449,7 +432,7 @@ describe("PATCH /api/v1/messages/{id}: wildcard mentions in large channels", () 
       "STREAM_WILDCARD_MENTION_NOT_ALLOWED",
     );
     expect((await message(id)).content).toBe("hello");
-    const mine = await send("iago", "Verona", "wildcards", "hello");
+    const mine = await sendChannelMessage(t, "iago", "Verona", "wildcards", "hello");
     expectSuccess(await patch("iago", mine, { content: "hello @**all**" }));
     expect((await rows(mine)).every((r) => (r.flags & 16) === 16)).toBe(true);
   });

@@ -1,4 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seedIds } from "../support/seed.js";
+import { subscribe } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -92,9 +94,7 @@ describe("GET /api/v1/messages", () => {
 describe("GET /api/v1/messages: nothing leaks", () => {
   beforeAll(async () => {
     // Cordelia joins "core team" (protected history) after its messages were sent.
-    const db = t.ctx.db.kysely;
-    const stream = await db.selectFrom("streams").select("recipient_id").where("id", "=", 6).executeTakeFirstOrThrow();
-    await db.insertInto("subscriptions").values({ user_id: 8, recipient_id: stream.recipient_id! }).execute();
+    await subscribe(t, "iago", ["core team"], ["cordelia"]);
   });
 
   it("hides messages of a protected-history channel sent before the user joined", async () => {
@@ -130,7 +130,7 @@ describe("GET /api/v1/messages: nothing leaks", () => {
         anchor: "newest",
         num_before: 50,
         num_after: 0,
-        narrow: JSON.stringify([{ operator: "dm", operand: [10, 12] }]),
+        narrow: JSON.stringify([{ operator: "dm", operand: seedIds("hamlet", "othello") }]),
       }),
     );
     expect(ids(body)).toEqual([]);
@@ -233,7 +233,7 @@ describe("GET /api/v1/messages/matches_narrow", () => {
 describe("GET /api/v1/messages: query budget", () => {
   it("costs the same number of queries for 10 and 100 messages", async () => {
     for (let i = 0; i < 100; i++) {
-      const to = i % 2 === 0 ? { type: "stream", to: "Denmark", topic: `load ${i % 5}` } : { type: "direct", to: "[10, 12]" };
+      const to = i % 2 === 0 ? { type: "stream", to: "Denmark", topic: `load ${i % 5}` } : { type: "direct", to: seedIds("hamlet", "othello") };
       expectSuccess(await t.post(i % 3 === 0 ? "othello" : "iago", "/api/v1/messages", { ...to, content: `message ${i}` }));
     }
     const count = (n: number) =>

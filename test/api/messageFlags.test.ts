@@ -1,14 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { seedChannels, seedUsers } from "../support/seed.js";
 
 const t = useTestServer();
 
 /** Seeded messages: 1-4 Verona, 5-7 Denmark, 8-9 Scotland, 10-11 Venice, 12 Rome, 13-14 core team, 15-17 hamlet↔othello. */
-const VERONA = 1;
-const DENMARK = 2;
-const SCOTLAND = 3;
-const VENICE = 4;
-const CORE_TEAM = 6;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
+const SCOTLAND = seedChannels.scotland.id;
+const VENICE = seedChannels.venice.id;
+const CORE_TEAM = seedChannels.coreTeam.id;
 
 /** What a client sees as unread: GET /messages with is:unread (plus an optional narrow). */
 async function unreadIds(who: string, narrow: object[] = []): Promise<number[]> {
@@ -23,14 +25,12 @@ async function flagsOf(who: string, messageId: number): Promise<string[]> {
 }
 
 async function send(who: string, to: string, topic: string, content = "hello", readBySender = true): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content, read_by_sender: readBySender })).id;
+  return sendChannelMessage(t, who, to, topic, content, { read_by_sender: readBySender });
 }
-
-const userId = async (name: string) => (await t.user(name)).id;
 
 describe("POST /api/v1/messages/flags", () => {
   it("stars and unstars a message, telling only the user", async () => {
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const { result: res, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [15], op: "add", flag: "starred" }));
     expect(expectSuccess(res).messages).toEqual([15]);
     expect(events).toEqual([
@@ -58,7 +58,7 @@ describe("POST /api/v1/messages/flags", () => {
     const row = await t.ctx.db.kysely
       .selectFrom("user_messages")
       .select("flags")
-      .where("user_id", "=", await userId("hamlet"))
+      .where("user_id", "=", seedUsers.hamlet.id)
       .where("message_id", "=", 8)
       .executeTakeFirst();
     expect(row).toBeDefined();
@@ -78,7 +78,7 @@ describe("POST /api/v1/messages/flags", () => {
     const rows = await t.ctx.db.kysely
       .selectFrom("user_messages")
       .select("message_id")
-      .where("user_id", "=", await userId("cordelia"))
+      .where("user_id", "=", seedUsers.cordelia.id)
       .where("message_id", "=", 15)
       .execute();
     expect(rows).toEqual([]);
@@ -92,7 +92,7 @@ describe("POST /api/v1/messages/flags", () => {
   });
 
   it("marks messages unread with the details clients need, and read again", async () => {
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const { result, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [2, 15], op: "remove", flag: "read" }));
     expect(expectSuccess(result)).toMatchObject({ messages: [2, 15], ignored_because_not_subscribed_channels: [] });
     expect(events).toEqual([
@@ -106,7 +106,7 @@ describe("POST /api/v1/messages/flags", () => {
           all: false,
           message_details: {
             "2": { type: "stream", stream_id: VERONA, topic: "test", unmuted_stream_msg: true },
-            "15": { type: "private", user_ids: [await userId("othello")] },
+            "15": { type: "private", user_ids: [seedUsers.othello.id] },
           },
         },
         users: [hamlet],
@@ -300,7 +300,7 @@ describe("POST /api/v1/messages/flags/narrow", () => {
 describe("POST /api/v1/mark_all_as_read", () => {
   it("marks every unread message read and sends one all:true event", async () => {
     expect((await unreadIds("prospero")).length).toBeGreaterThan(0);
-    const prospero = await userId("prospero");
+    const prospero = seedUsers.prospero.id;
     const { result, events } = await t.captureEvents(() => t.post("prospero", "/api/v1/mark_all_as_read"));
     expect(expectSuccess(result).complete).toBe(true);
     expect(events).toEqual([
@@ -312,7 +312,7 @@ describe("POST /api/v1/mark_all_as_read", () => {
 
 describe("POST /api/v1/mark_stream_as_read", () => {
   it("marks the channel's unread messages read", async () => {
-    const desdemona = await userId("desdemona");
+    const desdemona = seedUsers.desdemona.id;
     const unread = await unreadIds("desdemona", [{ operator: "channel", operand: "Venice" }]);
     expect(unread).toEqual([11]);
     const { result, events } = await t.captureEvents(() => t.post("desdemona", "/api/v1/mark_stream_as_read", { stream_id: VENICE }));
@@ -336,7 +336,7 @@ describe("POST /api/v1/mark_stream_as_read", () => {
 
 describe("POST /api/v1/mark_topic_as_read", () => {
   it("marks one topic read, matching its name case-insensitively", async () => {
-    const zoe = await userId("ZOE");
+    const zoe = seedUsers.ZOE.id;
     expect(
       await unreadIds("ZOE", [
         { operator: "channel", operand: "Denmark" },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /** POST /messages/{id}/report: the Notification Bot posts reports to the moderation-request channel. */
@@ -7,7 +8,7 @@ const t = useTestServer();
 const report = (who: string, id: number, params: Record<string, string>) => t.post(who, `/api/v1/messages/${id}/report`, params);
 
 async function sendToDenmark(who: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to: "Denmark", topic: "report me", content })).id;
+  return await sendChannelMessage(t, who, "Denmark", "report me", content);
 }
 
 async function moderationMessages() {
@@ -66,7 +67,7 @@ describe("POST /messages/{message_id}/report", () => {
     expectError(await report("othello", id, {}), 400, "Missing 'report_type' argument", "REQUEST_VARIABLE_MISSING");
     expectError(await report("othello", id, { report_type: "other" }), 400, "An explanation is required.");
     expectError(await report("othello", id, { report_type: "norms", description: "x".repeat(1001) }), 400, "description is too long (limit: 1000 characters)");
-    const secret = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "core team", topic: "secret", content: "core only" })).id;
+    const secret = await sendChannelMessage(t, "iago", "core team", "secret", "core only");
     expectError(await report("othello", secret, { report_type: "spam" }), 400, "Invalid message(s)");
     expectError(await report("othello", 99_999_999, { report_type: "spam" }), 400, "Invalid message(s)");
     expect(await moderationMessages()).toHaveLength(before);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { channelId, sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const DAY = 86400;
 
 async function send(who: string, to: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic: "retention", content })).id;
+  return await sendChannelMessage(t, who, to, "retention", content);
 }
 
 /** Time passes for a message: it was sent `days` ago. */
@@ -29,10 +30,6 @@ async function exists(who: string, id: number): Promise<boolean> {
   return (await t.get(who, `/api/v1/messages/${id}`)).status === 200;
 }
 
-async function streamId(name: string): Promise<number> {
-  return expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id;
-}
-
 describe("message retention", () => {
   it("keeps everything while the organization retains forever", async () => {
     const id = await send("hamlet", "Verona", "old but kept");
@@ -43,8 +40,8 @@ describe("message retention", () => {
 
   it("deletes messages past the organization's and channels' periods, their files, and schedules itself again", async () => {
     expectSuccess(await t.patch("desdemona", "/api/v1/realm", { message_retention_days: 30 }));
-    expectSuccess(await t.patch("desdemona", `/api/v1/streams/${await streamId("Denmark")}`, { message_retention_days: JSON.stringify("unlimited") }));
-    expectSuccess(await t.patch("desdemona", `/api/v1/streams/${await streamId("Scotland")}`, { message_retention_days: 5 }));
+    expectSuccess(await t.patch("desdemona", `/api/v1/streams/${await channelId(t, "Denmark")}`, { message_retention_days: JSON.stringify("unlimited") }));
+    expectSuccess(await t.patch("desdemona", `/api/v1/streams/${await channelId(t, "Scotland")}`, { message_retention_days: 5 }));
 
     const form = new FormData();
     form.append("filename", new Blob([new Uint8Array(Buffer.from("old file"))], { type: "text/plain" }), "old.txt");

@@ -1,11 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
-
-async function send(who: string, to: string, topic: string, content: string): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content })).id;
-}
 
 async function search(who: string, operand: string, extra: object[] = []) {
   const narrow = JSON.stringify([{ operator: "search", operand }, ...extra]);
@@ -16,8 +13,8 @@ const ids = async (who: string, operand: string, extra: object[] = []) => (await
 
 describe("the search operator uses the database's full-text index", () => {
   it("requires every word, in the text or the topic, case-insensitively", async () => {
-    const a = await send("hamlet", "Verona", "Quokka sightings", "A wombat was seen near the river.");
-    const b = await send("othello", "Verona", "zoo", "The wombat and the QUOKKA are friends.");
+    const a = await sendChannelMessage(t, "hamlet", "Verona", "Quokka sightings", "A wombat was seen near the river.");
+    const b = await sendChannelMessage(t, "othello", "Verona", "zoo", "The wombat and the QUOKKA are friends.");
     expect(await ids("hamlet", "wombat")).toEqual([a, b]);
     expect(await ids("hamlet", "quokka wombat")).toEqual([a, b]);
     expect(await ids("hamlet", "WOMBAT river")).toEqual([a]);
@@ -25,7 +22,7 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("matches whole words, and the last word also as a prefix", async () => {
-    const id = await send("hamlet", "Verona", "prefixes", "Marmalade sandwiches everywhere");
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "prefixes", "Marmalade sandwiches everywhere");
     expect(await ids("hamlet", "marmal")).toEqual([id]);
     expect(await ids("hamlet", "marmal sandwiches")).toEqual([]);
     expect(await ids("hamlet", "sandwiches marmal")).toEqual([id]);
@@ -33,14 +30,14 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("searches the rendered text, not the markup", async () => {
-    const id = await send("hamlet", "Verona", "markup", "**Xylophone** lessons at [the hall](https://example.com/zzyzx)");
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "markup", "**Xylophone** lessons at [the hall](https://example.com/zzyzx)");
     expect(await ids("hamlet", "xylophone hall")).toEqual([id]);
     expect(await ids("hamlet", "zzyzx")).toEqual([]);
     expect(await ids("hamlet", "strong xylophone")).toEqual([]);
   });
 
   it("highlights the matched words in match_content and match_subject", async () => {
-    const id = await send("hamlet", "Verona", "Pelican facts", "A pelican's pouch holds water; *pelicans* fly.");
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "Pelican facts", "A pelican's pouch holds water; *pelicans* fly.");
     const [found] = await search("othello", "pelican");
     expect(found.id).toBe(id);
     expect(found.match_subject).toBe('<span class="highlight">Pelican</span> facts');
@@ -50,7 +47,7 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("follows edits, moves and deletions", async () => {
-    const id = await send("hamlet", "Verona", "lifecycle", "original narwhal text");
+    const id = await sendChannelMessage(t, "hamlet", "Verona", "lifecycle", "original narwhal text");
     expect(await ids("hamlet", "narwhal")).toEqual([id]);
     expectSuccess(await t.patch("hamlet", `/api/v1/messages/${id}`, { content: "edited axolotl text" }));
     expect(await ids("hamlet", "narwhal")).toEqual([]);
@@ -74,8 +71,8 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("combines with other operators, negation and odd input", async () => {
-    const a = await send("hamlet", "Verona", "combo", "lemur one");
-    const b = await send("hamlet", "Denmark", "combo", "lemur two");
+    const a = await sendChannelMessage(t, "hamlet", "Verona", "combo", "lemur one");
+    const b = await sendChannelMessage(t, "hamlet", "Denmark", "combo", "lemur two");
     expect(await ids("hamlet", "lemur", [{ operator: "channel", operand: "Denmark" }])).toEqual([b]);
     const notLemur = await ids("hamlet", "combo", [{ operator: "search", operand: "two", negated: true }]);
     expect(notLemur).toEqual([a]);
@@ -97,8 +94,8 @@ describe("the search operator uses the database's full-text index", () => {
   });
 
   it("answers matches_narrow with the same rules", async () => {
-    const id = await send("othello", "Verona", "mn", "a tapir appears");
-    const other = await send("othello", "Verona", "mn", "nothing here");
+    const id = await sendChannelMessage(t, "othello", "Verona", "mn", "a tapir appears");
+    const other = await sendChannelMessage(t, "othello", "Verona", "mn", "nothing here");
     const body = expectSuccess(
       await t.get("hamlet", "/api/v1/messages/matches_narrow", {
         msg_ids: JSON.stringify([id, other]),

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { seedIds, seedSubscribers } from "../support/seed.js";
+import { archiveChannel, deactivateUser, makeChannel, makeUser, subscribe } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -35,14 +37,14 @@ describe("POST /api/v1/messages to a channel", () => {
     });
     const rows = await userMessages(body.id);
     // Denmark: desdemona 9, hamlet 10, iago 11, othello 12, prospero 14, shiva 15, ZOE 7
-    expect(rows.map((r) => r.user_id)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(rows.map((r) => r.user_id)).toEqual(seedSubscribers.denmark);
     // API client: not read by the sender by default (Zulip's default_read_by_sender).
     expect(rows.every((r) => r.flags === 0)).toBe(true);
     // One event for the recipients, one (with no users) for all_public_streams queues.
     const messageEvents = events.filter((e) => e.event.type === "message" && e.users.length > 0);
     expect(messageEvents).toHaveLength(1);
     expect(events.filter((e) => e.event.type === "message" && e.users.length === 0)).toHaveLength(1);
-    expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual([7, 9, 10, 11, 12, 14, 15]);
+    expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     expect(messageEvents[0].event).toMatchObject({
       flags: [],
       message: { id: body.id, type: "stream", display_recipient: "Denmark", stream_id: 2, subject: "Castle", sender_id: 10, content: "<p>Hello Denmark</p>" },
@@ -189,36 +191,20 @@ describe("POST /api/v1/messages: who may post", () => {
   });
 
   it("refuses archived channels", async () => {
-    const db = t.ctx.db.kysely;
-    await db.updateTable("streams").set({ is_archived: 1 }).where("id", "=", 4).execute();
-    try {
-      const res = await t.post("prospero", "/api/v1/messages", { type: "stream", to: "Venice", topic: "a", content: "x" });
-      expectError(res, 400, "Not authorized to send to channel 'Venice'");
-    } finally {
-      await db.updateTable("streams").set({ is_archived: 0 }).where("id", "=", 4).execute();
-    }
+    await archiveChannel(t, await makeChannel(t, { name: "archived venue", subscribers: ["iago", "prospero"] }));
+    const res = await t.post("prospero", "/api/v1/messages", { type: "stream", to: "archived venue", topic: "a", content: "x" });
+    expectError(res, 400, "Not authorized to send to channel 'archived venue'");
   });
 
   it("refuses users outside can_send_message_group", async () => {
-    const db = t.ctx.db.kysely;
-    const admins = await db
-      .selectFrom("user_groups")
-      .select("id")
-      .where("name", "=", "role:administrators")
-      .where("realm_id", "=", (await t.user("hamlet")).realm_id)
-      .executeTakeFirstOrThrow();
-    const original = await db.selectFrom("streams").select("can_send_message_group_id").where("id", "=", 2).executeTakeFirstOrThrow();
-    await db.updateTable("streams").set({ can_send_message_group_id: admins.id }).where("id", "=", 2).execute();
-    try {
-      expectError(
-        await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }),
-        400,
-        "You do not have permission to post in this channel.",
-      );
-      expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "a", content: "x" }));
-    } finally {
-      await db.updateTable("streams").set({ can_send_message_group_id: original.can_send_message_group_id }).where("id", "=", 2).execute();
-    }
+    const admins = await t.systemGroupId("role:administrators");
+    await makeChannel(t, { name: "admins speak", subscribers: ["iago", "hamlet"], extra: { can_send_message_group: admins } });
+    expectError(
+      await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "admins speak", topic: "a", content: "x" }),
+      400,
+      "You do not have permission to post in this channel.",
+    );
+    expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "admins speak", topic: "a", content: "x" }));
   });
 
   it("requires authentication", async () => {
@@ -311,9 +297,9 @@ describe("POST /api/v1/messages: direct messages", () => {
   });
 
   it("creates one direct message group per set of users and reuses it", async () => {
-    const a = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: "[12, 11]", content: "group" }));
+    const a = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: seedIds("othello", "iago"), content: "group" }));
     const first = await lastMessage();
-    const b = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: "[10, 12]", content: "reply" }));
+    const b = expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: seedIds("hamlet", "othello"), content: "reply" }));
     const second = await lastMessage();
     expect(second.id).toBe(b.id);
     expect(first.id).toBe(a.id);
@@ -324,17 +310,13 @@ describe("POST /api/v1/messages: direct messages", () => {
       .where("recipient_id", "=", first.recipient_id)
       .executeTakeFirstOrThrow();
     expect(group).toMatchObject({ member_key: "10,11,12", group_size: 3 });
-    expect((await userMessages(b.id)).map((r) => r.user_id)).toEqual([10, 11, 12]);
+    expect((await userMessages(b.id)).map((r) => r.user_id)).toEqual(seedIds("hamlet", "iago", "othello"));
   });
 
   it("rejects a deactivated recipient", async () => {
-    const db = t.ctx.db.kysely;
-    await db.updateTable("users").set({ is_active: 0 }).where("id", "=", 6).execute();
-    try {
-      expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: "[6]", content: "x" }), 400, "'aaron@zulip.com' is no longer using Zulip.");
-    } finally {
-      await db.updateTable("users").set({ is_active: 1 }).where("id", "=", 6).execute();
-    }
+    const gone = await makeUser(t, { email: "gone@zulip.com" });
+    await deactivateUser(t, gone.id);
+    expectError(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: [gone.id], content: "x" }), 400, "'gone@zulip.com' is no longer using Zulip.");
   });
 });
 
@@ -348,7 +330,7 @@ describe("POST /api/v1/messages: organization direct-message policies", () => {
       expectError(await dm("hamlet", [12]), 400, "This conversation does not include any users who can authorize it.");
       expect(await messageCount()).toBe(before);
       expectSuccess(await dm("hamlet", [11]));
-      expectSuccess(await dm("hamlet", [12, 11]));
+      expectSuccess(await dm("hamlet", seedIds("othello", "iago")));
       expectSuccess(await dm("hamlet", [10]));
       expectSuccess(await dm("iago", [12]));
     });
@@ -363,14 +345,14 @@ describe("POST /api/v1/messages: organization direct-message policies", () => {
 
   it("outside direct_message_initiator_group, allows only conversations that already exist", async () => {
     expectSuccess(await dm("hamlet", [8]));
-    expectSuccess(await dm("hamlet", [8, 6]));
+    expectSuccess(await dm("hamlet", seedIds("cordelia", "aaron")));
     await t.withRealmSettings({ direct_message_initiator_group: await t.systemGroupId("role:administrators") }, async () => {
       expectSuccess(await dm("hamlet", [8]));
       expectSuccess(await dm("cordelia", [10]));
-      expectSuccess(await dm("aaron", [10, 8]));
+      expectSuccess(await dm("aaron", seedIds("hamlet", "cordelia")));
       const before = await messageCount();
       expectError(await dm("hamlet", [14]), 400, "You do not have permission to initiate direct message conversations.");
-      expectError(await dm("hamlet", [14, 8]), 400, "You do not have permission to initiate direct message conversations.");
+      expectError(await dm("hamlet", seedIds("prospero", "cordelia")), 400, "You do not have permission to initiate direct message conversations.");
       expect(await messageCount()).toBe(before);
       expectSuccess(await dm("iago", [14]));
     });
@@ -404,21 +386,18 @@ describe("POST /api/v1/messages: query budget", () => {
         expectSuccess(await t.post("iago", "/api/v1/messages", { type: "direct", to: JSON.stringify(to), content: "counted" })),
       );
     };
-    expect(await count([6, 7, 8])).toBe(await count([6, 7, 8, 9, 10, 12, 13, 14, 15]));
+    expect(await count(seedIds("aaron", "ZOE", "cordelia"))).toBe(
+      await count(seedIds("aaron", "ZOE", "cordelia", "desdemona", "hamlet", "othello", "polonius", "prospero", "shiva")),
+    );
   });
 });
 
 describe("POST /api/v1/messages: wildcard mentions in large channels", () => {
   it("lets only can_mention_many_users_group (administrators) use @**all** with more than 15 subscribers", async () => {
-    const verona = await t.ctx.db.kysely.selectFrom("streams").select("recipient_id").where("id", "=", 1).executeTakeFirstOrThrow();
-    for (let i = 0; i < 6; i++) {
-      const created = expectSuccess(await t.post("iago", "/api/v1/users", { email: `extra${i}@zulip.com`, password: "parleydev1", full_name: `Extra ${i}` }));
-      await t.ctx.db.kysely
-        .insertInto("subscriptions")
-        .values({ user_id: created.user_id, recipient_id: verona.recipient_id! })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-    }
+    // Six more users in Verona (a default channel: new users join it anyway): 16 subscribers.
+    const extra: number[] = [];
+    for (let i = 0; i < 6; i++) extra.push((await makeUser(t, { email: `extra${i}@zulip.com`, full_name: `Extra ${i}` })).id);
+    await subscribe(t, "iago", ["Verona"], extra);
     const before = await messageCount();
     expectError(
       await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Verona", topic: "w", content: "hey @**all**" }),

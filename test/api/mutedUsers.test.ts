@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /** Muted users and read receipts (which muting also shapes). */
@@ -6,7 +7,7 @@ const t = useTestServer({ eventHeartbeatSeconds: 1 });
 
 const id = async (who: string) => (await t.user(who)).id;
 async function send(who: string, content: string, to = "Denmark"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic: "muting", content })).id;
+  return await sendChannelMessage(t, who, to, "muting", content);
 }
 async function flagsOf(who: string, messageId: number): Promise<string[]> {
   return expectSuccess(await t.get(who, `/api/v1/messages/${messageId}`)).message.flags;

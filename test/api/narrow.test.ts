@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { seedChannels, seedIds } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -17,17 +18,12 @@ beforeAll(async () => {
   extra = {
     link: await send("othello", { type: "stream", to: "Denmark", topic: "links", content: "see https://example.com" }), // 18
     resolved: await send("iago", { type: "stream", to: "Denmark", topic: "✔ done", content: "finished" }), // 19
-    group: await send("iago", { type: "direct", to: "[10, 12]", content: "three of us" }), // 20
+    group: await send("iago", { type: "direct", to: JSON.stringify(seedIds("hamlet", "othello")), content: "three of us" }), // 20
     mention: await send("iago", { type: "stream", to: "Verona", topic: "test", content: "@**King Hamlet** look" }), // 21
   };
-  const db = t.ctx.db.kysely;
-  await db
-    .updateTable("user_messages")
-    .set({ flags: 2 | 1 })
-    .where("user_id", "=", 10)
-    .where("message_id", "=", 5)
-    .execute();
-  await db.insertInto("reactions").values({ message_id: 6, user_id: 10, emoji_name: "smile", emoji_code: "1f604" }).execute();
+  // Hamlet's own message 5 (read) starred, and his reaction on 6.
+  expectSuccess(await t.post("hamlet", "/api/v1/messages/flags", { messages: [5], op: "add", flag: "starred" }));
+  expectSuccess(await t.post("hamlet", "/api/v1/messages/6/reactions", { emoji_name: "smile" }));
 });
 
 describe("narrow operators", () => {
@@ -73,7 +69,7 @@ describe("narrow operators", () => {
   it("dm with one user, a group, and dm-including", async () => {
     expect(await fetchIds("hamlet", [term("dm", [12])])).toEqual([15, 16, 17]);
     expect(await fetchIds("othello", [term("dm", "hamlet@zulip.com")])).toEqual([15, 16, 17]);
-    expect(await fetchIds("hamlet", [term("dm", [11, 12])])).toEqual([extra.group]);
+    expect(await fetchIds("hamlet", [term("dm", seedIds("iago", "othello"))])).toEqual([extra.group]);
     expect(await fetchIds("hamlet", [term("dm-including", 11)])).toEqual([extra.group]);
     expect(await fetchIds("hamlet", [term("dm-including", 12)])).toEqual([15, 16, 17, extra.group]);
     expect(await fetchIds("hamlet", [term("pm-with", "othello@zulip.com")])).toEqual([15, 16, 17]);
@@ -98,12 +94,14 @@ describe("narrow operators", () => {
   it("is:followed and is:muted follow the user's topic policies", async () => {
     // Othello started "links" and follows it automatically.
     expect(await fetchIds("othello", [term("is", "followed")])).toEqual([extra.link]);
-    const db = t.ctx.db.kysely;
-    const denmark = await db.selectFrom("streams").select("recipient_id").where("id", "=", 2).executeTakeFirstOrThrow();
-    await db.updateTable("subscriptions").set({ is_muted: 1 }).where("user_id", "=", 10).where("recipient_id", "=", denmark.recipient_id!).execute();
+    const mute = (value: boolean) =>
+      t.post("hamlet", "/api/v1/users/me/subscriptions/properties", {
+        subscription_data: [{ stream_id: seedChannels.denmark.id, property: "is_muted", value }],
+      });
+    expectSuccess(await mute(true));
     expect(await fetchIds("hamlet", [term("is", "muted")])).toEqual([5, 6, 7, extra.link, extra.resolved]);
     expect((await fetchIds("hamlet", [term("in", "home")])).some((id) => id >= 5 && id <= 7)).toBe(false);
-    await db.updateTable("subscriptions").set({ is_muted: 0 }).where("user_id", "=", 10).where("recipient_id", "=", denmark.recipient_id!).execute();
+    expectSuccess(await mute(false));
   });
 
   it("has: operands", async () => {

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 // A timeout with room for a loaded CI machine (at 0.5 s a normal answer sometimes came too late and
 // was retried); the timeout test holds its answers well past it.
@@ -146,7 +147,7 @@ describe("outgoing webhook bots", () => {
     const bot = await makeHookBot("quiet", "Quiet Bot");
     const other = await makeHookBot("chatty", "Chatty Bot");
     received.length = 0;
-    const auth = "Basic " + Buffer.from(`${other.email}:${other.apiKey}`).toString("base64");
+    const auth = basicAuth(other.email, other.apiKey);
     expectSuccess(
       await t.request(
         "POST",

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { channelId, makeUser, sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -18,10 +19,6 @@ let value: { direct_members: number[]; direct_subgroups: number[] };
 const id = async (who: string) => (await t.user(who)).id;
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${++seq}`;
-
-async function streamId(name: string): Promise<number> {
-  return expectSuccess(await t.get("prospero", "/api/v1/get_stream_id", { stream: name })).stream_id;
-}
 
 async function createGroup(name: string, members: number[], subgroups: number[] = []): Promise<number> {
   return expectSuccess(await t.post("prospero", "/api/v1/user_groups/create", { name, description: name, members, subgroups })).group_id;
@@ -64,8 +61,8 @@ describe("channel group settings", () => {
         history_public_to_subscribers: true,
       }),
     );
-    publicId = await streamId("matrix-public");
-    privateId = await streamId("matrix-private");
+    publicId = await channelId(t, "matrix-public", "prospero");
+    privateId = await channelId(t, "matrix-private", "prospero");
     // Only the channel-level right may let anyone add subscribers in these tests.
     expectSuccess(await t.patch("desdemona", "/api/v1/realm", { can_add_subscribers_group: { new: await t.systemGroupId("role:nobody") } }));
   });
@@ -256,11 +253,7 @@ describe("organization group settings", () => {
 
   it("can_mention_many_users_group: @**all** in a channel with more than 15 subscribers", async () => {
     const crowd: number[] = [];
-    for (let i = 0; i < 10; i++) {
-      crowd.push(
-        expectSuccess(await t.post("iago", "/api/v1/users", { email: `crowd${i}@zulip.com`, password: "crowd-password", full_name: `Crowd ${i}` })).user_id,
-      );
-    }
+    for (let i = 0; i < 10; i++) crowd.push((await makeUser(t, { email: `crowd${i}@zulip.com`, full_name: `Crowd ${i}` })).id);
     const everyone = [...crowd, ...(await Promise.all(ACTORS.map(id)))];
     // Channel creation and adding subscribers are restricted by earlier tests; restore the defaults.
     expectSuccess(
@@ -281,7 +274,7 @@ describe("organization group settings", () => {
     await setOnRealm("can_delete_any_message_group");
     await matrix(
       async (who) => {
-        const messageId = expectSuccess(await t.post("aaron", "/api/v1/messages", { type: "stream", to: "Verona", topic: "matrix", content: "delete me" })).id;
+        const messageId = await sendChannelMessage(t, "aaron", "Verona", "matrix", "delete me");
         return ok(await t.delete(who, `/api/v1/messages/${messageId}`));
       },
       row(["othello", "cordelia"]),

@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { queuedEvents, registerQueue } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 
-async function register(who: string, capabilities: Record<string, boolean> = {}) {
-  return expectSuccess(await t.post(who, "/api/v1/register", { event_types: ["presence"], client_capabilities: capabilities }));
-}
-
-async function events(who: string, queueId: string) {
-  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: -1, dont_block: true })).events;
-}
+const register = (who: string, capabilities: Record<string, boolean> = {}) =>
+  registerQueue(t, who, { event_types: ["presence"], client_capabilities: capabilities });
 
 describe("presence", () => {
   it("records a ping, tells others once in the format each client asked for, and lists it", async () => {
@@ -22,7 +18,7 @@ describe("presence", () => {
     // A second ping within the threshold changes nothing anyone needs to know.
     expectSuccess(await t.post("hamlet", "/api/v1/users/me/presence", { status: "active", ping_only: true }));
 
-    const legacyEvents = await events("othello", legacy.queue_id);
+    const legacyEvents = await queuedEvents(t, "othello", legacy.queue_id);
     expect(legacyEvents).toEqual([
       {
         id: 0,
@@ -33,7 +29,7 @@ describe("presence", () => {
         presence: { website: { client: "website", status: "active", timestamp: expect.any(Number), pushable: false } },
       },
     ]);
-    expect(await events("cordelia", modern.queue_id)).toEqual([
+    expect(await queuedEvents(t, "cordelia", modern.queue_id)).toEqual([
       { id: 0, type: "presence", presences: { [String(hamlet.id)]: { active_timestamp: expect.any(Number), idle_timestamp: expect.any(Number) } } },
     ]);
 
@@ -71,7 +67,7 @@ describe("presence", () => {
     expectSuccess(await t.patch("iago", "/api/v1/settings", { presence_enabled: false }));
     const queue = await register("othello");
     expectSuccess(await t.post("iago", "/api/v1/users/me/presence", { status: "idle" }));
-    expect(await events("othello", queue.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "othello", queue.queue_id)).toEqual([]);
     expect(expectSuccess(await t.get("othello", "/api/v1/realm/presence")).presences).not.toHaveProperty(iago.email);
     expectError(await t.get("othello", `/api/v1/users/${iago.id}/presence`), 400, `No presence data for ${iago.email}`);
     expectSuccess(await t.patch("iago", "/api/v1/settings", { presence_enabled: true }));

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 /** A stand-in for Zulip's push notification service (bouncer), recording what it receives. */
 interface BouncerRequest {
@@ -62,7 +63,7 @@ describe("device tokens", () => {
       }),
       expect.objectContaining({ user_id: String(cordelia.id), token: "fcm-token-cordelia", token_kind: "2" }),
     ]);
-    expect(received[0].authorization).toBe("Basic " + Buffer.from("org-id:org-key").toString("base64"));
+    expect(received[0].authorization).toBe(basicAuth("org-id", "org-key"));
 
     expectSuccess(await t.delete("cordelia", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-cordelia" }));
     await t.drainJobs();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer, type ApiResponse } from "../support/testApp.js";
 import { formCsrf, postLoginForm } from "../support/webLogin.js";
+import { basicAuth } from "../support/auth.js";
 
 const t = useTestServer({
   rateLimits: {
@@ -125,7 +126,7 @@ describe("rate limiting", () => {
 
   it("counts failed authentication against the IP address", async () => {
     const address = fromNewAddress();
-    const headers = { ...address.headers, Authorization: "Basic " + Buffer.from("desdemona@zulip.com:" + "x".repeat(32)).toString("base64") };
+    const headers = { ...address.headers, Authorization: basicAuth("desdemona@zulip.com", "x".repeat(32)) };
     for (let i = 0; i < 5; i++) expectError(await t.get(null, "/api/v1/users/me", {}, { headers }), 401, "Invalid API key", "UNAUTHORIZED");
     expectRateLimited(await t.get(null, "/api/v1/users/me", {}, { headers }));
   });

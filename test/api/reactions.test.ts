@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { doAddReaction } from "../../src/actions/reactions.js";
 import { transaction } from "../../src/appContext.js";
 import { MessageFlag } from "../../src/models/messageFlags.js";
+import { seedIds, seedSubscribers } from "../support/seed.js";
+import { addRealmEmoji, archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -13,15 +15,6 @@ async function messageId(text: string): Promise<number> {
 
 async function reactionsOn(id: number, viewer = "hamlet") {
   return expectSuccess(await t.get(viewer, `/api/v1/messages/${id}`)).message.reactions;
-}
-
-async function addCustomEmoji(name: string, authorId = 11): Promise<number> {
-  const row = await t.ctx.db.kysely
-    .insertInto("realm_emoji")
-    .values({ realm_id: (await t.user("hamlet")).realm_id, name, author_id: authorId, file_name: `${name}AAAAAAAAAAAAAAAAAAAA.png` })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  return row.id;
 }
 
 const url = (id: number | string) => `/api/v1/messages/${id}/reactions`;
@@ -43,7 +36,7 @@ describe("POST /messages/{message_id}/reactions", () => {
       reaction_type: "unicode_emoji",
     });
     // Verona: every subscriber, the guest included (subscribed).
-    expect(events[0].users).toEqual(expect.arrayContaining([6, 8, 10, 11, 12, 13]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "hamlet", "iago", "othello", "polonius")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 
@@ -80,7 +73,7 @@ describe("POST /messages/{message_id}/reactions", () => {
 
   it("adds Zulip's extra emoji and custom emoji by name", async () => {
     const id = await messageId("Welcome to Verona! This is the test topic.");
-    const emojiId = await addCustomEmoji("green_tick");
+    const emojiId = await addRealmEmoji(t, "green_tick");
     expectSuccess(await t.post("cordelia", url(id), { emoji_name: "zulip" }));
     expectSuccess(await t.post("cordelia", url(id), { emoji_name: "green_tick" }));
     expect(await reactionsOn(id)).toEqual([
@@ -107,9 +100,9 @@ describe("POST /messages/{message_id}/reactions", () => {
 
   it("refuses a deactivated custom emoji for new reactions but accepts votes and removal", async () => {
     const id = await messageId("Welcome to Verona! This is the test topic.");
-    const emojiId = await addCustomEmoji("old_logo");
+    const emojiId = await addRealmEmoji(t, "old_logo");
     expectSuccess(await t.post("hamlet", url(id), { emoji_name: "old_logo" }));
-    await t.ctx.db.kysely.updateTable("realm_emoji").set({ deactivated: 1 }).where("id", "=", emojiId).execute();
+    expectSuccess(await t.delete("iago", "/api/v1/realm/emoji/old_logo"));
     expectError(await t.post("othello", url(id), { emoji_name: "old_logo" }), 400, "Emoji 'old_logo' does not exist");
     const other = await messageId("Testing, one two three.");
     expectError(
@@ -139,13 +132,13 @@ describe("POST /messages/{message_id}/reactions", () => {
   it("sends events about protected-history private channel messages only to subscribers who received them", async () => {
     const id = await messageId("Only the core team can read this channel.");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "heart" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual([9, 10, 11]);
+    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedSubscribers.coreTeam);
   });
 
   it("sends events about direct messages to their participants only", async () => {
     const id = await messageId("Of course, what is it?");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "smile" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual([10, 12]);
+    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedIds("hamlet", "othello"));
   });
 
   it("answers Invalid message(s) for messages the user may not read", async () => {
@@ -162,13 +155,10 @@ describe("POST /messages/{message_id}/reactions", () => {
   });
 
   it("refuses reactions in archived channels", async () => {
-    const id = await messageId("Bring an umbrella & a good coat.");
-    await t.ctx.db.kysely.updateTable("streams").set({ is_archived: 1 }).where("name", "=", "Scotland").execute();
-    try {
-      expectError(await t.post("othello", url(id), { emoji_name: "smile" }), 400, "Invalid message(s)");
-    } finally {
-      await t.ctx.db.kysely.updateTable("streams").set({ is_archived: 0 }).where("name", "=", "Scotland").execute();
-    }
+    const archived = await makeChannel(t, { name: "reactions archived", subscribers: ["iago", "othello"] });
+    const id = await sendChannelMessage(t, "iago", archived, "archive", "Bring an umbrella & a good coat.");
+    await archiveChannel(t, archived);
+    expectError(await t.post("othello", url(id), { emoji_name: "smile" }), 400, "Invalid message(s)");
   });
 
   it("validates every parameter with Zulip's texts", async () => {
@@ -220,7 +210,7 @@ describe("DELETE /messages/{message_id}/reactions", () => {
         reaction_type: "unicode_emoji",
       },
     ]);
-    expect(events[0].users).toEqual(expect.arrayContaining([10, 11, 12]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("hamlet", "iago", "othello")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { doAddRealmEmoji } from "../../src/actions/realmEmoji.js";
 import { transaction } from "../../src/appContext.js";
-import { validateResponse } from "../support/openapi.js";
+import { seedIds } from "../support/seed.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -21,16 +21,13 @@ interface Part {
 
 /** POST /realm/emoji/{name} with a real multipart body holding `parts` as files. */
 async function upload(who: string | null, name: string, parts: Part[] = [{ data: PNG }]): Promise<ApiResponse> {
-  const form = new FormData();
-  parts.forEach((part, i) =>
-    form.append(part.field ?? `f${i}`, new Blob([new Uint8Array(part.data)], { type: part.type ?? "image/png" }), part.filename ?? "img.png"),
-  );
-  const headers: Record<string, string> = who === null ? {} : { Authorization: await t.authHeader(who) };
-  const pathname = `/api/v1/realm/emoji/${name}`;
-  const res = await fetch(t.baseUrl + pathname, { method: "POST", headers, body: form });
-  const body = await res.json();
-  validateResponse("POST", new URL(t.baseUrl + pathname).pathname, res.status, body);
-  return { status: res.status, headers: res.headers, body };
+  const files = parts.map((part, i) => ({
+    field: part.field ?? `f${i}`,
+    data: part.data,
+    type: part.type ?? "image/png",
+    filename: part.filename ?? "img.png",
+  }));
+  return t.upload(who, `/api/v1/realm/emoji/${name}`, files);
 }
 
 async function emojiList(): Promise<Record<string, any>> {
@@ -89,7 +86,7 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     expect(await emojiList()).toEqual({ [String(row.id)]: expected });
     expect(events).toHaveLength(1);
     expect(events[0].event).toEqual({ type: "realm_emoji", op: "update", realm_emoji: { [String(row.id)]: expected } });
-    expect(events[0].users).toEqual(expect.arrayContaining([6, 8, 9, 10, 11, 13]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "desdemona", "hamlet", "iago", "polonius")));
     expect(row.file_name).toMatch(/^[A-Za-z0-9_-]{24}\.png$/);
     expect(await storedFiles()).toEqual([row.file_name]);
     const audit = await t.ctx.db.kysely.selectFrom("audit_log").select("acting_user_id").where("event_type", "=", "realm_emoji_added").execute();

@@ -6,7 +6,7 @@ import * as tar from "tar";
 import { afterAll, describe, expect, it } from "vitest";
 import { ExportStatus, ExportType } from "../../src/models/realmExport.js";
 import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
-import { validateResponse } from "../support/openapi.js";
+import { addRealmEmoji, PNG, uploadFile } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 // Data exports (Zulip's /export/realm): the API, the durable job and its tarball in the layout of
@@ -60,25 +60,6 @@ async function downloadTo(url: string): Promise<string> {
   return file;
 }
 
-/** A 1×1 PNG (the server checks the signature). */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-
-async function uploadEmoji(who: string, name: string): Promise<void> {
-  const form = new FormData();
-  form.append("f0", new Blob([new Uint8Array(PNG)], { type: "image/png" }), "img.png");
-  const res = await fetch(`${t.baseUrl}/api/v1/realm/emoji/${name}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  expect(res.status).toBe(200);
-}
-
-async function uploadFile(who: string, name: string, data: string): Promise<string> {
-  const form = new FormData();
-  form.append("filename", new Blob([data], { type: "text/plain" }), name);
-  const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  const body = await res.json();
-  validateResponse("POST", "/api/v1/user_uploads", res.status, body);
-  return body.url as string;
-}
-
 const send = async (who: string, params: Record<string, string>) => expectSuccess(await t.post(who, "/api/v1/messages", params)).id as number;
 const listExports = async () => expectSuccess(await t.get("iago", "/api/v1/export/realm")).exports as any[];
 
@@ -120,8 +101,8 @@ describe("data exports", () => {
 
   it("a public export has the public channels' messages, their reactions and uploads, and no private data", async () => {
     expectSuccess(await t.patch("hamlet", "/api/v1/settings", { allow_private_data_export: true }));
-    uploadPath = await uploadFile("hamlet", "notes.txt", "exported file contents");
-    await uploadEmoji("hamlet", "export_party");
+    uploadPath = await uploadFile(t, "hamlet", "notes.txt", "exported file contents");
+    await addRealmEmoji(t, "export_party", { who: "hamlet" });
     publicMessage = await send("hamlet", { type: "stream", to: "Denmark", topic: "export", content: `public words [notes.txt](${uploadPath})` });
     expectSuccess(await t.post("othello", `/api/v1/messages/${publicMessage}/reactions`, { emoji_name: "octopus" }));
     privateChannelMessage = await send("iago", { type: "stream", to: "core team", topic: "export", content: "private channel words" });

@@ -14,6 +14,7 @@ import { ExportType } from "../../src/models/realmExport.js";
 import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 // `parley import zulip`: an organization built through the API, exported (lib/export/), imported
 // into a fresh database by the command line, and compared through the API of both servers; an
@@ -72,7 +73,7 @@ async function get2(email: string, urlPath: string, params: Record<string, unkno
     .executeTakeFirstOrThrow();
   const url = new URL(base2 + urlPath);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, typeof v === "string" ? v : JSON.stringify(v));
-  const res = await fetch(url, { headers: { Authorization: "Basic " + Buffer.from(`${user.email}:${user.api_key}`).toString("base64") } });
+  const res = await fetch(url, { headers: { Authorization: basicAuth(user.email, user.api_key) } });
   return { status: res.status, body: res.headers.get("content-type")?.includes("json") ? await res.json() : Buffer.from(await res.arrayBuffer()) };
 }
 

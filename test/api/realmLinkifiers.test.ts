@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 /** Linkifiers: organization patterns linkified in messages and topics (Zulip's RealmFilter). */
@@ -109,7 +110,7 @@ describe("linkifiers in messages and topics", () => {
     ]);
     // The other order: the wider pattern matches first where both do.
     expectSuccess(await t.patch("iago", "/api/v1/realm/linkifiers", { ordered_linkifier_ids: JSON.stringify([wide, issue]) }));
-    const again = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "bug #9-yz", content: "#9-x" })).id;
+    const again = await sendChannelMessage(t, "othello", "Denmark", "bug #9-yz", "#9-x");
     const later = expectSuccess(await t.get("hamlet", `/api/v1/messages/${again}`)).message;
     expect(later.content).toBe('<p><a href="https://example.com/9/x?id=9">#9-x</a></p>');
     expect(later.topic_links).toEqual([{ text: "#9-yz", url: "https://example.com/9/yz?id=9" }]);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -9,7 +10,7 @@ import { expectSuccess, useTestServer } from "../support/testApp.js";
 const t = useTestServer();
 
 async function send(content: string, topic = "cache"): Promise<number> {
-  return expectSuccess(await t.post("iago", "/api/v1/messages", { type: "stream", to: "Denmark", topic, content })).id;
+  return await sendChannelMessage(t, "iago", "Denmark", topic, content);
 }
 const message = async (who: string, id: number) => expectSuccess(await t.get(who, `/api/v1/messages/${id}`)).message;
 

@@ -1,17 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
+import { makeChannel, makeUser } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { seedChannels, seedUsers } from "../support/seed.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
 
 const NOTIFICATION_BOT = 1;
-const CORDELIA = 8;
-const HAMLET = 10;
-const IAGO = 11;
-const OTHELLO = 12;
-const DENMARK = 2;
+const CORDELIA = seedUsers.cordelia.id;
+const HAMLET = seedUsers.hamlet.id;
+const IAGO = seedUsers.iago.id;
+const OTHELLO = seedUsers.othello.id;
+const DENMARK = seedChannels.denmark.id;
 const READ = 1;
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -47,10 +49,7 @@ const messagesWith = (content: string) => db().selectFrom("messages").selectAll(
 const flagsOf = async (messageId: number, userId: number) =>
   (await db().selectFrom("user_messages").select("flags").where("message_id", "=", messageId).where("user_id", "=", userId).executeTakeFirstOrThrow()).flags;
 
-async function createChannel(name: string, extra: Params = {}): Promise<number> {
-  expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: [{ name }], principals: [IAGO, HAMLET, OTHELLO], ...extra }));
-  return Number((await db().selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow()).id);
-}
+const createChannel = (name: string, extra: Params = {}) => makeChannel(t, { name, subscribers: [IAGO, HAMLET, OTHELLO], extra });
 
 describe("POST /api/v1/scheduled_messages", () => {
   it("schedules a channel message without sending it and lists it in Zulip's shape", async () => {
@@ -349,8 +348,7 @@ describe("delivery", () => {
   });
 
   it("fails without notice when the sender was deactivated", async () => {
-    expectSuccess(await t.post("iago", "/api/v1/users", { email: "rosencrantz@zulip.com", password: "guildenstern1", full_name: "Rosencrantz" }));
-    const userId = (await t.user("rosencrantz@zulip.com")).id;
+    const { id: userId } = await makeUser(t, { email: "rosencrantz@zulip.com", full_name: "Rosencrantz" });
     const id = await schedule("rosencrantz@zulip.com", { type: "direct", to: [HAMLET], content: "from the departed" });
     expectSuccess(await t.delete("iago", `/api/v1/users/${userId}`));
     const bot = await db()

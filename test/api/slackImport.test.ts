@@ -14,6 +14,7 @@ import { importSlackArchive } from "../../src/actions/import/slack.js";
 import { closeSlackArchive, readSlackArchive } from "../../src/lib/import/slackArchive.js";
 import { PARLEY_CLI, REPO_ROOT, runParley } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
+import { basicAuth } from "../support/auth.js";
 
 // `parley import slack`: exports in Slack's layout, generated here (users.json, channels.json,
 // <channel>/<YYYY-MM-DD>.json, __uploads/<file id>/<name>), imported by the command line into a
@@ -164,7 +165,7 @@ async function get(email: string, urlPath: string, params: Record<string, unknow
     .executeTakeFirstOrThrow();
   const url = new URL(baseUrl + urlPath);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, typeof v === "string" ? v : JSON.stringify(v));
-  const res = await fetch(url, { headers: { Authorization: "Basic " + Buffer.from(`${user.email}:${user.api_key}`).toString("base64") } });
+  const res = await fetch(url, { headers: { Authorization: basicAuth(user.email, user.api_key) } });
   const body = res.headers.get("content-type")?.includes("json") ? await res.json() : Buffer.from(await res.arrayBuffer()).toString();
   return { status: res.status, body };
 }

@@ -1,14 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { makeChannel } from "../support/factories.js";
+import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const names = (body: any) => body.streams.map((s: any) => s.name);
 
-async function createChannel(who: string, name: string, extra: Record<string, unknown> = {}): Promise<number> {
-  expectSuccess(await t.post(who, "/api/v1/users/me/subscriptions", { subscriptions: [{ name }], ...extra }));
-  const row = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow();
-  return Number(row.id);
-}
 async function streamRow(id: number) {
   return t.ctx.db.kysely.selectFrom("streams").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
@@ -62,14 +59,14 @@ describe("GET /streams/{id}, /get_stream_id, /streams/{id}/members", () => {
   });
 
   it("lists subscribers for whoever sees the channel", async () => {
-    expect(expectSuccess(await t.get("iago", "/api/v1/streams/6/members")).subscribers).toEqual([9, 10, 11]);
+    expect(expectSuccess(await t.get("iago", "/api/v1/streams/6/members")).subscribers).toEqual(seedSubscribers.coreTeam);
     expectError(await t.get("polonius", "/api/v1/streams/2/members"), 400, "Invalid channel ID");
   });
 });
 
 describe("PATCH /streams/{id}", () => {
   it("renames and describes, telling everyone who sees the channel", async () => {
-    const id = await createChannel("hamlet", "pub1");
+    const id = await makeChannel(t, { by: "hamlet", name: "pub1" });
     const { result: res, events } = await t.captureEvents(() => t.patch("iago", `/api/v1/streams/${id}`, { new_name: "pub one", description: "about **it**" }));
     expectSuccess(res);
     // The Notification Bot's notices (test/api/channelNotices.test.ts) come as message events.
@@ -94,7 +91,7 @@ describe("PATCH /streams/{id}", () => {
     const rendered =
       '<p>About <em>this</em>, see <a class="stream" data-stream-id="2" href="/#narrow/channel/2-Denmark">#Denmark</a> and ' +
       '<span class="user-mention" data-user-id="10">@King Hamlet</span></p>';
-    const created = await createChannel("hamlet", "rendered one", { description });
+    const created = await makeChannel(t, { by: "hamlet", name: "rendered one", extra: { description } });
     const { events } = await t.captureEvents(async () =>
       expectSuccess(await t.patch("iago", `/api/v1/streams/${created}`, { description: `${description}!` })),
     );
@@ -109,7 +106,7 @@ describe("PATCH /streams/{id}", () => {
   });
 
   it("lets the creator administer through the anonymous group, but not others", async () => {
-    const id = await createChannel("othello", "mine");
+    const id = await makeChannel(t, { by: "othello", name: "mine" });
     expectSuccess(await t.patch("othello", `/api/v1/streams/${id}`, { description: "by othello" }));
     expectError(await t.patch("aaron", `/api/v1/streams/${id}`, { description: "x" }), 400, "You do not have permission to administer this channel.");
     expectError(await t.patch("aaron", "/api/v1/streams/6", { description: "x" }), 400, "Invalid channel ID");
@@ -117,7 +114,7 @@ describe("PATCH /streams/{id}", () => {
   });
 
   it("validates before writing", async () => {
-    const id = await createChannel("iago", "checked");
+    const id = await makeChannel(t, { by: "iago", name: "checked" });
     const url = `/api/v1/streams/${id}`;
     const cases: Array<[Params, string]> = [
       [{ new_name: "checked" }, "Channel already has that name."],
@@ -142,7 +139,7 @@ describe("PATCH /streams/{id}", () => {
   });
 
   it("changes privacy: content access required, and a channel made public is announced", async () => {
-    const id = await createChannel("hamlet", "hidden", { invite_only: true });
+    const id = await makeChannel(t, { by: "hamlet", name: "hidden", invite_only: true });
     expectError(await t.patch("iago", `/api/v1/streams/${id}`, { is_private: false }), 400, "Channel content access is required.");
     const { result: res, events } = await t.captureEvents(() => t.patch("hamlet", `/api/v1/streams/${id}`, { is_private: false }));
     expectSuccess(res);
@@ -156,7 +153,7 @@ describe("PATCH /streams/{id}", () => {
   });
 
   it("updates group settings with old/new and the legacy post policy", async () => {
-    const id = await createChannel("iago", "moderated");
+    const id = await makeChannel(t, { by: "iago", name: "moderated" });
     const admins = Number(
       (
         await t.ctx.db.kysely
@@ -188,7 +185,7 @@ describe("PATCH /streams/{id}", () => {
   });
 
   it("lets only administrators change default channels and owners retention", async () => {
-    const id = await createChannel("hamlet", "maybe default");
+    const id = await makeChannel(t, { by: "hamlet", name: "maybe default" });
     // The creator administers the channel, but default channels are for organization administrators.
     expectError(
       await t.patch("hamlet", `/api/v1/streams/${id}`, { is_default_stream: true }),
@@ -214,7 +211,7 @@ describe("PATCH /streams/{id}", () => {
 
 describe("DELETE /streams/{id}", () => {
   it("archives, keeps subscribers, and can be undone", async () => {
-    const id = await createChannel("iago", "to archive", { principals: [11, 6] });
+    const id = await makeChannel(t, { by: "iago", name: "to archive", subscribers: ["iago", "aaron"] });
     expectError(await t.delete("aaron", `/api/v1/streams/${id}`), 400, "You do not have permission to administer this channel.");
     const { result: res, events } = await t.captureEvents(() => t.delete("iago", `/api/v1/streams/${id}`));
     expectSuccess(res);
@@ -232,7 +229,7 @@ describe("DELETE /streams/{id}", () => {
       .where("active", "=", 1)
       .where("recipient_id", "=", (await streamRow(id)).recipient_id!)
       .execute();
-    expect(subscribers.map((s) => Number(s.user_id)).sort()).toEqual([11, 6].sort());
+    expect(subscribers.map((s) => Number(s.user_id)).sort()).toEqual(seedIds("iago", "aaron").sort());
 
     const { events: back } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_archived: false })));
     const streamEvents = back.filter((e) => e.event.type === "stream");
@@ -246,7 +243,7 @@ describe("DELETE /streams/{id}", () => {
 
 describe("a public channel nobody is subscribed to", () => {
   it("takes messages, and is renamed, described and archived with its notices", async () => {
-    const id = await createChannel("hamlet", "empty public");
+    const id = await makeChannel(t, { by: "hamlet", name: "empty public" });
     expectSuccess(await t.delete("hamlet", "/api/v1/users/me/subscriptions", { subscriptions: ["empty public"] }));
     // A message with no recipients is valid; all_public_streams queues still get it.
     const { result: sent, events } = await t.captureEvents(() =>

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { channelId } from "../support/factories.js";
+import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -6,10 +8,6 @@ const SUBS = "/api/v1/users/me/subscriptions";
 
 async function subscriberIds(streamId: number): Promise<number[]> {
   return expectSuccess(await t.get("iago", `/api/v1/streams/${streamId}/members`)).subscribers;
-}
-async function streamIdOf(name: string): Promise<number> {
-  const row = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).executeTakeFirstOrThrow();
-  return Number(row.id);
 }
 
 describe("GET /users/me/subscriptions", () => {
@@ -51,7 +49,7 @@ describe("GET /users/me/subscriptions", () => {
 
   it("includes subscribers on request", async () => {
     const body = expectSuccess(await t.get("hamlet", SUBS, { include_subscribers: true }));
-    expect(body.subscriptions.find((s: any) => s.name === "core team").subscribers).toEqual([9, 10, 11]);
+    expect(body.subscriptions.find((s: any) => s.name === "core team").subscribers).toEqual(seedSubscribers.coreTeam);
   });
 
   it("requires authentication", async () => {
@@ -65,7 +63,11 @@ describe("POST /users/me/subscriptions", () => {
     expect(expectSuccess(res)).toMatchObject({ subscribed: { "8": ["Denmark"] }, already_subscribed: {} });
     const add = events.find((e) => e.event.type === "subscription" && e.event.op === "add")!;
     expect(add.users).toEqual([8]);
-    expect((add.event.subscriptions as any[])[0]).toMatchObject({ name: "Denmark", stream_id: 2, subscribers: expect.arrayContaining([8, 10]) });
+    expect((add.event.subscriptions as any[])[0]).toMatchObject({
+      name: "Denmark",
+      stream_id: 2,
+      subscribers: expect.arrayContaining(seedIds("cordelia", "hamlet")),
+    });
     const peer = events.find((e) => e.event.op === "peer_add")!;
     expect(peer.event).toEqual({ type: "subscription", op: "peer_add", stream_ids: [2], user_ids: [8] });
     expect(peer.users).not.toContain(8);
@@ -104,14 +106,14 @@ describe("POST /users/me/subscriptions", () => {
 
   it("creates a private channel seen only by its subscribers and administrators", async () => {
     const { result: res, events } = await t.captureEvents(() =>
-      t.post("hamlet", SUBS, { subscriptions: [{ name: "secret plans" }], invite_only: true, principals: [10, 12] }),
+      t.post("hamlet", SUBS, { subscriptions: [{ name: "secret plans" }], invite_only: true, principals: seedIds("hamlet", "othello") }),
     );
     expect(expectSuccess(res).subscribed).toEqual({ "10": ["secret plans"], "12": ["secret plans"] });
     for (const { event, users } of events) {
       expect(users).not.toContain(6); // aaron sees nothing of it
-      if (event.type === "stream") expect(users.every((u) => [9, 10, 11, 12].includes(u))).toBe(true);
+      if (event.type === "stream") expect(users.every((u) => seedIds("desdemona", "hamlet", "iago", "othello").includes(u))).toBe(true);
     }
-    const id = await streamIdOf("secret plans");
+    const id = await channelId(t, "secret plans", "hamlet");
     expectError(await t.get("aaron", `/api/v1/streams/${id}`), 400, "Invalid channel ID");
     expect(expectSuccess(await t.get("iago", `/api/v1/streams/${id}`)).stream).toMatchObject({ invite_only: true, history_public_to_subscribers: false });
   });
@@ -176,7 +178,7 @@ describe("POST /users/me/subscriptions", () => {
       can_remove_subscribers_group: { direct_members: [], direct_subgroups: [] },
     });
     expectSuccess(res);
-    const stream = expectSuccess(await t.get("iago", `/api/v1/streams/${await streamIdOf("announcements")}`)).stream;
+    const stream = expectSuccess(await t.get("iago", `/api/v1/streams/${await channelId(t, "announcements")}`)).stream;
     expect(stream.can_send_message_group).toEqual({ direct_members: [11], direct_subgroups: [] });
     expect(typeof stream.can_remove_subscribers_group).toBe("number");
     expectError(

@@ -1,18 +1,20 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { seedChannels, seedUsers } from "../support/seed.js";
 
 const t = useTestServer();
 
-const VERONA = 1;
-const DENMARK = 2;
-const SCOTLAND = 3;
-const ROME = 5;
-const CORE_TEAM = 6;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
+const SCOTLAND = seedChannels.scotland.id;
+const ROME = seedChannels.rome.id;
+const CORE_TEAM = seedChannels.coreTeam.id;
 
 const userId = async (name: string) => (await t.user(name)).id;
 
 async function send(who: string, to: string, topic: string, content = "hello"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to, topic, content, read_by_sender: true })).id;
+  return sendChannelMessage(t, who, to, topic, content, { read_by_sender: true });
 }
 
 async function topics(who: string, streamId: number, params: Params = {}) {
@@ -55,7 +57,7 @@ describe("GET /api/v1/users/me/{stream_id}/topics", () => {
 
   it("lists only received messages' topics in a channel with protected history", async () => {
     expect(await topics("hamlet", CORE_TEAM)).toEqual([{ name: "private channels", max_id: 14 }]);
-    const othello = await userId("othello");
+    const othello = seedUsers.othello.id;
     expectSuccess(await t.post("iago", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "core team" }], principals: [othello] }));
     expect(await topics("othello", CORE_TEAM)).toEqual([]);
     const id = await send("desdemona", "core team", "later");
@@ -75,7 +77,7 @@ describe("GET /api/v1/users/me/{stream_id}/topics", () => {
 
 describe("POST /api/v1/user_topics", () => {
   it("sets, changes and clears a topic's visibility policy with events to the user", async () => {
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const muted = await t.captureEvents(() => t.post("hamlet", "/api/v1/user_topics", { stream_id: VERONA, topic: "test", visibility_policy: 1 }));
     expectSuccess(muted.result);
     expect(muted.events.map((e) => e.users)).toEqual([[hamlet], [hamlet]]);
@@ -172,17 +174,17 @@ describe("PATCH /api/v1/users/me/subscriptions/muted_topics", () => {
 
 describe("POST /api/v1/streams/{stream_id}/delete_topic", () => {
   it("deletes the topic's messages, tells who could see them, and clears preferences", async () => {
-    const [iago, othello, shiva] = [await userId("iago"), await userId("othello"), await userId("shiva")];
+    const [iago, othello, shiva] = [seedUsers.iago.id, seedUsers.othello.id, seedUsers.shiva.id];
     expectSuccess(await t.post("othello", "/api/v1/user_topics", { stream_id: SCOTLAND, topic: "weather", visibility_policy: 3 }));
     expectSuccess(await t.post("hamlet", "/api/v1/messages/flags", { messages: [8], op: "add", flag: "starred" }));
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const { result, events } = await t.captureEvents(() => t.post("iago", `/api/v1/streams/${SCOTLAND}/delete_topic`, { topic_name: "weather" }));
     expect(expectSuccess(result).complete).toBe(true);
 
     const deletion = events.find((e) => e.event.type === "delete_message")!;
     expect(deletion.event).toEqual({ type: "delete_message", message_ids: [8, 9], message_type: "stream", stream_id: SCOTLAND, topic: "weather" });
     expect(deletion.users).toEqual(expect.arrayContaining([iago, othello, shiva, hamlet]));
-    expect(deletion.users).not.toContain(await userId("cordelia"));
+    expect(deletion.users).not.toContain(seedUsers.cordelia.id);
     const firstMessage = events.find((e) => e.event.type === "stream")!;
     expect(firstMessage.event).toMatchObject({ op: "update", stream_id: SCOTLAND, property: "first_message_id" });
     expect(firstMessage.event.value).toBeGreaterThan(9);
@@ -213,8 +215,8 @@ describe("POST /api/v1/streams/{stream_id}/delete_topic", () => {
 
   it("deletes in a channel with protected history only what the administrator received", async () => {
     const before = await send("desdemona", "core team", "secrets");
-    const hamlet = await userId("hamlet");
-    const shiva = await userId("shiva");
+    const hamlet = seedUsers.hamlet.id;
+    const shiva = seedUsers.shiva.id;
     expectSuccess(await t.post("desdemona", "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "core team" }], principals: [shiva] }));
     const after = await send("desdemona", "core team", "secrets");
     // Shiva is a moderator, not an administrator.

@@ -1,15 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { queuedEvents, registerQueue, sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 
-async function register(who: string, capabilities: Record<string, boolean> = { stream_typing_notifications: true }) {
-  return expectSuccess(await t.post(who, "/api/v1/register", { event_types: ["typing"], client_capabilities: capabilities }));
-}
-
-async function typingEvents(who: string, queueId: string) {
-  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: -1, dont_block: true })).events;
-}
+const register = (who: string, capabilities: Record<string, boolean> = { stream_typing_notifications: true }) =>
+  registerQueue(t, who, { event_types: ["typing"], client_capabilities: capabilities });
 
 describe("POST /typing", () => {
   it("tells a direct message's participants, with every participant listed", async () => {
@@ -22,8 +18,8 @@ describe("POST /typing", () => {
     expect(events).toEqual([
       { id: 0, type: "typing", op: "start", message_type: "direct", sender: person(hamlet), recipients: [person(othello), person(cordelia), person(hamlet)] },
     ]);
-    expect(await typingEvents("cordelia", queues.cordelia.queue_id)).toHaveLength(1);
-    expect(await typingEvents("iago", queues.iago.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "cordelia", queues.cordelia.queue_id)).toHaveLength(1);
+    expect(await queuedEvents(t, "iago", queues.iago.queue_id)).toEqual([]);
   });
 
   it("tells a channel's subscribers with the capability, and nobody who turned typing off", async () => {
@@ -34,12 +30,12 @@ describe("POST /typing", () => {
     const iago = await register("iago");
     expectSuccess(await t.patch("iago", "/api/v1/settings", { receives_typing_notifications: false }));
     expectSuccess(await t.post("hamlet", "/api/v1/typing", { type: "channel", op: "stop", stream_id: denmark, topic: "plans" }));
-    expect(await typingEvents("othello", othello.queue_id)).toEqual([
+    expect(await queuedEvents(t, "othello", othello.queue_id)).toEqual([
       expect.objectContaining({ type: "typing", op: "stop", message_type: "stream", stream_id: denmark, topic: "plans" }),
     ]);
-    expect(await typingEvents("othello", old.queue_id)).toEqual([]);
-    expect(await typingEvents("cordelia", cordelia.queue_id)).toEqual([]);
-    expect(await typingEvents("iago", iago.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "othello", old.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "cordelia", cordelia.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "iago", iago.queue_id)).toEqual([]);
     expectSuccess(await t.patch("iago", "/api/v1/settings", { receives_typing_notifications: true }));
   });
 
@@ -55,7 +51,7 @@ describe("POST /typing", () => {
     expectError(await t.post("hamlet", "/api/v1/typing", { op: "start", type: "stream", topic: "x" }), 400, "Missing stream_id");
     expectError(await t.post("hamlet", "/api/v1/typing", { op: "start", type: "stream", stream_id: 2 }), 400, "Missing topic");
     expectError(await t.post("cordelia", "/api/v1/typing", { op: "start", type: "stream", stream_id: core, topic: "x" }), 400, "Invalid channel ID");
-    expect(await typingEvents("othello", othello.queue_id)).toEqual([]);
+    expect(await queuedEvents(t, "othello", othello.queue_id)).toEqual([]);
     expectError(
       await t.post(null, "/api/v1/typing", { op: "start", to: "[12]" }),
       401,
@@ -70,10 +66,10 @@ describe("POST /messages/{message_id}/typing", () => {
 
   it("tells a channel message's subscribers that its content is being edited", async () => {
     const denmark = expectSuccess(await t.get("hamlet", "/api/v1/get_stream_id", { stream: "Denmark" })).stream_id;
-    const id = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "edits", content: "draft" })).id;
+    const id = await sendChannelMessage(t, "hamlet", "Denmark", "edits", "draft");
     const [othello, cordelia] = [await editRegister("othello"), await editRegister("cordelia")];
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "start" }));
-    expect(await typingEvents("othello", othello.queue_id)).toEqual([
+    expect(await queuedEvents(t, "othello", othello.queue_id)).toEqual([
       {
         id: 0,
         type: "typing_edit_message",
@@ -83,7 +79,7 @@ describe("POST /messages/{message_id}/typing", () => {
         recipient: { type: "channel", channel_id: denmark, topic: "edits" },
       },
     ]);
-    expect(await typingEvents("cordelia", cordelia.queue_id)).toEqual([]); // not subscribed to Denmark
+    expect(await queuedEvents(t, "cordelia", cordelia.queue_id)).toEqual([]); // not subscribed to Denmark
   });
 
   it("tells a direct message's participants, and refuses messages the user cannot read", async () => {
@@ -91,7 +87,7 @@ describe("POST /messages/{message_id}/typing", () => {
     const id = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "private", to: JSON.stringify([othello.id]), content: "psst" })).id;
     const queue = await editRegister("othello");
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/typing`, { op: "stop" }));
-    expect(await typingEvents("othello", queue.queue_id)).toEqual([
+    expect(await queuedEvents(t, "othello", queue.queue_id)).toEqual([
       expect.objectContaining({
         type: "typing_edit_message",
         op: "stop",

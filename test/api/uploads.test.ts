@@ -3,7 +3,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
-import { validateResponse } from "../support/openapi.js";
+import { sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 
@@ -11,15 +11,8 @@ const t = useTestServer({ uploads: { maxFileSizeMib: 1, unclaimedDays: 21 } });
 
 /** POST /user_uploads with a real multipart body. */
 async function upload(who: string | null, files: { name: string; data: Buffer | string; type?: string }[]): Promise<ApiResponse> {
-  const form = new FormData();
-  files.forEach((file, i) =>
-    form.append(i === 0 ? "filename" : `file${i}`, new Blob([new Uint8Array(Buffer.from(file.data))], { type: file.type ?? "text/plain" }), file.name),
-  );
-  const headers: Record<string, string> = who === null ? {} : { Authorization: await t.authHeader(who) };
-  const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers, body: form });
-  const body = await res.json();
-  validateResponse("POST", "/api/v1/user_uploads", res.status, body);
-  return { status: res.status, headers: res.headers, body };
+  const parts = files.map((file, i) => ({ field: i === 0 ? "filename" : `file${i}`, data: file.data, type: file.type ?? "text/plain", filename: file.name }));
+  return t.upload(who, "/api/v1/user_uploads", parts);
 }
 
 /** GET of a file URL as `who` (raw response). */
@@ -50,7 +43,7 @@ async function attachments(who: string) {
 }
 
 async function sendToVerona(who: string, content: string, stream = "Verona"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to: stream, topic: "files", content })).id;
+  return await sendChannelMessage(t, who, stream, "files", content);
 }
 
 describe("POST /user_uploads", () => {

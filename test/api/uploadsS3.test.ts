@@ -105,10 +105,7 @@ async function inBucket(key: string): Promise<Buffer | null> {
 }
 
 async function upload(who: string, name: string, data: Buffer, type = "text/plain") {
-  const form = new FormData();
-  form.append("filename", new Blob([new Uint8Array(data)], { type }), name);
-  const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  return expectSuccess({ status: res.status, headers: res.headers, body: await res.json() });
+  return expectSuccess(await t.upload(who, "/api/v1/user_uploads", [{ field: "filename", data, type, filename: name }]));
 }
 
 const fetchFile = async (who: string, url: string) => fetch(t.baseUrl + url, { headers: { Authorization: await t.authHeader(who) } });

@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -61,7 +62,7 @@ afterAll(async () => {
 });
 
 async function send(content: string, who = "hamlet"): Promise<number> {
-  return expectSuccess(await t.post(who, "/api/v1/messages", { type: "stream", to: "Denmark", topic: "previews", content })).id;
+  return await sendChannelMessage(t, who, "Denmark", "previews", content);
 }
 async function renderedOf(id: number): Promise<string> {
   return expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`)).message.content;

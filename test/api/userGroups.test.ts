@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { queuedEvents, registerQueue } from "../support/factories.js";
+import { seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer, type Params } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -23,14 +25,6 @@ async function groupById(groupId: number, who = "hamlet"): Promise<any> {
   return (await listGroups(who, { include_deactivated_groups: true })).find((g) => g.id === groupId);
 }
 
-async function register(who: string, params: Params = {}) {
-  return expectSuccess(await t.post(who, "/api/v1/register", params));
-}
-
-async function poll(who: string, queueId: string) {
-  return expectSuccess(await t.get(who, "/api/v1/events", { queue_id: queueId, last_event_id: "-1", dont_block: "true" })).events as any[];
-}
-
 async function members(groupId: number, direct = false): Promise<number[]> {
   return expectSuccess(await t.get("hamlet", `/api/v1/user_groups/${groupId}/members`, { direct_member_only: direct })).members;
 }
@@ -44,7 +38,7 @@ async function nestedGroup(nestedMembers: string[]): Promise<{ outer: number; in
 
 describe("POST /user_groups/create", () => {
   it("creates a group with Zulip's defaults and returns its id", async () => {
-    const [hamlet, othello, cordelia] = [await id("hamlet"), await id("othello"), await id("cordelia")];
+    const [hamlet, othello, cordelia] = [seedUsers.hamlet.id, seedUsers.othello.id, seedUsers.cordelia.id];
     const name = uniqueName("backend");
     const groupId = expectSuccess(
       await t.post("hamlet", "/api/v1/user_groups/create", { name, description: "Backend team", members: [othello, cordelia] }),
@@ -74,7 +68,7 @@ describe("POST /user_groups/create", () => {
   it("accepts initial subgroups and every group setting, a lone subgroup becoming its id", async () => {
     const sub = await createGroup("hamlet");
     const moderators = await t.systemGroupId("role:moderators");
-    const othello = await id("othello");
+    const othello = seedUsers.othello.id;
     const groupId = await createGroup("hamlet", {
       subgroups: [sub],
       can_add_members_group: moderators,
@@ -166,7 +160,7 @@ describe("GET /user_groups", () => {
     const owners = groups.find((g) => g.name === "role:owners");
     expect(owners).toMatchObject({
       is_system_group: true,
-      members: [await id("desdemona")],
+      members: [seedUsers.desdemona.id],
       can_manage_group: nobody,
       can_mention_group: nobody,
       deactivated: false,
@@ -186,7 +180,7 @@ describe("GET /user_groups", () => {
 
 describe("GET /user_groups/{id}/members, /members/{user_id} and /subgroups", () => {
   it("answers direct and recursive membership", async () => {
-    const [cordelia, othello] = [await id("cordelia"), await id("othello")];
+    const [cordelia, othello] = [seedUsers.cordelia.id, seedUsers.othello.id];
     const { outer, inner } = await nestedGroup(["cordelia"]);
     expectSuccess(await t.post("desdemona", `/api/v1/user_groups/${outer}/members`, { add: [othello] }));
     expect(await members(outer)).toEqual([cordelia, othello].sort((a, b) => a - b));
@@ -195,7 +189,7 @@ describe("GET /user_groups/{id}/members, /members/{user_id} and /subgroups", () 
       expectSuccess(await t.get("hamlet", `/api/v1/user_groups/${outer}/members/${userId}`, { direct_member_only: direct })).is_user_group_member;
     expect(await isMember(cordelia, false)).toBe(true);
     expect(await isMember(cordelia, true)).toBe(false);
-    expect(await isMember(await id("hamlet"), false)).toBe(false);
+    expect(await isMember(seedUsers.hamlet.id, false)).toBe(false);
     expectError(await t.get("hamlet", `/api/v1/user_groups/${outer}/members/9999`), 400, "No such user");
 
     const deeper = await createGroup("desdemona", { subgroups: [outer] });
@@ -223,12 +217,12 @@ describe("PATCH /user_groups/{id}", () => {
     const name = uniqueName("renamed");
     expectSuccess(await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, { name, description: "New words" }));
     const moderators = await t.systemGroupId("role:moderators");
-    const hamlet = await id("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     expectSuccess(
       await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, {
         can_mention_group: { new: moderators, old: await t.systemGroupId("role:everyone") },
         can_manage_group: {
-          new: { direct_members: [hamlet, await id("othello")], direct_subgroups: [] },
+          new: { direct_members: [hamlet, seedUsers.othello.id], direct_subgroups: [] },
           old: { direct_members: [hamlet], direct_subgroups: [] },
         },
       }),
@@ -237,7 +231,7 @@ describe("PATCH /user_groups/{id}", () => {
       name,
       description: "New words",
       can_mention_group: moderators,
-      can_manage_group: { direct_members: [hamlet, await id("othello")].sort((a, b) => a - b), direct_subgroups: [] },
+      can_manage_group: { direct_members: [hamlet, seedUsers.othello.id].sort((a, b) => a - b), direct_subgroups: [] },
     });
     // From an anonymous value to a named group: the anonymous group is dropped.
     expectSuccess(await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, { can_manage_group: { new: moderators } }));
@@ -275,7 +269,7 @@ describe("PATCH /user_groups/{id}", () => {
 
 describe("POST /user_groups/{id}/members", () => {
   it("adds and removes members and subgroups in one request, and the Notification Bot tells the users", async () => {
-    const [othello, cordelia] = [await id("othello"), await id("cordelia")];
+    const [othello, cordelia] = [seedUsers.othello.id, seedUsers.cordelia.id];
     const sub = await createGroup("hamlet");
     const groupId = await createGroup("hamlet", { members: [cordelia] });
     expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { add: [othello], delete: [cordelia], add_subgroups: [sub] }));
@@ -290,20 +284,20 @@ describe("POST /user_groups/{id}/members", () => {
       .orderBy("id")
       .execute();
     expect(notices.map((m) => m.content)).toEqual([
-      `@_**King Hamlet|${await id("hamlet")}** added you to the group @_*${group.name}*.`,
-      `@_**King Hamlet|${await id("hamlet")}** removed you from the group @_*${group.name}*.`,
+      `@_**King Hamlet|${seedUsers.hamlet.id}** added you to the group @_*${group.name}*.`,
+      `@_**King Hamlet|${seedUsers.hamlet.id}** removed you from the group @_*${group.name}*.`,
     ]);
     expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { delete_subgroups: [sub] }));
     expect((await groupById(groupId)).direct_subgroup_ids).toEqual([]);
   });
 
   it("rejects bad membership changes with Zulip's errors", async () => {
-    const othello = await id("othello");
+    const othello = seedUsers.othello.id;
     const groupId = await createGroup("hamlet", { members: [othello] });
     const url = `/api/v1/user_groups/${groupId}/members`;
     expectError(await t.post("hamlet", url, {}), 400, 'Nothing to do. Specify at least one of "add", "delete", "add_subgroups" or "delete_subgroups".');
     expectError(await t.post("hamlet", url, { add: [othello] }), 400, `User ${othello} is already a member of this group`);
-    expectError(await t.post("hamlet", url, { delete: [await id("cordelia")] }), 400, `There is no member '${await id("cordelia")}' in this user group`);
+    expectError(await t.post("hamlet", url, { delete: [seedUsers.cordelia.id] }), 400, `There is no member '${seedUsers.cordelia.id}' in this user group`);
     expectError(await t.post("hamlet", url, { add: [9999] }), 400, "Invalid user ID: 9999");
     expectError(await t.post("hamlet", url, { delete: [9999] }), 400, "Invalid user ID: 9999");
     expectError(await t.post("hamlet", "/api/v1/user_groups/9999/members", { add: [othello] }), 400, "Invalid user group");
@@ -314,9 +308,9 @@ describe("POST /user_groups/{id}/members", () => {
     );
     // The whole request is one transaction: a failing part leaves nothing behind.
     expectError(
-      await t.post("hamlet", url, { add: [await id("cordelia")], delete: [await id("aaron")] }),
+      await t.post("hamlet", url, { add: [seedUsers.cordelia.id], delete: [seedUsers.aaron.id] }),
       400,
-      `There is no member '${await id("aaron")}' in this user group`,
+      `There is no member '${seedUsers.aaron.id}' in this user group`,
     );
     expect(await members(groupId)).toEqual([othello]);
   });
@@ -355,7 +349,7 @@ describe("POST /user_groups/{id}/deactivate", () => {
   it("refuses a group in use, listing the objections", async () => {
     const used = await createGroup("hamlet");
     const parent = await createGroup("hamlet", { subgroups: [used] });
-    const viaAnonymous = await createGroup("hamlet", { can_mention_group: { direct_members: [await id("hamlet")], direct_subgroups: [used] } });
+    const viaAnonymous = await createGroup("hamlet", { can_mention_group: { direct_members: [seedUsers.hamlet.id], direct_subgroups: [used] } });
     const res = expectError(
       await t.post("hamlet", `/api/v1/user_groups/${used}/deactivate`),
       400,
@@ -408,14 +402,17 @@ describe("user_group events", () => {
     const queues = await Promise.all(
       ["hamlet", "othello", "polonius"].map(async (who) => ({
         who,
-        reg: await register(who, { event_types: JSON.stringify(["user_group"]), client_capabilities: JSON.stringify({ include_deactivated_groups: true }) }),
+        reg: await registerQueue(t, who, {
+          event_types: JSON.stringify(["user_group"]),
+          client_capabilities: JSON.stringify({ include_deactivated_groups: true }),
+        }),
       })),
     );
     const { events } = await t.captureEvents(async () => {
       const sub = await createGroup("hamlet");
-      const groupId = await createGroup("hamlet", { members: [await id("othello")], subgroups: [sub] });
+      const groupId = await createGroup("hamlet", { members: [seedUsers.othello.id], subgroups: [sub] });
       expectSuccess(await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, { description: "changed" }));
-      expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { add: [await id("cordelia")], delete: [await id("othello")] }));
+      expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { add: [seedUsers.cordelia.id], delete: [seedUsers.othello.id] }));
       expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/subgroups`, { delete: [sub] }));
       expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/subgroups`, { add: [sub] }));
       expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/deactivate`));
@@ -432,7 +429,7 @@ describe("user_group events", () => {
     for (const e of groupEvents) expect(new Set(e.users)).toEqual(new Set(activeIds));
 
     for (const { who, reg } of queues) {
-      const received = (await poll(who, reg.queue_id)).filter((e) => e.type === "user_group");
+      const received = (await queuedEvents(t, who, reg.queue_id)).filter((e) => e.type === "user_group");
       expect(received.map((e) => e.op)).toEqual([
         "add",
         "add",
@@ -446,11 +443,11 @@ describe("user_group events", () => {
       ]);
       const [, created, addSub, described, added, removed, removedSub, , deactivated] = received;
       const groupId = created.group.id;
-      expect(created.group).toMatchObject({ members: [await id("othello")], direct_subgroup_ids: [], creator_id: await id("hamlet"), deactivated: false });
+      expect(created.group).toMatchObject({ members: [seedUsers.othello.id], direct_subgroup_ids: [], creator_id: seedUsers.hamlet.id, deactivated: false });
       expect(addSub).toMatchObject({ group_id: groupId, direct_subgroup_ids: [received[0].group.id] });
       expect(described).toEqual({ id: described.id, type: "user_group", op: "update", group_id: groupId, data: { description: "changed" } });
-      expect(added).toMatchObject({ group_id: groupId, user_ids: [await id("cordelia")] });
-      expect(removed).toMatchObject({ group_id: groupId, user_ids: [await id("othello")] });
+      expect(added).toMatchObject({ group_id: groupId, user_ids: [seedUsers.cordelia.id] });
+      expect(removed).toMatchObject({ group_id: groupId, user_ids: [seedUsers.othello.id] });
       expect(removedSub).toMatchObject({ group_id: groupId, direct_subgroup_ids: [received[0].group.id] });
       expect(deactivated).toMatchObject({ group_id: groupId, data: { deactivated: true } });
     }
@@ -458,10 +455,10 @@ describe("user_group events", () => {
 
   it("announces a setting change with its new value", async () => {
     const groupId = await createGroup("hamlet");
-    const reg = await register("othello", { event_types: JSON.stringify(["user_group"]) });
+    const reg = await registerQueue(t, "othello", { event_types: JSON.stringify(["user_group"]) });
     const moderators = await t.systemGroupId("role:moderators");
     expectSuccess(await t.patch("hamlet", `/api/v1/user_groups/${groupId}`, { can_join_group: { new: moderators } }));
-    const [event] = (await poll("othello", reg.queue_id)).filter((e) => e.type === "user_group");
+    const [event] = (await queuedEvents(t, "othello", reg.queue_id)).filter((e) => e.type === "user_group");
     expect(event).toMatchObject({ op: "update", group_id: groupId, data: { can_join_group: moderators } });
   });
 });
@@ -507,7 +504,7 @@ describe("permission matrix of the user-group settings", () => {
   });
 
   it("can_add_members_group: add someone else", async () => {
-    const othello = await id("othello");
+    const othello = seedUsers.othello.id;
     const results: Record<string, string> = {};
     for (const who of ROLES) {
       const groupId = await groupWithSetting("can_add_members_group");
@@ -539,11 +536,11 @@ describe("permission matrix of the user-group settings", () => {
     });
     const moderators = await t.systemGroupId("role:moderators");
     const groupId = await createGroup("desdemona", { can_add_members_group: moderators });
-    expectSuccess(await t.post("shiva", `/api/v1/user_groups/${groupId}/members`, { add: [await id("shiva")] }));
+    expectSuccess(await t.post("shiva", `/api/v1/user_groups/${groupId}/members`, { add: [seedUsers.shiva.id] }));
     // Joining does not let one add others.
     const joinable = await createGroup("desdemona", { can_join_group: await t.systemGroupId("role:members") });
-    expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${joinable}/members`, { add: [await id("hamlet")] }));
-    expectError(await t.post("hamlet", `/api/v1/user_groups/${joinable}/members`, { add: [await id("othello")] }), 400, "Insufficient permission");
+    expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${joinable}/members`, { add: [seedUsers.hamlet.id] }));
+    expectError(await t.post("hamlet", `/api/v1/user_groups/${joinable}/members`, { add: [seedUsers.othello.id] }), 400, "Insufficient permission");
   });
 
   it("can_leave_group: leave oneself", async () => {
@@ -563,12 +560,12 @@ describe("permission matrix of the user-group settings", () => {
       prospero: "ok",
     });
     // The default, role:everyone, lets any member leave.
-    const groupId = await createGroup("desdemona", { members: [await id("hamlet")] });
-    expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { delete: [await id("hamlet")] }));
+    const groupId = await createGroup("desdemona", { members: [seedUsers.hamlet.id] });
+    expectSuccess(await t.post("hamlet", `/api/v1/user_groups/${groupId}/members`, { delete: [seedUsers.hamlet.id] }));
   });
 
   it("can_remove_members_group: remove someone else", async () => {
-    const othello = await id("othello");
+    const othello = seedUsers.othello.id;
     const results: Record<string, string> = {};
     for (const who of ROLES) {
       const groupId = await groupWithSetting("can_remove_members_group", { members: [othello] });
@@ -585,7 +582,7 @@ describe("permission matrix of the user-group settings", () => {
   });
 
   it("can_mention_group: mention the group in a message (guests included, no override for owners)", async () => {
-    const hamletId = await id("hamlet");
+    const hamletId = seedUsers.hamlet.id;
     const results: Record<string, string> = {};
     const groupId = await groupWithSetting("can_mention_group");
     const name = (await groupById(groupId)).name;
@@ -593,7 +590,7 @@ describe("permission matrix of the user-group settings", () => {
       results[who] = outcome(
         await t.post(who, "/api/v1/messages", {
           type: "direct",
-          to: JSON.stringify([hamletId === (await id(who)) ? await id("othello") : hamletId]),
+          to: JSON.stringify([hamletId === (await id(who)) ? seedUsers.othello.id : hamletId]),
           content: `hi @*${name}*`,
         }),
       );
@@ -606,7 +603,7 @@ describe("permission matrix of the user-group settings", () => {
     const byRole: Record<string, string> = {};
     for (const who of ["desdemona", "iago", "shiva", "hamlet", "polonius"]) {
       byRole[who] = outcome(
-        await t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify([await id("othello")]), content: `@*${moderatedName}*` }),
+        await t.post(who, "/api/v1/messages", { type: "direct", to: JSON.stringify([seedUsers.othello.id]), content: `@*${moderatedName}*` }),
       );
     }
     const refusedModerated = `You are not allowed to mention user group '${moderatedName}'.`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { seedIds } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
@@ -37,7 +38,7 @@ describe("POST /users/me/status", () => {
       emoji_code: "1f697",
       reaction_type: "unicode_emoji",
     });
-    expect(events[0].users).toEqual(expect.arrayContaining([6, 10, 12]));
+    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "hamlet", "othello")));
     expect(await statusOf(12)).toEqual({ status_text: "on vacation", emoji_name: "car", emoji_code: "1f697", reaction_type: "unicode_emoji" });
 
     expectSuccess(await t.post("othello", "/api/v1/users/me/status", { status_text: "back soon" }));

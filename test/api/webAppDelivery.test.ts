@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { build, isBuilt } from "../../scripts/build.mjs";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { REPO_ROOT } from "../support/process.js";
+import { type RawResponse, rawGet } from "../support/rawHttp.js";
 import { useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 
@@ -17,26 +18,6 @@ beforeAll(async () => {
   if (!isBuilt()) await build();
 }, 120_000);
 const t = useTestServer({ dev: true });
-
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** A GET as sent, without the decoding fetch() does: the bytes and headers on the wire. */
-function rawGet(url: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on("error", reject);
-      })
-      .on("error", reject);
-  });
-}
 
 function manifest(): Record<string, { file: string; css?: string[]; isEntry?: boolean }> {
   return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "dist", "web", ".vite", "manifest.json"), "utf8"));

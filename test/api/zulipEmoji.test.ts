@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -35,7 +36,7 @@ describe("GET /static/generated/emoji/images/emoji/unicode/zulip.png", () => {
   });
 
   it("is the image of a :zulip: reaction, whose emoji_code names the file", async () => {
-    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "emoji", content: "react" })).id;
+    const id = await sendChannelMessage(t, "othello", "Denmark", "emoji", "react");
     expectSuccess(await t.post("hamlet", `/api/v1/messages/${id}/reactions`, { emoji_name: "zulip" }));
     const [reaction] = expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`)).message.reactions;
     // Zulip's apps: /static/generated/emoji/images/emoji/unicode/<emoji_code>.png for this type.

@@ -6,6 +6,7 @@ import { importZulipArchive } from "../../src/actions/import/zulip.js";
 import { ImportArchiveError, readZulipArchive } from "../../src/lib/import/zulipArchive.js";
 import { STRING_ID, writeZulipExport } from "../../scripts/zulip-export-fixture.mjs";
 import { useTestServer } from "../support/testApp.js";
+import { basicAuth } from "../support/auth.js";
 
 // An export in the exact layout of Zulip's `manage.py export` (scripts/zulip-export-fixture.mjs:
 // float times, foreign keys without "_id", usergroup_ptr, SHA-1 huddle hashes, flags_mask
@@ -38,7 +39,7 @@ async function get(oldUserId: number, urlPath: string, params: Record<string, un
   const user = await t.ctx.db.kysely.selectFrom("users").select(["email", "api_key"]).where("delivery_email", "=", email(oldUserId)).executeTakeFirstOrThrow();
   const url = new URL(t.baseUrl + urlPath);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, typeof v === "string" ? v : JSON.stringify(v));
-  const res = await fetch(url, { method, headers: { Authorization: "Basic " + Buffer.from(`${user.email}:${user.api_key}`).toString("base64") } });
+  const res = await fetch(url, { method, headers: { Authorization: basicAuth(user.email, user.api_key) } });
   if (res.status !== 200) throw new Error(`${method} ${urlPath}: ${res.status} ${await res.text()}`);
   return res.headers.get("content-type")?.includes("json") ? await res.json() : Buffer.from(await res.arrayBuffer());
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { chromiumFound } from "../support/browser.js";
 import { sidebarCount, useWebApp, openCompose } from "../support/webApp.js";
+import { basicAuth } from "../support/auth.js";
 
 // The web app in a real Chromium: two people in two browser contexts, against a server process
 // in development mode (Zulip's development organization), restarted in the middle.
@@ -228,7 +229,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     const { api_key: key } = await (
       await fetch(`${web.server.baseUrl}/api/v1/dev_fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "iago@zulip.com" }) })
     ).json();
-    const auth = { Authorization: "Basic " + Buffer.from(`iago@zulip.com:${key}`).toString("base64") };
+    const auth = { Authorization: basicAuth("iago@zulip.com", key) };
     for (let batch = 0; batch < 45; batch++) {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>

@@ -4,13 +4,14 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // Accessibility in a real Chromium: an axe-core scan of every main view in both themes (no serious
 // or critical violation), modal dialogs, the live announcer of new messages, and narrow screens.
 const web = useWebApp();
 let iago: Page;
 let hamlet: Page;
-const VERONA = 1;
+const VERONA = seedChannels.verona.id;
 const HAMLET_ID = 10;
 const shots = process.env.PARLEY_SCREENSHOTS; // a directory (docs/screenshots)
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // The channels overlay (#channels/...) in a real Chromium: browsing and joining channels,
 // creating one, personal settings of a subscription, and channel administration, each reaching
@@ -12,8 +13,8 @@ let othello: Page;
 let cordelia: Page;
 let iago: Page;
 const OTHELLO_ID = 12;
-const VENICE = 4;
-const ROME = 5;
+const VENICE = seedChannels.venice.id;
+const ROME = seedChannels.rome.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 async function open(page: Page, hash: string): Promise<void> {

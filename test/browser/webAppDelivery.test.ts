@@ -2,13 +2,14 @@ import type { ConsoleMessage, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // What the app draws with files it loads: KaTeX's stylesheet and fonts for math (fetched when
 // math is first shown, allowed by the page's policy) and the emoji sets' images (google, twitter,
 // loaded lazily; the characters for screen readers and the clipboard).
 const web = useWebApp();
 const shots = process.env.PARLEY_SCREENSHOTS; // docs/screenshots when the README's pictures are made
-const VERONA = 1;
+const VERONA = seedChannels.verona.id;
 
 /** Every console error and warning of the page, as text. */
 function consoleProblems(page: Page): string[] {

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
+import { seedChannels, seedUsers } from "../support/seed.js";
 
 // Zulip's keyboard shortcuts in a real Chromium (issue 33, items 4 and 6): each group pressed as a
 // person presses it, and checked by what the page then shows (the URL, the focus, the selected
@@ -9,11 +10,11 @@ import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js
 const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
-const HAMLET_ID = 10;
-const OTHELLO_ID = 12;
-const IAGO_ID = 11;
-const VERONA = 1;
-const DENMARK = 2;
+const HAMLET_ID = seedUsers.hamlet.id;
+const OTHELLO_ID = seedUsers.othello.id;
+const IAGO_ID = seedUsers.iago.id;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 const send = sendToChannel;
@@ -173,24 +174,35 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => hash(hamlet)).toBe(`#narrow/dm/${OTHELLO_ID}-Othello,-the-Moor-of-Venice`);
   }, 40_000);
 
-  it("stars, reacts, opens the emoji picker and the actions menu, and marks unread from the selected message", async () => {
+  /** Hamlet in the keys topic with its last message selected, nothing focused: that message's row. */
+  async function atLastMessage() {
     await open(hamlet, "#narrow/channel/1-Verona/topic/keys", ".message-list .message .content:has-text('Keyboard message 40')");
     await hamlet.keyboard.press("End");
     await expect.poll(() => selected(hamlet)).toBe(ids[39]);
-    const row = hamlet.locator(".message-list .message.selected");
+    return hamlet.locator(".message-list .message.selected");
+  }
+  const blur = () => hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
 
+  it("stars and unstars the selected message with Ctrl+S", async () => {
+    const row = await atLastMessage();
     await hamlet.keyboard.press("Control+s");
     await expect.poll(() => row.locator(".star").count()).toBe(1);
     await hamlet.keyboard.press("Control+s");
     await expect.poll(() => row.locator(".star").count()).toBe(0);
+  }, 40_000);
 
+  it("reacts to the selected message with +, and = toggles its first reaction", async () => {
+    const row = await atLastMessage();
     await hamlet.keyboard.press("+");
     await expect.poll(() => row.locator(".reaction.mine").count()).toBe(1);
     expect(await row.locator(".reaction.mine").textContent()).toContain("👍");
     // = toggles the first reaction: Hamlet's 👍 goes.
     await hamlet.keyboard.press("=");
     await expect.poll(() => row.locator(".reaction").count()).toBe(0);
+  }, 40_000);
 
+  it("opens the emoji picker with : and the actions menu with I, and Esc closes them", async () => {
+    await atLastMessage();
     await hamlet.keyboard.press(":");
     await expect.poll(() => hamlet.locator(".emoji-picker").isVisible()).toBe(true);
     await hamlet.keyboard.press("Escape");
@@ -202,28 +214,31 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => focusIn(hamlet, ".message.selected .menu, [role=menu]")).toBe(false);
     expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
+  }, 40_000);
 
-    // U: the sender's card; M: the move dialog; Shift+M mutes the topic and unmutes it again.
-    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  it("opens the sender's card with U and the move dialog with M, and Shift+M mutes and unmutes the topic", async () => {
+    await atLastMessage();
     await hamlet.keyboard.press("u");
     await expect.poll(() => hamlet.locator(".user-card").textContent()).toContain("Othello, the Moor of Venice");
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => hamlet.locator(".user-card").count()).toBe(0);
-    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await blur();
     await hamlet.keyboard.press("m");
     await expect.poll(() => hamlet.locator(".topic-dialog").isVisible()).toBe(true);
     await hamlet.locator(".topic-dialog").press("Escape");
     await expect.poll(() => hamlet.locator(".topic-dialog").count()).toBe(0);
     expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
-    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await blur();
     const topicItem = hamlet.locator(".sidebar li[data-topic='keys']");
     await hamlet.keyboard.press("Shift+M");
     await expect.poll(() => topicItem.getAttribute("class")).toContain("muted");
     await hamlet.keyboard.press("Shift+M");
     await expect.poll(() => topicItem.getAttribute("class")).not.toContain("muted");
+  }, 40_000);
 
+  it("marks unread from the selected message with Shift+U, and shows its read receipts (Shift+V) and edit history (Shift+H)", async () => {
+    await atLastMessage();
     // Shift+U: unread from the selected message on.
-    await hamlet.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await hamlet.keyboard.press("k");
     await hamlet.keyboard.press("Shift+U");
     await expect.poll(() => hamlet.locator(".message-list .message[data-unread]").count()).toBe(2);
@@ -240,8 +255,12 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => hamlet.locator("dialog.edit-history-dialog[open]").count()).toBe(1);
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => hamlet.locator("dialog.edit-history-dialog").count()).toBe(0);
+  }, 40_000);
 
-    // Z: the message in its conversation's context; S: from a topic to its channel.
+  it("shows the selected message in its conversation's context with Z, and goes from a topic to its channel with S", async () => {
+    await atLastMessage();
+    await hamlet.keyboard.press("k");
+    await expect.poll(() => selected(hamlet)).toBe(ids[38]);
     await hamlet.keyboard.press("z");
     await expect.poll(() => hash(hamlet)).toBe(`#narrow/channel/1-Verona/topic/keys/near/${ids[38]}`);
     await open(hamlet, "#narrow/channel/1-Verona/topic/keys", ".message-list .message");

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // Menus in a real Chromium (Zulip's popovers): the sidebar's channel and topic menus, the
 // recipient bar's, a message's "more actions" with its dialogs (edit history, read receipts,
@@ -10,8 +11,8 @@ import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js
 const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 const send = sendToChannel;
@@ -50,18 +51,26 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await web.tearDown();
   });
 
-  it("marks a topic read from the sidebar's topic menu, by mouse and by keyboard, and the counts follow", async () => {
-    const a = [];
-    for (let i = 0; i < 3; i++) a.push(await send(othello, VERONA, "menu a", `Topic a message ${i}`));
-    for (let i = 0; i < 2; i++) await send(othello, VERONA, "menu b", `Topic b message ${i}`);
-    // Hamlet looks at another topic of Verona: the sidebar lists Verona's topics with their counts.
+  /** Hamlet on another topic of Verona, so that the sidebar lists Verona's topics with their counts. */
+  async function hamletElsewhereInVerona(): Promise<void> {
     await send(hamlet, VERONA, "menu elsewhere", "Hamlet is here");
     await hamlet.bringToFront();
     await open(hamlet, "#narrow/channel/1-Verona/topic/menu.20elsewhere");
+  }
+  const topicUnreadOnServer = (topic: string) =>
+    serverUnread(hamlet, [
+      { operator: "channel", operand: VERONA },
+      { operator: "topic", operand: topic },
+    ]);
+
+  it("marks a topic read from the sidebar's topic menu by mouse, and the counts follow", async () => {
+    for (let i = 0; i < 3; i++) await send(othello, VERONA, "menu a", `Topic a message ${i}`);
+    for (let i = 0; i < 2; i++) await send(othello, VERONA, "menu b", `Topic b message ${i}`);
+    await hamletElsewhereInVerona();
     await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu a']")).toBe(3);
     expect(await sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu b']")).toBe(2);
 
-    // By mouse: the topic's menu opens with its first item focused; "Mark all messages as read".
+    // The topic's menu opens with its first item focused; "Mark all messages as read".
     await topicItem(hamlet, "menu a").hover();
     await hamlet.getByRole("button", { name: "Menu for topic menu a" }).click();
     const menu = hamlet.getByRole("menu", { name: "Menu for topic menu a" });
@@ -74,20 +83,21 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await menu.getByRole("menuitem", { name: "Mark all messages as read" }).click();
     await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu a']")).toBe(0);
     await expect.poll(() => menu.count()).toBe(0);
-    expect(
-      await serverUnread(hamlet, [
-        { operator: "channel", operand: VERONA },
-        { operator: "topic", operand: "menu a" },
-      ]),
-    ).toEqual([]);
+    expect(await topicUnreadOnServer("menu a")).toEqual([]);
+    // The other topic keeps its count.
     expect(await sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu b']")).toBe(2);
+  }, 60_000);
 
-    // By keyboard: Enter opens, arrows move, Esc closes and gives focus back to the button.
-    const button = hamlet.getByRole("button", { name: "Menu for topic menu b" });
+  it("works the topic menu by keyboard: Enter opens, arrows move, Esc closes and gives focus back, Enter marks read", async () => {
+    for (let i = 0; i < 2; i++) await send(othello, VERONA, "menu k", `Topic k message ${i}`);
+    await hamletElsewhereInVerona();
+    await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu k']")).toBe(2);
+
+    const button = hamlet.getByRole("button", { name: "Menu for topic menu k" });
     await button.focus();
     await hamlet.keyboard.press("Enter");
-    const menuB = hamlet.getByRole("menu", { name: "Menu for topic menu b" });
-    await menuB.waitFor();
+    const menu = hamlet.getByRole("menu", { name: "Menu for topic menu k" });
+    await menu.waitFor();
     expect(await focused(hamlet)).toBe("Mark all messages as read");
     await hamlet.keyboard.press("ArrowDown");
     expect(await focused(hamlet)).toBe("Mute topic");
@@ -97,34 +107,39 @@ describe.skipIf(!chromiumFound)("the web app's menus in Chromium", () => {
     await hamlet.keyboard.press("Home");
     expect(await focused(hamlet)).toBe("Mark all messages as read");
     await hamlet.keyboard.press("Escape");
-    await expect.poll(() => menuB.count()).toBe(0);
-    expect(await focusedLabel(hamlet)).toBe("Menu for topic menu b");
+    await expect.poll(() => menu.count()).toBe(0);
+    expect(await focusedLabel(hamlet)).toBe("Menu for topic menu k");
     // Esc closed only the menu: the view is still the topic.
     expect(hamlet.url()).toContain("menu.20elsewhere");
     await hamlet.keyboard.press("Enter");
-    await menuB.waitFor();
+    await menu.waitFor();
     await hamlet.keyboard.press("Enter");
-    await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu b']")).toBe(0);
-    expect(
-      await serverUnread(hamlet, [
-        { operator: "channel", operand: VERONA },
-        { operator: "topic", operand: "menu b" },
-      ]),
-    ).toEqual([]);
+    await expect.poll(() => sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu k']")).toBe(0);
+    expect(await topicUnreadOnServer("menu k")).toEqual([]);
+  }, 60_000);
 
-    // Follow and mute from the same menu: the marks and the muted style follow the server.
+  it("follows, unfollows, mutes and unmutes a topic from its menu: the marks and the muted style follow the server", async () => {
+    // Othello's topic, which Hamlet has read (so no count is left behind) and does not follow.
+    const id = await send(othello, VERONA, "menu f", "A topic to follow");
+    expect((await call(hamlet, "POST", "/messages/flags", { messages: JSON.stringify([id]), op: "add", flag: "read" })).result).toBe("success");
+    await hamletElsewhereInVerona();
+    const button = hamlet.getByRole("button", { name: "Menu for topic menu f" });
+    const menu = hamlet.getByRole("menu", { name: "Menu for topic menu f" });
+    await topicItem(hamlet, "menu f").waitFor();
+    expect(await sidebarCount(hamlet, ".sidebar .topics li[data-topic='menu f']")).toBe(0);
+    expect(await topicItem(hamlet, "menu f").locator(".followed-mark").count()).toBe(0);
     await button.click();
-    await menuB.getByRole("menuitem", { name: "Follow topic" }).click();
-    await expect.poll(() => topicItem(hamlet, "menu b").locator(".followed-mark").count()).toBe(1);
+    await menu.getByRole("menuitem", { name: "Follow topic" }).click();
+    await expect.poll(() => topicItem(hamlet, "menu f").locator(".followed-mark").count()).toBe(1);
     await button.click();
-    await menuB.getByRole("menuitem", { name: "Unfollow topic" }).click();
-    await expect.poll(() => topicItem(hamlet, "menu b").locator(".followed-mark").count()).toBe(0);
+    await menu.getByRole("menuitem", { name: "Unfollow topic" }).click();
+    await expect.poll(() => topicItem(hamlet, "menu f").locator(".followed-mark").count()).toBe(0);
     await button.click();
-    await menuB.getByRole("menuitem", { name: "Mute topic" }).click();
-    await expect.poll(() => topicItem(hamlet, "menu b").getAttribute("class")).toContain("muted");
+    await menu.getByRole("menuitem", { name: "Mute topic" }).click();
+    await expect.poll(() => topicItem(hamlet, "menu f").getAttribute("class")).toContain("muted");
     await button.click();
-    await menuB.getByRole("menuitem", { name: "Unmute topic" }).click();
-    await expect.poll(() => topicItem(hamlet, "menu b").getAttribute("class")).not.toContain("muted");
+    await menu.getByRole("menuitem", { name: "Unmute topic" }).click();
+    await expect.poll(() => topicItem(hamlet, "menu f").getAttribute("class")).not.toContain("muted");
   }, 60_000);
 
   it("marks a channel read, mutes it and opens its settings from the channel menu; marks all read after asking", async () => {

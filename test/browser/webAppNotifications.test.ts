@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // Desktop notifications, the unread count in the tab title and Zulip's desktop app, the Inbox
 // and Recent conversations filters, and settings that change what messages look like (muted
@@ -15,8 +16,8 @@ let iago: Page;
 const HAMLET_ID = 10;
 const IAGO_ID = 11;
 const OTHELLO_ID = 12;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 /** What the init script records in the page. */

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp, openCompose } from "../support/webApp.js";
 import { type SmtpSink, startSmtpSink } from "../support/smtpSink.js";
+import { seedChannels } from "../support/seed.js";
+import { basicAuth } from "../support/auth.js";
 
 // Personal settings (#settings/<section>), user cards and invitations (#invite) in a real
 // Chromium: what a person changes in settings reaches the server through Zulip's API, and the
@@ -14,8 +16,8 @@ let smtp: SmtpSink;
 const HAMLET_ID = 10;
 const OTHELLO_ID = 12;
 const IAGO_ID = 11;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 /** The settings as the server has them now (a fresh /register). */
@@ -176,8 +178,7 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await prospero.click("button:has-text('Show API key')");
     const key = (await prospero.locator(".api-key").textContent())!;
     expect(key).toMatch(/^\w{20,}$/);
-    const me = (apiKey: string) =>
-      fetch(`${web.server.baseUrl}/api/v1/users/me`, { headers: { Authorization: `Basic ${Buffer.from(`prospero@zulip.com:${apiKey}`).toString("base64")}` } });
+    const me = (apiKey: string) => fetch(`${web.server.baseUrl}/api/v1/users/me`, { headers: { Authorization: basicAuth("prospero@zulip.com", apiKey) } });
     expect((await me(key)).status).toBe(200);
     await prospero.click("button:has-text('Generate new API key')");
     await expect.poll(() => prospero.locator(".api-key").textContent()).not.toBe(key);

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, sidebarCount, useWebApp, openCompose, sendToChannel } from "../support/webApp.js";
+import { seedChannels } from "../support/seed.js";
 
 // The web app's views and tools in a real Chromium, two people in two browser contexts: recent
 // conversations, the emoji picker, search suggestions, moving and resolving topics, and the
@@ -10,8 +11,8 @@ const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
 const OTHELLO_ID = 12;
-const VERONA = 1;
-const DENMARK = 2;
+const VERONA = seedChannels.verona.id;
+const DENMARK = seedChannels.denmark.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
 const send = sendToChannel;
@@ -190,16 +191,25 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await hamlet.waitForSelector(".message .content:has-text('React to me')");
   }, 40_000);
 
-  it("renames, moves, resolves and follows topics, and the other person's sidebar follows live", async () => {
+  const othelloTopic = (name: string) => othello.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='${name}']`);
+  /** Hamlet's visibility policy for a Verona topic (3: followed), from POST /register. */
+  const followPolicy = async (topic: string): Promise<number> =>
+    (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find(
+      (t: any) => t.stream_id === VERONA && t.topic_name === topic,
+    )?.visibility_policy ?? 0;
+  /** Othello on a Verona topic, so that his sidebar lists Verona's topics. */
+  async function othelloInVerona(): Promise<void> {
     await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "recent.20check")}`);
     await othello.waitForSelector(".sidebar .topics li");
-    const first = await send(hamlet, VERONA, "move me", "First of the topic");
+  }
+
+  it("renames a whole topic: the view follows it and the other person's sidebar changes live", async () => {
+    await othelloInVerona();
+    await send(hamlet, VERONA, "move me", "First of the topic");
     await send(hamlet, VERONA, "move me", "Second of the topic");
-    const third = await send(hamlet, VERONA, "move me", "Third of the topic");
-    const othelloTopic = (name: string) => othello.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='${name}']`);
+    await send(hamlet, VERONA, "move me", "Third of the topic");
     await expect.poll(() => othelloTopic("move me").count()).toBe(1);
 
-    // The whole topic renamed: Hamlet's view follows it, Othello's sidebar changes.
     await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "move.20me")}`);
     await hamlet.waitForSelector(".message .content:has-text('Third of the topic')");
     await hamlet.locator(".recipient-bar .move-topic").first().click();
@@ -211,43 +221,58 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
     await expect.poll(() => othelloTopic("move me").count()).toBe(0);
     await hamlet.waitForSelector(".message .content:has-text('First of the topic')");
+    // Hamlet started the topic, so follows it: the policy moved with the topic.
+    expect(await followPolicy("moved here")).toBe(3);
+  }, 60_000);
 
-    // Resolved: ✔ in the sidebar; then unresolved again.
+  it("resolves a topic (✔ in the other person's sidebar, live) and unresolves it again", async () => {
+    await othelloInVerona();
+    await send(hamlet, VERONA, "resolve me", "A question to settle");
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "resolve.20me")}`);
+    await hamlet.waitForSelector(".message .content:has-text('A question to settle')");
+    await expect.poll(() => othelloTopic("resolve me").count()).toBe(1);
+
     await hamlet.locator(".recipient-bar .resolve").first().click();
-    await expect.poll(() => othelloTopic("✔ moved here").count()).toBe(1);
-    await expect.poll(() => othelloTopic("✔ moved here").locator(".resolved-mark").count()).toBe(1);
-    expect(await othelloTopic("✔ moved here").getAttribute("class")).toContain("resolved");
-    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › ✔ moved here");
+    await expect.poll(() => othelloTopic("✔ resolve me").count()).toBe(1);
+    await expect.poll(() => othelloTopic("✔ resolve me").locator(".resolved-mark").count()).toBe(1);
+    expect(await othelloTopic("✔ resolve me").getAttribute("class")).toContain("resolved");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › ✔ resolve me");
     await expect.poll(() => hamlet.locator(".recipient-bar .resolve.on").count()).toBeGreaterThan(0);
     await hamlet.locator(".recipient-bar .resolve").first().click();
-    await expect.poll(() => othelloTopic("moved here").count()).toBe(1);
-    await expect.poll(() => othelloTopic("moved here").locator(".resolved-mark").count()).toBe(0);
-    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › moved here");
+    await expect.poll(() => othelloTopic("resolve me").count()).toBe(1);
+    await expect.poll(() => othelloTopic("resolve me").locator(".resolved-mark").count()).toBe(0);
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona › resolve me");
+  }, 60_000);
 
-    // One message (the last) moved to Denmark, "change_one": it leaves Othello's open view.
-    await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "moved.20here")}`);
-    await othello.waitForSelector(".message .content:has-text('Third of the topic')");
-    await row(hamlet, "Third of the topic").hover();
-    await row(hamlet, "Third of the topic").locator("[data-action=more]").click();
-    await row(hamlet, "Third of the topic").locator("button:has-text('Move message…')").click();
+  it("moves one message to another channel (change_one): it leaves the other person's open view", async () => {
+    const first = await send(hamlet, VERONA, "move one", "First of the pair");
+    const second = await send(hamlet, VERONA, "move one", "Second of the pair");
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "move.20one")}`);
+    await hamlet.waitForSelector(".message .content:has-text('Second of the pair')");
+    await othello.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "move.20one")}`);
+    await othello.waitForSelector(".message .content:has-text('Second of the pair')");
+
+    await row(hamlet, "Second of the pair").hover();
+    await row(hamlet, "Second of the pair").locator("[data-action=more]").click();
+    await row(hamlet, "Second of the pair").locator("button:has-text('Move message…')").click();
     expect(await hamlet.locator("select[aria-label='Which messages']").inputValue()).toBe("change_one");
     await hamlet.selectOption("select[aria-label='New channel']", String(DENMARK));
     await hamlet.fill("input[aria-label='New topic']", "from Verona");
     await hamlet.click(".topic-dialog button[type=submit]");
-    await expect.poll(() => row(othello, "Third of the topic").count()).toBe(0);
-    await expect.poll(() => row(othello, "First of the topic").count()).toBe(1);
-    const moved = await call(hamlet, "GET", `/messages/${third}`);
+    await expect.poll(() => row(othello, "Second of the pair").count()).toBe(0);
+    await expect.poll(() => row(othello, "First of the pair").count()).toBe(1);
+    const moved = await call(hamlet, "GET", `/messages/${second}`);
     expect([moved.message.stream_id, moved.message.subject]).toEqual([DENMARK, "from Verona"]);
     const stayed = await call(hamlet, "GET", `/messages/${first}`);
-    expect([stayed.message.stream_id, stayed.message.subject]).toEqual([VERONA, "moved here"]);
+    expect([stayed.message.stream_id, stayed.message.subject]).toEqual([VERONA, "move one"]);
+  }, 60_000);
 
-    // Followed (Hamlet's own topic visibility): he started the topic, so follows it (Zulip's
-    // automatic follow), and the policy moved with the topic each time.
-    const hamletTopic = hamlet.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='moved here']`);
-    const policy = async () =>
-      (await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["user_topic"]) })).user_topics.find(
-        (t: any) => t.stream_id === VERONA && t.topic_name === "moved here",
-      )?.visibility_policy ?? 0;
+  it("follows a topic its starter started (Zulip's automatic follow), and unfollowing and following again show live", async () => {
+    await send(hamlet, VERONA, "follow me", "A topic of my own");
+    await hamlet.goto(`${web.server.baseUrl}/${topicHash("1-Verona", "follow.20me")}`);
+    await hamlet.waitForSelector(".message .content:has-text('A topic of my own')");
+    const hamletTopic = hamlet.locator(`.sidebar [data-channel-id='${VERONA}'] .topics li[data-topic='follow me']`);
+    const policy = () => followPolicy("follow me");
     expect(await policy()).toBe(3);
     await expect.poll(() => hamletTopic.locator(".followed-mark").count()).toBe(1);
     expect(await hamlet.locator(".recipient-bar .follow").first().getAttribute("aria-pressed")).toBe("true");

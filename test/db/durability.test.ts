@@ -2,6 +2,7 @@ import net from "node:net";
 import { describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { startSmtpSink } from "../support/smtpSink.js";
+import { basicAuth } from "../support/auth.js";
 
 // A real server process with the default durability settings (SQLite: WAL, synchronous=FULL, group
 // commit) is killed with SIGKILL as soon as a burst of concurrent sends has been acknowledged:
@@ -58,7 +59,7 @@ describe("acknowledged reactions, uploads and jobs across a kill -9", () => {
 
     let parley: ServerProcess = await servers.start({ ...env, PARLEY_SMTP_URL: stalledUrl, PARLEY_JOB_LEASE_SECONDS: "5" });
     const credentials = await firstStartCredentials(parley);
-    const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+    const authorization = basicAuth(credentials.email, credentials.apiKey);
     const api = apiCaller(() => parley.baseUrl, credentials);
     expect((await api("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "durable" }]) })).status).toBe(200);
     const sent = await api("POST", "/messages", { type: "stream", to: "durable", topic: "reactions", content: "react to me" });

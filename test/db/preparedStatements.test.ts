@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDb } from "../../src/db/connect.js";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { TEST_ENGINE } from "../support/testDb.js";
 
@@ -89,8 +90,7 @@ describe.runIf(TEST_ENGINE === "postgres")("PostgreSQL prepared statements", () 
 
     // Inside group commit: a send's `insert into messages … returning *` and the reads of a
     // fetch, prepared on the connections they ran on, then the table gains a column.
-    const send = async (content: string) =>
-      expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "schema change", content })).id as number;
+    const send = async (content: string) => sendChannelMessage(t, "hamlet", "Denmark", "schema change", content);
     const fetch = async () =>
       expectSuccess(
         await t.get("hamlet", "/api/v1/messages", {

@@ -2,6 +2,8 @@ import path from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MODERN_CAPABILITIES } from "../support/stateReducer.js";
+import { PNG } from "../support/factories.js";
+import { seedUsers } from "../support/seed.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -19,19 +21,12 @@ const patch = (who: Who, url: string, params: Record<string, unknown> = {}) => t
 const del = (who: Who, url: string, params: Record<string, unknown> = {}) => t.delete(who, `/api/v1${url}`, params as never).then((r) => expectSuccess(r));
 const send = (who: Who, to: string, topic: string, content: string) =>
   post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
-const userId = async (who: Who) => (await t.user(who)).id;
 const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 const json = JSON.stringify;
 
 async function upload(who: Who, url: string, field: string, name: string, type: string, body: Buffer): Promise<Record<string, unknown>> {
-  const form = new FormData();
-  form.append(field, new Blob([new Uint8Array(body)], { type }), name);
-  const res = await fetch(`${t.baseUrl}/api/v1${url}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: form });
-  expect(res.status, await res.clone().text()).toBe(200);
-  return (await res.json()) as Record<string, unknown>;
+  return expectSuccess(await t.upload(who, `/api/v1${url}`, [{ field, data: body, type, filename: name }]));
 }
-
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
 
 interface Producer {
   /** The endpoint (or endpoints) that produce it. */
@@ -52,7 +47,7 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix} ${++counter}`;
 
 async function newGroup(): Promise<number> {
-  return (await post("iago", "/user_groups/create", { name: unique("producer group"), description: "", members: json([await userId("hamlet")]) }))
+  return (await post("iago", "/user_groups/create", { name: unique("producer group"), description: "", members: json([seedUsers.hamlet.id]) }))
     .group_id as number;
 }
 async function newStream(): Promise<number> {
@@ -113,7 +108,7 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   },
   "typing:start": {
     endpoint: "POST /typing",
-    trigger: async () => post("othello", "/typing", { op: "start", type: "direct", to: json([await userId("iago")]) }),
+    trigger: async () => post("othello", "/typing", { op: "start", type: "direct", to: json([seedUsers.iago.id]) }),
   },
   "typing:stop": {
     endpoint: "POST /typing",
@@ -172,7 +167,7 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     trigger: async () =>
       post("iago", "/users/me/subscriptions", {
         subscriptions: json([{ name: (await t.get("iago", `/api/v1/streams/${id}`)).body.stream.name }]),
-        principals: json([await userId("othello")]),
+        principals: json([seedUsers.othello.id]),
       }),
   },
   "subscription:peer_remove": {
@@ -180,8 +175,8 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     before: async () => void (id = await newStream()),
     trigger: async () => {
       const name = (await t.get("iago", `/api/v1/streams/${id}`)).body.stream.name;
-      await post("iago", "/users/me/subscriptions", { subscriptions: json([{ name }]), principals: json([await userId("othello")]) });
-      await del("iago", "/users/me/subscriptions", { subscriptions: json([name]), principals: json([await userId("othello")]) });
+      await post("iago", "/users/me/subscriptions", { subscriptions: json([{ name }]), principals: json([seedUsers.othello.id]) });
+      await del("iago", "/users/me/subscriptions", { subscriptions: json([name]), principals: json([seedUsers.othello.id]) });
     },
   },
   default_streams: {
@@ -193,17 +188,13 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     endpoint: "POST /users",
     before: async () => {
       // No endpoint grants can_create_users (Zulip: a management command).
-      await t.ctx.db.kysely
-        .updateTable("users")
-        .set({ can_create_users: 1 })
-        .where("id", "=", await userId("desdemona"))
-        .execute();
+      await t.ctx.db.kysely.updateTable("users").set({ can_create_users: 1 }).where("id", "=", seedUsers.desdemona.id).execute();
     },
     trigger: () => post("desdemona", "/users", { email: `${unique("new").replace(" ", "")}@zulip.com`, password: "a long password", full_name: "New Comer" }),
   },
   "realm_user:update": {
     endpoint: "PATCH /users/{user_id}",
-    trigger: async () => patch("iago", `/users/${await userId("prospero")}`, { full_name: unique("Prospero") }),
+    trigger: async () => patch("iago", `/users/${seedUsers.prospero.id}`, { full_name: unique("Prospero") }),
   },
   "realm_user:remove": {
     notProduced:
@@ -229,7 +220,7 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     endpoint: "PATCH /bots/{bot_id} (bot_owner_id: the old owner stops seeing it)",
     observer: "hamlet",
     before: async () => void (id = (await post("hamlet", "/bots", { full_name: unique("Bot"), short_name: unique("bot").replace(" ", "") })).user_id),
-    trigger: async () => patch("iago", `/bots/${id}`, { bot_owner_id: await userId("cordelia") }),
+    trigger: async () => patch("iago", `/bots/${id}`, { bot_owner_id: seedUsers.cordelia.id }),
   },
   "realm_bot:remove": { notProduced: "Zulip's deactivation sends realm_bot update with is_active (remove is a legacy op no current code path sends)" },
   "user_group:add": { endpoint: "POST /user_groups/create", trigger: newGroup },
@@ -247,12 +238,12 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   "user_group:add_members": {
     endpoint: "POST /user_groups/{user_group_id}/members",
     before: async () => void (id = await newGroup()),
-    trigger: async () => post("iago", `/user_groups/${id}/members`, { add: json([await userId("cordelia")]) }),
+    trigger: async () => post("iago", `/user_groups/${id}/members`, { add: json([seedUsers.cordelia.id]) }),
   },
   "user_group:remove_members": {
     endpoint: "POST /user_groups/{user_group_id}/members",
     before: async () => void (id = await newGroup()),
-    trigger: async () => post("iago", `/user_groups/${id}/members`, { delete: json([await userId("hamlet")]) }),
+    trigger: async () => post("iago", `/user_groups/${id}/members`, { delete: json([seedUsers.hamlet.id]) }),
   },
   "user_group:add_subgroups": {
     endpoint: "POST /user_groups/{user_group_id}/subgroups",
@@ -274,7 +265,7 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     trigger: async () => {
       const groups = expectSuccess(await t.get("iago", "/api/v1/user_groups")).user_groups as { id: number; name: string }[];
       const moderators = groups.find((g) => g.name === "role:moderators")!.id;
-      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [await userId("hamlet")], direct_subgroups: [moderators] } } });
+      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [seedUsers.hamlet.id], direct_subgroups: [moderators] } } });
     },
   },
   "user_settings:update": { endpoint: "PATCH /settings", observer: "hamlet", trigger: () => toggle("/settings", "twenty_four_hour_time") },
@@ -417,7 +408,7 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
   muted_users: {
     endpoint: "POST /users/me/muted_users/{muted_user_id}",
     observer: "hamlet",
-    trigger: async () => post("hamlet", `/users/me/muted_users/${await userId("othello")}`),
+    trigger: async () => post("hamlet", `/users/me/muted_users/${seedUsers.othello.id}`),
   },
   alert_words: {
     endpoint: "POST /users/me/alert_words",

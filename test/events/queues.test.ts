@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer({ eventHeartbeatSeconds: 1 });
@@ -59,7 +60,7 @@ describe("POST /register + GET /events", () => {
     const html2 = await register("hamlet", { event_types: ["message"], apply_markdown: true });
     const modern = await register("hamlet", { event_types: ["message"], apply_markdown: true, client_capabilities: { empty_topic_name: true } });
     const otherUser = await register("iago", { event_types: ["message"], apply_markdown: true });
-    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Denmark", topic: "", content: "*shared*" })).id;
+    const id = await sendChannelMessage(t, "othello", "Denmark", "", "*shared*");
     const first = async (who: string, queueId: string) => (await poll(who, queueId, -1, { dont_block: "true" })).events[0];
     const [a, b, c, d, e] = [
       await first("hamlet", plain.queue_id),
@@ -106,7 +107,7 @@ describe("POST /register + GET /events", () => {
   it("delivers only matching messages to a narrowed queue", async () => {
     const reg = await register("hamlet", { event_types: ["message"], narrow: [["stream", "Verona"]] });
     await sendToDenmark("othello", "not in Verona");
-    const id = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "x", content: "in Verona" })).id;
+    const id = await sendChannelMessage(t, "othello", "Verona", "x", "in Verona");
     const { events } = await poll("hamlet", reg.queue_id, -1, { dont_block: "true" });
     expect(events.map((e: any) => e.message.id)).toEqual([id]);
   });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validateResponse } from "../support/openapi.js";
 import { firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { TEST_ENGINE } from "../support/testDb.js";
+import { basicAuth } from "../support/auth.js";
 
 // Issue 4 item 6: a graceful restart keeps every queue and its undelivered events; clients go on
 // polling the same queue without registering again. Runs the real server as a separate process.
@@ -9,7 +10,7 @@ import { TEST_ENGINE } from "../support/testDb.js";
 const { freshEnv: serverEnv, start } = useServerProcesses();
 
 function client(server: () => ServerProcess, email: string, apiKey: string) {
-  const headers = { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") };
+  const headers = { Authorization: basicAuth(email, apiKey) };
   const call = async (method: string, path: string, params: Record<string, string>) => {
     const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
     const res = await fetch(`${server().baseUrl}/api/v1${path}${query}`, {
@@ -73,7 +74,7 @@ describe("event queues across a graceful restart", () => {
     expect((await api.poll(reg.queue_id, 1, true)).body.events).toEqual([]);
     const gone = await fetch(`${server.baseUrl}/api/v1/events`, {
       method: "DELETE",
-      headers: { Authorization: "Basic " + Buffer.from(`${email}:${apiKey}`).toString("base64") },
+      headers: { Authorization: basicAuth(email, apiKey) },
       body: new URLSearchParams({ queue_id: reg.queue_id }),
     });
     expect(gone.status).toBe(200);

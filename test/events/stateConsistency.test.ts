@@ -3,6 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyAttachmentEvents, ClientState, MODERN_CAPABILITIES, stateDifferences, type State } from "../support/stateReducer.js";
 import { referenceEventTypes } from "../support/openapi.js";
+import { channelId, uploadFile } from "../support/factories.js";
+import { seedUsers } from "../support/seed.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 // Zulip's test_events idea: for every change a client can learn about, the initial state of
@@ -65,13 +67,11 @@ const send = (who: Who, to: string, topic: string, content: string) =>
   post(who, "/messages", { type: "stream", to, topic, content }).then((b) => b.id as number);
 const sendDirect = (who: Who, to: number[], content: string) =>
   post(who, "/messages", { type: "direct", to: JSON.stringify(to), content }).then((b) => b.id as number);
-const userId = async (who: Who) => (await t.user(who)).id;
-const streamId = async (name: string) => expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: name })).stream_id as number;
 
 describe("state consistency: messages and unread state", () => {
   it("message (channel, mention, wildcard mention, direct, group direct)", async () => {
-    const hamlet = await userId("hamlet");
-    const cordelia = await userId("cordelia");
+    const hamlet = seedUsers.hamlet.id;
+    const cordelia = seedUsers.cordelia.id;
     await expectConsistent(async () => {
       await send("othello", "Denmark", "consistency", "hello @**King Hamlet**");
       await send("othello", "Denmark", "consistency", "hello @**all**");
@@ -83,7 +83,7 @@ describe("state consistency: messages and unread state", () => {
   });
 
   it("update_message_flags (read, unread, starred)", async () => {
-    const hamlet = await userId("hamlet");
+    const hamlet = seedUsers.hamlet.id;
     const a = await send("othello", "Denmark", "flags", "one");
     const b = await sendDirect("othello", [hamlet], "two");
     await expectConsistent(async () => {
@@ -111,7 +111,7 @@ describe("state consistency: channels and subscriptions", () => {
     await expectConsistent(async () => {
       await post("iago", "/users/me/subscriptions", {
         subscriptions: JSON.stringify([{ name: "harness public" }]),
-        principals: JSON.stringify([await userId("hamlet")]),
+        principals: JSON.stringify([seedUsers.hamlet.id]),
       });
       await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness private" }]), invite_only: true });
       await post("cordelia", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "Verona" }]) });
@@ -123,7 +123,7 @@ describe("state consistency: channels and subscriptions", () => {
   });
 
   it("subscription update (is_muted/in_home_view, color, pin_to_top)", async () => {
-    const denmark = await streamId("Denmark");
+    const denmark = await channelId(t, "Denmark");
     await send("othello", "Denmark", "muting", "an unread message in a channel about to be muted");
     await expectConsistent(() =>
       post("hamlet", "/users/me/subscriptions/properties", {
@@ -143,7 +143,7 @@ describe("state consistency: channels and subscriptions", () => {
 
   it("stream update (name, description, privacy) and archiving", async () => {
     await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness changes" }]) });
-    const id = await streamId("harness changes");
+    const id = await channelId(t, "harness changes");
     await expectConsistent(async () => {
       await patch("iago", `/streams/${id}`, { new_name: "harness renamed", description: "A **bold** description" });
       await patch("iago", `/streams/${id}`, { is_private: true });
@@ -153,7 +153,7 @@ describe("state consistency: channels and subscriptions", () => {
   });
 
   it("default_streams (made default, created as default, no longer default)", async () => {
-    const verona = await streamId("Verona");
+    const verona = await channelId(t, "Verona");
     await expectConsistent(async () => {
       await patch("iago", `/streams/${verona}`, { is_default_stream: true });
       await post("iago", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "harness default" }]), is_default_stream: true });
@@ -164,7 +164,7 @@ describe("state consistency: channels and subscriptions", () => {
 
 describe("state consistency: users and settings", () => {
   it("user_settings, user_status, user_topic", async () => {
-    const verona = await streamId("Verona");
+    const verona = await channelId(t, "Verona");
     await send("othello", "Verona", "to mute", "an unread message in a topic about to be muted");
     await expectConsistent(async () => {
       await patch("hamlet", "/settings", { twenty_four_hour_time: true, default_language: "de" });
@@ -180,7 +180,7 @@ describe("state consistency: users and settings", () => {
   });
 
   it("realm_user update (name, role, profile data) and deactivation/reactivation", async () => {
-    const prospero = await userId("prospero");
+    const prospero = seedUsers.prospero.id;
     await expectConsistent(async () => {
       await patch("iago", `/users/${prospero}`, { full_name: "Prospero, Duke of Milan", role: 300 });
       await patch("iago", `/users/${prospero}`, { role: 400 });
@@ -209,11 +209,7 @@ describe("state consistency: users and settings", () => {
 
   it("realm_user add, realm_emoji, custom_profile_fields", async () => {
     // No endpoint grants can_create_users (Zulip: a management command); set it as that would.
-    await t.ctx.db.kysely
-      .updateTable("users")
-      .set({ can_create_users: 1 })
-      .where("id", "=", await userId("desdemona"))
-      .execute();
+    await t.ctx.db.kysely.updateTable("users").set({ can_create_users: 1 }).where("id", "=", seedUsers.desdemona.id).execute();
     await expectConsistent(async () => {
       await post("desdemona", "/users", { email: "newcomer@zulip.com", password: "a long password", full_name: "New Comer" });
       await post("iago", "/realm/profile_fields", { name: "Harness field", field_type: 1, hint: "" });
@@ -242,7 +238,7 @@ describe("state consistency: custom emoji", () => {
 
 describe("state consistency: user groups", () => {
   it("user_group add, update, add_members, remove_members, add_subgroups, deactivation", async () => {
-    const [hamlet, cordelia] = [await userId("hamlet"), await userId("cordelia")];
+    const [hamlet, cordelia] = [seedUsers.hamlet.id, seedUsers.cordelia.id];
     let id = 0;
     let sub = 0;
     await expectConsistent(async () => {
@@ -273,7 +269,7 @@ describe("state consistency: scheduled messages", () => {
       id = (
         await post("hamlet", "/scheduled_messages", {
           type: "stream",
-          to: await streamId("Verona"),
+          to: await channelId(t, "Verona"),
           topic: "later",
           content: "in an hour",
           scheduled_delivery_timestamp: at,
@@ -305,7 +301,7 @@ describe("state consistency: bots", () => {
       await patch("hamlet", `/bots/${hookId}`, { service_payload_url: JSON.stringify("http://127.0.0.1:9/y"), service_interface: 2 });
       await post("hamlet", `/bots/${botId}/api_key/regenerate`);
     });
-    const cordelia = await userId("cordelia");
+    const cordelia = seedUsers.cordelia.id;
     await expectConsistent(() => patch("iago", `/bots/${botId}`, { bot_owner_id: cordelia }));
     await expectConsistent(() => del("iago", `/bots/${hookId}`));
     await expectConsistent(() => post("iago", `/users/${hookId}/reactivate`));
@@ -326,19 +322,14 @@ describe("state consistency: organization settings", () => {
     );
     await expectConsistent(() => patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [], direct_subgroups: [] } } }));
     await expectConsistent(async () => {
-      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [await userId("hamlet")], direct_subgroups: [moderators] } } });
+      await patch("iago", "/realm", { can_add_custom_emoji_group: { new: { direct_members: [seedUsers.hamlet.id], direct_subgroups: [moderators] } } });
       await patch("iago", "/realm", { can_mention_many_users_group: { new: members }, mandatory_topics: false });
     });
   });
 });
 
 describe("state consistency: attachments (GET /attachments, which POST /register does not carry)", () => {
-  async function upload(name: string): Promise<string> {
-    const form = new FormData();
-    form.append("filename", new Blob([new Uint8Array(Buffer.from(`contents of ${name}`))], { type: "text/plain" }), name);
-    const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("hamlet") }, body: form });
-    return (await res.json()).url;
-  }
+  const upload = (name: string) => uploadFile(t, "hamlet", name, `contents of ${name}`);
 
   it("attachment add, update (linked, unlinked), remove", async () => {
     const initial = await register("hamlet", { includeSubscribers: false });
@@ -371,7 +362,7 @@ describe("state consistency: attachments (GET /attachments, which POST /register
 
 describe("state consistency: drafts and saved snippets", () => {
   it("drafts (add, update, remove) and saved_snippets (add, update, remove)", async () => {
-    const denmark = await streamId("Denmark");
+    const denmark = await channelId(t, "Denmark");
     await expectConsistent(async () => {
       const { ids } = await post("hamlet", "/drafts", {
         drafts: JSON.stringify([
@@ -393,7 +384,7 @@ describe("state consistency: drafts and saved snippets", () => {
 
 describe("state consistency: muted users", () => {
   it("muted_users and the read flags muting sets", async () => {
-    const othello = await userId("othello");
+    const othello = seedUsers.othello.id;
     await send("othello", "Denmark", "muting", "unread until muted");
     await expectConsistent(async () => {
       await post("hamlet", `/users/me/muted_users/${othello}`);
@@ -436,8 +427,8 @@ describe("state consistency: linkifiers and code playgrounds", () => {
 
 describe("state consistency: default channels", () => {
   it("default_streams", async () => {
-    const verona = await streamId("Verona");
-    const denmark = await streamId("Denmark");
+    const verona = await channelId(t, "Verona");
+    const denmark = await channelId(t, "Denmark");
     const received = await expectConsistent(async () => {
       await post("iago", "/default_streams", { stream_id: verona });
       await del("iago", "/default_streams", { stream_id: denmark });

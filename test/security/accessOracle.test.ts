@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { HTTP_ROUTES, ROUTES } from "../../src/http/routes.js";
+import { uploadFile } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 /**
@@ -229,12 +230,7 @@ function channelMessage(key: string, channel: Channel, content: string[], topic?
 const tok = (...names: string[]) => names.map((n) => tokenOf.get(n) ?? marker(n)).join(" ");
 
 async function upload(file: ModelFile): Promise<string> {
-  const form = new FormData();
-  form.append("file", new Blob([tokenOf.get(file.data)!], { type: "text/plain" }), `${tokenOf.get(file.name)}.txt`);
-  const res = await fetch(`${t.baseUrl}/api/v1/user_uploads`, { method: "POST", headers: { Authorization: await t.authHeader("othello") }, body: form });
-  const body = await res.json();
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  file.url = body.url as string;
+  file.url = await uploadFile(t, "othello", `${tokenOf.get(file.name)}.txt`, tokenOf.get(file.data)!);
   files.push(file);
   return file.url;
 }

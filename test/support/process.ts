@@ -4,6 +4,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { freshDatabase } from "./testDb.js";
+import { basicAuth } from "./auth.js";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -103,7 +104,7 @@ export async function firstStartCredentials(server: {
  * GET. `baseUrl` is read at each call, so the caller keeps working across a restart.
  */
 export function apiCaller(baseUrl: () => string, credentials: { email: string; apiKey: string }) {
-  const authorization = "Basic " + Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString("base64");
+  const authorization = basicAuth(credentials.email, credentials.apiKey);
   return async (method: string, path: string, params: Record<string, string> = {}): Promise<{ status: number; body: any }> => {
     const query = method === "GET" ? "?" + new URLSearchParams(params).toString() : "";
     const res = await fetch(`${baseUrl()}/api/v1${path}${query}`, {

@@ -13,6 +13,7 @@ import { freshDatabase } from "./testDb.js";
 import { validateResponse } from "./openapi.js";
 import { clientDialectOf, jsonInDialect } from "../../src/lib/clientDialect.js";
 import { committedEventViolations } from "./eventSchemas.js";
+import { basicAuth } from "./auth.js";
 
 export type Params = Record<string, string | number | boolean | object | null | undefined>;
 
@@ -31,6 +32,16 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Skip the OpenAPI check (for endpoints the reference does not describe). */
   skipOpenApi?: boolean;
+  /** Files to send as parts of a multipart/form-data body (the parameters become parts too). */
+  files?: FilePart[];
+}
+
+/** One file of a multipart upload: its part's name (default `file<i>`), bytes, type and file name. */
+export interface FilePart {
+  field?: string;
+  data: Buffer | string;
+  type?: string;
+  filename?: string;
 }
 
 /**
@@ -101,7 +112,7 @@ export class TestServer {
 
   async authHeader(name: TestUserName | string): Promise<string> {
     const u = await this.user(name);
-    return "Basic " + Buffer.from(`${u.email}:${u.api_key}`).toString("base64");
+    return basicAuth(u.email, u.api_key);
   }
 
   /** Sends a request as `who` (a test user name, or null for no credentials). */
@@ -116,9 +127,16 @@ export class TestServer {
     let body: string | FormData | undefined;
     if (method === "GET" || method === "HEAD" || options.inQuery) {
       for (const [k, v] of encoded) url.searchParams.append(k, v);
-    } else if (options.multipart) {
+    } else if (options.multipart || options.files) {
       const form = new FormData();
       for (const [k, v] of encoded) form.append(k, v);
+      (options.files ?? []).forEach((file, i) =>
+        form.append(
+          file.field ?? `file${i}`,
+          new Blob([new Uint8Array(Buffer.from(file.data))], { type: file.type ?? "application/octet-stream" }),
+          file.filename ?? "file",
+        ),
+      );
       body = form;
     } else if (encoded.length > 0) {
       headers["Content-Type"] = "application/x-www-form-urlencoded";
@@ -158,6 +176,10 @@ export class TestServer {
   }
   delete(who: TestUserName | string | null, path: string, params?: Params, options?: RequestOptions) {
     return this.request("DELETE", who, path, params, options);
+  }
+  /** POST of `files` as a multipart/form-data body (uploads, avatars, realm emoji), with `params` as parts beside them. */
+  upload(who: TestUserName | string | null, path: string, files: FilePart[], params?: Params, options?: RequestOptions) {
+    return this.request("POST", who, path, params, { ...options, files });
   }
 
   /** Runs `fn` and returns the events committed meanwhile, with their recipients. */

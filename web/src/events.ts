@@ -84,7 +84,7 @@ export async function registerAtStart(): Promise<void> {
 }
 
 /** The /register answer, read once into the app's state (events keep it current from there). */
-function applyState(state: RegisterState): void {
+export function applyState(state: RegisterState): void {
   setQueueId(state.queue_id);
   lastEventId = state.last_event_id;
   document.getElementById("app")?.setAttribute("data-queue-id", currentQueueId());
