@@ -65,6 +65,19 @@ export default tseslint.config(
       "no-control-regex": "off",
     },
   },
+  // Type-aware rules on the server, its tests and scripts (tsconfig.json): a forgotten `await` on a
+  // transaction or a store call is the bug class this code is most exposed to. A promise left running
+  // on purpose says so with `void` and handles its own rejection.
+  {
+    files: ["src/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
+    languageOptions: { parserOptions: { project: "tsconfig.json", tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
   // The web app: the same rules, plus type-aware ones (its tsconfig), the rules of hooks (Preact's
   // hooks follow React's; the React Compiler's rules do not fit signals, which are meant to be
   // assigned) and jsx-a11y's accessibility rules.
