@@ -5,6 +5,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import jsxA11y from "eslint-plugin-jsx-a11y-x";
 import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
 
 /** Bottom to top. A layer may import those listed before it (type-only imports are free). */
 const LAYERS = [
@@ -51,9 +52,18 @@ const SQL_BUILDERS = "/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInt
 
 export default tseslint.config(
   // Landed migrations are immutable (src/db/migrations.sha256): lint fixes must not touch them.
-  { ignores: ["dist/**", "node_modules/**", "**/*.js", "**/*.mjs", "coverage/**", "src/db/migrations/**"] },
+  { ignores: ["dist/**", "node_modules/**", "**/*.js", "**/*.mjs", "!scripts/**/*.mjs", "coverage/**", "src/db/migrations/**"] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  // scripts/*.mjs: plain JavaScript run by Node, so ESLint's recommended rules with Node's globals.
+  {
+    files: ["scripts/**/*.mjs"],
+    languageOptions: { globals: globals.node },
+    rules: {
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "no-control-regex": "off",
+    },
+  },
+  ...tseslint.configs.recommended.map((config) => ({ ...config, files: config.files ?? ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"] })),
   {
     files: ["src/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
     rules: {
