@@ -6,6 +6,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import jsxA11y from "eslint-plugin-jsx-a11y-x";
 import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
 
 /** Bottom to top. A layer may import those listed before it (type-only imports are free). */
 const LAYERS = [
@@ -53,9 +54,18 @@ const SQL_BUILDERS = "/^(selectFrom|insertInto|updateTable|deleteFrom|replaceInt
 
 export default tseslint.config(
   // Landed migrations are immutable (src/db/migrations.sha256): lint fixes must not touch them.
-  { ignores: ["dist/**", "node_modules/**", "**/*.js", "**/*.mjs", "coverage/**", "src/db/migrations/**"] },
+  { ignores: ["dist/**", "node_modules/**", "**/*.js", "**/*.mjs", "!scripts/**/*.mjs", "coverage/**", "src/db/migrations/**"] },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  // scripts/*.mjs: plain JavaScript run by Node, so ESLint's recommended rules with Node's globals.
+  {
+    files: ["scripts/**/*.mjs"],
+    languageOptions: { globals: globals.node },
+    rules: {
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "no-control-regex": "off",
+    },
+  },
+  ...tseslint.configs.recommended.map((config) => ({ ...config, files: config.files ?? ["**/*.ts", "**/*.tsx", "**/*.mts", "**/*.cts"] })),
   {
     files: ["src/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
     rules: {
@@ -65,6 +75,19 @@ export default tseslint.config(
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "@typescript-eslint/no-unused-expressions": ["error", { allowShortCircuit: true, allowTernary: true }],
       "no-control-regex": "off",
+    },
+  },
+  // Type-aware rules on the server, its tests and scripts (tsconfig.json): a forgotten `await` on a
+  // transaction or a store call is the bug class this code is most exposed to. A promise left running
+  // on purpose says so with `void` and handles its own rejection.
+  {
+    files: ["src/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
+    languageOptions: { parserOptions: { project: "tsconfig.json", tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+      "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
     },
   },
   // The web app: the same rules, plus type-aware ones (its tsconfig), the rules of hooks (Preact's

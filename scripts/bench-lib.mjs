@@ -110,7 +110,9 @@ export async function waitForHealth(child, base) {
     if (child.exitCode !== null) throw new Error("server exited during start");
     try {
       if ((await fetch(`${base}/health`)).ok) return;
-    } catch {}
+    } catch {
+      // not listening yet
+    }
     await sleep(5);
   }
 }

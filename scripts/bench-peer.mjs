@@ -319,7 +319,9 @@ async function benchMulti(args, say) {
   const killGroup = (signal) => {
     try {
       process.kill(-child.pid, signal);
-    } catch {}
+    } catch {
+      // the group is gone already
+    }
   };
   const untrack = track(async () => {
     killGroup("SIGTERM");

@@ -116,7 +116,7 @@ async function timeToFirstMessages(context, base, hash) {
     const parts = await page.evaluate(() => {
       const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? NaN;
       return {
-        firstRow: window.__firstRowAt,
+        firstRow: globalThis.__firstRowAt,
         html: performance.getEntriesByType("navigation")[0].responseEnd,
         script: mark("parley:script"),
         state: mark("parley:state"),

@@ -29,7 +29,9 @@ export function ensureProsody(say = () => {}) {
   try {
     execFileSync("apt-get", ["install", "-y", "--no-install-recommends", "prosody"], { stdio: ["ignore", "ignore", "inherit"] });
   } catch (error) {
-    throw new Error(`Prosody is not installed and \`apt-get install -y prosody\` failed (${error.message}); install it to run the side-by-side benchmark`);
+    throw new Error(`Prosody is not installed and \`apt-get install -y prosody\` failed (${error.message}); install it to run the side-by-side benchmark`, {
+      cause: error,
+    });
   }
   if (!fs.existsSync(PROSODY)) throw new Error(`apt-get installed prosody but ${PROSODY} is missing`);
 }
@@ -243,7 +245,7 @@ export class XmppConnection {
       if (current) current.cnode(el);
       current = el;
     });
-    parser.on("endElement", (name) => {
+    parser.on("endElement", () => {
       depth -= 1;
       if (depth === 0) return this.fail(new Error("the server closed the stream"));
       if (this.onBody) {

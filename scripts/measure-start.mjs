@@ -31,7 +31,9 @@ function serverPid(child) {
     let kids = [];
     try {
       kids = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
-    } catch {}
+    } catch {
+      // the process has ended
+    }
     return kids.flatMap((k) => [k, ...descendants(k)]);
   };
   const all = descendants(child.pid);

@@ -17,7 +17,13 @@ export const serveCommand: Command = {
     const shutdown = () => {
       if (stopping) process.exit(1);
       stopping = true;
-      void server.stop().then(() => process.exit(0));
+      void server.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          server.app.log.error({ err: error }, "stopping Parley failed");
+          process.exit(1);
+        },
+      );
     };
     process.on("SIGINT", shutdown);
     process.on("SIGTERM", shutdown);

@@ -216,7 +216,9 @@ export class EventBus {
       this.nc.subscribe(this.names.queue(this.processId), {
         callback: (error, msg) => {
           if (error) return this.log.error({ err: error }, "queue subscription failed");
-          void this.answer(queues, JSON.parse(msg.string()) as QueueRequest).then((reply) => msg.respond(JSON.stringify(reply)));
+          void this.answer(queues, JSON.parse(msg.string()) as QueueRequest)
+            .then((reply) => msg.respond(JSON.stringify(reply)))
+            .catch((error: unknown) => this.log.error({ err: error }, "answering a forwarded queue request failed"));
         },
       }),
     );

@@ -74,7 +74,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
   };
   // Checked hourly; with no tus directory there is nothing to remove.
   const sweeper = setInterval(() => {
-    void answers.sweep();
+    void answers.sweep().catch((error: unknown) => ctx.log.warn({ err: error }, "removing old tus upload answers failed"));
     if (!existsSync(directory)) return;
     loadTus()
       .then(({ datastore }) => datastore.deleteExpired())

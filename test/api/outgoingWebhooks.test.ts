@@ -25,14 +25,17 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", async () => {
+    req.on("end", () => {
       received.push({ path: req.url ?? "", contentType: req.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8") });
       const current = answer;
-      if (current.hold) await current.hold;
-      if (current.delayMs) await new Promise((r) => setTimeout(r, current.delayMs));
-      if (res.destroyed) return;
-      res.writeHead(current.status ?? 200, { "Content-Type": "application/json" });
-      res.end(typeof current.body === "string" ? current.body : JSON.stringify(current.body ?? ""));
+      // A failure here is an unhandled rejection, which fails the run.
+      void (async () => {
+        if (current.hold) await current.hold;
+        if (current.delayMs) await new Promise((r) => setTimeout(r, current.delayMs));
+        if (res.destroyed) return;
+        res.writeHead(current.status ?? 200, { "Content-Type": "application/json" });
+        res.end(typeof current.body === "string" ? current.body : JSON.stringify(current.body ?? ""));
+      })();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -19,7 +19,7 @@ async function committedMarkers(): Promise<string[]> {
 // statement of the transaction until it is rolled back to the unit's savepoint).
 describe("transactions started together", () => {
   it("commit each one's writes and hooks, and roll back only the one that failed", async () => {
-    t.ctx.jobs.stop();
+    await t.ctx.jobs.stop();
     try {
       const hooks: string[] = [];
       const unit = (name: string, fail: boolean) =>
