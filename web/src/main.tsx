@@ -15,6 +15,7 @@ import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
+import "./theme.css";
 import "./style.css";
 
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */
