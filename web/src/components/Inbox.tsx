@@ -1,6 +1,6 @@
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
-import "../views.css";
+import "./views.css";
 import { narrowHash } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
 import { lookup, subscriptions, topicKey, userName, userTopics } from "../state.js";

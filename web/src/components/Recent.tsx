@@ -8,7 +8,8 @@ import { unreadConversations } from "../unreadCounts.js";
 import { myUserId } from "../api.js";
 import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
-import "../views.css";
+import "./views.css";
+import "./Recent.css";
 import { ConversationMenu, MarkReadButton } from "./conversationMenus.js";
 
 /** Times in the user's 12- or 24-hour style (twenty_four_hour_time). */
