@@ -1,3 +1,4 @@
+import "./Sidebar.css";
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
 import { channelTopics, lookup, recentDms, route, settings, subscriptions, topicKey, userName, userTopics } from "../state.js";
