@@ -65,3 +65,21 @@ describe("unread bookkeeping", () => {
     expect(dmPeople([9], ME)).toEqual([9]);
   });
 });
+
+describe("unread index as a signal source", () => {
+  it("recomputes a computed count on every change, once per batch", async () => {
+    const { batch, computed } = await import("@preact/signals");
+    const index = loaded();
+    let runs = 0;
+    const total = computed(() => (runs++, index.count()));
+    expect(total.value).toBe(7);
+    index.remove([10]);
+    expect(total.value).toBe(6);
+    batch(() => {
+      index.add(20, { kind: "dm", userIds: [12] });
+      index.add(21, { kind: "dm", userIds: [12] });
+    });
+    expect(total.value).toBe(8);
+    expect(runs).toBe(3);
+  });
+});

@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
 import type { StreamEvent, SubscriptionEvent } from "../../src/contract/events.js";
 import { api, myUserId } from "./api.js";
-import { bumpUnread, subscriptions, type Subscription } from "./state.js";
+import { subscriptions, type Subscription } from "./state.js";
 
 /**
  * Channels beyond the user's subscriptions, for the channels overlay (#channels/...): every
@@ -148,5 +148,4 @@ export function applyStreamEvent(event: StreamEvent): void {
   } else return;
   if (directory) channelDirectory.value = directory;
   subscriptions.value = subs;
-  bumpUnread();
 }

@@ -10,13 +10,13 @@ import type {
 import { VisibilityPolicy } from "../../src/contract/constants.js";
 import type { BotPayload } from "../../src/contract/payloads.js";
 import { REGISTER_PARAMS, type RealmEmojiPayload, type RegisterState, type UserGroupPayload } from "../../src/contract/register.js";
+import { batch } from "@preact/signals";
 import type { UserResponse } from "../../src/contract/responses.js";
 import { ApiError, api, myUserId } from "./api.js";
 import { currentQueueId, setQueueId } from "./eventQueue.js";
 import { onTypingEvent } from "./typing.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
 import {
-  bumpUnread,
   connection,
   conversationOf,
   forgetTopics,
@@ -116,7 +116,6 @@ export function applyState(state: RegisterState): void {
       .map((t) => [topicKey(t.stream_id, t.topic_name), t.visibility_policy]),
   );
   loadRealmEmoji(state.realm_emoji ?? {});
-  bumpUnread();
 }
 
 /** A group as the app keeps it: its member and subgroup lists always present. */
@@ -199,7 +198,6 @@ export function applyEvent(event: ClientEvent): void {
     case "delete_message": {
       const ids: number[] = "message_ids" in event ? event.message_ids : [event.message_id];
       unread.remove(ids);
-      bumpUnread();
       updateMessages((m) => (ids.includes(m.id) ? null : m));
       noteRecentDelete(ids);
       return;
@@ -325,7 +323,6 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   const conversation = conversationOf(message);
   if (!flags.includes("read")) {
     unread.add(message.id, conversation, flags.includes("mentioned") || flags.includes("wildcard_mentioned"));
-    bumpUnread();
   }
   if (conversation.kind === "dm") noteDm(conversation.userIds);
   else noteTopic(conversation.channelId, conversation.topic, message.id);
@@ -343,18 +340,22 @@ function onFlags(event: UpdateMessageFlagsEvent): void {
   if (event.flag === "read") {
     if (event.op === "add") unread.remove(ids);
     else {
-      for (const id of ids) {
-        const d = event.message_details?.[id] as
-          { type: "stream"; stream_id: number; topic: string; mentioned?: boolean } | { type: "private"; user_ids?: number[]; mentioned?: boolean } | undefined;
-        if (!d) continue;
-        const conversation =
-          d.type === "stream"
-            ? { kind: "channel" as const, channelId: d.stream_id, topic: d.topic }
-            : { kind: "dm" as const, userIds: dmPeople(d.user_ids ?? [], myUserId) };
-        unread.add(id, conversation, !!d.mentioned);
-      }
+      // One change for the views, not one per message.
+      batch(() => {
+        for (const id of ids) {
+          const d = event.message_details?.[id] as
+            | { type: "stream"; stream_id: number; topic: string; mentioned?: boolean }
+            | { type: "private"; user_ids?: number[]; mentioned?: boolean }
+            | undefined;
+          if (!d) continue;
+          const conversation =
+            d.type === "stream"
+              ? { kind: "channel" as const, channelId: d.stream_id, topic: d.topic }
+              : { kind: "dm" as const, userIds: dmPeople(d.user_ids ?? [], myUserId) };
+          unread.add(id, conversation, !!d.mentioned);
+        }
+      });
     }
-    bumpUnread();
   }
   const set = new Set(ids);
   updateMessages((m) => {
@@ -386,7 +387,6 @@ function onUpdateMessage(event: UpdateMessageEvent): void {
   if ((newTopic !== undefined || newChannel !== undefined) && event.stream_id !== undefined && event.orig_subject !== undefined) {
     const to = { kind: "channel" as const, channelId: newChannel ?? event.stream_id, topic: newTopic ?? event.orig_subject };
     unread.move(ids, to);
-    bumpUnread();
     // The topic lists of both channels may have changed: fetched again when shown.
     forgetTopics(event.stream_id);
     if (newChannel !== undefined) forgetTopics(newChannel);
@@ -448,5 +448,4 @@ function onSubscription(event: SubscriptionEvent): void {
       });
   } else return;
   subscriptions.value = map;
-  bumpUnread();
 }

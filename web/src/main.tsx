@@ -15,6 +15,9 @@ import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
+// After the components (whose stylesheets they import): the layout's rules for narrow and wide
+// screens in style.css must come after the components' own rules.
+import "./theme.css";
 import "./style.css";
 
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */

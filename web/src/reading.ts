@@ -1,6 +1,6 @@
 import { api } from "./api.js";
 import { view } from "./messages.js";
-import { bumpUnread, unread } from "./state.js";
+import { unread } from "./state.js";
 
 /**
  * Messages become read when they are seen: shown in the list (MessageList decides what was on
@@ -34,7 +34,6 @@ async function flush(): Promise<void> {
   queued.clear();
   if (ids.length === 0) return;
   unread.remove(ids);
-  bumpUnread();
   view.value = {
     ...view.value,
     messages: view.value.messages.map((m) => (ids.includes(m.id) && !m.flags.includes("read") ? { ...m, flags: [...m.flags, "read"] } : m)),

@@ -33,9 +33,8 @@ export const settings = signal<{ color_scheme: number; enter_sends: boolean; web
   web_home_view: "inbox",
 });
 export const realmName = signal("");
+/** The unread messages (reactive: unreadCounts.ts derives the views' counts from it). */
 export const unread = new UnreadIndex();
-/** Bumped on every change of `unread` (the index itself is not reactive). */
-export const unreadVersion = signal(0);
 export const route = signal<Route>({ kind: "home" });
 export const connection = signal<"connecting" | "connected" | "reconnecting">("connecting");
 /** Recent DM conversations (people other than me, as a key "1,2") newest first, from events and messages. */
@@ -44,10 +43,6 @@ export const recentDms = signal<string[]>([]);
 export const channelTopics = signal(new Map<number, Array<{ name: string; max_id: number }>>());
 /** Who is typing where: conversation key → user ids. */
 export const typing = signal(new Map<string, number[]>());
-
-export function bumpUnread(): void {
-  unreadVersion.value++;
-}
 
 export const lookup: Lookup = {
   myId: myUserId,

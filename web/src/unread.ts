@@ -4,6 +4,7 @@
  * events, so counts never need the messages themselves.
  */
 import type { UnreadMsgs } from "../../src/contract/register.js";
+import { signal } from "@preact/signals";
 export type Conversation = { kind: "channel"; channelId: number; topic: string } | { kind: "dm"; userIds: number[] };
 
 export type { UnreadMsgs };
@@ -19,9 +20,24 @@ export function dmPeople(userIds: readonly number[], myId: number): number[] {
   return (others.length > 0 ? others : [myId]).sort((a, b) => a - b);
 }
 
+/**
+ * The unread messages, reactive: every change bumps a private version signal that every read
+ * subscribes to, so `computed` signals and components that read the index follow it (several
+ * changes in a row: wrap them in `batch`).
+ */
 export class UnreadIndex {
   private byId = new Map<number, Conversation>();
   private mentioned = new Set<number>();
+  private readonly version = signal(0);
+
+  /** After a change (effects run at once, outside `batch`, and must see it). */
+  private changed(): void {
+    this.version.value++;
+  }
+
+  private read(): void {
+    void this.version.value;
+  }
 
   load(unread: UnreadMsgs, myId: number): void {
     this.byId.clear();
@@ -32,11 +48,13 @@ export class UnreadIndex {
       const ids = h.user_ids_string.split(",").map(Number);
       for (const id of h.unread_message_ids) this.byId.set(id, { kind: "dm", userIds: dmPeople(ids, myId) });
     }
+    this.changed();
   }
 
   add(id: number, conversation: Conversation, mentioned = false): void {
     this.byId.set(id, conversation);
     if (mentioned) this.mentioned.add(id);
+    this.changed();
   }
 
   remove(ids: Iterable<number>): void {
@@ -44,22 +62,27 @@ export class UnreadIndex {
       this.byId.delete(id);
       this.mentioned.delete(id);
     }
+    this.changed();
   }
 
   /** A topic moved (update_message with propagation): its unread ids follow. */
   move(ids: Iterable<number>, to: Conversation): void {
     for (const id of ids) if (this.byId.has(id)) this.byId.set(id, to);
+    this.changed();
   }
 
   isUnread(id: number): boolean {
+    this.read();
     return this.byId.has(id);
   }
 
   ids(): number[] {
+    this.read();
     return [...this.byId.keys()];
   }
 
   count(filter: (c: Conversation) => boolean = () => true): number {
+    this.read();
     let n = 0;
     for (const c of this.byId.values()) if (filter(c)) n++;
     return n;
@@ -67,6 +90,7 @@ export class UnreadIndex {
 
   /** Unread messages that pass `filter`, which also learns whether the message mentions the user. */
   countWith(filter: (c: Conversation, mentioned: boolean) => boolean): number {
+    this.read();
     let n = 0;
     for (const [id, c] of this.byId) if (filter(c, this.mentioned.has(id))) n++;
     return n;
@@ -87,6 +111,7 @@ export class UnreadIndex {
   }
 
   countMentions(): number {
+    this.read();
     let n = 0;
     for (const id of this.mentioned) if (this.byId.has(id)) n++;
     return n;
@@ -94,6 +119,7 @@ export class UnreadIndex {
 
   /** Unread counts per conversation key, with a sample conversation each (for lists). */
   conversations(): Map<string, { conversation: Conversation; count: number; maxId: number }> {
+    this.read();
     const out = new Map<string, { conversation: Conversation; count: number; maxId: number }>();
     for (const [id, c] of this.byId) {
       const key = conversationKey(c);

@@ -1,11 +1,9 @@
-import { VisibilityPolicy } from "../../src/contract/constants.js";
 import { effect } from "@preact/signals";
 import { sendToDesktopApp } from "./electronBridge.js";
 import { drawFavicon } from "./favicon.js";
-import { badgeCount, pageTitle } from "./unreadBadge.js";
-import { isMutedConversation } from "./conversationFilters.js";
-import { realm, realmName, route, settings, unread, unreadVersion } from "./state.js";
-import { conversationFacts } from "./viewFilters.js";
+import { pageTitle } from "./unreadBadge.js";
+import { realm, realmName, route, settings } from "./state.js";
+import { badgeUnread, unreadDms } from "./unreadCounts.js";
 import { routeTitle } from "./viewTitle.js";
 
 /**
@@ -15,15 +13,9 @@ import { routeTitle } from "./viewTitle.js";
 export function startUnreadIndicators(): void {
   let sent = -1;
   effect(() => {
-    void unreadVersion.value;
-    const facts = conversationFacts();
-    const count = badgeCount(unread, Number(settings.value.desktop_icon_count_display ?? 1), {
-      // A followed topic of a muted channel counts too, as an unmuted one (Zulip's is_muted_conversation).
-      muted: (c) => isMutedConversation(c, facts),
-      followed: (c) => facts.topicPolicy(c) === VisibilityPolicy.FOLLOWED,
-    });
+    const count = badgeUnread.value;
     document.title = pageTitle(count, routeTitle(route.value, settings.value.web_home_view), realmName.value);
-    drawFavicon(count, unread.count((c) => c.kind === "dm") > 0);
+    drawFavicon(count, unreadDms.value);
     if (count !== sent) sendToDesktopApp("total_unread_count", (sent = count));
   });
   effect(() => {

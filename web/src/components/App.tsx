@@ -1,3 +1,4 @@
+import "./Shortcuts.css";
 import { signal } from "@preact/signals";
 import { useEffect, useRef } from "preact/hooks";
 import { useModal } from "./modal.js";

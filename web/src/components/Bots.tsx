@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";
 import { realm, userName, users } from "../state.js";
 import { attempt, Group, SelectField } from "./forms.js";
-import "../admin.css";
+import "./admin.css";
 
 /**
  * Bots: one's own (#settings/your-bots) and, for administrators, all of the organization's

@@ -8,8 +8,8 @@ import { PersonIcon, PrivacyIcon } from "./ChannelIcons.js";
 import { route, subscriptions } from "../state.js";
 import { ChannelCreate } from "./ChannelCreate.js";
 import { ChannelSettings } from "./ChannelSettings.js";
-import "../settings.css";
-import "../channels.css";
+import "./settings.css";
+import "./Channels.css";
 
 /**
  * Channel settings, at Zulip's hashes: #channels/subscribed, #channels/all, #channels/new and

@@ -1,3 +1,4 @@
+import "./Compose.css";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../../../src/contract/constants.js";
 import { signal } from "@preact/signals";
 import { focusCompose, focusField, moveTo, replyTo, routeConversation } from "../composeOpen.js";

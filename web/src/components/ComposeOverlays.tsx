@@ -8,7 +8,7 @@ import { narrowHash, type Term } from "../hash.js";
 import { closeOverlay } from "../overlay.js";
 import { lookup, subscriptions, userName } from "../state.js";
 import { formatScheduledTime, localDateTimeValue, parseLocalDateTime } from "../sendLater.js";
-import "../settings.css";
+import "./settings.css";
 import "./composeTools.css";
 
 /**

@@ -1,3 +1,4 @@
+import "./EmojiPicker.css";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { catalogue, closeEmojiPicker, picker } from "../emojiPicker.js";
 import { searchEmoji } from "../emojiSearch.js";

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { userGroups, userName, users } from "../state.js";
-import "../admin.css";
+import "./admin.css";
 
 /**
  * A group-based permission (Zulip's group settings): a named group (a role's system group or a

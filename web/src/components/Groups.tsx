@@ -5,7 +5,7 @@ import { encodeHashComponent } from "../hash.js";
 import { type UserGroup, userGroups, userName, users } from "../state.js";
 import { attempt, Group, SettingsFrame } from "./forms.js";
 import { GroupSettingPicker, groupLabel, namedGroups, type GroupSettingValue } from "./GroupSettingPicker.js";
-import "../admin.css";
+import "./admin.css";
 
 /**
  * User groups, at Zulip's hashes: #groups/your, #groups/all, #groups/new and

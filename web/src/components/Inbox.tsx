@@ -1,9 +1,10 @@
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
-import "../views.css";
+import "./views.css";
 import { narrowHash } from "../hash.js";
 import { type InboxFolder, type InboxView, inboxFolders } from "../conversationFilters.js";
-import { lookup, subscriptions, topicKey, unread, unreadVersion, userName, userTopics } from "../state.js";
+import { lookup, subscriptions, topicKey, userName, userTopics } from "../state.js";
+import { unreadConversations } from "../unreadCounts.js";
 import { conversationFacts, conversationTerms, inboxChoices, inboxSearch } from "../viewFilters.js";
 import { markChannelRead, markNarrowRead } from "../actions.js";
 import { ChannelMenu, ConversationMenu, MarkReadButton } from "./conversationMenus.js";
@@ -90,9 +91,8 @@ function Folder({ folder }: { folder: InboxFolder }) {
 
 /** Inbox: every conversation with unread messages, in folders (direct messages, then each channel), filtered. */
 export function Inbox() {
-  void unreadVersion.value;
   const choices = inboxChoices.value;
-  const all = [...unread.conversations()].map(([key, row]) => ({ key, ...row }));
+  const all = [...unreadConversations.value].map(([key, row]) => ({ key, ...row }));
   const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
   return (
     <div class="inbox" role="presentation" onKeyDown={ownKeys}>

@@ -5,7 +5,7 @@ import { closeOverlay } from "../overlay.js";
 import { api } from "../api.js";
 import { subscriptions } from "../state.js";
 import { SelectField } from "./forms.js";
-import "../settings.css";
+import "./settings.css";
 
 /** Zulip's invite_as values, and the choices of "Invitation expires after" in minutes (null: never). */
 const ROLES: Array<[number, string]> = [

@@ -1,19 +1,16 @@
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 import { type Message, settings } from "../state.js";
-import { page, view, viewUnreadTotal } from "../messages.js";
-import { markSeen, readingNow } from "../reading.js";
+import { page, view } from "../messages.js";
 import { selectedId } from "../actions.js";
 import { markAlertWords, showEmoji } from "../messageDecorations.js";
 import { alertWords, mutedUsers } from "../personal.js";
 import { RecipientBar, recipientKey } from "./RecipientBar.js";
 import { MessageRow } from "./MessageRow.js";
-import { UnreadCue, type UnreadOutside } from "./UnreadCue.js";
+import { UnreadCue } from "./UnreadCue.js";
+import { STEP, useMessageWindow, useReadOnSight, WINDOW, windowStartId } from "./messageListHooks.js";
 
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
 
-/** At most this many messages are in the DOM; scrolling moves the window, then pages the history. */
-export const WINDOW = 300;
-const STEP = 100;
 const EDGE_PX = 300;
 /** Room left above the message a view opens at (its first unread, or a permalink's target). */
 const CONTEXT_PX = 60;
@@ -22,33 +19,14 @@ export function MessageList() {
   const v = view.value;
   const scroller = useRef<HTMLDivElement>(null);
   const atBottom = useRef(true);
-  /** The window: from the message with this id (null: the last WINDOW messages, following new ones). */
-  const [startId, setStartId] = useState<number | null>(null);
   /** The first visible row and its distance from the top, kept in place when the window moves. */
   const keep = useRef<{ id: number; offset: number } | null>(null);
-  const opened = useRef<unknown>(null);
   /** Whether the list already reached the newest message: then, at the bottom, it follows new ones. */
   const hadNewest = useRef(false);
-  /** The part of the list (scrollTop to bottom edge) on screen at the last look, for what was scrolled past since. */
-  const lastSeen = useRef<{ top: number; bottom: number } | null>(null);
   /** An unread message to bring into view once the window of rows has moved to it (the cue's click). */
   const pendingJump = useRef<number | null>(null);
-  const [outside, setOutside] = useState<UnreadOutside>({ above: 0, below: 0, more: false });
-
-  const all = v.messages;
-  let start = startId === null ? -1 : all.findIndex((m) => m.id >= startId);
-  if (start < 0 || start > Math.max(0, all.length - WINDOW)) start = Math.max(0, all.length - WINDOW);
-  const end = Math.min(all.length, start + WINDOW);
-  const shown = all.slice(start, end);
-
-  // A newly opened view starts around its anchor (the first unread message, or `near`).
-  if (!v.loading && opened.current !== v.terms) {
-    opened.current = v.terms;
-    const index = all.findIndex((m) => m.id === v.anchorId);
-    const wanted = index < 0 ? null : Math.max(0, index - STEP / 2);
-    const id = wanted === null || wanted >= all.length - WINDOW ? null : all[wanted]!.id;
-    if (id !== startId) setStartId(id);
-  }
+  const { all, startId, start, end, shown, moveTo } = useMessageWindow(v);
+  const { outside, look } = useReadOnSight(scroller, atBottom);
 
   const firstVisible = (el: HTMLElement) => {
     for (const row of el.querySelectorAll<HTMLElement>(".message")) {
@@ -59,70 +37,7 @@ export function MessageList() {
 
   const moveWindow = (el: HTMLElement, newStart: number) => {
     keep.current = firstVisible(el);
-    setStartId(newStart >= all.length - WINDOW ? null : all[newStart]!.id);
-  };
-
-  /**
-   * Reads what is on screen, and what was scrolled past since the last look (a fast scroll jumps
-   * over rows that were never painted: Zulip counts them read too, as the reader went past them).
-   * A row counts when all of it was within the part looked at, or when it fills half the screen
-   * (a message taller than the screen). Then counts the unread messages left above and below.
-   */
-  const look = (el: HTMLElement, scrolled: boolean) => {
-    const top = el.scrollTop;
-    const bottom = top + el.clientHeight;
-    const previous = scrolled ? lastSeen.current : null;
-    lastSeen.current = { top, bottom };
-    // Whether the list follows new messages at its next render (rows added below move this).
-    atBottom.current = el.scrollHeight - bottom < 40;
-    const reading = readingNow();
-    const from = reading && previous ? Math.min(previous.top, top) : top;
-    const to = reading && previous ? Math.max(previous.bottom, bottom) : bottom;
-    // The first and last rows wholly on screen (or, for a message taller than it, in part).
-    let first: number | null = null;
-    let last: number | null = null;
-    let firstPart: number | null = null;
-    let lastPart: number | null = null;
-    for (const row of el.querySelectorAll<HTMLElement>(".message[data-id]")) {
-      const rowTop = row.offsetTop;
-      const rowBottom = rowTop + row.offsetHeight;
-      if (rowBottom > top && rowTop < bottom) {
-        firstPart ??= Number(row.dataset.id);
-        lastPart = Number(row.dataset.id);
-        if (rowTop >= top - 1 && rowBottom <= bottom + 1) {
-          first ??= Number(row.dataset.id);
-          last = Number(row.dataset.id);
-        }
-      }
-      if (!reading || row.dataset.unread === undefined || rowBottom <= from || rowTop >= to) continue;
-      const whole = rowTop >= from - 1 && rowBottom <= to + 1;
-      const fills = Math.min(rowBottom, bottom) - Math.max(rowTop, top) >= el.clientHeight / 2;
-      if (whole || fills) markSeen(Number(row.dataset.id));
-    }
-    countOutside(first ?? firstPart, last ?? lastPart);
-  };
-
-  /** The unread messages of the view not (wholly) on screen, for the cue: those before the first row on it, and after the last. */
-  const countOutside = (firstOnScreen: number | null, lastOnScreen: number | null) => {
-    const now = view.value;
-    let above = 0;
-    let below = 0;
-    let unreadUpToScreen = 0;
-    if (firstOnScreen === null || lastOnScreen === null) return setOutside({ above: 0, below: 0, more: false });
-    for (const m of now.messages) {
-      if (m.local || m.flags.includes("read")) continue;
-      if (m.id < firstOnScreen) above++;
-      else if (m.id > lastOnScreen) below++;
-      if (m.id <= lastOnScreen) unreadUpToScreen++;
-    }
-    let more = false;
-    if (!now.foundNewest) {
-      // Unread messages newer than those loaded: the unread index knows how many, for a conversation.
-      const total = viewUnreadTotal(now.terms);
-      if (total === null) more = below > 0;
-      else below = Math.max(below, total - unreadUpToScreen);
-    }
-    setOutside((o) => (o.above === above && o.below === below && o.more === more ? o : { above, below, more }));
+    moveTo(windowStartId(all, newStart));
   };
 
   /** Brings the oldest unread message above the screen (or the first below it) near the top. */
@@ -147,7 +62,7 @@ export function MessageList() {
     if (id !== undefined) {
       const index = all.findIndex((m) => m.id === id);
       pendingJump.current = id;
-      setStartId(Math.max(0, index - STEP / 2) >= all.length - WINDOW ? null : all[Math.max(0, index - STEP / 2)]!.id);
+      moveTo(windowStartId(all, Math.max(0, index - STEP / 2)));
     } else if (direction > 0 && !view.value.foundNewest) {
       el.scrollTop = el.scrollHeight;
       look(el, false);
@@ -167,7 +82,7 @@ export function MessageList() {
           const now = view.value.messages;
           const index = now.findIndex((m) => m.id === firstShown);
           keep.current = firstVisible(el);
-          if (index > 0) setStartId(now[Math.max(0, index - STEP)]!.id);
+          if (index > 0) moveTo(now[Math.max(0, index - STEP)]!.id);
         });
       }
     } else if (el.scrollHeight - el.scrollTop - el.clientHeight < EDGE_PX) {
@@ -213,19 +128,6 @@ export function MessageList() {
     // Signals are read while rendering, so their values here are this render's.
     // eslint-disable-next-line react-hooks/exhaustive-deps -- runs when the rows on screen change; the view's other fields and `look` are read, not triggers
   }, [v.messages, start, settings.value.emojiset, alertWords.value, mutedUsers.value]);
-
-  const lookNow = useRef(look);
-  lookNow.current = look;
-  useEffect(() => {
-    // A window coming back to the front (or a tab shown again) reads what it shows.
-    const onFocus = () => scroller.current && lookNow.current(scroller.current, false);
-    window.addEventListener("focus", onFocus);
-    document.addEventListener("visibilitychange", onFocus);
-    return () => {
-      window.removeEventListener("focus", onFocus);
-      document.removeEventListener("visibilitychange", onFocus);
-    };
-  }, []);
 
   const rows: preact.JSX.Element[] = [];
   let prev: Message | null = null;

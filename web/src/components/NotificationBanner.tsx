@@ -1,4 +1,4 @@
-import "../notify.css";
+import "./NotificationBanner.css";
 import { askPermission, bannerWanted, dismissBanner } from "../notifications.js";
 
 /** Zulip's "enable desktop notifications" banner, above the view while the browser has not been asked. */

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { profileFields, type ProfileField } from "../personal.js";
 import { attempt, Group } from "./forms.js";
-import "../admin.css";
+import "./admin.css";
 
 /**
  * Custom profile fields (#organization/profile-field-settings): the organization's fields in

@@ -3,11 +3,13 @@ import { ownKeys } from "./Menu.js";
 import { useEffect } from "preact/hooks";
 import { narrowHash } from "../hash.js";
 import { loadRecent, participants, recentRows, recentState } from "../recent.js";
-import { lookup, settings, subscriptions, unread, unreadVersion, userName, userTopics, topicKey } from "../state.js";
+import { lookup, settings, subscriptions, userName, userTopics, topicKey } from "../state.js";
+import { unreadConversations } from "../unreadCounts.js";
 import { myUserId } from "../api.js";
 import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
-import "../views.css";
+import "./views.css";
+import "./Recent.css";
 import { ConversationMenu, MarkReadButton } from "./conversationMenus.js";
 
 /** Times in the user's 12- or 24-hour style (twenty_four_hour_time). */
@@ -68,12 +70,11 @@ function RecentFilterBar() {
 
 /** Recent conversations (#recent): topics and direct messages, newest first, live. */
 export function Recent() {
-  void unreadVersion.value;
   const state = recentState.value;
   useEffect(() => {
     if (!recentState.value.loaded) void loadRecent();
   }, []);
-  const counts = unread.conversations();
+  const counts = unreadConversations.value;
   const facts = conversationFacts();
   const all = recentRows();
   const rows = all.filter((entry) =>

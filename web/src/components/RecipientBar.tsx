@@ -1,3 +1,4 @@
+import "./RecipientBar.css";
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
 import { lookup, type Message, subscriptions, topicKey, userName, userTopics } from "../state.js";

@@ -1,6 +1,8 @@
+import "./Sidebar.css";
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../../src/contract/constants.js";
 import { ownKeys } from "./Menu.js";
-import { channelTopics, lookup, recentDms, route, settings, subscriptions, topicKey, unread, unreadVersion, userName, userTopics } from "../state.js";
+import { channelTopics, lookup, recentDms, route, settings, subscriptions, topicKey, userName, userTopics } from "../state.js";
+import { sidebarUnread, unreadIn, unreadMentions } from "../unreadCounts.js";
 import { isResolved } from "../permissions.js";
 import { channelSlug, narrowHash } from "../hash.js";
 import type { Subscription } from "../state.js";
@@ -12,30 +14,13 @@ import { ChannelMenu, DmMenu, HomeMenu, TopicMenu } from "./conversationMenus.js
 
 /** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
-  void unreadVersion.value; // re-render on every unread change
   const r = route.value;
   const terms = r.kind === "narrow" ? r.terms : [];
   const openChannel = terms.find((t) => t.operator === "channel" && !t.negated)?.operand;
   const openTopic = terms.find((t) => t.operator === "topic")?.operand;
   const openDm = terms.find((t) => t.operator === "dm")?.operand;
-  const counts = unread.conversations();
   const facts = conversationFacts();
-  let total = 0;
-  // As Zulip counts them: a muted topic, or a topic of a muted channel that is not unmuted or
-  // followed, counts neither in its channel's count nor in the views' totals.
-  const byChannel = new Map<number, number>();
-  const byDm = new Map<string, number>();
-  for (const { conversation, count } of counts.values()) {
-    if (conversation.kind === "channel") {
-      if (isMutedConversation(conversation, facts)) continue;
-      byChannel.set(conversation.channelId, (byChannel.get(conversation.channelId) ?? 0) + count);
-      total += count;
-    } else {
-      const key = conversation.userIds.join(",");
-      byDm.set(key, (byDm.get(key) ?? 0) + count);
-      total += count;
-    }
-  }
+  const { total, byChannel, byDm } = sidebarUnread.value;
   const channels = [...subscriptions.value.values()].sort((a, b) => Number(b.pin_to_top) - Number(a.pin_to_top) || a.name.localeCompare(b.name));
   // Conversations with muted users only are left out, as in Zulip's list.
   const dms = [...new Set([...byDm.keys(), ...recentDms.value])].filter(
@@ -45,7 +30,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home" && homeKind() === "inbox")],
     ["Recent conversations", "#recent", 0, r.kind === "recent" || (r.kind === "home" && homeKind() === "recent")],
     ["Combined feed", "#feed", total, r.kind === "feed" || (r.kind === "home" && homeKind() === "feed")],
-    ["Mentions", "#narrow/is/mentioned", unread.countMentions(), terms.some((t) => t.operator === "is" && t.operand === "mentioned")],
+    ["Mentions", "#narrow/is/mentioned", unreadMentions.value, terms.some((t) => t.operator === "is" && t.operand === "mentioned")],
     [
       "Starred messages",
       "#narrow/is/starred",
@@ -135,7 +120,7 @@ function ChannelItem({
       {open && topics.length > 0 && (
         <ul class="topics">
           {topics.slice(0, 12).map((topic) => {
-            const n = unread.countTopic(sub.stream_id, topic.name);
+            const n = unreadIn({ kind: "channel", channelId: sub.stream_id, topic: topic.name });
             const muted = isMutedConversation({ kind: "channel", channelId: sub.stream_id, topic: topic.name }, facts);
             const resolved = isResolved(topic.name);
             const followed = userTopics.value.get(topicKey(sub.stream_id, topic.name)) === VisibilityPolicy.FOLLOWED;

@@ -1,4 +1,4 @@
-import "../unread.css";
+import "./UnreadCue.css";
 
 /** Unread messages of the open view out of sight: above the screen, below it, and whether more may be beyond what is loaded. */
 export interface UnreadOutside {

@@ -1,3 +1,4 @@
+import "./UserCard.css";
 import { Fragment } from "preact";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import { useModal } from "./modal.js";

@@ -1,3 +1,4 @@
+import "./UserList.css";
 import { signal } from "@preact/signals";
 import { myUserId } from "../api.js";
 import { narrowHash } from "../hash.js";

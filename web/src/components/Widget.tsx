@@ -1,3 +1,4 @@
+import "./Widget.css";
 import { ownKeys } from "./Menu.js";
 import { useState } from "preact/hooks";
 import { api, myUserId } from "../api.js";

@@ -2,7 +2,7 @@ import { signal } from "@preact/signals";
 import type { ComponentChildren } from "preact";
 import { useEffect } from "preact/hooks";
 import { closeOverlay } from "../overlay.js";
-import "../settings.css";
+import "./settings.css";
 
 /**
  * The pieces the settings-like overlays share (personal settings, organization settings, user

@@ -1,6 +1,7 @@
 import { selectedId } from "../actions.js";
 import { narrowHash, parseHash, type Term } from "../hash.js";
-import { lookup, subscriptions, channelTopics, unread, type Subscription } from "../state.js";
+import { lookup, subscriptions, channelTopics, type Subscription } from "../state.js";
+import { unreadConversations } from "../unreadCounts.js";
 import { conversationKey, type Conversation } from "../unread.js";
 import { isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms } from "../viewFilters.js";
@@ -123,7 +124,7 @@ export function nextUnreadTopic(followedOnly: boolean, isFollowed: (c: Conversat
   const order = new Map(sidebarChannels().map((s, i) => [s.stream_id, i]));
   const recency = (c: Conversation & { kind: "channel" }, maxId: number) =>
     channelTopics.value.get(c.channelId)?.find((t) => t.name.toLowerCase() === c.topic.toLowerCase())?.max_id ?? maxId;
-  const topics = [...unread.conversations().values()]
+  const topics = [...unreadConversations.value.values()]
     .filter(
       (e): e is typeof e & { conversation: Conversation & { kind: "channel" } } =>
         e.conversation.kind === "channel" && order.has(e.conversation.channelId) && !isMutedConversation(e.conversation, facts),
@@ -151,7 +152,7 @@ export function nextUnreadTopic(followedOnly: boolean, isFollowed: (c: Conversat
 /** P: the next direct message conversation with unread messages, newest first. */
 export function nextUnreadDm(): boolean {
   const facts = conversationFacts();
-  const dms = [...unread.conversations().values()]
+  const dms = [...unreadConversations.value.values()]
     .filter((e) => e.conversation.kind === "dm" && !isMutedConversation(e.conversation, facts))
     .sort((a, b) => b.maxId - a.maxId)
     .map((e) => e.conversation);
