@@ -61,7 +61,7 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   await messageEditStore.deleteMessages(tx.q, ids);
   await releaseUploads();
   if (stream && stream.first_message_id !== null && ids.includes(stream.first_message_id)) {
-    await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
+    await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id);
   }
   tx.sendEventOnCommit(event, audience);
 }

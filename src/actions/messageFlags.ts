@@ -191,7 +191,7 @@ async function unreadMessageDetails(q: Executor, user: User, ids: readonly numbe
     ).map((r) => [r.id, r]),
   );
   const channelRecipientIds = messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id);
-  const streams = new Map((await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, channelRecipientIds)).map((s) => [s.recipient_id!, s]));
+  const streams = new Map((await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, channelRecipientIds)).map((s) => [s.recipient_id, s]));
   const mutedChannels = new Set(
     (await subscriptionStore.listForUsers(q, [user.id], channelRecipientIds)).filter((s) => s.active && s.is_muted).map((s) => s.recipient_id),
   );

@@ -123,7 +123,7 @@ async function channelDestination(tx: Tx, subject: AccessSubject, realm: Realm, 
   await subject.preload(tx.q);
   const access = typeof indicator === "string" ? await accessStreamByName(tx.q, subject, indicator.trim()) : await channelById(tx, subject, indicator);
   await checkCanPost(tx, subject, access);
-  const recipientId = access.stream.recipient_id!;
+  const recipientId = access.stream.recipient_id;
   const receivers = await channelRecipientStore.activeSubscribers(tx.q, recipientId);
   return { kind: "channel", access, recipientId, topic: topicName, receivers };
 }
@@ -218,8 +218,8 @@ async function checkDirectMessagePolicy(tx: Tx, subject: AccessSubject, realm: R
     const earlier =
       others.length === 1
         ? [
-            { recipientId: others[0].recipient_id!, senderId: sender.id },
-            { recipientId: sender.recipient_id!, senderId: others[0].id },
+            { recipientId: others[0].recipient_id, senderId: sender.id },
+            { recipientId: sender.recipient_id, senderId: others[0].id },
           ]
         : [{ recipientId }];
     if (!(await messageStore.existsFor(tx.q, earlier))) {

@@ -394,7 +394,7 @@ async function doChangeStreamPermission(
   const newlyVisible = stream.invite_only && !updated.invite_only ? [...after].filter((id) => !before.has(id)) : [];
   if (newlyVisible.length > 0) {
     await sendStreamCreation(tx, realm, [updated], newlyVisible, { traffic: true });
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     tx.sendEventOnCommit({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: subscribers }, newlyVisible);
   }
   await sendStreamUpdate(
@@ -473,7 +473,7 @@ async function doChangeStreamGroupSetting(
   );
   if (gaining.length > 0) {
     await sendStreamCreation(tx, realm, [updated], gaining, { traffic: true });
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     tx.sendEventOnCommit({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: subscribers }, gaining);
   }
   sendStreamDeletion(tx, [updated], losing);
@@ -533,7 +533,7 @@ async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, actor: U
 async function checkUnarchive(tx: Tx, stream: Stream): Promise<void> {
   if (!stream.is_archived) throw badRequest("Channel is not currently deactivated");
   if (stream.invite_only) {
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     if (subscribers.length === 0) throw badRequest("Channel is private and have no subscribers");
   }
 }

@@ -125,7 +125,7 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
   const colorByRecipient = new Map<number, string>();
   for (const stream of [...authorized, ...created]) {
     const color = colors.get(stream.name.toLowerCase());
-    if (color !== undefined) colorByRecipient.set(stream.recipient_id!, color);
+    if (color !== undefined) colorByRecipient.set(stream.recipient_id, color);
   }
   const { subscribed, alreadySubscribed } = await bulkAddSubscriptions(tx, realm, [...authorized, ...created], subscribers, colorByRecipient, user);
   subject.forgetSubscriptions();
@@ -173,7 +173,7 @@ export async function bulkAddSubscriptions(
   colors: Map<number, string>,
   actor: User | null,
 ): Promise<{ subscribed: SubPair[]; alreadySubscribed: SubPair[] }> {
-  const recipientIds = streams.map((s) => s.recipient_id!);
+  const recipientIds = streams.map((s) => s.recipient_id);
   const existing = await subscriptionStore.listForUsers(
     tx.q,
     users.map((u) => u.id),
@@ -197,10 +197,10 @@ export async function bulkAddSubscriptions(
     const palette = pickColors(
       usedColors.get(user.id) ?? [],
       colors,
-      fresh.map((s) => s.recipient_id!),
+      fresh.map((s) => s.recipient_id),
     );
     inserts.push(
-      ...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })),
+      ...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id, color: palette.get(s.recipient_id)!, is_user_active: user.is_active })),
     );
     reactivate.push(...mine.filter((m) => !m.active).map((m) => m.id));
     for (const stream of streams) {
@@ -238,7 +238,7 @@ async function snapshotGuestAccessAround(tx: Tx, realm: Realm, streams: readonly
   if (!userAccessMayBeRestricted(realm)) return new Map();
   const subscribers = await subscriptionStore.subscriberIds(
     tx.q,
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   return snapshotGuestAccess(tx.q, realm, [...users.map((u) => u.id), ...[...subscribers.values()].flat()]);
 }
@@ -253,13 +253,13 @@ async function notifySubscriptionsAdded(
   const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams);
   const subscribers = await subscriptionStore.subscriberIds(
     tx.q,
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   const audienceAfter = await metadataAudience(tx.q, realm.id, streams);
   const rows = await subscriptionStore.listForUsers(
     tx.q,
     [...new Set(added.map((p) => p.user.id))],
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
 
   // Channels new subscribers could not see before (private ones; public ones for guests).
@@ -272,7 +272,7 @@ async function notifySubscriptionsAdded(
       .filter((p) => p.user === user)
       .map(({ stream }) => {
         const row = rows.find((r) => r.user_id === user.id && r.recipient_id === stream.recipient_id) as Subscription;
-        return buildSubscriptionPayload(stream, row, ctx, subscribers.get(stream.recipient_id!));
+        return buildSubscriptionPayload(stream, row, ctx, subscribers.get(stream.recipient_id));
       });
     tx.sendEventOnCommit({ type: "subscription", op: "add", subscriptions: subs }, [user.id]);
   }
@@ -330,7 +330,7 @@ async function bulkRemoveSubscriptions(
   const rows = await subscriptionStore.listForUsers(
     tx.q,
     users.map((u) => u.id),
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
@@ -416,7 +416,7 @@ export async function checkUpdateSubscriptionProperties(tx: Tx, subject: AccessS
     const stream = await streamStore.getById(tx.q, user.realm_id, change.stream_id);
     const access = stream && !stream.is_archived ? await channelAccess(tx.q, subject, stream) : null;
     if (!access?.canReadContent) throw new InvalidChannelIdError();
-    const sub = await subscriptionStore.getActive(tx.q, user.id, stream!.recipient_id!);
+    const sub = await subscriptionStore.getActive(tx.q, user.id, stream!.recipient_id);
     if (!sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
     planned.push({ sub, stream: stream!, change });
   }

@@ -36,7 +36,7 @@ export async function sendChannelTyping(tx: Tx, sender: User, realm: Realm, stre
   const topic = normalizeTopic(realm, rawTopic);
   const access = await accessStreamById(tx.q, new AccessSubject(sender), streamId);
   if (!access.canPost) throw badRequest(`Not authorized to send to channel '${access.stream.name}'`);
-  const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id!);
+  const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id);
   if (receivers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
   const users = await userStore.listByIds(
     tx.q,

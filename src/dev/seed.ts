@@ -208,7 +208,7 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
 }
 
 async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededChannel>): Promise<void> {
-  const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id!]));
+  const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id]));
   const channelsWithMessages = new Set<number>();
   // The channels' daily counts (stream_weekly_traffic, is_recently_active), in one statement at the end.
   const counted: Array<{ recipientId: number; id: number; dateSent: number }> = [];

@@ -1,5 +1,5 @@
 import { type Insertable, sql, type Updateable } from "kysely";
-import type { Stream, StreamsTable } from "../db/schema.js";
+import type { Stream, StreamsTable, Unlinked } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { lowered } from "./caseless.js";
 import { RecipientType } from "../models/roles.js";
@@ -27,20 +27,24 @@ const countOneChannelMessage = compiledQuery((db, p: DailyCount) =>
 
 export { subscriptionStore } from "./subscriptions.js";
 
+/** A channel to insert; its recipient is linked after (see OwnRecipientId in db/schema.ts). */
+type NewStream = Omit<Insertable<StreamsTable>, "recipient_id">;
+
 const DAY_SECONDS = 86400;
 /** Rows a channel's count of one day is split over (channel_daily_message_counts.shard). */
 const DAILY_COUNT_SHARDS = 16;
 
 export const streamStore = {
-  async insert(q: Executor, row: Insertable<StreamsTable>): Promise<Stream> {
-    return q.insertInto("streams").values(row).returningAll().executeTakeFirstOrThrow();
+  /** The channel comes back without its recipient, which the caller links. */
+  async insert(q: Executor, row: NewStream): Promise<Unlinked<Stream>> {
+    return { ...(await q.insertInto("streams").values(row).returningAll().executeTakeFirstOrThrow()), recipient_id: null };
   },
 
   /** One statement for all `rows`; the channels come back in the order of `rows` (ids ascending). */
-  async insertMany(q: Executor, rows: readonly Insertable<StreamsTable>[]): Promise<Stream[]> {
+  async insertMany(q: Executor, rows: readonly NewStream[]): Promise<Unlinked<Stream>[]> {
     if (rows.length === 0) return [];
     const inserted = await insertInBatches(rows, (batch) => q.insertInto("streams").values(batch).returningAll().execute());
-    return inserted.sort((a, b) => a.id - b.id);
+    return inserted.map((s) => ({ ...s, recipient_id: null })).sort((a, b) => a.id - b.id);
   },
 
   async update(q: Executor, id: number, changes: Updateable<StreamsTable>): Promise<void> {

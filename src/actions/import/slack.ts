@@ -242,8 +242,8 @@ async function importBase(
     });
     if (c.is_general === true && c.is_private !== true) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
     const members = new Set((Array.isArray(c.members) ? c.members : []).flatMap((m) => (typeof m === "string" && users[m] ? [users[m][0]] : [])));
-    for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id!]);
-    channels[c.id] = [stream.id, stream.recipient_id!, stream.name];
+    for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id]);
+    channels[c.id] = [stream.id, stream.recipient_id, stream.name];
     counts[c.is_private === true ? "private_channels" : "channels"] += 1;
     counts.subscriptions += members.size;
   }
