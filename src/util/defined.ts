@@ -7,3 +7,8 @@ export function defined<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`Internal error: ${what} is missing`);
   return value;
 }
+
+/** Group `index` of `match`, of a pattern in which that group takes part in every match. */
+export function group(match: RegExpMatchArray, index: number): string {
+  return defined(match[index], `group ${index} of a regular expression match`);
+}
