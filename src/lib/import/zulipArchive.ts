@@ -3,6 +3,7 @@ import path from "node:path";
 import { parsePathId } from "../uploadFiles.js";
 import { JsonRowsError, type Row, tableBatches, tableChunks } from "./jsonRows.js";
 import { lazy } from "../../util/lazy.js";
+import { defined } from "../../util/defined.js";
 
 /** Loaded when an archive is extracted. */
 const loadTar = lazy(() => import("tar"));
@@ -84,8 +85,9 @@ export async function extractArchive(file: string, workDir: string): Promise<voi
 export function exportRoot(dir: string): string {
   if (existsSync(path.join(dir, "realm.json"))) return dir;
   const entries = readdirSync(dir).filter((name) => !name.startsWith("."));
-  if (entries.length === 1 && statSync(path.join(dir, entries[0])).isDirectory() && existsSync(path.join(dir, entries[0], "realm.json"))) {
-    return path.join(dir, entries[0]);
+  const [only] = entries;
+  if (entries.length === 1 && only !== undefined && statSync(path.join(dir, only)).isDirectory() && existsSync(path.join(dir, only, "realm.json"))) {
+    return path.join(dir, only);
   }
   throw new ImportArchiveError("the export has no realm.json: this is not a Zulip export (manage.py export / parley export)");
 }
@@ -120,8 +122,8 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   for (const table of ["zerver_realm", "zerver_userprofile", "zerver_recipient"]) {
     if (!tableCounts[table]) throw new ImportArchiveError(`realm.json has no ${table} table`);
   }
-  if (realm.zerver_realm.length !== 1)
-    throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realm.zerver_realm.length} rows)`);
+  const realmRows = realm.zerver_realm?.length ?? 0;
+  if (realmRows !== 1) throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realmRows} rows)`);
   maxIds.zerver_userprofile = Math.max(maxIds.zerver_userprofile ?? 0, maxIds.zerver_userprofile_mirrordummy ?? 0);
 
   const messageFiles = readdirSync(root)
@@ -187,7 +189,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   };
 }
 
-export const messageFilePath = (archive: ZulipArchive, index: number) => path.join(archive.root, archive.messageFiles[index]);
+export const messageFilePath = (archive: ZulipArchive, index: number) => path.join(archive.root, defined(archive.messageFiles[index], `message file ${index}`));
 
 /** Rows of a table of a file of the export, `size` at a time, after its first `skip` rows. */
 export async function* archiveBatches(file: string, table: string, size: number, skip = 0): AsyncGenerator<Row[]> {
