@@ -5,6 +5,7 @@ import { lowered } from "./caseless.js";
 import { RecipientType } from "../models/roles.js";
 import { insertInBatches } from "./batches.js";
 import { compiledQuery } from "../db/compiledQuery.js";
+import { defined } from "../util/defined.js";
 
 // The shapes every channel send runs, compiled once (db/compiledQuery.ts).
 const streamByName = compiledQuery((db, p: { realmId: number; name: string }) =>
@@ -176,7 +177,8 @@ export const streamStore = {
     }
     if (counts.size === 0) return;
     // A send counts one message: its compiled shape.
-    if (counts.size === 1) return void (await countOneChannelMessage.execute(q, [...counts.values()][0]));
+    const [only] = counts.values();
+    if (counts.size === 1 && only !== undefined) return void (await countOneChannelMessage.execute(q, only));
     await insertInBatches([...counts.values()], (batch) => addDailyCounts(q, batch).execute());
   },
 
@@ -257,8 +259,9 @@ export const settingGroupStore = {
     );
     // Ids are handed out in the order of the rows.
     const ids = rows.map((r) => r.id).sort((a, b) => a - b);
-    const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: ids[i], user_id })));
-    const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: ids[i], subgroup_id })));
+    const idOf = (i: number) => defined(ids[i], `the id of new group ${i}`);
+    const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: idOf(i), user_id })));
+    const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: idOf(i), subgroup_id })));
     await insertInBatches(members, (batch) => q.insertInto("user_group_members").values(batch).execute());
     await insertInBatches(subgroups, (batch) => q.insertInto("user_group_subgroups").values(batch).execute());
     return ids;
