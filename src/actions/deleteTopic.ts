@@ -32,14 +32,15 @@ export async function doDeleteTopicBatch(tx: Tx, actor: User, streamId: number, 
   const stream = (await streamStore.getById(tx.q, actor.realm_id, streamId))!;
   const receivedBy = historyIsPublic(stream) ? null : actor.id;
   const messages = await topicStore.newestMessages(tx.q, actor.realm_id, stream.recipient_id, topic, receivedBy, DELETE_TOPIC_BATCH_SIZE);
-  if (messages.length === 0) return 0;
+  const [newest] = messages;
+  if (newest === undefined) return 0;
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const receivers = await userMessageFlagStore.receiversByMessage(tx.q, ids);
   await messageSearchStore.unindex(tx.q, ids);
   const releaseUploads = await prepareMessageDeletion(tx, ids);
   await messageEditStore.deleteMessages(tx.q, ids);
   await releaseUploads();
-  await notifyDeletion(tx, actor, stream, messages[0].subject, ids, receivers);
+  await notifyDeletion(tx, actor, stream, newest.subject, ids, receivers);
   if (stream.first_message_id !== null && ids.includes(stream.first_message_id)) await updateFirstMessageId(tx, stream);
   return ids.length;
 }

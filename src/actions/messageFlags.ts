@@ -17,6 +17,7 @@ import type { UpdateMessageFlagsEvent } from "../events/types.js";
 import { recipientStore } from "../store/recipients.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { narrowQueryStore } from "../store/narrowQueries.js";
+import { defined } from "../util/defined.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
@@ -44,7 +45,7 @@ export function checkFlagChange(op: string, flag: string): FlagChange {
   if (!(flag in EDITABLE_FLAGS) && !NON_EDITABLE_FLAGS.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
   if (NON_EDITABLE_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
   if (op !== "add" && op !== "remove") throw badRequest(`Invalid message flag operation: '${op}'`);
-  return { add: op === "add", flag, bit: EDITABLE_FLAGS[flag] };
+  return { add: op === "add", flag, bit: defined(EDITABLE_FLAGS[flag], `the bit of flag ${flag}`) };
 }
 
 export interface FlagUpdateResult {

@@ -6,6 +6,7 @@ import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { doSendMessage, doSendMessages, type OutgoingMessage } from "./messageSend.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { defined } from "../util/defined.js";
 
 /** Zulip's Notification Bot, a cross-realm bot of the system realm. */
 export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
@@ -82,7 +83,12 @@ export async function sendSystemBotChannelMessages(
     const recipientId = stream.recipient_id;
     // Each message gets its own copy of the receivers (rows are built per message).
     const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers: [...receivers.get(recipientId)!] };
-    return { destination, content, rendered: rendered[i], options: { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy } };
+    return {
+      destination,
+      content,
+      rendered: defined(rendered[i], `the rendering of notice ${i}`),
+      options: { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy },
+    };
   });
   return (await doSendMessages(tx, bot, realm, outgoing)).map((r) => r.id);
 }

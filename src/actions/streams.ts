@@ -34,6 +34,7 @@ import type { StreamEvent } from "../events/types.js";
 import { MAX_STREAM_NAME_LENGTH } from "../models/limits.js";
 import { recipientStore } from "../store/recipients.js";
 import { userStore } from "../store/users.js";
+import { defined } from "../util/defined.js";
 
 /** Zulip's check_stream_name. */
 export function checkStreamName(name: string): void {
@@ -172,7 +173,7 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
   const rows = specs.map((spec, i): Insertable<StreamsTable> => {
     const settingIds: Partial<Record<`${StreamGroupSettingName}_id`, number>> = {};
     for (const name of STREAM_GROUP_SETTING_NAMES) {
-      const value = values[i][name];
+      const value = defined(values[i], `the settings of channel ${i}`)[name];
       settingIds[`${name}_id`] = typeof value === "number" ? value : anonymousIds[nextAnonymous++];
     }
     return {

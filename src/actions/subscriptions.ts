@@ -24,6 +24,7 @@ import {
 } from "./streams.js";
 import { userStore } from "../store/users.js";
 import { STREAM_ASSIGNMENT_COLORS } from "../contract/streamColors.js";
+import { defined } from "../util/defined.js";
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -102,7 +103,8 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
     groupSettings,
   }));
   // The new channels differ only in name and description: one check covers them all.
-  if (specs.length > 0) await checkChannelCreationPermissions(tx, subject, realm, specs[0], req.is_default_stream);
+  const [firstSpec] = specs;
+  if (firstSpec !== undefined) await checkChannelCreationPermissions(tx, subject, realm, firstSpec, req.is_default_stream);
 
   const authorized: Stream[] = [];
   const unauthorized: Stream[] = [];
@@ -115,7 +117,8 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
     else if (subscribingOthers && !(await canSubscribeOthers(tx.q, subject, realm, access))) cannotAddOthers = true;
     else authorized.push(stream);
   }
-  if (unauthorized.length > 0 && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
+  const [firstUnauthorized] = unauthorized;
+  if (firstUnauthorized !== undefined && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${firstUnauthorized.name}).`);
   if (cannotAddOthers) throw new InsufficientPermissionError();
   const subscribers = subscribingOthers ? await resolvePrincipals(tx, user, principals) : [user];
 
@@ -156,7 +159,7 @@ function pickColors(used: readonly string[], requested: Map<number, string>, rec
     } else others.push(id);
   }
   const available = STREAM_ASSIGNMENT_COLORS.filter((c) => !taken.has(c));
-  others.forEach((id, i) => result.set(id, available[i] ?? STREAM_ASSIGNMENT_COLORS[id % STREAM_ASSIGNMENT_COLORS.length]));
+  others.forEach((id, i) => result.set(id, available[i] ?? defined(STREAM_ASSIGNMENT_COLORS[id % STREAM_ASSIGNMENT_COLORS.length], "a color")));
   return result;
 }
 
