@@ -19,7 +19,8 @@ const loadTar = lazy(() => import("tar"));
 export class ImportArchiveError extends Error {}
 
 export type { Row };
-export type Tables = Record<string, Row[]>;
+/** realm.json's tables by name; the required ones are always there (an empty list if the export has none). */
+export type Tables = Record<string, Row[]> & Record<(typeof REQUIRED_TABLES)[number], Row[]>;
 
 export interface ZulipArchive {
   root: string;
@@ -45,7 +46,7 @@ export interface ZulipArchive {
 /** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
 const STREAMED_TABLES = new Set(["zerver_reaction", "zerver_realmauditlog", "zerver_useractivity", "zerver_useractivityinterval", "zerver_userpresence"]);
 
-const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"];
+const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"] as const;
 const MESSAGE_TABLES = new Set(["zerver_message", "zerver_usermessage"]);
 
 function readJson(file: string, what: string): any {
@@ -108,7 +109,7 @@ function maxId(rows: readonly Row[]): number {
 export async function readZulipArchive(root: string, progress: (line: string) => void = () => {}): Promise<ZulipArchive> {
   const realmFile = path.join(root, "realm.json");
   if (!existsSync(realmFile)) throw new ImportArchiveError("the export has no realm.json (realm.json)");
-  const realm: Tables = {};
+  const realm: Record<string, Row[]> = {};
   const tableCounts: Record<string, number> = {};
   const maxIds: Record<string, number> = {};
   for await (const [table, rows] of chunksOf(realmFile)) {
@@ -174,7 +175,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   };
   return {
     root,
-    realm,
+    realm: realm as Tables, // the required tables were added above
     tableCounts,
     messageFiles,
     messageCount,
