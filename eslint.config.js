@@ -77,12 +77,12 @@ export default tseslint.config(
       "no-control-regex": "off",
     },
   },
-  // Type-aware rules on the server, its tests and scripts (tsconfig.json): a forgotten `await` on a
+  // Type-aware rules on the server, its tests and scripts (tsconfig.json, test/tsconfig.json): a forgotten `await` on a
   // transaction or a store call is the bug class this code is most exposed to. A promise left running
   // on purpose says so with `void` and handles its own rejection.
   {
     files: ["src/**/*.ts", "test/**/*.ts", "scripts/**/*.ts"],
-    languageOptions: { parserOptions: { project: "tsconfig.json", tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { project: ["tsconfig.json", "test/tsconfig.json"], tsconfigRootDir: import.meta.dirname } },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",

@@ -132,6 +132,7 @@ for (const channel of channels) {
     for (let j = 0; j < n; j++) {
       const id = nextId++;
       const sender = channel.members[Math.floor(random() * channel.members.length)];
+      if (sender === undefined) throw new Error(`channel ${channel.recipientId} has no members`);
       const words = Array.from({ length: 8 }, () => WORDS[Math.floor(random() * WORDS.length)]);
       const mentionsHamlet = random() < 0.01;
       const content = (mentionsHamlet ? "@**King Hamlet** " : "") + words.join(" ");

@@ -270,7 +270,7 @@ function emailGatewaySettings(e: z.output<typeof envSchema>): { port: number; ho
 
 function isProxyAddress(entry: string): boolean {
   if (["loopback", "linklocal", "uniquelocal"].includes(entry)) return true;
-  const [address, prefix, ...rest] = entry.split("/");
+  const [address = "", prefix, ...rest] = entry.split("/");
   const version = net.isIP(address);
   if (version === 0 || rest.length > 0) return false;
   return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));

@@ -20,12 +20,13 @@ export const UNCLAIMED_UPLOAD_JOB = "unclaimed_upload_check";
 export const THUMBNAIL_JOB = "upload_thumbnail";
 
 async function sendAttachmentEvents(tx: Tx, op: "add" | "update", attachments: readonly Attachment[]): Promise<void> {
-  if (attachments.length === 0) return;
+  const [first] = attachments;
+  if (first === undefined) return;
   const linked = await attachmentStore.linkedMessages(
     tx.q,
     attachments.map((a) => a.id),
   );
-  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
+  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, first.realm_id);
   for (const attachment of attachments) {
     const event: AttachmentEvent = {
       type: "attachment",
@@ -153,14 +154,15 @@ export async function checkDeleteAttachment(tx: Tx, user: User, attachmentId: nu
 
 /** Deletes the rows now and the files (with thumbnails) in a durable job after commit. */
 export async function doDeleteAttachments(tx: Tx, attachments: readonly Attachment[]): Promise<void> {
-  if (attachments.length === 0) return;
+  const [first] = attachments;
+  if (first === undefined) return;
   await attachmentStore.deleteByIds(
     tx.q,
     attachments.map((a) => a.id),
   );
   const keys = attachments.flatMap((a) => [a.path_id, thumbnailKey(a.path_id)]);
   await tx.enqueueJob(DELETE_BLOBS_JOB, { keys });
-  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, attachments[0].realm_id);
+  const spaceUsed = await attachmentStore.realmSpaceUsed(tx.q, first.realm_id);
   for (const attachment of attachments) {
     tx.sendEventOnCommit({ type: "attachment", op: "remove", attachment: { id: attachment.id }, upload_space_used: spaceUsed }, [attachment.owner_id]);
   }

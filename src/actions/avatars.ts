@@ -25,8 +25,9 @@ function checkAvatarChangesAllowed(user: User, realm: Realm): void {
 
 /** The one image of a multipart body, within `maxMib`; `count` names what Zulip asks for. */
 function singleImage(files: readonly UploadedFile[], count: string, maxMib: number): Buffer {
-  if (files.length !== 1) throw badRequest(`You must upload exactly one ${count}.`);
-  return withinLimit(files[0].data, maxMib);
+  const [file] = files;
+  if (files.length !== 1 || file === undefined) throw badRequest(`You must upload exactly one ${count}.`);
+  return withinLimit(file.data, maxMib);
 }
 
 function withinLimit(data: Buffer, maxMib: number): Buffer {
@@ -53,7 +54,8 @@ async function avatarImages(data: Buffer): Promise<AvatarImages> {
  */
 export async function botAvatarImages(files: readonly UploadedFile[]): Promise<AvatarImages | undefined> {
   checkBotAvatarFileCount(files.length);
-  return files.length === 0 ? undefined : avatarImages(withinLimit(files[0].data, MAX_AVATAR_FILE_SIZE_MIB));
+  const [file] = files;
+  return file === undefined ? undefined : avatarImages(withinLimit(file.data, MAX_AVATAR_FILE_SIZE_MIB));
 }
 
 /** Zulip's check, at its place among the bot endpoints' other checks. */

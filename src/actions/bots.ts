@@ -1,7 +1,7 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import { type AppContext, transaction } from "../appContext.js";
 import type { BlobStorage } from "../blobs/storage.js";
-import type { Tx } from "../db/tx.js";
+import type { Executor, Tx } from "../db/tx.js";
 import type { UploadedFile } from "../http/mount.js";
 import {
   BadNameOrUsernameError,
@@ -11,7 +11,7 @@ import {
   OrganizationOwnerRequiredError,
 } from "../lib/errors.js";
 import { generateApiKey } from "../lib/apiKeys.js";
-import { buildBotDicts } from "../lib/botPayload.js";
+import { type BotDict, buildBotDicts } from "../lib/botPayload.js";
 import { EMBEDDED_BOTS } from "../lib/embeddedBots.js";
 import { hasRealmPermission } from "../lib/realmPermissions.js";
 import { accessStreamByName, AccessSubject } from "../lib/streamAccess.js";
@@ -23,6 +23,7 @@ import { type AvatarImages, botAvatarImages, checkBotAvatarFileCount, doChangeAv
 import { doCreateUser } from "./createUser.js";
 import { checkFullName, doChangeFullName, doChangeUserRole, doDeactivateUser } from "./users.js";
 import { requireMemberOrAdmin } from "../lib/userGroupAccess.js";
+import { defined } from "../util/defined.js";
 
 /**
  * Bots (Zulip's zerver/views/users.py add_bot_backend, patch_bot_backend, …): created by members
@@ -162,7 +163,7 @@ async function doCreateBot(tx: Tx, blobs: BlobStorage, actor: User, realm: Realm
     const baseUrl = req.botType === BotType.EMBEDDED ? "" : req.payloadUrl;
     await botServiceStore.insert(tx.q, { bot_id: created.id, name: bot.serviceName, base_url: baseUrl, interface: req.interfaceType, token: generateApiKey() });
   }
-  const [dict] = await buildBotDicts(tx.q, actor, [created]);
+  const dict = await buildBotDict(tx.q, actor, created);
   tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, await botAudience(tx, created));
   return {
     user_id: created.id,
@@ -275,7 +276,7 @@ async function doUpdateBot(tx: Tx, blobs: BlobStorage, actor: User, req: UpdateB
     const leaving = previousAudience.filter((id) => !newAudience.includes(id));
     const joining = newAudience.filter((id) => !previousAudience.includes(id));
     if (leaving.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "delete", bot: { user_id: bot.id } }, leaving);
-    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    const dict = await buildBotDict(tx.q, actor, current);
     if (joining.length > 0) tx.sendEventOnCommit({ type: "realm_bot", op: "add", bot: dict }, joining);
     tx.sendEventOnCommit(
       { type: "realm_bot", op: "update", bot: { user_id: bot.id, owner_id: owner.id } },
@@ -293,7 +294,7 @@ async function doUpdateBot(tx: Tx, blobs: BlobStorage, actor: User, req: UpdateB
   if (Object.keys(defaults).length > 0) {
     await userStore.update(tx.q, bot.id, defaults);
     current = { ...current, ...defaults };
-    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    const dict = await buildBotDict(tx.q, actor, current);
     const fields: Record<string, unknown> = {};
     if (sending !== undefined) fields.default_sending_stream = dict.default_sending_stream;
     if (registering !== undefined) fields.default_events_register_stream = dict.default_events_register_stream;
@@ -302,14 +303,14 @@ async function doUpdateBot(tx: Tx, blobs: BlobStorage, actor: User, req: UpdateB
   }
   if (req.servicePayloadUrl !== undefined) {
     await botServiceStore.updateForBot(tx.q, bot.id, { base_url: req.servicePayloadUrl, interface: req.serviceInterface });
-    const [dict] = await buildBotDicts(tx.q, actor, [current]);
+    const dict = await buildBotDict(tx.q, actor, current);
     await sendBotUpdate(tx, current, { services: dict.services });
   }
   if (avatar) {
     await storeAvatarImages(blobs, bot, avatar);
     current = await doChangeAvatarSource(tx, current, "U", actor);
   }
-  const [dict] = await buildBotDicts(tx.q, actor, [current]);
+  const dict = await buildBotDict(tx.q, actor, current);
   const result: Record<string, unknown> = {
     full_name: dict.full_name,
     avatar_url: dict.avatar_url,
@@ -339,4 +340,10 @@ export async function checkDeactivateBot(tx: Tx, actor: User, botId: number): Pr
   const bot = await accessBotById(tx, actor, botId);
   if (!bot.is_active) throw badRequest("Bot is already deactivated");
   await doDeactivateUser(tx, bot, actor);
+}
+
+/** The bot's dict as `viewer` sees it (buildBotDicts for one bot). */
+async function buildBotDict(q: Executor, viewer: User, bot: User): Promise<BotDict> {
+  const [dict] = await buildBotDicts(q, viewer, [bot]);
+  return defined(dict, `the dict of bot ${bot.id}`);
 }

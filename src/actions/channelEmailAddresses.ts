@@ -29,6 +29,7 @@ import { sendSystemBotChannelMessages } from "./notificationBot.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { MAX_MESSAGE_LENGTH, MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { defined } from "../util/defined.js";
 
 /** Zulip's Email Gateway bot, the default sender of mail to a channel. */
 const EMAIL_GATEWAY_BOT_EMAIL = "emailgateway@zulip.com";
@@ -192,6 +193,6 @@ export async function processChannelMail(ctx: AppContext, recipient: string, dom
     await checkMessage(tx, target.poster, target.realm, { type: "stream", to: target.stream.id, topic, content });
     const [id] =
       (await sendSystemBotChannelMessages(tx, target.realm, target.sender, [{ stream: target.stream, topic, content }], { renderAs: uploader })) ?? [];
-    return id;
+    return defined(id, "the id of the message sent");
   });
 }

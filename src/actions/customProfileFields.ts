@@ -187,7 +187,12 @@ function validateFieldData(fieldType: number, data: Record<string, unknown>): vo
 }
 
 /** Zulip's check_dict_only with required non-blank string values (and optional URL patterns). */
-function checkDictOnly(value: unknown, varName: string, required: string[], optional: string[]): Record<string, string> {
+function checkDictOnly<R extends string, O extends string>(
+  value: unknown,
+  varName: string,
+  required: readonly R[],
+  optional: readonly O[],
+): Record<R, string> & Partial<Record<O, string>> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw badRequest(`${varName} is not a dict`);
   const dict = value as Record<string, unknown>;
   for (const key of required) {
@@ -199,9 +204,9 @@ function checkDictOnly(value: unknown, varName: string, required: string[], opti
   for (const key of optional) {
     if (key in dict) checkUrlPattern(dict[key], `${varName}["${key}"]`);
   }
-  const unexpected = Object.keys(dict).filter((k) => !required.includes(k) && !optional.includes(k));
+  const unexpected = Object.keys(dict).filter((k) => !(required as readonly string[]).includes(k) && !(optional as readonly string[]).includes(k));
   if (unexpected.length > 0) throw badRequest(`Unexpected arguments: ${unexpected.join(", ")}`);
-  return dict as Record<string, string>;
+  return dict as Record<R, string> & Partial<Record<O, string>>;
 }
 
 function checkUrlPattern(value: unknown, varName: string): void {

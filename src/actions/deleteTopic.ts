@@ -31,15 +31,16 @@ export async function checkDeleteTopicAccess(tx: Tx, user: User, streamId: numbe
 export async function doDeleteTopicBatch(tx: Tx, actor: User, streamId: number, topic: string): Promise<number> {
   const stream = (await streamStore.getById(tx.q, actor.realm_id, streamId))!;
   const receivedBy = historyIsPublic(stream) ? null : actor.id;
-  const messages = await topicStore.newestMessages(tx.q, actor.realm_id, stream.recipient_id!, topic, receivedBy, DELETE_TOPIC_BATCH_SIZE);
-  if (messages.length === 0) return 0;
+  const messages = await topicStore.newestMessages(tx.q, actor.realm_id, stream.recipient_id, topic, receivedBy, DELETE_TOPIC_BATCH_SIZE);
+  const [newest] = messages;
+  if (newest === undefined) return 0;
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const receivers = await userMessageFlagStore.receiversByMessage(tx.q, ids);
   await messageSearchStore.unindex(tx.q, ids);
   const releaseUploads = await prepareMessageDeletion(tx, ids);
   await messageEditStore.deleteMessages(tx.q, ids);
   await releaseUploads();
-  await notifyDeletion(tx, actor, stream, messages[0].subject, ids, receivers);
+  await notifyDeletion(tx, actor, stream, newest.subject, ids, receivers);
   if (stream.first_message_id !== null && ids.includes(stream.first_message_id)) await updateFirstMessageId(tx, stream);
   return ids.length;
 }
@@ -50,7 +51,7 @@ export async function doDeleteTopicBatch(tx: Tx, actor: User, streamId: number, 
  */
 async function notifyDeletion(tx: Tx, actor: User, stream: Stream, topic: string, ids: number[], receivers: Map<number, number[]>): Promise<void> {
   const publicHistory = historyIsPublic(stream);
-  const subscribers = (await channelRecipientStore.activeSubscribers(tx.q, stream.recipient_id!)).map((s) => s.user_id);
+  const subscribers = (await channelRecipientStore.activeSubscribers(tx.q, stream.recipient_id)).map((s) => s.user_id);
   const visible = new Map<number, Set<number>>();
   const show = (userId: number, messageIds: readonly number[]) => {
     const set = visible.get(userId) ?? new Set<number>();
@@ -75,7 +76,7 @@ async function notifyDeletion(tx: Tx, actor: User, stream: Stream, topic: string
 
 /** The channel's oldest message changed: store it and tell who sees the channel (Zulip 9.0, FL 256). */
 async function updateFirstMessageId(tx: Tx, stream: Stream): Promise<void> {
-  await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
+  await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id);
   const value = (await streamStore.getById(tx.q, stream.realm_id, stream.id))!.first_message_id;
   const audience = (await metadataAudience(tx.q, stream.realm_id, [stream])).get(stream.id)!;
   tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, property: "first_message_id", value }, audience);
@@ -89,7 +90,7 @@ export async function doClearDeletedTopicPolicies(tx: Tx, actor: User, streamId:
   const stream = (await streamStore.getById(tx.q, actor.realm_id, streamId))!;
   let userIds = await userTopicStore.userIdsWithPolicy(tx.q, stream.id, topic);
   if (!historyIsPublic(stream)) {
-    const stillReading = await Promise.all(userIds.map((id) => userMessageFlagStore.receivedInTopic(tx.q, id, stream.recipient_id!, topic)));
+    const stillReading = await Promise.all(userIds.map((id) => userMessageFlagStore.receivedInTopic(tx.q, id, stream.recipient_id, topic)));
     userIds = userIds.filter((_, i) => !stillReading[i]);
   }
   await doSetUserTopicVisibilityPolicy(tx, userIds, stream, topic, VisibilityPolicy.INHERIT);

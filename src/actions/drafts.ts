@@ -37,8 +37,9 @@ async function draftColumns(tx: Tx, user: User, draft: DraftData) {
   if (draft.type === "stream") {
     topic = truncate(draft.topic, MAX_TOPIC_LENGTH, "…");
     if (topic.includes("\u0000")) throw badRequest("Topic must not contain null bytes");
-    if (draft.to.length !== 1) throw badRequest("Must specify exactly 1 channel ID for channel messages");
-    to = [(await accessStreamById(tx.q, new AccessSubject(user), draft.to[0])).stream.id];
+    const [streamId] = draft.to;
+    if (draft.to.length !== 1 || streamId === undefined) throw badRequest("Must specify exactly 1 channel ID for channel messages");
+    to = [(await accessStreamById(tx.q, new AccessSubject(user), streamId)).stream.id];
   } else if (draft.type === "private" && draft.to.length > 0) {
     const ids = [...new Set(draft.to)];
     const found = new Set((await userStore.listByIds(tx.q, user.realm_id, ids)).map((u) => u.id));

@@ -121,7 +121,7 @@ function parseInviteeEmails(raw: string): string[] {
   const emails = new Set<string>();
   for (const part of raw.split(/[,\n]/)) {
     const named = /<(.*)>/.exec(part);
-    emails.add((named ? named[1] : part).trim());
+    emails.add((named?.[1] ?? part).trim());
   }
   return [...emails];
 }

@@ -46,8 +46,8 @@ async function checkCanDeleteMessage(tx: Tx, subject: AccessSubject, realm: Real
  * them (and the acting user) with one delete_message event in the bulk_message_deletion shape.
  */
 export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly Message[], actingUser: User | null): Promise<void> {
-  if (messages.length === 0) return;
-  const first = messages[0];
+  const [first] = messages;
+  if (first === undefined) return;
   const ids = messages.map((m) => m.id).sort((a, b) => a - b);
   const audience = new Set(await eventRecipientIdsForMessage(tx.q, first));
   if (actingUser) audience.add(actingUser.id);
@@ -61,7 +61,7 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   await messageEditStore.deleteMessages(tx.q, ids);
   await releaseUploads();
   if (stream && stream.first_message_id !== null && ids.includes(stream.first_message_id)) {
-    await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id!);
+    await messageEditStore.resetStreamFirstMessageId(tx.q, stream.id, stream.recipient_id);
   }
   tx.sendEventOnCommit(event, audience);
 }

@@ -251,7 +251,7 @@ async function checkChangeAllTimeLimit(tx: Tx, subject: AccessSubject, realm: Re
 
 /** The topic's messages the user may read (all of them, or those received with protected history). */
 async function visibleTopicMessages(tx: Tx, subject: AccessSubject, stream: Stream, topic: string, fromId = 0): Promise<Message[]> {
-  const messages = await messageEditStore.topicMessages(tx.q, stream.recipient_id!, topic, fromId);
+  const messages = await messageEditStore.topicMessages(tx.q, stream.recipient_id, topic, fromId);
   if (historyIsPublic(stream)) return messages;
   const readable = await accessMessages(
     tx.q,
@@ -354,7 +354,7 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   Object.assign(entry, moveEntry);
 
   const subject = new AccessSubject(user);
-  const targetHadMessages = moved && (await messageStore.topicHasMessages(tx.q, newStream.recipient_id!, edit.targetTopic));
+  const targetHadMessages = moved && (await messageStore.topicHasMessages(tx.q, newStream.recipient_id, edit.targetTopic));
   const others =
     req.propagateMode === "change_one" || !moved
       ? []
@@ -364,7 +364,7 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   const changed = [message, ...others].sort((a, b) => a.id - b.id);
   const changedIds = changed.map((m) => m.id);
   const countsAsMove = edit.streamEdited || (edit.topicEdited && !edit.topicResolved && !edit.topicUnresolved);
-  const placement = moved ? { recipient_id: newStream.recipient_id!, subject: edit.targetTopic, ...(countsAsMove ? { last_moved_time: now } : {}) } : {};
+  const placement = moved ? { recipient_id: newStream.recipient_id, subject: edit.targetTopic, ...(countsAsMove ? { last_moved_time: now } : {}) } : {};
   await messageEditStore.update(tx.q, message.id, { ...placement, ...targetColumns, edit_history: withEditEntry(message.edit_history, entry) });
   await messageEditStore.updateWithHistoryEntry(
     tx.q,
@@ -380,8 +380,8 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
     : { rows: new Set<number>(), access: new Set<number>() };
   for (const userId of losing.rows) flags.delete(userId);
   if (edit.streamEdited) {
-    await messageEditStore.resetStreamFirstMessageId(tx.q, origStream.id, origStream.recipient_id!);
-    await messageEditStore.resetStreamFirstMessageId(tx.q, newStream.id, newStream.recipient_id!);
+    await messageEditStore.resetStreamFirstMessageId(tx.q, origStream.id, origStream.recipient_id);
+    await messageEditStore.resetStreamFirstMessageId(tx.q, newStream.id, newStream.recipient_id);
   }
   event.message_ids = changedIds;
   const audience = new Map([...flags].map(([id, bits]) => [id, flagsToList(bits)]));
@@ -406,8 +406,8 @@ async function moveUserMessages(
   origTopic: string,
   messageIds: number[],
 ): Promise<{ rows: Set<number>; access: Set<number> }> {
-  const oldAll = await moveAudienceStore.everSubscribedUserIds(tx.q, origStream.recipient_id!);
-  const newCurrent = new Set((await channelRecipientStore.activeSubscribers(tx.q, newStream.recipient_id!)).map((s) => s.user_id));
+  const oldAll = await moveAudienceStore.everSubscribedUserIds(tx.q, origStream.recipient_id);
+  const newCurrent = new Set((await channelRecipientStore.activeSubscribers(tx.q, newStream.recipient_id)).map((s) => s.user_id));
   const losingRows = oldAll.filter((id) => !newCurrent.has(id));
   let losingAccess = losingRows;
   if (!newStream.invite_only) {
@@ -423,10 +423,10 @@ async function moveUserMessages(
 /** Subscribers without a row who still get live updates when the channel's history is public. */
 async function historySubscribers(tx: Tx, edit: StreamEdit, rowHolders: Set<number>, losingAccess: Set<number>): Promise<number[]> {
   if (!historyIsPublic(edit.origStream)) return [];
-  const targetSubs = (await channelRecipientStore.activeSubscribers(tx.q, edit.target.stream.recipient_id!)).map((s) => s.user_id);
+  const targetSubs = (await channelRecipientStore.activeSubscribers(tx.q, edit.target.stream.recipient_id)).map((s) => s.user_id);
   const ids = new Set(targetSubs);
   if (edit.streamEdited) {
-    const oldSubs = new Set((await channelRecipientStore.activeSubscribers(tx.q, edit.origStream.recipient_id!)).map((s) => s.user_id));
+    const oldSubs = new Set((await channelRecipientStore.activeSubscribers(tx.q, edit.origStream.recipient_id)).map((s) => s.user_id));
     for (const id of oldSubs) ids.add(id);
     // Guests who only see the new channel are not told about messages they never saw (Zulip).
     const guests = new Set((await userStore.listByIds(tx.q, edit.origStream.realm_id, targetSubs)).filter((u) => isGuest(u)).map((u) => u.id));
@@ -469,7 +469,7 @@ async function moveTopicPolicies(tx: Tx, edit: StreamEdit, losingAccess: Set<num
       const row = {
         user_id: userId,
         stream_id: targetStream.id,
-        recipient_id: targetStream.recipient_id!,
+        recipient_id: targetStream.recipient_id,
         topic_name: edit.targetTopic,
         visibility_policy: next,
         last_updated: now,
@@ -554,7 +554,7 @@ const RESOLVE_NOTICE = /^@_\*\*[^*]*\*\* has marked this topic as (un)?resolved\
  */
 async function undoRecentResolveNotice(tx: Tx, user: User, realm: Realm, edit: StreamEdit): Promise<boolean> {
   const bot = await getNotificationBot(tx);
-  const last = await messageEditStore.lastTopicMessage(tx.q, edit.target.stream.recipient_id!, edit.targetTopic);
+  const last = await messageEditStore.lastTopicMessage(tx.q, edit.target.stream.recipient_id, edit.targetTopic);
   if (!bot || !last || last.sender_id !== bot.id || !RESOLVE_NOTICE.test(last.content)) return false;
   if (nowSeconds() - last.date_sent > RESOLVE_UNDO_GRACE_SECONDS) return false;
   await doDeleteMessages(tx, realm, [last], user);

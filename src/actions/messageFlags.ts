@@ -17,6 +17,7 @@ import type { UpdateMessageFlagsEvent } from "../events/types.js";
 import { recipientStore } from "../store/recipients.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { narrowQueryStore } from "../store/narrowQueries.js";
+import { defined } from "../util/defined.js";
 
 /** Editable flags by API name; the others of Zulip's UserMessage.flags are bookkeeping. */
 const EDITABLE_FLAGS: Record<string, number> = { read: MessageFlag.READ, starred: MessageFlag.STARRED, collapsed: MessageFlag.COLLAPSED };
@@ -44,7 +45,7 @@ export function checkFlagChange(op: string, flag: string): FlagChange {
   if (!(flag in EDITABLE_FLAGS) && !NON_EDITABLE_FLAGS.has(flag)) throw badRequest(`Invalid flag: '${flag}'`);
   if (NON_EDITABLE_FLAGS.has(flag)) throw badRequest(`Flag not editable: '${flag}'`);
   if (op !== "add" && op !== "remove") throw badRequest(`Invalid message flag operation: '${op}'`);
-  return { add: op === "add", flag, bit: EDITABLE_FLAGS[flag] };
+  return { add: op === "add", flag, bit: defined(EDITABLE_FLAGS[flag], `the bit of flag ${flag}`) };
 }
 
 export interface FlagUpdateResult {
@@ -191,7 +192,7 @@ async function unreadMessageDetails(q: Executor, user: User, ids: readonly numbe
     ).map((r) => [r.id, r]),
   );
   const channelRecipientIds = messages.filter((m) => m.is_channel_message).map((m) => m.recipient_id);
-  const streams = new Map((await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, channelRecipientIds)).map((s) => [s.recipient_id!, s]));
+  const streams = new Map((await channelRecipientStore.streamsByRecipientIds(q, user.realm_id, channelRecipientIds)).map((s) => [s.recipient_id, s]));
   const mutedChannels = new Set(
     (await subscriptionStore.listForUsers(q, [user.id], channelRecipientIds)).filter((s) => s.active && s.is_muted).map((s) => s.recipient_id),
   );

@@ -11,6 +11,7 @@ import { streamStore } from "../store/streams.js";
 import { silentMention } from "./channelNotices.js";
 import { normalizeTopic, truncate } from "../lib/messageText.js";
 import { sendNotificationBotChannelMessage } from "./notificationBot.js";
+import { group } from "../util/defined.js";
 
 /** Zulip's Realm.REPORT_MESSAGE_REASONS. */
 export const REPORT_REASONS = {
@@ -93,6 +94,6 @@ function displayList(values: readonly string[]): string {
 /** Zulip's get_unused_fence: backticks longer than any fence in the text. */
 function unusedFence(text: string): string {
   let length = 3;
-  for (const match of text.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, match[1].length + 1);
+  for (const match of text.matchAll(/^ {0,3}(`{3,})/gm)) length = Math.max(length, group(match, 1).length + 1);
   return "`".repeat(length);
 }

@@ -24,8 +24,9 @@ export async function queueMissedMessageEmails(
   sent: ReadonlyArray<{ message: Message; triggers: ReadonlyMap<number, NotificationTrigger> }>,
 ): Promise<void> {
   const userIds = new Set(sent.flatMap(({ triggers }) => [...triggers.keys()]));
-  if (userIds.size === 0) return;
-  const listed = await userStore.listByIds(tx.q, sent[0].message.realm_id, [...userIds]);
+  const [first] = sent;
+  if (userIds.size === 0 || first === undefined) return;
+  const listed = await userStore.listByIds(tx.q, first.message.realm_id, [...userIds]);
   const users = new Map(listed.filter((u) => !u.is_bot && u.is_active).map((u) => [u.id, u]));
   if (users.size === 0) return;
   const now = nowSeconds();

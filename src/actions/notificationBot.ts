@@ -6,6 +6,7 @@ import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { doSendMessage, doSendMessages, type OutgoingMessage } from "./messageSend.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { defined } from "../util/defined.js";
 
 /** Zulip's Notification Bot, a cross-realm bot of the system realm. */
 export const NOTIFICATION_BOT_EMAIL = "notification-bot@zulip.com";
@@ -35,7 +36,7 @@ export async function sendNotificationBotChannelMessage(
 ): Promise<number | null> {
   const bot = await getNotificationBot(tx);
   if (!bot) return null;
-  const recipientId = stream.recipient_id!;
+  const recipientId = stream.recipient_id;
   const rendered = await renderMessageContent(tx.q, realm, options.renderAs ?? bot, content);
   const receivers = await channelRecipientStore.activeSubscribers(tx.q, recipientId);
   const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers };
@@ -76,13 +77,18 @@ export async function sendSystemBotChannelMessages(
   );
   const receivers = await channelRecipientStore.activeSubscribersOf(
     tx.q,
-    notices.map((n) => n.stream.recipient_id!),
+    notices.map((n) => n.stream.recipient_id),
   );
   const outgoing: OutgoingMessage[] = notices.map(({ stream, topic, content }, i) => {
-    const recipientId = stream.recipient_id!;
+    const recipientId = stream.recipient_id;
     // Each message gets its own copy of the receivers (rows are built per message).
     const destination = { kind: "channel" as const, access: internalChannelAccess(stream), recipientId, topic, receivers: [...receivers.get(recipientId)!] };
-    return { destination, content, rendered: rendered[i], options: { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy } };
+    return {
+      destination,
+      content,
+      rendered: defined(rendered[i], `the rendering of notice ${i}`),
+      options: { readBySender: false, clientName: "Internal", alsoReadBy: options.alsoReadBy },
+    };
   });
   return (await doSendMessages(tx, bot, realm, outgoing)).map((r) => r.id);
 }
@@ -104,7 +110,7 @@ export async function sendNotificationBotDirectMessages(
   const renders = new Map(texts.map((text, i) => [text, rendered[i]]));
   const outgoing: OutgoingMessage[] = [];
   for (const { user, content } of notices) {
-    const destination = { kind: "direct" as const, recipientId: user.recipient_id!, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
+    const destination = { kind: "direct" as const, recipientId: user.recipient_id, participantIds: [bot.id, user.id].sort((a, b) => a - b) };
     outgoing.push({ destination, content, rendered: renders.get(content)!, options: { readBySender: false, clientName: "Internal" } });
   }
   await doSendMessages(tx, bot, realm, outgoing);

@@ -2,6 +2,7 @@ import type { User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { MessageFlag } from "../models/messageFlags.js";
 import { userTopicFollowStore } from "../store/userTopicFollows.js";
+import { defined } from "../util/defined.js";
 
 /**
  * Why a new message may notify a receiver by push or email (Zulip's notification triggers): a
@@ -22,20 +23,21 @@ export async function notificationTriggers(
   }>,
 ): Promise<Array<Map<number, NotificationTrigger>>> {
   const anyMention = MessageFlag.MENTIONED | MessageFlag.TOPIC_WILDCARD_MENTIONED | MessageFlag.STREAM_WILDCARD_MENTIONED;
-  const candidates = messages.map(({ rows }) => rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0));
+  const candidatesOf = messages.map(({ rows }) => rows.filter((r) => r.user_id !== sender.id && (r.flags & MessageFlag.READ) === 0));
+  const candidates = (i: number) => defined(candidatesOf[i], `the candidates of message ${i}`);
   // Followers matter only to channel messages with a receiver whom no mention notifies.
   const needFollowers = messages.flatMap(({ channel }, i) =>
-    channel && !channel.followers && candidates[i].some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : [],
+    channel && !channel.followers && candidates(i).some((r) => (r.flags & anyMention) === 0) ? [{ i, channel }] : [],
   );
   const followerSets = await userTopicFollowStore.followersOfTopics(
     tx.q,
     needFollowers.map(({ channel }) => channel),
   );
-  const followersOf = new Map<number, ReadonlySet<number>>(needFollowers.map(({ i }, k) => [i, followerSets[k]]));
+  const followersOf = new Map<number, ReadonlySet<number>>(needFollowers.map(({ i }, k) => [i, defined(followerSets[k], `the followers of topic ${k}`)]));
   return messages.map(({ channel }, i) => {
     const result = new Map<number, NotificationTrigger>();
     const followers = channel?.followers ?? followersOf.get(i) ?? new Set<number>();
-    for (const row of candidates[i]) {
+    for (const row of candidates(i)) {
       if (!channel) result.set(row.user_id, "direct_message");
       else if (row.flags & MessageFlag.MENTIONED) result.set(row.user_id, "mentioned");
       else if (row.flags & MessageFlag.TOPIC_WILDCARD_MENTIONED) result.set(row.user_id, "topic_wildcard_mentioned");

@@ -15,6 +15,7 @@ import { doCreateRealm } from "./realms.js";
 import { doCreateStreams } from "./streams.js";
 import { bulkAddSubscriptions } from "./subscriptions.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { defined } from "../util/defined.js";
 
 /**
  * Zulip's create_internal_realm: the system realm and its cross-realm bots (Notification Bot,
@@ -133,8 +134,9 @@ async function sendWelcomeMessages(tx: Tx, realm: Realm, channels: Map<string, S
   if (!welcomeBot) return;
   const notices = WELCOME_MESSAGES.map(({ channel, topic, content }) => ({ stream: channels.get(channel)!, topic, content }));
   const ids = await sendSystemBotChannelMessages(tx, realm, welcomeBot, notices);
-  const greetingsId = ids[WELCOME_MESSAGES.findIndex((m) => m.content === GREETINGS)];
+  const greetingsId = defined(ids[WELCOME_MESSAGES.findIndex((m) => m.content === GREETINGS)], "the greetings message's id");
   const [greetings] = await messageStore.listByIds(tx.q, realm.id, [greetingsId]);
+  if (greetings === undefined) throw new Error("Internal error: the greetings message just sent is missing");
   const wave = await getEmojiData(tx.q, realm.id, "wave");
   await doAddReaction(tx, welcomeBot, greetings, { emoji_name: "wave", ...wave });
 }

@@ -38,9 +38,9 @@ export async function checkAddRealmEmoji(ctx: AppContext, user: User, realm: Rea
     await transaction(ctx, async (tx) => {
       if (!(await hasRealmPermission(tx.q, new AccessSubject(user), realm, "can_add_custom_emoji_group"))) throw new InsufficientPermissionError();
       if (await realmEmojiStore.getActiveByName(tx.q, realm.id, name)) throw nameTakenError();
-      if (files.length !== 1) throw badRequest("You must upload exactly one file.");
+      const [file] = files;
+      if (files.length !== 1 || file === undefined) throw badRequest("You must upload exactly one file.");
       if (emojiCodeForName(name) !== undefined && !isAdmin(user)) throw badRequest("Only administrators can override default emoji.");
-      const file = files[0];
       if (file.data.length > MAX_EMOJI_FILE_SIZE_MIB * 1024 * 1024) {
         throw badRequest(`Uploaded file is larger than the allowed limit of ${MAX_EMOJI_FILE_SIZE_MIB} MiB`);
       }

@@ -27,6 +27,7 @@ import { realmStore } from "../store/realms.js";
 import { settingGroupStore } from "../store/streams.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
+import { defined } from "../util/defined.js";
 
 /**
  * PATCH /realm (Zulip's update_realm): administrators change the organization's settings;
@@ -146,9 +147,10 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
   const nobody = systemGroups.get("role:nobody")!;
   const currentIds = await Promise.all(names.map((n) => realmGroupPermissionId(tx.q, realm, n)));
   const currentValues = await groupSettingApiValues(tx.q, realm.id, currentIds);
+  const currentIdOf = (i: number) => defined(currentIds[i], `the current group of ${names[i]}`);
   for (const [i, name] of names.entries()) {
     const change = req.groupSettings[name]!;
-    const currentValue = currentValues.get(currentIds[i]) ?? currentIds[i];
+    const currentValue = currentValues.get(currentIdOf(i)) ?? currentIdOf(i);
     if (change.old !== undefined) {
       const expected = await checkRealmGroupSetting(tx, realm, name, change.old, nobody, systemGroups);
       if (!sameGroupSetting(expected, currentValue)) throw new OldSettingValueMismatchError();
@@ -162,10 +164,10 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
   for (const [i, name] of names.entries()) {
     const change = groupChanges.find(([n]) => n === name);
     if (!change) continue;
-    const oldValue = currentValues.get(currentIds[i]) ?? currentIds[i];
+    const oldValue = currentValues.get(currentIdOf(i)) ?? currentIdOf(i);
     const oldAnonymous = typeof oldValue !== "number";
-    groupIds[name] = await storeGroupSetting(tx.q, realm.id, change[1], oldAnonymous && typeof change[1] !== "number" ? currentIds[i] : undefined);
-    if (oldAnonymous && typeof change[1] === "number") await settingGroupStore.deleteAnonymous(tx.q, currentIds[i]);
+    groupIds[name] = await storeGroupSetting(tx.q, realm.id, change[1], oldAnonymous && typeof change[1] !== "number" ? currentIdOf(i) : undefined);
+    if (oldAnonymous && typeof change[1] === "number") await settingGroupStore.deleteAnonymous(tx.q, currentIdOf(i));
   }
   const settings = withRealmSettings(realm, { ...settingChanges, ...groupIds });
   if (settings !== realm.settings || Object.keys(columns).length > 0) await realmStore.update(tx.q, realm.id, { ...columns, settings });
@@ -184,7 +186,7 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     tx.sendEventOnCommit({ type: "realm", op: "update_dict", property: "default", data: { [name]: value } }, audience);
     data[name] = value;
     if (name === "can_mention_many_users_group") {
-      const before = wildcardMentionPolicy(currentValues.get(currentIds[names.indexOf(name)]) ?? currentIds[names.indexOf(name)], systemGroups);
+      const before = wildcardMentionPolicy(currentValues.get(currentIdOf(names.indexOf(name))) ?? currentIdOf(names.indexOf(name)), systemGroups);
       const after = wildcardMentionPolicy(value, systemGroups);
       if (before !== after) announce("wildcard_mention_policy", after);
     }

@@ -34,6 +34,7 @@ import type { StreamEvent } from "../events/types.js";
 import { MAX_STREAM_NAME_LENGTH } from "../models/limits.js";
 import { recipientStore } from "../store/recipients.js";
 import { userStore } from "../store/users.js";
+import { defined } from "../util/defined.js";
 
 /** Zulip's check_stream_name. */
 export function checkStreamName(name: string): void {
@@ -172,7 +173,7 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
   const rows = specs.map((spec, i): Insertable<StreamsTable> => {
     const settingIds: Partial<Record<`${StreamGroupSettingName}_id`, number>> = {};
     for (const name of STREAM_GROUP_SETTING_NAMES) {
-      const value = values[i][name];
+      const value = defined(values[i], `the settings of channel ${i}`)[name];
       settingIds[`${name}_id`] = typeof value === "number" ? value : anonymousIds[nextAnonymous++];
     }
     return {
@@ -394,7 +395,7 @@ async function doChangeStreamPermission(
   const newlyVisible = stream.invite_only && !updated.invite_only ? [...after].filter((id) => !before.has(id)) : [];
   if (newlyVisible.length > 0) {
     await sendStreamCreation(tx, realm, [updated], newlyVisible, { traffic: true });
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     tx.sendEventOnCommit({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: subscribers }, newlyVisible);
   }
   await sendStreamUpdate(
@@ -473,7 +474,7 @@ async function doChangeStreamGroupSetting(
   );
   if (gaining.length > 0) {
     await sendStreamCreation(tx, realm, [updated], gaining, { traffic: true });
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     tx.sendEventOnCommit({ type: "subscription", op: "peer_add", stream_ids: [stream.id], user_ids: subscribers }, gaining);
   }
   sendStreamDeletion(tx, [updated], losing);
@@ -533,7 +534,7 @@ async function doDeactivateStream(tx: Tx, realm: Realm, stream: Stream, actor: U
 async function checkUnarchive(tx: Tx, stream: Stream): Promise<void> {
   if (!stream.is_archived) throw badRequest("Channel is not currently deactivated");
   if (stream.invite_only) {
-    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id!])).get(stream.recipient_id!)!;
+    const subscribers = (await subscriptionStore.subscriberIds(tx.q, [stream.recipient_id])).get(stream.recipient_id)!;
     if (subscribers.length === 0) throw badRequest("Channel is private and have no subscribers");
   }
 }

@@ -8,6 +8,7 @@ import { messageEditStore } from "../store/messageEdits.js";
 import { type Message } from "../store/messages.js";
 import { submessageStore } from "../store/submessages.js";
 import { userMessageStore } from "../store/userMessages.js";
+import { defined } from "../util/defined.js";
 
 export interface SubmessageRequest {
   messageId: number;
@@ -41,7 +42,10 @@ export async function checkAddSubmessage(tx: Tx, user: User, req: SubmessageRequ
 async function doAddSubmessage(tx: Tx, senderId: number, message: Message, msgType: string, content: string): Promise<void> {
   const [row] = await submessageStore.insertMany(tx.q, [{ message_id: message.id, sender_id: senderId, msg_type: msgType, content }]);
   const receivers = await userMessageStore.userIdsFor(tx.q, message.id);
-  tx.sendEventOnCommit({ type: "submessage", msg_type: msgType, message_id: message.id, submessage_id: row.id, sender_id: senderId, content }, receivers);
+  tx.sendEventOnCommit(
+    { type: "submessage", msg_type: msgType, message_id: message.id, submessage_id: defined(row, "the inserted submessage").id, sender_id: senderId, content },
+    receivers,
+  );
 }
 
 /** The "widget" submessages that messages being sent create from their content (Zulip's do_widget_post_save_actions). */

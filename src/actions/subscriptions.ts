@@ -24,6 +24,7 @@ import {
 } from "./streams.js";
 import { userStore } from "../store/users.js";
 import { STREAM_ASSIGNMENT_COLORS } from "../contract/streamColors.js";
+import { defined } from "../util/defined.js";
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -102,7 +103,8 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
     groupSettings,
   }));
   // The new channels differ only in name and description: one check covers them all.
-  if (specs.length > 0) await checkChannelCreationPermissions(tx, subject, realm, specs[0], req.is_default_stream);
+  const [firstSpec] = specs;
+  if (firstSpec !== undefined) await checkChannelCreationPermissions(tx, subject, realm, firstSpec, req.is_default_stream);
 
   const authorized: Stream[] = [];
   const unauthorized: Stream[] = [];
@@ -115,7 +117,8 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
     else if (subscribingOthers && !(await canSubscribeOthers(tx.q, subject, realm, access))) cannotAddOthers = true;
     else authorized.push(stream);
   }
-  if (unauthorized.length > 0 && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${unauthorized[0].name}).`);
+  const [firstUnauthorized] = unauthorized;
+  if (firstUnauthorized !== undefined && req.authorization_errors_fatal) throw badRequest(`Unable to access channel (${firstUnauthorized.name}).`);
   if (cannotAddOthers) throw new InsufficientPermissionError();
   const subscribers = subscribingOthers ? await resolvePrincipals(tx, user, principals) : [user];
 
@@ -125,7 +128,7 @@ export async function checkAddSubscriptions(tx: Tx, subject: AccessSubject, real
   const colorByRecipient = new Map<number, string>();
   for (const stream of [...authorized, ...created]) {
     const color = colors.get(stream.name.toLowerCase());
-    if (color !== undefined) colorByRecipient.set(stream.recipient_id!, color);
+    if (color !== undefined) colorByRecipient.set(stream.recipient_id, color);
   }
   const { subscribed, alreadySubscribed } = await bulkAddSubscriptions(tx, realm, [...authorized, ...created], subscribers, colorByRecipient, user);
   subject.forgetSubscriptions();
@@ -156,7 +159,7 @@ function pickColors(used: readonly string[], requested: Map<number, string>, rec
     } else others.push(id);
   }
   const available = STREAM_ASSIGNMENT_COLORS.filter((c) => !taken.has(c));
-  others.forEach((id, i) => result.set(id, available[i] ?? STREAM_ASSIGNMENT_COLORS[id % STREAM_ASSIGNMENT_COLORS.length]));
+  others.forEach((id, i) => result.set(id, available[i] ?? defined(STREAM_ASSIGNMENT_COLORS[id % STREAM_ASSIGNMENT_COLORS.length], "a color")));
   return result;
 }
 
@@ -173,7 +176,7 @@ export async function bulkAddSubscriptions(
   colors: Map<number, string>,
   actor: User | null,
 ): Promise<{ subscribed: SubPair[]; alreadySubscribed: SubPair[] }> {
-  const recipientIds = streams.map((s) => s.recipient_id!);
+  const recipientIds = streams.map((s) => s.recipient_id);
   const existing = await subscriptionStore.listForUsers(
     tx.q,
     users.map((u) => u.id),
@@ -197,10 +200,10 @@ export async function bulkAddSubscriptions(
     const palette = pickColors(
       usedColors.get(user.id) ?? [],
       colors,
-      fresh.map((s) => s.recipient_id!),
+      fresh.map((s) => s.recipient_id),
     );
     inserts.push(
-      ...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id!, color: palette.get(s.recipient_id!)!, is_user_active: user.is_active })),
+      ...fresh.map((s) => ({ user_id: user.id, recipient_id: s.recipient_id, color: palette.get(s.recipient_id)!, is_user_active: user.is_active })),
     );
     reactivate.push(...mine.filter((m) => !m.active).map((m) => m.id));
     for (const stream of streams) {
@@ -238,7 +241,7 @@ async function snapshotGuestAccessAround(tx: Tx, realm: Realm, streams: readonly
   if (!userAccessMayBeRestricted(realm)) return new Map();
   const subscribers = await subscriptionStore.subscriberIds(
     tx.q,
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   return snapshotGuestAccess(tx.q, realm, [...users.map((u) => u.id), ...[...subscribers.values()].flat()]);
 }
@@ -253,13 +256,13 @@ async function notifySubscriptionsAdded(
   const ctx = await loadStreamPayloadContext(tx.q, realm.id, streams);
   const subscribers = await subscriptionStore.subscriberIds(
     tx.q,
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   const audienceAfter = await metadataAudience(tx.q, realm.id, streams);
   const rows = await subscriptionStore.listForUsers(
     tx.q,
     [...new Set(added.map((p) => p.user.id))],
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
 
   // Channels new subscribers could not see before (private ones; public ones for guests).
@@ -272,7 +275,7 @@ async function notifySubscriptionsAdded(
       .filter((p) => p.user === user)
       .map(({ stream }) => {
         const row = rows.find((r) => r.user_id === user.id && r.recipient_id === stream.recipient_id) as Subscription;
-        return buildSubscriptionPayload(stream, row, ctx, subscribers.get(stream.recipient_id!));
+        return buildSubscriptionPayload(stream, row, ctx, subscribers.get(stream.recipient_id));
       });
     tx.sendEventOnCommit({ type: "subscription", op: "add", subscriptions: subs }, [user.id]);
   }
@@ -330,7 +333,7 @@ async function bulkRemoveSubscriptions(
   const rows = await subscriptionStore.listForUsers(
     tx.q,
     users.map((u) => u.id),
-    streams.map((s) => s.recipient_id!),
+    streams.map((s) => s.recipient_id),
   );
   const audienceBefore = await metadataAudience(tx.q, realm.id, streams);
   const guestAccessBefore = await snapshotGuestAccessAround(tx, realm, streams, users);
@@ -416,7 +419,7 @@ export async function checkUpdateSubscriptionProperties(tx: Tx, subject: AccessS
     const stream = await streamStore.getById(tx.q, user.realm_id, change.stream_id);
     const access = stream && !stream.is_archived ? await channelAccess(tx.q, subject, stream) : null;
     if (!access?.canReadContent) throw new InvalidChannelIdError();
-    const sub = await subscriptionStore.getActive(tx.q, user.id, stream!.recipient_id!);
+    const sub = await subscriptionStore.getActive(tx.q, user.id, stream!.recipient_id);
     if (!sub) throw badRequest(`Not subscribed to channel ID ${change.stream_id}`);
     planned.push({ sub, stream: stream!, change });
   }

@@ -11,6 +11,7 @@ import { MAX_CHANNEL_SIZE_FOR_TYPING } from "../models/limits.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { systemBotStore } from "../store/systemBots.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
+import { defined } from "../util/defined.js";
 
 const person = (u: User) => ({ user_id: u.id, email: u.email });
 
@@ -36,7 +37,7 @@ export async function sendChannelTyping(tx: Tx, sender: User, realm: Realm, stre
   const topic = normalizeTopic(realm, rawTopic);
   const access = await accessStreamById(tx.q, new AccessSubject(sender), streamId);
   if (!access.canPost) throw badRequest(`Not authorized to send to channel '${access.stream.name}'`);
-  const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id!);
+  const receivers = await channelRecipientStore.activeSubscribers(tx.q, access.stream.recipient_id);
   if (receivers.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
   const users = await userStore.listByIds(
     tx.q,
@@ -62,7 +63,7 @@ export async function sendMessageEditTyping(tx: Tx, sender: User, messageId: num
     const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, sender.realm_id, [message.recipient_id]);
     audience = (await channelRecipientStore.activeSubscribers(tx.q, message.recipient_id)).map((r) => r.user_id);
     if (audience.length > MAX_CHANNEL_SIZE_FOR_TYPING) return;
-    recipient = { type: "channel", channel_id: stream.id, topic: message.subject };
+    recipient = { type: "channel", channel_id: defined(stream, "the message's channel").id, topic: message.subject };
   } else {
     if (!settings.send_private_typing_notifications) throw badRequest("User has disabled typing notifications for direct messages");
     audience = await userMessageStore.userIdsFor(tx.q, message.id);

@@ -192,7 +192,7 @@ async function doUpdateUserGroup(
   actor: User,
 ): Promise<UserGroup> {
   await userGroupStore.update(tx.q, group.id, changes);
-  const [[property, value]] = Object.entries(changes) as Array<[keyof typeof changes, string]>;
+  const [property, value] = "name" in changes ? (["name", changes.name] as const) : (["description", changes.description] as const);
   await auditLogStore.insert(tx.q, {
     realm_id: realm.id,
     event_type: auditType,

@@ -84,7 +84,7 @@ export async function doSetUserTopicVisibilityPolicy(tx: Tx, userIds: readonly n
       await userTopicStore.setPolicy(tx.q, {
         user_id: userId,
         stream_id: stream.id,
-        recipient_id: stream.recipient_id!,
+        recipient_id: stream.recipient_id,
         topic_name: topic,
         visibility_policy: policy,
         last_updated: lastUpdated,

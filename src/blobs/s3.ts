@@ -153,7 +153,7 @@ export class S3BlobStorage implements BlobStorage {
 /** The text of the first `<name>` element of an S3 XML answer, entities decoded. */
 function xmlElement(xml: string, name: string): string | undefined {
   const match = new RegExp(`<${name}>([^<]*)</${name}>`).exec(xml);
-  return match?.[1].replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e]!);
+  return match?.[1]?.replace(/&(lt|gt|quot|apos|amp);/g, (m, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e] ?? m);
 }
 
 const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

@@ -124,8 +124,9 @@ export const restoreCommand: Command = {
 };
 
 function onlyFile(positionals: string[], command: string): string {
-  if (positionals.length !== 1) throw usageError(`usage: parley ${command} FILE`);
-  return positionals[0];
+  const [file] = positionals;
+  if (positionals.length !== 1 || file === undefined) throw usageError(`usage: parley ${command} FILE`);
+  return file;
 }
 
 /**

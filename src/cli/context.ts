@@ -37,7 +37,8 @@ export async function resolveRealm(ctx: AppContext, stringId: string | undefined
     return realm;
   }
   const realms = (await realmStore.list(ctx.db.kysely)).filter((r) => r.string_id !== INTERNAL_REALM);
-  if (realms.length === 1) return realms[0];
+  const [only] = realms;
+  if (realms.length === 1 && only !== undefined) return only;
   if (realms.length === 0) throw new CliError("there is no organization yet: create one with `parley create-organization`");
   throw usageError(`--realm is required: there are ${realms.length} organizations (${realms.map((r) => describeRealm(r.string_id)).join(", ")})`);
 }

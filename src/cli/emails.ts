@@ -31,8 +31,8 @@ export const emailsCommand: Command = {
       return 0;
     }
     const rows = [["TIME", "TO", "SUBJECT", "FILE"], ...entries.map((e) => [e.time, e.to, e.subject, e.file])];
-    const widths = [0, 1, 2].map((i) => Math.min(60, Math.max(...rows.map((r) => r[i].length))));
-    for (const row of rows) print(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join("  "));
+    const widths = [0, 1, 2].map((i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? "").length))));
+    for (const row of rows) print(row.map((cell, i) => (i < 3 ? cell.padEnd(widths[i] ?? 0) : cell)).join("  "));
     return 0;
   },
 };

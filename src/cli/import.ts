@@ -58,7 +58,7 @@ export const importCommand: Command = {
         throw error;
       }
       print(
-        `The export holds ${archive.realm.zerver_userprofile.length} users, ${archive.realm.zerver_stream.length} channels, ${archive.messageCount} messages, ${archive.attachmentCount} uploads.`,
+        `The export holds ${archive.realm.zerver_userprofile?.length ?? 0} users, ${archive.realm.zerver_stream?.length ?? 0} channels, ${archive.messageCount} messages, ${archive.attachmentCount} uploads.`,
       );
       // SQLite: synchronous=NORMAL for the import's connection (WAL stays consistent; a power cut
       // may lose the last committed batches, and the import's state row with them, so running

@@ -40,8 +40,9 @@ export const jobsCommand: Command = {
         return 0;
       }
       const time = (seconds: number) => new Date(seconds * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+      const header = ["ID", "KIND", "STATUS", "ATTEMPTS", "RUN AT", "LAST ERROR"];
       const rows = [
-        ["ID", "KIND", "STATUS", "ATTEMPTS", "RUN AT", "LAST ERROR"],
+        header,
         ...jobs.map((j) => [
           String(j.id),
           j.kind,
@@ -51,11 +52,11 @@ export const jobsCommand: Command = {
           (j.last_error ?? "").replace(/\s+/g, " ").slice(0, 80),
         ]),
       ];
-      const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+      const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
       for (const row of rows)
         print(
           row
-            .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]) : cell))
+            .map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell))
             .join("  ")
             .trimEnd(),
         );

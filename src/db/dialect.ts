@@ -9,6 +9,7 @@ import {
   SqliteAdapter,
   type TransactionBuilder,
 } from "kysely";
+import { defined } from "../util/defined.js";
 
 /**
  * The ONLY module that knows which SQL engine is underneath. Everything that differs between
@@ -110,7 +111,7 @@ export interface SearchableMessage {
 /** The readable text of rendered HTML: tags dropped, entities decoded. */
 function htmlText(html: string): string {
   const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
-  return html.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => entities[name]);
+  return html.replace(/<[^>]*>/g, " ").replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (m, name: string) => entities[name] ?? m);
 }
 
 /** An FTS5 string literal ("..." with inner quotes doubled). */
@@ -142,8 +143,9 @@ const sqlite: Dialect = {
   createExpressionStatistics: async () => {},
   joinMessagesRowByRow: sql`join messages m on m.id = um.message_id`,
   async insertMany(db, table, rows) {
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0]);
+    const [first] = rows;
+    if (first === undefined) return;
+    const columns = Object.keys(first);
     const data = JSON.stringify(rows.map((r) => columns.map((c) => r[c] ?? null)));
     await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c)))})
       select ${sql.join(columns.map((_, i) => sql.raw(`value ->> ${i}`)))} from json_each(${data})`.execute(db);
@@ -151,9 +153,10 @@ const sqlite: Dialect = {
   async bumpIdSequence(db, table, minimum) {
     // AUTOINCREMENT tables keep their high-water mark in sqlite_sequence.
     const row = await sql<{ seq: number }>`select seq from sqlite_sequence where name = ${table}`.execute(db);
-    if (row.rows.length === 0) {
+    const [current] = row.rows;
+    if (current === undefined) {
       await sql`insert into sqlite_sequence (name, seq) values (${table}, ${minimum})`.execute(db);
-    } else if (row.rows[0].seq < minimum) {
+    } else if (current.seq < minimum) {
       await sql`update sqlite_sequence set seq = ${minimum} where name = ${table}`.execute(db);
     }
   },
@@ -161,9 +164,10 @@ const sqlite: Dialect = {
     await sql`create virtual table message_search using fts5(content_text, subject, tokenize = 'unicode61 remove_diacritics 2')`.execute(db);
     for (let after = 0; ;) {
       const batch = await db.selectFrom("messages").select(["id", "subject", "rendered_content"]).where("id", ">", after).orderBy("id").limit(1000).execute();
-      if (batch.length === 0) break;
+      const last = batch.at(-1);
+      if (last === undefined) break;
       await this.indexMessagesForSearch(db, batch);
-      after = batch[batch.length - 1].id;
+      after = last.id;
     }
   },
   async indexMessagesForSearch(db, rows, options) {
@@ -196,10 +200,12 @@ const postgres: Dialect = {
   forUpdateSkipLocked: (query) => query.forUpdate().skipLocked(),
   snapshotTransaction: (db) => db.transaction().setIsolationLevel("repeatable read"),
   async transactionId(q) {
-    return (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(q)).rows[0].xid;
+    const [row] = (await sql<{ xid: string }>`select pg_current_xact_id()::text as xid`.execute(q)).rows;
+    return defined(row, "pg_current_xact_id()").xid;
   },
   async transactionSnapshot(q) {
-    return (await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(q)).rows[0].snapshot;
+    const [row] = (await sql<{ snapshot: string }>`select pg_current_snapshot()::text as snapshot`.execute(q)).rows;
+    return defined(row, "pg_current_snapshot()").snapshot;
   },
   writeLanes: 3,
   journalsInMemory: async () => {},
@@ -213,8 +219,9 @@ const postgres: Dialect = {
     // query tree of every value to build and compile, three bound parameters per user_messages row
     // to parse, and a statement text per row count (so no prepared statement); this text depends
     // on the table and columns only.
-    if (rows.length === 0) return;
-    const columns = Object.keys(rows[0]);
+    const [first] = rows;
+    if (first === undefined) return;
+    const columns = Object.keys(first);
     const data = JSON.stringify(rows.map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null]))));
     const list = sql.join(columns.map((c) => sql.ref(c)));
     await sql`insert into ${sql.table(table)} (${list}) select ${list} from json_populate_recordset(null::${sql.table(table)}, ${data}::json)`.execute(db);

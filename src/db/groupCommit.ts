@@ -2,6 +2,7 @@ import { type Transaction, sql } from "kysely";
 import { isStalePlanError, isUniqueViolation } from "./errors.js";
 import type { Database } from "./schema.js";
 import type { TxServices } from "./tx.js";
+import { defined } from "../util/defined.js";
 
 /** What one unit of work queued while it ran: after-commit hooks, and whether it sent events. */
 export interface Pending {
@@ -182,8 +183,8 @@ export class GroupCommitLanes {
   }
 
   run<T>(work: Work<T>, batchKey?: string): Promise<T> {
-    if (batchKey !== undefined && this.lanes.length > 1) return this.lanes[laneOf(batchKey, this.lanes.length)].run(work);
-    let chosen = this.lanes[0];
+    if (batchKey !== undefined && this.lanes.length > 1) return defined(this.lanes[laneOf(batchKey, this.lanes.length)], "the batch's lane").run(work);
+    let chosen = defined(this.lanes[0], "a lane");
     for (const lane of this.lanes) {
       if (lane.load === 0) return lane.run(work);
       if (lane.load < chosen.load) chosen = lane;

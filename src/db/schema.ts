@@ -7,6 +7,17 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "
 export type Flag = 0 | 1;
 type Id = Generated<number>;
 
+/**
+ * The own recipient of a user, a channel or a direct-message group. The column is nullable because
+ * the row is inserted before its recipient (which refers to the row's id) and linked to it in the same
+ * transaction, so every committed row has one: rows read back are typed non-null; an insert leaves it
+ * out (the stores' `insert` functions return it as null, see `Unlinked`).
+ */
+type OwnRecipientId = ColumnType<number, number | null | undefined, number>;
+
+/** A row just inserted, before its recipient is linked (see OwnRecipientId). */
+export type Unlinked<Row extends { recipient_id: number }> = Omit<Row, "recipient_id"> & { recipient_id: null };
+
 export interface RealmsTable {
   id: Id;
   string_id: string;
@@ -46,7 +57,7 @@ export interface UsersTable {
   long_term_idle: Generated<Flag>;
   last_active_message_id: number | null;
   settings: Generated<string>;
-  recipient_id: number | null;
+  recipient_id: OwnRecipientId;
   default_sending_stream_id: number | null;
   default_events_register_stream_id: number | null;
   default_all_public_streams: Generated<Flag>;
@@ -91,7 +102,7 @@ export interface DirectMessageGroupsTable {
   realm_id: number;
   member_key: string;
   group_size: number;
-  recipient_id: number | null;
+  recipient_id: OwnRecipientId;
 }
 
 export interface StreamsTable {
@@ -107,7 +118,7 @@ export interface StreamsTable {
   date_created: number;
   creator_id: number | null;
   message_retention_days: number | null;
-  recipient_id: number | null;
+  recipient_id: OwnRecipientId;
   first_message_id: number | null;
   can_add_subscribers_group_id: number | null;
   can_remove_subscribers_group_id: number | null;

@@ -231,9 +231,8 @@ class SqliteThreadsDriver implements Driver {
   }
 
   private leastBusyReader(): SqliteThread {
-    let chosen = this.readers[0];
-    for (const reader of this.readers) if (reader.load < chosen.load) chosen = reader;
-    return chosen;
+    // Called only when there are readers (reduce throws on none).
+    return this.readers.reduce((chosen, reader) => (reader.load < chosen.load ? reader : chosen));
   }
 }
 

@@ -68,7 +68,7 @@ export async function seedDevelopmentRealm(ctx: AppContext): Promise<Realm> {
         can_change_user_emails: user.email === "iago@zulip.com" || user.email === "desdemona@zulip.com",
       });
     }
-    await tx.dialect.bumpIdSequence(tx.q, "users", DEV_USERS[DEV_USERS.length - 1].id);
+    await tx.dialect.bumpIdSequence(tx.q, "users", Math.max(...DEV_USERS.map((u) => u.id)));
     await seedDevelopmentContent(tx, realm);
     return realm;
   });
@@ -178,7 +178,7 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
     await auditLogStore.insert(tx.q, { realm_id: realm.id, event_type: "stream_created", modified_stream_id: stream.id });
     channels.set(channel.name, { id: stream.id, recipientId, subscriberIds: [] });
   }
-  await tx.dialect.bumpIdSequence(tx.q, "streams", DEV_CHANNELS[DEV_CHANNELS.length - 1].id);
+  await tx.dialect.bumpIdSequence(tx.q, "streams", Math.max(...DEV_CHANNELS.map((c) => c.id)));
   await streamStore.addDefaultStreams(
     tx.q,
     realm.id,
@@ -208,7 +208,7 @@ async function seedChannels(tx: Tx, realm: Realm, group: (name: string) => numbe
 }
 
 async function seedMessages(tx: Tx, realm: Realm, channels: Map<string, SeededChannel>): Promise<void> {
-  const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id!]));
+  const personalRecipient = new Map((await userStore.listInRealm(tx.q, realm.id)).map((u) => [u.id, u.recipient_id]));
   const channelsWithMessages = new Set<number>();
   // The channels' daily counts (stream_weekly_traffic, is_recently_active), in one statement at the end.
   const counted: Array<{ recipientId: number; id: number; dateSent: number }> = [];

@@ -73,7 +73,7 @@ export async function readOutboxEmail(dir: string, file: string): Promise<string
 
 /** The header block of a message: unfolded, names lower-cased, encoded words decoded. */
 function parseHeaders(raw: string): Map<string, string> {
-  const block = raw.split(/\r?\n\r?\n/, 1)[0].replace(/\r?\n[ \t]+/g, " ");
+  const block = (raw.split(/\r?\n\r?\n/, 1)[0] ?? "").replace(/\r?\n[ \t]+/g, " ");
   const headers = new Map<string, string>();
   for (const line of block.split(/\r?\n/)) {
     const colon = line.indexOf(":");

@@ -40,9 +40,9 @@ const EMPTY_LIST = Buffer.from("[]");
 export function eventsChunks(events: readonly QueuedEvent[]): Buffer[] {
   if (events.length === 0) return [EMPTY_LIST];
   const chunks: Buffer[] = [OPEN_LIST];
-  for (let i = 0; i < events.length; i++) {
-    const { event, id } = events[i];
-    const end = i === events.length - 1 ? "]" : ",";
+  let remaining = events.length;
+  for (const { event, id } of events) {
+    const end = --remaining === 0 ? "]" : ",";
     chunks.push(event.head, Buffer.from(event.json === "{}" ? `"id":${id}}${end}` : `,"id":${id}}${end}`));
   }
   return chunks;
@@ -118,11 +118,12 @@ export class EventQueue implements HeartbeatEntry, Flushable {
   /** Drops the events up to `lastEventId` (acknowledged by the client). */
   prune(lastEventId: number): void {
     let n = 0;
-    while (n < this.events.length && this.events[n].id <= lastEventId) n++;
-    if (n > 0) {
-      this.newestPrunedId = this.events[n - 1].id;
-      this.events.splice(0, n);
+    for (const { id } of this.events) {
+      if (id > lastEventId) break;
+      this.newestPrunedId = id;
+      n++;
     }
+    if (n > 0) this.events.splice(0, n);
   }
 
   /** Whether the client asks for events this queue already dropped. */
@@ -143,10 +144,9 @@ export class EventQueue implements HeartbeatEntry, Flushable {
   /** The events after `lastEventId` (ids ascend): a copy, or a shared empty list. */
   eventsAfter(lastEventId: number): readonly QueuedEvent[] {
     const events = this.events;
-    if (events.length === 0 || events[events.length - 1].id <= lastEventId) return NO_EVENTS;
-    let first = 0;
-    while (events[first].id <= lastEventId) first++;
-    return events.slice(first);
+    const newest = events.at(-1);
+    if (newest === undefined || newest.id <= lastEventId) return NO_EVENTS;
+    return events.slice(events.findIndex((e) => e.id > lastEventId));
   }
 
   /**

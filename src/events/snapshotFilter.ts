@@ -19,7 +19,7 @@ export class StateSnapshot {
 
   /** PostgreSQL's pg_snapshot as text: "xmin:xmax:xip1,xip2,...". */
   static parse(text: string): StateSnapshot {
-    const [xmin, xmax, xip = ""] = text.split(":");
+    const [xmin = "", xmax = "", xip = ""] = text.split(":");
     return new StateSnapshot(BigInt(xmin), BigInt(xmax), new Set(xip.split(",").filter((x) => x !== "")));
   }
 

@@ -103,17 +103,19 @@ function parseBasicAuth(header: string): { username: string; password: string } 
   const invalid = () => new UnauthorizedError("Invalid authorization header for basic auth");
   const parts = header.trim().split(/\s+/);
   if (parts.length !== 2) throw invalid();
-  if (parts[0].toLowerCase() !== "basic") throw badRequest("This endpoint requires HTTP basic authentication.");
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(parts[1]) || parts[1].length % 4 !== 0) throw invalid();
+  const [scheme = "", encoded = ""] = parts;
+  if (scheme.toLowerCase() !== "basic") throw badRequest("This endpoint requires HTTP basic authentication.");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(encoded) || encoded.length % 4 !== 0) throw invalid();
   let decoded: string;
   try {
-    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(parts[1], "base64"));
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(encoded, "base64"));
   } catch {
     throw invalid();
   }
   const fields = decoded.split(":");
-  if (fields.length !== 2) throw invalid();
-  return { username: fields[0], password: fields[1] };
+  const [username, password] = fields;
+  if (fields.length !== 2 || username === undefined || password === undefined) throw invalid();
+  return { username, password };
 }
 
 /** Zulip names the sending client after the User-Agent's first product token. */

@@ -76,15 +76,16 @@ export function parseParams<S extends ParamSpec>(spec: S, input: Record<string, 
   const used = new Set<string>();
   for (const [name, param] of Object.entries(spec)) {
     const present = [name, ...param.aliases].filter((n) => input[n] !== undefined);
-    if (present.length > 1) throw new ConfusingArgumentsError(present[0], present[1]);
-    const sentAs = present[0];
-    if (sentAs === undefined) {
+    const [sentAs, alsoSent] = present;
+    if (sentAs !== undefined && alsoSent !== undefined) throw new ConfusingArgumentsError(sentAs, alsoSent);
+    const text = sentAs === undefined ? undefined : input[sentAs];
+    if (sentAs === undefined || text === undefined) {
       if (!param.isOptional) throw new MissingArgumentError(name);
       values[name] = param.defaultValue;
       continue;
     }
     used.add(sentAs);
-    values[name] = param.parseText(input[sentAs], sentAs);
+    values[name] = param.parseText(text, sentAs);
   }
   const ignored = Object.keys(input)
     .filter((key) => !used.has(key))

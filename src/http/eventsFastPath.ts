@@ -148,7 +148,7 @@ function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: Ht
       "content-type": "application/json; charset=utf-8",
       vary: "Accept-Encoding",
     };
-    if (extraHeaders) for (const name of Object.keys(extraHeaders)) headers[name.toLowerCase()] = extraHeaders[name];
+    if (extraHeaders) for (const [name, value] of Object.entries(extraHeaders)) headers[name.toLowerCase()] = value;
     let body: string | Buffer | NodeJS.ReadableStream = text;
     if (encoding) {
       headers["content-encoding"] = encoding;
@@ -324,6 +324,7 @@ function readHeaders(raw: string[]): PollHeaders | null {
   let acceptEncoding: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
+    if (name === undefined) break;
     switch (name.length) {
       case 13:
         if (name.toLowerCase() === "authorization") {
@@ -364,10 +365,11 @@ const SUCCESS_HEAD = '{"result":"success","msg":"","events":[';
  */
 function successBody(events: readonly QueuedEvent[], queueIdJson: string): string {
   let text = SUCCESS_HEAD;
-  for (let i = 0; i < events.length; i++) {
-    const { event, id } = events[i];
+  let first = true;
+  for (const { event, id } of events) {
     const json = event.json;
-    if (i > 0) text += ",";
+    if (!first) text += ",";
+    first = false;
     text += json === "{}" ? `{"id":${id}}` : `${json.slice(0, -1)},"id":${id}}`;
   }
   return `${text}],"queue_id":${queueIdJson}}`;
@@ -384,8 +386,7 @@ const SUCCESS_HEAD_BYTES = Buffer.byteLength(SUCCESS_HEAD);
 function successBodyByteLength(events: readonly QueuedEvent[], queueIdJson: string): number {
   // The commas between events; `],"queue_id":` (13 bytes), the queue's id and `}`.
   let size = SUCCESS_HEAD_BYTES + Math.max(0, events.length - 1) + 14 + Buffer.byteLength(queueIdJson);
-  for (let i = 0; i < events.length; i++) {
-    const { event, id } = events[i];
+  for (const { event, id } of events) {
     // `{"id":N}` (7 bytes and N), or the JSON without its `}`, then `,"id":N}` (7 bytes and N).
     size += (event.json === "{}" ? 7 : event.jsonByteLength + 6) + decimalLength(id);
   }

@@ -34,10 +34,7 @@ export async function externalContent(app: FastifyInstance, opts: { ctx: AppCont
       if (error instanceof OutgoingHttpError || error instanceof TypeError) return notFound(reply, "Upstream unavailable");
       throw error;
     }
-    const type = String(upstream.headers["content-type"] ?? "")
-      .split(";")[0]
-      .trim()
-      .toLowerCase();
+    const type = (String(upstream.headers["content-type"] ?? "").split(";")[0] ?? "").trim().toLowerCase();
     if (upstream.status !== 200) return notFound(reply, `Upstream answered ${upstream.status}`);
     if (!/^(image|video)\/[\w.+-]+$/.test(type) || type === "image/svg+xml") return notFound(reply, "Not an image or video");
     if (upstream.truncated) return notFound(reply, "Too large");

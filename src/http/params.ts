@@ -1,6 +1,7 @@
 import { type z } from "zod";
 import { type ApiError, badRequest } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
+import { defined } from "../util/defined.js";
 
 /**
  * Declarative request parameters, Zulip's `typed_endpoint` for TypeScript. Every value arrives as
@@ -157,9 +158,10 @@ function zodIssueToApiError(issue: z.core.$ZodIssue, name: string, schema?: z.co
  * undefined when the value fits no member's type.
  */
 function decisiveUnionIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
-  const typeMatches = issue.errors.filter((branch) => !(branch.length > 0 && branch[0].code === "invalid_type" && branch[0].path.length === 0));
-  if (typeMatches.length !== 1 || typeMatches[0].length === 0) return undefined;
-  const inner = typeMatches[0][0];
+  const typeMatches = issue.errors.filter((branch) => !(branch[0]?.code === "invalid_type" && branch[0].path.length === 0));
+  if (typeMatches.length !== 1) return undefined;
+  const inner = typeMatches[0]?.[0];
+  if (inner === undefined) return undefined;
   return { ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue;
 }
 
@@ -205,7 +207,7 @@ export const p = {
   json<S extends z.ZodType>(schema: S): Param<z.output<S>> {
     return new Param((raw, name) => {
       const result = schema.safeParse(parseJson(raw, name));
-      if (!result.success) throw zodIssueToApiError(result.error.issues[0], name, schema);
+      if (!result.success) throw zodIssueToApiError(defined(result.error.issues[0], "a failed parse's issue"), name, schema);
       return result.data;
     });
   },
@@ -231,10 +233,16 @@ export const p = {
 
 /** Path segment parsers: a malformed id in a path is a 400 with Zulip's text. */
 export const pathParam = {
-  int: (raw: string, name: string): number => {
-    if (!/^-?\d{1,15}$/.test(raw)) throw badRequest(`${name} is not an integer`);
-    return Number(raw);
+  int: (raw: string | undefined, name: string): number => {
+    const text = pathParam.text(raw, name);
+    if (!/^-?\d{1,15}$/.test(text)) throw badRequest(`${name} is not an integer`);
+    return Number(text);
   },
   /** `/users/{user_id}` and `/users/{email}` share one segment: all digits means an id. */
-  userIdOrEmail: (raw: string): number | string => (/^\d+$/.test(raw) ? pathParam.int(raw, "user_id") : raw),
+  userIdOrEmail: (raw: string | undefined): number | string => {
+    const text = pathParam.text(raw, "user_id_or_email");
+    return /^\d+$/.test(text) ? pathParam.int(text, "user_id") : text;
+  },
+  /** A segment of the route's path: the router matched it, so it is always there. */
+  text: (raw: string | undefined, name: string): string => defined(raw, `path parameter ${name}`),
 };

@@ -9,6 +9,7 @@ import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { ApiError } from "../lib/errors.js";
 import { SESSION_COOKIE } from "./sessions.js";
+import { group } from "../util/defined.js";
 
 /**
  * Serving uploaded files (Zulip's serve_file):
@@ -77,10 +78,11 @@ export async function temporaryFileUrl(ctx: AppContext, user: User, pathId: stri
 function attachmentIdFromToken(ctx: AppContext, token: string): number | undefined {
   const match = /^(\d{1,15})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(token);
   if (!match) return undefined;
-  const expected = Buffer.from(sign(serverSecret(ctx.config.dataDir), `${match[1]}.${match[2]}`));
-  const given = Buffer.from(match[3]);
+  const [id, expiry, signature] = [group(match, 1), group(match, 2), group(match, 3)];
+  const expected = Buffer.from(sign(serverSecret(ctx.config.dataDir), `${id}.${expiry}`));
+  const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return undefined;
-  return Number(match[2]) >= Date.now() / 1000 ? Number(match[1]) : undefined;
+  return Number(expiry) >= Date.now() / 1000 ? Number(id) : undefined;
 }
 
 export async function userUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {

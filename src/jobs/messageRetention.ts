@@ -38,7 +38,7 @@ async function applyRealmRetention(ctx: AppContext, realm: Realm, now: number): 
     await deleteInBatches(
       ctx,
       realm,
-      (q) => retentionStore.channelMessagesBefore(q, stream.recipient_id!, cutoff, BATCH),
+      (q) => retentionStore.channelMessagesBefore(q, stream.recipient_id, cutoff, BATCH),
       (m) => m.subject,
     );
   }

@@ -15,6 +15,7 @@ import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { isReceiverIdle } from "../actions/receiverIdle.js";
+import { defined } from "../util/defined.js";
 
 // The missed-message email job that actions/missedMessageEmails.ts queues.
 
@@ -68,7 +69,7 @@ async function queueConversationEmail(
   accessible: ReadonlySet<number> | null,
 ): Promise<void> {
   const senders = new Map((await userStore.listByIds(tx.q, realm.id, [...new Set(messages.map((m) => m.sender_id))])).map((u) => [u.id, u]));
-  const first = messages[0];
+  const first = defined(messages[0], "the conversation's first message");
   let subject: string;
   if (first.is_channel_message) {
     const [stream] = await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]);

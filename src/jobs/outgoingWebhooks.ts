@@ -153,7 +153,8 @@ async function sendBotReply(tx: Tx, realm: Realm, bot: User, message: Message, c
   const participants = (await userMessageFlagStore.receiversByMessage(tx.q, [message.id])).get(message.id) ?? [];
   const others = participants.filter((id) => id !== bot.id);
   // A one-to-one conversation is addressed to the other person's personal recipient; a group keeps its recipient.
-  const recipientId = others.length === 1 ? (await userStore.getById(tx.q, others[0]))!.recipient_id! : message.recipient_id;
+  const [other] = others;
+  const recipientId = others.length === 1 && other !== undefined ? (await userStore.getById(tx.q, other))!.recipient_id : message.recipient_id;
   await doSendMessage(
     tx,
     bot,
@@ -176,7 +177,7 @@ async function failAndNotify(ctx: AppContext, realm: Realm, bot: User, message: 
     const content = `[A message](${link}) to your bot @_**${bot.full_name}** triggered an outgoing webhook.\n${ownerDetail}`;
     const rendered = await renderMessageContent(tx.q, realm, bot, content);
     const participantIds = [bot.id, owner.id].sort((a, b) => a - b);
-    await doSendMessage(tx, bot, realm, { kind: "direct", recipientId: owner.recipient_id!, participantIds }, content, rendered, {
+    await doSendMessage(tx, bot, realm, { kind: "direct", recipientId: owner.recipient_id, participantIds }, content, rendered, {
       readBySender: true,
       clientName: "OutgoingWebhookResponse",
     });

@@ -10,6 +10,7 @@ import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { notificationTriggers } from "../actions/notificationTriggers.js";
+import { defined } from "../util/defined.js";
 
 // The receiver_went_idle job that actions/receiverIdle.ts queues.
 
@@ -57,7 +58,7 @@ export async function notifyReceiverWentIdle(ctx: AppContext, job: { userId: num
           channel: message.is_channel_message ? { streamId: streamId!, topic: message.subject } : null,
         },
       ]);
-      const trigger = triggers.get(user.id);
+      const trigger = defined(triggers, "the triggers of the message").get(user.id);
       if (trigger) await tx.enqueueJob("push_notification", { userId: user.id, messageId: message.id, trigger, idle: true });
     }
   });

@@ -12,7 +12,7 @@ export function containsAlertWord(content: string, word: string): boolean {
   if (needle === "") return false;
   for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
     const end = at + needle.length;
-    if ((at === 0 || BEFORE.has(text[at - 1])) && (end === text.length || AFTER.has(text[end]))) return true;
+    if ((at === 0 || BEFORE.has(text.charAt(at - 1))) && (end === text.length || AFTER.has(text.charAt(end)))) return true;
   }
   return false;
 }

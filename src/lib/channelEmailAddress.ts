@@ -81,7 +81,7 @@ export function removeQuotedReply(text: string): string {
   const header = lines.findIndex((line) => REPLY_HEADER.some((re) => re.test(line)));
   if (header > 0 && hasTextBefore(header)) return lines.slice(0, header).join("\n").trimEnd();
   let start = lines.length;
-  while (start > 0 && (lines[start - 1].trim() === "" || /^\s*>/.test(lines[start - 1]))) start--;
+  for (let line = lines[start - 1]; line !== undefined && (line.trim() === "" || /^\s*>/.test(line)); line = lines[start - 1]) start--;
   const quoted = lines.slice(start).some((line) => /^\s*>/.test(line));
   if (quoted && hasTextBefore(start)) return lines.slice(0, start).join("\n").trimEnd();
   return text;
@@ -91,5 +91,5 @@ export function removeQuotedReply(text: string): string {
 export function filterFooter(text: string): string {
   const footers = text.split("\n").filter((line) => line.trim() === "--");
   if (footers.length !== 1) return text;
-  return text.split(/^\s*--\s*$/m)[0].trim();
+  return (text.split(/^\s*--\s*$/m)[0] ?? "").trim();
 }

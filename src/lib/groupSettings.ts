@@ -81,7 +81,8 @@ export function normalizeGroupSetting(value: GroupSettingValue, nobodyId: number
   const members = [...new Set(value.direct_members)].sort((a, b) => a - b);
   const subgroups = [...new Set(value.direct_subgroups)].sort((a, b) => a - b);
   if (members.length === 0 && subgroups.length === 0) return nobodyId;
-  if (members.length === 0 && subgroups.length === 1) return subgroups[0];
+  const [onlySubgroup] = subgroups;
+  if (members.length === 0 && subgroups.length === 1 && onlySubgroup !== undefined) return onlySubgroup;
   return { direct_members: members, direct_subgroups: subgroups };
 }
 

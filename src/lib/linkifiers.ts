@@ -3,6 +3,7 @@ import { findLinks } from "./markdown/autolink.js";
 import { rewriteLocalLink, sanitizeUrl } from "./markdown/urls.js";
 import { BoundedCache } from "../util/boundedCache.js";
 import { lazyRequire } from "../util/lazy.js";
+import { defined, group } from "../util/defined.js";
 
 /** A linkifier as clients see it (Zulip's LinkifierDict). */
 export interface Linkifier {
@@ -57,13 +58,14 @@ function parseTemplate(template: string): Array<string | Expression> | null {
     const close = rest.indexOf("}", open);
     if (close < 0) return null;
     let body = rest.slice(open + 1, close);
-    const operator = body !== "" && body[0] in OPERATORS && body[0] !== "" ? body[0] : "";
+    const first = body.charAt(0);
+    const operator = first !== "" && first in OPERATORS ? first : "";
     if (operator !== "") body = body.slice(1);
     const vars: Expression["vars"] = [];
     for (const spec of body.split(",")) {
       const m = VARSPEC_RE.exec(spec);
       if (!m) return null;
-      vars.push({ name: m[1], prefix: m[2] === undefined ? null : Number(m[2]) });
+      vars.push({ name: group(m, 1), prefix: m[2] === undefined ? null : Number(m[2]) });
     }
     parts.push({ operator, vars });
     rest = rest.slice(close + 1);
@@ -99,7 +101,7 @@ function expandTemplate(template: string, values: Record<string, string | undefi
       out += part;
       continue;
     }
-    const op = OPERATORS[part.operator];
+    const op = defined(OPERATORS[part.operator], `linkifier operator ${part.operator}`);
     const expanded: string[] = [];
     for (const v of part.vars) {
       const raw = values[v.name];
@@ -206,7 +208,7 @@ export function findLinkifierMatches(linkifiers: readonly Linkifier[], text: str
 /** Earliest first; a span overlapping an earlier one is dropped (a stable sort keeps the first listed at one position). */
 function withoutOverlaps(matches: LinkifierMatch[]): LinkifierMatch[] {
   const kept: LinkifierMatch[] = [];
-  for (const m of [...matches].sort((a, b) => a.index - b.index)) if (kept.length === 0 || m.index >= kept[kept.length - 1].end) kept.push(m);
+  for (const m of [...matches].sort((a, b) => a.index - b.index)) if (m.index >= (kept.at(-1)?.end ?? -Infinity)) kept.push(m);
   return kept;
 }
 

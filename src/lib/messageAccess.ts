@@ -69,7 +69,7 @@ async function channelsByRecipient(q: Executor, subject: AccessSubject, recipien
   if (recipientIds.length === 0) return new Map();
   const streams = await channelRecipientStore.streamsByRecipientIds(q, subject.user.realm_id, recipientIds);
   const result = new Map<number, ChannelAccess>();
-  for (const stream of streams) result.set(stream.recipient_id!, await channelAccess(q, subject, stream));
+  for (const stream of streams) result.set(stream.recipient_id, await channelAccess(q, subject, stream));
   return result;
 }
 

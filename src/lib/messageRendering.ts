@@ -13,6 +13,7 @@ import { collectReferences, type MentionableUser, type References, type RenderRe
 import { AccessSubject, channelAccess } from "./streamAccess.js";
 import { claimableAttachments } from "./uploadAccess.js";
 import { pathIdFromLinkedPath } from "./uploadFiles.js";
+import { defined } from "../util/defined.js";
 
 /**
  * Renders a message at send time and reports what it mentions and contains. The only caller of
@@ -85,12 +86,13 @@ export async function renderMessageContents(q: Executor, realm: Realm, sender: U
   );
   const rendered = new Map(
     distinct.map((content, i) => {
-      const own = new Set(results[i].linkedUploadPaths.map(pathIdFromLinkedPath));
+      const result = defined(results[i], "the rendering of a distinct content");
+      const own = new Set(result.linkedUploadPaths.map(pathIdFromLinkedPath));
       const attachments = claimable.filter((a) => own.has(a.path_id));
-      return [content, { ...results[i], attachments, hasAttachment: attachments.length > 0, linkifiers }];
+      return [content, { ...result, attachments, hasAttachment: attachments.length > 0, linkifiers }];
     }),
   );
-  return contents.map((content) => rendered.get(content)!);
+  return contents.map((content) => defined(rendered.get(content), "the rendering of a content"));
 }
 
 /**

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { BlockList, isIP } from "node:net";
+import { group } from "../util/defined.js";
 
 /**
  * Requests Parley makes to other servers (outgoing webhooks, later push services), under
@@ -50,7 +51,7 @@ function isPrivateAddress(address: string): boolean {
   if (family === 4) return PRIVATE.check(address, "ipv4");
   if (family === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    return mapped ? PRIVATE.check(mapped[1], "ipv4") : PRIVATE.check(address, "ipv6");
+    return mapped ? PRIVATE.check(group(mapped, 1), "ipv4") : PRIVATE.check(address, "ipv6");
   }
   return true;
 }
@@ -132,7 +133,9 @@ function requestOnce(req: OutgoingFetch): Promise<OutgoingFetchResponse> {
         return callback(new OutgoingHttpError("forbidden", `${host} resolves to a private or disallowed address`), "");
       }
       if ((options as { all?: boolean }).all) return callback(null, list);
-      callback(null, list[0].address, list[0].family);
+      const [first] = list;
+      if (first === undefined) return callback(new OutgoingHttpError("connection", `${host} has no address`), "");
+      callback(null, first.address, first.family);
     });
   };
   return new Promise((resolve, reject) => {

@@ -49,7 +49,7 @@ export async function hashPassword(password: string, fast = false): Promise<stri
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   if (!stored) return false;
   const [scheme, n, r, pp, saltB64, keyB64] = stored.split("$");
-  if (scheme !== "scrypt" || !keyB64) return false;
+  if (scheme !== "scrypt" || saltB64 === undefined || !keyB64) return false;
   const expected = Buffer.from(keyB64, "base64");
   const N = Number(n);
   const params = { N, r: Number(r), p: Number(pp), maxmem: 128 * N * Number(r) * 2 };

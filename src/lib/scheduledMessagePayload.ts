@@ -34,7 +34,7 @@ export function buildScheduledMessageDict(row: ScheduledMessageWithRecipient): S
   const scheduled_delivery_timestamp = row.scheduled_timestamp;
   const failed = row.failed === 1;
   if (type === "private") return { scheduled_message_id: id, to, type, content, rendered_content, scheduled_delivery_timestamp, failed };
-  return { scheduled_message_id: id, to: to[0], type, content, rendered_content, topic: row.subject, scheduled_delivery_timestamp, failed };
+  return { scheduled_message_id: id, to: row.recipient_type_id, type, content, rendered_content, topic: row.subject, scheduled_delivery_timestamp, failed };
 }
 
 /** GET /scheduled_messages and POST /register's `scheduled_messages`: the user's undelivered ones. */

@@ -34,12 +34,12 @@ export async function streamsForUser(q: Executor, user: User, opts: StreamListOp
   return accesses
     .filter((a) => {
       const s = a.stream;
-      if (opts.include_can_access_content) return a.canReadContent || ownerSubscribed.has(s.recipient_id!);
+      if (opts.include_can_access_content) return a.canReadContent || ownerSubscribed.has(s.recipient_id);
       return (
         (opts.include_subscribed && a.isSubscribed) ||
         (includePublic && !s.invite_only) ||
         (opts.include_web_public && s.is_web_public === 1 && !s.invite_only && s.history_public_to_subscribers === 1 && !s.is_archived) ||
-        ownerSubscribed.has(s.recipient_id!)
+        ownerSubscribed.has(s.recipient_id)
       );
     })
     .map((a) => a.stream);

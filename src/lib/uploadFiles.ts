@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import type mime from "mime-types";
 import { lazyRequire } from "../util/lazy.js";
+import { group } from "../util/defined.js";
 
 /** Loaded when a file's type is first guessed from its name. */
 const loadMime = lazyRequire<typeof mime>("mime-types");
@@ -60,7 +61,7 @@ export function importedPathId(realmId: number, oldPathId: string): string {
 export function parsePathId(pathId: string): { realmId: number; fileName: string } | undefined {
   const match = PATH_ID.exec(pathId);
   if (!match) return undefined;
-  const fileName = match[4];
+  const fileName = group(match, 4);
   if (fileName === "." || fileName === "..") return undefined;
   return { realmId: Number(match[1]), fileName };
 }
@@ -82,7 +83,7 @@ export function pathIdFromLinkedPath(linked: string): string | undefined {
 
 /** The client's declared type when it is a well-formed MIME type, else one guessed from the name. */
 export function contentTypeFor(declared: string | undefined, fileName: string): string {
-  const type = (declared ?? "").split(";")[0].trim().toLowerCase();
+  const type = ((declared ?? "").split(";")[0] ?? "").trim().toLowerCase();
   if (/^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/.test(type) && type !== "application/octet-stream") return type;
   return loadMime().lookup(fileName) || "application/octet-stream";
 }

@@ -38,10 +38,7 @@ export async function fetchUrlEmbed(url: string, allowHosts: readonly string[]):
     if (error instanceof OutgoingHttpError || error instanceof TypeError) return null;
     throw error;
   }
-  const type = String(page.headers["content-type"] ?? "")
-    .split(";")[0]
-    .trim()
-    .toLowerCase();
+  const type = (String(page.headers["content-type"] ?? "").split(";")[0] ?? "").trim().toLowerCase();
   if (page.status !== 200 || (type !== "text/html" && type !== "application/xhtml+xml")) return null;
   const head = parseHead(page.body.toString("utf8"));
   if (head.oembed) {

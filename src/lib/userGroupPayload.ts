@@ -4,6 +4,7 @@ import { settingGroupStore } from "../store/streams.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { groupSettingApiValues, USER_GROUP_SETTING_NAMES, type GroupSettingValue, type UserGroupSettingName } from "./groupSettings.js";
 import { groupSettingId } from "./userGroupAccess.js";
+import { defined } from "../util/defined.js";
 
 /**
  * The API shape of a named user group (Zulip's UserGroupDict, components/schemas/UserGroup):
@@ -34,7 +35,8 @@ export async function userGroupsForRealm(
 
 /** The payload of one group (for the user_group/add event). */
 export async function userGroupPayload(q: Executor, realmId: number, group: UserGroup): Promise<UserGroupPayload> {
-  return (await buildUserGroupPayloads(q, realmId, [group]))[0];
+  const [payload] = await buildUserGroupPayloads(q, realmId, [group]);
+  return defined(payload, `the payload of group ${group.id}`);
 }
 
 /** The API value of one setting of a group. */

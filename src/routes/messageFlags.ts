@@ -94,7 +94,7 @@ export const markStreamAsRead = endpoint({
   handler: async ({ ctx, user, params }) => {
     await transaction(ctx, async (tx) => {
       const { stream } = await accessStreamById(tx.q, new AccessSubject(user), params.stream_id, "content", { requireActive: true });
-      await doMarkStreamMessagesAsRead(tx, user, stream.recipient_id!);
+      await doMarkStreamMessagesAsRead(tx, user, stream.recipient_id);
     });
   },
 });
@@ -107,10 +107,10 @@ export const markTopicAsRead = endpoint({
     await transaction(ctx, async (tx) => {
       const { stream } = await accessStreamById(tx.q, new AccessSubject(user), params.stream_id, "content", { requireActive: true });
       const topic = topicFromInput(params.topic_name);
-      if (topic !== "" && !(await userMessageFlagStore.receivedInTopic(tx.q, user.id, stream.recipient_id!, topic))) {
+      if (topic !== "" && !(await userMessageFlagStore.receivedInTopic(tx.q, user.id, stream.recipient_id, topic))) {
         throw badRequest(`No such topic '${topic}'`);
       }
-      await doMarkStreamMessagesAsRead(tx, user, stream.recipient_id!, topic);
+      await doMarkStreamMessagesAsRead(tx, user, stream.recipient_id, topic);
     });
   },
 });

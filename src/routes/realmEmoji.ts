@@ -1,3 +1,4 @@
+import { pathParam } from "../http/params.js";
 import { checkAddRealmEmoji, checkRemoveRealmEmoji } from "../actions/realmEmoji.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
@@ -15,7 +16,7 @@ export const uploadEmoji = endpoint({
   auth: "user",
   params: {},
   handler: async ({ ctx, user, realm, path, request }) => {
-    await checkAddRealmEmoji(ctx, user, realm, path.emoji_name, request.files);
+    await checkAddRealmEmoji(ctx, user, realm, pathParam.text(path.emoji_name, "emoji_name"), request.files);
   },
 });
 
@@ -24,6 +25,6 @@ export const deleteEmoji = endpoint({
   auth: "user",
   params: {},
   handler: async ({ ctx, user, realm, path }) => {
-    await transaction(ctx, (tx) => checkRemoveRealmEmoji(tx, user, realm, path.emoji_name));
+    await transaction(ctx, (tx) => checkRemoveRealmEmoji(tx, user, realm, pathParam.text(path.emoji_name, "emoji_name")));
   },
 });

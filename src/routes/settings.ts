@@ -56,7 +56,7 @@ export const updateSettings = endpoint({
 /** PATCH /realm/user_settings_defaults */
 export const updateRealmUserSettingsDefaults = endpoint({
   auth: "user",
-  params: Object.fromEntries(REALM_USER_DEFAULT_SETTING_NAMES.map((name) => [name, settingParams[name]])),
+  params: Object.fromEntries(REALM_USER_DEFAULT_SETTING_NAMES.map((name) => [name, settingParam(USER_SETTING_RULES[name])])),
   handler: async ({ ctx, user, realm, params }) => {
     requireAdministrator(user);
     const settings = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;

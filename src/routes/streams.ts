@@ -69,7 +69,7 @@ export const getSubscribers = endpoint({
   handler: async ({ ctx, user, path }) => {
     const q = ctx.db.kysely;
     const { stream } = await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "metadata", { requireActive: true });
-    return { subscribers: (await subscriptionStore.subscriberIds(q, [stream.recipient_id!])).get(stream.recipient_id!)! };
+    return { subscribers: (await subscriptionStore.subscriberIds(q, [stream.recipient_id])).get(stream.recipient_id)! };
   },
 });
 

@@ -34,7 +34,7 @@ export const listSubscriptions = endpoint({
     const subscribers = params.include_subscribers
       ? await subscriptionStore.subscriberIds(
           q,
-          streams.map((s) => s.recipient_id!),
+          streams.map((s) => s.recipient_id),
         )
       : null;
     const subscriptions = streams.map((stream) =>
@@ -42,7 +42,7 @@ export const listSubscriptions = endpoint({
         stream,
         subs.find((s) => s.recipient_id === stream.recipient_id)!,
         payloadCtx,
-        subscribers?.get(stream.recipient_id!),
+        subscribers?.get(stream.recipient_id),
       ),
     );
     return { subscriptions: subscriptions.sort(byName) };
@@ -137,6 +137,6 @@ export const getSubscriptionStatus = endpoint({
     const q = ctx.db.kysely;
     const target = await accessUserById(q, user, pathParam.int(path.user_id_or_email, "user_id"), { forAdministration: false });
     const { stream } = await accessStreamById(q, new AccessSubject(user), pathParam.int(path.stream_id, "stream_id"), "metadata", { requireActive: true });
-    return { is_subscribed: (await subscriptionStore.getActive(q, target.id, stream.recipient_id!)) !== undefined };
+    return { is_subscribed: (await subscriptionStore.getActive(q, target.id, stream.recipient_id)) !== undefined };
   },
 });

@@ -14,9 +14,9 @@ export const uploadFile = endpoint({
   spoolFiles: true,
   handler: async ({ ctx, user, request }) => {
     const files = request.files;
-    if (files.length === 0) throw badRequest("You must specify a file to upload");
-    if (files.length !== 1) throw badRequest("You may only upload one file at a time");
     const [file] = files;
+    if (file === undefined) throw badRequest("You must specify a file to upload");
+    if (files.length !== 1) throw badRequest("You may only upload one file at a time");
     const maxMib = ctx.config.uploads.maxFileSizeMib;
     if (!file.spool || file.spool.truncated || file.spool.size > maxMib * 1024 * 1024) {
       throw badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);

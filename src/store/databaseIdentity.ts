@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/tx.js";
+import { defined } from "../util/defined.js";
 
 export const databaseIdentityStore = {
   /**
@@ -10,6 +11,6 @@ export const databaseIdentityStore = {
     const { rows } = await sql<{
       identity: string;
     }>`select current_database() || ':' || oid::text as identity from pg_database where datname = current_database()`.execute(q);
-    return rows[0].identity;
+    return defined(rows[0], "the current database's row").identity;
   },
 };

@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import type { DirectMessageGroupsTable } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { RecipientType } from "../models/roles.js";
+import { defined } from "../util/defined.js";
 import { recipientStore } from "./recipients.js";
 
 export type DirectMessageGroup = Selectable<DirectMessageGroupsTable>;
@@ -39,7 +40,7 @@ export const directMessageGroupStore = {
       .select(["recipient_id", "member_key"])
       .where("recipient_id", "in", [...recipientIds])
       .execute();
-    return new Map(rows.map((r) => [r.recipient_id!, r.member_key.split(",").map(Number)]));
+    return new Map(rows.map((r) => [r.recipient_id, r.member_key.split(",").map(Number)]));
   },
 
   /** Recipient ids of the realm's groups that contain every one of `userIds`. */
@@ -55,7 +56,7 @@ export const directMessageGroupStore = {
         ]),
       );
     }
-    return (await query.execute()).map((r) => r.recipient_id!);
+    return (await query.execute()).map((r) => r.recipient_id);
   },
 };
 
@@ -67,10 +68,10 @@ export const directMessageGroupStore = {
 export async function directMessageRecipientId(
   q: Executor,
   realmId: number,
-  people: ReadonlyArray<{ id: number; recipient_id: number | null }>,
+  people: ReadonlyArray<{ id: number; recipient_id: number }>,
   senderId: number,
 ): Promise<number> {
   const ids = new Set(people.map((p) => p.id));
-  if (ids.size > 2) return (await directMessageGroupStore.getOrCreate(q, realmId, [...ids])).recipient_id!;
-  return (people.find((p) => p.id !== senderId) ?? people.find((p) => p.id === senderId)!).recipient_id!;
+  if (ids.size > 2) return (await directMessageGroupStore.getOrCreate(q, realmId, [...ids])).recipient_id;
+  return defined(people.find((p) => p.id !== senderId) ?? people.find((p) => p.id === senderId), "the sender among the people").recipient_id;
 }

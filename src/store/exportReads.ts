@@ -161,8 +161,9 @@ export const exportReadStore = {
     for (let after = 0; ;) {
       const page = await q.selectFrom("messages").select("id").where("realm_id", "=", realmId).where("id", ">", after).orderBy("id").limit(ID_PAGE).execute();
       for (const row of page) ids.push(row.id);
-      if (page.length < ID_PAGE) return ids;
-      after = page[page.length - 1].id;
+      const last = page.at(-1);
+      if (page.length < ID_PAGE || last === undefined) return ids;
+      after = last.id;
     }
   },
 
@@ -207,8 +208,9 @@ export const exportReadStore = {
             }
             const page = await query.orderBy("messages.id").limit(ID_PAGE).execute();
             for (const row of page) ids.push(row.id);
-            if (page.length < ID_PAGE) break;
-            after = page[page.length - 1].id;
+            const last = page.at(-1);
+            if (page.length < ID_PAGE || last === undefined) break;
+            after = last.id;
           }
         }
       }

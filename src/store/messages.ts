@@ -33,6 +33,7 @@ const insertSentMessage = compiledQuery((db, p: SentMessageRow) =>
     .returningAll(),
 );
 import type { Reaction } from "./reactions.js";
+import { defined } from "../util/defined.js";
 
 export type Message = Selectable<MessagesTable>;
 export type Submessage = Selectable<SubmessagesTable>;
@@ -48,7 +49,8 @@ export const messageStore = {
   /** One statement for all `rows`; the messages come back in the order of `rows` (ids ascending). */
   async insertMany(q: Executor, rows: readonly Insertable<MessagesTable>[]): Promise<Message[]> {
     if (rows.length === 0) return [];
-    if (rows.length === 1 && isSentMessageRow(rows[0])) return insertSentMessage.rows(q, rows[0]);
+    const [only] = rows;
+    if (rows.length === 1 && only !== undefined && isSentMessageRow(only)) return insertSentMessage.rows(q, only);
     const inserted = await insertInBatches(rows, (batch) => q.insertInto("messages").values(batch).returningAll().execute());
     return inserted.sort((a, b) => a.id - b.id);
   },
@@ -70,7 +72,8 @@ export const messageStore = {
   },
 
   async topicHasMessages(q: Executor, recipientId: number, topic: string): Promise<boolean> {
-    return (await this.topicsHaveMessages(q, [{ recipientId, topic }]))[0];
+    const [has] = await this.topicsHaveMessages(q, [{ recipientId, topic }]);
+    return defined(has, "the answer for the topic");
   },
 
   /**
@@ -130,11 +133,12 @@ export const messageStore = {
     const rows = await q
       .updateTable("streams")
       .set((eb) => {
-        const pairs = [...lowest];
+        const [first, ...pairs] = lowest;
+        const [firstStream, firstMessage] = defined(first, "a channel's lowest message id");
         // Bound and typed values: then(n) would write n into the SQL text, a new statement per message.
         const id = (messageId: number) => eb.cast<number>(eb.val(messageId), dialectOf(q).bigint);
-        let whens = eb.case("id").when(pairs[0][0]).then(id(pairs[0][1]));
-        for (const [streamId, messageId] of pairs.slice(1)) whens = whens.when(streamId).then(id(messageId));
+        let whens = eb.case("id").when(firstStream).then(id(firstMessage));
+        for (const [streamId, messageId] of pairs) whens = whens.when(streamId).then(id(messageId));
         return { first_message_id: whens.end() };
       })
       .where("id", "in", [...lowest.keys()])

@@ -104,10 +104,11 @@ export const narrowQueryStore = {
     if (sides.before > 0) parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, "<", anchor, sides.before)));
     if (sides.after > 0)
       parts.push(narrowSelect<MessageColumns>(q, narrow, MESSAGE_COLUMNS, rangeTail(narrow, sides.includeAnchor ? ">=" : ">", anchor, sides.after)));
-    if (parts.length === 0) return { before: [], after: [] };
+    const [first, second] = parts;
+    if (first === undefined) return { before: [], after: [] };
     // Each side keeps its own ORDER BY and LIMIT inside a derived table.
     const query =
-      parts.length === 1 ? parts[0] : sql<MessageColumns>`select * from (${parts[0]}) as before_anchor union all select * from (${parts[1]}) as after_anchor`;
+      second === undefined ? first : sql<MessageColumns>`select * from (${first}) as before_anchor union all select * from (${second}) as after_anchor`;
     const rows = toNarrowMessages((await query.execute(q)).rows).sort((a, b) => a.message.id - b.message.id);
     return { before: rows.filter((r) => r.message.id < anchor), after: rows.filter((r) => r.message.id >= anchor) };
   },

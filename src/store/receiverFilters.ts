@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import { realmReadCache } from "../db/realmReadCache.js";
 import type { Executor } from "../db/tx.js";
 import { VisibilityPolicy } from "../contract/constants.js";
+import { defined } from "../util/defined.js";
 
 /** A channel message's conversation, as the send reads it. */
 export interface SendTopic {
@@ -51,9 +52,8 @@ export const receiverFilterStore = {
     for (let from = 0; from === 0 || from < topics.length; from += TOPICS_PER_STATEMENT) {
       const parts: RawBuilder<unknown>[] = [];
       if (from === 0) parts.push(sql`select ${sql.lit(MUTER)} as kind, user_id, 0 as k from muted_users where muted_user_id = ${senderId}`);
-      for (let k = from; k < Math.min(topics.length, from + TOPICS_PER_STATEMENT); k++) {
-        const t = topics[k];
-        const kk = sql.lit(k);
+      for (const [k, t] of topics.slice(from, from + TOPICS_PER_STATEMENT).entries()) {
+        const kk = sql.lit(from + k);
         const sameTopic = sql`lower(topic_name) = lower(${t.topic})`;
         parts.push(
           sql`select ${sql.lit(FOLLOWER)} as kind, user_id, ${kk} as k from user_topics where stream_id = ${t.streamId} and ${sameTopic} and visibility_policy = ${sql.lit(VisibilityPolicy.FOLLOWED)}`,
@@ -72,20 +72,20 @@ export const receiverFilterStore = {
       mutedBy: new Set(),
       topics: topics.map(() => ({ hasMessages: false, followers: new Set<number>(), senderPolicy: VisibilityPolicy.INHERIT })),
     };
+    const topicOf = (k: number) => defined(reads.topics[Number(k)], `topic ${k} of the send`);
     for (const { kind, user_id: value, k } of rows) {
-      const topic = reads.topics[Number(k)];
       switch (Number(kind)) {
         case MUTER:
           reads.mutedBy.add(value);
           break;
         case FOLLOWER:
-          topic.followers.add(value);
+          topicOf(k).followers.add(value);
           break;
         case SENDER_POLICY:
-          topic.senderPolicy = value;
+          topicOf(k).senderPolicy = value;
           break;
         case HAS_MESSAGES:
-          topic.hasMessages = true;
+          topicOf(k).hasMessages = true;
           break;
       }
     }

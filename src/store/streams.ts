@@ -1,10 +1,11 @@
 import { type Insertable, sql, type Updateable } from "kysely";
-import type { Stream, StreamsTable } from "../db/schema.js";
+import type { Stream, StreamsTable, Unlinked } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { lowered } from "./caseless.js";
 import { RecipientType } from "../models/roles.js";
 import { insertInBatches } from "./batches.js";
 import { compiledQuery } from "../db/compiledQuery.js";
+import { defined } from "../util/defined.js";
 
 // The shapes every channel send runs, compiled once (db/compiledQuery.ts).
 const streamByName = compiledQuery((db, p: { realmId: number; name: string }) =>
@@ -27,20 +28,24 @@ const countOneChannelMessage = compiledQuery((db, p: DailyCount) =>
 
 export { subscriptionStore } from "./subscriptions.js";
 
+/** A channel to insert; its recipient is linked after (see OwnRecipientId in db/schema.ts). */
+type NewStream = Omit<Insertable<StreamsTable>, "recipient_id">;
+
 const DAY_SECONDS = 86400;
 /** Rows a channel's count of one day is split over (channel_daily_message_counts.shard). */
 const DAILY_COUNT_SHARDS = 16;
 
 export const streamStore = {
-  async insert(q: Executor, row: Insertable<StreamsTable>): Promise<Stream> {
-    return q.insertInto("streams").values(row).returningAll().executeTakeFirstOrThrow();
+  /** The channel comes back without its recipient, which the caller links. */
+  async insert(q: Executor, row: NewStream): Promise<Unlinked<Stream>> {
+    return { ...(await q.insertInto("streams").values(row).returningAll().executeTakeFirstOrThrow()), recipient_id: null };
   },
 
   /** One statement for all `rows`; the channels come back in the order of `rows` (ids ascending). */
-  async insertMany(q: Executor, rows: readonly Insertable<StreamsTable>[]): Promise<Stream[]> {
+  async insertMany(q: Executor, rows: readonly NewStream[]): Promise<Unlinked<Stream>[]> {
     if (rows.length === 0) return [];
     const inserted = await insertInBatches(rows, (batch) => q.insertInto("streams").values(batch).returningAll().execute());
-    return inserted.sort((a, b) => a.id - b.id);
+    return inserted.map((s) => ({ ...s, recipient_id: null })).sort((a, b) => a.id - b.id);
   },
 
   async update(q: Executor, id: number, changes: Updateable<StreamsTable>): Promise<void> {
@@ -172,7 +177,8 @@ export const streamStore = {
     }
     if (counts.size === 0) return;
     // A send counts one message: its compiled shape.
-    if (counts.size === 1) return void (await countOneChannelMessage.execute(q, [...counts.values()][0]));
+    const [only] = counts.values();
+    if (counts.size === 1 && only !== undefined) return void (await countOneChannelMessage.execute(q, only));
     await insertInBatches([...counts.values()], (batch) => addDailyCounts(q, batch).execute());
   },
 
@@ -253,8 +259,9 @@ export const settingGroupStore = {
     );
     // Ids are handed out in the order of the rows.
     const ids = rows.map((r) => r.id).sort((a, b) => a - b);
-    const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: ids[i], user_id })));
-    const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: ids[i], subgroup_id })));
+    const idOf = (i: number) => defined(ids[i], `the id of new group ${i}`);
+    const members = groups.flatMap((g, i) => g.members.map((user_id) => ({ group_id: idOf(i), user_id })));
+    const subgroups = groups.flatMap((g, i) => g.subgroups.map((subgroup_id) => ({ supergroup_id: idOf(i), subgroup_id })));
     await insertInBatches(members, (batch) => q.insertInto("user_group_members").values(batch).execute());
     await insertInBatches(subgroups, (batch) => q.insertInto("user_group_subgroups").values(batch).execute());
     return ids;

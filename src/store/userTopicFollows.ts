@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Executor } from "../db/tx.js";
 import { VisibilityPolicy } from "../contract/constants.js";
+import { defined } from "../util/defined.js";
 
 export const userTopicFollowStore = {
   /**
@@ -10,7 +11,8 @@ export const userTopicFollowStore = {
   async followersOfTopics(q: Executor, topics: ReadonlyArray<{ streamId: number; topic: string }>): Promise<Array<Set<number>>> {
     const keyOf = (t: { streamId: number; topic: string }) => `${t.streamId} ${t.topic}`;
     const distinct = [...new Map(topics.map((t) => [keyOf(t), t])).values()];
-    if (distinct.length === 0) return [];
+    const [first] = distinct;
+    if (first === undefined) return [];
     const select = (t: { streamId: number; topic: string }, i: number) =>
       q
         .selectFrom("user_topics")
@@ -18,12 +20,12 @@ export const userTopicFollowStore = {
         .where("stream_id", "=", t.streamId)
         .where(sql<boolean>`lower(topic_name) = lower(${t.topic})`)
         .where("visibility_policy", "=", VisibilityPolicy.FOLLOWED);
-    let query = select(distinct[0], 0);
+    let query = select(first, 0);
     for (const [i, t] of distinct.entries()) if (i > 0) query = query.unionAll(select(t, i));
     const rows = await query.execute();
     const sets = distinct.map(() => new Set<number>());
-    for (const row of rows) sets[Number(row.i)].add(row.user_id);
-    const byKey = new Map(distinct.map((t, i) => [keyOf(t), sets[i]]));
+    for (const row of rows) sets[Number(row.i)]?.add(row.user_id);
+    const byKey = new Map(distinct.map((t, i) => [keyOf(t), defined(sets[i], `the followers of topic ${i}`)]));
     return topics.map((t) => byKey.get(keyOf(t))!);
   },
 };

@@ -3,7 +3,7 @@ import type { Dialect } from "../db/dialect.js";
 import { noteAuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 import { lowered } from "./caseless.js";
-import type { NewUser, Realm, User, UserUpdate } from "../db/schema.js";
+import type { NewUser, Realm, Unlinked, User, UserUpdate } from "../db/schema.js";
 import { type PrefixedRealm, prefixedRealmColumns, splitPrefixedRealm } from "./realms.js";
 
 export const userStore = {
@@ -109,8 +109,9 @@ export const userStore = {
     return rows.map((r) => r.id);
   },
 
-  async insert(q: Executor, row: NewUser): Promise<User> {
-    return q.insertInto("users").values(row).returningAll().executeTakeFirstOrThrow();
+  /** The user comes back without its personal recipient, which the caller links. */
+  async insert(q: Executor, row: Omit<NewUser, "recipient_id">): Promise<Unlinked<User>> {
+    return { ...(await q.insertInto("users").values(row).returningAll().executeTakeFirstOrThrow()), recipient_id: null };
   },
 
   /** Replaces the password hash only if it is still `current` (a concurrent password change wins). */

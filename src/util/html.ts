@@ -2,5 +2,5 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 
 /** Text as HTML character data or a double-quoted attribute value. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"]/g, (c) => ESCAPES[c]);
+  return text.replace(/[&<>"]/g, (c) => ESCAPES[c] ?? c);
 }

@@ -24,6 +24,7 @@ import { doCreateStreams } from "../streams.js";
 import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMessages.js";
 import { type ImportProgress, silentProgress } from "./progress.js";
 import { batchCounter, resumeOrStart } from "./run.js";
+import { defined } from "../../util/defined.js";
 
 /**
  * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
@@ -86,14 +87,17 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   });
   const realm = (await realmStore.getById(ctx.db.kysely, realmId))!;
   const names: SlackNames = {
-    user: (id) => (state.users[id] ? { id: state.users[id][0], fullName: state.users[id][1] } : undefined),
+    user: (id) => {
+      const user = state.users[id];
+      return user ? { id: user[0], fullName: user[1] } : undefined;
+    },
     channel: (id) => state.channels[id]?.[2],
   };
   const known = (id: string) => state.users[id] !== undefined;
   const channelByName = new Map(archive.channels.map((c) => [c.name, c.id]));
   const destinationOf = (folder: string): Destination =>
     channelByName.has(folder)
-      ? { kind: "channel", channel: state.channels[channelByName.get(folder)!] }
+      ? { kind: "channel", channel: defined(state.channels[channelByName.get(folder)!], `channel ${folder}`) }
       : { kind: "direct", members: state.conversations?.[folder] ?? [] };
   const threads = new ThreadTopics();
   const receivers = await subscriptionStore.subscriberIds(
@@ -106,7 +110,7 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   for (let day = 0; day < archive.days.length; day++) {
     // A day's messages of every channel, in the order they were sent (Zulip's get_messages_iterator).
     const rows: Array<{ message: SlackRow; channel: string }> = [];
-    for (const f of archive.days[day].files) for (const message of await readDayFile(archive, f.entry)) rows.push({ message, channel: f.channel });
+    for (const f of nth(archive.days, day).files) for (const message of await readDayFile(archive, f.entry)) rows.push({ message, channel: f.channel });
     rows.sort((a, b) => Number(a.message.ts) - Number(b.message.ts));
     const convert = (r: { message: SlackRow }) => convertMessage(r.message, names, known, archive.uploads, realmId, threads);
     if (day < state.day) {
@@ -179,7 +183,16 @@ async function importBase(
   const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId, enable_read_receipts: false });
   await importStore.setRealmDeactivated(tx.q, realm.id, 1);
   const domain = new URL(ctx.config.externalUrl).hostname;
-  const counts: Record<string, number> = { users: 0, bots: 0, deactivated_users: 0, channels: 0, private_channels: 0, subscriptions: 0, messages: 0 };
+  const counts: Record<string, number> &
+    Record<"users" | "bots" | "deactivated_users" | "channels" | "private_channels" | "subscriptions" | "messages", number> = {
+    users: 0,
+    bots: 0,
+    deactivated_users: 0,
+    channels: 0,
+    private_channels: 0,
+    subscriptions: 0,
+    messages: 0,
+  };
   const users: RunState["users"] = {};
   const byEmail = new Map<string, User>();
   const created = new Map<string, User>();
@@ -225,7 +238,7 @@ async function importBase(
     taken.add(name.toLowerCase());
     const purpose = c.purpose as SlackRow | undefined;
     const creator = typeof c.creator === "string" ? (created.get(c.creator) ?? null) : null;
-    const [stream] = await doCreateStreams(tx, realm, creator, [
+    const [newStream] = await doCreateStreams(tx, realm, creator, [
       {
         name,
         description: (str(purpose?.value) ?? "").slice(0, 1024),
@@ -236,14 +249,15 @@ async function importBase(
         groupSettings: {},
       },
     ]);
+    const stream = defined(newStream, `channel ${name}`);
     await streamStore.update(tx.q, stream.id, {
       ...(typeof c.created === "number" ? { date_created: c.created } : {}),
       ...(c.is_archived === true ? { is_archived: 1 } : {}),
     });
     if (c.is_general === true && c.is_private !== true) await streamStore.addDefaultStreams(tx.q, realm.id, [stream.id]);
     const members = new Set((Array.isArray(c.members) ? c.members : []).flatMap((m) => (typeof m === "string" && users[m] ? [users[m][0]] : [])));
-    for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id!]);
-    channels[c.id] = [stream.id, stream.recipient_id!, stream.name];
+    for (const userId of members) await subscriptionStore.subscribeUser(tx.q, userId, [stream.recipient_id]);
+    channels[c.id] = [stream.id, stream.recipient_id, stream.name];
     counts[c.is_private === true ? "private_channels" : "channels"] += 1;
     counts.subscriptions += members.size;
   }
@@ -313,7 +327,7 @@ async function writeMessages(
   channelReceivers: ReadonlyMap<number, number[]>,
 ): Promise<void> {
   if (batch.length === 0) return;
-  const userId = (slackId: string) => state.users[slackId][0];
+  const userId = (slackId: string) => defined(state.users[slackId], `Slack user ${slackId}`)[0];
   const targets = await recipientsOf(
     tx,
     realm,
@@ -344,26 +358,26 @@ async function writeMessages(
       tx.q,
       realm,
       sender,
-      mine.map((i) => batch[i].m.content),
+      mine.map((i) => nth(batch, i).m.content),
     );
-    mine.forEach((i, k) => (rendered[i] = results[k]));
+    mine.forEach((i, k) => (rendered[i] = nth(results, k)));
   }
   const messages = await messageStore.insertMany(
     tx.q,
     batch.map(({ to, m }, i) => ({
       realm_id: realm.id,
       sender_id: userId(m.sender),
-      recipient_id: targets[i].recipientId,
+      recipient_id: nth(targets, i).recipientId,
       // Direct messages have no topic; a thread in one is just more of the conversation.
       subject: to.kind === "channel" ? m.topic : "",
       content: m.content,
-      rendered_content: rendered[i].html,
+      rendered_content: nth(rendered, i).html,
       rendered_content_version: 1,
       date_sent: m.dateSent,
       sending_client: "Slack import",
-      has_attachment: rendered[i].hasAttachment || m.files.length > 0 ? 1 : 0,
-      has_image: rendered[i].hasImage ? 1 : 0,
-      has_link: rendered[i].hasLink ? 1 : 0,
+      has_attachment: nth(rendered, i).hasAttachment || m.files.length > 0 ? 1 : 0,
+      has_image: nth(rendered, i).hasImage ? 1 : 0,
+      has_link: nth(rendered, i).hasLink ? 1 : 0,
       is_channel_message: to.kind === "channel" ? 1 : 0,
     })),
   );
@@ -373,9 +387,9 @@ async function writeMessages(
   const userMessages: Array<{ user_id: number; message_id: number; flags: number }> = [];
   const reactions: Array<Record<string, unknown>> = [];
   for (const [i, { to, m }] of batch.entries()) {
-    const message = messages[i];
-    const r = rendered[i];
-    for (const receiver of targets[i].receivers) {
+    const message = nth(messages, i);
+    const r = nth(rendered, i);
+    for (const receiver of nth(targets, i).receivers) {
       let flags = MessageFlag.READ | (to.kind === "direct" ? MessageFlag.IS_PRIVATE : 0);
       if (r.mentionedUserIds.has(receiver)) flags |= MessageFlag.MENTIONED;
       if (r.wildcard === "stream" && to.kind === "channel") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
@@ -407,7 +421,7 @@ async function writeMessages(
   }
   await userMessageStore.insertMany(tx.q, userMessages);
   await importStore.insertRows(tx.q, "reactions", reactions);
-  const inChannels = batch.flatMap(({ to }, i) => (to.kind === "channel" ? [{ channel: to.channel, message: messages[i] }] : []));
+  const inChannels = batch.flatMap(({ to }, i) => (to.kind === "channel" ? [{ channel: to.channel, message: nth(messages, i) }] : []));
   await streamStore.countChannelMessages(
     tx.q,
     inChannels.map(({ channel, message }) => ({ recipientId: channel[1], id: message.id, dateSent: message.date_sent })),
@@ -416,8 +430,13 @@ async function writeMessages(
     tx.q,
     inChannels.map(({ channel, message }) => ({ streamId: channel[0], messageId: message.id })),
   );
-  state.counts.messages += batch.length;
+  state.counts.messages = (state.counts.messages ?? 0) + batch.length;
   state.counts.direct_messages = (state.counts.direct_messages ?? 0) + batch.length - inChannels.length;
   state.counts.user_messages = (state.counts.user_messages ?? 0) + userMessages.length;
   state.counts.reactions = (state.counts.reactions ?? 0) + reactions.length;
+}
+
+/** Item `i` of a list that holds one item per message of the batch (or per day of the archive). */
+function nth<T>(list: readonly T[], i: number): T {
+  return defined(list[i], `item ${i} of the import batch`);
 }

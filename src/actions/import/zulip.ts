@@ -15,6 +15,7 @@ import * as rows from "./zulipRows.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 import { type ImportProgress, silentProgress } from "./progress.js";
 import { batchCounter, resumeOrStart } from "./run.js";
+import { defined } from "../../util/defined.js";
 
 /**
  * `parley import zulip`: an organization from an export in the layout of Zulip's `manage.py
@@ -82,7 +83,7 @@ const realmFile = (archive: ZulipArchive) => path.join(archive.root, "realm.json
 export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive, options: ImportOptions = {}): Promise<ImportReport> {
   const batchSize = options.batchSize ?? 5000;
   const progress = options.progress ?? silentProgress;
-  const realmRowIn = archive.realm.zerver_realm[0];
+  const realmRowIn = defined(archive.realm.zerver_realm[0], "the organization's row (readZulipArchive checked it)");
   const stringId = options.stringId ?? String(realmRowIn.string_id ?? "");
   const source = `zulip:${String(realmRowIn.string_id)}:${String(realmRowIn.date_created)}:${archive.messageCount}`;
   const committed = batchCounter(options.failAfterBatches);
@@ -127,7 +128,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
             state.counts.messages = (state.counts.messages ?? 0) + batch.length;
             await save(tx);
           });
-          progress.advance("messages", state.counts.messages, archive.messageCount);
+          progress.advance("messages", state.counts.messages ?? 0, archive.messageCount);
           committed();
         }
       } else {
@@ -236,7 +237,7 @@ export async function importZulipArchive(ctx: AppContext, archive: ZulipArchive,
       state.counts.avatars_without_file = [...uploadedAvatar].filter((id) => !avatars.has(id)).length;
       // The organization's uploaded icon (realm_icons/<realm>/realm/icon.png), when it has one.
       const icon = archive.realmIconRecords.find((r) => typeof r.path === "string" && r.path.endsWith("/realm/icon.png"));
-      if (icon && archive.realm.zerver_realm[0].icon_source === "U") {
+      if (icon && realmRowIn.icon_source === "U") {
         await ctx.blobs.putBytes(realmIconBlobKey(realmId), await readFile(path.join(archive.root, "realm_icons", String(icon.path))));
         await store.updateById(tx.q, "realms", realmId, { icon_source: "U" });
         state.counts.realm_icon = 1;
@@ -305,9 +306,10 @@ async function importBase(tx: Tx, archive: ZulipArchive, stringId: string, sourc
     const top = offsets[table] + (archive.maxIds[zulipTable] ?? 0);
     if (top > 0) await store.reserveIds(q, table, top);
   }
-  const oldRealmId = Number(t.zerver_realm[0].id);
+  const realmRow = defined(t.zerver_realm[0], "the organization's row (readZulipArchive checked it)");
+  const oldRealmId = Number(realmRow.id);
   const provisional = new IdMap({ offsets, oldRealmId, realmId: 0, crossUsers, crossRecipients });
-  const realmId = await store.createRealm(q, rows.realmRow(provisional, t.zerver_realm[0], t.zerver_realmuserdefault?.[0], stringId));
+  const realmId = await store.createRealm(q, rows.realmRow(provisional, realmRow, t.zerver_realmuserdefault?.[0], stringId));
   const m = new IdMap({ offsets, oldRealmId, realmId, crossUsers, crossRecipients });
   m.setLegacyUploadPaths(archive.legacyUploadPaths);
   const counts: Record<string, number> = {};

@@ -35,16 +35,16 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
     const subscribers = includeSubscribers
       ? await subscriptionStore.subscriberIds(
           q,
-          all.map((s) => s.recipient_id!),
+          all.map((s) => s.recipient_id),
         )
       : null;
     const subscriptions = [];
     const unsubscribed = [];
     const neverSubscribed = [];
     for (const stream of all) {
-      const sub = subByRecipient.get(stream.recipient_id!);
+      const sub = subByRecipient.get(stream.recipient_id);
       const access = await channelAccess(q, subject, stream);
-      const members = subscribers ? (subscribers.get(stream.recipient_id!) ?? []) : undefined;
+      const members = subscribers ? (subscribers.get(stream.recipient_id) ?? []) : undefined;
       if (sub?.active) {
         subscriptions.push(buildSubscriptionPayload(stream, sub, payloadCtx, members));
       } else if (!access.canSeeMetadata) {

@@ -36,8 +36,8 @@ async function unreadState(q: Executor, req: SectionRequest) {
   const unreadIn = new Set(channelRecipients);
   const subs = (await req.reads.channelSubscriptions()).filter((s) => unreadIn.has(s.recipient_id));
   const activeSubs = new Map(subs.filter((s) => s.active).map((s) => [s.recipient_id, s]));
-  const streams = (await req.reads.realmStreams()).filter((s) => activeSubs.has(s.recipient_id!));
-  const streamIds = new Map(streams.map((s) => [s.recipient_id!, s.id]));
+  const streams = (await req.reads.realmStreams()).filter((s) => activeSubs.has(s.recipient_id));
+  const streamIds = new Map(streams.map((s) => [s.recipient_id, s.id]));
   const topics = await req.reads.userTopics();
   const policy = new Map(topics.map((t) => [`${t.stream_id}\u0000${t.topic_name.toLowerCase()}`, t.visibility_policy]));
   const groupMembers = await directMessageGroupStore.listByRecipientIds(

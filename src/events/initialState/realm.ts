@@ -28,6 +28,7 @@ import { customProfileFieldDict } from "../../lib/customProfileFieldPayload.js";
 import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
 import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
 import { listScheduledMessages } from "../../lib/scheduledMessagePayload.js";
+import { defined } from "../../util/defined.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {
@@ -96,7 +97,10 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     const systemGroups = await req.reads.systemGroups();
     const ids = REALM_GROUP_PERMISSION_NAMES.map((name) => realmGroupPermissionIdAmong(realm, name, systemGroups));
     const values = await groupSettingApiValues(q, realm.id, ids);
-    REALM_GROUP_PERMISSION_NAMES.forEach((name, i) => (state[`realm_${name}`] = values.get(ids[i]) ?? ids[i]));
+    REALM_GROUP_PERMISSION_NAMES.forEach((name, i) => {
+      const id = defined(ids[i], `the group of realm_${name}`);
+      state[`realm_${name}`] = values.get(id) ?? id;
+    });
     const passwords = passwordRules(req.config.dev);
     Object.assign(state, SERVER_CONSTANTS, {
       realm_name: realm.name,

@@ -69,7 +69,7 @@ export class SharedReads {
       return subscriptionStore.listForUsers(
         this.q,
         [this.user.id],
-        streams.map((s) => s.recipient_id!),
+        streams.map((s) => s.recipient_id),
       );
     });
   }

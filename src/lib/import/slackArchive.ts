@@ -1,5 +1,6 @@
 import type yauzl from "yauzl";
 import { lazy } from "../../util/lazy.js";
+import { group } from "../../util/defined.js";
 
 /** Loaded when a Slack archive is opened. */
 const loadYauzl = lazy(async () => (await import("yauzl")).default);
@@ -193,13 +194,14 @@ export async function readSlackArchive(file: string): Promise<SlackArchive> {
     const uploads = new Map<string, string>();
     for (const name of entries.keys()) {
       const day = DAY_FILE.exec(name);
-      if (day && folders.has(day[1])) {
-        const list = byDate.get(day[2]) ?? { date: day[2], files: [] };
-        list.files.push({ channel: day[1], entry: name });
-        byDate.set(day[2], list);
+      if (day && folders.has(group(day, 1))) {
+        const date = group(day, 2);
+        const list = byDate.get(date) ?? { date, files: [] };
+        list.files.push({ channel: group(day, 1), entry: name });
+        byDate.set(date, list);
       }
       const upload = UPLOAD_FILE.exec(name);
-      if (upload) uploads.set(upload[1], name);
+      if (upload) uploads.set(group(upload, 1), name);
     }
     const days = [...byDate.values()].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     for (const d of days) d.files.sort((a, b) => (a.channel < b.channel ? -1 : 1));

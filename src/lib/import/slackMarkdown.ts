@@ -107,6 +107,6 @@ const SLACK_EMOJI_NAMES: Record<string, string> = {
 };
 
 export function slackEmojiName(name: string): string {
-  const base = name.split("::")[0];
+  const base = name.split("::")[0] ?? name;
   return SLACK_EMOJI_NAMES[base] ?? base;
 }

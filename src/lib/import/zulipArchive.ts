@@ -3,6 +3,7 @@ import path from "node:path";
 import { parsePathId } from "../uploadFiles.js";
 import { JsonRowsError, type Row, tableBatches, tableChunks } from "./jsonRows.js";
 import { lazy } from "../../util/lazy.js";
+import { defined } from "../../util/defined.js";
 
 /** Loaded when an archive is extracted. */
 const loadTar = lazy(() => import("tar"));
@@ -18,7 +19,8 @@ const loadTar = lazy(() => import("tar"));
 export class ImportArchiveError extends Error {}
 
 export type { Row };
-export type Tables = Record<string, Row[]>;
+/** realm.json's tables by name; the required ones are always there (an empty list if the export has none). */
+export type Tables = Record<string, Row[]> & Record<(typeof REQUIRED_TABLES)[number], Row[]>;
 
 export interface ZulipArchive {
   root: string;
@@ -44,7 +46,7 @@ export interface ZulipArchive {
 /** Tables of realm.json that can be large: not held in memory (reactions are imported by batches). */
 const STREAMED_TABLES = new Set(["zerver_reaction", "zerver_realmauditlog", "zerver_useractivity", "zerver_useractivityinterval", "zerver_userpresence"]);
 
-const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"];
+const REQUIRED_TABLES = ["zerver_realm", "zerver_userprofile", "zerver_stream", "zerver_recipient", "zerver_subscription", "zerver_usergroup"] as const;
 const MESSAGE_TABLES = new Set(["zerver_message", "zerver_usermessage"]);
 
 function readJson(file: string, what: string): any {
@@ -84,8 +86,9 @@ export async function extractArchive(file: string, workDir: string): Promise<voi
 export function exportRoot(dir: string): string {
   if (existsSync(path.join(dir, "realm.json"))) return dir;
   const entries = readdirSync(dir).filter((name) => !name.startsWith("."));
-  if (entries.length === 1 && statSync(path.join(dir, entries[0])).isDirectory() && existsSync(path.join(dir, entries[0], "realm.json"))) {
-    return path.join(dir, entries[0]);
+  const [only] = entries;
+  if (entries.length === 1 && only !== undefined && statSync(path.join(dir, only)).isDirectory() && existsSync(path.join(dir, only, "realm.json"))) {
+    return path.join(dir, only);
   }
   throw new ImportArchiveError("the export has no realm.json: this is not a Zulip export (manage.py export / parley export)");
 }
@@ -106,7 +109,7 @@ function maxId(rows: readonly Row[]): number {
 export async function readZulipArchive(root: string, progress: (line: string) => void = () => {}): Promise<ZulipArchive> {
   const realmFile = path.join(root, "realm.json");
   if (!existsSync(realmFile)) throw new ImportArchiveError("the export has no realm.json (realm.json)");
-  const realm: Tables = {};
+  const realm: Record<string, Row[]> = {};
   const tableCounts: Record<string, number> = {};
   const maxIds: Record<string, number> = {};
   for await (const [table, rows] of chunksOf(realmFile)) {
@@ -120,8 +123,8 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   for (const table of ["zerver_realm", "zerver_userprofile", "zerver_recipient"]) {
     if (!tableCounts[table]) throw new ImportArchiveError(`realm.json has no ${table} table`);
   }
-  if (realm.zerver_realm.length !== 1)
-    throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realm.zerver_realm.length} rows)`);
+  const realmRows = realm.zerver_realm?.length ?? 0;
+  if (realmRows !== 1) throw new ImportArchiveError(`realm.json must hold exactly one organization (zerver_realm has ${realmRows} rows)`);
   maxIds.zerver_userprofile = Math.max(maxIds.zerver_userprofile ?? 0, maxIds.zerver_userprofile_mirrordummy ?? 0);
 
   const messageFiles = readdirSync(root)
@@ -172,7 +175,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   };
   return {
     root,
-    realm,
+    realm: realm as Tables, // the required tables were added above
     tableCounts,
     messageFiles,
     messageCount,
@@ -187,7 +190,7 @@ export async function readZulipArchive(root: string, progress: (line: string) =>
   };
 }
 
-export const messageFilePath = (archive: ZulipArchive, index: number) => path.join(archive.root, archive.messageFiles[index]);
+export const messageFilePath = (archive: ZulipArchive, index: number) => path.join(archive.root, defined(archive.messageFiles[index], `message file ${index}`));
 
 /** Rows of a table of a file of the export, `size` at a time, after its first `skip` rows. */
 export async function* archiveBatches(file: string, table: string, size: number, skip = 0): AsyncGenerator<Row[]> {

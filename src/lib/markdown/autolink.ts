@@ -33,7 +33,8 @@ function parenDepth(text: string): number {
 /** Zulip ends a URL before trailing punctuation and unbalanced closing parentheses. */
 function trimTrailingPunctuation(m: { raw: string; url: string; lastIndex: number }): void {
   for (;;) {
-    const last = m.raw[m.raw.length - 1];
+    const last = m.raw.at(-1);
+    if (last === undefined) return;
     const unbalanced = last === ")" && (m.raw.match(/\(/g)?.length ?? 0) < (m.raw.match(/\)/g)?.length ?? 0);
     if (!"!:;?,.'\"".includes(last) && !unbalanced) return;
     m.raw = m.raw.slice(0, -1);
@@ -85,7 +86,7 @@ export function findLinks(text: string, realmUrl: string | undefined): Found[] {
     if (before && !/[\s'"(,:<]/.test(before)) continue;
     if (!/^[!:;?),.'">]*(\s|$)/.test(text.slice(m.lastIndex))) continue;
     if (m.schema === "") {
-      const host = m.raw.split(/[/?#]/)[0];
+      const host = m.raw.split(/[/?#]/)[0] ?? "";
       if (FALSE_TLDS.has(host.slice(host.lastIndexOf(".") + 1).toLowerCase())) continue;
     }
     if (parenDepth(m.raw) > MAX_PAREN_DEPTH) continue;

@@ -2,6 +2,7 @@ import type { MarkdownIt, StateInline } from "markdown-it";
 import { canonicalNameForCode, emojiCodeForName, unicodeEmojiToCode, ZULIP_EMOJI_URL, zulipExtraEmojiCode } from "../emoji.js";
 import { escapeAttr, escapeText } from "./escape.js";
 import { type RenderEnv, renderEnv } from "./types.js";
+import { defined, group } from "../../util/defined.js";
 
 /** :name: emoji (realm emoji, Zulip's extra emoji, Unicode names) and Unicode emoji characters. */
 export const EMOJI_NAME_RE = /^:([\p{L}\p{N}_\-+]+):/u;
@@ -30,7 +31,7 @@ function emojiNameRule(state: StateInline, silent: boolean): boolean {
   // An unknown :name: is consumed as text, as Zulip's pattern does, so its closing colon
   // cannot open another emoji.
   if (!silent) {
-    const html = emojiHtmlForName(renderEnv(state), m[1]);
+    const html = emojiHtmlForName(renderEnv(state), group(m, 1));
     if (html) state.push("zulip_html", "", 0).content = html;
     else state.pending += m[0];
   }
@@ -75,7 +76,7 @@ export const EMOTICON_RE = new RegExp(
 );
 
 export function emoticonHtml(emoticon: string): string {
-  const name = EMOTICONS[emoticon];
+  const name = defined(EMOTICONS[emoticon], `emoticon ${emoticon}`);
   return unicodeEmojiSpan(emojiCodeForName(name)!, name);
 }
 

@@ -27,7 +27,7 @@ function scanTo(src: string, from: number, max: number, close: string, forbidden
       found = i;
       if (lazy) return found;
     }
-    const ch = src[i];
+    const ch = src.charAt(i);
     if (ch === "\n" || forbidden.includes(ch)) return found;
     i++;
   }
@@ -58,7 +58,7 @@ function matchEm(src: string, pos: number, max: number): Delimited | null {
       i = skip;
       continue;
     }
-    if ("*^\n".includes(src[i])) break;
+    if ("*^\n".includes(src.charAt(i))) break;
     i++;
   }
   if (i === pos + 1 || src[i] !== "*" || i >= max || isSpace(src[i - 1])) return null;

@@ -16,6 +16,7 @@ import { quotesPlugin } from "./quotes.js";
 import { streamLinksPlugin } from "./streamLinks.js";
 import { texPlugin } from "./tex.js";
 import { timePlugin } from "./time.js";
+import { tokenAt } from "./blockLines.js";
 
 /** Deeper structure than this (quotes in lists in quotes…) is rendered as plain text. */
 const MAX_NESTING = 32;
@@ -32,9 +33,9 @@ export function buildEngine(): MarkdownIt {
   const md = markdownIt("default", { html: false, linkify: false, typographer: false, breaks: true, maxNesting: MAX_NESTING });
   md.block.ruler.disable(["lheading", "html_block"]);
   md.inline.ruler.disable(["html_inline", "escape"]);
-  md.renderer.rules.text = (tokens, idx) => escapeText(tokens[idx].content);
-  md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokens[idx].content)}</code>`;
-  md.renderer.rules.zulip_html = (tokens, idx) => tokens[idx].content;
+  md.renderer.rules.text = (tokens, idx) => escapeText(tokenAt(tokens, idx).content);
+  md.renderer.rules.code_inline = (tokens, idx) => `<code>${escapeText(tokenAt(tokens, idx).content)}</code>`;
+  md.renderer.rules.zulip_html = (tokens, idx) => tokenAt(tokens, idx).content;
   for (const plugin of [
     listsPlugin,
     fencesPlugin,

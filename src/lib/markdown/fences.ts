@@ -1,6 +1,8 @@
 import type { MarkdownIt, StateBlock } from "markdown-it";
 import { renderCodeBlock } from "./highlight.js";
 import { renderDisplayMath } from "./tex.js";
+import { lineEnd, lineIndent, lineStart, lineText, tokenAt } from "./blockLines.js";
+import { group } from "../../util/defined.js";
 
 /**
  * Zulip's fenced blocks (``` or ~~~, 3 or more): code with an optional language, ```quote,
@@ -20,23 +22,19 @@ function kindOf(lang: string): Kind {
   return "code";
 }
 
-function lineText(state: StateBlock, line: number): string {
-  return state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
-}
-
 function parseFence(state: StateBlock, line: number): { fence: string; lang: string; header: string } | null {
-  if (state.sCount[line] - state.blkIndent >= 4) return null;
+  if (lineIndent(state, line) - state.blkIndent >= 4) return null;
   const m = FENCE_RE.exec(lineText(state, line));
   if (!m) return null;
   // A backtick fence's info string may not contain backticks: "```code```" is inline code.
-  return { fence: m[1], lang: m[2] ?? "", header: (m[3] ?? "").trim() };
+  return { fence: group(m, 1), lang: m[2] ?? "", header: (m[3] ?? "").trim() };
 }
 
 /** The closing line of the fence opened at startLine, or -1 when it runs to the container's end. */
 function findClose(state: StateBlock, startLine: number, endLine: number, fence: string, opaque: boolean): number {
   const stack: { fence: string; opaque: boolean }[] = [];
   for (let line = startLine + 1; line < endLine; line++) {
-    if (state.sCount[line] < state.blkIndent && state.bMarks[line] + state.tShift[line] < state.eMarks[line]) return -1;
+    if (lineIndent(state, line) < state.blkIndent && lineStart(state, line) < lineEnd(state, line)) return -1;
     const m = parseFence(state, line);
     if (!m) continue;
     const top = stack[stack.length - 1];
@@ -59,7 +57,7 @@ function findClose(state: StateBlock, startLine: number, endLine: number, fence:
 function rawContent(state: StateBlock, from: number, to: number): string {
   const lines: string[] = [];
   for (let line = from; line < to; line++) {
-    const indent = Math.max(0, state.sCount[line] - state.blkIndent);
+    const indent = Math.max(0, lineIndent(state, line) - state.blkIndent);
     lines.push(" ".repeat(indent) + lineText(state, line));
   }
   return lines.join("\n");
@@ -112,5 +110,5 @@ export function fencesPlugin(md: MarkdownIt): void {
   md.renderer.rules.spoiler_open = () => '<div class="spoiler-block"><div class="spoiler-header">\n';
   md.renderer.rules.spoiler_content = () => '</div><div class="spoiler-content" aria-hidden="true">\n';
   md.renderer.rules.spoiler_close = () => "</div></div>\n";
-  md.renderer.rules.code_block = (tokens, idx) => renderCodeBlock(tokens[idx].content, "");
+  md.renderer.rules.code_block = (tokens, idx) => renderCodeBlock(tokenAt(tokens, idx).content, "");
 }

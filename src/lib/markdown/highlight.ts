@@ -181,7 +181,7 @@ export function renderCodeBlock(code: string, lang: string): string {
   const lines = code.split("\n").map((line) => line.replace(/\s+$/, ""));
   while (lines.length > 0 && lines[0] === "") lines.shift();
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
-  const highlightAs = lang || (HEADER_RE.exec(lines[0] ?? "")?.[1].toLowerCase() ?? "");
+  const highlightAs = lang || (HEADER_RE.exec(lines[0] ?? "")?.[1]?.toLowerCase() ?? "");
   const body = lines.length === 0 ? "" : `${highlightedLines(lines.join("\n"), highlightAs, lang ? escapeText : escapeCode)}\n`;
   const langAttr = lang ? ` data-code-language="${escapeAttr(codeLanguageName(lang))}"` : "";
   return `<div class="codehilite"${langAttr}><pre><span></span><code>${body}</code></pre></div>\n`;

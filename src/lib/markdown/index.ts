@@ -3,6 +3,7 @@ import { EMOJI_NAME_RE } from "./emoji.js";
 import { GROUP_MENTION_RE, STREAM_WILDCARDS, TOPIC_WILDCARD, USER_MENTION_RE } from "./mentions.js";
 import type { References, RenderEnv, RenderOptions, RenderResult, ResolvedReferences } from "./types.js";
 import { uploadPathId } from "./urls.js";
+import { group } from "../../util/defined.js";
 
 export type { MentionableUser, References, RenderOptions, RenderResult, ResolvedReferences } from "./types.js";
 export { emptyReferences } from "./types.js";
@@ -29,19 +30,19 @@ export function collectReferences(content: string): References {
     const rest = content.slice(i, i + 400);
     const user = USER_MENTION_RE.exec(rest);
     if (user) {
-      const name = user[2];
+      const name = group(user, 2);
       const idSyntax = /^(.+)?\|(\d+)$/.exec(name);
       if (idSyntax) userIds.add(Number(idSyntax[2]));
       else if (!STREAM_WILDCARDS.has(name) && name !== TOPIC_WILDCARD) userNames.add(name);
       continue;
     }
-    const group = GROUP_MENTION_RE.exec(rest);
-    if (group) groupNames.add(group[2]);
+    const groupMention = GROUP_MENTION_RE.exec(rest);
+    if (groupMention) groupNames.add(group(groupMention, 2));
   }
-  for (const m of content.matchAll(/#\*\*([^*>]+)(?:>[^*]*)?\*\*/g)) streamNames.add(m[1]);
+  for (const m of content.matchAll(/#\*\*([^*>]+)(?:>[^*]*)?\*\*/g)) streamNames.add(group(m, 1));
   for (let i = content.indexOf(":"); i >= 0; i = content.indexOf(":", i + 1)) {
     const m = EMOJI_NAME_RE.exec(content.slice(i, i + 100));
-    if (m) emojiNames.add(m[1]);
+    if (m) emojiNames.add(group(m, 1));
   }
   return {
     userNames: [...userNames],
@@ -54,7 +55,7 @@ export function collectReferences(content: string): References {
 
 /** Every href of the output (Zulip counts all <a> elements for has_link, channel links included). */
 function collectHrefs(html: string): string[] {
-  return [...html.matchAll(/<a [^>]*?href="([^"]*)"/g)].map((m) => m[1].replaceAll("&amp;", "&").replaceAll("&quot;", '"'));
+  return [...html.matchAll(/<a [^>]*?href="([^"]*)"/g)].map((m) => group(m, 1).replaceAll("&amp;", "&").replaceAll("&quot;", '"'));
 }
 
 /** Zulip's is_status_message: "/me …" on one line that renders to a single paragraph. */

@@ -12,14 +12,13 @@ function fixLinks(state: StateCore): void {
   for (const block of state.tokens) {
     if (block.type !== "inline" || !block.children) continue;
     const children = block.children;
-    for (let i = 0; i < children.length; i++) {
-      const token = children[i];
+    for (const [i, token] of children.entries()) {
       if (token.type !== "link_open" || token.markup === "linkify") continue;
       const href = sanitizeUrl(String(token.attrGet("href") ?? "")) ?? "";
       const rewritten = rewriteLocalLink(href, env.options.realmUrl);
       token.attrSet("href", rewritten);
       let close = i + 1;
-      while (children[close].type !== "link_close") close++;
+      while (close < children.length && children[close]?.type !== "link_close") close++;
       const inner = children.slice(i + 1, close);
       if (inner.every((t: Token) => t.type === "text" && t.content.trim() === "")) {
         const text = new state.Token("text", "", 0);

@@ -29,8 +29,9 @@ function rewrite(src: string): { src: string; starts: Map<number, number> } {
     const fence = FENCE_RE.exec(line);
     if (fence) {
       const top = fences[fences.length - 1];
-      if (!fence[2] && top && top.fence === fence[1]) fences.pop();
-      else if (!top?.code) fences.push({ fence: fence[1], code: !["quote", "quoted", "spoiler"].includes(fence[2].toLowerCase()) });
+      const [, marks = "", lang = ""] = fence;
+      if (!lang && top && top.fence === marks) fences.pop();
+      else if (!top?.code) fences.push({ fence: marks, code: !["quote", "quoted", "spoiler"].includes(lang.toLowerCase()) });
       items = [];
     }
     const item = !fence && !fences.some((f) => f.code) ? ITEM_RE.exec(line) : null;
@@ -40,11 +41,11 @@ function rewrite(src: string): { src: string; starts: Map<number, number> } {
       previous = line;
       continue;
     }
-    const [, spaces, marker, gap, rest] = item;
+    const [, spaces = "", marker = "", gap = "", rest = ""] = item;
     const indent = spaces.length;
     let sibling: Item | undefined;
-    while (items.length > 0 && indent < items[items.length - 1].indent + 2) sibling = items.pop();
-    const parent = items[items.length - 1];
+    while (indent < (items.at(-1)?.indent ?? -Infinity) + 2) sibling = items.pop();
+    const parent = items.at(-1);
     if (!parent && !sibling && indent >= 4) {
       out.push(line); // an indented code block
       previous = line;

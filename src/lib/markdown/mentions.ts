@@ -1,6 +1,7 @@
 import type { MarkdownIt, StateInline } from "markdown-it";
 import { escapeAttr, escapeText } from "./escape.js";
 import { type RenderEnv, renderEnv } from "./types.js";
+import { group } from "../../util/defined.js";
 
 /**
  * @**Full Name**, @**Full Name|id**, @**|id** (user), @*group* (user group), their silent forms
@@ -15,7 +16,7 @@ const ID_SYNTAX_RE = /^(.+)?\|(\d+)$/;
 
 /** Zulip's BEFORE_MENTION_ALLOWED_REGEX: start of text, whitespace or one of ' " ( , : < */
 export function mentionMayStartAt(src: string, pos: number): boolean {
-  return pos === 0 || /[\s'"(,:<]/.test(src[pos - 1]);
+  return pos === 0 || /[\s'"(,:<]/.test(src.charAt(pos - 1));
 }
 
 function span(classes: string, attrs: string, text: string): string {
@@ -58,7 +59,7 @@ function mentionRule(state: StateInline, silent: boolean): boolean {
     if (!m) continue;
     // Validation runs (silent) must not record mentions: render against a scratch copy.
     const target = silent ? { ...env, mentionedUserIds: new Set<number>(), mentionedGroupIds: new Set<number>() } : env;
-    const html = render(target, m[2], m[1] === "_" || quiet);
+    const html = render(target, group(m, 2), m[1] === "_" || quiet);
     if (html === null) continue;
     if (!silent) state.push("zulip_html", "", 0).content = html;
     state.pos += m[0].length;

@@ -2,6 +2,7 @@ import type { MarkdownIt, StateCore, Token } from "markdown-it";
 import { escapeAttr, escapeText } from "./escape.js";
 import { type RenderEnv, renderEnv, type UrlEmbed } from "./types.js";
 import { uploadPathId, urlPathLower } from "./urls.js";
+import { tokenAt } from "./blockLines.js";
 
 /**
  * Inline previews for links to images and videos (Zulip's InlineInterestingLinkProcessor): a
@@ -47,7 +48,7 @@ function youtubeId(href: string): string | null {
   let id: string | null = null;
   if (YOUTUBE_HOSTS.has(url.hostname)) {
     if ((url.pathname === "/watch" || url.pathname === "/watch_popup") && url.searchParams.has("v")) id = url.searchParams.get("v");
-    else if (url.pathname === "/watch_videos" && url.searchParams.has("video_ids")) id = url.searchParams.get("video_ids")!.split(",")[0];
+    else if (url.pathname === "/watch_videos" && url.searchParams.has("video_ids")) id = url.searchParams.get("video_ids")?.split(",")[0] ?? null;
     else if (/^\/(embed|shorts|v)\//.test(url.pathname)) id = url.pathname.split("/")[2] ?? null;
   } else if (url.hostname === "youtu.be") {
     id = url.pathname.slice(1);
@@ -62,12 +63,12 @@ function isAudioUrl(href: string): boolean {
 
 function linksOf(children: Token[]): { href: string; text: string; bare: boolean }[] {
   const links: { href: string; text: string; bare: boolean }[] = [];
-  for (let i = 0; i < children.length; i++) {
-    if (children[i].type !== "link_open") continue;
+  for (const [i, open] of children.entries()) {
+    if (open.type !== "link_open") continue;
     const inner = children[i + 1];
-    const href = String(children[i].attrGet("href") ?? "");
+    const href = String(open.attrGet("href") ?? "");
     const text = inner?.type === "text" && children[i + 2]?.type === "link_close" ? inner.content : "";
-    links.push({ href, text, bare: text === href || children[i].markup === "linkify" });
+    links.push({ href, text, bare: text === href || open.markup === "linkify" });
   }
   return links;
 }
@@ -94,14 +95,14 @@ function previewsRule(state: StateCore): void {
   const tokens = state.tokens;
   const found: FoundLink[] = [];
   let quoteDepth = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
+  for (const [i, token] of tokens.entries()) {
     if (token.type === "blockquote_open") quoteDepth++;
     if (token.type === "blockquote_close") quoteDepth--;
     if (token.type !== "paragraph_open" || quoteDepth > 0) continue;
-    const inline = tokens[i + 1];
-    const links = linksOf(inline.children ?? []);
-    const onlyChild = (inline.children ?? []).length === 3;
+    // A paragraph_open is always followed by its inline token.
+    const children = tokens[i + 1]?.children ?? [];
+    const links = linksOf(children);
+    const onlyChild = children.length === 3;
     for (const link of links) {
       found.push({ href: link.href, title: link.bare ? null : link.text || null, paragraph: i, alone: onlyChild && link.bare });
     }
@@ -137,7 +138,7 @@ function previewsRule(state: StateCore): void {
     const html = new state.Token("zulip_html", "", 0);
     html.content = entry.html.join("");
     html.block = true;
-    const hidden = tokens[paragraph].hidden;
+    const hidden = tokenAt(tokens, paragraph).hidden;
     if (entry.remove && !hidden) tokens.splice(paragraph, 3, html);
     else if (entry.remove && hidden) tokens.splice(paragraph + 1, 1, html);
     else tokens.splice(paragraph + 3, 0, html);
@@ -202,11 +203,10 @@ function embedHtml(env: RenderEnv, href: string, embed: UrlEmbed): string | null
 /** The first link to `link.href` that shows its own URL gets `title` as its text instead. */
 function retitleBareLink(state: StateCore, link: FoundLink, title: string): void {
   const children = state.tokens[link.paragraph + 1]?.children ?? [];
-  for (let i = 0; i + 2 < children.length; i++) {
-    const open = children[i];
+  for (const [i, open] of children.entries()) {
     if (open.type !== "link_open" || open.attrGet("href") !== link.href) continue;
     const text = children[i + 1];
-    if (text.type === "text" && text.content === link.href && children[i + 2].type === "link_close") text.content = title;
+    if (text?.type === "text" && text.content === link.href && children[i + 2]?.type === "link_close") text.content = title;
     return;
   }
 }
@@ -224,14 +224,13 @@ function audioRule(state: StateCore): void {
   for (const block of state.tokens) {
     const children = block.type === "inline" ? block.children : null;
     if (!children) continue;
-    for (let i = 1; i < children.length; i++) {
+    for (const [i, open] of children.entries()) {
       const before = children[i - 1];
-      const open = children[i];
-      if (open.type !== "link_open" || open.markup === "linkify" || before.type !== "text" || !before.content.endsWith("!")) continue;
+      if (open.type !== "link_open" || open.markup === "linkify" || before?.type !== "text" || !before.content.endsWith("!")) continue;
       const href = String(open.attrGet("href") ?? "");
       if (!isAudioUrl(href)) continue;
       let close = i + 1;
-      while (children[close].type !== "link_close") close++;
+      while (close < children.length && children[close]?.type !== "link_close") close++;
       const title = children
         .slice(i + 1, close)
         .map((t) => t.content)

@@ -1,3 +1,4 @@
+import { defined } from "../../util/defined.js";
 /**
  * Turns highlight.js's HTML into Pygments' token spans: flat `<span class="k">` runs with
  * Pygments' short class names (what Zulip clients' stylesheets colour), adjacent tokens of one
@@ -102,7 +103,7 @@ const PROFILES: Record<string, Profile> = {
   typescript: { ident: "nx", punct: "[]{}();,.", words: JS_WORDS },
   latex: { ident: "", punct: "", plainSymbols: { "{": "nb", "}": "nb", "&": "nb", _: "nb", "^": "nb" } },
 };
-PROFILES["python-repl"] = PROFILES.python;
+PROFILES["python-repl"] = defined(PROFILES.python, "the python profile");
 
 interface Token {
   text: string;
@@ -112,15 +113,16 @@ interface Token {
 const ENTITIES: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#x27;": "'", "&#39;": "'" };
 
 function decode(html: string): string {
-  return html.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (entity) => ENTITIES[entity]);
+  return html.replace(/&(?:amp|lt|gt|quot|#x27|#39);/g, (entity) => ENTITIES[entity] ?? entity);
 }
 
 /** "hljs-title function_" → "title.function", then its mapped class, most specific first. */
 function scopeClass(hljsClasses: string): string | null {
-  const [first, ...rest] = hljsClasses.split(" ");
+  const [first = "", ...rest] = hljsClasses.split(" ");
   const scope = [first.replace(/^hljs-/, ""), ...rest.map((part) => part.replace(/_+$/, ""))].join(".");
   for (let s = scope; s; s = s.includes(".") ? s.slice(0, s.lastIndexOf(".")) : "") {
-    if (CLASS_FOR_SCOPE[s]) return CLASS_FOR_SCOPE[s];
+    const cls = CLASS_FOR_SCOPE[s];
+    if (cls) return cls;
   }
   return null;
 }

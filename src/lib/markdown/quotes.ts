@@ -1,5 +1,6 @@
 import type { MarkdownIt, StateBlock, StateCore } from "markdown-it";
 import { renderEnv } from "./types.js";
+import { lineIndent, lineText } from "./blockLines.js";
 
 /**
  * Quotes as Zulip (Python-Markdown): a block whose lines are only ">" is a paragraph, not an
@@ -36,8 +37,8 @@ function wrapBlockquote(md: MarkdownIt): void {
 
 /** A line that is neither a quote line nor indented code. */
 function isLazyText(state: StateBlock, line: number): boolean {
-  const text = state.src.slice(state.bMarks[line] + state.tShift[line], state.eMarks[line]);
-  return state.sCount[line] - state.blkIndent < 4 && state.sCount[line] >= state.blkIndent && !text.startsWith(">");
+  const text = lineText(state, line);
+  return lineIndent(state, line) - state.blkIndent < 4 && lineIndent(state, line) >= state.blkIndent && !text.startsWith(">");
 }
 
 /**
@@ -47,7 +48,7 @@ function isLazyText(state: StateBlock, line: number): boolean {
 function quoteAfterEmptyLines(state: StateBlock, startLine: number, firstText: number, endLine: number, silent: boolean): boolean {
   if (silent) return true;
   let end = firstText;
-  while (end < endLine && !state.isEmpty(end) && state.sCount[end] >= state.blkIndent) end++;
+  while (end < endLine && !state.isEmpty(end) && lineIndent(state, end) >= state.blkIndent) end++;
   const oldParent = state.parentType;
   const oldLineMax = state.lineMax;
   state.parentType = "blockquote";

@@ -3,6 +3,7 @@ import { escapeAttr, escapeText } from "./escape.js";
 import { mentionMayStartAt } from "./mentions.js";
 import { type RenderEnv, renderEnv } from "./types.js";
 import { channelSlug, serverHashEncode } from "../../contract/hash.js";
+import { group } from "../../util/defined.js";
 
 /** #**channel**, #**channel>topic** and #**channel>topic@message_id** (Zulip's StreamPattern family). */
 export const CHANNEL_LINK_RE = /^#\*\*([^*]+)\*\*/;
@@ -22,11 +23,11 @@ function render(env: RenderEnv, inner: string): { html: string } | null {
   if (!stream) return null;
   const base = `/#narrow/channel/${channelSlug(stream.id, stream.name, serverHashEncode)}`;
   if (message) {
-    const href = `${base}/topic/${serverHashEncode(message[2])}/near/${message[3]}`;
+    const href = `${base}/topic/${serverHashEncode(group(message, 2))}/near/${message[3]}`;
     return { html: link("message-link", null, href, `#${stream.name} > ${message[2]} @ 💬`) };
   }
   if (topic) {
-    const href = `${base}/topic/${serverHashEncode(topic[2])}`;
+    const href = `${base}/topic/${serverHashEncode(group(topic, 2))}`;
     return { html: link("stream-topic", stream.id, href, `#${stream.name} > ${topic[2]}`) };
   }
   return { html: link("stream", stream.id, base, `#${stream.name}`) };
@@ -36,7 +37,7 @@ function channelLinkRule(state: StateInline, silent: boolean): boolean {
   if (state.src.charCodeAt(state.pos) !== 0x23 /* # */ || !mentionMayStartAt(state.src, state.pos)) return false;
   const m = CHANNEL_LINK_RE.exec(state.src.slice(state.pos, state.posMax));
   if (!m) return false;
-  const rendered = render(renderEnv(state), m[1]);
+  const rendered = render(renderEnv(state), group(m, 1));
   if (!rendered) return false;
   if (!silent) {
     state.push("zulip_html", "", 0).content = rendered.html;

@@ -2,6 +2,7 @@ import type { KatexOptions } from "katex";
 import type { MarkdownIt, StateInline } from "markdown-it";
 import { lazyRequire } from "../../util/lazy.js";
 import { escapeHtmlFull, escapeText } from "./escape.js";
+import { group } from "../../util/defined.js";
 
 // KaTeX (large, slow to load) is loaded by the first message with math, not at start.
 const loadKatex = lazyRequire<KatexInternals>("katex");
@@ -97,7 +98,7 @@ function texRule(state: StateInline, silent: boolean): boolean {
   const m = inlineTexSpan(state.src, state.pos);
   if (!m || state.pos + m[0].length > state.posMax) return false;
   if (!silent) {
-    const html = renderTex(m[1], false);
+    const html = renderTex(group(m, 1), false);
     state.push("zulip_html", "", 0).content = html ?? `<span class="tex-error">${escapeText(m[0])}</span>`;
   }
   state.pos += m[0].length;

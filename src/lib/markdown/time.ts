@@ -1,5 +1,6 @@
 import type { MarkdownIt, StateInline } from "markdown-it";
 import { escapeText } from "./escape.js";
+import { group } from "../../util/defined.js";
 
 /**
  * <time:…> global times → <time datetime="2017-06-05T22:30:00Z">as typed</time>, or Zulip's
@@ -57,8 +58,9 @@ function parseEnglish(text: string): number {
   let cleaned = text.replace(/(\d)(st|nd|rd|th)\b/gi, "$1").replace(/(\d)\s*([ap]m)\b/gi, "$1 $2");
   let zone = "+0000";
   cleaned = cleaned.replace(/\b([A-Z]{1,4})\s*$/, (whole, abbr: string) => {
-    if (!(abbr in ZONES)) return whole;
-    zone = ZONES[abbr];
+    const offset = ZONES[abbr];
+    if (offset === undefined) return whole;
+    zone = offset;
     return "";
   });
   if (/[+-]\d{2}:?\d{2}\s*$/.test(cleaned)) zone = "";
@@ -85,11 +87,11 @@ function timeRule(state: StateInline, silent: boolean): boolean {
   const m = TIME_RE.exec(state.src.slice(state.pos, state.posMax));
   if (!m) return false;
   if (!silent) {
-    const ms = parseGlobalTime(m[1]);
+    const ms = parseGlobalTime(group(m, 1));
     state.push("zulip_html", "", 0).content =
       ms === null
-        ? `<span class="timestamp-error">Invalid time format: ${escapeText(m[1])}</span>`
-        : `<time datetime="${formatTime(ms)}">${escapeText(m[1])}</time>`;
+        ? `<span class="timestamp-error">Invalid time format: ${escapeText(group(m, 1))}</span>`
+        : `<time datetime="${formatTime(ms)}">${escapeText(group(m, 1))}</time>`;
   }
   state.pos += m[0].length;
   return true;

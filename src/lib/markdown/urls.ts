@@ -3,6 +3,8 @@
  * rewrite_local_links_to_relative; hash_util_encode is the API contract's, src/contract/hash.ts).
  */
 
+import { group } from "../../util/defined.js";
+
 /** https://html.spec.whatwg.org/multipage/system-state.html#safelisted-scheme */
 const SAFELISTED_SCHEMES = [
   "bitcoin",
@@ -42,7 +44,7 @@ function splitUrl(url: string): UrlParts {
   let scheme = "";
   const schemeMatch = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(rest);
   if (schemeMatch) {
-    scheme = schemeMatch[1].toLowerCase();
+    scheme = group(schemeMatch, 1).toLowerCase();
     rest = rest.slice(schemeMatch[0].length);
   }
   let netloc = "";

@@ -136,8 +136,8 @@ export async function byDm(ctx: NarrowContext, operand: Operand): Promise<Built>
   if (others.length === 0) {
     return { where: narrowSql.selfDirect(me), personalOnly: true };
   }
-  if (others.length === 1) {
-    const other = others[0];
+  const [other] = others;
+  if (others.length === 1 && other !== undefined) {
     return { where: narrowSql.directBetween(me, other), personalOnly: true };
   }
   const group = await directMessageGroupStore.getByMembers(ctx.q, me.realm_id, [me.id, ...others.map((u) => u.id)]);

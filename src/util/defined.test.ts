@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { defined, group } from "./defined.js";
+
+describe("defined", () => {
+  it("returns a present value, falsy ones included", () => {
+    expect(defined(0, "zero")).toBe(0);
+    expect(defined("", "empty")).toBe("");
+    expect(defined(null, "null")).toBeNull();
+  });
+
+  it("throws an internal error naming what is missing", () => {
+    expect(() => defined([1][1], "the second item")).toThrow("Internal error: the second item is missing");
+  });
+});
+
+describe("group", () => {
+  it("returns a group that took part, and throws for one that did not", () => {
+    const match = /^(a)(b)?$/.exec("a");
+    expect(match).not.toBeNull();
+    expect(group(match!, 1)).toBe("a");
+    expect(() => group(match!, 2)).toThrow("group 2");
+  });
+});
