@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { BotPayload } from "../../../src/contract/payloads.js";
 import { api, myUserId } from "../api.js";
 import { realm, userName, users } from "../state.js";
 import { attempt, Group, SelectField } from "./forms.js";
@@ -10,15 +11,12 @@ import "./admin.css";
  * API key, download a zuliprc, generate a new key, rename, change owner or endpoint, deactivate
  * and reactivate. The list is /register's realm_bots, kept by realm_bot events.
  */
-interface Bot {
-  user_id: number;
-  email: string;
-  full_name: string;
-  bot_type: number | null;
-  is_active: boolean;
-  api_key: string;
-  owner_id: number | null;
-  services: Array<{ base_url?: string; interface?: number }>;
+/** A bot as realm_bots lists it (the API contract's). */
+type Bot = BotPayload;
+
+/** An outgoing-webhook bot's service: its endpoint and interface (embedded bots' services have neither). */
+function webhookService(bot: Bot): { base_url: string; interface: number } | undefined {
+  return bot.services.find((s): s is { base_url: string; token: string; interface: number } => "base_url" in s);
 }
 
 const BOT_TYPES: Array<[number, string]> = [
@@ -114,7 +112,7 @@ function ServiceFields(props: {
 function BotEditor({ bot, admin, onDone }: { bot: Bot; admin: boolean; onDone: () => void }) {
   const [name, setName] = useState(bot.full_name);
   const [owner, setOwner] = useState(bot.owner_id ?? myUserId);
-  const service = bot.services[0];
+  const service = webhookService(bot);
   const [url, setUrl] = useState(service?.base_url ?? "");
   const [iface, setIface] = useState(service?.interface ?? 1);
   const people = [...users.value.values()].filter((u) => !u.is_bot && u.is_active !== false).sort((a, b) => a.full_name.localeCompare(b.full_name));
@@ -176,7 +174,7 @@ function BotCard({ bot, admin }: { bot: Bot; admin: boolean }) {
             {admin && bot.owner_id !== null && <> · owner {userName(bot.owner_id)}</>}
             {!bot.is_active && <> · deactivated</>}
           </div>
-          {bot.bot_type === OUTGOING && bot.services[0]?.base_url && <div class="hint endpoint">Endpoint: {bot.services[0].base_url}</div>}
+          {bot.bot_type === OUTGOING && webhookService(bot)?.base_url && <div class="hint endpoint">Endpoint: {webhookService(bot)?.base_url}</div>}
         </div>
       </div>
       {editing ? (
