@@ -1,6 +1,6 @@
 import type { MessagesResponse } from "../../src/contract/responses.js";
 import { computed, signal } from "@preact/signals";
-import { api, myUserId } from "./api.js";
+import { api } from "./api.js";
 import { apiNarrow, type Term } from "./hash.js";
 import { conversationOf, type Message, unread } from "./state.js";
 import { type Conversation, conversationKey } from "./unread.js";
@@ -240,10 +240,6 @@ export function updateMessages(fn: (m: Message) => Message | null): void {
     if (next) messages.push(next);
   }
   if (changed) view.value = { ...view.value, messages };
-}
-
-export function isOwn(message: Message): boolean {
-  return message.sender_id === myUserId;
 }
 
 /** A search result's highlighted copies (the server's match_content/match_subject). */

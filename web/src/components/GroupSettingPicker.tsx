@@ -42,14 +42,6 @@ export function namedGroups(): Array<{ id: number; label: string; system: boolea
   return [...system, ...custom];
 }
 
-/** A value as text: the group's name, or the people and groups of an anonymous group. */
-export function describeSetting(value: GroupSettingValue | undefined): string {
-  if (value === undefined) return "";
-  if (typeof value === "number") return groupLabel(value);
-  const parts = [...value.direct_subgroups.map(groupLabel), ...value.direct_members.map(userName)];
-  return parts.length ? parts.join(", ") : "Nobody";
-}
-
 export function GroupSettingPicker({
   name,
   label,
