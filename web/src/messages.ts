@@ -40,7 +40,7 @@ export const localEchoes = { forView: (_terms: readonly Term[]): Message[] => []
 const PAGE = 100;
 const FIRST_PAGE = 50;
 /** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
-export const CACHE_LIMIT = 1000;
+const CACHE_LIMIT = 1000;
 
 /** Older (direction -1) or newer (+1) history of the open view, on scrolling to its edge. */
 export async function page(direction: -1 | 1): Promise<void> {

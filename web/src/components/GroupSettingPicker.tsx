@@ -10,7 +10,7 @@ import "./admin.css";
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
 /** What Zulip calls the system groups in its settings. */
-export const SYSTEM_GROUP_LABELS: Record<string, string> = {
+const SYSTEM_GROUP_LABELS: Record<string, string> = {
   "role:internet": "Everyone on the internet",
   "role:everyone": "Everyone including guests",
   "role:members": "Everyone except guests",
