@@ -60,7 +60,7 @@ describe("deployment files", () => {
     // (scripts/bench-lib.mjs's serverLaunch reads it the same way to start benchmarked servers).
     const start = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8")) as { scripts: { start: string } }).scripts.start;
     const env = [...start.matchAll(/\b([A-Z_]+)=\$\{\1:-([^}]*)\}/g)].map(([, name, value]) => [name, value]);
-    const nodeOptions = /\bexec node((?: --?[\w-]+(?:=\S+)?)*) scripts\/start\.mjs serve$/.exec(start)?.[1].split(" ").filter(Boolean);
+    const nodeOptions = /\bexec node((?: --?[\w-]+(?:=\S+)?)*) scripts\/start\.mjs serve$/.exec(start)?.[1]?.split(" ").filter(Boolean);
     expect(env.map(([name]) => name)).toEqual(["MALLOC_ARENA_MAX", "MALLOC_MMAP_THRESHOLD_"]);
     expect(nodeOptions).toBeDefined();
     const dockerfile = fs.readFileSync(path.join(REPO_ROOT, "Dockerfile"), "utf8");

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { defined } from "../src/util/defined.js";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -88,7 +89,7 @@ describe("first start (npm start on an empty database)", () => {
     const out = first.output();
     const email = /email:\s+(\S+)/.exec(out)?.[1];
     // Standard output is not a terminal here: the password is in a file only the owner may read.
-    const passwordFile = path.join(env.PARLEY_DATA_DIR, "first-start-password");
+    const passwordFile = path.join(defined(env.PARLEY_DATA_DIR, "PARLEY_DATA_DIR"), "first-start-password");
     expect(out).toContain(`password: written to ${passwordFile} (readable by this user only; delete it once saved)`);
     expect(fs.statSync(passwordFile).mode & 0o777).toBe(0o600);
     const password = fs.readFileSync(passwordFile, "utf8").trim();

@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { defined } from "../src/util/defined.js";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -40,6 +41,6 @@ describe.skipIf(!hasScript)("first start on a terminal", () => {
     expect(out).toMatch(/password: \S{12,}\r?\n/);
     expect(out).toMatch(/API key: +[A-Za-z0-9]{32}\r?\n/);
     expect(out).not.toContain("written to");
-    expect(fs.existsSync(path.join(env.PARLEY_DATA_DIR, "first-start-password"))).toBe(false);
+    expect(fs.existsSync(path.join(defined(env.PARLEY_DATA_DIR, "PARLEY_DATA_DIR"), "first-start-password"))).toBe(false);
   }, 60_000);
 });

@@ -1,4 +1,5 @@
 import { connect as natsConnect } from "nats";
+import { defined } from "../src/util/defined.js";
 import { describe, expect, it } from "vitest";
 import { openDb } from "../src/db/connect.js";
 import { busNamesOf } from "../src/events/bus.js";
@@ -91,7 +92,7 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("several processes on PostgreSQL and
       sender: { user_id: me.user_id, email: me.email },
       recipients: [{ user_id: me.user_id, email: me.email }],
     });
-    const db = openDb({ kind: "postgres", url: env.PARLEY_DATABASE_URL });
+    const db = openDb({ kind: "postgres", url: defined(env.PARLEY_DATABASE_URL, "PARLEY_DATABASE_URL") });
     const subjects = await busNamesOf(db.kysely);
     await db.close();
     nats.publish(subjects.events, JSON.stringify({ e: typingEvent("start"), u: [me.user_id], x: "3" }));

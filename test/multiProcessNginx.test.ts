@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { NATS_URL, POSTGRES_URL, multiProcessEnv } from "./support/multiProcess.js";
 import { REPO_ROOT, type ServerProcess, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
 import { basicAuth } from "./support/auth.js";
+import { at } from "./support/at.js";
 
 /**
  * Issue 18 end to end: three `parley serve` processes on one PostgreSQL database and NATS, behind
@@ -151,7 +152,7 @@ describe.skipIf(missing.length > 0)("three processes behind nginx", () => {
     expect(presences["iago@example.com"]?.aggregated?.status).toBe("active");
 
     // Under load through nginx, the process holding Iago's queue is killed with SIGKILL.
-    const victim = processIds.get(iagoQueue.split(":")[0])!;
+    const victim = processIds.get(at(iagoQueue.split(":"), 0))!;
     const acknowledged: number[] = [];
     let failed = 0;
     const sender = async (n: number) => {
@@ -178,7 +179,7 @@ describe.skipIf(missing.length > 0)("three processes behind nginx", () => {
     const again = await asIago("POST", "/register", eventTypes);
     expect(again.status).toBe(200);
     iagoQueue = again.body.queue_id;
-    expect(processIds.get(iagoQueue.split(":")[0])).not.toBe(victim);
+    expect(processIds.get(at(iagoQueue.split(":"), 0))).not.toBe(victim);
     iagoLast = -1;
     expect((await asOwner("POST", "/messages", { type: "direct", to: JSON.stringify([iagoId]), content: "after the crash" })).status).toBe(200);
     iagoEvents = (await poll(asIago, iagoQueue, iagoLast)).body.events;

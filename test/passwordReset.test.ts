@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { group } from "../src/util/defined.js";
 import { PASSWORD_RESET_SECONDS } from "../src/actions/passwordReset.js";
 import { DEV_PASSWORD } from "../src/dev/seed.js";
 import { useSmtpSink, type ReceivedEmail } from "./support/smtpSink.js";
@@ -36,7 +37,7 @@ class Browser {
 
   private remember(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";");
+      const [pair, ...attrs] = line.split(";") as [string, ...string[]]; // split gives at least one part
       const eq = pair.indexOf("=");
       const name = pair.slice(0, eq).trim();
       if (attrs.some((a) => /max-age=0\b/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a))) this.cookies.delete(name);
@@ -268,7 +269,8 @@ describe("GET /accounts/password/reset/<uid>/<token>/", () => {
 
   it("refuses tokens and user ids that were never sent", async () => {
     const link = await resetLinkFor("shiva@zulip.com");
-    const [, uid, token] = /\/reset\/([^/]+)\/([^/]+)\/$/.exec(link)!;
+    const match = /\/reset\/([^/]+)\/([^/]+)\/$/.exec(link)!;
+    const [uid, token] = [group(match, 1), group(match, 2)];
     const hamletUid = Buffer.from(String((await t.user("hamlet")).id)).toString("base64url");
     for (const path of [
       `/accounts/password/reset/${hamletUid}/${token}/`,

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { defined } from "../src/util/defined.js";
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT, apiCaller, firstStartCredentials, freePort, useServerProcesses } from "./support/process.js";
@@ -91,7 +92,7 @@ describe("npm start and signals", () => {
       },
       60_000,
     );
-    const api = apiCaller(() => baseUrl, await firstStartCredentials({ baseUrl, output: () => out, dataDir: env.PARLEY_DATA_DIR }));
+    const api = apiCaller(() => baseUrl, await firstStartCredentials({ baseUrl, output: () => out, dataDir: defined(env.PARLEY_DATA_DIR, "PARLEY_DATA_DIR") }));
     expect((await api("POST", "/register", { event_types: JSON.stringify(["message"]) })).body.result).toBe("success");
 
     const processes = descendants(npm.pid!);

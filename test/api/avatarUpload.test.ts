@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { avatarBlobKey } from "../../src/lib/avatarFiles.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -53,7 +54,7 @@ describe("POST /users/me/avatar", () => {
     const { data, info } = await sharp(served.bytes).raw().toBuffer({ resolveWithObject: true });
     const pixel = (x: number, y: number) => [...data.subarray((y * 100 + x) * info.channels, (y * 100 + x) * info.channels + 3)];
     const [left, right] = [pixel(5, 50), pixel(95, 50)];
-    expect(left[0] > 200 && left[2] < 50 && right[0] < 50 && right[2] > 200).toBe(true);
+    expect(at(left, 0) > 200 && at(left, 2) < 50 && at(right, 0) < 50 && at(right, 2) > 200).toBe(true);
 
     // The user list and /users/me carry the new URL.
     const me = expectSuccess(await t.get("hamlet", "/api/v1/users/me"));

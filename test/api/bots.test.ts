@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -249,9 +250,9 @@ describe("bot avatars", () => {
       },
       { type: "realm_bot", op: "update", bot: { user_id: botId, avatar_url: url } },
     ]);
-    expect(avatarEvents[0].users).toContain((await t.user("othello")).id);
-    expect(avatarEvents[1].users).toContain(hamlet.id);
-    expect(avatarEvents[1].users).not.toContain((await t.user("othello")).id);
+    expect(at(avatarEvents, 0).users).toContain((await t.user("othello")).id);
+    expect(at(avatarEvents, 1).users).toContain(hamlet.id);
+    expect(at(avatarEvents, 1).users).not.toContain((await t.user("othello")).id);
     expect((await realmBots("hamlet")).find((b) => b.user_id === botId)).toMatchObject({ full_name: "Chameleon Green", avatar_url: url });
 
     // Somebody else's bot: refused, nothing changed; an administrator may.

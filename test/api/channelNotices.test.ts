@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeChannel } from "../support/factories.js";
 import { seedIds } from "../support/seed.js";
 import { expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 /** The Notification Bot's notices about channels, with Zulip 10's texts. */
 const t = useTestServer();
@@ -122,7 +123,7 @@ describe("subscribed-you notices to several users at once", () => {
     // prospero is already in "notice many b": his notice names only "notice many a".
     await createChannel("iago", "notice many a");
     await createChannel("iago", "notice many b");
-    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice many b" }], principals: [users[1].id] }));
+    expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice many b" }], principals: [at(users, 1).id] }));
     const queues = await Promise.all(names.map(async (n) => expectSuccess(await t.post(n, "/api/v1/register", { event_types: JSON.stringify(["message"]) }))));
     expectSuccess(await t.post("iago", SUBS, { subscriptions: [{ name: "notice many a" }, { name: "notice many b" }], principals: users.map((u) => u.id) }));
 
@@ -133,7 +134,7 @@ describe("subscribed-you notices to several users at once", () => {
       "@_**Iago|11** subscribed you to the following channels:\n\n* #**notice many a**\n* #**notice many b**\n",
     ]);
     expect(new Set(latest.map((m) => m.id)).size).toBe(3);
-    latest.forEach((m, i) => expect(m.display_recipient.map((r: { email: string }) => r.email).sort()).toEqual([BOT, users[i].email].sort()));
+    latest.forEach((m, i) => expect(m.display_recipient.map((r: { email: string }) => r.email).sort()).toEqual([BOT, at(users, i).email].sort()));
     for (const [i, n] of names.entries()) {
       const { events } = expectSuccess(await t.get(n, "/api/v1/events", { queue_id: queues[i].queue_id, last_event_id: "-1", dont_block: "true" }));
       const messageEvents = events.filter((e: { type: string; message?: { sender_email: string } }) => e.type === "message" && e.message?.sender_email === BOT);

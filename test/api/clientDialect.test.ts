@@ -92,7 +92,7 @@ describe("the :zulip: emoji's reaction_type", () => {
       [FLUTTER, "zulip_extra_emoji"],
       [TERMINAL, "zulip_extra_emoji"],
       [OTHER, "service_extra_emoji"],
-    ]) {
+    ] as const) {
       const list = expectSuccess(await t.get("hamlet", "/api/v1/messages", { anchor: String(id), num_before: "0", num_after: "0", narrow }, as(ua))).messages;
       const single = expectSuccess(await t.get("hamlet", `/api/v1/messages/${id}`, {}, as(ua))).message;
       for (const message of [list[0], single]) {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer, type Params } from "../support/testApp.js";
+import { at } from "../support/at.js";
+import { defined } from "../../src/util/defined.js";
 
 // Editing and deleting a custom profile field (PATCH and DELETE /realm/profile_fields/{field_id},
 // Zulip's update_realm_custom_profile_field and delete_realm_custom_profile_field).
@@ -26,7 +28,7 @@ describe("PATCH /realm/profile_fields/{field_id}", () => {
     expectSuccess(result);
     expect(await field(id)).toMatchObject({ name: "Office", hint: "Building and room", type: 1, required: true, editable_by_user: false });
     expect(events.map((e) => e.event.type)).toEqual(["custom_profile_fields"]);
-    expect((events[0].event.fields as any[]).find((f) => f.id === id).name).toBe("Office");
+    expect((at(events, 0).event.fields as any[]).find((f) => f.id === id).name).toBe("Office");
   });
 
   it("replaces the choices of a choice field and forgets values of removed choices", async () => {
@@ -37,7 +39,7 @@ describe("PATCH /realm/profile_fields/{field_id}", () => {
     expectSuccess(await t.patch("iago", `/api/v1/realm/profile_fields/${id}`, { field_data: choices }));
     expect(JSON.parse((await field(id)).field_data)).toEqual(choices);
     expect(await profileData(12)).not.toHaveProperty(String(id));
-    expect((await profileData(10))[id].value).toBe("a");
+    expect(defined((await profileData(10))[id], "(await profileData(10))[id]").value).toBe("a");
   });
 
   it("refuses what Zulip refuses", async () => {
@@ -70,7 +72,7 @@ describe("DELETE /realm/profile_fields/{field_id}", () => {
     expectSuccess(result);
     expect(await field(id)).toBeUndefined();
     expect(await profileData(12)).not.toHaveProperty(String(id));
-    expect((events[0].event.fields as any[]).some((f) => f.id === id)).toBe(false);
+    expect((at(events, 0).event.fields as any[]).some((f) => f.id === id)).toBe(false);
     expectError(await t.delete("iago", `/api/v1/realm/profile_fields/${id}`), 400, `Field id ${id} not found.`, "BAD_REQUEST");
   });
 });

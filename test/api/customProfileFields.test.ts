@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer, type Params } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -35,8 +36,8 @@ describe("POST /realm/profile_fields", () => {
       editable_by_user: true,
     });
     expect(events).toHaveLength(1);
-    expect(events[0].event).toMatchObject({ type: "custom_profile_fields" });
-    expect((events[0].event.fields as any[]).map((f) => f.id)).toContain(id);
+    expect(at(events, 0).event).toMatchObject({ type: "custom_profile_fields" });
+    expect((at(events, 0).event.fields as any[]).map((f) => f.id)).toContain(id);
   });
 
   it("stores the choices of a select field as JSON text", async () => {
@@ -256,7 +257,7 @@ describe("PATCH /realm/profile_fields", () => {
     expect(listed.map((f) => f.id)).toEqual(wanted);
     expect(listed.map((f) => f.order)).toEqual(wanted.map((_, i) => i));
     expect(events.map((e) => e.event.type)).toEqual(["custom_profile_fields"]);
-    expect((events[0].event.fields as any[]).map((f) => f.id)).toEqual(wanted);
+    expect((at(events, 0).event.fields as any[]).map((f) => f.id)).toEqual(wanted);
   });
 
   it("needs every field in the order, and an administrator", async () => {

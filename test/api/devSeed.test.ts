@@ -6,6 +6,7 @@ import { realmStore } from "../../src/store/realms.js";
 import { seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 const q = (t: TestServer) => t.ctx.db.kysely;
 
@@ -134,7 +135,7 @@ describe("the development organization's content", () => {
       .orderBy("id")
       .execute();
     expect(castle.length).toBeGreaterThanOrEqual(2);
-    const first = castle[0];
+    const first = at(castle, 0);
     expect(first).toMatchObject({
       sender_id: 10,
       content: "Something is rotten in the state of Denmark.",
@@ -206,8 +207,8 @@ describe("the development organization's content", () => {
       ["GitHub username", 7],
       ["Pronouns", 8],
     ]);
-    expect(JSON.parse(fields[3].field_data)).toEqual({ "0": { text: "Vim", order: "1" }, "1": { text: "Emacs", order: "2" } });
-    expect(JSON.parse(fields[7].field_data)).toEqual({ subtype: "github" });
+    expect(JSON.parse(at(fields, 3).field_data)).toEqual({ "0": { text: "Vim", order: "1" }, "1": { text: "Emacs", order: "2" } });
+    expect(JSON.parse(at(fields, 7).field_data)).toEqual({ subtype: "github" });
     const values = await q(t)
       .selectFrom("custom_profile_field_values")
       .select(["user_id", "field_id", "value", "rendered_value"])

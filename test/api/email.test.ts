@@ -6,6 +6,7 @@ import { outboxDir } from "../../src/email/outbox.js";
 import { queueEmail } from "../../src/email/queue.js";
 import { useSmtpSink } from "../support/smtpSink.js";
 import { type TestServer, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 async function emailJobs(t: TestServer) {
   return t.ctx.db.kysely.selectFrom("jobs").selectAll().where("kind", "=", "email").orderBy("id").execute();
@@ -25,7 +26,7 @@ describe("email delivery through SMTP (PARLEY_SMTP_URL)", () => {
     expect(received.parsed.text?.trim()).toBe("Doubt thou the stars are fire.");
     expect(received.parsed.headers.get("x-parley-template")).toBe("test_letter");
     expect(received.mailFrom).toBe("noreply@localhost");
-    const [job] = await emailJobs(t);
+    const job = at(await emailJobs(t), 0);
     expect(job).toMatchObject({ status: "done", attempts: 1, last_error: null });
   });
 
@@ -63,9 +64,9 @@ describe("email delivery without an SMTP server", () => {
     const dir = outboxDir(t.config.dataDir);
     const files = fs.readdirSync(dir);
     expect(files).toHaveLength(1);
-    const [job] = await emailJobs(t);
+    const job = at(await emailJobs(t), 0);
     expect(files[0]).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d-\\d\\d-\\d\\dZ-${String(job.id).padStart(8, "0")}-test_outbox\\.eml$`));
-    const raw = fs.readFileSync(path.join(dir, files[0]), "utf8");
+    const raw = fs.readFileSync(path.join(dir, at(files, 0)), "utf8");
     expect(raw).toContain("\r\nTo: cordelia@zulip.com\r\n");
     expect(raw).toContain("Subject: Nothing will come of nothing\r\n");
     expect(raw).toContain("Speak again.");
@@ -81,7 +82,7 @@ describe("email delivery when the SMTP server refuses", () => {
   it("leaves the job pending for a retry with the attempt and the error recorded", async () => {
     await transaction(t.ctx, (tx) => queueEmail(tx, { to: "polonius@zulip.com", subject: "Words", text: "words, words", template: "test_refused" }));
     await t.drainJobs();
-    const [job] = await emailJobs(t);
+    const job = at(await emailJobs(t), 0);
     expect(job.status).toBe("pending");
     expect(job.attempts).toBe(1);
     expect(job.last_error).toContain("Mailbox unavailable");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { defined } from "../../src/util/defined.js";
 
 /**
  * Issue 17: email_address_visibility hides the real address from everyone it does not name, in
@@ -35,7 +36,7 @@ describe("email_address_visibility", () => {
       const sent = expectSuccess(await t.post(TARGET, "/api/v1/messages", { type: "stream", to: "Verona", topic: `visibility ${level}`, content: "hi" }));
 
       for (const observer of OBSERVERS) {
-        const sees = MAY_SEE[level].includes(observer);
+        const sees = defined(MAY_SEE[level], "MAY_SEE[level]").includes(observer);
         const what = `${observer} at level ${level}`;
         const byId = expectSuccess(await t.get(observer, `/api/v1/users/${target.id}`)).user;
         expect({ email: byId.email, delivery_email: byId.delivery_email }, what).toEqual({ email: apiEmail, delivery_email: sees ? REAL : null });
@@ -59,7 +60,7 @@ describe("email_address_visibility", () => {
       }
       // A direct message to the hidden address does not reach anyone (nor tell that it exists).
       const dm = await t.post("hamlet", "/api/v1/messages", { type: "direct", to: JSON.stringify([REAL]), content: "who?" });
-      expect(dm.status).toBe(MAY_SEE[level].includes("hamlet") ? 200 : 400);
+      expect(dm.status).toBe(defined(MAY_SEE[level], "MAY_SEE[level]").includes("hamlet") ? 200 : 400);
     });
   }
 

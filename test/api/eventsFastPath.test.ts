@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { group, defined } from "../../src/util/defined.js";
 import zlib from "node:zlib";
 import { eventsFastPathAnswers, parseQuery } from "../../src/http/eventsFastPath.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
@@ -184,7 +185,7 @@ describe("GET /events fast path", () => {
       await (async () => {
         const res = await fetch(`${t.baseUrl}/json/register`, {
           method: "POST",
-          headers: { Cookie: cookie, "X-CSRFToken": /csrftoken=([^;]+)/.exec(login.headers.getSetCookie().join("\n"))![1] },
+          headers: { Cookie: cookie, "X-CSRFToken": group(/csrftoken=([^;]+)/.exec(login.headers.getSetCookie().join("\n"))!, 1) },
           body: new URLSearchParams({ event_types: JSON.stringify(["message"]) }),
         });
         return { status: res.status, headers: res.headers, body: await res.json() };
@@ -308,7 +309,7 @@ describe("GET /events rate limit", () => {
       const answer = await overHttp(limited, path, headers);
       expect(answer.status).toBe(200);
       expect(eventsFastPathAnswers() - before).toBe(1);
-      remaining.push(answer.headers["x-ratelimit-remaining"]);
+      remaining.push(defined(answer.headers["x-ratelimit-remaining"], "answer.headers['x-ratelimit-remaining']"));
     }
     expect(remaining).toEqual(["2", "1", "0"]);
     const over = await overHttp(limited, path, headers);

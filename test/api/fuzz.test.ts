@@ -7,6 +7,8 @@ import type { Param } from "../../src/http/params.js";
 import { ROUTES } from "../../src/http/routes.js";
 import { TEST_ENGINE } from "../support/testDb.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
+import { defined } from "../../src/util/defined.js";
 
 /**
  * Property-based fuzzing of every route from its parameter specification (issue 17), as each
@@ -94,7 +96,7 @@ async function databaseState(): Promise<string> {
 async function writeCount(): Promise<number | undefined> {
   if (TEST_ENGINE !== "sqlite") return undefined;
   const { rows } = await sql<{ n: number }>`select total_changes() as n`.execute(t.ctx.db.kysely);
-  return rows[0].n;
+  return at(rows, 0).n;
 }
 
 interface Snapshot {
@@ -307,7 +309,7 @@ function requestFor(route: RouteEntry) {
   const names = Object.keys(params);
   const perParam = Object.fromEntries(
     names.map((name) => {
-      const valid = acceptedValues(params[name], name);
+      const valid = acceptedValues(defined(params[name], "params[name]"), name);
       const typed = valid.length > 0 ? fc.constantFrom(...valid) : hostile;
       return [name, fc.oneof({ arbitrary: typed, weight: 3 }, { arbitrary: hostile, weight: 1 })];
     }),
@@ -325,7 +327,7 @@ function requestFor(route: RouteEntry) {
 
 async function send(who: string, route: RouteEntry, params: Record<string, string>, duplicated: string[], duplicateValue: string, segments: string[]) {
   let i = 0;
-  const path = "/api/v1" + route.path.replace(/:(\w+)|\*/g, () => encodeURIComponent(segments[i++]).replace(/%25/g, "%"));
+  const path = "/api/v1" + route.path.replace(/:(\w+)|\*/g, () => encodeURIComponent(at(segments, i++)).replace(/%25/g, "%"));
   const form = new URLSearchParams(Object.entries(params));
   for (const name of duplicated) form.append(name, duplicateValue);
   const headers: Record<string, string> = { Authorization: await t.authHeader(who) };
@@ -417,7 +419,10 @@ beforeAll(async () => {
   await t.ctx.jobs.stop();
   const samples: number[] = [];
   for (let i = 0; i < 5; i++) samples.push(await timedRequest());
-  baseline = samples.sort((a, b) => a - b)[2];
+  baseline = at(
+    samples.sort((a, b) => a - b),
+    2,
+  );
   probeLoop = (async () => {
     while (probing) {
       latencies.push(await timedRequest());

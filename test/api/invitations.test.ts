@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { useSmtpSink } from "../support/smtpSink.js";
 import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { seedChannels } from "../support/seed.js";
+import { at } from "../support/at.js";
+import { group } from "../../src/util/defined.js";
 
 // Invitations (Zulip 10.2's /invites endpoints) and accepting them at /join/<key>/.
 const smtp = useSmtpSink();
@@ -18,7 +20,7 @@ async function invites(who: string): Promise<any[]> {
 async function keyOf(link: string): Promise<string> {
   const match = /\/join\/([a-z0-9]{24})\/$/.exec(link);
   expect(match, link).not.toBeNull();
-  return match![1];
+  return group(match!, 1);
 }
 
 async function emailInviteFor(email: string): Promise<{ id: number; key: string }> {
@@ -38,7 +40,7 @@ class Browser {
 
   private remember(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";");
+      const [pair, ...attrs] = line.split(";") as [string, ...string[]]; // split gives at least one part
       const eq = pair.indexOf("=");
       const name = pair.slice(0, eq).trim();
       const expired = attrs.some((a) => /max-age=0\b/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a));
@@ -95,9 +97,9 @@ describe("POST /invites", () => {
     });
     const changed = events.filter((e) => e.event.type === "invites_changed");
     expect(changed).toHaveLength(1);
-    const [hamlet, iago, desdemona, othello] = await Promise.all(["hamlet", "iago", "desdemona", "othello"].map((n) => t.user(n)));
-    expect(changed[0].users).toEqual(expect.arrayContaining([hamlet.id, iago.id, desdemona.id]));
-    expect(changed[0].users).not.toContain(othello.id);
+    const [hamlet, iago, desdemona, othello] = await Promise.all([t.user("hamlet"), t.user("iago"), t.user("desdemona"), t.user("othello")]);
+    expect(at(changed, 0).users).toEqual(expect.arrayContaining([hamlet.id, iago.id, desdemona.id]));
+    expect(at(changed, 0).users).not.toContain(othello.id);
 
     const listed = (await invites("hamlet")).filter((i) => ["rosalind@example.com", "orlando@example.com"].includes(i.email));
     expect(listed).toHaveLength(2);
@@ -280,7 +282,7 @@ describe("GET, DELETE and resend", () => {
     expectError(await t.delete("hamlet", "/api/v1/invites/99999"), 400, "No such invitation");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.delete("iago", `/api/v1/invites/${id}`)));
     expect(events.map((e) => e.event.type)).toEqual(["invites_changed"]);
-    expect(events[0].users).toContain((await t.user("hamlet")).id);
+    expect(at(events, 0).users).toContain((await t.user("hamlet")).id);
     expectError(await t.delete("iago", `/api/v1/invites/${id}`), 400, "No such invitation");
     expect((await invites("hamlet")).some((i) => i.id === id && !i.is_multiuse)).toBe(false);
     const page = await new Browser(t).get(`/join/${key}/`);
@@ -456,7 +458,7 @@ describe("signing up at /join/<key>/", () => {
     expect((await signUp(path, { email: "sir-toby@example.com" })).posted.status).toBe(200);
     await t.drainJobs();
     const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes("sir-toby@example.com"));
-    const confirmPath = /http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")![1];
+    const confirmPath = at(/http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")!, 1);
     const listed = (await invites("desdemona")).find((i) => i.link_url === invite_link);
     expectSuccess(await t.delete("desdemona", `/api/v1/invites/multiuse/${listed.id}`));
     expect((await new Browser(t).get(confirmPath)).status).toBe(404);
@@ -503,7 +505,7 @@ describe("signing up at /join/<key>/", () => {
       expect((await signUp(path, { email: "guildenstern@example.com" })).posted.status).toBe(200);
       await t.drainJobs();
       const mails = await smtp.sink().waitFor((m) => m.rcptTo.includes("guildenstern@example.com") && !confirmPaths.some((c) => m.parsed.text?.includes(c)));
-      confirmPaths.push(/http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mails.parsed.text ?? "")![1]);
+      confirmPaths.push(at(/http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mails.parsed.text ?? "")!, 1));
     }
     const posted = await signUpAtOnce(confirmPaths, { full_name: "Guildenstern", password: "elsinore-1601" });
     expect(posted.map((p) => p.status).sort()).toEqual([302, 400, 400, 400]);

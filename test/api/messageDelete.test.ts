@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
 import { seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
@@ -28,8 +29,8 @@ describe("DELETE /api/v1/messages/{id}", () => {
       expect(await db().selectFrom(table).select("message_id").where("message_id", "=", id).execute()).toEqual([]);
     }
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "oops" });
-    expect(events[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
+    expect(at(events, 0).event).toEqual({ type: "delete_message", message_ids: [id], message_type: "stream", stream_id: 2, topic: "oops" });
+    expect(at(events, 0).users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
     expectError(await t.get("hamlet", `/api/v1/messages/${id}`), 400, "Invalid message(s)");
     expectError(await del("hamlet", id), 400, "Invalid message(s)");
   });
@@ -38,15 +39,15 @@ describe("DELETE /api/v1/messages/{id}", () => {
     const sent = expectSuccess(await t.post("othello", "/api/v1/messages", { type: "direct", to: JSON.stringify([HAMLET]), content: "delete me" }));
     const { result, events } = await t.captureEvents(() => del("othello", sent.id));
     expectSuccess(result);
-    expect(events[0].event).toEqual({ type: "delete_message", message_ids: [sent.id], message_type: "private" });
-    expect(events[0].users.sort()).toEqual([HAMLET, OTHELLO]);
+    expect(at(events, 0).event).toEqual({ type: "delete_message", message_ids: [sent.id], message_type: "private" });
+    expect(at(events, 0).users.sort()).toEqual([HAMLET, OTHELLO]);
   });
 
   it("lets administrators delete anyone's message at any time, and tells them too", async () => {
     const { result, events } = await t.captureEvents(() => del("iago", 8)); // prospero's, in Scotland, old
     expectSuccess(result);
     expect(await exists(8)).toBe(false);
-    expect(events[0].users).toContain(IAGO);
+    expect(at(events, 0).users).toContain(IAGO);
   });
 
   it("keeps the channel's first_message_id on its oldest remaining message", async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { archiveChannel, makeChannel, makeUser, sendChannelMessage, setTopicVisibility } from "../support/factories.js";
 import { seedChannels, seedIds, seedSubscribers, seedUsers } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 const db = () => t.ctx.db.kysely;
@@ -80,7 +81,7 @@ describe("PATCH /api/v1/messages/{id}: content", () => {
     expectSuccess(result);
     expect((await rows(sent.id)).find((r) => r.user_id === OTHELLO)!.flags & 8).toBe(0);
     expect(events.flatMap((e) => e.users).sort()).toEqual([HAMLET, OTHELLO]);
-    expect(events[0].event).not.toHaveProperty("stream_id");
+    expect(at(events, 0).event).not.toHaveProperty("stream_id");
   });
 
   it("turns blank content into (deleted)", async () => {
@@ -156,7 +157,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       await sendChannelMessage(t, "hamlet", "Denmark", "move all", "three"),
     ];
     const { result, events } = await t.captureEvents(() =>
-      patch("othello", ids[1], { topic: "moved all", propagate_mode: "change_all", send_notification_to_old_thread: true }),
+      patch("othello", at(ids, 1), { topic: "moved all", propagate_mode: "change_all", send_notification_to_old_thread: true }),
     );
     expectSuccess(result);
     for (const id of ids) {
@@ -194,7 +195,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect(events.filter((e) => e.event.type === "message")).not.toHaveLength(0);
 
     // Clients can fetch the bot's messages.
-    const fetched = expectSuccess(await t.get("hamlet", `/api/v1/messages/${newThread[3].id}`)).message;
+    const fetched = expectSuccess(await t.get("hamlet", `/api/v1/messages/${at(newThread, 3).id}`)).message;
     expect(fetched).toMatchObject({ sender_id: NOTIFICATION_BOT, sender_full_name: "Notification Bot" });
     expect(fetched.content).toContain('class="stream-topic"');
   });
@@ -206,7 +207,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       await sendChannelMessage(t, "hamlet", "Denmark", "later", "3"),
     ];
     const { events } = await t.captureEvents(async () =>
-      expectSuccess(await patch("hamlet", ids[1], { topic: "later moved", propagate_mode: "change_later" })),
+      expectSuccess(await patch("hamlet", at(ids, 1), { topic: "later moved", propagate_mode: "change_later" })),
     );
     expect((await topicMessages("Denmark", "later")).map((m) => m.id)).toEqual([ids[0]]);
     const moved = await topicMessages("Denmark", "later moved");
@@ -214,7 +215,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     expect(moved[2]).toMatchObject({ sender_id: NOTIFICATION_BOT, content: "2 messages were moved here from #**Denmark>later** by @_**King Hamlet|10**." });
     expect(events.find((e) => e.event.type === "update_message")!.event).toMatchObject({ message_ids: [ids[1], ids[2]], propagate_mode: "change_later" });
 
-    expectSuccess(await patch("hamlet", ids[0], { topic: "single", send_notification_to_new_thread: false }));
+    expectSuccess(await patch("hamlet", at(ids, 0), { topic: "single", send_notification_to_new_thread: false }));
     expect((await topicMessages("Denmark", "single")).map((m) => m.id)).toEqual([ids[0]]);
   });
 
@@ -224,10 +225,10 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       await sendChannelMessage(t, "hamlet", "Denmark", "twice", '2 ünïcödé "quoted"'),
       await sendChannelMessage(t, "hamlet", "Denmark", "twice", "3"),
     ];
-    expectSuccess(await patch("hamlet", ids[1], { content: '2 edited ✔ "quoted"' }));
+    expectSuccess(await patch("hamlet", at(ids, 1), { content: '2 edited ✔ "quoted"' }));
     const quiet = { propagate_mode: "change_all", send_notification_to_new_thread: false };
-    expectSuccess(await patch("hamlet", ids[0], { topic: "twice 2", ...quiet }));
-    expectSuccess(await patch("iago", ids[2], { topic: "twice 3", ...quiet }));
+    expectSuccess(await patch("hamlet", at(ids, 0), { topic: "twice 2", ...quiet }));
+    expectSuccess(await patch("iago", at(ids, 2), { topic: "twice 3", ...quiet }));
     for (const id of ids) {
       const row = await message(id);
       const history = JSON.parse(row.edit_history!);
@@ -239,7 +240,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
       ]);
       expect(history).toHaveLength(id === ids[1] ? 3 : 2);
     }
-    expect(JSON.parse((await message(ids[1])).edit_history!)[2]).toMatchObject({ user_id: HAMLET, prev_content: '2 ünïcödé "quoted"' });
+    expect(JSON.parse((await message(at(ids, 1))).edit_history!)[2]).toMatchObject({ user_id: HAMLET, prev_content: '2 ünïcödé "quoted"' });
   });
 
   it("carries users' topic visibility policies along with a whole-topic move, merging into an existing topic", async () => {
@@ -287,21 +288,21 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     const { events } = await t.captureEvents(async () => expectSuccess(await patch("othello", id, { topic: "✔ bug", propagate_mode: "change_all" })));
     const resolved = await topicMessages("Denmark", "✔ bug");
     expect(resolved.map((m) => m.sender_id)).toEqual([HAMLET, NOTIFICATION_BOT]);
-    expect(resolved[1].content).toBe("@_**Othello, the Moor of Venice|12** has marked this topic as resolved.");
+    expect(at(resolved, 1).content).toBe("@_**Othello, the Moor of Venice|12** has marked this topic as resolved.");
     expect((await message(id)).last_moved_time).toBeNull();
     expect(events.find((e) => e.event.type === "update_message")!.event).toMatchObject({ orig_subject: "bug", subject: "✔ bug" });
 
     // After the grace period, unresolving posts its own notice.
     await db()
       .updateTable("messages")
-      .set({ date_sent: resolved[1].date_sent - 120 })
-      .where("id", "=", resolved[1].id)
+      .set({ date_sent: at(resolved, 1).date_sent - 120 })
+      .where("id", "=", at(resolved, 1).id)
       .execute();
     expectSuccess(await patch("othello", id, { topic: "bug", propagate_mode: "change_all" }));
     const reopened = await topicMessages("Denmark", "bug");
     expect(reopened.map((m) => m.content)).toEqual([
       "it broke",
-      resolved[1].content,
+      at(resolved, 1).content,
       "@_**Othello, the Moor of Venice|12** has marked this topic as unresolved.",
     ]);
     expect(JSON.parse((await message(id)).edit_history!)).toHaveLength(2);
@@ -309,7 +310,7 @@ describe("PATCH /api/v1/messages/{id}: topic moves", () => {
     // Toggling right back within a minute deletes that notice instead of adding another.
     const undo = await t.captureEvents(async () => expectSuccess(await patch("othello", id, { topic: "✔ bug", propagate_mode: "change_all" })));
     expect((await topicMessages("Denmark", "✔ bug")).map((m) => m.id)).toEqual(reopened.slice(0, 2).map((m) => m.id));
-    expect(undo.events.find((e) => e.event.type === "delete_message")!.event).toMatchObject({ message_ids: [reopened[2].id] });
+    expect(undo.events.find((e) => e.event.type === "delete_message")!.event).toMatchObject({ message_ids: [at(reopened, 2).id] });
     expect(undo.events.filter((e) => e.event.type === "message")).toEqual([]);
   });
 
@@ -379,10 +380,10 @@ describe("PATCH /api/v1/messages/{id}: channel moves", () => {
       expectSuccess(await canSend(verona.can_send_message_group));
     }
     expectSuccess(await patch("hamlet", id, { stream_id: 1, topic: "restricted moved", send_notification_to_old_thread: true }));
-    expect((await topicMessages("Verona", "restricted moved"))[1].content).toBe(
+    expect(at(await topicMessages("Verona", "restricted moved"), 1).content).toBe(
       "This topic was moved here from #**Denmark>restricted** by @_**King Hamlet|10**.",
     );
-    expect((await topicMessages("Denmark", "restricted"))[0].content).toBe("This topic was moved to #**Verona>restricted moved** by @_**King Hamlet|10**.");
+    expect(at(await topicMessages("Denmark", "restricted"), 0).content).toBe("This topic was moved to #**Verona>restricted moved** by @_**King Hamlet|10**.");
   });
 });
 

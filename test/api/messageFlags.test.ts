@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { seedChannels, seedUsers } from "../support/seed.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -41,14 +42,14 @@ describe("POST /api/v1/messages/flags", () => {
 
     const removed = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [15], op: "remove", flag: "starred" }));
     expectSuccess(removed.result);
-    expect(removed.events[0].event).toMatchObject({ op: "remove", flag: "starred", messages: [15] });
+    expect(at(removed.events, 0).event).toMatchObject({ op: "remove", flag: "starred", messages: [15] });
     expect(await flagsOf("hamlet", 15)).toEqual(["read"]);
   });
 
   it("reports no change for ids that already have the flag", async () => {
     const { result, events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [2, 5], op: "add", flag: "read" }));
     expect(expectSuccess(result).messages).toEqual([2, 5]);
-    expect(events[0].event).toMatchObject({ messages: [], all: false });
+    expect(at(events, 0).event).toMatchObject({ messages: [], all: false });
   });
 
   it("stars public history the user never received with a historical row", async () => {
@@ -87,7 +88,7 @@ describe("POST /api/v1/messages/flags", () => {
   it("silently ignores ids whose flag would not change, even another user's direct messages", async () => {
     const { result, events } = await t.captureEvents(() => t.post("cordelia", "/api/v1/messages/flags", { messages: [15, 99999], op: "add", flag: "read" }));
     expect(expectSuccess(result).messages).toEqual([15, 99999]);
-    expect(events[0].event).toMatchObject({ flag: "read", messages: [] });
+    expect(at(events, 0).event).toMatchObject({ flag: "read", messages: [] });
     expectSuccess(await t.post("cordelia", "/api/v1/messages/flags", { messages: [15], op: "remove", flag: "starred" }));
   });
 
@@ -123,7 +124,7 @@ describe("POST /api/v1/messages/flags", () => {
   it("does not mark messages of unsubscribed channels unread", async () => {
     const { result, events } = await t.captureEvents(() => t.post("cordelia", "/api/v1/messages/flags", { messages: [5, 8, 1], op: "remove", flag: "read" }));
     expect(expectSuccess(result)).toEqual(expect.objectContaining({ messages: [5, 8, 1], ignored_because_not_subscribed_channels: [DENMARK, SCOTLAND] }));
-    expect(events[0].event).toMatchObject({ messages: [], message_details: {} });
+    expect(at(events, 0).event).toMatchObject({ messages: [], message_details: {} });
     expect(await unreadIds("cordelia", [{ operator: "channel", operand: "Denmark" }])).toEqual([]);
   });
 
@@ -131,7 +132,7 @@ describe("POST /api/v1/messages/flags", () => {
     const id = await send("othello", "Verona", "mentions", "hi @**King Hamlet** and @**all**");
     expectSuccess(await t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "add", flag: "read" }));
     const { events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "remove", flag: "read" }));
-    expect(events[0].event.message_details).toEqual({
+    expect(at(events, 0).event.message_details).toEqual({
       [id]: { type: "stream", stream_id: VERONA, topic: "mentions", unmuted_stream_msg: true, mentioned: true },
     });
   });
@@ -141,7 +142,7 @@ describe("POST /api/v1/messages/flags", () => {
     const id = await send("othello", "Verona", "quiet", "hi @**all**");
     expectSuccess(await t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "add", flag: "read" }));
     const { events } = await t.captureEvents(() => t.post("hamlet", "/api/v1/messages/flags", { messages: [id], op: "remove", flag: "read" }));
-    expect(events[0].event.message_details).toEqual({ [id]: { type: "stream", stream_id: VERONA, topic: "quiet", unmuted_stream_msg: false } });
+    expect(at(events, 0).event.message_details).toEqual({ [id]: { type: "stream", stream_id: VERONA, topic: "quiet", unmuted_stream_msg: false } });
   });
 
   it("validates the flag, then the operation, in Zulip's order", async () => {
@@ -212,7 +213,7 @@ describe("POST /api/v1/messages/flags/narrow", () => {
     expect(body).toMatchObject({ updated_count: before.length, first_processed_id: 1, last_processed_id: id, found_oldest: true, found_newest: true });
     expect(body.processed_count).toBeGreaterThanOrEqual(before.length);
     expect(body.ignored_because_not_subscribed_channels).toBeUndefined();
-    expect(events[0].event).toMatchObject({ type: "update_message_flags", op: "add", flag: "read", messages: before });
+    expect(at(events, 0).event).toMatchObject({ type: "update_message_flags", op: "add", flag: "read", messages: before });
     expect(await unreadIds("othello", [{ operator: "channel", operand: "Verona" }])).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { channelId, sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 const DAY = 86400;
@@ -22,7 +23,7 @@ async function age(messageId: number, days: number): Promise<void> {
 async function runRetention(): Promise<void> {
   const waiting = await t.ctx.db.kysely.selectFrom("jobs").select("id").where("kind", "=", "message_retention").where("status", "=", "pending").execute();
   expect(waiting).toHaveLength(1);
-  await t.ctx.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("id", "=", waiting[0].id).execute();
+  await t.ctx.db.kysely.updateTable("jobs").set({ run_at: 0 }).where("id", "=", at(waiting, 0).id).execute();
   await t.drainJobs();
 }
 
@@ -80,6 +81,6 @@ describe("message retention", () => {
     expect((await fetch(t.baseUrl + uploaded.url, { headers: { Authorization: await t.authHeader("hamlet") } })).status).toBe(404);
     const next = await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("kind", "=", "message_retention").where("status", "=", "pending").execute();
     expect(next).toHaveLength(1);
-    expect(next[0].run_at).toBeGreaterThan(Date.now() / 1000 + 3000);
+    expect(at(next, 0).run_at).toBeGreaterThan(Date.now() / 1000 + 3000);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { seedIds, seedSubscribers } from "../support/seed.js";
 import { archiveChannel, deactivateUser, makeChannel, makeUser, subscribe } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -44,8 +45,8 @@ describe("POST /api/v1/messages to a channel", () => {
     const messageEvents = events.filter((e) => e.event.type === "message" && e.users.length > 0);
     expect(messageEvents).toHaveLength(1);
     expect(events.filter((e) => e.event.type === "message" && e.users.length === 0)).toHaveLength(1);
-    expect(messageEvents[0].users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
-    expect(messageEvents[0].event).toMatchObject({
+    expect(at(messageEvents, 0).users.sort((a, b) => a - b)).toEqual(seedSubscribers.denmark);
+    expect(at(messageEvents, 0).event).toMatchObject({
       flags: [],
       message: { id: body.id, type: "stream", display_recipient: "Denmark", stream_id: 2, subject: "Castle", sender_id: 10, content: "<p>Hello Denmark</p>" },
     });

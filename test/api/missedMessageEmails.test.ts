@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { useSmtpSink } from "../support/smtpSink.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const smtp = useSmtpSink();
 const t = useTestServer(smtp.overrides);
@@ -20,7 +21,7 @@ describe("missed-message emails", () => {
     await t.post("othello", "/api/v1/messages", { type: "direct", to: [hamlet.id], content: "Second ping" });
     const job = await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("kind", "=", "missed_message_email").where("status", "=", "pending").execute();
     expect(job).toHaveLength(1); // one job for the batch
-    expect(job[0].run_at - job[0].created_at).toBe(120);
+    expect(at(job, 0).run_at - at(job, 0).created_at).toBe(120);
     await batchPeriodPasses();
     const mail = await smtp.sink().waitFor((m) => m.rcptTo.includes(hamlet.delivery_email));
     expect(mailsTo(hamlet.delivery_email)).toHaveLength(1);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, freePort, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 // A timeout with room for a loaded CI machine (at 0.5 s a normal answer sometimes came too late and
 // was retried); the timeout test holds its answers well past it.
@@ -105,9 +106,9 @@ describe("outgoing webhook bots", () => {
     const messageId = expectSuccess(await t.post("hamlet", "/api/v1/messages", { type: "direct", to: [bot.id], content: "ping **now**" })).id;
     await runJobsNow();
     expect(received).toHaveLength(1);
-    expect(received[0].path).toBe("/hook");
-    expect(received[0].contentType).toBe("application/json");
-    const payload = JSON.parse(received[0].body);
+    expect(at(received, 0).path).toBe("/hook");
+    expect(at(received, 0).contentType).toBe("application/json");
+    const payload = JSON.parse(at(received, 0).body);
     const hamlet = await t.user("hamlet");
     expect(payload).toMatchObject({ bot_email: bot.email, bot_full_name: "Echo Bot", data: "ping **now**", trigger: "direct_message", token: bot.token });
     expect(payload.message).toMatchObject({
@@ -131,7 +132,7 @@ describe("outgoing webhook bots", () => {
     expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "hooks", content: "silently @_**Mention Bot**" }));
     await runJobsNow();
     expect(received).toHaveLength(1);
-    expect(JSON.parse(received[0].body)).toMatchObject({
+    expect(JSON.parse(at(received, 0).body)).toMatchObject({
       trigger: "mention",
       data: "hey @**Mention Bot** are you there",
       message: { type: "stream", display_recipient: "Verona", subject: "hooks" },
@@ -217,8 +218,8 @@ describe("outgoing webhook bots", () => {
     received.length = 0;
     expectSuccess(await t.post("othello", "/api/v1/messages", { type: "stream", to: "Verona", topic: "slack", content: "@**Slack Bot** hi" }));
     await runJobsNow();
-    expect(received[0].contentType).toBe("application/x-www-form-urlencoded");
-    const form = new URLSearchParams(received[0].body);
+    expect(at(received, 0).contentType).toBe("application/x-www-form-urlencoded");
+    const form = new URLSearchParams(at(received, 0).body);
     expect(Object.fromEntries(form)).toMatchObject({
       token: bot.token,
       channel_name: "Verona",
@@ -309,6 +310,6 @@ describe("across a kill -9", () => {
       if (!reply) await new Promise((r) => setTimeout(r, 250));
     }
     expect(reply?.content).toBe("I survived too");
-    expect(JSON.parse(hits[0]).data).toBe("survive this");
+    expect(JSON.parse(at(hits, 0)).data).toBe("survive this");
   }, 90_000);
 });

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 // Stand-ins for Apple's and Google's push services, checking what Parley signs and sends.
 const dir = mkdtempSync(path.join(os.tmpdir(), "parley-push-"));
@@ -78,7 +79,9 @@ const t = useTestServer({
 });
 
 function verifyJwt(jwt: string, key: KeyObject, ieee: boolean): { header: any; claims: any } {
-  const [h, c, s] = jwt.split(".");
+  const parts = jwt.split(".");
+  expect(parts).toHaveLength(3);
+  const [h, c, s] = parts as [string, string, string];
   const ok = verify("sha256", Buffer.from(`${h}.${c}`), ieee ? { key, dsaEncoding: "ieee-p1363" } : key, Buffer.from(s, "base64url"));
   expect(ok).toBe(true);
   return { header: JSON.parse(Buffer.from(h, "base64url").toString()), claims: JSON.parse(Buffer.from(c, "base64url").toString()) };
@@ -94,7 +97,7 @@ describe("push straight to APNs and FCM", () => {
     await t.drainJobs();
 
     expect(apnsSeen).toHaveLength(1);
-    const apnsRequest = apnsSeen[0];
+    const apnsRequest = at(apnsSeen, 0);
     expect(apnsRequest.headers[":path"]).toBe(`/3/device/${apnsToken}`);
     expect(apnsRequest.headers["apns-topic"]).toBe("org.zulip.Zulip");
     expect(apnsRequest.headers["apns-push-type"]).toBe("alert");
@@ -108,17 +111,17 @@ describe("push straight to APNs and FCM", () => {
     });
 
     expect(tokenRequests).toHaveLength(1);
-    expect(tokenRequests[0].get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
-    const assertion = verifyJwt(tokenRequests[0].get("assertion")!, fcmKeys.publicKey, false);
+    expect(at(tokenRequests, 0).get("grant_type")).toBe("urn:ietf:params:oauth:grant-type:jwt-bearer");
+    const assertion = verifyJwt(at(tokenRequests, 0).get("assertion")!, fcmKeys.publicKey, false);
     expect(assertion.claims).toMatchObject({
       iss: "push@parley-test.iam.gserviceaccount.com",
       scope: "https://www.googleapis.com/auth/firebase.messaging",
       aud: `${fcmUrl}/token`,
     });
     expect(fcmSeen).toHaveLength(1);
-    expect(fcmSeen[0].headers.path).toBe("/v1/projects/parley-test/messages:send");
-    expect(fcmSeen[0].headers.authorization).toBe("Bearer fcm-access-token");
-    expect(fcmSeen[0].body.message).toMatchObject({
+    expect(at(fcmSeen, 0).headers.path).toBe("/v1/projects/parley-test/messages:send");
+    expect(at(fcmSeen, 0).headers.authorization).toBe("Bearer fcm-access-token");
+    expect(at(fcmSeen, 0).body.message).toMatchObject({
       token: "fcm-device-hamlet",
       android: { priority: "HIGH" },
       data: { event: "message", zulip_message_id: String(messageId), content: "straight to the phone", recipient_type: "private" },

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/process.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 /** A stand-in for Zulip's push notification service (bouncer), recording what it receives. */
 interface BouncerRequest {
@@ -63,7 +64,7 @@ describe("device tokens", () => {
       }),
       expect.objectContaining({ user_id: String(cordelia.id), token: "fcm-token-cordelia", token_kind: "2" }),
     ]);
-    expect(received[0].authorization).toBe(basicAuth("org-id", "org-key"));
+    expect(at(received, 0).authorization).toBe(basicAuth("org-id", "org-key"));
 
     expectSuccess(await t.delete("cordelia", "/api/v1/users/me/android_gcm_reg_id", { token: "fcm-token-cordelia" }));
     await t.drainJobs();

@@ -5,6 +5,7 @@ import { MessageFlag } from "../../src/models/messageFlags.js";
 import { seedIds, seedSubscribers } from "../support/seed.js";
 import { addRealmEmoji, archiveChannel, makeChannel, sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -25,7 +26,7 @@ describe("POST /messages/{message_id}/reactions", () => {
     const { result, events } = await t.captureEvents(() => t.post("othello", url(id), { emoji_name: "smile" }));
     expectSuccess(result);
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({
+    expect(at(events, 0).event).toEqual({
       type: "reaction",
       op: "add",
       user_id: 12,
@@ -36,7 +37,7 @@ describe("POST /messages/{message_id}/reactions", () => {
       reaction_type: "unicode_emoji",
     });
     // Verona: every subscriber, the guest included (subscribed).
-    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "hamlet", "iago", "othello", "polonius")));
+    expect(at(events, 0).users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "hamlet", "iago", "othello", "polonius")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "smile", emoji_code: "1f642", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 
@@ -64,7 +65,7 @@ describe("POST /messages/{message_id}/reactions", () => {
   it("counts another name of an existing reaction's emoji as a vote under the first name", async () => {
     const id = await messageId("Good morning, everyone.");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("iago", url(id), { emoji_name: "thumbs_up" })));
-    expect(events[0].event).toMatchObject({ emoji_name: "+1", emoji_code: "1f44d", user_id: 11 });
+    expect(at(events, 0).event).toMatchObject({ emoji_name: "+1", emoji_code: "1f44d", user_id: 11 });
     expect((await reactionsOn(id)).map((r: any) => [r.emoji_name, r.user_id])).toEqual([
       ["+1", 10],
       ["+1", 11],
@@ -125,20 +126,20 @@ describe("POST /messages/{message_id}/reactions", () => {
       .executeTakeFirstOrThrow();
     expect(row.flags).toBe(MessageFlag.READ | MessageFlag.HISTORICAL);
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "tada" })));
-    expect(events[0].users).toContain(8);
-    expect(events[0].users).not.toContain(13); // polonius, a guest, is not subscribed to Denmark
+    expect(at(events, 0).users).toContain(8);
+    expect(at(events, 0).users).not.toContain(13); // polonius, a guest, is not subscribed to Denmark
   });
 
   it("sends events about protected-history private channel messages only to subscribers who received them", async () => {
     const id = await messageId("Only the core team can read this channel.");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "heart" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedSubscribers.coreTeam);
+    expect([...at(events, 0).users].sort((a, b) => a - b)).toEqual(seedSubscribers.coreTeam);
   });
 
   it("sends events about direct messages to their participants only", async () => {
     const id = await messageId("Of course, what is it?");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.post("hamlet", url(id), { emoji_name: "smile" })));
-    expect([...events[0].users].sort((a, b) => a - b)).toEqual(seedIds("hamlet", "othello"));
+    expect([...at(events, 0).users].sort((a, b) => a - b)).toEqual(seedIds("hamlet", "othello"));
   });
 
   it("answers Invalid message(s) for messages the user may not read", async () => {
@@ -210,7 +211,7 @@ describe("DELETE /messages/{message_id}/reactions", () => {
         reaction_type: "unicode_emoji",
       },
     ]);
-    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("hamlet", "iago", "othello")));
+    expect(at(events, 0).users).toEqual(expect.arrayContaining(seedIds("hamlet", "iago", "othello")));
     expect(await reactionsOn(id)).toEqual([{ emoji_name: "octopus", emoji_code: "1f419", reaction_type: "unicode_emoji", user_id: 12 }]);
   });
 

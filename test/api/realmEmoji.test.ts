@@ -5,6 +5,7 @@ import { doAddRealmEmoji } from "../../src/actions/realmEmoji.js";
 import { transaction } from "../../src/appContext.js";
 import { seedIds } from "../support/seed.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -85,8 +86,8 @@ describe("POST /realm/emoji/{emoji_name}", () => {
     };
     expect(await emojiList()).toEqual({ [String(row.id)]: expected });
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({ type: "realm_emoji", op: "update", realm_emoji: { [String(row.id)]: expected } });
-    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "desdemona", "hamlet", "iago", "polonius")));
+    expect(at(events, 0).event).toEqual({ type: "realm_emoji", op: "update", realm_emoji: { [String(row.id)]: expected } });
+    expect(at(events, 0).users).toEqual(expect.arrayContaining(seedIds("aaron", "cordelia", "desdemona", "hamlet", "iago", "polonius")));
     expect(row.file_name).toMatch(/^[A-Za-z0-9_-]{24}\.png$/);
     expect(await storedFiles()).toEqual([row.file_name]);
     const audit = await t.ctx.db.kysely.selectFrom("audit_log").select("acting_user_id").where("event_type", "=", "realm_emoji_added").execute();
@@ -180,8 +181,8 @@ describe("DELETE /realm/emoji/{emoji_name}", () => {
     expectSuccess(result);
     expect((await emojiList())[emoji.id]).toEqual({ ...emoji, deactivated: true });
     expect(events).toHaveLength(1);
-    expect(events[0].event).toMatchObject({ type: "realm_emoji", op: "update" });
-    expect((events[0].event.realm_emoji as any)[emoji.id].deactivated).toBe(true);
+    expect(at(events, 0).event).toMatchObject({ type: "realm_emoji", op: "update" });
+    expect((at(events, 0).event.realm_emoji as any)[emoji.id].deactivated).toBe(true);
     expect((await fetch(t.baseUrl + emoji.source_url)).status).toBe(200);
   });
 

@@ -8,6 +8,7 @@ import { ExportStatus, ExportType } from "../../src/models/realmExport.js";
 import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
 import { addRealmEmoji, PNG, uploadFile } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { defined } from "../../src/util/defined.js";
 
 // Data exports (Zulip's /export/realm): the API, the durable job and its tarball in the layout of
 // Zulip's `manage.py export`, the admin-only download, and `parley export`.
@@ -16,12 +17,21 @@ const t = useTestServer();
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "parley-export-test-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-type Tables = Record<string, any[]>;
+/** The tables of an export file that the tests read (JSON.parse's rows; a missing one fails at its use). */
+type Tables<Name extends string> = Record<Name, any[]>;
+type RealmTable =
+  | "zerver_realm"
+  | "zerver_reaction"
+  | "zerver_realmemoji"
+  | "zerver_stream"
+  | "zerver_usergroupmembership"
+  | "zerver_userprofile"
+  | "zerver_userprofile_crossrealm";
 interface Extracted {
   root: string;
-  realm: Tables;
-  messages: Tables;
-  attachment: Tables;
+  realm: Tables<RealmTable>;
+  messages: Tables<"zerver_message" | "zerver_usermessage">;
+  attachment: Tables<"zerver_attachment">;
   file: (relative: string) => string;
 }
 
@@ -31,13 +41,13 @@ async function extract(tarball: string): Promise<Extracted> {
   await tar.extract({ file: tarball, cwd: dir });
   const [top, ...more] = fs.readdirSync(dir);
   expect(more).toEqual([]);
-  const root = path.join(dir, top);
+  const root = path.join(dir, defined(top, "the export's directory"));
   const json = (name: string) => JSON.parse(fs.readFileSync(path.join(root, name), "utf8"));
   const messageFiles = fs
     .readdirSync(root)
     .filter((f) => /^messages-\d{6}\.json$/.test(f))
     .sort();
-  const messages: Tables = { zerver_message: [], zerver_usermessage: [] };
+  const messages: Extracted["messages"] = { zerver_message: [], zerver_usermessage: [] };
   for (const f of messageFiles) {
     const data = json(f);
     messages.zerver_message.push(...data.zerver_message);

@@ -15,6 +15,7 @@ import { PARLEY_CLI, REPO_ROOT } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 // `parley import zulip`: an organization built through the API, exported (lib/export/), imported
 // into a fresh database by the command line, and compared through the API of both servers; an
@@ -153,7 +154,7 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     for (const [who, url] of [
       ["hamlet", "/api/v1/users/me/avatar"],
       ["iago", "/api/v1/realm/icon"],
-    ]) {
+    ] as const) {
       const imageForm = new FormData();
       imageForm.append("file", new Blob([new Uint8Array(image)], { type: "image/png" }), "picture.png");
       const uploaded = await fetch(`${t.baseUrl}${url}`, { method: "POST", headers: { Authorization: await t.authHeader(who) }, body: imageForm });
@@ -249,7 +250,7 @@ describe("parley import zulip", { timeout: 120_000 }, () => {
     const othello2 = await ctx2.db.kysely.selectFrom("users").select("id").where("delivery_email", "=", "othello@zulip.com").executeTakeFirstOrThrow();
     const mention = (await get2("hamlet@zulip.com", "/api/v1/messages", { ...narrow, narrow: [{ operator: "search", operand: "hello" }] })).body.messages[0];
     expect(mention.content).toContain(`data-user-id="${othello2.id}"`);
-    const link = /href="(\/user_uploads\/[^"]+)"/.exec(mention.content)![1];
+    const link = at(/href="(\/user_uploads\/[^"]+)"/.exec(mention.content)!, 1);
     const file = await get2("hamlet@zulip.com", link);
     expect(file.status).toBe(200);
     expect(file.body.toString()).toBe("imported file contents");

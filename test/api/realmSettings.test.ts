@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -54,7 +55,7 @@ describe("PATCH /realm", () => {
       .where("realm_id", "=", (await t.user("hamlet")).realm_id)
       .where("is_active", "=", 1)
       .execute();
-    expect([...realmEvents[0].users].sort((a, b) => a - b)).toEqual(active.map((u) => u.id).sort((a, b) => a - b));
+    expect([...at(realmEvents, 0).users].sort((a, b) => a - b)).toEqual(active.map((u) => u.id).sort((a, b) => a - b));
     expectSuccess(await t.patch("iago", "/api/v1/realm", { message_content_edit_limit_seconds: JSON.stringify("unlimited"), mandatory_topics: false }));
     expect((await registerRealm()).realm_message_content_edit_limit_seconds).toBe(null);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { at } from "../support/at.js";
 import { validateResponse } from "../support/openapi.js";
 import { apiCaller, firstStartCredentials, type ServerProcess, useServerProcesses } from "../support/process.js";
 import { makeChannel, makeUser } from "../support/factories.js";
@@ -264,11 +265,11 @@ describe("delivery", () => {
     const unread = await toDenmark("hamlet", "channel unread", { read_by_sender: false });
     await deliverNow(read);
     await deliverNow(unread);
-    const [group] = await messagesWith("group read");
+    const group = at(await messagesWith("group read"), 0);
     const rows = await db().selectFrom("user_messages").select(["user_id", "flags"]).where("message_id", "=", group.id).orderBy("user_id").execute();
     expect(rows.map((r) => r.user_id)).toEqual([CORDELIA, HAMLET, OTHELLO]);
     expect(rows.find((r) => r.user_id === HAMLET)!.flags & READ).toBe(READ);
-    const [channel] = await messagesWith("channel unread");
+    const channel = at(await messagesWith("channel unread"), 0);
     expect((await flagsOf(channel.id, HAMLET)) & READ).toBe(0);
   });
 

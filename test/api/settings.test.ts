@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { USER_SETTING_NAMES, USER_SETTING_RULES, userSettings } from "../../src/models/userSettings.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
+import { group } from "../../src/util/defined.js";
 
 const t = useTestServer();
 
@@ -163,8 +165,8 @@ describe("PATCH /settings: changing settings", () => {
     const consent = events.filter((e) => e.event.type === "realm_export_consent");
     expect(consent.map((e) => e.event)).toEqual([{ type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
     const admins = await t.ctx.db.kysely.selectFrom("users").select("id").where("role", "<=", 200).where("is_bot", "=", 0).where("is_active", "=", 1).execute();
-    expect(consent[0].users.sort((a, b) => a - b)).toEqual(admins.map((u) => u.id).sort((a, b) => a - b));
-    expect(consent[0].users).not.toContain(hamlet.id);
+    expect(at(consent, 0).users.sort((a, b) => a - b)).toEqual(admins.map((u) => u.id).sort((a, b) => a - b));
+    expect(at(consent, 0).users).not.toContain(hamlet.id);
     const polled = expectSuccess(await t.get("iago", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true })).events;
     expect(polled).toEqual([{ id: 0, type: "realm_export_consent", user_id: hamlet.id, consented: true }]);
     expectSuccess(await patchSettings("hamlet", { allow_private_data_export: false }));
@@ -191,7 +193,7 @@ describe("PATCH /settings: changing settings", () => {
       { type: "update_display_settings", user: "aaron@zulip.com", setting_name: "timezone", setting: "Asia/Kolkata" },
       { type: "realm_user", op: "update", person: { email: "aaron@zulip.com", user_id: aaron.id, timezone: "Asia/Kolkata" } },
     ]);
-    expect(events[2].users).toContain((await t.user("hamlet")).id);
+    expect(at(events, 2).users).toContain((await t.user("hamlet")).id);
     // /register shows it in user_settings, and at the top level to clients older than feature level 89.
     const modern = expectSuccess(
       await t.post("aaron", "/api/v1/register", { fetch_event_types: ["user_settings"], client_capabilities: { user_settings_object: true } }),
@@ -210,8 +212,8 @@ describe("PATCH /settings: changing settings", () => {
     expectSuccess(res);
     expect((await t.user("prospero")).full_name).toBe("Prospero the Duke");
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({ type: "realm_user", op: "update", person: { user_id: prospero.id, full_name: "Prospero the Duke" } });
-    expect(events[0].users).toEqual(expect.arrayContaining([(await t.user("hamlet")).id, (await t.user("iago")).id]));
+    expect(at(events, 0).event).toEqual({ type: "realm_user", op: "update", person: { user_id: prospero.id, full_name: "Prospero the Duke" } });
+    expect(at(events, 0).users).toEqual(expect.arrayContaining([(await t.user("hamlet")).id, (await t.user("iago")).id]));
   });
 
   it("tells users who gain or lose sight of the real email when email_address_visibility changes", async () => {
@@ -259,7 +261,7 @@ describe("PATCH /settings: email change", () => {
     expect(job?.template).toBe("confirm_new_email");
     const link = /http:\/\/localhost:9991(\/accounts\/confirm_new_email\/\S+)/.exec(job.text);
     expect(link).not.toBeNull();
-    return link![1];
+    return group(link!, 1);
   }
   const open = (path: string) => fetch(t.baseUrl + path);
 

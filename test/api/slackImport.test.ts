@@ -15,6 +15,7 @@ import { closeSlackArchive, readSlackArchive } from "../../src/lib/import/slackA
 import { PARLEY_CLI, REPO_ROOT, runParley } from "../support/process.js";
 import { type FreshDatabase, freshDatabase } from "../support/testDb.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 // `parley import slack`: exports in Slack's layout, generated here (users.json, channels.json,
 // <channel>/<YYYY-MM-DD>.json, __uploads/<file id>/<name>), imported by the command line into a
@@ -310,7 +311,7 @@ describe("parley import slack", { timeout: 120_000 }, () => {
       "Bob Builder",
       "Dave Gone",
     ]);
-    expect(raw[0].timestamp).toBe(Math.floor(Number(general20[0].ts)));
+    expect(raw[0].timestamp).toBe(Math.floor(Number(at(general20, 0).ts)));
     expect(html[0].content).toContain("<strong>team</strong>");
     expect(html[0].content).toContain("<em>please</em>");
     expect(html[0].content).toContain("<del>ignore</del>");
@@ -331,7 +332,7 @@ describe("parley import slack", { timeout: 120_000 }, () => {
       ].sort(),
     );
 
-    const link = /\((\/user_uploads\/[^)]+)\)/.exec(raw[3].content)![1];
+    const link = at(/\((\/user_uploads\/[^)]+)\)/.exec(raw[3].content)!, 1);
     const file = await get("bob@example.com", link, {}, realm);
     expect(file.status).toBe(200);
     expect(file.body).toBe("imported file contents");

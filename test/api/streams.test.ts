@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { makeChannel } from "../support/factories.js";
 import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 const names = (body: any) => body.streams.map((s: any) => s.name);
@@ -82,7 +83,7 @@ describe("PATCH /streams/{id}", () => {
       },
       { type: "stream", op: "update", stream_id: id, name: "pub1", property: "name", value: "pub one" },
     ]);
-    expect(events[0].users).not.toContain(13);
+    expect(at(events, 0).users).not.toContain(13);
     expect((await streamRow(id)).name).toBe("pub one");
   });
 
@@ -194,14 +195,14 @@ describe("PATCH /streams/{id}", () => {
       "UNAUTHORIZED_PRINCIPAL",
     );
     const { events } = await t.captureEvents(async () => expectSuccess(await t.patch("iago", `/api/v1/streams/${id}`, { is_default_stream: true })));
-    expect(events[0].event.type).toBe("default_streams");
+    expect(at(events, 0).event.type).toBe("default_streams");
     // Channel IDs since feature level 330, as POST /register's realm_default_streams.
     const { realm_default_streams: defaults } = expectSuccess(
       await t.post("iago", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams"]) }),
     );
-    expect(events[0].event.default_streams).toEqual(defaults);
+    expect(at(events, 0).event.default_streams).toEqual(defaults);
     expect(defaults).toContain(id);
-    expect(events[0].users).not.toContain(13);
+    expect(at(events, 0).users).not.toContain(13);
     expectSuccess(await t.patch("desdemona", `/api/v1/streams/${id}`, { message_retention_days: 30 }));
     expect((await streamRow(id)).message_retention_days).toBe(30);
     expectSuccess(await t.patch("desdemona", `/api/v1/streams/${id}`, { message_retention_days: "realm_default" }));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 /** Zulip's widgets: /poll and /todo messages carry a widget submessage; POST /submessage changes it. */
 const t = useTestServer({ eventHeartbeatSeconds: 1 });
@@ -45,7 +46,7 @@ describe("/poll messages", () => {
     expect(submessages).toHaveLength(2);
     expect(submessages[1]).toMatchObject({ sender_id: othello, msg_type: "widget", content: JSON.stringify(vote) });
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({
+    expect(at(events, 0).event).toEqual({
       type: "submessage",
       msg_type: "widget",
       message_id: id,
@@ -54,7 +55,7 @@ describe("/poll messages", () => {
       content: JSON.stringify(vote),
     });
     // Denmark's subscribers received the message: they get the event.
-    expect(events[0].users).toEqual(expect.arrayContaining([othello, (await t.user("hamlet")).id]));
+    expect(at(events, 0).users).toEqual(expect.arrayContaining([othello, (await t.user("hamlet")).id]));
 
     expectSuccess(await submit("iago", id, { type: "new_option", option: "Water", idx: 1 }));
     expectSuccess(await submit("hamlet", id, { type: "question", question: "Tea, coffee or water?" }));

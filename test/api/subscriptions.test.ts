@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { channelId } from "../support/factories.js";
 import { seedIds, seedSubscribers } from "../support/seed.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 const SUBS = "/api/v1/users/me/subscriptions";
@@ -314,7 +315,7 @@ describe("channels created by name at the same moment", () => {
     for (const r of results) expectSuccess(r);
     const channels = await t.ctx.db.kysely.selectFrom("streams").select("id").where("name", "=", name).execute();
     expect(channels).toHaveLength(1);
-    const { subscribers } = expectSuccess(await t.get("iago", `/api/v1/streams/${channels[0].id}/members`));
+    const { subscribers } = expectSuccess(await t.get("iago", `/api/v1/streams/${at(channels, 0).id}/members`));
     expect(subscribers).toHaveLength(who.length);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 import { seedChannels, seedUsers } from "../support/seed.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -100,7 +101,7 @@ describe("POST /api/v1/user_topics", () => {
 
     const cleared = await t.captureEvents(() => t.post("hamlet", "/api/v1/user_topics", { stream_id: VERONA, topic: "test", visibility_policy: 0 }));
     expectSuccess(cleared.result);
-    expect(cleared.events[1].event).toMatchObject({ type: "user_topic", topic_name: "test", visibility_policy: 0 });
+    expect(at(cleared.events, 1).event).toMatchObject({ type: "user_topic", topic_name: "test", visibility_policy: 0 });
     expect(await policyRows("hamlet")).toEqual([]);
 
     const nothing = await t.captureEvents(() => t.post("hamlet", "/api/v1/user_topics", { stream_id: VERONA, topic: "test", visibility_policy: 0 }));
@@ -112,7 +113,7 @@ describe("POST /api/v1/user_topics", () => {
     const { events } = await t.captureEvents(() =>
       t.post("othello", "/api/v1/user_topics", { stream_id: DENMARK, topic: "general chat", visibility_policy: 2 }),
     );
-    expect(events[1].event).toMatchObject({ topic_name: "", visibility_policy: 2 });
+    expect(at(events, 1).event).toMatchObject({ topic_name: "", visibility_policy: 2 });
     expect((await policyRows("othello")).filter((r) => r.stream_id === DENMARK)).toEqual([{ stream_id: DENMARK, topic_name: "", visibility_policy: 2 }]);
   });
 
@@ -150,7 +151,7 @@ describe("PATCH /api/v1/users/me/subscriptions/muted_topics", () => {
   it("mutes and unmutes by channel name or id", async () => {
     const add = await t.captureEvents(() => t.patch("iago", "/api/v1/users/me/subscriptions/muted_topics", { stream: "Denmark", topic: "Castle", op: "add" }));
     expectSuccess(add.result);
-    expect(add.events[1].event).toMatchObject({ type: "user_topic", stream_id: DENMARK, topic_name: "Castle", visibility_policy: 1 });
+    expect(at(add.events, 1).event).toMatchObject({ type: "user_topic", stream_id: DENMARK, topic_name: "Castle", visibility_policy: 1 });
     expectSuccess(await t.patch("iago", "/api/v1/users/me/subscriptions/muted_topics", { stream_id: DENMARK, topic: "Castle", op: "remove" }));
     expect(await policyRows("iago")).toEqual([]);
     expectSuccess(await t.patch("iago", "/api/v1/users/me/subscriptions/muted_topics", { stream_id: DENMARK, topic: "Castle", op: "remove" }));

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync } from "node:fs";
+import { group } from "../../src/util/defined.js";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
@@ -6,6 +7,7 @@ import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { sendChannelMessage } from "../support/factories.js";
 import { type ApiResponse, expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer({ uploads: { maxFileSizeMib: 1, unclaimedDays: 21 } });
 
@@ -64,7 +66,7 @@ describe("POST /user_uploads", () => {
     expect(mine.create_time).toBeGreaterThan(Date.now() - 60_000);
     expect(listed.upload_space_used).toBeGreaterThanOrEqual(12);
     expect(events.map((e) => e.event)).toEqual([{ type: "attachment", op: "add", attachment: mine, upload_space_used: listed.upload_space_used }]);
-    expect(events[0].users).toEqual([hamlet.id]);
+    expect(at(events, 0).users).toEqual([hamlet.id]);
   });
 
   it("refuses no file, two files, a file over the limit and no credentials, storing nothing", async () => {
@@ -316,7 +318,7 @@ describe("web sessions (POST /accounts/login/) for file URLs and tus", () => {
 
     // tus with the session cookie and the session's CSRF token (the page's; test/api/webSession.test.ts refuses it without).
     const page = await (await fetch(`${t.baseUrl}/`, { headers: { Cookie: `sessionid=${hamletCookie}` } })).text();
-    const csrfToken = /<meta name="parley-csrf-token" content="([^"]+)">/.exec(page)![1];
+    const csrfToken = group(/<meta name="parley-csrf-token" content="([^"]+)">/.exec(page)!, 1);
     const created = await fetch(`${t.baseUrl}/api/v1/tus`, {
       method: "POST",
       headers: { Cookie: `sessionid=${hamletCookie}`, "X-CSRFToken": csrfToken, "Tus-Resumable": "1.0.0", "Upload-Length": "3" },

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 /**
  * Previews Zulip's apps render: audio players, YouTube thumbnails, and website previews made by a
@@ -81,7 +82,7 @@ describe("media in messages", () => {
     expect(youtube).toMatch(
       /<div class="youtube-video message_inline_image"><a data-id="dQw4w9WgXcQ" href="https:\/\/youtu.be\/dQw4w9WgXcQ"><img src="\/external_content\/[0-9a-f]{40}\/[0-9a-f]+"><\/a><\/div>$/,
     );
-    expect(Buffer.from(proxyPathOf(youtube)!.split("/")[3], "hex").toString()).toBe("https://i.ytimg.com/vi/dQw4w9WgXcQ/default.jpg");
+    expect(Buffer.from(at(proxyPathOf(youtube)!.split("/"), 3), "hex").toString()).toBe("https://i.ytimg.com/vi/dQw4w9WgXcQ/default.jpg");
   });
 
   it("proxies signed image URLs only, and only images", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seedIds } from "../support/seed.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -30,7 +31,7 @@ describe("POST /users/me/status", () => {
     );
     expectSuccess(res);
     expect(events).toHaveLength(1);
-    expect(events[0].event).toEqual({
+    expect(at(events, 0).event).toEqual({
       type: "user_status",
       user_id: 12,
       status_text: "on vacation",
@@ -38,7 +39,7 @@ describe("POST /users/me/status", () => {
       emoji_code: "1f697",
       reaction_type: "unicode_emoji",
     });
-    expect(events[0].users).toEqual(expect.arrayContaining(seedIds("aaron", "hamlet", "othello")));
+    expect(at(events, 0).users).toEqual(expect.arrayContaining(seedIds("aaron", "hamlet", "othello")));
     expect(await statusOf(12)).toEqual({ status_text: "on vacation", emoji_name: "car", emoji_code: "1f697", reaction_type: "unicode_emoji" });
 
     expectSuccess(await t.post("othello", "/api/v1/users/me/status", { status_text: "back soon" }));

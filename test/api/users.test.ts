@@ -5,6 +5,7 @@ import { realmStore } from "../../src/store/realms.js";
 import { seedIds } from "../support/seed.js";
 import { makeUser } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -168,7 +169,7 @@ describe("PATCH /users/{user_id}", () => {
     expect(await systemGroupsOf(u.id)).toEqual(["role:moderators"]);
     const types = events.map((e) => `${e.event.type}/${e.event.op}`);
     expect(types).toEqual(["realm_user/update", "user_group/remove_members", "user_group/remove_members", "user_group/add_members"]);
-    expect(events[0].event).toEqual({ type: "realm_user", op: "update", person: { user_id: u.id, role: 300 } });
+    expect(at(events, 0).event).toEqual({ type: "realm_user", op: "update", person: { user_id: u.id, role: 300 } });
 
     expectSuccess(await t.patch("iago", `/api/v1/users/${u.id}`, { role: 600 }));
     expect(await systemGroupsOf(u.id)).toEqual(["role:everyone"]);
@@ -252,8 +253,8 @@ describe("DELETE /users/{user_id}", () => {
     expect(events.map((e) => e.event)).toContainEqual({ type: "realm_user", op: "update", person: { user_id: u.id, is_active: false } });
     const emails = await emailJobsTo(u.email);
     expect(emails).toHaveLength(1);
-    expect(emails[0].subject).toContain("has been deactivated");
-    expect(emails[0].text).toContain("Farewell <friend>!");
+    expect(at(emails, 0).subject).toContain("has been deactivated");
+    expect(at(emails, 0).text).toContain("Farewell <friend>!");
     const cutOff = await t.get(u.email, "/api/v1/users/me");
     expect({ status: cutOff.status, msg: cutOff.body.msg }).toEqual({ status: 401, msg: "Account is deactivated" });
     const listed = expectSuccess(await t.get("hamlet", `/api/v1/users/${u.id}`));
@@ -265,7 +266,7 @@ describe("DELETE /users/{user_id}", () => {
     expectSuccess(await t.delete("iago", `/api/v1/users/${a.id}`, { deactivation_notification_comment: "" }));
     const emails = await emailJobsTo(a.email);
     expect(emails).toHaveLength(1);
-    expect(emails[0].text).not.toContain("comment");
+    expect(at(emails, 0).text).not.toContain("comment");
     const b = await newUser();
     expectSuccess(await t.delete("iago", `/api/v1/users/${b.id}`));
     expect(await emailJobsTo(b.email)).toEqual([]);

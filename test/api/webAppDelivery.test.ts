@@ -11,6 +11,8 @@ import { REPO_ROOT } from "../support/process.js";
 import { type RawResponse, rawGet } from "../support/rawHttp.js";
 import { useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
+import { at } from "../support/at.js";
+import { defined } from "../../src/util/defined.js";
 
 // How the web app's files reach a browser: compressed (gzip, brotli) as the client accepts,
 // cached for a year under hashed names; KaTeX's stylesheet and fonts; the emoji sets' images.
@@ -35,7 +37,7 @@ async function sessionCookie(email: string): Promise<string> {
   expect(res.status).toBe(302);
   return res.headers
     .getSetCookie()
-    .map((line) => line.split(";")[0])
+    .map((line) => at(line.split(";"), 0))
     .filter((pair) => /^(sessionid|csrftoken)=/.test(pair))
     .join("; ");
 }
@@ -70,11 +72,11 @@ describe("GET /static/webapp/{file}", () => {
     const entry = Object.values(manifest()).find((chunk) => chunk.isEntry)!;
     const css = await rawGet(`${t.baseUrl}/static/webapp/${entry.css![0]}`, { "Accept-Encoding": "gzip" });
     expect([css.status, css.headers["content-encoding"], css.headers["content-type"]]).toEqual([200, "gzip", "text/css; charset=utf-8"]);
-    const katex = manifest()["src/katexStyle.ts"];
+    const katex = defined(manifest()["src/katexStyle.ts"], "manifest()['src/katexStyle.ts']");
     expect(katex.file).toMatch(/\.css$/);
     const katexCss = decode(await rawGet(`${t.baseUrl}/static/webapp/${katex.file}`, { "Accept-Encoding": "br" })).toString();
     expect(katexCss).toContain(".katex .katex-mathml");
-    const fonts = [...katexCss.matchAll(/url\(([^)]+)\)/g)].map((m) => m[1].replace(/^["']|["']$/g, ""));
+    const fonts = [...katexCss.matchAll(/url\(([^)]+)\)/g)].map((m) => at(m, 1).replace(/^["']|["']$/g, ""));
     expect(fonts.length).toBeGreaterThan(15);
     expect(fonts.every((f) => /^\/static\/webapp\/KaTeX_[\w-]+\.woff2$/.test(f))).toBe(true);
     const font = await rawGet(t.baseUrl + fonts[0], { "Accept-Encoding": "gzip, br" });
@@ -159,8 +161,9 @@ describe("the API's JSON answers", () => {
 
 describe("GET /static/generated/emoji/images-{set}-64/{emoji_code}.png", () => {
   it("serves each set's 64 px image of an emoji, without a login, cached for a year", async () => {
-    const images: Record<string, Buffer> = {};
-    for (const set of ["google", "twitter", "google-blob"]) {
+    const sets = ["google", "twitter", "google-blob"] as const;
+    const images = {} as Record<(typeof sets)[number], Buffer>; // the loop fills in every set
+    for (const set of sets) {
       const res = await rawGet(`${t.baseUrl}/static/generated/emoji/images-${set}-64/1f389.png`);
       expect([res.status, res.headers["content-type"], res.headers["cache-control"]]).toEqual([200, "image/png", "public, max-age=31536000, immutable"]);
       const meta = await sharp(res.body).metadata();

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { group } from "../../src/util/defined.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { WEB_APP_REGISTER_PARAMS } from "../../src/http/webAppState.js";
 import { validateResponse } from "../support/openapi.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { formCsrf, postLoginForm } from "../support/webLogin.js";
+import { at } from "../support/at.js";
 
 // The web app's sign-in and its /json API: session cookies, CSRF tokens, the pages.
 const t = useTestServer({
@@ -28,7 +30,7 @@ interface Browser {
 function cookiesOf(res: Response): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of res.headers.getSetCookie()) {
-    const [pair] = line.split(";");
+    const [pair] = line.split(";") as [string, ...string[]]; // split gives at least one part
     const eq = pair.indexOf("=");
     out[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
@@ -171,7 +173,7 @@ describe("signing in", () => {
     expect(cookiesOf(again).sessionid).toBeUndefined();
     const html = await again.text();
     expect(html).toContain('role="alert">Your sign-in form expired (CSRF verification failed). Please log in again.</p>');
-    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html)![1];
+    const token = group(/name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html)!, 1);
     const cookie = `login_csrftoken=${cookiesOf(again).login_csrftoken}`;
     const signedIn = await post({ csrfmiddlewaretoken: token }, cookie);
     expect(signedIn.status).toBe(302);
@@ -215,7 +217,7 @@ describe("signing in", () => {
     const html = await (await fetch(`${t.baseUrl}/`, { headers: { Cookie: hamlet.cookie } })).text();
     const found = /<script type="application\/json" id="parley-state">([^<]*)<\/script><\/body><\/html>\n$/.exec(html);
     expect(found).not.toBeNull();
-    const state = JSON.parse(found![1]);
+    const state = JSON.parse(at(found!, 1));
     expect(state).toMatchObject({ result: "success", realm_name: expect.any(String), unread_msgs: expect.any(Object) });
     expect(state.unread_msgs.streams.map((c: any) => c.topic)).toContain(topic);
     // What the app would get from its own POST /json/register, the queue aside.

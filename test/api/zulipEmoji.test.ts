@@ -2,6 +2,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 /**
  * The image of Zulip's extra emoji `:zulip:`. Zulip's apps build its URL themselves (reactions,
@@ -22,8 +23,8 @@ describe("GET /static/generated/emoji/images/emoji/unicode/zulip.png", () => {
     expect([meta.format, meta.width, meta.height, meta.hasAlpha]).toEqual(["png", 64, 64, true]);
     // A drawing, not an empty square: opaque pixels and transparent corners.
     const stats = await sharp(image).stats();
-    expect(stats.channels[3].max).toBe(255);
-    expect(stats.channels[3].min).toBe(0);
+    expect(at(stats.channels, 3).max).toBe(255);
+    expect(at(stats.channels, 3).min).toBe(0);
   });
 
   it("is the image a :zulip: in a message points at", async () => {

@@ -7,6 +7,7 @@ import { ImportArchiveError, readZulipArchive } from "../../src/lib/import/zulip
 import { STRING_ID, writeZulipExport } from "../../scripts/zulip-export-fixture.mjs";
 import { useTestServer } from "../support/testApp.js";
 import { basicAuth } from "../support/auth.js";
+import { at } from "../support/at.js";
 
 // An export in the exact layout of Zulip's `manage.py export` (scripts/zulip-export-fixture.mjs:
 // float times, foreign keys without "_id", usergroup_ptr, SHA-1 huddle hashes, flags_mask
@@ -62,12 +63,12 @@ describe("import of an export in Zulip's layout", () => {
   });
 
   it("keeps users, roles, the bot and the uploaded avatar", async () => {
-    const [owner, second] = fixture.userIds;
+    const [owner, second] = [at(fixture.userIds, 0), at(fixture.userIds, 1)];
     const { members } = await get(owner, "/api/v1/users", { client_gravatar: false });
     expect(members).toHaveLength(fixture.userIds.length + 1);
     const byEmail = new Map(members.map((u: any) => [u.email, u]));
     expect(byEmail.get(email(owner))).toMatchObject({ role: 100, is_owner: true, is_active: true });
-    expect(byEmail.get(email(fixture.userIds.at(-1)!))).toMatchObject({ is_active: false });
+    expect(byEmail.get(email(at(fixture.userIds, -1)))).toMatchObject({ is_active: false });
     const bot: any = byEmail.get(fixture.botEmail);
     expect(bot).toMatchObject({ is_bot: true, bot_type: 1 });
     expect(bot.bot_owner_id).toBe((byEmail.get(email(owner)) as any).user_id);
@@ -84,7 +85,7 @@ describe("import of an export in Zulip's layout", () => {
   });
 
   it("keeps channels, subscription properties, messages with their flags, DM groups, reactions and uploads", async () => {
-    const [owner, second, third] = fixture.userIds;
+    const [owner, second, third] = [at(fixture.userIds, 0), at(fixture.userIds, 1), at(fixture.userIds, 2)];
     const { subscriptions } = await get(second, "/api/v1/users/me/subscriptions");
     const general = subscriptions.find((s: any) => s.name === "general");
     expect(general).toMatchObject({ color: "#76ce90", is_muted: true, pin_to_top: true, description: "Everyone **here**" });
@@ -113,7 +114,7 @@ describe("import of an export in Zulip's layout", () => {
     const notification = mine.find((m: any) => m.content === "<p>message 3 about things</p>");
     expect(notification.sender_email).toBe("notification-bot@zulip.com");
 
-    const link = /href="(\/user_uploads\/[^"]+)"/.exec(first.content)![1];
+    const link = at(/href="(\/user_uploads\/[^"]+)"/.exec(first.content)!, 1);
     expect(link).not.toContain("/user_uploads/2/");
     expect((await get(third, link)).toString()).toBe(fixture.fileText);
 
@@ -126,7 +127,7 @@ describe("import of an export in Zulip's layout", () => {
   });
 
   it("keeps user groups, topic visibility, profile fields and realm settings", async () => {
-    const [owner, second] = fixture.userIds;
+    const [owner, second] = [at(fixture.userIds, 0), at(fixture.userIds, 1)];
     const groups = (await get(owner, "/api/v1/user_groups")).user_groups;
     expect(groups.find((g: any) => g.name === "backend")).toMatchObject({ description: "The **backend** team", members: expect.any(Array) });
     expect(groups.find((g: any) => g.name === "backend").members).toHaveLength(2);

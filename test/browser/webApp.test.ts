@@ -29,7 +29,7 @@ async function watchFor(page: Page, selector: string, text: string): Promise<voi
       new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
       check();
     },
-    [selector, text],
+    [selector, text] as const,
   );
 }
 

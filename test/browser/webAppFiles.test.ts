@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { group } from "../../src/util/defined.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -59,7 +60,7 @@ async function thumbnailReady(page: Page, uploadPath: string): Promise<void> {
 function linkedPath(text: string, name: string): string {
   const match = new RegExp(`\\[${name.replace(".", "\\.")}\\]\\((/user_uploads/[^)]+)\\)`).exec(text);
   if (!match) throw new Error(`no link to ${name} in ${JSON.stringify(text)}`);
-  return match[1];
+  return group(match, 1);
 }
 
 /** Dispatches a paste or drop event carrying one file on the element `selector` matches. */

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson, useWebApp } from "../support/webApp.js";
+import { at } from "../support/at.js";
 
 // Issue 32 item 14: changes made in the web app while its server restarts are not lost. The server
 // is stopped with the page open; what the person does meanwhile (star a message, read others by
@@ -32,7 +33,7 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     }
     await hamlet.bringToFront();
     await hamlet.goto(`${web.server.baseUrl}/${TOPIC_HASH}`);
-    await row(hamlet, ids[0]).waitFor();
+    await row(hamlet, at(ids, 0)).waitFor();
     const unreadShown = () => hamlet.locator(".message-list .message[data-unread]").count();
     await expect.poll(unreadShown).toBeGreaterThan(0); // the first ones are above the fold, still unread
 
@@ -40,13 +41,13 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     await web.server.stop();
     // While the server is down: star the last message, scroll up (reading the rest), react to the first.
     // A click selects a message, which shows its actions (hovering does too, but the list may scroll under the mouse).
-    await row(hamlet, ids[39]).locator(".content").click();
-    await row(hamlet, ids[39]).locator("button[title='Star']").click();
+    await row(hamlet, at(ids, 39)).locator(".content").click();
+    await row(hamlet, at(ids, 39)).locator("button[title='Star']").click();
     const list = hamlet.locator(".message-list");
     const scrollUp = () => list.evaluate((el) => ((el.scrollTop = Math.max(0, el.scrollTop - 200)), el.dispatchEvent(new Event("scroll"))));
     await expect.poll(async () => (await scrollUp(), unreadShown()), { timeout: 10_000 }).toBe(0);
-    await row(hamlet, ids[0]).locator(".content").click();
-    await row(hamlet, ids[0]).locator("button[title='React with :+1:']").click();
+    await row(hamlet, at(ids, 0)).locator(".content").click();
+    await row(hamlet, at(ids, 0)).locator("button[title='React with :+1:']").click();
     // The person is told that changes wait for the server.
     await expect.poll(() => hamlet.locator(".top .connection").textContent()).toMatch(/changes? not saved yet/);
     await new Promise((resolve) => setTimeout(resolve, 1500)); // a few failed attempts
@@ -56,9 +57,9 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     // Nobody touches the page: the changes reach the server (asked through the API here).
     const message = async (id: number) => (await callJson(othello, "GET", `/messages/${id}`)).message;
     const flagsOfHamlet = async (id: number) => (await callJson(hamlet, "GET", `/messages/${id}`)).message.flags as string[];
-    await expect.poll(() => flagsOfHamlet(ids[39]), { timeout: 20_000 }).toContain("starred");
+    await expect.poll(() => flagsOfHamlet(at(ids, 39)), { timeout: 20_000 }).toContain("starred");
     await expect
-      .poll(async () => (await message(ids[0])).reactions.map((r: any) => [r.emoji_name, r.user_id]), { timeout: 20_000 })
+      .poll(async () => (await message(at(ids, 0))).reactions.map((r: any) => [r.emoji_name, r.user_id]), { timeout: 20_000 })
       .toEqual([["+1", HAMLET_ID]]);
     const stillUnread = async () =>
       (
@@ -74,7 +75,7 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
       ).messages.length;
     await expect.poll(stillUnread, { timeout: 20_000 }).toBe(0);
     // And the page shows it too, with the reconnection notice gone.
-    await expect.poll(() => row(hamlet, ids[0]).locator(".reaction").textContent()).toBe("👍 1");
+    await expect.poll(() => row(hamlet, at(ids, 0)).locator(".reaction").textContent()).toBe("👍 1");
     await expect.poll(() => hamlet.locator(".top .connection").count()).toBe(0);
   }, 90_000);
 
@@ -95,8 +96,8 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     await hamlet.unroute("**/json/events**");
     // BAD_EVENT_QUEUE_ID: a new registration, and the open view fetched again (no reload).
     await expect.poll(() => hamlet.locator("#app").getAttribute("data-queue-id"), { timeout: 20_000 }).not.toBe(oldQueue);
-    await expect.poll(() => row(hamlet, ids[0]).locator(".content").textContent()).toBe("Edited while the queue was gone");
-    await expect.poll(() => row(hamlet, ids[1]).locator(".reaction").count()).toBe(1);
-    await expect.poll(() => row(hamlet, ids[2]).count()).toBe(0);
+    await expect.poll(() => row(hamlet, at(ids, 0)).locator(".content").textContent()).toBe("Edited while the queue was gone");
+    await expect.poll(() => row(hamlet, at(ids, 1)).locator(".reaction").count()).toBe(1);
+    await expect.poll(() => row(hamlet, at(ids, 2)).count()).toBe(0);
   }, 60_000);
 });

@@ -2,6 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
+import { at } from "../support/at.js";
 
 // Reading in the web app as Zulip's: a conversation opens at its first unread message with a cue
 // for the unread messages out of sight; what was on screen (or scrolled past) in the focused
@@ -156,7 +157,7 @@ describe.skipIf(!chromiumFound)("reading in the web app, in Chromium", () => {
       // Tinted unlike its neighbours, once the flash has faded too.
       await hamlet.waitForTimeout(2700);
       const background = (id: number) => hamlet.locator(`.message[data-id="${id}"]`).evaluate((el) => getComputedStyle(el).backgroundColor);
-      const [tint, neighbour] = [await background(ids[12]), await background(ids[13])];
+      const [tint, neighbour] = [await background(at(ids, 12)), await background(at(ids, 13))];
       expect(tint).not.toBe(neighbour);
       expect(tint).not.toBe("rgba(0, 0, 0, 0)");
       if (shots && op === "near") await hamlet.screenshot({ path: `${shots}/permalink-1280-light.png` });

@@ -325,7 +325,7 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     const denmark = "[data-channel-id='2']";
     const inbox = ".views li:has(a[href='#inbox'])";
     const titleCount = async () => Number(/^\((\d+)\) /.exec(await othello.title())?.[1] ?? 0);
-    const counts = async () => [
+    const counts = async (): Promise<[number, number, number, number]> => [
       await sidebarCount(othello, verona),
       await sidebarCount(othello, denmark),
       await sidebarCount(othello, inbox),

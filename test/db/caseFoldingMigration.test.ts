@@ -1,4 +1,5 @@
 import SqliteDatabase from "better-sqlite3";
+import { at } from "../support/at.js";
 import { sql } from "kysely";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { openDb } from "../../src/db/connect.js";
@@ -70,7 +71,8 @@ describe.runIf(TEST_ENGINE === "sqlite")(`migration ${MIGRATION}`, () => {
 
   it("stops, naming them, when two accounts' addresses now fold alike", async () => {
     const file = await olderDatabase((raw) => {
-      const [a, b] = raw.prepare("select id from users where is_bot = 0 order by id limit 2").all() as Array<{ id: number }>;
+      const rows = raw.prepare("select id from users where is_bot = 0 order by id limit 2").all() as Array<{ id: number }>;
+      const [a, b] = [at(rows, 0), at(rows, 1)];
       raw.prepare("update users set email = 'élodie@zulip.com', delivery_email = 'élodie@zulip.com' where id = ?").run(a.id);
       raw.prepare("update users set email = 'Élodie@zulip.com', delivery_email = 'Élodie@zulip.com' where id = ?").run(b.id);
     });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { compiledQuery } from "../../src/db/compiledQuery.js";
 import { useTestServer } from "../support/testApp.js";
 import { TEST_ENGINE } from "../support/testDb.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -41,10 +42,10 @@ describe("compiled query shapes", () => {
     await usersOfRealm.rows(logged, { realmId: 2, after: 9 });
     const placeholders = TEST_ENGINE === "postgres" ? ["$1", "$2", "$3", "$4"] : ["?", "?", "?", "?"];
     expect(seen).toHaveLength(1);
-    expect(seen[0].sql).toBe(
+    expect(at(seen, 0).sql).toBe(
       `select "id" from "users" where "realm_id" = ${placeholders[0]} and "id" > ${placeholders[1]} and "is_active" = ${placeholders[2]} order by "id" limit ${placeholders[3]}`,
     );
-    expect(seen[0].parameters).toEqual([2, 9, 1, 3]);
+    expect(at(seen, 0).parameters).toEqual([2, 9, 1, 3]);
   });
 
   it.runIf(TEST_ENGINE === "postgres")("refuse a list parameter (PostgreSQL sends a list as one array, which a stand-in cannot fill)", async () => {

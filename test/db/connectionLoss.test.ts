@@ -1,4 +1,5 @@
 import net from "node:net";
+import { defined } from "../../src/util/defined.js";
 import { describe, expect, it } from "vitest";
 import { apiCaller, firstStartCredentials, useServerProcesses } from "../support/process.js";
 import { TEST_ENGINE } from "../support/testDb.js";
@@ -41,7 +42,7 @@ function cuttableProxy(target: { host: string; port: number }) {
 describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL connection loss while running", () => {
   it("logs once per outage and recovers when the database is back", async () => {
     const env = await servers.freshEnv();
-    const url = new URL(env.PARLEY_DATABASE_URL);
+    const url = new URL(defined(env.PARLEY_DATABASE_URL, "PARLEY_DATABASE_URL"));
     const proxy = cuttableProxy({ host: url.hostname, port: Number(url.port || 5432) });
     url.port = String(await proxy.listen());
     servers.onCleanup(proxy.close);

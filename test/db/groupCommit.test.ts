@@ -5,6 +5,7 @@ import { openDb } from "../../src/db/connect.js";
 import { GroupCommitLanes } from "../../src/db/groupCommit.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { TEST_ENGINE } from "../support/testDb.js";
+import { at } from "../support/at.js";
 
 const t = useTestServer();
 
@@ -60,7 +61,7 @@ describe("transactions started together", () => {
 // statements keep spilling big sorts to temporary files, so a CREATE INDEX over millions of rows does
 // not hold them all in memory.
 describe.runIf(TEST_ENGINE === "sqlite")("a group commit on SQLite", () => {
-  const tempStore = async (q: typeof t.ctx.db.kysely) => (await sql<{ temp_store: number }>`pragma temp_store`.execute(q)).rows[0].temp_store;
+  const tempStore = async (q: typeof t.ctx.db.kysely) => at((await sql<{ temp_store: number }>`pragma temp_store`.execute(q)).rows, 0).temp_store;
 
   it("keeps its journals in memory while it runs, and only then", async () => {
     expect(await tempStore(t.ctx.db.kysely)).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { at } from "../support/at.js";
 import { transaction } from "../../src/appContext.js";
 import { useTestServer } from "../support/testApp.js";
 
@@ -36,7 +37,7 @@ describe("job payloads (one schema per kind: src/models/jobPayloads.ts)", () => 
       .values({ kind: "delete_upload_blobs", payload: JSON.stringify({ keys: "999_003" }), run_at: now, max_attempts: 1, created_at: now })
       .execute();
     await t.drainJobs();
-    const [stored] = await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("payload", "like", "%999_003%").execute();
+    const stored = at(await t.ctx.db.kysely.selectFrom("jobs").selectAll().where("payload", "like", "%999_003%").execute(), 0);
     expect(stored).toMatchObject({ status: "failed", attempts: 1 });
     expect(stored.last_error).toMatch(/invalid delete_upload_blobs job payload/);
     // Unknown keys are ignored (a payload may grow), missing or mistyped ones are not: this one runs.

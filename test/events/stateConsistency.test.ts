@@ -6,6 +6,7 @@ import { referenceEventTypes } from "../support/openapi.js";
 import { channelId, uploadFile } from "../support/factories.js";
 import { seedUsers } from "../support/seed.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 // Zulip's test_events idea: for every change a client can learn about, the initial state of
 // POST /register with the change's events applied equals a fresh POST /register afterwards —
@@ -14,6 +15,7 @@ import { expectSuccess, useTestServer } from "../support/testApp.js";
 
 const t = useTestServer();
 const OBSERVERS = ["hamlet", "iago", "cordelia", "polonius"] as const;
+type Observer = (typeof OBSERVERS)[number];
 type Who = (typeof OBSERVERS)[number] | "othello" | "desdemona" | "prospero";
 
 const appliedTypes = new Set<string>();
@@ -38,12 +40,12 @@ async function register(who: string, options: Registration): Promise<State> {
  * Registers every observer, runs `change`, applies each observer's events to its state and
  * expects the result to equal a fresh registration. Returns the events each observer got.
  */
-async function expectConsistent(change: () => Promise<unknown>, options: Partial<Registration> = {}): Promise<Record<string, any[]>> {
+async function expectConsistent(change: () => Promise<unknown>, options: Partial<Registration> = {}): Promise<Record<Observer, any[]>> {
   const registration = { includeSubscribers: true, ...options };
   const before = new Map<string, State>();
   for (const who of OBSERVERS) before.set(who, await register(who, registration));
   await change();
-  const received: Record<string, any[]> = {};
+  const received = {} as Record<Observer, any[]>; // the loop below fills in every observer
   const problems: string[] = [];
   for (const who of OBSERVERS) {
     const initial = before.get(who)!;
@@ -492,7 +494,7 @@ function emittedEventTypes(): Set<string> {
   for (const name of fs.readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))) {
     const text = fs.readFileSync(path.join(root, name), "utf8");
     // (An object with `settings` is a permission objection, not an event.)
-    for (const m of text.matchAll(/type: "([a-z_]+)"(?!, settings)/g)) if (zulipTypes.has(m[1])) types.add(m[1]);
+    for (const m of text.matchAll(/type: "([a-z_]+)"(?!, settings)/g)) if (zulipTypes.has(at(m, 1))) types.add(at(m, 1));
   }
   return types;
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { renderMarkdown } from "../../src/lib/markdown/index.js";
-import { emptyReferences } from "../../src/lib/markdown/index.js";
+import { renderMarkdown, emptyReferences } from "../../src/lib/markdown/index.js";
+import { at } from "../support/at.js";
 
 const render = (content: string) => renderMarkdown(content, emptyReferences()).html;
 
 /** Every tag in the output, for allow-list checks. */
-const tags = (html: string) => [...html.matchAll(/<\/?([a-zA-Z0-9-]+)/g)].map((m) => m[1].toLowerCase());
+const tags = (html: string) => [...html.matchAll(/<\/?([a-zA-Z0-9-]+)/g)].map((m) => at(m, 1).toLowerCase());
 
 describe("Markdown rendering is safe by construction", () => {
   it("escapes raw HTML everywhere", () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { HTTP_ROUTES, ROUTES } from "../../src/http/routes.js";
 import { uploadFile } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
+import { at } from "../support/at.js";
 
 /**
  * The access oracle (issue 17): an organization full of unique secret markers — in a private
@@ -104,10 +105,10 @@ const OBSERVERS: Observer[] = [
   { key: "spectator (no credentials)", who: null, role: "spectator" },
 ];
 const obs = (who: string) => OBSERVERS.find((o) => o.who === who)!;
-const GENERIC_BOT = OBSERVERS[10];
-const INCOMING_BOT = OBSERVERS[11];
-const OUTGOING_BOT = OBSERVERS[12];
-const EMBEDDED_BOT = OBSERVERS[13];
+const GENERIC_BOT = at(OBSERVERS, 10);
+const INCOMING_BOT = at(OBSERVERS, 11);
+const OUTGOING_BOT = at(OBSERVERS, 12);
+const EMBEDDED_BOT = at(OBSERVERS, 13);
 
 /** Subscribers while the markers are made, and at the end (after the membership changes). */
 const MEMBERS: Record<Phase, Record<Channel, Set<Observer>>> = {
@@ -567,8 +568,9 @@ function surfaces(): Surface[] {
     },
     {
       name: "GET /messages/{id}/read_receipts",
-      read: async (o) => (await Promise.all(messages.map((m) => succeeded(t.get(o.who, `/api/v1/messages/${m.id}/read_receipts`), m.content[0])))).join("\n"),
-      expected: (o) => same(messages.filter((m) => readable(o, m)).map((m) => m.content[0])),
+      read: async (o) =>
+        (await Promise.all(messages.map((m) => succeeded(t.get(o.who, `/api/v1/messages/${m.id}/read_receipts`), at(m.content, 0))))).join("\n"),
+      expected: (o) => same(messages.filter((m) => readable(o, m)).map((m) => at(m.content, 0))),
     },
     {
       name: "POST /register (initial state of every kind)",

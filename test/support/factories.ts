@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import { at } from "./at.js";
 import { seedUsers, type TestUserName } from "./seed.js";
 import { expectSuccess, type Params, type TestServer } from "./testApp.js";
 
@@ -35,7 +36,7 @@ export interface MadeUser {
  */
 export async function makeUser(t: TestServer, options: { role?: keyof typeof ROLE; full_name?: string; email?: string } = {}): Promise<MadeUser> {
   const email = options.email ?? `${unique("user")}@zulip.com`;
-  const full_name = options.full_name ?? email.split("@")[0];
+  const full_name = options.full_name ?? at(email.split("@"), 0);
   const { user_id: id } = expectSuccess(await t.post("iago", "/api/v1/users", { email, password: "parley-test-pass", full_name }));
   if (options.role && options.role !== "member") expectSuccess(await t.patch("desdemona", `/api/v1/users/${id}`, { role: ROLE[options.role] }));
   return { id, email, full_name };

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import ajvFormats from "ajv-formats";
+import { at } from "./at.js";
 
 /**
  * Validates Parley's responses against Zulip's reference OpenAPI file (its checked-in reduction,
@@ -260,7 +261,10 @@ export function validateEvent(event: { type: string; [key: string]: unknown }, d
     failures.push({ sameOp: Array.isArray(ops) && ops.includes(event.op), errors: formatErrors(validate.errors) });
   }
   // The schema of the same `op` explains best; else the one with the fewest complaints.
-  const closest = failures.sort((a, b) => Number(b.sameOp) - Number(a.sameOp) || a.errors.split("\n").length - b.errors.split("\n").length)[0];
+  const closest = at(
+    failures.sort((a, b) => Number(b.sameOp) - Number(a.sameOp) || a.errors.split("\n").length - b.errors.split("\n").length),
+    0,
+  );
   throw new Error(
     `OpenAPI: event does not match the reference's ${event.type} event schemas (closest of ${candidates.length}):\n${closest.errors}\nevent: ${JSON.stringify(event).slice(0, 2000)}`,
   );

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { defined } from "../../src/util/defined.js";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
@@ -72,7 +73,7 @@ export async function startServerProcess(env: Record<string, string>, args = [..
     child,
     output: () => out,
     baseUrl,
-    dataDir: env.PARLEY_DATA_DIR,
+    dataDir: defined(env.PARLEY_DATA_DIR, "PARLEY_DATA_DIR"),
     stop: async (signal = "SIGTERM") => {
       if (child.exitCode === null) child.kill(signal);
       return exited;

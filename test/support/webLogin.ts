@@ -3,6 +3,8 @@
  * CSRF cookie and writes the same token in a hidden field), then POST /accounts/login/ with both.
  */
 
+import { at } from "./at.js";
+
 /** The form's CSRF cookie (as a Cookie header value) and the token of its hidden field. */
 export interface FormCsrf {
   cookie: string;
@@ -16,7 +18,7 @@ export async function formCsrf(baseUrl: string, page = "/login/"): Promise<FormC
   const token = /<input type="hidden" name="csrfmiddlewaretoken" value="([^"]+)">/.exec(html)?.[1];
   const cookie = res.headers
     .getSetCookie()
-    .map((line) => line.split(";")[0])
+    .map((line) => at(line.split(";"), 0))
     .find((pair) => pair.includes("_csrftoken="));
   if (!token || !cookie) throw new Error(`${page} gave no CSRF token (status ${res.status})`);
   return { cookie, token };

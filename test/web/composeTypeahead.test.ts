@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import { at } from "../support/at.js";
 import { describe, expect, it } from "vitest";
 import {
   applyCompletion,
@@ -117,18 +118,18 @@ describe("compose typeahead: matching", () => {
 
 describe("compose typeahead: what a choice inserts", () => {
   it("writes Zulip's mention syntax, with the id when two people share a name", () => {
-    expect(type("hi @ham", { kind: "person", person: people[0] })).toEqual({ text: "hi @**King Hamlet** ", cursor: 20 });
-    expect(type("@_ia", { kind: "person", person: people[1] }).text).toBe("@_**Iago** ");
+    expect(type("hi @ham", { kind: "person", person: at(people, 0) })).toEqual({ text: "hi @**King Hamlet** ", cursor: 20 });
+    expect(type("@_ia", { kind: "person", person: at(people, 1) }).text).toBe("@_**Iago** ");
     expect(type("@al", { kind: "wildcard", name: "all", description: "" }).text).toBe("@**all** ");
-    expect(type("@ham", { kind: "group", group: groups[1] }).text).toBe("@*hamletcharacters* ");
-    expect(type("@_ham", { kind: "group", group: groups[1] }).text).toBe("@_*hamletcharacters* ");
+    expect(type("@ham", { kind: "group", group: at(groups, 1) }).text).toBe("@*hamletcharacters* ");
+    expect(type("@_ham", { kind: "group", group: at(groups, 1) }).text).toBe("@_*hamletcharacters* ");
     const twins = [...people, { user_id: 99, full_name: "King Hamlet", email: "other@x" }];
     const token = findToken("@king")!;
-    expect(completionText(token, { kind: "person", person: twins[6] }, twins)).toBe("@**King Hamlet|99** ");
+    expect(completionText(token, { kind: "person", person: at(twins, 6) }, twins)).toBe("@**King Hamlet|99** ");
   });
 
   it("writes channel links, topic links and emoji", () => {
-    expect(type("see #ver", { kind: "channel", channel: channels[0] }).text).toBe("see #**Verona** ");
+    expect(type("see #ver", { kind: "channel", channel: at(channels, 0) }).text).toBe("see #**Verona** ");
     expect(type("see #**Verona>lu", { kind: "topic", channel: "Verona", topic: "lunch" }).text).toBe("see #**Verona>lunch** ");
     expect(type("ok :thu", { kind: "emoji", emoji: { name: "thumbs_up", code: "1f44d", type: "unicode_emoji" } }).text).toBe("ok :thumbs_up: ");
   });

@@ -2,6 +2,7 @@
 import { createRequire } from "node:module";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { WebEventRecording } from "../support/webEvents.js";
+import { defined } from "../../src/util/defined.js";
 
 /**
  * The web app's event reducer (web/src/events.ts's applyEvent) on events the server really sent:
@@ -18,7 +19,8 @@ const IAGO = 11;
 const DENMARK = 2;
 const CORE_TEAM = 6;
 const NOTIFICATION_BOT = 1;
-const { mention, plain, direct, channel: NEW_CHANNEL } = recording.messages;
+const recordedId = (name: string) => defined(recording.messages[name], `the recorded id of ${name}`);
+const [mention, plain, direct, NEW_CHANNEL] = [recordedId("mention"), recordedId("plain"), recordedId("direct"), recordedId("channel")];
 
 /** The message a step's message event brought (the server's own notices have no id in the recording). */
 function newMessageOf(step: string): { id: number; sender_id: number; subject: string } {

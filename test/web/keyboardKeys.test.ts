@@ -13,14 +13,7 @@ describe("hotkeyOf (Zulip's key names)", () => {
   });
 
   it("ignores Shift on the characters that need it, and keeps it on named keys", () => {
-    for (const [key, code] of [
-      ["?", "Slash"],
-      ["+", "Equal"],
-      [":", "Semicolon"],
-      ["*", "Digit8"],
-      ["@", "Digit2"],
-      [">", "Period"],
-    ])
+    for (const [key, code] of [["?", "Slash"] as const, ["+", "Equal"], [":", "Semicolon"], ["*", "Digit8"], ["@", "Digit2"], [">", "Period"]])
       expect(press(key, code, { shiftKey: true })).toBe(key);
     expect(press("Enter", "Enter", { shiftKey: true })).toBe("Shift+Enter");
     expect(press("ArrowUp", "ArrowUp")).toBe("ArrowUp");

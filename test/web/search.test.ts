@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseSearch, type SearchContext, suggest } from "../../web/src/search.js";
+import { at } from "../support/at.js";
 
 // The search box: Zulip's operators parsed into a narrow, and suggestions for what is typed.
 const ctx: SearchContext = {
@@ -45,7 +46,7 @@ describe("parseSearch", () => {
 describe("suggest", () => {
   it("offers the operators for an empty box", () => {
     expect(texts("")).toEqual(["channel:", "topic:", "sender:", "dm:", "is:", "has:"]);
-    expect(suggest("", ctx)[0].partial).toBe(true);
+    expect(at(suggest("", ctx), 0).partial).toBe(true);
   });
 
   it("completes channel names, topics of the chosen channel, and people", () => {
@@ -63,7 +64,7 @@ describe("suggest", () => {
     expect(texts("is:")).toEqual(["is:starred ", "is:mentioned ", "is:unread ", "is:resolved ", "is:followed ", "is:dm ", "is:alerted "]);
     expect(texts("is:st")).toEqual(["is:starred "]);
     expect(texts("-is:res")).toEqual(["-is:resolved "]);
-    expect(suggest("-is:res", ctx)[0].description).toBe("Exclude topics marked as resolved");
+    expect(at(suggest("-is:res", ctx), 0).description).toBe("Exclude topics marked as resolved");
     expect(texts("has:")).toEqual(["has:link ", "has:image ", "has:attachment ", "has:reaction "]);
     expect(texts("has:im")).toEqual(["has:image "]);
   });

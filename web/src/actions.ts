@@ -48,7 +48,7 @@ async function rawContent(id: number): Promise<string> {
   return result.raw_content ?? result.message.content;
 }
 
-export function messageLink(m: Message): string {
+function messageLink(m: Message): string {
   const c = conversationOf(m);
   const terms =
     c.kind === "channel"

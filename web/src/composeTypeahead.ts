@@ -73,7 +73,7 @@ export function fold(text: string): string {
  * How well `name` matches `query`: 0 the whole name, 1 a prefix of the name, 2 a prefix of one of
  * its words (the query's words in order from there), -1 not at all.
  */
-export function matchRank(name: string, query: string): number {
+function matchRank(name: string, query: string): number {
   const n = fold(name).trim();
   const q = fold(query).trim();
   if (q === "") return 1;
@@ -172,7 +172,7 @@ export function matchEmoji(query: string, catalogue: Catalogue, limit = 8): Sugg
 }
 
 /** Zulip's mention syntax: `@**Name**`, `@**Name|id**` when someone else has the same name, `@_` silent, `@*group*`. */
-export function mentionSyntax(suggestion: Suggestion, silent: boolean, people: Iterable<Person>): string {
+function mentionSyntax(suggestion: Suggestion, silent: boolean, people: Iterable<Person>): string {
   const at = silent ? "@_" : "@";
   if (suggestion.kind === "wildcard") return `@**${suggestion.name}**`;
   if (suggestion.kind === "group") return `${at}*${suggestion.group.name}*`;

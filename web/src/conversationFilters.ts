@@ -6,7 +6,7 @@ import type { Conversation } from "./unread.js";
  * as pure functions: what the views list for the user's choices. The views keep the choices in
  * localStorage (filterStorage.ts).
  */
-export type ChannelConversation = Conversation & { kind: "channel" };
+type ChannelConversation = Conversation & { kind: "channel" };
 
 export interface ConversationFacts {
   channelName(channelId: number): string;
@@ -19,7 +19,7 @@ export interface ConversationFacts {
 }
 
 /** Every word of the query (any case) appears in the conversation's channel and topic, or its people. */
-export function matchesSearch(c: Conversation, query: string, facts: ConversationFacts): boolean {
+function matchesSearch(c: Conversation, query: string, facts: ConversationFacts): boolean {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (words.length === 0) return true;
   const text = (c.kind === "channel" ? `${facts.channelName(c.channelId)} ${c.topic}` : facts.dmNames(c.userIds)).toLowerCase();
@@ -40,7 +40,7 @@ export function isMutedConversation(c: Conversation, facts: ConversationFacts): 
 // Inbox.
 
 export type InboxView = "unmuted" | "all" | "followed";
-export interface InboxRow {
+interface InboxRow {
   key: string;
   conversation: Conversation;
   count: number;
@@ -85,7 +85,7 @@ export interface RecentFilters {
 }
 export const RECENT_DEFAULTS: RecentFilters = { unreadOnly: false, participated: false, includeDms: true, includeMuted: false };
 
-export interface RecentRowFacts {
+interface RecentRowFacts {
   conversation: Conversation;
   unreadCount: number;
   /** Whether the user wrote in it (among the messages known). */

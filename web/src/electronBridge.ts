@@ -8,7 +8,7 @@ import type { Message } from "./state.js";
  * asks the web app to log out, show the shortcuts or notification settings, and send replies
  * typed into notifications (Zulip's web/src/electron_bridge.ts).
  */
-export interface ElectronBridge {
+interface ElectronBridge {
   send_event(name: string, ...args: unknown[]): boolean;
   on_event(name: string, listener: (...args: never[]) => void): void;
   set_send_notification_reply_message_supported?(value: boolean): void;

@@ -10,7 +10,7 @@ import { settings } from "./state.js";
 let mathStyle: Promise<unknown> | null = null;
 
 /** Loads KaTeX's stylesheet and fonts (a chunk of their own) once `root` shows math. */
-export function loadMathStyle(root: ParentNode): void {
+function loadMathStyle(root: ParentNode): void {
   if (mathStyle || !root.querySelector(".katex")) return;
   mathStyle = import("./katexStyle.js").catch(() => {
     mathStyle = null; // a later render tries again

@@ -1,6 +1,6 @@
 import type { MessagesResponse } from "../../src/contract/responses.js";
 import { computed, signal } from "@preact/signals";
-import { api, myUserId } from "./api.js";
+import { api } from "./api.js";
 import { apiNarrow, type Term } from "./hash.js";
 import { conversationOf, type Message, unread } from "./state.js";
 import { type Conversation, conversationKey } from "./unread.js";
@@ -40,7 +40,7 @@ export const localEchoes = { forView: (_terms: readonly Term[]): Message[] => []
 const PAGE = 100;
 const FIRST_PAGE = 50;
 /** The most messages one view keeps; paging further drops the far end (fetched again if scrolled back). */
-export const CACHE_LIMIT = 1000;
+const CACHE_LIMIT = 1000;
 
 /** Older (direction -1) or newer (+1) history of the open view, on scrolling to its edge. */
 export async function page(direction: -1 | 1): Promise<void> {
@@ -240,10 +240,6 @@ export function updateMessages(fn: (m: Message) => Message | null): void {
     if (next) messages.push(next);
   }
   if (changed) view.value = { ...view.value, messages };
-}
-
-export function isOwn(message: Message): boolean {
-  return message.sender_id === myUserId;
 }
 
 /** A search result's highlighted copies (the server's match_content/match_subject). */

@@ -22,7 +22,7 @@ function currentPermission(): Permission {
 }
 
 export const permission = signal<Permission>(currentPermission());
-export const bannerDismissed = signal(readDontAsk());
+const bannerDismissed = signal(readDontAsk());
 
 function readDontAsk(): boolean {
   try {
@@ -83,7 +83,7 @@ function bodyOf(message: Message): string {
 }
 
 /** Where a click on the notification goes: the conversation, around the message. */
-export function conversationHash(message: Message): string {
+function conversationHash(message: Message): string {
   const c = conversationOf(message);
   const terms: Term[] =
     c.kind === "channel"

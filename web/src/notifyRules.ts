@@ -38,12 +38,12 @@ const TOPIC_FOLLOWED = VisibilityPolicy.FOLLOWED;
 const WILDCARD_FLAGS = ["wildcard_mentioned", "stream_wildcard_mentioned", "topic_wildcard_mentioned"];
 
 /** Mentioned by name (or through a group), not by @all / @topic. */
-export function mentionedDirectly(m: NotifyMessage): boolean {
+function mentionedDirectly(m: NotifyMessage): boolean {
   return m.flags.includes("mentioned");
 }
 
 /** Any mention, wildcards included (Zulip's message.mentioned). */
-export function mentionedAtAll(m: NotifyMessage): boolean {
+function mentionedAtAll(m: NotifyMessage): boolean {
   return mentionedDirectly(m) || m.flags.some((f) => WILDCARD_FLAGS.includes(f));
 }
 
@@ -64,7 +64,7 @@ function channelReceives(ctx: NotifyContext, name: "desktop_notifications" | "au
  * already read or in view, muted senders, muted topics and channels (unless a direct mention,
  * a followed topic, an unmuted topic, or a wildcard mention the channel asks to hear).
  */
-export function notifiable(m: NotifyMessage, ctx: NotifyContext): boolean {
+function notifiable(m: NotifyMessage, ctx: NotifyContext): boolean {
   if (m.sender_id === ctx.myId || ctx.senderMuted || ctx.visible || m.flags.includes("read")) return false;
   if (mentionedDirectly(m)) return true;
   if (m.type !== "stream") return true;

@@ -10,7 +10,7 @@ import { type Conversation, conversationKey, dmPeople } from "./unread.js";
  * narrow) plus /register's recent DM conversations, then kept current by message, move and
  * delete events. Only a bounded amount is kept per conversation: its newest messages.
  */
-export interface RecentConversation {
+interface RecentConversation {
   key: string;
   conversation: Conversation;
   /** The newest messages known (id, sender, time), newest last; at most KEEP. */

@@ -61,7 +61,7 @@ function decodeOperand(raw: string): string {
 }
 
 /** An operand written into the box: spaces as "+" (Zulip's encodeOperand). */
-export function encodeOperand(text: string): string {
+function encodeOperand(text: string): string {
   return text.replace(/[%+"]/g, (c) => encodeURIComponent(c)).replace(/ /g, "+");
 }
 

@@ -13,7 +13,7 @@ import { lookup, route, type Message } from "./state.js";
  */
 export type PropagateMode = "change_one" | "change_later" | "change_all";
 
-export interface TopicDialogState {
+interface TopicDialogState {
   messageId: number;
   channelId: number;
   topic: string;

@@ -4,12 +4,11 @@ import type { Conversation, UnreadIndex } from "./unread.js";
  * The unread count of the browser tab's title, its favicon and Zulip's desktop app, per the
  * user's desktop_icon_count_display (Zulip's unread.calculate_notifiable_count and title.ts).
  */
-export const COUNT_ALL = 1;
-export const COUNT_DMS_MENTIONS_FOLLOWED = 2;
-export const COUNT_DMS_MENTIONS = 3;
-export const COUNT_NONE = 4;
+const COUNT_DMS_MENTIONS_FOLLOWED = 2;
+const COUNT_DMS_MENTIONS = 3;
+const COUNT_NONE = 4;
 
-export interface ConversationState {
+interface ConversationState {
   /** A muted channel (topic not unmuted) or a muted topic: left out of "all unread messages". */
   muted(c: Conversation & { kind: "channel" }): boolean;
   followed(c: Conversation & { kind: "channel" }): boolean;
@@ -23,7 +22,7 @@ export function badgeCount(index: UnreadIndex, display: number, state: Conversat
       return index.countWith((c, mentioned) => c.kind === "dm" || mentioned);
     case COUNT_DMS_MENTIONS_FOLLOWED:
       return index.countWith((c, mentioned) => c.kind === "dm" || mentioned || state.followed(c));
-    default:
+    default: // 1, all unread messages
       return index.countWith((c) => c.kind === "dm" || !state.muted(c));
   }
 }

@@ -6,7 +6,7 @@ import { subscriptions, topicKey, userName, userTopics } from "./state.js";
 import type { Conversation } from "./unread.js";
 
 /** A view's filter choices kept in localStorage across visits (as Zulip keeps them): a signal saved on change. */
-export function storedSignal<T extends object>(key: string, defaults: T): Signal<T> {
+function storedSignal<T extends object>(key: string, defaults: T): Signal<T> {
   let initial = defaults;
   try {
     const saved = JSON.parse(localStorage.getItem(key) ?? "null") as unknown;

@@ -10,7 +10,7 @@ export interface Submessage {
   content: string;
 }
 
-export interface PollOption {
+interface PollOption {
   key: string;
   text: string;
   voters: Set<number>;
@@ -23,13 +23,13 @@ export interface Poll {
   nextIdx: (userId: number) => number;
 }
 
-export interface TodoTask {
+interface TodoTask {
   key: string;
   task: string;
   desc: string;
   completed: boolean;
 }
-export interface Todo {
+interface Todo {
   kind: "todo";
   title: string;
   tasks: TodoTask[];

@@ -16,7 +16,7 @@ import { RealmIconUpload } from "./ImageUpload.js";
  * /json/users/{id}, /json/invites, /json/realm/filters, /json/realm/emoji); what the app shows
  * comes back through the events, or is fetched again after a change (invitations, linkifiers).
  */
-export const ADMIN_SECTIONS: Array<[string, string]> = [
+const ADMIN_SECTIONS: Array<[string, string]> = [
   ["organization-profile", "Organization profile"],
   ["organization-settings", "Organization settings"],
   ["organization-permissions", "Organization permissions"],

@@ -11,7 +11,7 @@ import { attempt } from "./channelShared.js";
  */
 
 /** Zulip's palette for channel colours: the one the server hands new subscriptions out from. */
-export const CHANNEL_COLORS = STREAM_ASSIGNMENT_COLORS;
+const CHANNEL_COLORS = STREAM_ASSIGNMENT_COLORS;
 
 /** Notification properties and the user setting a null value inherits. */
 const NOTIFICATIONS: Array<[keyof FullSubscription & string, string, string]> = [

@@ -36,7 +36,7 @@ function hasText(): boolean {
 }
 
 /** Closes the compose box; what is typed stays, saved as the conversation's draft (composeDrafts.ts). */
-export function closeCompose(): void {
+function closeCompose(): void {
   if (!composeOpen.value) return;
   stopTyping();
   closeTypeahead();

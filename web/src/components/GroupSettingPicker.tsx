@@ -10,7 +10,7 @@ import "./admin.css";
 export type GroupSettingValue = number | { direct_members: number[]; direct_subgroups: number[] };
 
 /** What Zulip calls the system groups in its settings. */
-export const SYSTEM_GROUP_LABELS: Record<string, string> = {
+const SYSTEM_GROUP_LABELS: Record<string, string> = {
   "role:internet": "Everyone on the internet",
   "role:everyone": "Everyone including guests",
   "role:members": "Everyone except guests",
@@ -40,14 +40,6 @@ export function namedGroups(): Array<{ id: number; label: string; system: boolea
     .sort((a, b) => a.name!.localeCompare(b.name!))
     .map((g) => ({ id: g.id, label: g.name!, system: false }));
   return [...system, ...custom];
-}
-
-/** A value as text: the group's name, or the people and groups of an anonymous group. */
-export function describeSetting(value: GroupSettingValue | undefined): string {
-  if (value === undefined) return "";
-  if (typeof value === "number") return groupLabel(value);
-  const parts = [...value.direct_subgroups.map(groupLabel), ...value.direct_members.map(userName)];
-  return parts.length ? parts.join(", ") : "Nobody";
 }
 
 export function GroupSettingPicker({

@@ -29,7 +29,7 @@ const GROUP_PERMISSIONS: Array<[string, string]> = [
   ["can_mention_group", "Who can mention this group"],
 ];
 
-export const groupHash = (g: { id: number; name?: string }, tab = "general") => `#groups/${g.id}/${encodeHashComponent(g.name ?? "")}/${tab}`;
+const groupHash = (g: { id: number; name?: string }, tab = "general") => `#groups/${g.id}/${encodeHashComponent(g.name ?? "")}/${tab}`;
 
 function customGroups(): UserGroup[] {
   return [...userGroups.value.values()].filter((g) => !g.is_system_group && !g.deactivated).sort((a, b) => (a.name ?? "").localeCompare(b.name ?? ""));

@@ -18,7 +18,7 @@ const LOADERS = {
   drafts: () => import("./ComposeOverlays.js").then((m) => m.Drafts as ComponentType<{ section: string }>),
   scheduled: () => import("./ComposeOverlays.js").then((m) => m.Scheduled as ComponentType<{ section: string }>),
 };
-export type LazyOverlayName = keyof typeof LOADERS;
+type LazyOverlayName = keyof typeof LOADERS;
 
 const loaded = signal<Partial<Record<LazyOverlayName, ComponentType<{ section: string; path?: string[] }>>>>({});
 const loading = new Set<LazyOverlayName>();

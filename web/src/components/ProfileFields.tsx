@@ -9,7 +9,7 @@ import "./admin.css";
  * order, each editable, movable and deletable, and a form for a new one of any of Zulip's types.
  * The list comes from /register and custom_profile_fields events (personal.ts).
  */
-export const FIELD_TYPES: Array<[number, string]> = [
+const FIELD_TYPES: Array<[number, string]> = [
   [1, "Short text"],
   [2, "Long text"],
   [3, "List of options"],

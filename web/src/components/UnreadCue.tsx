@@ -7,7 +7,7 @@ export interface UnreadOutside {
   more: boolean;
 }
 
-export function unreadCueText(count: number, where: "above" | "below", more = false): string {
+function unreadCueText(count: number, where: "above" | "below", more = false): string {
   return `${count}${more ? "+" : ""} unread message${count === 1 && !more ? "" : "s"} ${where}`;
 }
 

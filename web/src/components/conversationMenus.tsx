@@ -20,7 +20,7 @@ import { MenuButton, type MenuItem } from "./Menu.js";
 const VISIBILITY_MUTED = 1;
 const VISIBILITY_UNMUTED = 2;
 
-export function channelMenuItems(channelId: number): MenuItem[] {
+function channelMenuItems(channelId: number): MenuItem[] {
   const sub = subscriptions.value.get(channelId);
   if (!sub) return [];
   const link = `${location.origin}/${narrowHash([{ operator: "channel", operand: String(channelId), negated: false }], lookup)}`;
@@ -36,7 +36,7 @@ export function channelMenuItems(channelId: number): MenuItem[] {
  * A topic's menu. `latest` is a message of the topic (the newest known): moving and resolving
  * send it with propagate_mode change_all, as Zulip does.
  */
-export function topicMenuItems(channelId: number, topic: string, latest: Pick<Message, "id" | "timestamp"> | null): MenuItem[] {
+function topicMenuItems(channelId: number, topic: string, latest: Pick<Message, "id" | "timestamp"> | null): MenuItem[] {
   const sub = subscriptions.value.get(channelId);
   const policy = userTopics.value.get(topicKey(channelId, topic)) ?? 0;
   const channelMuted = !!sub?.is_muted;
@@ -63,7 +63,7 @@ export function topicMenuItems(channelId: number, topic: string, latest: Pick<Me
   return items;
 }
 
-export function dmMenuItems(userIds: number[]): MenuItem[] {
+function dmMenuItems(userIds: number[]): MenuItem[] {
   const link = `${location.origin}/${narrowHash([{ operator: "dm", operand: userIds.join(","), negated: false }], lookup)}`;
   return [
     { label: "Mark all messages as read", run: () => void markDmRead(userIds) },
@@ -72,7 +72,7 @@ export function dmMenuItems(userIds: number[]): MenuItem[] {
 }
 
 /** Zulip asks before marking everything read: it cannot be undone. */
-export async function confirmMarkAllRead(): Promise<void> {
+async function confirmMarkAllRead(): Promise<void> {
   if (await confirmDialog("Mark all messages as read?", "All your messages will be marked as read. This cannot be undone.", "Mark all as read"))
     await markAllRead();
 }

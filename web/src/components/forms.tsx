@@ -26,10 +26,6 @@ export async function attempt(action: () => Promise<unknown>, done = "Saved"): P
   }
 }
 
-export function showError(error: unknown): void {
-  saved.value = { text: (error as Error).message, error: true };
-}
-
 export function Group({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <fieldset>

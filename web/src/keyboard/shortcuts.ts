@@ -8,11 +8,11 @@ import { signal } from "@preact/signals";
 /** Whether the "?" list is shown (the ? key, the desktop app's menu). */
 export const showShortcuts = signal(false);
 
-export interface ShortcutRow {
+interface ShortcutRow {
   keys: string[][];
   what: string;
 }
-export interface ShortcutGroup {
+interface ShortcutGroup {
   title: string;
   rows: ShortcutRow[];
 }

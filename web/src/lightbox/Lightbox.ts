@@ -115,7 +115,7 @@ export function openLightbox(link: HTMLAnchorElement): void {
   show();
 }
 
-export function closeLightbox(): void {
+function closeLightbox(): void {
   if (!overlay) return;
   overlay.remove();
   overlay = null;

@@ -11,21 +11,21 @@
  */
 import { csrfToken } from "../api.js";
 
-export const TUS_ENDPOINT = "/api/v1/tus";
+const TUS_ENDPOINT = "/api/v1/tus";
 const TUS_VERSION = "1.0.0";
 /** Bytes per PATCH: a dropped connection costs at most this much to send again. */
-export const CHUNK_SIZE = 1024 * 1024;
+const CHUNK_SIZE = 1024 * 1024;
 /** Waits between attempts after a failure (the last one repeats), as tus-js-client's defaults. */
 const RETRY_DELAYS_MS = [0, 1000, 3000, 5000, 10_000];
 /** Consecutive failures without progress after which the upload is given up. */
 const MAX_FAILURES = 12;
 
-export interface TusResult {
+interface TusResult {
   url: string;
   filename: string;
 }
 
-export interface TusOptions {
+interface TusOptions {
   onProgress?: (loaded: number, total: number) => void;
   signal?: AbortSignal;
   /** Bytes per PATCH (CHUNK_SIZE unless given; tests use smaller ones). */

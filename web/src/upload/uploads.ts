@@ -9,7 +9,7 @@ import { tusUpload, TusError } from "./tus.js";
  * TUS_THRESHOLD bytes go through tus (in chunks, resumed after a dropped connection), smaller
  * ones in one multipart POST /json/user_uploads. Progress is in the `uploads` signal.
  */
-export const TUS_THRESHOLD = 5 * 1024 * 1024;
+const TUS_THRESHOLD = 5 * 1024 * 1024;
 
 export interface Upload {
   id: number;
@@ -67,9 +67,9 @@ function multipartUpload(file: File, onProgress: (loaded: number) => void, signa
 }
 
 /** Zulip's placeholder while a file uploads. */
-export const placeholderFor = (name: string) => `[Uploading ${name}…]()`;
+const placeholderFor = (name: string) => `[Uploading ${name}…]()`;
 /** The Markdown link to an uploaded file (brackets dropped from the name, as Zulip does). */
-export const linkFor = (name: string, url: string) => `[${name.replaceAll("[", "").replaceAll("]", "")}](${url})`;
+const linkFor = (name: string, url: string) => `[${name.replaceAll("[", "").replaceAll("]", "")}](${url})`;
 
 function insertAtCursor(target: UploadTarget, text: string): void {
   const el = target.textarea();
