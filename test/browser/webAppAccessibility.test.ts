@@ -138,7 +138,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await tabAround(12, "King Hamlet");
     await iago.keyboard.press("Escape");
     await expect.poll(() => iago.locator(".user-card").count()).toBe(0);
-    expect(await sender.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => sender.evaluate((el) => el === document.activeElement)).toBe(true);
 
     // The move-topic dialog, from the recipient bar's button.
     const move = iago.locator(".recipient-bar .move-topic").first();
@@ -149,7 +149,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await tabAround(12, "Move topic");
     await iago.keyboard.press("Escape");
     await expect.poll(() => iago.locator("[role='dialog'][aria-label='Move topic']").count()).toBe(0);
-    expect(await move.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => move.evaluate((el) => el === document.activeElement)).toBe(true);
 
     // The shortcuts list (?).
     await iago.keyboard.press("?");
@@ -171,7 +171,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
     await iago.keyboard.press("Escape"); // leaves the field Tab reached
     await iago.keyboard.press("Escape"); // closes the overlay
     await expect.poll(() => iago.locator(".settings-overlay").count()).toBe(0);
-    expect(await gear.evaluate((el) => el === document.activeElement)).toBe(true);
+    await expect.poll(() => gear.evaluate((el) => el === document.activeElement)).toBe(true);
   }, 60_000);
 
   it("announces new messages in the open view, not one's own", async () => {

@@ -118,7 +118,9 @@ describe.skipIf(!chromiumFound)("the compose box as Zulip's, in Chromium", () =>
     const hamletId = await userId(hamlet, "hamlet@zulip.com");
     await open(hamlet, "#inbox");
     await hamlet.click(".compose .new-dm-button");
-    await pillInput(hamlet).waitFor();
+    // The cursor goes to the recipients (focusField, a task after the box renders): typing before it
+    // arrives would go to the button.
+    await expect.poll(() => pillInput(hamlet).evaluate((el) => el === document.activeElement)).toBe(true);
     // By name: best match first.
     await hamlet.keyboard.type("othel");
     await expect.poll(() => suggestions(hamlet).first().locator(".ta-name").textContent()).toBe("Othello, the Moor of Venice");
