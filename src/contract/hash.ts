@@ -1,5 +1,5 @@
 /**
- * Zulip's URL hash component encoding (../shared/WEBAPP.md, "Component encoding"): the text
+ * Zulip's URL hash component encoding (docs/webapp.md, hash routing): the text
  * percent-encoded, then "%" written "." (some browsers percent-decode location.hash), so "." itself
  * is escaped too. Zulip's two implementations differ only in which of the characters
  * encodeURIComponent keeps they escape as well: the web client's (internal_url.ts
