@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { multiProcessEnv, NATS_URL, POSTGRES_URL, soon } from "./support/multiProcess.js";
-import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
+import { NATS_URL, POSTGRES_URL, soon, twoProcesses } from "./support/multiProcess.js";
+import { apiCaller, useServerProcesses } from "./support/process.js";
 
 /**
  * The authentication cache across processes (issue 18): each process caches who a credential
@@ -11,10 +11,7 @@ const servers = useServerProcesses();
 
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across processes", () => {
   it("refuses a regenerated key and a deactivated user on the other process at once", async () => {
-    const env = await multiProcessEnv(servers);
-    const a = await servers.start(env);
-    const owner = await firstStartCredentials(a);
-    const b = await servers.start(env);
+    const { a, b, owner } = await twoProcesses(servers);
     const adminOnA = apiCaller(() => a.baseUrl, owner);
 
     const email = "cached@example.com";

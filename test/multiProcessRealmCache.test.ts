@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { multiProcessEnv, NATS_URL, POSTGRES_URL, soon } from "./support/multiProcess.js";
-import { apiCaller, firstStartCredentials, useServerProcesses } from "./support/process.js";
+import { NATS_URL, POSTGRES_URL, soon, twoProcesses } from "./support/multiProcess.js";
+import { apiCaller, useServerProcesses } from "./support/process.js";
 
 /**
  * The linkifiers and alert words a send reads from memory (db/realmReadCache.ts), across
@@ -11,10 +11,7 @@ const servers = useServerProcesses();
 
 describe.skipIf(!NATS_URL || !POSTGRES_URL)("send caches across processes", () => {
   it("a linkifier and an alert word changed through one process apply to sends through the other", async () => {
-    const env = await multiProcessEnv(servers);
-    const a = await servers.start(env);
-    const owner = await firstStartCredentials(a);
-    const b = await servers.start(env);
+    const { a, b, owner } = await twoProcesses(servers);
     const onA = apiCaller(() => a.baseUrl, owner);
     const onB = apiCaller(() => b.baseUrl, owner);
     expect((await onA("POST", "/users/me/subscriptions", { subscriptions: JSON.stringify([{ name: "cache" }]) })).status).toBe(200);

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import type { useServerProcesses } from "./process.js";
+import { firstStartCredentials, type useServerProcesses } from "./process.js";
 
 /** The NATS server and PostgreSQL of the multi-process tests (both needed; else they are skipped). */
 export const NATS_URL = process.env.PARLEY_TEST_NATS_URL;
@@ -30,6 +30,18 @@ export async function multiProcessEnv(servers: ReturnType<typeof useServerProces
   const url = new URL(POSTGRES_URL!);
   url.pathname = `/${name}`;
   return { PARLEY_DATA_DIR: dataDir, PARLEY_DATABASE_URL: url.toString(), PARLEY_BUS_URL: NATS_URL!, PARLEY_INSECURE_FAST_HASHING: "1" };
+}
+
+/**
+ * Two server processes of one cluster (multiProcessEnv): A starts first and migrates the database,
+ * then B joins; with the owner's credentials that A's first start printed.
+ */
+export async function twoProcesses(servers: ReturnType<typeof useServerProcesses>) {
+  const env = await multiProcessEnv(servers);
+  const a = await servers.start(env);
+  const owner = await firstStartCredentials(a);
+  const b = await servers.start(env);
+  return { a, b, owner };
 }
 
 /**
