@@ -33,7 +33,7 @@ import { queuePushNotifications } from "./pushNotifications.js";
 import type { NewMessageEvent } from "../events/types.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
-import { defined } from "../util/defined.js";
+import { at } from "../util/defined.js";
 
 const NO_USERS: ReadonlySet<number> = new Set();
 /** Zulip's WILDCARD_MENTION_THRESHOLD. */
@@ -294,7 +294,7 @@ export async function doSendMessage(
   rendered: RenderedMessage,
   options: SendOptions,
 ): Promise<SendMessageResult> {
-  return nth(await doSendMessages(tx, sender, realm, [{ destination, content, rendered, options }]), 0);
+  return at(await doSendMessages(tx, sender, realm, [{ destination, content, rendered, options }]), 0);
 }
 
 /** One message of doSendMessages: checked (checkMessage) and rendered, not yet written. */
@@ -383,7 +383,7 @@ async function readTopics(batch: SendBatch): Promise<ReadBatch> {
     topicOfMessage.set(i, k);
   }
   const reads = await receiverFilterStore.forSend(tx.q, sender.id, sendTopics, { humanSender: !sender.is_bot });
-  const topicState = (i: number) => nth(reads.topics, topicOfMessage.get(i)!);
+  const topicState = (i: number) => at(reads.topics, topicOfMessage.get(i)!);
   // A topic is new when it has no message yet, nor an earlier one of this batch. Only the automatic
   // topic policies of a human sender ask.
   const newTopic: boolean[] = outgoing.map(() => false);
@@ -418,13 +418,13 @@ async function writeMessages(batch: ReadBatch): Promise<WrittenBatch> {
   const widgets = await insertWidgetSubmessages(
     tx,
     sender.id,
-    outgoing.map(({ content }, i) => ({ message: nth(messages, i), content })),
+    outgoing.map(({ content }, i) => ({ message: at(messages, i), content })),
   );
   await queueUrlPreviews(
     tx,
     realm,
     sender,
-    outgoing.map(({ rendered }, i) => ({ message: nth(messages, i), links: rendered.linksForPreview })),
+    outgoing.map(({ rendered }, i) => ({ message: at(messages, i), links: rendered.linksForPreview })),
   );
   return { ...batch, messages, widgets };
 }
@@ -437,7 +437,7 @@ async function writeReceivers(batch: WrittenBatch): Promise<ReceivedBatch> {
   const alertWords = await receiverFilterStore.alertWordsInRealm(tx.q, realm.id);
   const rowsByMessage: Array<Array<{ user_id: number; message_id: number; flags: number }>> = [];
   for (const [i, { destination, rendered, options }] of outgoing.entries()) {
-    const message = nth(messages, i);
+    const message = at(messages, i);
     await doLinkAttachments(tx, message.id, rendered.attachments);
     if (destination.kind === "channel") await queueOutgoingWebhooks(tx, sender, message, rendered.mentionedUserIds, "mention");
     else await queueOutgoingWebhooks(tx, sender, message, destination.participantIds, "direct_message");
@@ -459,11 +459,11 @@ async function queueNotifications(batch: ReceivedBatch): Promise<void> {
     tx,
     sender,
     outgoing.map(({ destination: d }, i) => ({
-      rows: nth(rowsByMessage, i),
+      rows: at(rowsByMessage, i),
       channel: d.kind === "channel" ? { streamId: d.access.stream.id, topic: d.topic, followers: topicState(i).followers } : null,
     })),
   );
-  const notifications = messages.map((message, i) => ({ message, triggers: nth(triggers, i) }));
+  const notifications = messages.map((message, i) => ({ message, triggers: at(triggers, i) }));
   await queuePushNotifications(tx, notifications);
   await queueMissedMessageEmails(tx, notifications);
 }
@@ -473,14 +473,14 @@ async function countChannelMessages(batch: ReceivedBatch): Promise<CountedBatch>
   const { tx, realm, channelMessages, messages } = batch;
   await streamStore.countChannelMessages(
     tx.q,
-    channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, id: nth(messages, i).id, dateSent: nth(messages, i).date_sent })),
+    channelMessages.map(({ i, destination: d }) => ({ recipientId: d.recipientId, id: at(messages, i).id, dateSent: at(messages, i).date_sent })),
   );
   // Only channels without a first message yet (as read for this send) are asked.
   const firstIn = await messageStore.setStreamsFirstMessageIdIfNull(
     tx.q,
     channelMessages
       .filter(({ destination: d }) => d.access.stream.first_message_id === null)
-      .map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: nth(messages, i).id })),
+      .map(({ i, destination: d }) => ({ streamId: d.access.stream.id, messageId: at(messages, i).id })),
   );
   const firstStreams = channelMessages.filter(({ destination: d }) => firstIn.has(d.access.stream.id)).map(({ destination: d }) => d.access.stream);
   const audiences =
@@ -495,7 +495,7 @@ async function applyChannelEffects(batch: CountedBatch): Promise<SendMessageResu
   const { tx, sender, outgoing, messages, firstIn, audiences, newTopic, topicState } = batch;
   const results: SendMessageResult[] = [];
   for (const [i, { destination }] of outgoing.entries()) {
-    const message = nth(messages, i);
+    const message = at(messages, i);
     let automaticPolicy: number | undefined;
     if (destination.kind === "channel") {
       const stream = destination.access.stream;
@@ -509,7 +509,7 @@ async function applyChannelEffects(batch: CountedBatch): Promise<SendMessageResu
           audiences.get(stream.id)!,
         );
       }
-      automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, nth(newTopic, i), topicState(i));
+      automaticPolicy = await applyAutomaticTopicPolicy(tx, sender, destination, at(newTopic, i), topicState(i));
     }
     results.push(automaticPolicy === undefined ? { id: message.id } : { id: message.id, automatic_new_visibility_policy: automaticPolicy });
   }
@@ -524,21 +524,16 @@ async function publishMessages(batch: ReceivedBatch): Promise<void> {
     users: [sender],
     channels,
     submessages: widgets,
-    linkifiers: nth(outgoing, 0).rendered.linkifiers,
+    linkifiers: at(outgoing, 0).rendered.linkifiers,
   });
   for (const [i, { destination, options }] of outgoing.entries()) {
     const isPublicChannel = destination.kind === "channel" && !destination.access.stream.invite_only;
-    const hiddenFrom = destination.kind === "channel" ? await receiversWhoMayNotAccess(tx, realm, sender, nth(rowsByMessage, i), options) : NO_HIDING;
-    notifyNewMessage(tx, builder, realm, nth(messages, i), nth(rowsByMessage, i), sender, options, isPublicChannel, hiddenFrom);
+    const hiddenFrom = destination.kind === "channel" ? await receiversWhoMayNotAccess(tx, realm, sender, at(rowsByMessage, i), options) : NO_HIDING;
+    notifyNewMessage(tx, builder, realm, at(messages, i), at(rowsByMessage, i), sender, options, isPublicChannel, hiddenFrom);
   }
 }
 
 const NO_HIDING: ReadonlyMap<number, SenderAccess> = new Map();
-
-/** Item `i` of one of a send's lists, which hold one item per outgoing message (or per topic). */
-function nth<T>(list: readonly T[], i: number): T {
-  return defined(list[i], `item ${i} of the send`);
-}
 
 /**
  * Receivers of a channel message (restricted guests) who may not access its sender — one who is

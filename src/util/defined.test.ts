@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defined, group } from "./defined.js";
+import { at, defined, group } from "./defined.js";
 
 describe("defined", () => {
   it("returns a present value, falsy ones included", () => {
@@ -19,5 +19,13 @@ describe("group", () => {
     expect(match).not.toBeNull();
     expect(group(match!, 1)).toBe("a");
     expect(() => group(match!, 2)).toThrow("group 2");
+  });
+});
+
+describe("at", () => {
+  it("returns an element from either end, and throws naming the index for one beyond the list", () => {
+    expect(at([1, 2, 3], 0)).toBe(1);
+    expect(at([1, 2, 3], -1)).toBe(3);
+    expect(() => at([1, 2, 3], 3)).toThrow("Internal error: element 3 of a list of 3 is missing");
   });
 });

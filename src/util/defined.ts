@@ -12,3 +12,13 @@ export function defined<T>(value: T | undefined, what: string): T {
 export function group(match: RegExpMatchArray, index: number): string {
   return defined(match[index], `group ${index} of a regular expression match`);
 }
+
+/**
+ * Element `index` of `list` (negative counts from the end), which the surrounding code guarantees
+ * (lists that hold one item per message of a batch, rows a query returns one per key, …).
+ */
+export function at<T>(list: readonly T[], index: number): T {
+  const value = list.at(index);
+  if (value === undefined) throw new Error(`Internal error: element ${index} of a list of ${list.length} is missing`);
+  return value;
+}

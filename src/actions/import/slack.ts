@@ -24,7 +24,7 @@ import { doCreateStreams } from "../streams.js";
 import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMessages.js";
 import { type ImportProgress, silentProgress } from "./progress.js";
 import { batchCounter, resumeOrStart } from "./run.js";
-import { defined } from "../../util/defined.js";
+import { at, defined } from "../../util/defined.js";
 
 /**
  * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
@@ -110,7 +110,7 @@ export async function importSlackArchive(ctx: AppContext, archive: SlackArchive,
   for (let day = 0; day < archive.days.length; day++) {
     // A day's messages of every channel, in the order they were sent (Zulip's get_messages_iterator).
     const rows: Array<{ message: SlackRow; channel: string }> = [];
-    for (const f of nth(archive.days, day).files) for (const message of await readDayFile(archive, f.entry)) rows.push({ message, channel: f.channel });
+    for (const f of at(archive.days, day).files) for (const message of await readDayFile(archive, f.entry)) rows.push({ message, channel: f.channel });
     rows.sort((a, b) => Number(a.message.ts) - Number(b.message.ts));
     const convert = (r: { message: SlackRow }) => convertMessage(r.message, names, known, archive.uploads, realmId, threads);
     if (day < state.day) {
@@ -358,26 +358,26 @@ async function writeMessages(
       tx.q,
       realm,
       sender,
-      mine.map((i) => nth(batch, i).m.content),
+      mine.map((i) => at(batch, i).m.content),
     );
-    mine.forEach((i, k) => (rendered[i] = nth(results, k)));
+    mine.forEach((i, k) => (rendered[i] = at(results, k)));
   }
   const messages = await messageStore.insertMany(
     tx.q,
     batch.map(({ to, m }, i) => ({
       realm_id: realm.id,
       sender_id: userId(m.sender),
-      recipient_id: nth(targets, i).recipientId,
+      recipient_id: at(targets, i).recipientId,
       // Direct messages have no topic; a thread in one is just more of the conversation.
       subject: to.kind === "channel" ? m.topic : "",
       content: m.content,
-      rendered_content: nth(rendered, i).html,
+      rendered_content: at(rendered, i).html,
       rendered_content_version: 1,
       date_sent: m.dateSent,
       sending_client: "Slack import",
-      has_attachment: nth(rendered, i).hasAttachment || m.files.length > 0 ? 1 : 0,
-      has_image: nth(rendered, i).hasImage ? 1 : 0,
-      has_link: nth(rendered, i).hasLink ? 1 : 0,
+      has_attachment: at(rendered, i).hasAttachment || m.files.length > 0 ? 1 : 0,
+      has_image: at(rendered, i).hasImage ? 1 : 0,
+      has_link: at(rendered, i).hasLink ? 1 : 0,
       is_channel_message: to.kind === "channel" ? 1 : 0,
     })),
   );
@@ -387,9 +387,9 @@ async function writeMessages(
   const userMessages: Array<{ user_id: number; message_id: number; flags: number }> = [];
   const reactions: Array<Record<string, unknown>> = [];
   for (const [i, { to, m }] of batch.entries()) {
-    const message = nth(messages, i);
-    const r = nth(rendered, i);
-    for (const receiver of nth(targets, i).receivers) {
+    const message = at(messages, i);
+    const r = at(rendered, i);
+    for (const receiver of at(targets, i).receivers) {
       let flags = MessageFlag.READ | (to.kind === "direct" ? MessageFlag.IS_PRIVATE : 0);
       if (r.mentionedUserIds.has(receiver)) flags |= MessageFlag.MENTIONED;
       if (r.wildcard === "stream" && to.kind === "channel") flags |= MessageFlag.STREAM_WILDCARD_MENTIONED;
@@ -421,7 +421,7 @@ async function writeMessages(
   }
   await userMessageStore.insertMany(tx.q, userMessages);
   await importStore.insertRows(tx.q, "reactions", reactions);
-  const inChannels = batch.flatMap(({ to }, i) => (to.kind === "channel" ? [{ channel: to.channel, message: nth(messages, i) }] : []));
+  const inChannels = batch.flatMap(({ to }, i) => (to.kind === "channel" ? [{ channel: to.channel, message: at(messages, i) }] : []));
   await streamStore.countChannelMessages(
     tx.q,
     inChannels.map(({ channel, message }) => ({ recipientId: channel[1], id: message.id, dateSent: message.date_sent })),
@@ -434,9 +434,4 @@ async function writeMessages(
   state.counts.direct_messages = (state.counts.direct_messages ?? 0) + batch.length - inChannels.length;
   state.counts.user_messages = (state.counts.user_messages ?? 0) + userMessages.length;
   state.counts.reactions = (state.counts.reactions ?? 0) + reactions.length;
-}
-
-/** Item `i` of a list that holds one item per message of the batch (or per day of the archive). */
-function nth<T>(list: readonly T[], i: number): T {
-  return defined(list[i], `item ${i} of the import batch`);
 }
