@@ -11,7 +11,20 @@ import { realmEmoji, settings } from "../state.js";
  * or Zulip's `:zulip:` as its image; an emoji we cannot draw (a deleted custom emoji, an unknown
  * type) as `:name:`.
  */
-export function EmojiGlyph({ name, code, type, url }: { name: string; code: string; type: string; url?: string }) {
+export function EmojiGlyph({
+  name,
+  code,
+  type,
+  url,
+  deferImage = false,
+}: {
+  name: string;
+  code: string;
+  type: string;
+  url?: string;
+  /** Hold the set's image back (an empty box of its size) until the place showing it says it is in view. */
+  deferImage?: boolean;
+}) {
   const [broken, setBroken] = useState<string | null>(null);
   if (type === "unicode_emoji") {
     const image = emojiImageUrl(settings.value.emojiset as string | undefined, code);
@@ -19,7 +32,11 @@ export function EmojiGlyph({ name, code, type, url }: { name: string; code: stri
     // The image for the eye; the characters for screen readers and the clipboard (emojiImages.ts).
     return (
       <>
-        <img class="emoji unicode" src={image} alt="" aria-hidden="true" loading="lazy" decoding="async" onError={() => setBroken(image)} />
+        {deferImage ? (
+          <span class="emoji unicode pending" aria-hidden="true" />
+        ) : (
+          <img class="emoji unicode" src={image} alt="" aria-hidden="true" loading="lazy" decoding="async" onError={() => setBroken(image)} />
+        )}
         <span class="emoji-text">{emojiGlyph(code)}</span>
       </>
     );

@@ -26,6 +26,8 @@ export function EmojiPicker() {
   useEffect(() => {
     if (enterPending && data) pickLatest.current(0);
   }, [enterPending, data]);
+  const grid = useRef<HTMLDivElement>(null);
+  const inView = useEmojiInView(grid, `${query} ${data ? results.length : -1}`);
   const close = () => (closeEmojiPicker(), setQuery(""), setEnterPending(false));
   if (!p) return null;
   return (
@@ -50,15 +52,42 @@ export function EmojiPicker() {
         />
         {!data && <p class="status">Loading…</p>}
         {data && results.length === 0 && <p class="status">No matching emoji</p>}
-        <div class="emoji-grid">
-          {results.map((emoji, i) => (
-            <button type="button" key={`${emoji.type}:${emoji.code}`} title={`:${emoji.name}:`} data-emoji-name={emoji.name} onClick={() => pick(i)}>
-              <EmojiGlyph {...emoji} />
-            </button>
-          ))}
+        <div class="emoji-grid" ref={grid}>
+          {results.map((emoji, i) => {
+            const key = `${emoji.type}:${emoji.code}`;
+            return (
+              <button type="button" key={key} data-key={key} title={`:${emoji.name}:`} data-emoji-name={emoji.name} onClick={() => pick(i)}>
+                <EmojiGlyph {...emoji} deferImage={!inView.has(key)} />
+              </button>
+            );
+          })}
         </div>
         {results[0] && <div class="emoji-name">:{results[0].name}:</div>}
       </div>
     </div>
   );
+}
+
+/**
+ * The keys (`data-key`) of the grid's buttons that have come within a row of its visible part, so
+ * the picker asks for the images of those only (not left to the browser's lazy-loading distance,
+ * which for a scrolled box differs between versions and loads most of a 240-emoji list at once).
+ * `shown` names what the grid shows; the buttons are observed again when it changes.
+ */
+function useEmojiInView(grid: { current: HTMLElement | null }, shown: string): ReadonlySet<string> {
+  const [inView, setInView] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    const root = grid.current;
+    if (!root) return;
+    const observer = new IntersectionObserver(
+      (entries) => {
+        const seen = entries.flatMap((entry) => (entry.isIntersecting && entry.target instanceof HTMLElement && entry.target.dataset.key) || []);
+        if (seen.length > 0) setInView((before) => new Set([...before, ...seen]));
+      },
+      { root, rootMargin: "0px 0px 40px 0px" },
+    );
+    for (const button of root.children) observer.observe(button);
+    return () => observer.disconnect();
+  }, [grid, shown]);
+  return inView;
 }
