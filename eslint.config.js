@@ -21,7 +21,7 @@ const LAYERS = [
   ["events"],
   ["actions"],
   ["jobs"],
-  ["routes", "http"],
+  ["routes", "http", "auth"],
 ];
 const ALL = LAYERS.flat();
 const TOP = ["cli", "dev"];

@@ -22,6 +22,7 @@ import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { joinPages } from "./http/joinPages.js";
 import { passwordResetPages } from "./http/passwordResetPages.js";
 import { sessionPages } from "./http/sessions.js";
+import { externalAuthPages } from "./http/externalAuthPages.js";
 import { webAppPages } from "./http/webApp.js";
 import { JSON_SURFACE } from "./http/webSession.js";
 import { tusUploads } from "./http/tus.js";
@@ -181,6 +182,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(videoCallPages, { ctx });
   await app.register(tusUploads, { ctx });
   await app.register(sessionPages, { ctx });
+  await app.register(externalAuthPages, { ctx });
   await app.register(incomingWebhooks, { ctx });
   return app;
 }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { type AuthSettings, NO_AUTH_SETTINGS, readAuthSettings } from "./auth/settings.js";
 import type { S3Settings } from "./blobs/s3.js";
 import type { ApnsSettings } from "./lib/apns.js";
 import type { FcmSettings } from "./lib/fcm.js";
@@ -42,6 +43,8 @@ const envSchema = z.object({
   PARLEY_POSTGRES_PREPARED_STATEMENTS: boolFlag.default(true),
   /** SQLite connections in worker threads (db/sqliteThreads.ts); 0: one in the main thread; unset: db/connect.ts's default. */
   PARLEY_SQLITE_THREADS: z.coerce.number().int().min(0).max(8).optional(),
+  /** The identity providers (OIDC, GitHub, GitLab, Google, SAML, LDAP): a JSON file, src/auth/settings.ts. */
+  PARLEY_AUTH_FILE: z.string().min(1).optional(),
   PARLEY_ADMIN_EMAIL: z.email().optional(),
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
@@ -164,6 +167,8 @@ export interface Config {
   /** Finished (done or failed) jobs are deleted this long after they finished. */
   jobRetentionDays: number;
   fastPasswordHashing: boolean;
+  /** Identity providers besides email and password (PARLEY_AUTH_FILE). */
+  auth: AuthSettings;
 }
 
 export class ConfigError extends Error {}
@@ -250,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jobLeaseSeconds: e.PARLEY_JOB_LEASE_SECONDS,
     jobRetentionDays: e.PARLEY_JOB_RETENTION_DAYS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
+    auth: authSettings(e.PARLEY_AUTH_FILE),
     ...overrides,
   };
 }
@@ -266,6 +272,15 @@ function emailGatewaySettings(e: z.output<typeof envSchema>): { port: number; ho
   const { PARLEY_EMAIL_GATEWAY_PORT: port, PARLEY_EMAIL_GATEWAY_DOMAIN: domain } = e;
   if (port === undefined || domain === undefined) return undefined;
   return { port, host: e.PARLEY_EMAIL_GATEWAY_HOST ?? e.PARLEY_HOST, domain: domain.toLowerCase() };
+}
+
+function authSettings(file: string | undefined): AuthSettings {
+  if (file === undefined) return NO_AUTH_SETTINGS;
+  try {
+    return readAuthSettings(path.resolve(file));
+  } catch (error) {
+    throw new ConfigError(`Invalid configuration:\n  PARLEY_AUTH_FILE: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function isProxyAddress(entry: string): boolean {

@@ -28,6 +28,7 @@ import * as indexTopicsCaseInsensitively from "./migrations/2026-11-28T0400-inde
 import * as foldUnicodeCase from "./migrations/2026-11-28T2100-fold-unicode-case.js";
 import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-render-profile-field-values.js";
 import * as indexUserTopicsByTopic from "./migrations/2026-11-29T0600-index-user-topics-by-topic.js";
+import * as createAuthFlows from "./migrations/2026-11-29T0900-create-auth-flows.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -59,6 +60,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-28T2100-fold-unicode-case": foldUnicodeCase,
   "2026-11-28T2200-render-profile-field-values": renderProfileFieldValues,
   "2026-11-29T0600-index-user-topics-by-topic": indexUserTopicsByTopic,
+  "2026-11-29T0900-create-auth-flows": createAuthFlows,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

@@ -448,6 +448,14 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+export interface AuthFlowsTable {
+  id: string;
+  backend: string;
+  /** JSON of the flow (src/auth/flows.ts). */
+  data: string;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -556,6 +564,7 @@ export interface Database {
   confirmations: ConfirmationsTable;
   invitations: InvitationsTable;
   sessions: SessionsTable;
+  auth_flows: AuthFlowsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;

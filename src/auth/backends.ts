@@ -1,0 +1,4 @@
+import type { ExternalBackend } from "./external.js";
+
+/** Every identity provider Parley can sign in through, in the order of the login page's buttons. */
+export const EXTERNAL_BACKENDS: readonly ExternalBackend[] = [];

@@ -1,0 +1,80 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import { ApiError } from "../lib/errors.js";
+import { authFlowStore } from "../store/authFlows.js";
+import { nowSeconds } from "../util/time.js";
+
+/**
+ * A sign-in through an identity provider spans two requests: the browser leaves for the provider
+ * and comes back later, maybe to another process. What it set out to do is kept in the database
+ * under a random id that travels as the provider's `state` (OAuth, OpenID Connect) or `RelayState`
+ * (SAML), and is taken once when the browser returns: a second use of the same answer, or an
+ * answer to a flow this server never started, finds nothing.
+ */
+
+/** Where the signed-in account goes: a web session, or Zulip's mobile or desktop app (otp: 64 hex digits). */
+export type AppFlow = { kind: "web"; next: string } | { kind: "mobile"; otp: string } | { kind: "desktop"; otp: string };
+
+export interface LoginIntent {
+  flow: AppFlow;
+  /** Started from a sign-up link (`/accounts/register/social/...`) rather than a login one. */
+  signup: boolean;
+  /** The provider's own values for the return (PKCE verifier, nonce, SAML request id, IdP name). */
+  extra: Record<string, string>;
+}
+
+/** How long a person may spend at the provider. */
+const FLOW_SECONDS = 15 * 60;
+
+export class BadFlowParameterError extends ApiError {
+  constructor(name: string) {
+    super(`Invalid ${name}`, { code: "BAD_REQUEST", status: 400 });
+  }
+}
+
+/**
+ * The intent of a request to a login or sign-up URL: `mobile_flow_otp` or `desktop_flow_otp`
+ * (Zulip's apps; 64 hex digits, one at most) or `next` (a path on this server; anything else is /).
+ */
+export function intentFromRequest(request: FastifyRequest, signup: boolean): LoginIntent {
+  const query = request.query as Record<string, unknown>;
+  const mobile = query.mobile_flow_otp;
+  const desktop = query.desktop_flow_otp;
+  if (mobile !== undefined && desktop !== undefined) throw new BadFlowParameterError("OTP");
+  for (const [name, otp] of [
+    ["mobile_flow_otp", mobile],
+    ["desktop_flow_otp", desktop],
+  ] as const) {
+    if (otp !== undefined && !(typeof otp === "string" && /^[0-9a-fA-F]{64}$/.test(otp))) throw new BadFlowParameterError(name);
+  }
+  const flow: AppFlow =
+    typeof mobile === "string"
+      ? { kind: "mobile", otp: mobile.toLowerCase() }
+      : typeof desktop === "string"
+        ? { kind: "desktop", otp: desktop.toLowerCase() }
+        : { kind: "web", next: safeNext(query.next) };
+  return { flow, signup, extra: {} };
+}
+
+/** A local path (not `//host`, not a URL): where to go after signing in. */
+function safeNext(next: unknown): string {
+  return typeof next === "string" && /^\/(?![/\\])/.test(next) ? next : "/";
+}
+
+/** Keeps the intent until the browser returns; the id is the provider's state or RelayState. */
+export async function saveFlow(ctx: AppContext, backend: string, intent: LoginIntent): Promise<string> {
+  const id = randomBytes(24).toString("base64url");
+  const now = nowSeconds();
+  await authFlowStore.deleteExpired(ctx.db.kysely, now);
+  await authFlowStore.insert(ctx.db.kysely, { id, backend, data: JSON.stringify(intent), expires_at: now + FLOW_SECONDS });
+  return id;
+}
+
+/** The intent saved under the id for this backend, taken: null if unknown, expired, used or another backend's. */
+export async function takeFlow(ctx: AppContext, backend: string, id: unknown): Promise<LoginIntent | null> {
+  if (typeof id !== "string" || id === "" || id.length > 200) return null;
+  const row = await authFlowStore.take(ctx.db.kysely, id, nowSeconds());
+  if (!row || row.backend !== backend) return null;
+  return JSON.parse(row.data) as LoginIntent;
+}

@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
+import { EXTERNAL_BACKENDS } from "../auth/backends.js";
+import { refusal } from "../auth/external.js";
+import { intentFromRequest } from "../auth/flows.js";
+
+/**
+ * Zulip's URLs for signing in through an identity provider: `/accounts/login/social/<key>[/<idp>]`
+ * and `/accounts/register/social/<key>[/<idp>]` (the login_url and signup_url of
+ * server_settings' external_authentication_methods) send the browser to the provider; each
+ * provider mounts the routes it comes back to.
+ */
+export async function externalAuthPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  const start = (signup: boolean) => async (request: FastifyRequest<{ Params: { key: string; idp?: string } }>, reply: FastifyReply) => {
+    const { key, idp } = request.params;
+    const backend = EXTERNAL_BACKENDS.find((b) => b.key === key);
+    const entry = backend?.entries(ctx.config.auth).find((e) => e.path === (idp === undefined ? key : `${key}/${idp}`));
+    if (!backend || !entry) return refusal(reply, 404, "Not available", "This server does not offer that way of signing in.");
+    return backend.begin(ctx, request, reply, intentFromRequest(request, signup), idp);
+  };
+  for (const [prefix, signup] of [
+    ["/accounts/login/social", false],
+    ["/accounts/register/social", true],
+  ] as const) {
+    app.get(`${prefix}/:key`, start(signup));
+    app.get(`${prefix}/:key/:idp`, start(signup));
+  }
+  for (const backend of EXTERNAL_BACKENDS) backend.mount(app, ctx);
+}
