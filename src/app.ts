@@ -146,6 +146,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  // Several processes: the events a request committed are on the bus before its answer (bus.ts).
+  const bus = ctx.bus;
+  if (bus) {
+    app.addHook("onSend", async (request, _reply, payload) => {
+      if (request.method !== "GET" && request.method !== "HEAD") await bus.flushPublished();
+      return payload;
+    });
+  }
+
   app.setErrorHandler((error, request, reply) => {
     const { status, body, headers } = errorEnvelope(error);
     if (status >= 500 && !ctx.db.health.failed(error)) request.log.error({ err: error }, "request failed");

@@ -79,6 +79,8 @@ export class EventBus {
   private delivery: Promise<void> = Promise.resolve();
   private readonly runNonce = randomBytes(4).toString("hex");
   private published = 0;
+  /** `published` when the last flush began that has ended: what the NATS server has surely received. */
+  private flushedUpTo = 0;
   /** Set from a save's start: ids of the events delivered since (BusPosition.delivered). */
   private recording: Set<string> | null = null;
   /** Ids of the events a restore replayed (their live copies are skipped). */
@@ -222,6 +224,21 @@ export class EventBus {
         },
       }),
     );
+  }
+
+  /**
+   * Waits until the NATS server has every event published so far (a PING answered after them).
+   * A request's answer waits for it (app.ts): a client told that its message is sent, who then
+   * writes through another process, must not have that process deliver the second message to
+   * a queue before the first one reaches it from the bus. A bus that is down does not hold
+   * answers: the flush is given up after a second.
+   */
+  async flushPublished(): Promise<void> {
+    const target = this.published;
+    if (this.flushedUpTo >= target) return;
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, 1000).unref());
+    await Promise.race([this.nc.flush().catch((error: unknown) => this.log.warn({ err: error }, "flushing events to the bus failed")), timeout]);
+    this.flushedUpTo = Math.max(this.flushedUpTo, target);
   }
 
   /**
