@@ -142,6 +142,7 @@ describe.skipIf(!chromiumFound)("the web app's math and emoji images in Chromium
     await hamlet.locator(".emoji-grid").evaluate((grid) => grid.scrollTo(0, grid.scrollHeight));
     await expect.poll(async () => (await loaded(hamlet.locator(".emoji-grid button").last().locator("img.emoji.unicode"))).slice(0, 2)).toEqual([true, 64]);
     expect(await requested()).toBeGreaterThan(firstScreen);
+    if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker-scrolled.png` });
     await hamlet.keyboard.press("Escape");
 
     // Plain text: no images.
