@@ -23,6 +23,7 @@ import { joinPages } from "./http/joinPages.js";
 import { passwordResetPages } from "./http/passwordResetPages.js";
 import { sessionPages } from "./http/sessions.js";
 import { externalAuthPages } from "./http/externalAuthPages.js";
+import { twoFactorPages } from "./auth/twoFactorPages.js";
 import { webAppPages } from "./http/webApp.js";
 import { JSON_SURFACE } from "./http/webSession.js";
 import { tusUploads } from "./http/tus.js";
@@ -192,6 +193,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(tusUploads, { ctx });
   await app.register(sessionPages, { ctx });
   await app.register(externalAuthPages, { ctx });
+  await app.register(twoFactorPages, { ctx });
   await app.register(incomingWebhooks, { ctx });
   return app;
 }

@@ -45,6 +45,8 @@ const envSchema = z.object({
   PARLEY_SQLITE_THREADS: z.coerce.number().int().min(0).max(8).optional(),
   /** The identity providers (OIDC, GitHub, GitLab, Google, SAML, LDAP): a JSON file, src/auth/settings.ts. */
   PARLEY_AUTH_FILE: z.string().min(1).optional(),
+  /** Zulip's TWO_FACTOR_AUTHENTICATION_ENABLED: users may add a TOTP second factor to password login. */
+  PARLEY_TWO_FACTOR: boolFlag.default(true),
   PARLEY_ADMIN_EMAIL: z.email().optional(),
   PARLEY_ADMIN_PASSWORD: z.string().min(6).max(100).optional(),
   PARLEY_ORGANIZATION_NAME: z.string().min(1).max(40).default("Parley"),
@@ -169,6 +171,8 @@ export interface Config {
   fastPasswordHashing: boolean;
   /** Identity providers besides email and password (PARLEY_AUTH_FILE). */
   auth: AuthSettings;
+  /** Two-factor authentication offered (PARLEY_TWO_FACTOR; each organization may still turn it off). */
+  twoFactor: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -256,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jobRetentionDays: e.PARLEY_JOB_RETENTION_DAYS,
     fastPasswordHashing: e.PARLEY_INSECURE_FAST_HASHING,
     auth: authSettings(e.PARLEY_AUTH_FILE),
+    twoFactor: e.PARLEY_TWO_FACTOR,
     ...overrides,
   };
 }

@@ -456,6 +456,27 @@ export interface AuthFlowsTable {
   expires_at: number;
 }
 
+export interface UserTwoFactorTable {
+  user_id: number;
+  /** The TOTP key, encrypted (src/auth/twoFactorSecrets.ts). */
+  secret: string;
+  /** Null while the user is still setting the app up. */
+  confirmed_at: number | null;
+  /** The time step of the last accepted code. */
+  last_step: Generated<number>;
+  /** JSON list of the keyed hashes of the unused backup codes. */
+  backup_codes: Generated<string>;
+}
+
+export interface TwoFactorLoginsTable {
+  /** Hash of the token in the browser's cookie. */
+  id: string;
+  user_id: number;
+  /** Where to go once signed in. */
+  next: string;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -565,6 +586,8 @@ export interface Database {
   invitations: InvitationsTable;
   sessions: SessionsTable;
   auth_flows: AuthFlowsTable;
+  user_two_factor: UserTwoFactorTable;
+  two_factor_logins: TwoFactorLoginsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;

@@ -335,6 +335,36 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign up through one of a provider's IdPs (SAML, OpenID Connect)",
   },
+  {
+    methods: ["GET"],
+    path: "/account/two_factor/",
+    servedBy: "src/auth/twoFactorPages.ts",
+    about: "two-factor authentication: the user's state, and the organization's switch for owners",
+  },
+  {
+    methods: ["GET", "POST"],
+    path: "/account/two_factor/setup/",
+    servedBy: "src/auth/twoFactorPages.ts",
+    about: "two-factor authentication: set up an authenticator app (QR code), then backup codes",
+  },
+  {
+    methods: ["GET", "POST"],
+    path: "/account/two_factor/backup/tokens/",
+    servedBy: "src/auth/twoFactorPages.ts",
+    about: "two-factor authentication: new backup codes, after a code",
+  },
+  {
+    methods: ["GET", "POST"],
+    path: "/account/two_factor/disable/",
+    servedBy: "src/auth/twoFactorPages.ts",
+    about: "two-factor authentication: turn it off, after a code",
+  },
+  {
+    methods: ["POST"],
+    path: "/account/two_factor/organization/",
+    servedBy: "src/auth/twoFactorPages.ts",
+    about: "two-factor authentication: owners turn it on or off for the organization",
+  },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],

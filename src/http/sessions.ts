@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { createSession, endSession, passwordLogin } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
+import { secondFactorRequired } from "../auth/twoFactor.js";
+import { beginSecondStep, finishSecondStep, isSecondStep } from "../auth/twoFactorLogin.js";
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
@@ -16,6 +18,8 @@ import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, se
  * also bring the double-submit token of the /login/ page (formCsrf.ts), as Django's CSRF
  * middleware wants in Zulip: 403 CSRF_FAILED, and no session, without it.
  * A failed login from the /login/ form (a browser asking for HTML) shows the form again with the error.
+ * A user with two-factor authentication gets no session from the password alone: the second step
+ * (src/auth/twoFactorLogin.ts) asks for a code and posts it back here.
  */
 export { SESSION_COOKIE };
 
@@ -32,12 +36,14 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
       const message = "Your sign-in form expired (CSRF verification failed). Please log in again.";
       return sendHtml(reply, 403, loginPage(ctx, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
     }
+    if (isSecondStep(request)) return finishSecondStep(ctx, request, reply);
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
     if (typeof username !== "string" || typeof password !== "string") {
       return reply.status(400).send({ result: "error", msg: "Missing 'username' or 'password' argument", code: "BAD_REQUEST" });
     }
     try {
-      const { user } = await passwordLogin(ctx, username.trim(), password);
+      const { user, realm } = await passwordLogin(ctx, username.trim(), password);
+      if (await secondFactorRequired(ctx, realm, user)) return beginSecondStep(ctx, request, reply, user, "/");
       setSessionCookies(ctx, reply, await createSession(ctx, user));
       clearFormToken(ctx, reply, LOGIN_FORM);
       return reply.redirect("/", 302);

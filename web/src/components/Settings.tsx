@@ -203,6 +203,14 @@ function Account() {
           </div>
         )}
       </Group>
+      <Group title="Two-factor authentication">
+        <p>
+          A code from an authenticator app after your password.{" "}
+          <a class="two-factor" href="/account/two_factor/">
+            Set up or manage two-factor authentication
+          </a>
+        </p>
+      </Group>
       <Group title="Privacy">
         <Check name="send_private_typing_notifications" label="Let recipients see when I'm typing direct messages" />
         <Check name="send_stream_typing_notifications" label="Let recipients see when I'm typing messages in channels" />
