@@ -456,6 +456,13 @@ export interface AuthFlowsTable {
   expires_at: number;
 }
 
+/** SAML assertions already accepted (src/auth/saml.ts), until they expire. */
+export interface SamlAssertionsTable {
+  /** SHA-256 (hex) of the issuer and the assertion's ID. */
+  id: string;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -565,6 +572,7 @@ export interface Database {
   invitations: InvitationsTable;
   sessions: SessionsTable;
   auth_flows: AuthFlowsTable;
+  saml_assertions: SamlAssertionsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;

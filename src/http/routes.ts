@@ -323,6 +323,13 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign up through an identity provider (server_settings' signup_url)",
   })),
+  {
+    methods: ["POST"],
+    path: "/complete/saml/",
+    servedBy: "src/auth/saml.ts",
+    about: "SAML assertion consumer service: the IdP's Response (HTTP-POST binding)",
+  },
+  { methods: ["GET"], path: "/saml/metadata.xml", servedBy: "src/auth/saml.ts", about: "this server's SAML service provider metadata" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],
