@@ -24,7 +24,9 @@ const okta = new TestIdp(OKTA, "idp");
 const second = new TestIdp(SECOND, "idp");
 // Claims to be okta, signs with a key Parley does not know.
 const forger = new TestIdp(OKTA, "forger");
-const idps = [okta, second, forger];
+// Okta again, encrypting its assertions to Parley's SP certificate.
+const encrypting = new TestIdp(OKTA, "idp", { encryptAssertions: true });
+const idps = [okta, second, forger, encrypting];
 
 const settings = () =>
   authSettingsSchema.parse({
@@ -187,6 +189,16 @@ describe("SAML: signing in", () => {
     const res = await signIn(okta, "/accounts/login/social/saml/okta?next=/%23narrow/channel/3-Denmark");
     expect(res.status, await res.clone().text()).toBe(302);
     expect(res.headers.get("location")).toBe("/#narrow/channel/3-Denmark");
+    expect(await sessionEmail(res)).toBe("hamlet@zulip.com");
+  });
+
+  it("reads an assertion encrypted to the SP's certificate", async () => {
+    encrypting.user = HAMLET;
+    const form = await atIdp(encrypting, await startLogin());
+    expect(decode(form)).toContain("EncryptedAssertion");
+    expect(decode(form)).not.toContain("hamlet@zulip.com");
+    const res = await postForm(form);
+    expect(res.status, await res.clone().text()).toBe(302);
     expect(await sessionEmail(res)).toBe("hamlet@zulip.com");
   });
 

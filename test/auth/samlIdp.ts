@@ -66,8 +66,11 @@ export class TestIdp {
   constructor(
     readonly entityId: string,
     keyName: "idp" | "forger",
+    options: { encryptAssertions?: boolean } = {},
   ) {
     this.idp = samlify.IdentityProvider({
+      // Encrypted to the certificate of the SP's metadata (its "encryption" KeyDescriptor).
+      isAssertionEncrypted: options.encryptAssertions ?? false,
       entityID: entityId,
       privateKey: fs.readFileSync(fixture(`${keyName}-key.pem`)),
       signingCert: fs.readFileSync(fixture(`${keyName}-cert.pem`)),
