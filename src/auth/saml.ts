@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Profile } from "@node-saml/node-saml";
+import { SamlStatusError, type Profile } from "@node-saml/node-saml";
 import type { AppContext } from "../appContext.js";
 import { samlAssertionStore } from "../store/samlAssertions.js";
 import { finishExternalLogin, refusal, type ExternalBackend, type ExternalEntry } from "./external.js";
@@ -89,7 +89,7 @@ async function verifiedProfile(
   try {
     ({ profile } = await samlForResponse(ctx.config, settings, idp, requestId, issuedAt).validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (error) {
-    if (error instanceof SamlConfigError) throw error;
+    if (error instanceof SamlConfigError || error instanceof SamlStatusError) throw error;
     return error instanceof Error ? error.message : String(error);
   }
   if (!profile) return "the Response carries no assertion";
@@ -105,12 +105,18 @@ async function verifiedProfile(
   return { profile, idp };
 }
 
+/** A field of the posted form: urlencoded (what IdPs send) or multipart (@fastify/multipart's `{ value }`). */
+function formField(request: FastifyRequest, name: string): unknown {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name];
+  return typeof value === "object" && value !== null && "value" in value ? value.value : value;
+}
+
 /** POST /complete/saml/: the IdP's Response (HTTP-POST binding). */
 async function complete(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const settings = ctx.config.auth.saml;
   if (!settings) return refusal(reply, 404, "Not available", "This server does not offer SAML sign-in.");
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  const { SAMLResponse: samlResponse, RelayState: relayState } = body;
+  const samlResponse = formField(request, "SAMLResponse");
+  const relayState = formField(request, "RelayState");
   if (typeof samlResponse !== "string" || samlResponse === "") {
     request.log.info("/complete/saml/: no SAMLResponse");
     return failed(reply, 400, "The identity provider's answer is missing.");
@@ -127,7 +133,10 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
     verified = await verifiedProfile(ctx, settings, intent, samlResponse);
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
-    throw error;
+    if (!(error instanceof SamlStatusError)) throw error;
+    // The IdP answered that it did not sign the person in (cancelled, refused, no such user).
+    request.log.info({ idp: intent.extra.idp }, `/complete/saml/: ${error.message}`);
+    return failed(reply, 403, "The identity provider did not sign you in.");
   }
   if (typeof verified === "string") {
     request.log.warn({ idp: intent.extra.idp }, `/complete/saml/: Response refused: ${verified}`);

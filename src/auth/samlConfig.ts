@@ -56,7 +56,6 @@ function load(settings: SamlSettings): Loaded {
   let files = loaded.get(settings);
   if (files) return files;
   const { sp_private_key_file: keyFile, sp_certificate_file: certFile } = settings;
-  if ((keyFile === undefined) !== (certFile === undefined)) throw new SamlConfigError("saml: set both sp_private_key_file and sp_certificate_file, or neither");
   files = {
     keys: keyFile && certFile ? { privateKey: readPem(keyFile, "the SP private key"), certificate: readPem(certFile, "the SP certificate") } : null,
     idpCerts: new Map(settings.idps.map((idp) => [idp.name, idp.x509cert_files.map((file) => readPem(file, `the certificate of IdP ${idp.name}`))])),

@@ -324,6 +324,23 @@ describe("SAML: refused answers", () => {
     await expectRefused(await postForm({ ...other, RelayState: mine.searchParams.get("RelayState")! }), 403, before);
   });
 
+  it("says so when the IdP answers that it did not sign the person in", async () => {
+    okta.user = HAMLET;
+    // A failure Response: a status, no assertion, the Response signed.
+    okta.responseSp = samlify.ServiceProvider({
+      entityID: SP_ENTITY_ID,
+      assertionConsumerService: [{ Binding: "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST", Location: ACS_URL }],
+      wantAssertionsSigned: false,
+      wantMessageSigned: true,
+    });
+    okta.tags = { StatusCode: "urn:oasis:names:tc:SAML:2.0:status:Responder" };
+    okta.edit = (template) => template.replace(/<saml:Assertion .*<\/saml:Assertion>/s, "");
+    const form = await atIdp(okta, await startLogin());
+    expect(decode(form)).not.toContain("Assertion");
+    const before = await countSessions();
+    await expectRefused(await postForm(form), 403, before, "The identity provider did not sign you in.");
+  });
+
   it("refuses an unknown RelayState, and a post without a Response", async () => {
     okta.user = HAMLET;
     const form = await atIdp(okta, await startLogin());
