@@ -341,6 +341,12 @@ describe("SAML: refused answers", () => {
     await expectRefused(await postForm(form), 403, before, "The identity provider did not sign you in.");
   });
 
+  it("refuses a Response that is not XML with a page, not a 500", async () => {
+    const relayState = (await startLogin()).searchParams.get("RelayState")!;
+    const before = await countSessions();
+    await expectRefused(await postForm({ SAMLResponse: Buffer.from("<not xml").toString("base64"), RelayState: relayState }), 403, before);
+  });
+
   it("refuses an unknown RelayState, and a post without a Response", async () => {
     okta.user = HAMLET;
     const form = await atIdp(okta, await startLogin());
