@@ -1,4 +1,5 @@
 import type { ExternalBackend } from "./external.js";
+import { samlBackend } from "./saml.js";
 
 /** Every identity provider Parley can sign in through, in the order of the login page's buttons. */
-export const EXTERNAL_BACKENDS: readonly ExternalBackend[] = [];
+export const EXTERNAL_BACKENDS: readonly ExternalBackend[] = [samlBackend];

@@ -70,6 +70,10 @@ export const authSettingsSchema = z.strictObject({
       sp_certificate_file: z.string().min(1).optional(),
       idps: z.array(samlIdp).min(1),
     })
+    .refine(
+      (saml) => (saml.sp_private_key_file === undefined) === (saml.sp_certificate_file === undefined),
+      "set both sp_private_key_file and sp_certificate_file, or neither",
+    )
     .optional(),
   ldap: z
     .strictObject({

@@ -477,6 +477,13 @@ export interface TwoFactorLoginsTable {
   expires_at: number;
 }
 
+/** SAML assertions already accepted (src/auth/saml.ts), until they expire. */
+export interface SamlAssertionsTable {
+  /** SHA-256 (hex) of the issuer and the assertion's ID. */
+  id: string;
+  expires_at: number;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -588,6 +595,7 @@ export interface Database {
   auth_flows: AuthFlowsTable;
   user_two_factor: UserTwoFactorTable;
   two_factor_logins: TwoFactorLoginsTable;
+  saml_assertions: SamlAssertionsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;

@@ -365,6 +365,13 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/auth/twoFactorPages.ts",
     about: "two-factor authentication: owners turn it on or off for the organization",
   },
+  {
+    methods: ["POST"],
+    path: "/complete/saml/",
+    servedBy: "src/auth/saml.ts",
+    about: "SAML assertion consumer service: the IdP's Response (HTTP-POST binding)",
+  },
+  { methods: ["GET"], path: "/saml/metadata.xml", servedBy: "src/auth/saml.ts", about: "this server's SAML service provider metadata" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],

@@ -768,6 +768,7 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/accounts/password/reset/done/": "a fixed page after a reset request",
   "/accounts/password/reset/:uid/:token/": "a password reset link (secret token): shows only its own account's address",
   "/accounts/password/done/": "a fixed page after a password reset",
+  "/saml/metadata.xml": "this server's SAML service provider metadata (public by design: no user data)",
   "/invites": "invitations: addresses, roles and channel ids, no content (who sees which: invitations.test.ts)",
   "/streams/:stream_id/email_address": "a channel's mail address, after the same channel access check as GET /streams/{id} (emailGateway.test.ts)",
   "/export/realm": "the list of data exports, administrators only (realmExport.test.ts)",
