@@ -456,6 +456,13 @@ export interface AuthFlowsTable {
   expires_at: number;
 }
 
+export interface LdapAccountsTable {
+  user_id: number;
+  realm_id: number;
+  /** The directory entry's DN, lower-cased. */
+  dn: string;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -565,6 +572,7 @@ export interface Database {
   invitations: InvitationsTable;
   sessions: SessionsTable;
   auth_flows: AuthFlowsTable;
+  ldap_accounts: LdapAccountsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;
