@@ -187,7 +187,9 @@ export class LdapDirectory {
   private async withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
     const timeout = this.settings.timeout_seconds * 1000;
     const tlsOptions: ConnectionOptions = this.ca === undefined ? {} : { ca: [this.ca] };
-    const client = new Client({ url: this.settings.url, timeout, connectTimeout: timeout, tlsOptions });
+    // ldapts speaks TLS from the first byte whenever tlsOptions are given, even to ldap://: only for ldaps://.
+    const ldaps = this.settings.url.startsWith("ldaps:");
+    const client = new Client({ url: this.settings.url, timeout, connectTimeout: timeout, ...(ldaps ? { tlsOptions } : {}) });
     try {
       if (this.settings.start_tls) {
         // The certificate must name the host of the URL (checked against `host`, as for ldaps://).
