@@ -18,7 +18,7 @@ export const ldapSyncCommand: Command = {
   },
   async run(config, args) {
     const settings = config.auth.ldap;
-    if (settings === undefined) throw new CliError("LDAP is not configured: PARLEY_AUTH_FILE has no \"ldap\" section (see docs/authentication.md)");
+    if (settings === undefined) throw new CliError('LDAP is not configured: PARLEY_AUTH_FILE has no "ldap" section (see docs/authentication.md)');
     const dryRun = args.values["dry-run"] === true;
     return withContext(config, async (ctx) => {
       const realm = await resolveRealm(ctx, stringOption(args, "realm"));

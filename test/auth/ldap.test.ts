@@ -18,7 +18,12 @@ describe.skipIf(slapdMissing)("LDAP sign-in", () => {
   function configure(overrides: Record<string, unknown> = {}) {
     t.ctx.config.auth = authSettingsSchema.parse({ ldap: { url: ldap.url, user_dn_template: `uid=%(user)s,${PEOPLE_DN}`, timeout_seconds: 3, ...overrides } });
   }
-  const searchThenBind = { user_dn_template: undefined, user_search: { base: PEOPLE_DN, filter: "(uid=%(user)s)" }, bind_dn: ADMIN_DN, bind_password: ADMIN_PASSWORD };
+  const searchThenBind = {
+    user_dn_template: undefined,
+    user_search: { base: PEOPLE_DN, filter: "(uid=%(user)s)" },
+    bind_dn: ADMIN_DN,
+    bind_password: ADMIN_PASSWORD,
+  };
 
   beforeAll(async () => {
     ldap = await startLdapServer();
@@ -86,7 +91,9 @@ describe.skipIf(slapdMissing)("LDAP sign-in", () => {
     expect(row.id).toBe(aaron.id);
     expect(row.full_name).toBe("Aaron the Moor");
     expect(row.delivery_email).toBe("aaron.moor@zulip.com");
-    const updates = events.filter((e) => e.event.type === "realm_user" && e.event.op === "update").map((e) => (e.event as unknown as { person: object }).person);
+    const updates = events
+      .filter((e) => e.event.type === "realm_user" && e.event.op === "update")
+      .map((e) => (e.event as unknown as { person: object }).person);
     expect(updates).toContainEqual({ user_id: aaron.id, full_name: "Aaron the Moor" });
     expect(updates).toContainEqual({ user_id: aaron.id, delivery_email: "aaron.moor@zulip.com" });
     // The new address signs in too (the directory has it).

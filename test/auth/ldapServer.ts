@@ -15,8 +15,6 @@ import { freePort } from "../support/process.js";
  */
 
 export const SLAPD = "/usr/sbin/slapd";
-export const slapdMissing = !fs.existsSync(SLAPD);
-if (slapdMissing) console.warn(`LDAP tests skipped: ${SLAPD} is missing (apt-get install slapd ldap-utils)`);
 
 export const BASE_DN = "dc=example,dc=com";
 export const PEOPLE_DN = `ou=people,${BASE_DN}`;
@@ -55,12 +53,44 @@ export function ssha(password: string): string {
 function makeCertificates(dir: string): { ca: string; cert: string; key: string } {
   const file = (name: string) => path.join(dir, name);
   const openssl = (...args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
-  openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", file("ca.key"), "-out", file("ca.pem"), "-days", "2", "-subj", "/CN=Parley test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.pem"),
+    "-days",
+    "2",
+    "-subj",
+    "/CN=Parley test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", file("server.key"), "-out", file("server.csr"), "-subj", "/CN=127.0.0.1");
   fs.writeFileSync(file("ext.cnf"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n");
-  openssl("x509", "-req", "-in", file("server.csr"), "-CA", file("ca.pem"), "-CAkey", file("ca.key"), "-CAcreateserial", "-out", file("server.pem"),
-    "-days", "2", "-extfile", file("ext.cnf"));
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.pem"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    file("server.pem"),
+    "-days",
+    "2",
+    "-extfile",
+    file("ext.cnf"),
+  );
   return { ca: file("ca.pem"), cert: file("server.pem"), key: file("server.key") };
 }
 
@@ -125,7 +155,7 @@ export async function startLdapServer(options: { tls?: boolean } = {}): Promise<
     } catch (error) {
       if (child.exitCode !== null || Date.now() > deadline) {
         await stop();
-        throw new Error(`slapd did not start: ${String(error)}\n${output}`);
+        throw new Error(`slapd did not start: ${String(error)}\n${output}`, { cause: error });
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -162,3 +192,18 @@ export async function startLdapServer(options: { tls?: boolean } = {}): Promise<
     stop,
   };
 }
+
+/** Why the LDAP tests cannot run here (no slapd, or it does not start), or null. Found once per worker. */
+async function slapdSkipReason(): Promise<string | null> {
+  if (!fs.existsSync(SLAPD)) return `${SLAPD} is missing (apt-get install slapd ldap-utils)`;
+  try {
+    await (await startLdapServer()).stop();
+    return null;
+  } catch (error) {
+    return `slapd does not start here: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`;
+  }
+}
+
+const skipReason = await slapdSkipReason();
+if (skipReason !== null) console.warn(`LDAP tests skipped: ${skipReason}`);
+export const slapdMissing = skipReason !== null;
