@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { authSettingsSchema } from "../../src/auth/settings.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
@@ -149,6 +150,22 @@ describe.skipIf(slapdMissing)("LDAP sign-in", () => {
       "AUTHENTICATION_FAILED",
     );
     expect(Date.now() - started).toBeLessThan(5000);
+    // A directory that takes the connection and never answers: the wait ends at timeout_seconds.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      configure({ url: `ldap://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, timeout_seconds: 1 });
+      const waited = Date.now();
+      expectError(
+        await fetchApiKey("hamlet", "elsinore"),
+        401,
+        "The directory that checks passwords (LDAP) cannot be reached. Please try again later.",
+        "AUTHENTICATION_FAILED",
+      );
+      expect(Date.now() - waited).toBeLessThan(4000);
+    } finally {
+      silent.close();
+    }
     // The seeded Parley password (Email is on for the organization).
     expect(expectSuccess(await fetchApiKey("desdemona@zulip.com", DEV_PASSWORD)).email).toBe("desdemona@zulip.com");
   });
