@@ -6,6 +6,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import pino from "pino";
 import { ensureRetentionJob } from "./actions/messageRetention.js";
 import type { AppContext } from "./appContext.js";
+import { passwordMethods } from "./auth/ldap.js";
 import { createBlobStorage } from "./blobs/create.js";
 import type { Config } from "./config.js";
 import { openMigratedDb } from "./db/migrate.js";
@@ -88,6 +89,7 @@ export async function createContext(config: Config, log = pino({ level: config.l
     blobs: createBlobStorage(config),
     metrics,
     wakeJobs: () => {},
+    passwordMethods,
   } as AppContext & { jobs: JobRunner };
   // Zulip's missedmessage_hook: a user's last queue taking messages went away.
   eventQueues.onLastMessageQueueGone = (userId, messageIds) =>

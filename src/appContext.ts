@@ -6,6 +6,7 @@ import { inTransaction, type TransactionOptions, type Tx, type TxServices } from
 import type { EventBus } from "./events/bus.js";
 import type { EventDispatcher } from "./events/dispatch.js";
 import type { EventQueueRegistry } from "./events/queues.js";
+import type { PasswordMethods } from "./actions/login.js";
 import type { RateLimiter } from "./http/rateLimit.js";
 import type { Metrics } from "./metrics.js";
 
@@ -26,6 +27,8 @@ export interface AppContext extends TxServices {
   /** Prometheus metrics of this process. */
   metrics: Metrics;
   wakeJobs: () => void;
+  /** LDAP's part of password login (src/auth/ldap.ts); absent: Parley's own passwords only. */
+  passwordMethods?: PasswordMethods;
 }
 
 /** Runs `fn` in one transaction of the app's database; events and jobs are released after commit. */

@@ -4,6 +4,7 @@ import { emailsCommand } from "./cli/emails.js";
 import { exportCommand } from "./cli/export.js";
 import { importCommand } from "./cli/import.js";
 import { jobsCommand } from "./cli/jobs.js";
+import { ldapSyncCommand } from "./cli/ldapSync.js";
 import { migrateCommand } from "./cli/migrate.js";
 import { createOrganizationCommand } from "./cli/organizations.js";
 import { serveCommand } from "./cli/serve.js";
@@ -30,6 +31,7 @@ const COMMANDS: readonly Command[] = [
   restoreCommand,
   exportCommand,
   importCommand,
+  ldapSyncCommand,
 ];
 
 function overview(): string {

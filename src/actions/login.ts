@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
-import { AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
+import { ApiError, AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
@@ -12,8 +12,32 @@ import { nowSeconds } from "../util/time.js";
 const SESSION_SECONDS = 14 * 24 * 3600;
 
 /**
+ * The password checks that live above this layer (src/auth/ldap.ts), which app.ts puts on the
+ * context: LDAP, and whether an organization takes Parley's own passwords (the "Email" method).
+ */
+export interface PasswordMethods {
+  /**
+   * The account the directory signs in with this username and password (found, created or updated
+   * from the directory); null when LDAP is off or the directory does not take the username and
+   * password. Throws PasswordCheckUnavailableError when the directory cannot be asked.
+   */
+  directoryLogin(ctx: AppContext, username: string, password: string): Promise<User | null>;
+  emailEnabled(ctx: AppContext, realm: Realm): boolean;
+}
+
+/** The directory that checks passwords did not answer; the message says so (not "wrong password"). */
+export class PasswordCheckUnavailableError extends ApiError {
+  constructor() {
+    // 4xx, not 5xx: the login form shows it to the person like any other refusal.
+    super("The directory that checks passwords (LDAP) cannot be reached. Please try again later.", { code: "AUTHENTICATION_FAILED", status: 401 });
+  }
+}
+
+/**
  * Password login (POST /fetch_api_key and the web login form): attempts are limited per username
  * (a success forgets the earlier ones); every candidate account is checked so timing does not tell which one matched.
+ * The directory (LDAP) is asked first where configured; Parley's own passwords are checked only
+ * for organizations that take them.
  */
 export async function passwordLogin(ctx: AppContext, username: string, password: string): Promise<{ user: User; realm: Realm }> {
   const key = `login:${username.toLowerCase()}`;
@@ -22,18 +46,34 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   // parallel guesses cannot all pass the check while none has been counted yet.
   const state = await ctx.rateLimiter.hit(key, rule);
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);
+  const methods = ctx.passwordMethods;
+  let unavailable: PasswordCheckUnavailableError | null = null;
+  let directoryUser: User | null = null;
+  try {
+    directoryUser = (await methods?.directoryLogin(ctx, username, password)) ?? null;
+  } catch (error) {
+    if (!(error instanceof PasswordCheckUnavailableError)) throw error;
+    unavailable = error;
+  }
+  const match = directoryUser ?? (await localPasswordMatch(ctx, username, password));
+  if (!match) throw unavailable ?? new AuthenticationFailedError();
+  const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
+  if (!directoryUser && realm && methods && !methods.emailEnabled(ctx, realm)) throw unavailable ?? new AuthenticationFailedError();
+  if (!match.is_active) throw new UserDeactivatedError();
+  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  await ctx.rateLimiter.reset(key);
+  if (!directoryUser) await upgradePasswordHash(ctx, match, password);
+  return { user: match, realm };
+}
+
+/** The account whose own (Parley) password this is. */
+async function localPasswordMatch(ctx: AppContext, username: string, password: string): Promise<User | null> {
   const candidates = (await userStore.listByApiEmail(ctx.db.kysely, username)).filter((u) => !u.is_bot);
   let match: User | null = null;
   for (const candidate of candidates) {
     if (await verifyPassword(password, candidate.password_hash)) match = candidate;
   }
-  if (!match) throw new AuthenticationFailedError();
-  if (!match.is_active) throw new UserDeactivatedError();
-  const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
-  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
-  await ctx.rateLimiter.reset(key);
-  await upgradePasswordHash(ctx, match, password);
-  return { user: match, realm };
+  return match;
 }
 
 /** A hash made with a lower cost than today's is replaced now that the password is known. */

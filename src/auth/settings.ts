@@ -98,6 +98,8 @@ export const authSettingsSchema = z.strictObject({
         .default({ full_name: "cn", email: "mail" }),
       /** Deactivate Parley users whom the directory no longer has (at login and in `parley ldap-sync`). */
       deactivate_missing: z.boolean().default(false),
+      /** How long to wait for the directory (to connect, and for each answer) before giving up. */
+      timeout_seconds: z.number().positive().max(120).default(10),
     })
     .refine((ldap) => (ldap.user_dn_template === undefined) !== (ldap.user_search === undefined), "set exactly one of user_dn_template and user_search")
     .optional(),

@@ -29,6 +29,7 @@ import * as foldUnicodeCase from "./migrations/2026-11-28T2100-fold-unicode-case
 import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-render-profile-field-values.js";
 import * as indexUserTopicsByTopic from "./migrations/2026-11-29T0600-index-user-topics-by-topic.js";
 import * as createAuthFlows from "./migrations/2026-11-29T0900-create-auth-flows.js";
+import * as createLdapAccounts from "./migrations/2026-11-29T0910-create-ldap-accounts.js";
 import * as createSamlAssertions from "./migrations/2026-11-29T1010-create-saml-assertions.js";
 import * as createTwoFactor from "./migrations/2026-11-29T1020-create-two-factor.js";
 
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-28T2200-render-profile-field-values": renderProfileFieldValues,
   "2026-11-29T0600-index-user-topics-by-topic": indexUserTopicsByTopic,
   "2026-11-29T0900-create-auth-flows": createAuthFlows,
+  "2026-11-29T0910-create-ldap-accounts": createLdapAccounts,
   "2026-11-29T1010-create-saml-assertions": createSamlAssertions,
   "2026-11-29T1020-create-two-factor": createTwoFactor,
 };

@@ -484,6 +484,14 @@ export interface SamlAssertionsTable {
   expires_at: number;
 }
 
+/** Which directory entry each account signed in as through LDAP (src/auth/ldap/accounts.ts). */
+export interface LdapAccountsTable {
+  user_id: number;
+  realm_id: number;
+  /** The directory entry's DN, lower-cased. */
+  dn: string;
+}
+
 export interface AuditLogTable {
   id: Id;
   realm_id: number;
@@ -596,6 +604,7 @@ export interface Database {
   user_two_factor: UserTwoFactorTable;
   two_factor_logins: TwoFactorLoginsTable;
   saml_assertions: SamlAssertionsTable;
+  ldap_accounts: LdapAccountsTable;
   audit_log: AuditLogTable;
   event_queues: EventQueuesTable;
   rate_limits: RateLimitsTable;
