@@ -1,4 +1,7 @@
 import type { ExternalBackend } from "./external.js";
+import { githubBackend } from "./github.js";
+import { gitlabBackend } from "./gitlab.js";
+import { googleBackend } from "./google.js";
 
 /** Every identity provider Parley can sign in through, in the order of the login page's buttons. */
-export const EXTERNAL_BACKENDS: readonly ExternalBackend[] = [];
+export const EXTERNAL_BACKENDS: readonly ExternalBackend[] = [googleBackend, githubBackend, gitlabBackend];

@@ -323,6 +323,10 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign up through an identity provider (server_settings' signup_url)",
   })),
+  { methods: ["GET"], path: "/complete/github/", servedBy: "src/auth/github.ts", about: "GitHub sends the browser back here (OAuth 2 callback)" },
+  { methods: ["GET"], path: "/complete/gitlab/", servedBy: "src/auth/gitlab.ts", about: "GitLab sends the browser back here (OAuth 2 callback)" },
+  { methods: ["GET"], path: "/complete/google/", servedBy: "src/auth/google.ts", about: "Google sends the browser back here (OpenID Connect callback)" },
+  { methods: ["POST"], path: "/complete/github/email/", servedBy: "src/auth/github.ts", about: "the verified email chosen for a GitHub sign-in" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],
