@@ -210,7 +210,8 @@ describe("GitHub sign-in restricted to an organization and a team", () => {
   });
 
   it("refuses someone not in the team, or whose membership is still pending", async () => {
-    for (const teams of [{}, { 42: "pending" as const }, { 7: "active" as const }]) {
+    const cases: GitHubAccount["teams"][] = [{}, { 42: "pending" }, { 7: "active" }];
+    for (const teams of cases) {
       gh.account = { ...hamlet, orgs: ["elsinore"], teams };
       const browser = browserFor(t);
       const end = await signIn(t, browser);
