@@ -5,6 +5,7 @@ import { simplePage, sendHtml } from "../http/webApp.js";
 import { getDefaultRealm } from "../lib/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
+import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import { saveFlow, type LoginIntent } from "./flows.js";
 import type { AuthSettings } from "./settings.js";
@@ -149,10 +150,11 @@ export const githubBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.github
-      ? [{ name: KEY, display_name: settings.github.display_name ?? "GitHub", display_icon: settings.github.display_icon ?? "/static/images/authentication_backends/github-icon.png", path: KEY }]
+      ? [{ name: KEY, display_name: settings.github.display_name ?? "GitHub", display_icon: settings.github.display_icon ?? ICON_PATH + "github-icon.png", path: KEY }]
       : [],
   begin: async (ctx, _request, reply, intent) => (ctx.config.auth.github ? sendToProvider(ctx, reply, provider(ctx.config.auth.github), intent) : notOffered(reply)),
   mount(app: FastifyInstance, ctx: AppContext) {
+    mountProviderIcon(app, "github-icon.png");
     app.get("/complete/github/", (request, reply) => complete(ctx, request, reply));
     app.post(CHOOSE_EMAIL_PATH, (request, reply) => chooseEmail(ctx, request, reply));
   },

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../appContext.js";
+import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import type { AuthSettings } from "./settings.js";
 import { notOffered, withSlash, oauthConfiguration, type OAuthProvider, providerApiGet, sendToProvider, takeProviderAnswer } from "./socialOAuth.js";
@@ -47,10 +48,11 @@ export const gitlabBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.gitlab
-      ? [{ name: KEY, display_name: settings.gitlab.display_name ?? "GitLab", display_icon: settings.gitlab.display_icon ?? "/static/images/authentication_backends/gitlab-icon.png", path: KEY }]
+      ? [{ name: KEY, display_name: settings.gitlab.display_name ?? "GitLab", display_icon: settings.gitlab.display_icon ?? ICON_PATH + "gitlab-icon.png", path: KEY }]
       : [],
   begin: async (ctx, _request, reply, intent) => (ctx.config.auth.gitlab ? sendToProvider(ctx, reply, provider(ctx.config.auth.gitlab), intent) : notOffered(reply)),
   mount(app: FastifyInstance, ctx: AppContext) {
+    mountProviderIcon(app, "gitlab-icon.png");
     app.get("/complete/gitlab/", (request, reply) => complete(ctx, request, reply));
   },
 };

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import * as client from "openid-client";
 import type { AppContext } from "../appContext.js";
+import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import type { AuthSettings } from "./settings.js";
 import { insecureOptions, notOffered, type OAuthProvider, sendToProvider, takeProviderAnswer, tuned } from "./socialOAuth.js";
@@ -56,10 +57,11 @@ export const googleBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.google
-      ? [{ name: KEY, display_name: settings.google.display_name ?? "Google", display_icon: settings.google.display_icon ?? "/static/images/authentication_backends/googl_e-icon.png", path: KEY }]
+      ? [{ name: KEY, display_name: settings.google.display_name ?? "Google", display_icon: settings.google.display_icon ?? ICON_PATH + "googl_e-icon.png", path: KEY }]
       : [],
   begin: async (ctx, _request, reply, intent) => (ctx.config.auth.google ? sendToProvider(ctx, reply, provider(ctx.config.auth.google), intent) : notOffered(reply)),
   mount(app: FastifyInstance, ctx: AppContext) {
+    mountProviderIcon(app, "googl_e-icon.png");
     app.get("/complete/google/", (request, reply) => complete(ctx, request, reply));
   },
 };

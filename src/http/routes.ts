@@ -326,6 +326,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   { methods: ["GET"], path: "/complete/github/", servedBy: "src/auth/github.ts", about: "GitHub sends the browser back here (OAuth 2 callback)" },
   { methods: ["GET"], path: "/complete/gitlab/", servedBy: "src/auth/gitlab.ts", about: "GitLab sends the browser back here (OAuth 2 callback)" },
   { methods: ["GET"], path: "/complete/google/", servedBy: "src/auth/google.ts", about: "Google sends the browser back here (OpenID Connect callback)" },
+  ...["github-icon.png", "gitlab-icon.png", "googl_e-icon.png"].map((file) => ({
+    methods: ["GET"] as const,
+    path: `/static/images/authentication_backends/${file}`,
+    servedBy: "src/auth/providerIcons.ts",
+    about: "a sign-in button's image (server_settings' display_icon, as Zulip's)",
+  })),
   { methods: ["POST"], path: "/complete/github/email/", servedBy: "src/auth/github.ts", about: "the verified email chosen for a GitHub sign-in" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
