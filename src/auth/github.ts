@@ -9,7 +9,18 @@ import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import { saveFlow, type LoginIntent } from "./flows.js";
 import type { AuthSettings } from "./settings.js";
-import { bindFlowToBrowser, notOffered, withSlash, oauthConfiguration, type OAuthProvider, providerApiGet, type ProviderAnswer, sendToProvider, takeBrowserFlow, takeProviderAnswer } from "./socialOAuth.js";
+import {
+  bindFlowToBrowser,
+  notOffered,
+  withSlash,
+  oauthConfiguration,
+  type OAuthProvider,
+  providerApiGet,
+  type ProviderAnswer,
+  sendToProvider,
+  takeBrowserFlow,
+  takeProviderAnswer,
+} from "./socialOAuth.js";
 
 /**
  * Sign-in with GitHub (Zulip's GitHubAuthBackend): OAuth 2 against github.com or GitHub
@@ -26,7 +37,6 @@ const KEY = "github";
 const CHOOSE_EMAIL_FLOW = "github-email";
 const CHOOSE_EMAIL_PATH = "/complete/github/email/";
 
-
 function provider(settings: GitHubSettings): OAuthProvider {
   return {
     key: KEY,
@@ -34,7 +44,12 @@ function provider(settings: GitHubSettings): OAuthProvider {
     // user:email reads /user/emails; read:org sees private organization and team membership.
     scopes: settings.organization !== undefined || settings.team_id !== undefined ? ["user:email", "read:org"] : ["user:email"],
     openid: false,
-    configuration: async () => oauthConfiguration({ base: settings.url, authorize: "login/oauth/authorize", token: "login/oauth/access_token" }, settings.client_id, settings.client_secret),
+    configuration: async () =>
+      oauthConfiguration(
+        { base: settings.url, authorize: "login/oauth/authorize", token: "login/oauth/access_token" },
+        settings.client_id,
+        settings.client_secret,
+      ),
   };
 }
 
@@ -150,9 +165,17 @@ export const githubBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.github
-      ? [{ name: KEY, display_name: settings.github.display_name ?? "GitHub", display_icon: settings.github.display_icon ?? ICON_PATH + "github-icon.png", path: KEY }]
+      ? [
+          {
+            name: KEY,
+            display_name: settings.github.display_name ?? "GitHub",
+            display_icon: settings.github.display_icon ?? ICON_PATH + "github-icon.png",
+            path: KEY,
+          },
+        ]
       : [],
-  begin: async (ctx, _request, reply, intent) => (ctx.config.auth.github ? sendToProvider(ctx, reply, provider(ctx.config.auth.github), intent) : notOffered(reply)),
+  begin: async (ctx, _request, reply, intent) =>
+    ctx.config.auth.github ? sendToProvider(ctx, reply, provider(ctx.config.auth.github), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "github-icon.png");
     app.get("/complete/github/", (request, reply) => complete(ctx, request, reply));

@@ -23,7 +23,8 @@ function provider(settings: GitLabSettings): OAuthProvider {
     title: "GitLab",
     scopes: ["read_user"],
     openid: false,
-    configuration: async () => oauthConfiguration({ base: settings.url, authorize: "oauth/authorize", token: "oauth/token" }, settings.client_id, settings.client_secret),
+    configuration: async () =>
+      oauthConfiguration({ base: settings.url, authorize: "oauth/authorize", token: "oauth/token" }, settings.client_id, settings.client_secret),
   };
 }
 
@@ -40,7 +41,13 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
   if (!user.email || !user.confirmed_at) {
     return refusal(reply, 403, "No verified email", "GitLab has not confirmed the email address of your account. Confirm it at GitLab, then sign in again.");
   }
-  return finishExternalLogin(ctx, request, reply, { flow: answer.intent.flow, signup: answer.intent.signup, extra: {} }, { method: "GitLab", email: user.email, fullName: user.name?.trim() || null });
+  return finishExternalLogin(
+    ctx,
+    request,
+    reply,
+    { flow: answer.intent.flow, signup: answer.intent.signup, extra: {} },
+    { method: "GitLab", email: user.email, fullName: user.name?.trim() || null },
+  );
 }
 
 export const gitlabBackend: ExternalBackend = {
@@ -48,9 +55,17 @@ export const gitlabBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.gitlab
-      ? [{ name: KEY, display_name: settings.gitlab.display_name ?? "GitLab", display_icon: settings.gitlab.display_icon ?? ICON_PATH + "gitlab-icon.png", path: KEY }]
+      ? [
+          {
+            name: KEY,
+            display_name: settings.gitlab.display_name ?? "GitLab",
+            display_icon: settings.gitlab.display_icon ?? ICON_PATH + "gitlab-icon.png",
+            path: KEY,
+          },
+        ]
       : [],
-  begin: async (ctx, _request, reply, intent) => (ctx.config.auth.gitlab ? sendToProvider(ctx, reply, provider(ctx.config.auth.gitlab), intent) : notOffered(reply)),
+  begin: async (ctx, _request, reply, intent) =>
+    ctx.config.auth.gitlab ? sendToProvider(ctx, reply, provider(ctx.config.auth.gitlab), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "gitlab-icon.png");
     app.get("/complete/gitlab/", (request, reply) => complete(ctx, request, reply));

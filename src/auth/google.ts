@@ -4,7 +4,7 @@ import type { AppContext } from "../appContext.js";
 import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import type { AuthSettings } from "./settings.js";
-import { insecureOptions, notOffered, type OAuthProvider, sendToProvider, takeProviderAnswer, tuned } from "./socialOAuth.js";
+import { discoveryOptions, notOffered, type OAuthProvider, sendToProvider, takeProviderAnswer, withTransportPolicy } from "./socialOAuth.js";
 
 /**
  * Sign-in with Google (Zulip's GoogleAuthBackend): OpenID Connect against Google's issuer,
@@ -23,7 +23,9 @@ function discover(settings: GoogleSettings): Promise<client.Configuration> {
   const cacheKey = JSON.stringify([settings.issuer, settings.client_id, settings.client_secret]);
   let config = discovered.get(cacheKey);
   if (!config) {
-    config = client.discovery(new URL(settings.issuer), settings.client_id, settings.client_secret, undefined, insecureOptions(settings.issuer)).then((found) => tuned(found, settings.issuer));
+    config = client
+      .discovery(new URL(settings.issuer), settings.client_id, settings.client_secret, undefined, discoveryOptions(settings.issuer))
+      .then((found) => withTransportPolicy(found, settings.issuer));
     discovered.set(cacheKey, config);
     config.catch(() => discovered.delete(cacheKey));
   }
@@ -57,9 +59,17 @@ export const googleBackend: ExternalBackend = {
   key: KEY,
   entries: (settings) =>
     settings.google
-      ? [{ name: KEY, display_name: settings.google.display_name ?? "Google", display_icon: settings.google.display_icon ?? ICON_PATH + "googl_e-icon.png", path: KEY }]
+      ? [
+          {
+            name: KEY,
+            display_name: settings.google.display_name ?? "Google",
+            display_icon: settings.google.display_icon ?? ICON_PATH + "googl_e-icon.png",
+            path: KEY,
+          },
+        ]
       : [],
-  begin: async (ctx, _request, reply, intent) => (ctx.config.auth.google ? sendToProvider(ctx, reply, provider(ctx.config.auth.google), intent) : notOffered(reply)),
+  begin: async (ctx, _request, reply, intent) =>
+    ctx.config.auth.google ? sendToProvider(ctx, reply, provider(ctx.config.auth.google), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "googl_e-icon.png");
     app.get("/complete/google/", (request, reply) => complete(ctx, request, reply));

@@ -43,6 +43,9 @@ export function mountProviderIcon(app: FastifyInstance, file: keyof typeof ICONS
   const svg = ICONS[file];
   if (svg === undefined) throw new Error(`no icon ${file}`);
   app.get(ICON_PATH + file, async (_request, reply) =>
-    reply.type("image/png").header("Cache-Control", "public, max-age=86400").send(await png(file, svg)),
+    reply
+      .type("image/png")
+      .header("Cache-Control", "public, max-age=86400")
+      .send(await png(file, svg)),
   );
 }

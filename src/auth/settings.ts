@@ -58,7 +58,9 @@ export const authSettingsSchema = z.strictObject({
     })
     .optional(),
   gitlab: z.strictObject({ ...oauthClient, ...display, /** Self-hosted GitLab's URL. */ url: url.default("https://gitlab.com") }).optional(),
-  google: z.strictObject({ ...oauthClient, ...display, /** Google's issuer; changed only by tests. */ issuer: url.default("https://accounts.google.com") }).optional(),
+  google: z
+    .strictObject({ ...oauthClient, ...display, /** Google's issuer; changed only by tests. */ issuer: url.default("https://accounts.google.com") })
+    .optional(),
   saml: z
     .strictObject({
       /** This server's entityID (default: its URL + /saml/metadata.xml). */

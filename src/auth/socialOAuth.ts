@@ -36,23 +36,35 @@ export function withSlash(url: string): string {
 }
 
 /** An openid-client configuration for a provider that is not discovered (GitHub, GitLab); endpoints relative to base. */
-export function oauthConfiguration(endpoints: { base: string; authorize: string; token: string }, clientId: string, clientSecret: string): client.Configuration {
+export function oauthConfiguration(
+  endpoints: { base: string; authorize: string; token: string },
+  clientId: string,
+  clientSecret: string,
+): client.Configuration {
   const config = new client.Configuration(
-    { issuer: endpoints.base, authorization_endpoint: new URL(endpoints.authorize, withSlash(endpoints.base)).href, token_endpoint: new URL(endpoints.token, withSlash(endpoints.base)).href },
+    {
+      issuer: endpoints.base,
+      authorization_endpoint: new URL(endpoints.authorize, withSlash(endpoints.base)).href,
+      token_endpoint: new URL(endpoints.token, withSlash(endpoints.base)).href,
+    },
     clientId,
     clientSecret,
   );
-  return tuned(config, endpoints.base);
+  return withTransportPolicy(config, endpoints.base);
 }
 
-/** Plain http is allowed only where the operator configured it (a provider on the same host, tests). */
-export function tuned(config: client.Configuration, base: string): client.Configuration {
+/**
+ * A time limit on every request to the provider; plain http only where the operator configured
+ * an http:// URL (a provider on the same host, tests). openid-client refuses it otherwise.
+ */
+export function withTransportPolicy(config: client.Configuration, base: string): client.Configuration {
   config.timeout = PROVIDER_TIMEOUT_SECONDS;
   if (base.startsWith("http:")) client.allowInsecureRequests(config);
   return config;
 }
 
-export function insecureOptions(base: string): client.DiscoveryRequestOptions {
+/** The same policy for the discovery request of an OpenID provider. */
+export function discoveryOptions(base: string): client.DiscoveryRequestOptions {
   return { timeout: PROVIDER_TIMEOUT_SECONDS, ...(base.startsWith("http:") ? { execute: [client.allowInsecureRequests] } : {}) };
 }
 
@@ -77,7 +89,14 @@ export function bindFlowToBrowser(ctx: AppContext, reply: FastifyReply, key: str
 }
 
 /** The flow id is the one this browser was given, and the flow is still there: taken. */
-export async function takeBrowserFlow(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, backend: string, key: string, flowId: unknown): Promise<LoginIntent | null> {
+export async function takeBrowserFlow(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  backend: string,
+  key: string,
+  flowId: unknown,
+): Promise<LoginIntent | null> {
   const held = request.cookies[stateCookie(key)];
   reply.clearCookie(stateCookie(key), { path: `/complete/${key}/` });
   if (typeof flowId !== "string" || held !== flowId) return null;
@@ -114,14 +133,20 @@ export type ProviderAnswer = { intent: LoginIntent; tokens: Awaited<ReturnType<t
  * start (or already used), and a code the provider does not honour each end in a page saying so;
  * otherwise the tokens and the flow's intent.
  */
-export async function takeProviderAnswer(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, provider: OAuthProvider): Promise<ProviderAnswer | FastifyReply> {
+export async function takeProviderAnswer(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  provider: OAuthProvider,
+): Promise<ProviderAnswer | FastifyReply> {
   const query = request.query as Record<string, unknown>;
   const intent = await takeBrowserFlow(ctx, request, reply, provider.key, provider.key, query.state);
   if (typeof query.error === "string") {
     const said = query.error === "access_denied" ? "the request was denied" : query.error;
     return refusal(reply, 403, "Sign-in cancelled", `${provider.title} did not sign you in (${said}). Nothing was changed; you can try again.`);
   }
-  if (!intent) return refusal(reply, 400, "Sign-in expired", `This ${provider.title} sign-in is unknown, was already used, or has expired. Please start again.`);
+  if (!intent)
+    return refusal(reply, 400, "Sign-in expired", `This ${provider.title} sign-in is unknown, was already used, or has expired. Please start again.`);
   let config: client.Configuration;
   try {
     config = await provider.configuration(ctx);
@@ -148,7 +173,14 @@ export async function providerApiGet(answer: ProviderAnswer, url: string): Promi
   let res: Response;
   let text: string;
   try {
-    res = await client.fetchProtectedResource(answer.config, answer.tokens.access_token, new URL(url), "GET", undefined, new Headers({ Accept: "application/json", "User-Agent": "Parley" }));
+    res = await client.fetchProtectedResource(
+      answer.config,
+      answer.tokens.access_token,
+      new URL(url),
+      "GET",
+      undefined,
+      new Headers({ Accept: "application/json", "User-Agent": "Parley" }),
+    );
     text = await res.text();
   } catch {
     return { status: 0, body: null };

@@ -16,7 +16,13 @@ interface GitHubAccount {
   teams: Record<number, "active" | "pending">;
 }
 
-const hamlet: GitHubAccount = { login: "hamlet-gh", name: "Hamlet of GitHub", emails: [{ email: "hamlet@zulip.com", verified: true, primary: true }], orgs: [], teams: {} };
+const hamlet: GitHubAccount = {
+  login: "hamlet-gh",
+  name: "Hamlet of GitHub",
+  emails: [{ email: "hamlet@zulip.com", verified: true, primary: true }],
+  orgs: [],
+  teams: {},
+};
 
 /** GitHub's documented API, as much of it as sign-in reads, under /api (as GitHub Enterprise's /api/v3). */
 function fakeGitHub(): FakeOAuthProvider<GitHubAccount> {
@@ -46,7 +52,9 @@ function useGitHubServer(github: Record<string, unknown> = {}): { t: TestServer;
   const overrides: ServerOverrides = {};
   beforeAll(async () => {
     await gh.start();
-    overrides.auth = authSettingsSchema.parse({ github: { client_id: "gh-client", client_secret: "gh-secret", url: gh.url, api_url: `${gh.url}/api`, ...github } });
+    overrides.auth = authSettingsSchema.parse({
+      github: { client_id: "gh-client", client_secret: "gh-secret", url: gh.url, api_url: `${gh.url}/api`, ...github },
+    });
   });
   afterAll(() => gh.stop());
   return { t: useTestServer(overrides), gh };

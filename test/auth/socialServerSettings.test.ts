@@ -49,7 +49,11 @@ describe("GitHub, GitLab and Google in GET /server_settings", () => {
       const res = await fetch(`${t.baseUrl}/static/images/authentication_backends/${file}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("image/png");
-      expect(Buffer.from(await res.arrayBuffer()).subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+      expect(
+        Buffer.from(await res.arrayBuffer())
+          .subarray(0, 8)
+          .toString("hex"),
+      ).toBe("89504e470d0a1a0a");
     }
   });
 

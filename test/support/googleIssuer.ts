@@ -68,9 +68,7 @@ export class GoogleIssuer {
         void callback(req, res);
         return;
       }
-      const result = this.deny
-        ? { error: "access_denied", error_description: "The user denied the request." }
-        : { login: { accountId: this.account.sub } };
+      const result = this.deny ? { error: "access_denied", error_description: "The user denied the request." } : { login: { accountId: this.account.sub } };
       provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false }).catch((error: unknown) => {
         res.writeHead(500).end(String(error));
       });
