@@ -50,7 +50,7 @@ export const authSettingsSchema = z.strictObject({
       ...display,
       /** Only members of this organization (its login name) may sign in. */
       organization: z.string().min(1).optional(),
-      /** Only members of this team (its numeric id) may sign in; needs `organization`. */
+      /** Only active members of this team (its numeric id) may sign in. */
       team_id: z.number().int().positive().optional(),
       /** GitHub Enterprise: the web and API base URLs (default github.com, api.github.com). */
       url: url.default("https://github.com"),

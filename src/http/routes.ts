@@ -372,6 +372,28 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     about: "SAML assertion consumer service: the IdP's Response (HTTP-POST binding)",
   },
   { methods: ["GET"], path: "/saml/metadata.xml", servedBy: "src/auth/saml.ts", about: "this server's SAML service provider metadata" },
+  { methods: ["GET"], path: "/complete/github/", servedBy: "src/auth/github.ts", about: "GitHub sends the browser back here (OAuth 2 callback)" },
+  { methods: ["GET"], path: "/complete/gitlab/", servedBy: "src/auth/gitlab.ts", about: "GitLab sends the browser back here (OAuth 2 callback)" },
+  { methods: ["GET"], path: "/complete/google/", servedBy: "src/auth/google.ts", about: "Google sends the browser back here (OpenID Connect callback)" },
+  {
+    methods: ["GET"],
+    path: "/static/images/authentication_backends/github-icon.png",
+    servedBy: "src/auth/providerIcons.ts",
+    about: "a sign-in button's image (server_settings' display_icon, as Zulip's)",
+  },
+  {
+    methods: ["GET"],
+    path: "/static/images/authentication_backends/gitlab-icon.png",
+    servedBy: "src/auth/providerIcons.ts",
+    about: "a sign-in button's image (server_settings' display_icon, as Zulip's)",
+  },
+  {
+    methods: ["GET"],
+    path: "/static/images/authentication_backends/googl_e-icon.png",
+    servedBy: "src/auth/providerIcons.ts",
+    about: "a sign-in button's image (server_settings' display_icon, as Zulip's)",
+  },
+  { methods: ["POST"], path: "/complete/github/email/", servedBy: "src/auth/github.ts", about: "the verified email chosen for a GitHub sign-in" },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],
