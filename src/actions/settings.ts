@@ -23,6 +23,7 @@ import {
 import { auditLogStore } from "../store/auditLog.js";
 import { confirmationStore } from "../store/confirmations.js";
 import { realmStore } from "../store/realms.js";
+import { sessionStore } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
@@ -37,6 +38,8 @@ export interface SettingsUpdate {
   new_password?: string;
   timezone?: string;
   settings: Partial<UserSettings>;
+  /** The web session the change comes from, which a password change leaves signed in (undefined: an API key). */
+  sessionId?: string;
 }
 
 /**
@@ -59,7 +62,12 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
       const limit = await ctx.rateLimiter.hit(`email_change:${user.id}`, ctx.config.rateLimits.email);
       if (limit.retryAfter > 0) throw new RateLimitedError(limit.retryAfter);
     }
-    if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
+    if (passwordHash !== undefined) {
+      await doChangePassword(ctx, tx, user, passwordHash);
+      // Django, in Zulip: a new password ends every other session (the session hash holds the
+      // password's); the one it was changed from stays (update_session_auth_hash).
+      await sessionStore.deleteForUser(tx.q, user.id, update.sessionId);
+    }
     if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
     if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
     await doChangeUserSettings(tx, user, update.settings, update.timezone, ctx.config.externalUrl);

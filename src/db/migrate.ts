@@ -29,6 +29,7 @@ import * as foldUnicodeCase from "./migrations/2026-11-28T2100-fold-unicode-case
 import * as renderProfileFieldValues from "./migrations/2026-11-28T2200-render-profile-field-values.js";
 import * as indexUserTopicsByTopic from "./migrations/2026-11-29T0600-index-user-topics-by-topic.js";
 import * as createAuthFlows from "./migrations/2026-11-29T0900-create-auth-flows.js";
+import * as addSessionActivity from "./migrations/2026-11-29T1030-add-session-activity.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -61,6 +62,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-28T2200-render-profile-field-values": renderProfileFieldValues,
   "2026-11-29T0600-index-user-topics-by-topic": indexUserTopicsByTopic,
   "2026-11-29T0900-create-auth-flows": createAuthFlows,
+  "2026-11-29T1030-add-session-activity": addSessionActivity,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
