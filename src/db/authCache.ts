@@ -20,6 +20,13 @@ export type AuthChange =
   | { endedSessions: string[] }
   | { all: true };
 
+/**
+ * The copy of a change applied while its transaction is still open (noteAuthChange): it drops
+ * cache entries early, but listeners wait for the committed one, so that nothing they do (ending
+ * event queues, which may start transactions of their own) happens for a change that may roll back.
+ */
+export type PendingAuthChange = AuthChange & { pending: true };
+
 export interface AuthEntry {
   user: User;
   realm: Realm;
@@ -66,20 +73,20 @@ export class AuthCache {
   }
 
   /** Drops what `change` may have made stale, here and (when a bus is connected) in every process. */
-  invalidate(change: AuthChange): void {
+  invalidate(change: AuthChange | PendingAuthChange): void {
     this.apply(change);
     this.broadcast?.(change);
   }
 
-  /** Calls `listener` with every change this cache applies. */
+  /** Calls `listener` with every committed change this cache applies (not the early copy of one still in a transaction). */
   listen(listener: (change: AuthChange) => void): void {
     this.listeners.push(listener);
   }
 
   /** An invalidation from another process: applied here only. */
-  apply(change: AuthChange): void {
+  apply(change: AuthChange | PendingAuthChange): void {
     this.epoch++;
-    for (const listener of this.listeners) listener(change);
+    if (!("pending" in change)) for (const listener of this.listeners) listener(change);
     if ("all" in change) return this.entries.clear();
     if ("endedSessions" in change) {
       const ended = new Set(change.endedSessions);
@@ -118,6 +125,7 @@ export function registerAuthCache(executor: object, cache: AuthCache, pending?: 
 export function noteAuthChange(q: object, change: AuthChange): void {
   const cache = cacheOf.get(q);
   if (!cache) return;
-  cache.invalidate(change);
-  pendingOf.get(q)?.hooks.push(() => cache.invalidate(change));
+  const pending = pendingOf.get(q);
+  cache.invalidate(pending ? { ...change, pending: true } : change);
+  pending?.hooks.push(() => cache.invalidate(change));
 }
