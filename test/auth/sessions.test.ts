@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SESSION_ACTIVITY_STEP_SECONDS } from "../../src/actions/sessions.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
-import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { type ApiResponse, expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
 
 // A user's web sessions (Parley's extension): the list, ending one, some or all, and what ends
@@ -47,7 +47,7 @@ async function json(browser: Browser, method: string, path: string, params: Reco
   if (method === "GET") for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   else init.body = new URLSearchParams(params);
   const res = await fetch(url, init);
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
 interface SessionEntry {
@@ -73,7 +73,7 @@ async function ownEntry(browser: Browser): Promise<SessionEntry> {
 }
 
 /** Registers an event queue with the session and parks a long-poll on it; resolves with the poll's answer. */
-async function parkPoll(browser: Browser): Promise<{ queueId: string; answer: Promise<{ status: number; body: any }> }> {
+async function parkPoll(browser: Browser): Promise<{ queueId: string; answer: Promise<ApiResponse> }> {
   const registered = expectSuccess(await json(browser, "POST", "/register", { event_types: JSON.stringify(["message"]) }));
   const answer = json(browser, "GET", "/events", { queue_id: registered.queue_id, last_event_id: String(registered.last_event_id) });
   // The poll is parked once the queue has a waiter.
