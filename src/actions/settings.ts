@@ -20,6 +20,8 @@ import {
   type UserSettings,
   type UserSettingValue,
 } from "../models/userSettings.js";
+import { realmSettings } from "../models/realmSettings.js";
+import { isAdmin } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { confirmationStore } from "../store/confirmations.js";
 import { realmStore } from "../store/realms.js";
@@ -230,8 +232,20 @@ const EMAIL_CHANGE = "email_change";
 const EMAIL_CHANGE_VALIDITY_SECONDS = 24 * 60 * 60;
 const emailSchema = z.email();
 
-/** Zulip's validate_email_change_request: a valid address no other account of the realm uses. */
+const EMAIL_CHANGES_DISABLED = "Email address changes are disabled in this organization.";
+
+/** Zulip's email_changes_disabled: administrators may still change their own address. */
+function emailChangesAllowed(realm: Realm, user: User): boolean {
+  return !realmSettings(realm).email_changes_disabled || isAdmin(user);
+}
+
+/**
+ * Zulip's validate_email_change_request: the organization lets the user change it, and it is a
+ * valid address no other account of the realm uses.
+ */
 async function checkEmailChange(tx: Tx, user: User, newEmail: string): Promise<void> {
+  const realm = await realmStore.getById(tx.q, user.realm_id);
+  if (realm && !emailChangesAllowed(realm, user)) throw badRequest(EMAIL_CHANGES_DISABLED);
   if (!emailSchema.safeParse(newEmail).success) throw badRequest("Invalid address.");
   const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
   if (existing) throw badRequest(existing.is_active ? "Already has an account." : "Account has been deactivated.");
@@ -293,6 +307,8 @@ export async function checkConfirmEmailChange(tx: Tx, key: string) {
   if (!user || !realm || !user.is_active || realm.deactivated) {
     throw new ConfirmationLinkError("unavailable", "This account is deactivated.");
   }
+  // Zulip checks again when the link is opened: the organization may have turned changes off since.
+  if (!emailChangesAllowed(realm, user)) throw new ConfirmationLinkError("unavailable", EMAIL_CHANGES_DISABLED);
   if (user.delivery_email !== oldEmail) throw expired;
   const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
   if (existing) throw new ConfirmationLinkError("unavailable", `${newEmail} is already used by another account.`);
@@ -302,7 +318,10 @@ export async function checkConfirmEmailChange(tx: Tx, key: string) {
   await queueEmail(tx, {
     to: oldEmail,
     subject: `Email address changed for ${realm.name}`,
-    text: `Hi ${user.full_name},\n\nThe email address for your account in ${realm.name} was changed to ${newEmail}.\n`,
+    text:
+      `Hi ${user.full_name},\n\nThe email address for your account in ${realm.name} was changed to ${newEmail}.\n\n` +
+      `If you did not make this change, contact the administrators of ${realm.name} immediately: ` +
+      `someone else may have access to your account.\n`,
     template: "notify_change_in_email",
   });
   return { oldEmail, newEmail };
