@@ -1,6 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
-import { useSmtpSink } from "./support/smtpSink.js";
-import { useTestServer } from "./support/testApp.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
 
 // "Forgot your password?" when the organization does not sign in with passwords (an identity
 // provider or LDAP only): Zulip's reset form answers as always and sends nothing. The
@@ -11,6 +9,16 @@ vi.mock("../src/auth/methods.js", async (original) => {
   return { ...actual, methodEnabled: (...args: Parameters<typeof actual.methodEnabled>) => args[2] !== "Email" && actual.methodEnabled(...args) };
 });
 
+// A worker keeps modules from one test file to the next (vitest.config.ts: isolate false): the
+// server is imported afresh here so that it sees the mock, and forgotten after, so that the next
+// file's server does not.
+vi.resetModules();
+afterAll(() => {
+  vi.doUnmock("../src/auth/methods.js");
+  vi.resetModules();
+});
+const { useSmtpSink } = await import("./support/smtpSink.js");
+const { useTestServer } = await import("./support/testApp.js");
 const smtp = useSmtpSink();
 const t = useTestServer(smtp.overrides);
 
