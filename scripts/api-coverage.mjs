@@ -23,8 +23,12 @@ const shape = (p) => p.replace(/\{[^}]+\}|:\w+|\*$/g, "{}");
 
 function readRoutes() {
   const text = fs.readFileSync(ROUTES_FILE, "utf8");
-  const pattern = /\{\s*method:\s*"([A-Z]+)",\s*path:\s*"([^"]+)"/g;
-  return [...text.matchAll(pattern)].map(([, method, p]) => ({ method, path: p.replace(/:(\w+)/g, "{$1}") }));
+  // An entry's fields up to its closing brace: one line, or one per field when prettier breaks it.
+  const pattern = /\{\s*method:\s*"([A-Z]+)",\s*path:\s*"([^"]+)"([^}]*)\}/g;
+  return [...text.matchAll(pattern)].map(([, method, p, rest]) => {
+    const extension = /extension:\s*"((?:[^"\\]|\\.)*)"/.exec(rest)?.[1];
+    return { method, path: p.replace(/:(\w+)/g, "{$1}"), extension: extension === undefined ? undefined : JSON.parse(`"${extension}"`) };
+  });
 }
 
 /** HTTP_ROUTES of src/http/routes.ts: the routes served by their own modules. */
@@ -64,7 +68,8 @@ export function renderCoverage() {
     }
   }
   const known = new Set(operations.map((o) => `${o.method} ${shape(o.path)}`));
-  const extra = routes.filter((r) => !known.has(`${r.method} ${shape(r.path)}`));
+  const extensions = routes.filter((r) => r.extension !== undefined);
+  const extra = routes.filter((r) => r.extension === undefined && !known.has(`${r.method} ${shape(r.path)}`));
   const count = operations.filter((o) => o.served).length;
   const { level, version } = readVersion();
 
@@ -98,6 +103,16 @@ export function renderCoverage() {
       "Legacy Zulip aliases and Zulip endpoints the reference file does not document (PATCH `/realm` is Zulip's update_realm):",
       "",
       ...extra.map((r) => `- ${r.method} \`${r.path}\``),
+      "",
+    );
+  }
+  if (extensions.length > 0) {
+    lines.push(
+      "## Parley extensions",
+      "",
+      "Endpoints Zulip does not have, served under /api/v1 and /json like the others (`extension` in the route table):",
+      "",
+      ...extensions.map((r) => `- ${r.method} \`${r.path}\` — ${r.extension}`),
       "",
     );
   }

@@ -72,6 +72,8 @@ export async function createContext(config: Config, log = pino({ level: config.l
     savedQueues: bus ? undefined : db.kysely,
   });
   eventQueues.start(events);
+  // Ended sessions and deactivated users lose their event queues, whichever process ended them.
+  db.authCache.listen((change) => eventQueues.applyAuthChange(change));
   // The linkifiers and alert words sends read from memory: dropped by their events, here or from another process.
   events.subscribe(realmReadCache(db.kysely).invalidateOnEvent);
   bus?.start(events, eventQueues, db.authCache);

@@ -5,6 +5,7 @@ import { ApiError, AuthenticationFailedError, RateLimitedError, RealmDeactivated
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
+import { type SessionUse, sessionUseColumns } from "./sessions.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 
@@ -84,8 +85,11 @@ async function upgradePasswordHash(ctx: AppContext, user: User, password: string
   await userStore.replacePasswordHash(ctx.db.kysely, user.id, current, next);
 }
 
-/** A new web session for the user; returns the cookie value and the session's CSRF token. */
-export async function createSession(ctx: AppContext, user: User): Promise<{ key: string; csrfToken: string; maxAge: number }> {
+/**
+ * A new web session for the user; returns the cookie value and the session's CSRF token. `seen`:
+ * the browser's address and User-Agent, shown in its sessions list (actions/sessions.ts).
+ */
+export async function createSession(ctx: AppContext, user: User, seen?: SessionUse): Promise<{ key: string; csrfToken: string; maxAge: number }> {
   const key = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(24).toString("base64url");
   const now = nowSeconds();
@@ -95,10 +99,13 @@ export async function createSession(ctx: AppContext, user: User): Promise<{ key:
     csrf_token: csrfToken,
     created_at: now,
     expires_at: now + SESSION_SECONDS,
+    last_active_at: now,
+    ...sessionUseColumns(seen),
   });
   return { key, csrfToken, maxAge: SESSION_SECONDS };
 }
 
+/** Ends the session of this cookie value (POST /accounts/logout/): its /json requests and event queues stop at once. */
 export async function endSession(ctx: AppContext, key: string): Promise<void> {
   await sessionStore.delete(ctx.db.kysely, key);
 }

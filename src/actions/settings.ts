@@ -20,9 +20,12 @@ import {
   type UserSettings,
   type UserSettingValue,
 } from "../models/userSettings.js";
+import { realmSettings } from "../models/realmSettings.js";
+import { isAdmin } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { confirmationStore } from "../store/confirmations.js";
 import { realmStore } from "../store/realms.js";
+import { sessionStore } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
@@ -37,6 +40,8 @@ export interface SettingsUpdate {
   new_password?: string;
   timezone?: string;
   settings: Partial<UserSettings>;
+  /** The web session the change comes from, which a password change leaves signed in (undefined: an API key). */
+  sessionId?: string;
 }
 
 /**
@@ -59,7 +64,12 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
       const limit = await ctx.rateLimiter.hit(`email_change:${user.id}`, ctx.config.rateLimits.email);
       if (limit.retryAfter > 0) throw new RateLimitedError(limit.retryAfter);
     }
-    if (passwordHash !== undefined) await doChangePassword(ctx, tx, user, passwordHash);
+    if (passwordHash !== undefined) {
+      await doChangePassword(ctx, tx, user, passwordHash);
+      // Django, in Zulip: a new password ends every other session (the session hash holds the
+      // password's); the one it was changed from stays (update_session_auth_hash).
+      await sessionStore.deleteForUser(tx.q, user.id, update.sessionId);
+    }
     if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
     if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
     await doChangeUserSettings(tx, user, update.settings, update.timezone, ctx.config.externalUrl);
@@ -222,8 +232,20 @@ const EMAIL_CHANGE = "email_change";
 const EMAIL_CHANGE_VALIDITY_SECONDS = 24 * 60 * 60;
 const emailSchema = z.email();
 
-/** Zulip's validate_email_change_request: a valid address no other account of the realm uses. */
+const EMAIL_CHANGES_DISABLED = "Email address changes are disabled in this organization.";
+
+/** Zulip's email_changes_disabled: administrators may still change their own address. */
+function emailChangesAllowed(realm: Realm, user: User): boolean {
+  return !realmSettings(realm).email_changes_disabled || isAdmin(user);
+}
+
+/**
+ * Zulip's validate_email_change_request: the organization lets the user change it, and it is a
+ * valid address no other account of the realm uses.
+ */
 async function checkEmailChange(tx: Tx, user: User, newEmail: string): Promise<void> {
+  const realm = await realmStore.getById(tx.q, user.realm_id);
+  if (realm && !emailChangesAllowed(realm, user)) throw badRequest(EMAIL_CHANGES_DISABLED);
   if (!emailSchema.safeParse(newEmail).success) throw badRequest("Invalid address.");
   const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
   if (existing) throw badRequest(existing.is_active ? "Already has an account." : "Account has been deactivated.");
@@ -285,6 +307,8 @@ export async function checkConfirmEmailChange(tx: Tx, key: string) {
   if (!user || !realm || !user.is_active || realm.deactivated) {
     throw new ConfirmationLinkError("unavailable", "This account is deactivated.");
   }
+  // Zulip checks again when the link is opened: the organization may have turned changes off since.
+  if (!emailChangesAllowed(realm, user)) throw new ConfirmationLinkError("unavailable", EMAIL_CHANGES_DISABLED);
   if (user.delivery_email !== oldEmail) throw expired;
   const existing = await userStore.getByEmail(tx.q, user.realm_id, newEmail);
   if (existing) throw new ConfirmationLinkError("unavailable", `${newEmail} is already used by another account.`);
@@ -294,7 +318,10 @@ export async function checkConfirmEmailChange(tx: Tx, key: string) {
   await queueEmail(tx, {
     to: oldEmail,
     subject: `Email address changed for ${realm.name}`,
-    text: `Hi ${user.full_name},\n\nThe email address for your account in ${realm.name} was changed to ${newEmail}.\n`,
+    text:
+      `Hi ${user.full_name},\n\nThe email address for your account in ${realm.name} was changed to ${newEmail}.\n\n` +
+      `If you did not make this change, contact the administrators of ${realm.name} immediately: ` +
+      `someone else may have access to your account.\n`,
     template: "notify_change_in_email",
   });
   return { oldEmail, newEmail };

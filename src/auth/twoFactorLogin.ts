@@ -11,7 +11,7 @@ import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import { clearFormToken, formToken, formTokenField, LOGIN_FORM } from "../http/formCsrf.js";
 import { loginPage, sendHtml, simplePage } from "../http/webApp.js";
-import { setSessionCookies } from "../http/webSession.js";
+import { sessionUse, setSessionCookies } from "../http/webSession.js";
 import { checkSecondFactor } from "./twoFactor.js";
 
 /**
@@ -80,7 +80,7 @@ export async function finishSecondStep(ctx: AppContext, request: FastifyRequest,
   }
   if (!(await twoFactorStore.takePendingLogin(ctx.db.kysely, id))) return startAgain(400, "This login was already finished. Please log in again.");
   reply.clearCookie(PENDING_COOKIE, cookieOptions(ctx));
-  setSessionCookies(ctx, reply, await createSession(ctx, user));
+  setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
   clearFormToken(ctx, reply, LOGIN_FORM);
   return reply.redirect(pending.next, 302);
 }

@@ -47,3 +47,24 @@ export interface CreateGroupResponse {
 export interface MultiuseInviteResponse {
   invite_link: string;
 }
+
+/** One web session in GET /users/me/sessions (Parley's extension; times in UNIX seconds). */
+export interface WebSession {
+  /** The session's public id (never its cookie). */
+  id: string;
+  created_at: number;
+  last_active_at: number;
+  expires_at: number;
+  ip_address: string | null;
+  /** "Firefox 128", "Zulip desktop 5"; null when the User-Agent does not say. */
+  browser: string | null;
+  /** "Linux", "macOS", "Windows 10"; null when the User-Agent does not say. */
+  os: string | null;
+  /** The session that asked. */
+  is_current: boolean;
+}
+
+/** GET /users/me/sessions. */
+export interface SessionsResponse {
+  sessions: WebSession[];
+}

@@ -12,7 +12,20 @@ import type { Realm, User } from "./schema.js";
  * An entry also lives at most `ttlMs` (a safety net for changes made by another program on the
  * same SQLite file, which has no bus).
  */
-export type AuthChange = { userId: number } | { realmId: number } | { sessionKey: string } | { all: true };
+export type AuthChange =
+  /** `cutOff`: every credential of the user stopped working (deactivation): its event queues go too. */
+  | { userId: number; cutOff?: true }
+  | { realmId: number }
+  /** Web sessions that ended (their public ids, store/sessions.ts sessionIdOf): the queues they registered go too. */
+  | { endedSessions: string[] }
+  | { all: true };
+
+/**
+ * The copy of a change applied while its transaction is still open (noteAuthChange): it drops
+ * cache entries early, but listeners wait for the committed one, so that nothing they do (ending
+ * event queues, which may start transactions of their own) happens for a change that may roll back.
+ */
+export type PendingAuthChange = AuthChange & { pending: true };
 
 export interface AuthEntry {
   user: User;
@@ -20,6 +33,9 @@ export interface AuthEntry {
   /** Web sessions: the CSRF token and when the session expires (UNIX seconds). */
   csrfToken?: string;
   sessionExpiresAt?: number;
+  /** Web sessions: the public id, and the last use recorded in the database (UNIX seconds; raised in place when a use is recorded). */
+  sessionId?: string;
+  sessionLastActiveAt?: number;
 }
 
 export class AuthCache {
@@ -28,6 +44,8 @@ export class AuthCache {
   private epoch = 0;
   /** Set by events/bus.ts: sends this process's invalidations to the other processes. */
   broadcast: ((change: AuthChange) => void) | null = null;
+  /** Told of every change applied here, from this process or another (the event queues: events/queues.ts). */
+  private readonly listeners: Array<(change: AuthChange) => void> = [];
 
   constructor(ttlMs = 30_000, maxEntries = 20_000) {
     this.entries = new BoundedCache(maxEntries, ttlMs);
@@ -55,17 +73,24 @@ export class AuthCache {
   }
 
   /** Drops what `change` may have made stale, here and (when a bus is connected) in every process. */
-  invalidate(change: AuthChange): void {
+  invalidate(change: AuthChange | PendingAuthChange): void {
     this.apply(change);
     this.broadcast?.(change);
   }
 
+  /** Calls `listener` with every committed change this cache applies (not the early copy of one still in a transaction). */
+  listen(listener: (change: AuthChange) => void): void {
+    this.listeners.push(listener);
+  }
+
   /** An invalidation from another process: applied here only. */
-  apply(change: AuthChange): void {
+  apply(change: AuthChange | PendingAuthChange): void {
     this.epoch++;
+    if (!("pending" in change)) for (const listener of this.listeners) listener(change);
     if ("all" in change) return this.entries.clear();
-    if ("sessionKey" in change) {
-      this.entries.delete(sessionCacheKey(change.sessionKey));
+    if ("endedSessions" in change) {
+      const ended = new Set(change.endedSessions);
+      this.entries.deleteWhere((entry) => entry.sessionId !== undefined && ended.has(entry.sessionId));
       return;
     }
     if ("userId" in change) this.entries.deleteWhere((entry) => entry.user.id === change.userId);
@@ -100,6 +125,7 @@ export function registerAuthCache(executor: object, cache: AuthCache, pending?: 
 export function noteAuthChange(q: object, change: AuthChange): void {
   const cache = cacheOf.get(q);
   if (!cache) return;
-  cache.invalidate(change);
-  pendingOf.get(q)?.hooks.push(() => cache.invalidate(change));
+  const pending = pendingOf.get(q);
+  cache.invalidate(pending ? { ...change, pending: true } : change);
+  pending?.hooks.push(() => cache.invalidate(change));
 }

@@ -32,6 +32,7 @@ import * as createAuthFlows from "./migrations/2026-11-29T0900-create-auth-flows
 import * as createLdapAccounts from "./migrations/2026-11-29T0910-create-ldap-accounts.js";
 import * as createSamlAssertions from "./migrations/2026-11-29T1010-create-saml-assertions.js";
 import * as createTwoFactor from "./migrations/2026-11-29T1020-create-two-factor.js";
+import * as addSessionActivity from "./migrations/2026-11-29T1030-add-session-activity.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -67,6 +68,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-29T0910-create-ldap-accounts": createLdapAccounts,
   "2026-11-29T1010-create-saml-assertions": createSamlAssertions,
   "2026-11-29T1020-create-two-factor": createTwoFactor,
+  "2026-11-29T1030-add-session-activity": addSessionActivity,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

@@ -446,6 +446,11 @@ export interface SessionsTable {
   csrf_token: string;
   created_at: number;
   expires_at: number;
+  /** The last request of the session, written at most every SESSION_ACTIVITY_STEP seconds. */
+  last_active_at: number;
+  /** The browser's address and User-Agent at that request (null: not known). */
+  ip_address: string | null;
+  user_agent: string | null;
 }
 
 export interface AuthFlowsTable {

@@ -53,6 +53,8 @@ export interface ClientDescriptor {
   dialect?: ClientDialect;
   /** How long the queue lives unpolled when its client asked (idle_queue_timeout, queue_lifespan_secs); else the server's timeout. */
   idleTimeoutMs?: number;
+  /** The web session that registered it (its public id, store/sessions.ts): the queue ends with the session. */
+  sessionId?: string;
 }
 
 /** Whether the client takes message events (Zulip's accepts_messages): what makes its user "on Zulip" for notifications. */

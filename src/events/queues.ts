@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { AuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
 import { z } from "zod";
 import { eventQueueStore } from "../store/eventQueues.js";
@@ -393,6 +394,22 @@ export class EventQueueRegistry {
     if (mine?.size === 0) this.byUser.delete(userId);
     if (this.onLastMessageQueueGone && acceptsMessages(queue.client) && ![...(mine ?? [])].some((other) => acceptsMessages(other.client))) {
       return this.onLastMessageQueueGone(userId, queue.unacknowledgedMessageIds());
+    }
+  }
+
+  /**
+   * A credential stopped working (db/authCache.ts, here or in another process): the queues it
+   * opened go at once, and a poll parked on one is answered, so that the client's next poll is
+   * refused. Ended web sessions take the queues they registered; a deactivated user, every queue.
+   */
+  applyAuthChange(change: AuthChange): void {
+    if ("endedSessions" in change) {
+      const ended = new Set(change.endedSessions);
+      for (const queue of [...this.queues.values()]) {
+        if (queue.client.sessionId !== undefined && ended.has(queue.client.sessionId)) void this.delete(queue.id);
+      }
+    } else if ("cutOff" in change && change.cutOff) {
+      for (const queue of [...(this.byUser.get(change.userId) ?? [])]) void this.delete(queue.id);
     }
   }
 

@@ -4,6 +4,8 @@ import { headerCacheKey, sessionCacheKey } from "../db/authCache.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual, isWellFormedApiKey } from "../lib/apiKeys.js";
 import { BotType } from "../models/roles.js";
+import { noteSessionActivity, type SessionUse } from "../actions/sessions.js";
+import { sessionIdOf } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { noteRequestUser } from "./requestLog.js";
@@ -61,21 +63,40 @@ export async function authenticateApiKeyOrSession(
   return found;
 }
 
+/** The active user of a web session, with the session's CSRF token and public id. */
+export interface SessionUser {
+  user: User;
+  realm: Realm;
+  csrfToken: string;
+  sessionId: string;
+}
+
 /**
  * The active user of an unexpired web session, with the session's CSRF token: from the cache
- * when the session authenticated before (db/authCache.ts), else one statement.
+ * when the session authenticated before (db/authCache.ts), else one statement. `seen`: the
+ * request's address and User-Agent, recorded as the session's last use when the recorded one is
+ * a few minutes old (actions/sessions.ts), so the sessions list shows it without a write per request.
  */
-export async function userOfSession(ctx: AppContext, sessionKey: string): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
+export async function userOfSession(ctx: AppContext, sessionKey: string, seen?: SessionUse): Promise<SessionUser | null> {
   const cache = ctx.db.authCache;
   const cacheKey = sessionCacheKey(sessionKey);
   const now = nowSeconds();
   const cached = cache.get(cacheKey);
-  if (cached && cached.sessionExpiresAt! > now) return { user: cached.user, realm: cached.realm, csrfToken: cached.csrfToken! };
+  if (cached && cached.sessionExpiresAt! > now) {
+    if (seen && (await noteSessionActivity(ctx, sessionKey, cached.sessionLastActiveAt!, now, seen))) cached.sessionLastActiveAt = now;
+    return { user: cached.user, realm: cached.realm, csrfToken: cached.csrfToken!, sessionId: cached.sessionId! };
+  }
   const startedAt = cache.begin();
   const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, now);
   if (!found || !found.user.is_active || found.realm.deactivated) return null;
-  cache.set(cacheKey, { user: found.user, realm: found.realm, csrfToken: found.csrfToken, sessionExpiresAt: found.expiresAt }, startedAt);
-  return { user: found.user, realm: found.realm, csrfToken: found.csrfToken };
+  const sessionId = sessionIdOf(sessionKey);
+  const lastActiveAt = seen && (await noteSessionActivity(ctx, sessionKey, found.lastActiveAt, now, seen)) ? now : found.lastActiveAt;
+  cache.set(
+    cacheKey,
+    { user: found.user, realm: found.realm, csrfToken: found.csrfToken, sessionExpiresAt: found.expiresAt, sessionId, sessionLastActiveAt: lastActiveAt },
+    startedAt,
+  );
+  return { user: found.user, realm: found.realm, csrfToken: found.csrfToken, sessionId };
 }
 
 /** Zulip's validate_api_key: the errors name what is wrong with the credentials or account. */

@@ -16,7 +16,7 @@ import { escapeHtml } from "../util/html.js";
 import { ApiError } from "../lib/errors.js";
 import { checkFormToken, clearFormToken, formToken, formTokenField, JOIN_FORM } from "./formCsrf.js";
 import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
-import { CsrfError, setSessionCookies } from "./webSession.js";
+import { CsrfError, sessionUse, setSessionCookies } from "./webSession.js";
 
 /**
  * An invitation's link, /join/<key>/ (Zulip's accounts_home_from_multiuse_invite and the
@@ -77,7 +77,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
       const password = checkNewPassword(field("password") ?? "", ctx.config.dev);
       const passwordHash = await hashPassword(password, ctx.config.fastPasswordHashing);
       const user = await transaction(ctx, (tx) => doAcceptInvitation(tx, key, { full_name: values.full_name, password_hash: passwordHash }));
-      setSessionCookies(ctx, reply, await createSession(ctx, user));
+      setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
       clearFormToken(ctx, reply, JOIN_FORM);
       return reply.redirect("/", 302);
     } catch (error) {

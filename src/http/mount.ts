@@ -15,6 +15,8 @@ export interface RouteEntry {
   /** Relative to /api/v1, with Fastify's `:param` syntax. */
   path: string;
   endpoint: Endpoint<any, any>;
+  /** A Parley extension, not in Zulip's API: what it is for (listed as such in docs/api-coverage.md). */
+  extension?: string;
 }
 
 /** A file part of a multipart body, kept for endpoints that take uploads. */

@@ -3,6 +3,8 @@ import { z } from "zod";
 import { doRequestPasswordReset, doResetPassword, PasswordResetLinkError, usablePasswordResetLink } from "../actions/passwordReset.js";
 import { checkNewPassword } from "../actions/users.js";
 import { transaction, type AppContext } from "../appContext.js";
+import { methodEnabled } from "../auth/methods.js";
+import { getDefaultRealm } from "../lib/realms.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { hashPassword } from "../lib/passwords.js";
 import { escapeHtml } from "../util/html.js";
@@ -15,7 +17,8 @@ import { checkSameOriginForm, CsrfError } from "./webSession.js";
  *
  * - GET /accounts/password/reset/: the address form; POST queues the email and redirects to
  *   GET /accounts/password/reset/done/, "Check your email", whatever the address (no account
- *   enumeration). Limited per IP and per address like every email-sending form.
+ *   enumeration). Limited per IP and per address like every email-sending form. When the
+ *   organization has passwords ("Email") turned off, it sends nothing (Zulip does the same).
  * - GET /accounts/password/reset/<uidb64>/<token>/: the new-password form (twice, Zulip's
  *   new_password1/new_password2); POST sets it and redirects to GET /accounts/password/done/.
  *   An unusable link shows an error page (404, as Zulip's confirmation links) and changes nothing.
@@ -41,6 +44,9 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
     if (!emailSchema.safeParse(email).success || email.length > 254) {
       return sendHtml(reply, 400, requestPage(token, { email, error: "Enter a valid email address." }));
     }
+    // Zulip (ZulipPasswordResetForm.save): with passwords turned off for the organization the
+    // form answers as always and sends nothing, so it tells nobody which method is on.
+    if (!(await passwordsOffered(ctx))) return reply.redirect(`${RESET_PATH}done/`, 302);
     const rule = ctx.config.rateLimits.email;
     for (const key of [`password_reset:${request.ip}`, `password_reset:${email.toLowerCase()}`]) {
       const limit = await ctx.rateLimiter.hit(key, rule);
@@ -119,6 +125,12 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
       ),
     ),
   );
+}
+
+/** Whether the organization signs people in with Parley's own passwords ("Email" in Zulip's names). */
+async function passwordsOffered(ctx: AppContext): Promise<boolean> {
+  const realm = await getDefaultRealm(ctx.db.kysely);
+  return realm !== undefined && methodEnabled(ctx, realm, "Email");
 }
 
 function linkPath(uid: string, token: string): string {

@@ -23,6 +23,7 @@ import * as realmSettings from "../routes/realm.js";
 import * as realmEmoji from "../routes/realmEmoji.js";
 import * as uploads from "../routes/uploads.js";
 import * as serverSettings from "../routes/serverSettings.js";
+import * as sessions from "../routes/sessions.js";
 import * as settings from "../routes/settings.js";
 import * as streams from "../routes/streams.js";
 import * as subscriptions from "../routes/subscriptions.js";
@@ -47,6 +48,25 @@ export const ROUTES: readonly RouteEntry[] = [
   { method: "POST", path: "/fetch_api_key", endpoint: auth.fetchApiKey },
   { method: "POST", path: "/dev_fetch_api_key", endpoint: auth.devFetchApiKey },
   { method: "POST", path: "/users/me/api_key/regenerate", endpoint: auth.regenerateApiKey },
+  // Parley's extension: the user's web sessions (routes/sessions.ts)
+  {
+    method: "GET",
+    path: "/users/me/sessions",
+    endpoint: sessions.listSessions,
+    extension: "the user's web sessions: browser, system, IP address, created, last active, this one",
+  },
+  {
+    method: "DELETE",
+    path: "/users/me/sessions",
+    endpoint: sessions.endSessions,
+    extension: "log out everywhere; with keep_current=true, every session but this one",
+  },
+  {
+    method: "DELETE",
+    path: "/users/me/sessions/:session_id",
+    endpoint: sessions.endSession,
+    extension: "end one web session (an id from the list, never the cookie)",
+  },
 
   // server
   { method: "GET", path: "/server_settings", endpoint: serverSettings.getServerSettings },

@@ -6,7 +6,7 @@ import { beginSecondStep, finishSecondStep, isSecondStep } from "../auth/twoFact
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
-import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, setSessionCookies } from "./webSession.js";
+import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, sessionUse, setSessionCookies } from "./webSession.js";
 
 /**
  * Web sessions (Zulip's /accounts/login/ and /accounts/logout/): a password login sets the
@@ -44,7 +44,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
     try {
       const { user, realm } = await passwordLogin(ctx, username.trim(), password);
       if (await secondFactorRequired(ctx, realm, user)) return beginSecondStep(ctx, request, reply, user, "/");
-      setSessionCookies(ctx, reply, await createSession(ctx, user));
+      setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
       clearFormToken(ctx, reply, LOGIN_FORM);
       return reply.redirect("/", 302);
     } catch (error) {

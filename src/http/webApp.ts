@@ -9,7 +9,7 @@ import { escapeHtml } from "../util/html.js";
 import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding, type WebAppAssets } from "./webAppAssets.js";
 import { registerForPage } from "./webAppState.js";
 import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
-import { checkSameOriginForm, sessionUser, setSessionCookies } from "./webSession.js";
+import { checkSameOriginForm, sessionUse, sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
  * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
@@ -67,7 +67,7 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
     if (!user || !realm || realm.deactivated)
       return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
-    setSessionCookies(ctx, reply, await createSession(ctx, user));
+    setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
     clearFormToken(ctx, reply, DEV_LOGIN_FORM);
     return reply.redirect("/", 302);
   });

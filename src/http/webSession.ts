@@ -2,7 +2,8 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { apiKeysEqual } from "../lib/apiKeys.js";
-import { authenticateApiRequest, clientNameFromUserAgent, userOfSession } from "./auth.js";
+import type { SessionUse } from "../actions/sessions.js";
+import { authenticateApiRequest, clientNameFromUserAgent, type SessionUser, userOfSession } from "./auth.js";
 import { ApiError } from "../lib/errors.js";
 import type { ApiSurface } from "./mount.js";
 
@@ -53,16 +54,31 @@ export function checkSameOriginForm(ctx: AppContext, request: FastifyRequest): v
   if (!ownOrigins.includes(origin)) throw new CsrfError("Form posted from another site.");
 }
 
+/** The request's address and User-Agent, recorded as a session's last use. */
+export function sessionUse(request: FastifyRequest): SessionUse {
+  return { ip: request.ip, userAgent: request.headers["user-agent"] };
+}
+
 /** The signed-in user of a browser request, with the session's CSRF token; null when none. */
-export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm; csrfToken: string } | null> {
+export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<SessionUser | null> {
   const key = request.cookies[SESSION_COOKIE];
   if (!key) return null;
-  return userOfSession(ctx, key);
+  return userOfSession(ctx, key, sessionUse(request));
+}
+
+/** The public id of the web session that authenticated a /json request (none: an API key did). */
+const sessionOfRequest = new WeakMap<FastifyRequest, string>();
+
+/** The session a request was authenticated by (for "this session" and the queues it registers), or undefined. */
+export function requestSessionId(request: FastifyRequest): string | undefined {
+  return sessionOfRequest.get(request);
 }
 
 async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
   if (request.headers.authorization) return authenticateApiRequest(ctx, request);
-  return authenticateBySession(ctx, request.cookies[SESSION_COOKIE], request.method, request.headers["x-csrftoken"]);
+  const found = await authenticateBySession(ctx, request.cookies[SESSION_COOKIE], request.method, request.headers["x-csrftoken"], sessionUse(request));
+  sessionOfRequest.set(request, found.sessionId);
+  return found;
 }
 
 /**
@@ -74,11 +90,12 @@ export async function authenticateBySession(
   sessionKey: string | undefined,
   method: string,
   csrfHeader: string | string[] | undefined,
-): Promise<{ user: User; realm: Realm }> {
-  const found = sessionKey ? await userOfSession(ctx, sessionKey) : null;
+  seen?: SessionUse,
+): Promise<{ user: User; realm: Realm; sessionId: string }> {
+  const found = sessionKey ? await userOfSession(ctx, sessionKey, seen) : null;
   if (!found) throw new SessionRequiredError();
   if (!SAFE_METHODS.has(method)) checkCsrfToken(csrfHeader, found.csrfToken);
-  return { user: found.user, realm: found.realm };
+  return { user: found.user, realm: found.realm, sessionId: found.sessionId };
 }
 
 function checkCsrfToken(sent: string | string[] | undefined, expected: string): void {

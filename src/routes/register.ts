@@ -5,6 +5,7 @@ import { openQueueWithState } from "../events/register.js";
 import { badRequest } from "../lib/errors.js";
 import { endpoint } from "../http/endpoint.js";
 import { p } from "../http/params.js";
+import { requestSessionId } from "../http/webSession.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { MAX_NARROW_TERMS } from "../lib/narrow/index.js";
 import { isGuest } from "../models/roles.js";
@@ -49,7 +50,7 @@ export const registerQueue = endpoint({
     queue_lifespan_secs: p.int({ min: 0 }).default(0),
     idle_queue_timeout: p.textOrJson().optional(),
   },
-  handler: async ({ ctx, user, realm, params, request }) => {
+  handler: async ({ ctx, user, realm, params, request, raw }) => {
     // Zulip's can_access_public_streams: guests cannot read every public channel.
     if (params.all_public_streams && isGuest(user)) throw badRequest("User not authorized for this query");
     const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
@@ -76,6 +77,9 @@ export const registerQueue = endpoint({
       dialect: request.dialect,
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
     };
+    // A queue registered by a web session ends with it (events/queues.ts applyAuthChange).
+    const sessionId = requestSessionId(raw.request);
+    if (sessionId !== undefined) client.sessionId = sessionId;
     const fetchTypes = params.fetch_event_types ?? params.event_types;
     const { queue, state } = await openQueueWithState(ctx, client, (q) =>
       fetchInitialState(q, {

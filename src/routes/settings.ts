@@ -4,6 +4,7 @@ import { requireAdministrator } from "../lib/access.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../lib/errors.js";
 import { p, type Param, type ParamSpec } from "../http/params.js";
+import { requestSessionId } from "../http/webSession.js";
 import {
   isKnownTimezone,
   REALM_USER_DEFAULT_SETTING_NAMES,
@@ -46,10 +47,11 @@ export const updateSettings = endpoint({
       .optional(),
     ...settingParams,
   },
-  handler: async ({ ctx, user, params }) => {
+  handler: async ({ ctx, user, params, raw }) => {
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const settings = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
-    await checkUpdateSettings(ctx, user, { full_name, email, old_password, new_password, timezone, settings });
+    const sessionId = requestSessionId(raw.request);
+    await checkUpdateSettings(ctx, user, { full_name, email, old_password, new_password, timezone, settings, sessionId });
   },
 });
 

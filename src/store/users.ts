@@ -69,20 +69,24 @@ export const userStore = {
     q: Executor,
     sessionKey: string,
     now: number,
-  ): Promise<{ user: User; realm: Realm; csrfToken: string; expiresAt: number } | undefined> {
+  ): Promise<{ user: User; realm: Realm; csrfToken: string; expiresAt: number; lastActiveAt: number } | undefined> {
     const row = await q
       .selectFrom("sessions")
       .innerJoin("users", "users.id", "sessions.user_id")
       .innerJoin("realms", "realms.id", "users.realm_id")
       .selectAll("users")
       .select(prefixedRealmColumns)
-      .select(["sessions.csrf_token as session__csrf_token", "sessions.expires_at as session__expires_at"])
+      .select([
+        "sessions.csrf_token as session__csrf_token",
+        "sessions.expires_at as session__expires_at",
+        "sessions.last_active_at as session__last_active_at",
+      ])
       .where("sessions.session_key", "=", sessionKey)
       .where("sessions.expires_at", ">", now)
       .executeTakeFirst();
     if (!row) return undefined;
-    const { session__csrf_token: csrfToken, session__expires_at: expiresAt, ...rest } = row;
-    return { ...userAndRealm(rest), csrfToken, expiresAt };
+    const { session__csrf_token: csrfToken, session__expires_at: expiresAt, session__last_active_at: lastActiveAt, ...rest } = row;
+    return { ...userAndRealm(rest), csrfToken, expiresAt, lastActiveAt };
   },
 
   async getByApiKey(q: Executor, apiKey: string): Promise<User | undefined> {
@@ -176,7 +180,8 @@ export const userStore = {
     await q.updateTable("users").set({ is_active: flag }).where("id", "=", id).execute();
     await q.updateTable("subscriptions").set({ is_user_active: flag }).where("user_id", "=", id).execute();
     if (!active) await q.deleteFrom("sessions").where("user_id", "=", id).execute();
-    noteAuthChange(q, { userId: id });
+    // A deactivated user's credentials all die, so do the event queues they opened (events/queues.ts).
+    noteAuthChange(q, active ? { userId: id } : { userId: id, cutOff: true });
   },
 
   /** Named groups (system groups included) the user is a direct member of. */

@@ -10,6 +10,7 @@ import { settings, subscriptions, userName, users } from "../state.js";
 import { attempt, CheckField, Group, SelectField, SettingsFrame } from "./forms.js";
 import { Bots } from "./Bots.js";
 import { AvatarUpload } from "./ImageUpload.js";
+import { Sessions } from "./Sessions.js";
 
 /**
  * Personal settings, at Zulip's hashes (#settings/<section>): a chunk of its own, loaded the first
@@ -211,6 +212,7 @@ function Account() {
           </a>
         </p>
       </Group>
+      <Sessions />
       <Group title="Privacy">
         <Check name="send_private_typing_notifications" label="Let recipients see when I'm typing direct messages" />
         <Check name="send_stream_typing_notifications" label="Let recipients see when I'm typing messages in channels" />
