@@ -323,6 +323,13 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign up through an identity provider (server_settings' signup_url)",
   })),
+  { methods: ["GET"], path: "/complete/oidc/", servedBy: "src/auth/oidc.ts", about: "OpenID Connect: the provider's redirect back (code, state)" },
+  {
+    methods: ["GET"],
+    path: "/accounts/login/subdomain/:token",
+    servedBy: "src/http/externalAuthPages.ts",
+    about: "the desktop app's one-time login token (desktop_flow_otp) → web session",
+  },
   { methods: ["GET"], path: "/accounts/confirm_new_email/:key", servedBy: "src/http/accountPages.ts", about: "the link of an email-change confirmation" },
   {
     methods: ["GET", "POST"],
