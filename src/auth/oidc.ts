@@ -35,7 +35,14 @@ function discover(provider: OidcProvider): Promise<client.Configuration> {
     const issuer = new URL(provider.issuer);
     // An http:// issuer is the operator's explicit choice (a provider on a private network, tests).
     const options = issuer.protocol === "http:" ? { execute: [client.allowInsecureRequests] } : undefined;
-    found = client.discovery(issuer, provider.client_id, provider.client_secret, undefined, options);
+    found = client.discovery(issuer, provider.client_id, provider.client_secret, undefined, options).then((config) => {
+      // The library trusts an ID token that comes straight from the token endpoint without its
+      // signature (OpenID Connect Core 3.1.3.7 allows it over TLS); Parley checks it against the
+      // provider's keys anyway, so that a token the provider did not sign is refused whatever
+      // the transport.
+      client.enableNonRepudiationChecks(config);
+      return config;
+    });
     discovered.set(cacheKey, found);
     found.catch(() => discovered.delete(cacheKey));
   }
