@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
-import { AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
+import { realmMethodEnabled } from "../lib/authMethods.js";
+import { AuthenticationFailedError, PasswordAuthDisabledError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
@@ -31,6 +32,8 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   if (!match.is_active) throw new UserDeactivatedError();
   const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  // Parley's own passwords are the "Email" method (Zulip's EmailAuthBackend).
+  if (!realmMethodEnabled(ctx.config, realm, "Email")) throw new PasswordAuthDisabledError();
   await ctx.rateLimiter.reset(key);
   await upgradePasswordHash(ctx, match, password);
   return { user: match, realm };
