@@ -171,20 +171,22 @@ export class CookieBrowser {
 
   /**
    * Follows redirects from `url` until an answer that is not one, or one to a URL that is not
-   * http(s) (zulip://): the last response, its URL, and every URL visited.
+   * http(s) (zulip://): the last response, its body (every body is read, so that no answer,
+   * such as the web app's streamed page, stays open), its URL, and every URL visited.
    */
-  async follow(url: string, maxHops = 20): Promise<{ res: Response; url: string; visited: string[] }> {
+  async follow(url: string, maxHops = 20): Promise<{ res: Response; html: string; url: string; visited: string[] }> {
     const visited: string[] = [];
     let current = url;
     for (let hop = 0; hop < maxHops; hop++) {
       visited.push(current);
       const res = await this.fetch(current);
+      const html = await res.text();
       const location = res.headers.get("location");
-      if (res.status < 300 || res.status >= 400 || !location) return { res, url: current, visited };
+      if (res.status < 300 || res.status >= 400 || !location) return { res, html, url: current, visited };
       const next = new URL(location, this.rewrite(current)).href;
       if (!/^https?:/.test(next)) {
         visited.push(next);
-        return { res, url: next, visited };
+        return { res, html, url: next, visited };
       }
       current = next;
     }
