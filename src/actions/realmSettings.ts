@@ -204,7 +204,12 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     tx.sendEventOnCommit({ type: "realm", op: "update_dict", property: "default", data: { authentication_methods: methods } }, audience);
     data.authentication_methods = req.authentication_methods!.value;
   }
-  const changed = [...Object.keys(columns), ...Object.keys(settingChanges), ...groupChanges.map(([n]) => n), ...(authMethods ? ["authentication_methods"] : [])];
+  const changed = [
+    ...Object.keys(columns),
+    ...Object.keys(settingChanges),
+    ...groupChanges.map(([n]) => n),
+    ...(authMethods ? ["authentication_methods"] : []),
+  ];
   if (changed.length > 0) {
     await auditLogStore.insert(tx.q, {
       realm_id: realm.id,

@@ -21,7 +21,9 @@ export interface ExternalMethodDict {
 export function externalMethodDicts(ctx: AppContext, realm: Realm | undefined): Array<ExternalMethodDict & { method: ExternalMethod }> {
   const on = (method: ExternalMethod) => (realm ? realmMethodEnabled(ctx.config, realm, method) : methodConfigured(ctx.config, method));
   const backends = [...EXTERNAL_BACKENDS].sort((a, b) => EXTERNAL_METHOD_ORDER.indexOf(a.method) - EXTERNAL_METHOD_ORDER.indexOf(b.method));
-  return backends.filter((backend) => on(backend.method)).flatMap((backend) => backend.entries(ctx.config.auth).map((entry) => methodDict(backend.method, entry)));
+  return backends
+    .filter((backend) => on(backend.method))
+    .flatMap((backend) => backend.entries(ctx.config.auth).map((entry) => methodDict(backend.method, entry)));
 }
 
 function methodDict(method: ExternalMethod, entry: ExternalEntry): ExternalMethodDict & { method: ExternalMethod } {

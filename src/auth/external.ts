@@ -103,5 +103,9 @@ export async function finishExternalLogin(
 
 /** A page saying why the sign-in did not happen. */
 export function refusal(reply: FastifyReply, status: number, title: string, message: string): FastifyReply {
-  return sendHtml(reply, status, simplePage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="hint"><a href="/login/">Back to login</a></p>`));
+  return sendHtml(
+    reply,
+    status,
+    simplePage(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p><p class="hint"><a href="/login/">Back to login</a></p>`),
+  );
 }

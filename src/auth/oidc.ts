@@ -113,7 +113,8 @@ function fullNameOf(claims: Claims): string | null {
 async function complete(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const query = request.query as Record<string, unknown>;
   const intent = await takeFlow(ctx, KEY, query.state);
-  if (!intent) return refusal(reply, 400, "Sign-in failed", "This sign-in attempt is unknown, has expired or was already used. Start again from the login page.");
+  if (!intent)
+    return refusal(reply, 400, "Sign-in failed", "This sign-in attempt is unknown, has expired or was already used. Start again from the login page.");
   const provider = ctx.config.auth.oidc.find((p) => p.name === intent.extra.provider);
   if (!provider) return refusal(reply, 400, "Sign-in failed", "This server no longer offers that way of signing in.");
   if (typeof query.error === "string") {
@@ -147,7 +148,8 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
     ctx.log.info({ err: error, issuer: provider.issuer }, "OpenID Connect sign-in refused");
     return refusal(reply, 403, "Sign-in failed", "The identity provider's answer could not be verified. Start again from the login page.");
   }
-  if (typeof claims.email !== "string" || claims.email === "") return refusal(reply, 403, "Sign-in failed", "The identity provider did not give an email address.");
+  if (typeof claims.email !== "string" || claims.email === "")
+    return refusal(reply, 403, "Sign-in failed", "The identity provider did not give an email address.");
   if (claims.email_verified !== true && !provider.accept_unverified_email)
     return refusal(reply, 403, "Email not verified", `The identity provider has not verified ${claims.email}.`);
   return finishExternalLogin(ctx, request, reply, intent, { method: "OpenID Connect", email: claims.email, fullName: fullNameOf(claims) });

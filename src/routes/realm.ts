@@ -106,7 +106,8 @@ export const updateRealm = endpoint({
       if ((REALM_GROUP_PERMISSION_NAMES as string[]).includes(key)) groupSettings[key] = value;
       else settings[key] = value;
     }
-    return transaction(ctx, (tx) => checkUpdateRealm(tx, user, realm, {
+    return transaction(ctx, (tx) =>
+      checkUpdateRealm(tx, user, realm, {
         name,
         description,
         message_retention_days,

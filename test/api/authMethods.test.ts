@@ -11,7 +11,14 @@ const t = useTestServer({
   auth: authSettingsSchema.parse({
     oidc: [
       { name: "corp", issuer: "https://sso.example.com/realms/corp", client_id: "parley", client_secret: "s" },
-      { name: "partner", display_name: "Partner SSO", display_icon: "https://partner.example.com/icon.png", issuer: "https://partner.example.com", client_id: "p", client_secret: "s" },
+      {
+        name: "partner",
+        display_name: "Partner SSO",
+        display_icon: "https://partner.example.com/icon.png",
+        issuer: "https://partner.example.com",
+        client_id: "p",
+        client_secret: "s",
+      },
     ],
   }),
 });
@@ -66,7 +73,12 @@ describe("sign-in methods of the organization", () => {
   });
 
   it("lets only owners change them", async () => {
-    expectError(await t.patch("iago", "/api/v1/realm", { authentication_methods: { Email: true } }), 400, "Must be an organization owner", "UNAUTHORIZED_PRINCIPAL");
+    expectError(
+      await t.patch("iago", "/api/v1/realm", { authentication_methods: { Email: true } }),
+      400,
+      "Must be an organization owner",
+      "UNAUTHORIZED_PRINCIPAL",
+    );
     expectError(
       await t.patch("hamlet", "/api/v1/realm", { authentication_methods: { Email: true } }),
       400,

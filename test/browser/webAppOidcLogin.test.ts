@@ -86,7 +86,11 @@ describe.skipIf(!chromiumFound)("OpenID Connect sign-in in Chromium", () => {
     await oidc.waitFor();
     expect(await oidc.isChecked()).toBe(true);
     await oidc.uncheck();
-    const externalCount = () => page.evaluate(async () => ((await (await fetch("/api/v1/server_settings")).json()) as { external_authentication_methods: unknown[] }).external_authentication_methods.length);
+    const externalCount = () =>
+      page.evaluate(
+        async () =>
+          ((await (await fetch("/api/v1/server_settings")).json()) as { external_authentication_methods: unknown[] }).external_authentication_methods.length,
+      );
     await expect.poll(externalCount).toBe(0);
     if (shots) await page.screenshot({ path: "docs/screenshots/admin-auth-methods-1280-light.png" });
     await oidc.check();
