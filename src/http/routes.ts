@@ -311,18 +311,30 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   },
   { methods: ["POST"], path: "/accounts/login/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign in" },
   { methods: ["POST"], path: "/accounts/logout/", servedBy: "src/http/sessions.ts", about: "web session cookie: sign out" },
-  ...["/accounts/login/social/:key", "/accounts/login/social/:key/:idp"].map((path) => ({
-    methods: ["GET"] as const,
-    path,
+  {
+    methods: ["GET"],
+    path: "/accounts/login/social/:key",
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign in through an identity provider (server_settings' login_url)",
-  })),
-  ...["/accounts/register/social/:key", "/accounts/register/social/:key/:idp"].map((path) => ({
-    methods: ["GET"] as const,
-    path,
+  },
+  {
+    methods: ["GET"],
+    path: "/accounts/login/social/:key/:idp",
+    servedBy: "src/http/externalAuthPages.ts",
+    about: "sign in through an identity provider (server_settings' login_url)",
+  },
+  {
+    methods: ["GET"],
+    path: "/accounts/register/social/:key",
     servedBy: "src/http/externalAuthPages.ts",
     about: "sign up through an identity provider (server_settings' signup_url)",
-  })),
+  },
+  {
+    methods: ["GET"],
+    path: "/accounts/register/social/:key/:idp",
+    servedBy: "src/http/externalAuthPages.ts",
+    about: "sign up through an identity provider (server_settings' signup_url)",
+  },
   { methods: ["GET"], path: "/complete/oidc/", servedBy: "src/auth/oidc.ts", about: "OpenID Connect: the provider's redirect back (code, state)" },
   {
     methods: ["GET"],
