@@ -26,6 +26,7 @@ import { sessionPages } from "./http/sessions.js";
 import { externalAuthPages } from "./http/externalAuthPages.js";
 import { twoFactorPages } from "./auth/twoFactorPages.js";
 import { webAppPages } from "./http/webApp.js";
+import { loginPages } from "./http/loginPage.js";
 import { JSON_SURFACE } from "./http/webSession.js";
 import { tusUploads } from "./http/tus.js";
 import { userUploads } from "./http/userUploads.js";
@@ -185,6 +186,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   mountRoutes(app, ctx, ROUTES);
   mountRoutes(app, ctx, ROUTES, JSON_SURFACE);
   await app.register(webAppPages, { ctx });
+  await app.register(loginPages, { ctx });
   await app.register(accountPages, { ctx });
   await app.register(joinPages, { ctx });
   await app.register(passwordResetPages, { ctx });

@@ -1,26 +1,20 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { authSettingsSchema } from "../src/auth/settings.js";
+import { useSmtpSink } from "./support/smtpSink.js";
+import { expectSuccess, useTestServer } from "./support/testApp.js";
 
 // "Forgot your password?" when the organization does not sign in with passwords (an identity
-// provider or LDAP only): Zulip's reset form answers as always and sends nothing. The
-// organization's switch (PATCH /realm authentication_methods) is another change of issue 36, so
-// here "Email" is turned off where every caller asks (src/auth/methods.ts).
-vi.mock("../src/auth/methods.js", async (original) => {
-  const actual = await original<typeof import("../src/auth/methods.js")>();
-  return { ...actual, methodEnabled: (...args: Parameters<typeof actual.methodEnabled>) => args[2] !== "Email" && actual.methodEnabled(...args) };
-});
-
-// A worker keeps modules from one test file to the next (vitest.config.ts: isolate false): the
-// server is imported afresh here so that it sees the mock, and forgotten after, so that the next
-// file's server does not.
-vi.resetModules();
-afterAll(() => {
-  vi.doUnmock("../src/auth/methods.js");
-  vi.resetModules();
-});
-const { useSmtpSink } = await import("./support/smtpSink.js");
-const { useTestServer } = await import("./support/testApp.js");
+// provider only): Zulip's reset form answers as always and sends nothing. The owner turns
+// "Email" off through PATCH /realm, which needs another method on: an OpenID Connect provider
+// (never contacted here).
 const smtp = useSmtpSink();
+// The sink fills its overrides in when it starts (smtpSink.ts): the same object goes to the server.
+smtp.overrides.auth = authSettingsSchema.parse({ oidc: [{ name: "corp", issuer: "https://sso.example.com", client_id: "parley", client_secret: "s" }] });
 const t = useTestServer(smtp.overrides);
+
+beforeAll(async () => {
+  expectSuccess(await t.patch("desdemona", "/api/v1/realm", { authentication_methods: { Email: false, "OpenID Connect": true } }));
+});
 
 /** Loads the reset page and posts its form for `email`, as a browser does. */
 async function requestReset(email: string): Promise<Response> {

@@ -124,8 +124,8 @@ export async function checkStartLinkSignup(tx: Tx, externalUrl: string, link: Si
 
 export interface SignupRequest {
   full_name: string;
-  /** From hashPassword(), computed before the transaction. */
-  password_hash: string;
+  /** From hashPassword(), computed before the transaction; null for an account that signs in through an identity provider. */
+  password_hash: string | null;
 }
 
 const idList = z.array(z.number().int());

@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
-import { ApiError, AuthenticationFailedError, RateLimitedError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
+import { realmMethodEnabled } from "../lib/authMethods.js";
+import {
+  ApiError,
+  AuthenticationFailedError,
+  PasswordAuthDisabledError,
+  RateLimitedError,
+  RealmDeactivatedError,
+  UserDeactivatedError,
+} from "../lib/errors.js";
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
 import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
@@ -13,8 +21,8 @@ import { nowSeconds } from "../util/time.js";
 const SESSION_SECONDS = 14 * 24 * 3600;
 
 /**
- * The password checks that live above this layer (src/auth/ldap.ts), which app.ts puts on the
- * context: LDAP, and whether an organization takes Parley's own passwords (the "Email" method).
+ * The password check that lives above this layer (src/auth/ldap.ts), which app.ts puts on the
+ * context: LDAP.
  */
 export interface PasswordMethods {
   /**
@@ -23,7 +31,6 @@ export interface PasswordMethods {
    * password. Throws PasswordCheckUnavailableError when the directory cannot be asked.
    */
   directoryLogin(ctx: AppContext, username: string, password: string): Promise<User | null>;
-  emailEnabled(ctx: AppContext, realm: Realm): boolean;
 }
 
 /** The directory that checks passwords did not answer; the message says so (not "wrong password"). */
@@ -59,7 +66,11 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   const match = directoryUser ?? (await localPasswordMatch(ctx, username, password));
   if (!match) throw unavailable ?? new AuthenticationFailedError();
   const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
-  if (!directoryUser && realm && methods && !methods.emailEnabled(ctx, realm)) throw unavailable ?? new AuthenticationFailedError();
+  // Parley's own passwords are the "Email" method (Zulip's EmailAuthBackend); with neither it nor
+  // LDAP on, the organization takes no passwords at all (Zulip's PASSWORD_AUTH_DISABLED).
+  if (!directoryUser && realm && !realmMethodEnabled(ctx.config, realm, "Email")) {
+    throw unavailable ?? (realmMethodEnabled(ctx.config, realm, "LDAP") ? new AuthenticationFailedError() : new PasswordAuthDisabledError());
+  }
   if (!match.is_active) throw new UserDeactivatedError();
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
   await ctx.rateLimiter.reset(key);

@@ -22,6 +22,8 @@ import {
   withRealmSettings,
 } from "../models/realmSettings.js";
 import { isAdmin, isOwner } from "../models/roles.js";
+import { type AuthMethodsConfig, realmAuthenticationMethodsForApi, realmMethodsEnabled } from "../lib/authMethods.js";
+import { REALM_AUTH_METHODS_KEY, storedRealmAuthMethods } from "../models/realmSettings.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { realmStore } from "../store/realms.js";
 import { settingGroupStore } from "../store/streams.js";
@@ -47,6 +49,7 @@ const OWNER_ONLY = new Set<string>([
   "can_create_groups",
   "can_invite_users_group",
   "can_manage_all_groups",
+  "authentication_methods",
 ]);
 
 /** The channel-valued settings: a channel id, or -1 for none. */
@@ -64,6 +67,8 @@ export interface RealmUpdateRequest {
   /** Plain settings (booleans, numbers, strings), already type-checked by the route. */
   settings: Partial<Record<RealmSettingName, unknown>>;
   groupSettings: Partial<Record<RealmGroupPermissionName, GroupSettingChange>>;
+  /** Sign-in methods to turn on or off by Zulip's name, and the server's configuration that says which exist. */
+  authentication_methods?: { value: Record<string, boolean>; config: AuthMethodsConfig };
 }
 
 /** "unlimited" means no limit (null); otherwise a positive number of seconds. */
@@ -118,6 +123,7 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     ...Object.keys(req.settings),
     ...Object.keys(req.groupSettings),
     ...(req.message_retention_days !== undefined ? ["message_retention_days"] : []),
+    ...(req.authentication_methods !== undefined ? ["authentication_methods"] : []),
   ];
   if (!isOwner(actor) && requested.some((name) => OWNER_ONLY.has(name))) throw new OrganizationOwnerRequiredError();
 
@@ -139,6 +145,8 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     const days = parseRealmRetentionDays(req.message_retention_days);
     if (days !== (realm.message_retention_days ?? -1)) columns.message_retention_days = days;
   }
+
+  const authMethods = req.authentication_methods && checkAuthenticationMethods(realm, req.authentication_methods.value, req.authentication_methods.config);
 
   // Group settings: checked first, all of them, then stored.
   const groupChanges: Array<[RealmGroupPermissionName, GroupSettingValue]> = [];
@@ -169,7 +177,7 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     groupIds[name] = await storeGroupSetting(tx.q, realm.id, change[1], oldAnonymous && typeof change[1] !== "number" ? currentIdOf(i) : undefined);
     if (oldAnonymous && typeof change[1] === "number") await settingGroupStore.deleteAnonymous(tx.q, currentIdOf(i));
   }
-  const settings = withRealmSettings(realm, { ...settingChanges, ...groupIds });
+  const settings = withRealmSettings(realm, { ...settingChanges, ...groupIds, ...(authMethods ? { [REALM_AUTH_METHODS_KEY]: authMethods.stored } : {}) });
   if (settings !== realm.settings || Object.keys(columns).length > 0) await realmStore.update(tx.q, realm.id, { ...columns, settings });
 
   const audience = await userStore.listActiveIds(tx.q, realm.id);
@@ -191,7 +199,17 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
       if (before !== after) announce("wildcard_mention_policy", after);
     }
   }
-  const changed = [...Object.keys(columns), ...Object.keys(settingChanges), ...groupChanges.map(([n]) => n)];
+  if (authMethods) {
+    const methods = realmAuthenticationMethodsForApi(authMethods.enabled);
+    tx.sendEventOnCommit({ type: "realm", op: "update_dict", property: "default", data: { authentication_methods: methods } }, audience);
+    data.authentication_methods = req.authentication_methods!.value;
+  }
+  const changed = [
+    ...Object.keys(columns),
+    ...Object.keys(settingChanges),
+    ...groupChanges.map(([n]) => n),
+    ...(authMethods ? ["authentication_methods"] : []),
+  ];
   if (changed.length > 0) {
     await auditLogStore.insert(tx.q, {
       realm_id: realm.id,
@@ -201,6 +219,34 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
     });
   }
   return data;
+}
+
+/**
+ * Zulip's checks of PATCH /realm authentication_methods (validate_authentication_methods_dict_from_api
+ * and update_realm's): only methods the server offers, at least one of the request's turned on.
+ * Undefined when the request changes nothing (Zulip compares the request with the whole current
+ * dict); else what realms.settings stores and the methods' new state.
+ */
+function checkAuthenticationMethods(
+  realm: Realm,
+  requested: Record<string, boolean>,
+  config: AuthMethodsConfig,
+): { stored: Record<string, boolean>; enabled: Record<string, boolean> } | undefined {
+  const current = realmMethodsEnabled(config, realm);
+  for (const name of Object.keys(requested)) {
+    if (!(name in current)) {
+      const valid = Object.keys(current)
+        .sort()
+        .map((m) => `'${m}'`)
+        .join(", ");
+      throw badRequest(`Invalid authentication method: ${name}. Valid methods are: [${valid}]`);
+    }
+  }
+  if (!Object.values(requested).includes(true)) throw badRequest("At least one authentication method must be enabled.");
+  const same = Object.keys(current).length === Object.keys(requested).length && Object.entries(requested).every(([m, on]) => current[m] === on);
+  if (same) return undefined;
+  const stored = { ...storedRealmAuthMethods(realm), ...requested };
+  return { stored, enabled: { ...current, ...requested } };
 }
 
 /** The organization description as POST /register shows it. */

@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSession } from "../actions/login.js";
-import type { AppContext } from "../appContext.js";
+import { ExternalSignupRefused, doExternalSignup } from "../actions/externalSignup.js";
+import { type AppContext, transaction } from "../appContext.js";
 import { getDefaultRealm } from "../lib/realms.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
-import { setSessionCookies } from "../http/webSession.js";
+import { sessionUse, setSessionCookies } from "../http/webSession.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import type { AuthSettings } from "./settings.js";
+import { finishDesktopFlow, finishMobileFlow } from "./appFlows.js";
 import type { LoginIntent } from "./flows.js";
+import { methodEnabled } from "./methods.js";
 
 /**
  * Sign-in through an identity provider, the part every provider shares. A provider's module
@@ -19,6 +22,13 @@ import type { LoginIntent } from "./flows.js";
 
 /** Zulip's names of the external methods (AUTH_BACKEND_NAME_MAP), as realm_authentication_methods keys. */
 export type ExternalMethod = "GitHub" | "GitLab" | "Google" | "SAML" | "OpenID Connect";
+
+/**
+ * The order of the login page's buttons and of external_authentication_methods: Zulip's
+ * EXTERNAL_AUTH_METHODS sorted by sort_order, highest first (SAML 9999, Google 150, GitHub 100,
+ * OpenID Connect 100, GitLab 75; equal ones in the order Zulip defines them).
+ */
+export const EXTERNAL_METHOD_ORDER: readonly ExternalMethod[] = ["SAML", "Google", "GitHub", "OpenID Connect", "GitLab"];
 
 /** One button on the login page and one entry of server_settings' external_authentication_methods. */
 export interface ExternalEntry {
@@ -50,23 +60,45 @@ export interface ExternalIdentity {
 }
 
 /**
- * Signs the person with the proved identity in, as the intent asked.
- * TODO(issue 36, helper extauth): account creation when the organization allows it, Zulip's
- * mobile and desktop app flows, deactivated realm, method turned off for the realm.
+ * Signs the person with the proved identity in, as the intent asked (Zulip's
+ * login_or_register_remote_user): to their account, or to a new one where the organization lets
+ * the address join (actions/externalSignup.ts); then a web session and a redirect to `next`, or
+ * the end of the mobile or desktop app's flow. Refused with a page, nothing created: a
+ * deactivated organization or account, a method the organization turned off, an address that
+ * may not join.
  */
 export async function finishExternalLogin(
   ctx: AppContext,
-  _request: FastifyRequest,
+  request: FastifyRequest,
   reply: FastifyReply,
   intent: LoginIntent,
   identity: ExternalIdentity,
 ): Promise<FastifyReply> {
   const realm = await getDefaultRealm(ctx.db.kysely);
-  const user = realm ? await userStore.getByEmail(ctx.db.kysely, realm.id, identity.email) : undefined;
-  if (!user || user.is_bot) return refusal(reply, 403, "No account", `There is no account for ${identity.email} in this organization.`);
-  if (!user.is_active) return refusal(reply, 403, "Account deactivated", `The account for ${identity.email} has been deactivated.`);
-  setSessionCookies(ctx, reply, await createSession(ctx, user));
-  return reply.redirect(intent.flow.kind === "web" ? intent.flow.next : "/", 302);
+  if (!realm || realm.deactivated) return refusal(reply, 403, "Organization deactivated", "This organization has been deactivated.");
+  if (!methodEnabled(ctx, realm, identity.method))
+    return refusal(reply, 403, "Not available", `This organization does not allow signing in with ${identity.method}.`);
+  const email = identity.email.trim();
+  let user = await userStore.getByEmail(ctx.db.kysely, realm.id, email);
+  if (user?.is_bot) return refusal(reply, 403, "No account", `There is no account for ${email} in this organization.`);
+  if (user && !user.is_active) return refusal(reply, 403, "Account deactivated", `Your account ${email} has been deactivated.`);
+  if (!user) {
+    try {
+      user = await transaction(ctx, (tx) => doExternalSignup(tx, realm, { email, fullName: identity.fullName }, ctx.config.externalUrl));
+    } catch (error) {
+      if (error instanceof ExternalSignupRefused) return refusal(reply, 403, "Cannot sign up", error.message);
+      throw error;
+    }
+  }
+  switch (intent.flow.kind) {
+    case "mobile":
+      return finishMobileFlow(ctx, reply, user, intent.flow.otp);
+    case "desktop":
+      return finishDesktopFlow(ctx, reply, realm, user, intent.flow.otp);
+    case "web":
+      setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
+      return reply.redirect(intent.flow.next, 302);
+  }
 }
 
 /** A page saying why the sign-in did not happen. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
+import { randomString } from "../lib/apiKeys.js";
 import { ApiError } from "../lib/errors.js";
 import { authFlowStore } from "../store/authFlows.js";
 import { nowSeconds } from "../util/time.js";
@@ -27,9 +28,10 @@ export interface LoginIntent {
 /** How long a person may spend at the provider. */
 const FLOW_SECONDS = 15 * 60;
 
+/** Zulip's validate_otp_params errors. */
 export class BadFlowParameterError extends ApiError {
-  constructor(name: string) {
-    super(`Invalid ${name}`, { code: "BAD_REQUEST", status: 400 });
+  constructor(message: string) {
+    super(message, { code: "BAD_REQUEST", status: 400 });
   }
 }
 
@@ -41,13 +43,10 @@ export function intentFromRequest(request: FastifyRequest, signup: boolean): Log
   const query = request.query as Record<string, unknown>;
   const mobile = query.mobile_flow_otp;
   const desktop = query.desktop_flow_otp;
-  if (mobile !== undefined && desktop !== undefined) throw new BadFlowParameterError("OTP");
-  for (const [name, otp] of [
-    ["mobile_flow_otp", mobile],
-    ["desktop_flow_otp", desktop],
-  ] as const) {
-    if (otp !== undefined && !(typeof otp === "string" && /^[0-9a-fA-F]{64}$/.test(otp))) throw new BadFlowParameterError(name);
+  for (const otp of [mobile, desktop]) {
+    if (otp !== undefined && !(typeof otp === "string" && /^[0-9a-fA-F]{64}$/.test(otp))) throw new BadFlowParameterError("Invalid OTP");
   }
+  if (mobile !== undefined && desktop !== undefined) throw new BadFlowParameterError("Can't use both mobile_flow_otp and desktop_flow_otp together.");
   const flow: AppFlow =
     typeof mobile === "string"
       ? { kind: "mobile", otp: mobile.toLowerCase() }
@@ -77,4 +76,35 @@ export async function takeFlow(ctx: AppContext, backend: string, id: unknown): P
   const row = await authFlowStore.take(ctx.db.kysely, id, nowSeconds());
   if (!row || row.backend !== backend) return null;
   return JSON.parse(row.data) as LoginIntent;
+}
+
+/**
+ * The desktop app's one-time login token (Zulip's ExternalAuthResult.store_data for
+ * finish_desktop_flow): 32 letters and digits like an API key, good once and for 15 seconds
+ * (LOGIN_KEY_EXPIRATION_SECONDS), turned into a web session by /accounts/login/subdomain/<token>.
+ */
+const DESKTOP_LOGIN = "desktop_login";
+const DESKTOP_LOGIN_SECONDS = 15;
+const TOKEN_FORMAT = /^[A-Za-z0-9]{32}$/;
+
+export async function saveDesktopLogin(ctx: AppContext, userId: number): Promise<string> {
+  const token = randomString(32);
+  const now = nowSeconds();
+  await authFlowStore.deleteExpired(ctx.db.kysely, now);
+  await authFlowStore.insert(ctx.db.kysely, { id: token, backend: DESKTOP_LOGIN, data: JSON.stringify({ userId }), expires_at: now + DESKTOP_LOGIN_SECONDS });
+  return token;
+}
+
+/** Whether the token has the form of one (Zulip's has_api_key_format). */
+export function isDesktopLoginToken(token: string): boolean {
+  return TOKEN_FORMAT.test(token);
+}
+
+/** The user id of a desktop login token, taken: null if unknown, used or expired. */
+export async function takeDesktopLogin(ctx: AppContext, token: string): Promise<number | null> {
+  if (!isDesktopLoginToken(token)) return null;
+  const row = await authFlowStore.take(ctx.db.kysely, token, nowSeconds());
+  if (!row || row.backend !== DESKTOP_LOGIN) return null;
+  const data = JSON.parse(row.data) as { userId?: unknown };
+  return typeof data.userId === "number" ? data.userId : null;
 }

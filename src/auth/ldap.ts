@@ -49,7 +49,6 @@ export const passwordMethods: PasswordMethods = {
     }
     return accountForLdapLogin(ctx, realm, answer);
   },
-  emailEnabled: (ctx, realm) => methodEnabled(ctx, realm, "Email"),
 };
 
 /**

@@ -10,7 +10,8 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { nowSeconds } from "../util/time.js";
 import { clearFormToken, formToken, formTokenField, LOGIN_FORM } from "../http/formCsrf.js";
-import { loginPage, sendHtml, simplePage } from "../http/webApp.js";
+import { loginPage } from "../http/loginPage.js";
+import { sendHtml, simplePage } from "../http/webApp.js";
 import { sessionUse, setSessionCookies } from "../http/webSession.js";
 import { checkSecondFactor } from "./twoFactor.js";
 
@@ -55,9 +56,9 @@ export async function finishSecondStep(ctx: AppContext, request: FastifyRequest,
   const token = request.cookies[PENDING_COOKIE];
   const id = token ? pendingId(token) : null;
   const pending = id ? await twoFactorStore.getPendingLogin(ctx.db.kysely, id, nowSeconds()) : undefined;
-  const startAgain = (status: number, error: string) => {
+  const startAgain = async (status: number, error: string) => {
     reply.clearCookie(PENDING_COOKIE, cookieOptions(ctx));
-    return sendHtml(reply, status, loginPage(ctx, { error, csrfToken }));
+    return sendHtml(reply, status, await loginPage(ctx, { error, csrfToken }));
   };
   if (!id || !pending) return startAgain(400, "Your login took too long or was already finished. Please log in again.");
   const user = await userStore.getById(ctx.db.kysely, pending.user_id);

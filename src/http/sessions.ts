@@ -5,7 +5,8 @@ import { secondFactorRequired } from "../auth/twoFactor.js";
 import { beginSecondStep, finishSecondStep, isSecondStep } from "../auth/twoFactorLogin.js";
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
-import { loginPage, sendHtml, wantsHtml } from "./webApp.js";
+import { loginPage } from "./loginPage.js";
+import { sendHtml, wantsHtml } from "./webApp.js";
 import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, sessionUse, setSessionCookies } from "./webSession.js";
 
 /**
@@ -34,7 +35,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
       // A person gets the form again, with a token that works; other clients Zulip's JSON error.
       if (!(error instanceof CsrfError) || !wantsHtml(request)) throw error;
       const message = "Your sign-in form expired (CSRF verification failed). Please log in again.";
-      return sendHtml(reply, 403, loginPage(ctx, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
+      return sendHtml(reply, 403, await loginPage(ctx, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
     }
     if (isSecondStep(request)) return finishSecondStep(ctx, request, reply);
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
@@ -55,7 +56,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
         return sendHtml(
           reply.headers(headers),
           status,
-          loginPage(ctx, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
+          await loginPage(ctx, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
         );
       }
       return reply.status(status).headers(headers).send(body);

@@ -8,12 +8,12 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding, type WebAppAssets } from "./webAppAssets.js";
 import { registerForPage } from "./webAppState.js";
-import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
+import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField } from "./formCsrf.js";
 import { checkSameOriginForm, sessionUse, sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
  * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
- * /login/), `/login/` (the form posting to POST /accounts/login/, sessions.ts), `/devlogin/` in
+ * /login/, which loginPage.ts serves), `/devlogin/` in
  * development mode (pick a user, no password) and the app's built files under /static/webapp/.
  * Every page has a Content-Security-Policy that allows no inline script. The sign-in forms carry
  * a double-submit CSRF token (formCsrf.ts).
@@ -46,12 +46,6 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     });
     return reply;
   });
-
-  app.get("/login/", async (request, reply) => {
-    if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
-    return sendHtml(reply, 200, loginPage(ctx, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
-  });
-  app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
 
   app.get("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
@@ -103,21 +97,6 @@ function htmlCompressor(encoding: ContentEncoding): Transform {
 /** Whether the request is a browser's form submission or navigation (it asks for HTML). */
 export function wantsHtml(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(request.headers.accept ?? "");
-}
-
-/** The sign-in form with its CSRF token, the error of a failed attempt and the email typed. */
-export function loginPage(ctx: AppContext, { error, email, csrfToken }: { error?: string; email?: string; csrfToken: string }): string {
-  const body =
-    `<h1>Log in to Parley</h1>` +
-    (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : "") +
-    `<form method="post" action="/accounts/login/">` +
-    formTokenField(csrfToken) +
-    `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
-    `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
-    `<button type="submit">Log in</button></form>` +
-    `<p class="hint"><a href="/accounts/password/reset/">Forgot your password?</a></p>` +
-    (ctx.config.dev ? `<p class="hint"><a href="/devlogin/">Development login</a> (no password)</p>` : "");
-  return simplePage("Log in", body);
 }
 
 async function devLoginPage(ctx: AppContext, csrfToken: string): Promise<string> {
@@ -193,6 +172,9 @@ h1{font-size:1.4rem;margin:0 0 16px}h2{font-size:1rem;color:var(--muted);margin:
 label{display:block;margin:12px 0 4px;font-weight:600}input{width:100%;padding:10px;font:inherit;color:inherit;background:transparent;border:1px solid var(--border);border-radius:8px}
 button{font:inherit;cursor:pointer}form>button[type=submit]{margin-top:16px;width:100%;padding:10px;border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);font-weight:600}
 .error{color:var(--error);margin:0 0 8px}.hint{color:var(--muted);font-size:.9rem;margin-top:16px}a{color:var(--accent)}
+.external-logins{list-style:none;margin:16px 0 0;padding:0}.external-login{display:flex;align-items:center;justify-content:center;gap:8px;margin:8px 0;padding:10px;border:1px solid var(--border);border-radius:8px;color:inherit;text-decoration:none;font-weight:600}
+.external-login:hover,.external-login:focus-visible{border-color:var(--accent)}.external-login:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
+#desktop-data{font-family:monospace;font-size:.8rem}
 .users form{margin:0}.users .user{display:block;width:100%;text-align:left;margin:4px 0;padding:8px 10px;border:1px solid var(--border);border-radius:8px;background:transparent;color:inherit}
 .user small{display:block;color:var(--muted)}
 `;

@@ -106,6 +106,13 @@ export class AuthenticationFailedError extends ApiError {
   }
 }
 
+/** Zulip's PasswordAuthDisabledError: the organization turned the password form's method off. */
+export class PasswordAuthDisabledError extends ApiError {
+  constructor() {
+    super("Password authentication is disabled in this organization.", { code: "PASSWORD_AUTH_DISABLED", status: 401 });
+  }
+}
+
 export class RateLimitedError extends ApiError {
   constructor(retryAfterSeconds: number) {
     super("API usage exceeded rate limit", {

@@ -141,3 +141,17 @@ export function withRealmSettings(realm: Pick<Realm, "settings">, changes: Recor
   }
   return JSON.stringify(stored);
 }
+
+/**
+ * The sign-in methods an owner turned off or on (PATCH /realm authentication_methods), by
+ * Zulip's method name, kept in realms.settings under `authentication_methods`; a method it does
+ * not name is on (lib/authMethods.ts).
+ */
+export function storedRealmAuthMethods(realm: Pick<Realm, "settings">): Record<string, boolean> {
+  const value = storedSettings(realm)[REALM_AUTH_METHODS_KEY];
+  if (typeof value !== "object" || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, boolean] => typeof entry[1] === "boolean"));
+}
+
+/** The key of realms.settings that holds storedRealmAuthMethods. */
+export const REALM_AUTH_METHODS_KEY = "authentication_methods";

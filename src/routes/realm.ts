@@ -1,4 +1,4 @@
-import { type z } from "zod";
+import { z } from "zod";
 import { checkUpdateRealm, parseTimeLimit } from "../actions/realmSettings.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
@@ -88,6 +88,8 @@ const params = {
   signup_announcements_stream_id: p.int().optional(),
   zulip_update_announcements_stream_id: p.int().optional(),
   moderation_request_channel_id: p.int().optional(),
+  /** Json[dict[str, bool]]: sign-in methods by Zulip's name (owners only). */
+  authentication_methods: p.json(z.record(z.string(), z.boolean())).optional(),
   ...groupParams,
 } satisfies ParamSpec;
 
@@ -96,7 +98,7 @@ export const updateRealm = endpoint({
   auth: "user",
   params,
   handler: async ({ ctx, user, realm, params: values }) => {
-    const { name, description, message_retention_days, ...rest } = values;
+    const { name, description, message_retention_days, authentication_methods, ...rest } = values;
     const settings: Record<string, unknown> = {};
     const groupSettings: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(rest)) {
@@ -104,6 +106,15 @@ export const updateRealm = endpoint({
       if ((REALM_GROUP_PERMISSION_NAMES as string[]).includes(key)) groupSettings[key] = value;
       else settings[key] = value;
     }
-    return transaction(ctx, (tx) => checkUpdateRealm(tx, user, realm, { name, description, message_retention_days, settings, groupSettings }));
+    return transaction(ctx, (tx) =>
+      checkUpdateRealm(tx, user, realm, {
+        name,
+        description,
+        message_retention_days,
+        settings,
+        groupSettings,
+        ...(authentication_methods !== undefined ? { authentication_methods: { value: authentication_methods, config: ctx.config } } : {}),
+      }),
+    );
   },
 });

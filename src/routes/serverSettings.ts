@@ -1,4 +1,6 @@
+import { externalMethodDicts } from "../auth/entries.js";
 import type { Realm } from "../db/schema.js";
+import { type AuthMethod, methodConfigured, realmMethodEnabled } from "../lib/authMethods.js";
 import { endpoint } from "../http/endpoint.js";
 import { getDefaultRealm, realmIconUrl } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
@@ -14,20 +16,24 @@ export const getServerSettings = endpoint({
   params: {},
   handler: async ({ ctx, request }) => {
     const realm = await getDefaultRealm(ctx.db.kysely);
+    // Zulip's get_auth_backends_data: offered by the server and on in the organization (the
+    // server's offer alone before there is one); methods Parley lacks are false.
+    const enabled = (method: AuthMethod) => (realm ? realmMethodEnabled(ctx.config, realm, method) : methodConfigured(ctx.config, method));
+    const external = externalMethodDicts(ctx, realm);
     return {
       authentication_methods: {
-        password: true,
-        dev: ctx.config.dev,
-        email: true,
-        ldap: false,
+        password: enabled("Email") || enabled("LDAP"),
+        dev: enabled("Dev"),
+        email: enabled("Email"),
+        ldap: enabled("LDAP"),
         remoteuser: false,
-        github: false,
+        github: enabled("GitHub"),
         azuread: false,
-        gitlab: false,
+        gitlab: enabled("GitLab"),
         apple: false,
-        google: false,
-        saml: false,
-        "openid connect": false,
+        google: enabled("Google"),
+        saml: enabled("SAML"),
+        "openid connect": enabled("OpenID Connect"),
       },
       zulip_version: ZULIP_VERSION,
       zulip_merge_base: ZULIP_MERGE_BASE,
@@ -36,9 +42,9 @@ export const getServerSettings = endpoint({
       push_notifications_enabled: false,
       // Zulip's check_server_incompatibility: only its test client is incompatible.
       is_incompatible: request.clientName === "ZulipInvalid",
-      email_auth_enabled: true,
+      email_auth_enabled: enabled("Email"),
       require_email_format_usernames: true,
-      external_authentication_methods: [],
+      external_authentication_methods: external.map(({ method: _method, ...dict }) => dict),
       realm_url: ctx.config.externalUrl,
       realm_uri: ctx.config.externalUrl,
       ...(realm ? realmFields(realm) : {}),

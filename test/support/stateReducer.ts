@@ -547,6 +547,12 @@ export class ClientState {
       if (`realm_${event.property}` in s) s[`realm_${event.property}`] = event.value;
     } else if (event.op === "update_dict") {
       for (const [key, value] of Object.entries(event.data)) if (`realm_${key}` in s) s[`realm_${key}`] = value;
+      // Zulip's apply_event: the two flags follow the methods.
+      const methods = (event.data as { authentication_methods?: Record<string, { enabled: boolean }> }).authentication_methods;
+      if (methods && "realm_password_auth_enabled" in s) {
+        s.realm_password_auth_enabled = methods.Email?.enabled === true || methods.LDAP?.enabled === true;
+        s.realm_email_auth_enabled = methods.Email?.enabled === true;
+      }
     } else {
       throw new Error(`stateReducer: realm op ${event.op}`);
     }

@@ -1,3 +1,4 @@
+import { passwordAuthEnabled, realmAuthenticationMethodsForApi, realmMethodsEnabled } from "../../lib/authMethods.js";
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
 import { isGuest } from "../../models/roles.js";
 import { userSettings } from "../../models/userSettings.js";
@@ -70,11 +71,6 @@ export const SERVER_CONSTANTS = {
   realm_is_zephyr_mirror_realm: false,
   realm_push_notifications_enabled_end_timestamp: null,
   settings_send_digest_emails: false,
-  realm_password_auth_enabled: true,
-  realm_email_auth_enabled: true,
-  realm_authentication_methods: {
-    Email: { enabled: true, available: true },
-  },
 } as const;
 
 /** Zulip's DEFAULT_EXTERNAL_ACCOUNTS, offered for external-account profile fields. */
@@ -102,7 +98,11 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       state[`realm_${name}`] = values.get(id) ?? id;
     });
     const passwords = passwordRules(req.config.dev);
+    const authMethods = realmMethodsEnabled(req.config, realm);
     Object.assign(state, SERVER_CONSTANTS, {
+      realm_authentication_methods: realmAuthenticationMethodsForApi(authMethods),
+      realm_password_auth_enabled: passwordAuthEnabled(authMethods),
+      realm_email_auth_enabled: authMethods.Email === true,
       realm_name: realm.name,
       realm_description: realm.description === "" ? "" : `<p>${escapeHtml(realm.description)}</p>`,
       realm_date_created: realm.date_created,

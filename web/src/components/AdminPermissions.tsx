@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { realm } from "../state.js";
+import { AuthenticationMethods } from "./AdminAuthMethods.js";
 import { attempt, CheckField, Group, SelectField } from "./forms.js";
 import { GroupSettingPicker, type GroupSettingValue } from "./GroupSettingPicker.js";
 
@@ -197,6 +198,7 @@ export function OrganizationSettings() {
   const languages = LANGUAGES.some(([code]) => code === language) ? LANGUAGES : [[language, language] as [string, string], ...LANGUAGES];
   return (
     <>
+      <AuthenticationMethods />
       <Group title="Language">
         <SelectField
           name="default_language"

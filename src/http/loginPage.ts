@@ -1,0 +1,59 @@
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../appContext.js";
+import { externalMethodDicts } from "../auth/entries.js";
+import { passwordAuthEnabled, realmMethodsEnabled } from "../lib/authMethods.js";
+import { getDefaultRealm } from "../lib/realms.js";
+import { escapeHtml } from "../util/html.js";
+import { formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
+import { sendHtml, simplePage } from "./webApp.js";
+import { sessionUser } from "./webSession.js";
+
+/**
+ * `/login/`: the password form (posting to POST /accounts/login/, sessions.ts) when the
+ * organization has Email or LDAP on, and a button per identity provider it has on (Zulip's
+ * login.html), each carrying the page's `next`. Its own module rather than webApp.ts: the
+ * buttons come from the providers' modules (auth/entries.ts), which use webApp.ts's page helpers.
+ */
+export async function loginPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
+  const { ctx } = opts;
+  app.get<{ Querystring: { next?: unknown } }>("/login/", async (request, reply) => {
+    if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
+    const next = typeof request.query.next === "string" && /^\/(?![/\\])/.test(request.query.next) ? request.query.next : undefined;
+    return sendHtml(reply, 200, await loginPage(ctx, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }));
+  });
+  app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
+}
+
+/** The sign-in page with its CSRF token, the error of a failed attempt, the email typed and where to go after. */
+export async function loginPage(
+  ctx: AppContext,
+  { error, email, csrfToken, next }: { error?: string; email?: string; csrfToken: string; next?: string },
+): Promise<string> {
+  const realm = await getDefaultRealm(ctx.db.kysely);
+  const methods = realm ? realmMethodsEnabled(ctx.config, realm) : { Email: true };
+  const external = externalMethodDicts(ctx, realm);
+  const parts = [`<h1>Log in to ${escapeHtml(realm?.name ?? "Parley")}</h1>`];
+  if (error) parts.push(`<p class="error" role="alert">${escapeHtml(error)}</p>`);
+  if (passwordAuthEnabled(methods)) {
+    parts.push(
+      `<form method="post" action="/accounts/login/">` +
+        formTokenField(csrfToken) +
+        `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
+        `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
+        `<button type="submit">Log in</button></form>`,
+    );
+  }
+  if (external.length > 0) {
+    const query = next ? `?${new URLSearchParams({ next }).toString()}` : "";
+    const buttons = external.map(
+      (entry) =>
+        `<li><a class="external-login" href="${escapeHtml(entry.login_url + query)}">` +
+        (entry.display_icon ? `<img src="${escapeHtml(entry.display_icon)}" alt="" width="20" height="20">` : "") +
+        `<span>Log in with ${escapeHtml(entry.display_name)}</span></a></li>`,
+    );
+    parts.push(`<nav aria-label="Other ways to log in"><ul class="external-logins">${buttons.join("")}</ul></nav>`);
+  }
+  if (methods.Email) parts.push(`<p class="hint"><a href="/accounts/password/reset/">Forgot your password?</a></p>`);
+  if (ctx.config.dev) parts.push(`<p class="hint"><a href="/devlogin/">Development login</a> (no password)</p>`);
+  return simplePage("Log in", parts.join(""));
+}
