@@ -43,7 +43,9 @@ export const getServerSettings = endpoint({
       // Zulip's check_server_incompatibility: only its test client is incompatible.
       is_incompatible: request.clientName === "ZulipInvalid",
       email_auth_enabled: enabled("Email"),
-      require_email_format_usernames: true,
+      // Zulip: false with LDAP on and an email attribute (Parley always reads one, attrs.email), so
+      // apps let people type their directory username.
+      require_email_format_usernames: !enabled("LDAP"),
       external_authentication_methods: external.map(({ method: _method, ...dict }) => dict),
       realm_url: ctx.config.externalUrl,
       realm_uri: ctx.config.externalUrl,

@@ -45,6 +45,14 @@ describe.skipIf(slapdMissing)("LDAP sign-in", () => {
     expect(body).toMatchObject({ api_key: hamlet.api_key, email: "hamlet@zulip.com", user_id: hamlet.id });
   });
 
+  it("tells the apps at /server_settings that LDAP is on and a username need not be an email", async () => {
+    const body = expectSuccess(await t.get(null, "/api/v1/server_settings"));
+    expect(body.authentication_methods).toMatchObject({ password: true, ldap: true, email: true });
+    expect(body.require_email_format_usernames).toBe(false);
+    t.ctx.config.auth = authSettingsSchema.parse({});
+    expect(expectSuccess(await t.get(null, "/api/v1/server_settings")).require_email_format_usernames).toBe(true);
+  });
+
   it("signs in with the email address the directory has", async () => {
     const cordelia = await t.user("cordelia");
     expect(expectSuccess(await fetchApiKey("cordelia@zulip.com", "lear-daughter")).user_id).toBe(cordelia.id);
