@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { randomString } from "../lib/apiKeys.js";
 import { ApiError } from "../lib/errors.js";
@@ -107,4 +107,39 @@ export async function takeDesktopLogin(ctx: AppContext, token: string): Promise<
   if (!row || row.backend !== DESKTOP_LOGIN) return null;
   const data = JSON.parse(row.data) as { userId?: unknown };
   return typeof data.userId === "number" ? data.userId : null;
+}
+
+function stateCookie(key: string): string {
+  return `${key}_oauth_state`;
+}
+
+/**
+ * Binds a flow id to this browser: a cookie for the provider's callback path (/complete/<key>/).
+ * The callback must bring the same id (takeBrowserFlow), so an answer a person was sent to by
+ * someone else (who started the flow in their own browser) signs nobody in. Not for SAML: the
+ * IdP's answer is a cross-site POST, which carries no Lax cookie.
+ */
+export function bindFlowToBrowser(ctx: AppContext, reply: FastifyReply, key: string, flowId: string): void {
+  reply.setCookie(stateCookie(key), flowId, {
+    path: `/complete/${key}/`,
+    httpOnly: true,
+    sameSite: "lax",
+    secure: ctx.config.externalUrl.startsWith("https:"),
+    maxAge: 15 * 60,
+  });
+}
+
+/** The flow id is the one this browser was given, and the flow is still there: taken. */
+export async function takeBrowserFlow(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  backend: string,
+  key: string,
+  flowId: unknown,
+): Promise<LoginIntent | null> {
+  const held = request.cookies[stateCookie(key)];
+  reply.clearCookie(stateCookie(key), { path: `/complete/${key}/` });
+  if (typeof flowId !== "string" || held !== flowId) return null;
+  return takeFlow(ctx, backend, flowId);
 }

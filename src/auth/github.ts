@@ -7,10 +7,9 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
-import { saveFlow, type LoginIntent } from "./flows.js";
+import { bindFlowToBrowser, saveFlow, takeBrowserFlow, type LoginIntent } from "./flows.js";
 import type { AuthSettings } from "./settings.js";
 import {
-  bindFlowToBrowser,
   notOffered,
   withSlash,
   oauthConfiguration,
@@ -18,7 +17,6 @@ import {
   providerApiGet,
   type ProviderAnswer,
   sendToProvider,
-  takeBrowserFlow,
   takeProviderAnswer,
 } from "./socialOAuth.js";
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import * as client from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { type ExternalBackend, type ExternalEntry, finishExternalLogin, refusal } from "./external.js";
-import { type LoginIntent, saveFlow, takeFlow } from "./flows.js";
+import { bindFlowToBrowser, type LoginIntent, saveFlow, takeBrowserFlow } from "./flows.js";
 import type { AuthSettings } from "./settings.js";
 
 /**
@@ -84,6 +84,7 @@ async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyRe
   const verifier = client.randomPKCECodeVerifier();
   const nonce = client.randomNonce();
   const state = await saveFlow(ctx, KEY, { ...intent, extra: { provider: provider.name, verifier, nonce } });
+  bindFlowToBrowser(ctx, reply, KEY, state);
   const url = client.buildAuthorizationUrl(config, {
     redirect_uri: redirectUri(ctx),
     scope: provider.scopes.join(" "),
@@ -112,7 +113,7 @@ function fullNameOf(claims: Claims): string | null {
 
 async function complete(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const query = request.query as Record<string, unknown>;
-  const intent = await takeFlow(ctx, KEY, query.state);
+  const intent = await takeBrowserFlow(ctx, request, reply, KEY, KEY, query.state);
   if (!intent)
     return refusal(reply, 400, "Sign-in failed", "This sign-in attempt is unknown, has expired or was already used. Start again from the login page.");
   const provider = ctx.config.auth.oidc.find((p) => p.name === intent.extra.provider);

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import * as client from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { refusal } from "./external.js";
-import { saveFlow, takeFlow, type LoginIntent } from "./flows.js";
+import { bindFlowToBrowser, saveFlow, takeBrowserFlow, type LoginIntent } from "./flows.js";
 
 /**
  * The OAuth 2 authorization-code round trip that GitHub, GitLab and Google sign-in share
@@ -71,36 +71,6 @@ export function discoveryOptions(base: string): client.DiscoveryRequestOptions {
 /** /complete/<key>/ on this server's URL: where the provider sends the browser back. */
 export function callbackUrl(ctx: AppContext, key: string): string {
   return new URL(`/complete/${key}/`, ctx.config.externalUrl).href;
-}
-
-function stateCookie(key: string): string {
-  return `${key}_oauth_state`;
-}
-
-/** Binds a flow id to this browser (the callback's path and what is under it). */
-export function bindFlowToBrowser(ctx: AppContext, reply: FastifyReply, key: string, flowId: string): void {
-  reply.setCookie(stateCookie(key), flowId, {
-    path: `/complete/${key}/`,
-    httpOnly: true,
-    sameSite: "lax",
-    secure: ctx.config.externalUrl.startsWith("https:"),
-    maxAge: 15 * 60,
-  });
-}
-
-/** The flow id is the one this browser was given, and the flow is still there: taken. */
-export async function takeBrowserFlow(
-  ctx: AppContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  backend: string,
-  key: string,
-  flowId: unknown,
-): Promise<LoginIntent | null> {
-  const held = request.cookies[stateCookie(key)];
-  reply.clearCookie(stateCookie(key), { path: `/complete/${key}/` });
-  if (typeof flowId !== "string" || held !== flowId) return null;
-  return takeFlow(ctx, backend, flowId);
 }
 
 export async function sendToProvider(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider, intent: LoginIntent): Promise<FastifyReply> {

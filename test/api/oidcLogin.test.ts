@@ -79,17 +79,40 @@ describe.skipIf(process.env.PARLEY_SKIP_OIDC === "1")("OpenID Connect sign-in", 
     }
   });
 
-  it("takes a callback once: a replayed one is refused", async (c) => {
+  it("takes a callback once: a replayed one is refused, even with the browser's state cookie back", async (c) => {
     if (!idp.available()) return c.skip();
     configure();
     idp.provider.accounts.set("hamlet", { email: "hamlet@zulip.com", email_verified: true, name: "King Hamlet" });
     idp.provider.loginAs = "hamlet";
     const b = browser();
-    const { visited } = await signIn(b);
-    const callback = visited.find((u) => u.includes("/complete/oidc/?"))!;
-    const replay = await browser().fetch(callback);
+    const { url: callback } = await b.follow(`${t.baseUrl}/accounts/login/social/oidc`, 20, /\/complete\/oidc\/\?/);
+    const stateCookie = b.cookie("oidc_oauth_state")!;
+    expect(stateCookie).toBeTruthy();
+    expect((await b.fetch(callback)).status).toBe(302);
+    expect(await signedInAs(b)).toBe("hamlet@zulip.com");
+    const again = browser();
+    again.setCookie("oidc_oauth_state", stateCookie);
+    const replay = await again.fetch(callback);
     expect(replay.status).toBe(400);
     expect(await replay.text()).toContain("Sign-in failed");
+    expect(await signedInAs(again)).toBeNull();
+  });
+
+  it("signs nobody in through a callback opened in another browser than the one that started", async (c) => {
+    if (!idp.available()) return c.skip();
+    configure();
+    idp.provider.accounts.set("iago", { email: "iago@zulip.com", email_verified: true, name: "Iago" });
+    idp.provider.loginAs = "iago";
+    // Someone starts a sign-in as themselves and sends the callback link to another person.
+    const starter = browser();
+    const { url: callback } = await starter.follow(`${t.baseUrl}/accounts/login/social/oidc`, 20, /\/complete\/oidc\/\?/);
+    const victim = browser();
+    const res = await victim.fetch(callback);
+    expect(res.status).toBe(400);
+    expect(await signedInAs(victim)).toBeNull();
+    // The flow was not used up by the refusal: the browser that started it finishes it.
+    expect((await starter.fetch(callback)).status).toBe(302);
+    expect(await signedInAs(starter)).toBe("iago@zulip.com");
   });
 
   it("refuses an ID token signed with another key", async (c) => {

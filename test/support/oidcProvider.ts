@@ -149,6 +149,14 @@ export class CookieBrowser {
   /** @param rewrite maps a URL the server names (its external URL) to where it listens. */
   constructor(private readonly rewrite: (url: string) => string = (url) => url) {}
 
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  setCookie(name: string, value: string): void {
+    this.cookies.set(name, value);
+  }
+
   cookieHeader(): string {
     return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
@@ -173,14 +181,18 @@ export class CookieBrowser {
    * Follows redirects from `url` until an answer that is not one, or one to a URL that is not
    * http(s) (zulip://): the last response, its body (every body is read, so that no answer,
    * such as the web app's streamed page, stays open), its URL, and every URL visited.
+   * `stopBefore`: a URL it matches is not fetched; it ends the walk (the last answer is the redirect to it).
    */
-  async follow(url: string, maxHops = 20): Promise<{ res: Response; html: string; url: string; visited: string[] }> {
+  async follow(url: string, maxHops = 20, stopBefore?: RegExp): Promise<{ res: Response; html: string; url: string; visited: string[] }> {
     const visited: string[] = [];
     let current = url;
+    let last: { res: Response; html: string } | null = null;
     for (let hop = 0; hop < maxHops; hop++) {
       visited.push(current);
+      if (last && stopBefore?.test(current)) return { ...last, url: current, visited };
       const res = await this.fetch(current);
       const html = await res.text();
+      last = { res, html };
       const location = res.headers.get("location");
       if (res.status < 300 || res.status >= 400 || !location) return { res, html, url: current, visited };
       const next = new URL(location, this.rewrite(current)).href;
