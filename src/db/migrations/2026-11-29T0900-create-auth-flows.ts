@@ -10,10 +10,11 @@ import type { Dialect } from "../dialect.js";
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
   await db.schema
     .createTable("auth_flows")
+    .ifNotExists()
     .addColumn("id", "text", (c) => c.primaryKey())
     .addColumn("backend", "text", (c) => c.notNull())
     .addColumn("data", "text", (c) => c.notNull())
     .addColumn("expires_at", d.bigint, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("auth_flows_expires").on("auth_flows").columns(["expires_at"]).execute();
+  await db.schema.createIndex("auth_flows_expires").ifNotExists().on("auth_flows").columns(["expires_at"]).execute();
 }

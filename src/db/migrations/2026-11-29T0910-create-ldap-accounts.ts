@@ -6,12 +6,13 @@ import type { Dialect } from "../dialect.js";
  * (src/auth/ldap/accounts.ts): the account is found again after the directory changed the
  * person's email address, whose new address is then copied to Parley.
  */
-export async function up(db: Kysely<any>, _d: Dialect): Promise<void> {
+export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
   await db.schema
     .createTable("ldap_accounts")
-    .addColumn("user_id", "integer", (c) => c.primaryKey().references("users.id").onDelete("cascade"))
-    .addColumn("realm_id", "integer", (c) => c.notNull())
+    .ifNotExists()
+    .addColumn("user_id", d.bigint, (c) => c.primaryKey().references("users.id").onDelete("cascade"))
+    .addColumn("realm_id", d.bigint, (c) => c.notNull())
     .addColumn("dn", "text", (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("ldap_accounts_realm_dn").on("ldap_accounts").columns(["realm_id", "dn"]).unique().execute();
+  await db.schema.createIndex("ldap_accounts_realm_dn").ifNotExists().on("ldap_accounts").columns(["realm_id", "dn"]).unique().execute();
 }

@@ -9,8 +9,9 @@ import type { Dialect } from "../dialect.js";
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
   await db.schema
     .createTable("saml_assertions")
+    .ifNotExists()
     .addColumn("id", "text", (c) => c.primaryKey())
     .addColumn("expires_at", d.bigint, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("saml_assertions_expires").on("saml_assertions").columns(["expires_at"]).execute();
+  await db.schema.createIndex("saml_assertions_expires").ifNotExists().on("saml_assertions").columns(["expires_at"]).execute();
 }

@@ -17,6 +17,7 @@ import type { Dialect } from "../dialect.js";
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
   await db.schema
     .createTable("user_two_factor")
+    .ifNotExists()
     .addColumn("user_id", d.bigint, (c) => c.primaryKey().references("users.id"))
     .addColumn("secret", "text", (c) => c.notNull())
     .addColumn("confirmed_at", d.bigint)
@@ -25,10 +26,11 @@ export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
     .execute();
   await db.schema
     .createTable("two_factor_logins")
+    .ifNotExists()
     .addColumn("id", "text", (c) => c.primaryKey())
     .addColumn("user_id", d.bigint, (c) => c.notNull().references("users.id"))
     .addColumn("next", "text", (c) => c.notNull())
     .addColumn("expires_at", d.bigint, (c) => c.notNull())
     .execute();
-  await db.schema.createIndex("two_factor_logins_expires").on("two_factor_logins").columns(["expires_at"]).execute();
+  await db.schema.createIndex("two_factor_logins_expires").ifNotExists().on("two_factor_logins").columns(["expires_at"]).execute();
 }
