@@ -73,14 +73,19 @@ export function callbackUrl(ctx: AppContext, key: string): string {
   return new URL(`/complete/${key}/`, ctx.config.externalUrl).href;
 }
 
-export async function sendToProvider(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider, intent: LoginIntent): Promise<FastifyReply> {
-  let config: client.Configuration;
+/** The provider's configuration, or the "unreachable" page (logged) when it cannot be had. */
+async function configurationOrPage(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider): Promise<client.Configuration | FastifyReply> {
   try {
-    config = await provider.configuration(ctx);
+    return await provider.configuration(ctx);
   } catch (error) {
     ctx.log.warn({ err: error, provider: provider.key }, "identity provider unreachable");
     return unreachable(reply, provider);
   }
+}
+
+export async function sendToProvider(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider, intent: LoginIntent): Promise<FastifyReply> {
+  const config = await configurationOrPage(ctx, reply, provider);
+  if (!(config instanceof client.Configuration)) return config;
   const verifier = client.randomPKCECodeVerifier();
   const nonce = provider.openid ? client.randomNonce() : undefined;
   const flowId = await saveFlow(ctx, provider.key, { ...intent, extra: { ...intent.extra, verifier, ...(nonce ? { nonce } : {}) } });
@@ -117,13 +122,8 @@ export async function takeProviderAnswer(
   }
   if (!intent)
     return refusal(reply, 400, "Sign-in expired", `This ${provider.title} sign-in is unknown, was already used, or has expired. Please start again.`);
-  let config: client.Configuration;
-  try {
-    config = await provider.configuration(ctx);
-  } catch (error) {
-    ctx.log.warn({ err: error, provider: provider.key }, "identity provider unreachable");
-    return unreachable(reply, provider);
-  }
+  const config = await configurationOrPage(ctx, reply, provider);
+  if (!(config instanceof client.Configuration)) return config;
   const current = new URL(request.url, callbackUrl(ctx, provider.key));
   try {
     const tokens = await client.authorizationCodeGrant(config, current, {
