@@ -17,6 +17,7 @@ const LAYERS = [
   ["store"],
   ["blobs"],
   ["lib"],
+  ["integrations"],
   ["email"],
   ["events"],
   ["actions"],
@@ -39,7 +40,7 @@ function layerRules(index) {
           {
             group: above.flatMap(reach),
             allowTypeImports: true,
-            message: "Imports go downward only (docs/architecture.md: contract → util → models → db → store → blobs → lib → email → events → actions → jobs → routes/http).",
+            message: "Imports go downward only (docs/architecture.md: contract → util → models → db → store → blobs → lib → integrations → email → events → actions → jobs → routes/http).",
           },
           ...(["store", "db"].some((l) => LAYERS[index].includes(l))
             ? []

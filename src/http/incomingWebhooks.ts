@@ -1,20 +1,42 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { jsonIntegrationMessage, sendWebhookMessage, slackIncomingMessage } from "../actions/incomingWebhooks.js";
-import { type AppContext, transaction } from "../appContext.js";
+import { notifyBotOwner, postWebhookMessages } from "../actions/incomingWebhooks.js";
+import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { isWellFormedApiKey } from "../lib/apiKeys.js";
+import { ApiError, MalformedJsonError, UnauthorizedError } from "../lib/errors.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { authenticateAuthorizationHeader } from "./auth.js";
-import { ApiError, MalformedJsonError, UnauthorizedError } from "../lib/errors.js";
+import { applyRateLimit } from "./mount.js";
+import { anomalousPayloadError, missingEventHeaderError, unsupportedEventError } from "../integrations/errors.js";
+import { parseEventFilter } from "../integrations/eventFilter.js";
+import { Payload } from "../integrations/payload.js";
+import { integrationByName } from "../integrations/registry.js";
+import type { IncomingWebhookIntegration, WebhookInput, WebhookMessage, WebhookOutcome } from "../integrations/types.js";
 
 /**
- * Incoming webhooks at Zulip's URLs, /api/v1/external/{integration}?api_key=…&stream=…&topic=…:
- * `json` (any JSON, shown as a code block) and `slack_incoming` (Slack's incoming-webhook format).
- * The bot is named by `api_key` in the query string (or HTTP Basic). Bodies are read as the
- * integration sends them, so these routes sit outside the /api/v1 parameter machinery.
+ * Incoming webhooks at Zulip's URLs, /api/v1/external/<integration>?api_key=…&stream=…&topic=…:
+ * the bot is named by `api_key` in the query string or by HTTP Basic; the body is read as the
+ * integration expects (JSON whatever the Content-Type says, as Zulip does), handed to the
+ * integration (src/integrations/services/), and what it returns is posted
+ * (actions/incomingWebhooks.ts). These routes sit outside the /api/v1 parameter machinery.
  */
-type WebhookRequest = FastifyRequest<{ Querystring: Record<string, string | undefined> }>;
+type WebhookRequest = FastifyRequest<{ Params: { integration: string }; Querystring: Record<string, string | undefined>; Body: Buffer | undefined }>;
+
+/** Larger than any service's documented maximum we post from; a body over it is a 413 with nothing posted. */
+export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
+
+const MISSING_EVENT_HEADER_MESSAGE = (bot: User, path: string, header: string, integration: string) =>
+  `Hi there!  Your bot ${bot.full_name} just sent an HTTP request to ${path} that
+is missing the HTTP ${header} header.  Because this header is how
+${integration} indicates the event type, this usually indicates a configuration
+issue, where you either entered the URL for a different integration, or are running
+an older version of the third-party service that doesn't provide that header.`;
+
+const INVALID_JSON_MESSAGE = (integration: string) =>
+  `Hi there! It looks like you tried to set up the Zulip ${integration} integration,
+but didn't correctly configure the webhook to send data in the JSON format
+that this integration expects!`;
 
 async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ user: User; realm: Realm }> {
   const apiKey = request.query.api_key;
@@ -28,39 +50,97 @@ async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ u
   return { user, realm };
 }
 
-function objectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new MalformedJsonError();
-  return body as Record<string, unknown>;
+function readPayload(integration: IncomingWebhookIntegration, raw: string): Payload {
+  switch (integration.body ?? "json") {
+    case "json":
+      try {
+        return new Payload(JSON.parse(raw));
+      } catch {
+        throw new MalformedJsonError();
+      }
+    case "form":
+      return new Payload(Object.fromEntries(new URLSearchParams(raw)));
+    case "text":
+      return new Payload(raw);
+  }
+}
+
+function input(integration: IncomingWebhookIntegration, request: WebhookRequest, raw: string, payload: Payload): WebhookInput {
+  return {
+    payload,
+    rawBody: raw,
+    header: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return Array.isArray(value) ? value[0] : value;
+    },
+    eventHeader(name) {
+      const value = this.header(name);
+      if (value === undefined) throw missingEventHeaderError(name);
+      return value;
+    },
+    query: (name) => request.query[name],
+    unsupported: (eventType) => unsupportedEventError(integration.webhookName ?? integration.displayName, eventType),
+    anomalous: () => anomalousPayloadError(integration.webhookName ?? integration.displayName),
+  };
+}
+
+function outcomeParts(outcome: WebhookOutcome): { messages: readonly WebhookMessage[]; response: Readonly<Record<string, unknown>> } {
+  if (outcome === null) return { messages: [], response: {} };
+  if ("messages" in outcome) return outcome;
+  if ("content" in outcome) return { messages: [outcome], response: {} };
+  return { messages: outcome, response: {} };
+}
+
+function unquoted(value: string | undefined, unquote: boolean | undefined): string | undefined {
+  if (value === undefined || !unquote) return value;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
-  const target = (request: WebhookRequest) => ({ stream: request.query.stream, topic: request.query.topic });
+  // Services send JSON under any Content-Type (or none): each integration reads the bytes itself.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-  app.post("/api/v1/external/json", async (request: WebhookRequest, reply) => {
-    const { user, realm } = await webhookBot(ctx, request);
-    if (request.body === undefined || request.body === null) throw new MalformedJsonError();
-    const message = jsonIntegrationMessage(request.body);
-    await transaction(ctx, (tx) => sendWebhookMessage(tx, user, realm, target(request), message.topic, message.content));
-    return reply.send({ result: "success", msg: "" });
-  });
-
-  app.post("/api/v1/external/slack_incoming", async (request: WebhookRequest, reply) => {
-    const { user, realm } = await webhookBot(ctx, request);
-    let payload: Record<string, unknown>;
-    const body = request.body as Record<string, unknown> | undefined;
-    if (body && typeof body.payload === "string") {
-      try {
-        payload = objectBody(JSON.parse(body.payload));
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        throw new MalformedJsonError();
-      }
-    } else {
-      payload = objectBody(body);
+  app.post("/api/v1/external/:integration", { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request: WebhookRequest, reply) => {
+    const integration = integrationByName(request.params.integration);
+    if (!integration) return reply.callNotFound();
+    let bot: { user: User; realm: Realm };
+    try {
+      bot = await webhookBot(ctx, request);
+    } catch (error) {
+      await applyRateLimit(ctx.rateLimiter, reply, `ip:${request.ip}`, ctx.config.rateLimits.ip);
+      throw error;
     }
-    const message = slackIncomingMessage(payload);
-    await transaction(ctx, (tx) => sendWebhookMessage(tx, user, realm, target(request), message.topic, message.content));
-    return reply.send({ result: "success", msg: "" });
+    const { user, realm } = bot;
+    await applyRateLimit(ctx.rateLimiter, reply, `user:${user.id}`, ctx.config.rateLimits.user);
+    const webhookName = integration.webhookName ?? integration.displayName;
+    const target = {
+      stream: unquoted(request.query.stream, integration.unquoteUrlParameters),
+      topic: unquoted(request.query.topic, integration.unquoteUrlParameters),
+      filter: parseEventFilter(request.query),
+      clientName: `Zulip${webhookName}Webhook`,
+    };
+    const raw = request.body === undefined ? "" : request.body.toString("utf8");
+    let outcome: WebhookOutcome;
+    try {
+      const payload = readPayload(integration, raw);
+      outcome = await integration.handle(input(integration, request, raw, payload));
+    } catch (error) {
+      if (error instanceof MalformedJsonError) {
+        await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));
+      } else if (error instanceof ApiError && error.code === "MISSING_HTTP_EVENT_HEADER") {
+        const header = String(error.data.header);
+        await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName));
+      }
+      throw error;
+    }
+    const { messages, response } = outcomeParts(outcome);
+    await postWebhookMessages(ctx, user, realm, target, messages);
+    return reply.send({ result: "success", msg: "", ...response });
   });
 }

@@ -167,7 +167,7 @@ function rateLimiterOf(ctx: AppContext, ep: Endpoint<any, any>): RateLimiter {
   return ep.inProcessRateLimit ? ctx.pollRateLimiter : ctx.rateLimiter;
 }
 
-async function applyRateLimit(limiter: RateLimiter, reply: FastifyReply, key: string, rule: RateLimitRule): Promise<void> {
+export async function applyRateLimit(limiter: RateLimiter, reply: FastifyReply, key: string, rule: RateLimitRule): Promise<void> {
   const state: RateLimitState = await limiter.hit(key, rule);
   setRateLimitHeaders(reply, state);
   if (state.retryAfter > 0) throw new RateLimitedError(state.retryAfter);

@@ -447,8 +447,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     about: "a password reset link: the new-password form, and setting it",
   },
   { methods: ["GET"], path: "/accounts/password/done/", servedBy: "src/http/passwordResetPages.ts", about: "the page after a password reset: log in" },
-  { methods: ["POST"], path: "/api/v1/external/json", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: any JSON" },
-  { methods: ["POST"], path: "/api/v1/external/slack_incoming", servedBy: "src/http/incomingWebhooks.ts", about: "incoming webhook: Slack-compatible" },
+  {
+    methods: ["POST"],
+    path: "/api/v1/external/:integration",
+    servedBy: "src/http/incomingWebhooks.ts",
+    about: "incoming webhooks: every integration of src/integrations/registry.ts",
+  },
 ];
 
 /** Whether (method, url) as Fastify registers it is listed in ROUTES (under /api/v1 or /json) or HTTP_ROUTES (HEAD: also a listed GET's). */

@@ -30,6 +30,7 @@ import { getRealmEmojiDict } from "../../lib/realmEmojiPayload.js";
 import { realmPlaygrounds } from "../../lib/realmPlaygroundPayload.js";
 import { listScheduledMessages } from "../../lib/scheduledMessagePayload.js";
 import { defined } from "../../util/defined.js";
+import { incomingWebhookBots } from "../../integrations/catalog.js";
 
 /** Zulip's server-wide constants as a self-hosted 10.2 server reports them. */
 export const SERVER_CONSTANTS = {
@@ -152,7 +153,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   }
   if (wants(req, "realm_billing")) state.realm_billing = { has_pending_sponsorship_request: false };
   if (wants(req, "realm_embedded_bots")) state.realm_embedded_bots = Object.keys(EMBEDDED_BOTS).map((name) => ({ name, config: {} }));
-  if (wants(req, "realm_incoming_webhook_bots")) state.realm_incoming_webhook_bots = [];
+  if (wants(req, "realm_incoming_webhook_bots")) state.realm_incoming_webhook_bots = incomingWebhookBots();
   if (wants(req, "video_calls")) state.has_zoom_token = false;
   if (wants(req, "giphy")) state.giphy_api_key = "";
   // Parley's full-text search ignores no words (db/dialect.ts: FTS5 unicode61, tsvector 'simple').
