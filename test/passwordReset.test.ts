@@ -5,6 +5,7 @@ import { DEV_PASSWORD } from "../src/dev/seed.js";
 import { useSmtpSink, type ReceivedEmail } from "./support/smtpSink.js";
 import { expectSuccess, type TestServer, useTestServer } from "./support/testApp.js";
 import { postLoginForm } from "./support/webLogin.js";
+import { csrfTokenIn, PageBrowser } from "./support/pageBrowser.js";
 
 // "Forgot your password?": /accounts/password/reset/ and the emailed link, as a browser and a mail client see them.
 const smtp = useSmtpSink();
@@ -27,49 +28,9 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A browser: its cookie jar, kept across requests. */
-class Browser {
-  cookies = new Map<string, string>();
-  constructor(
-    private readonly server: TestServer,
-    private readonly headers: Record<string, string> = {},
-  ) {}
-
-  private remember(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";") as [string, ...string[]]; // split gives at least one part
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      if (attrs.some((a) => /max-age=0\b/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a))) this.cookies.delete(name);
-      else this.cookies.set(name, pair.slice(eq + 1));
-    }
-  }
-
-  async request(method: string, path: string, fields?: Record<string, string>): Promise<{ status: number; html: string; res: Response }> {
-    const headers: Record<string, string> = { ...this.headers, Accept: "text/html", Cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ") };
-    if (fields) headers["Content-Type"] = "application/x-www-form-urlencoded";
-    const res = await fetch(this.server.baseUrl + path, { method, redirect: "manual", headers, body: fields && new URLSearchParams(fields).toString() });
-    this.remember(res);
-    return { status: res.status, html: await res.text(), res };
-  }
-
-  get(path: string) {
-    return this.request("GET", path);
-  }
-
-  /** Loads the page and submits its form with `fields` (and the page's CSRF token). */
-  async submit(path: string, fields: Record<string, string>) {
-    const page = await this.get(path);
-    expect(page.status).toBe(200);
-    return this.request("POST", path, { csrfmiddlewaretoken: csrfTokenIn(page.html), ...fields });
-  }
-}
-
-const csrfTokenIn = (html: string) => /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html)?.[1] ?? "";
-
 /** Asks for a reset of `email` as a browser does; returns the answer to the POST. */
 async function requestReset(server: TestServer, email: string, headers: Record<string, string> = {}) {
-  return new Browser(server, headers).submit("/accounts/password/reset/", { email });
+  return new PageBrowser(server, headers).submit("/accounts/password/reset/", { email });
 }
 
 /** The email the server sent to `to` after `since` emails had arrived, once the job ran. */
@@ -99,7 +60,7 @@ async function resetLinkFor(email: string): Promise<string> {
 
 /** Posts the new-password form to `link` from a browser holding a valid form token (from the request page). */
 async function postToLink(link: string, password: string) {
-  const browser = new Browser(t);
+  const browser = new PageBrowser(t);
   const page = await browser.get("/accounts/password/reset/");
   return browser.request("POST", link, { csrfmiddlewaretoken: csrfTokenIn(page.html), new_password1: password, new_password2: password });
 }
@@ -110,9 +71,9 @@ async function login(server: TestServer, email: string, password: string): Promi
 
 describe("GET /login/", () => {
   it("links to the password reset page", async () => {
-    const page = await new Browser(t).get("/login/");
+    const page = await new PageBrowser(t).get("/login/");
     expect(page.html).toContain('<a href="/accounts/password/reset/">Forgot your password?</a>');
-    const reset = await new Browser(t).get("/accounts/password/reset/");
+    const reset = await new PageBrowser(t).get("/accounts/password/reset/");
     expect(reset.status).toBe(200);
     expect(reset.html).toContain("<h1>Reset your password</h1>");
     expect(reset.html).toMatch(/<input id="email" type="email" name="email"/);
@@ -135,14 +96,14 @@ describe("POST /accounts/password/reset/", () => {
     const posted = await requestReset(t, "Othello@Zulip.com");
     expect(posted.status).toBe(302);
     expect(posted.res.headers.get("location")).toBe("/accounts/password/reset/done/");
-    const done = await new Browser(t).get("/accounts/password/reset/done/");
+    const done = await new PageBrowser(t).get("/accounts/password/reset/done/");
     expect(done.html).toContain("<h1>Check your email</h1>");
 
     const mail = await mailTo(t, smtp.sink, othello.delivery_email, since);
     expect(mail.parsed.subject).toBe("Reset your password for Zulip Dev");
     const link = linkIn(mail);
 
-    const browser = new Browser(t);
+    const browser = new PageBrowser(t);
     const form = await browser.get(link);
     expect(form.status).toBe(200);
     expect(form.html).toContain("<h1>Choose a new password</h1>");
@@ -171,7 +132,7 @@ describe("POST /accounts/password/reset/", () => {
     expectSuccess(await t.get("othello", "/api/v1/users/me"));
 
     // The link worked once: neither its page nor its form works again.
-    const reused = await new Browser(t).get(link);
+    const reused = await new PageBrowser(t).get(link);
     expect(reused.status).toBe(404);
     expect(reused.html).toContain('role="alert">This password reset link is invalid, has expired, or has already been used.</p>');
     expect((await postToLink(link, "second-try")).status).toBe(404);
@@ -192,7 +153,7 @@ describe("POST /accounts/password/reset/", () => {
     const link = await resetLinkFor("aaron@zulip.com");
     const aaron = await t.user("aaron");
     expectSuccess(await t.request("DELETE", "iago", `/api/v1/users/${aaron.id}`));
-    expect((await new Browser(t).get(link)).status).toBe(404);
+    expect((await new PageBrowser(t).get(link)).status).toBe(404);
 
     const since = smtp.sink().messages.length;
     expect((await requestReset(t, "aaron@zulip.com")).status).toBe(302);
@@ -217,16 +178,16 @@ describe("POST /accounts/password/reset/", () => {
 
   it("refuses a form without its CSRF token (403), sending nothing and changing nothing", async () => {
     const since = smtp.sink().messages.length;
-    const browser = new Browser(t);
+    const browser = new PageBrowser(t);
     await browser.get("/accounts/password/reset/");
     const noToken = await browser.request("POST", "/accounts/password/reset/", { email: "hamlet@zulip.com" });
     expect(noToken.status).toBe(403);
     expect(noToken.html).toContain("CSRF verification failed");
-    const noCookie = await new Browser(t).request("POST", "/accounts/password/reset/", { email: "hamlet@zulip.com", csrfmiddlewaretoken: "x".repeat(32) });
+    const noCookie = await new PageBrowser(t).request("POST", "/accounts/password/reset/", { email: "hamlet@zulip.com", csrfmiddlewaretoken: "x".repeat(32) });
     expect(noCookie.status).toBe(403);
 
     const link = await resetLinkFor("desdemona@zulip.com");
-    const page = new Browser(t);
+    const page = new PageBrowser(t);
     await page.get(link);
     const forged = await page.request("POST", link, { new_password1: "stolen-password", new_password2: "stolen-password" });
     expect(forged.status).toBe(403);
@@ -239,7 +200,7 @@ describe("POST /accounts/password/reset/", () => {
         .filter((m) => m.rcptTo.includes("hamlet@zulip.com")),
     ).toEqual([]);
     // The link still works after the refused posts.
-    expect((await new Browser(t).get(link)).status).toBe(200);
+    expect((await new PageBrowser(t).get(link)).status).toBe(200);
   });
 });
 
@@ -248,9 +209,9 @@ describe("GET /accounts/password/reset/<uid>/<token>/", () => {
     const link = await resetLinkFor("cordelia@zulip.com");
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + (PASSWORD_RESET_SECONDS - 60) * 1000);
-    expect((await new Browser(t).get(link)).status).toBe(200);
+    expect((await new PageBrowser(t).get(link)).status).toBe(200);
     vi.setSystemTime(Date.now() + 120 * 1000);
-    const page = await new Browser(t).get(link);
+    const page = await new PageBrowser(t).get(link);
     expect(page.status).toBe(404);
     expect(page.html).toContain("has expired");
     expect((await postToLink(link, "too-late-now")).status).toBe(404);
@@ -260,9 +221,9 @@ describe("GET /accounts/password/reset/<uid>/<token>/", () => {
 
   it("dies when the password changes another way", async () => {
     const link = await resetLinkFor("prospero@zulip.com");
-    expect((await new Browser(t).get(link)).status).toBe(200);
+    expect((await new PageBrowser(t).get(link)).status).toBe(200);
     expectSuccess(await t.request("PATCH", "prospero", "/api/v1/settings", { old_password: DEV_PASSWORD, new_password: "the-tempest" }));
-    expect((await new Browser(t).get(link)).status).toBe(404);
+    expect((await new PageBrowser(t).get(link)).status).toBe(404);
     expect((await postToLink(link, "x-y-z-w-v")).status).toBe(404);
     expect(await login(t, "prospero@zulip.com", "the-tempest")).toBe(302);
   });
@@ -278,9 +239,9 @@ describe("GET /accounts/password/reset/<uid>/<token>/", () => {
       `/accounts/password/reset/${uid}/${token.slice(0, 31)}/`,
       `/accounts/password/reset/!!/${token}/`,
     ]) {
-      expect((await new Browser(t).get(path)).status, path).toBe(404);
+      expect((await new PageBrowser(t).get(path)).status, path).toBe(404);
     }
-    expect((await new Browser(t).get(link)).status).toBe(200);
+    expect((await new PageBrowser(t).get(link)).status).toBe(200);
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { useSmtpSink } from "../support/smtpSink.js";
-import { expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
+import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { seedChannels } from "../support/seed.js";
 import { at } from "../support/at.js";
+import { csrfTokenIn, PageBrowser } from "../support/pageBrowser.js";
 import { group } from "../../src/util/defined.js";
 
 // Invitations (Zulip 10.2's /invites endpoints) and accepting them at /join/<key>/.
@@ -33,58 +34,12 @@ async function emailInviteFor(email: string): Promise<{ id: number; key: string 
   return { id: row.id, key: row.confirmation_key };
 }
 
-/** A browser: its cookie jar, kept across requests. */
-class Browser {
-  cookies = new Map<string, string>();
-  constructor(private readonly server: TestServer) {}
-
-  private remember(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair, ...attrs] = line.split(";") as [string, ...string[]]; // split gives at least one part
-      const eq = pair.indexOf("=");
-      const name = pair.slice(0, eq).trim();
-      const expired = attrs.some((a) => /max-age=0\b/i.test(a) || /expires=Thu, 01 Jan 1970/i.test(a));
-      if (expired) this.cookies.delete(name);
-      else this.cookies.set(name, pair.slice(eq + 1));
-    }
-  }
-
-  private header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  }
-
-  async get(path: string): Promise<{ status: number; html: string; res: Response }> {
-    const res = await fetch(this.server.baseUrl + path, { redirect: "manual", headers: { Cookie: this.header(), Accept: "text/html" } });
-    this.remember(res);
-    return { status: res.status, html: await res.text(), res };
-  }
-
-  async post(path: string, fields: Record<string, string>): Promise<{ status: number; html: string; res: Response }> {
-    const res = await fetch(this.server.baseUrl + path, {
-      method: "POST",
-      redirect: "manual",
-      headers: { Cookie: this.header(), Accept: "text/html", "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields).toString(),
-    });
-    this.remember(res);
-    return { status: res.status, html: await res.text(), res };
-  }
-
-  async json(path: string): Promise<any> {
-    const res = await fetch(`${this.server.baseUrl}/json${path}`, { headers: { Cookie: this.header() } });
-    expect(res.status).toBe(200);
-    return res.json();
-  }
-}
-
-const csrfTokenIn = (html: string) => /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(html)?.[1] ?? "";
-
 /** Opens the link and submits the sign-up form; returns the browser and the response to the POST. */
 async function signUp(path: string, fields: Record<string, string>) {
-  const browser = new Browser(t);
+  const browser = new PageBrowser(t);
   const page = await browser.get(path);
   expect(page.status).toBe(200);
-  const posted = await browser.post(path, { csrfmiddlewaretoken: csrfTokenIn(page.html), ...fields });
+  const posted = await browser.post(path, page.html, fields);
   return { browser, page, posted };
 }
 
@@ -285,7 +240,7 @@ describe("GET, DELETE and resend", () => {
     expect(at(events, 0).users).toContain((await t.user("hamlet")).id);
     expectError(await t.delete("iago", `/api/v1/invites/${id}`), 400, "No such invitation");
     expect((await invites("hamlet")).some((i) => i.id === id && !i.is_multiuse)).toBe(false);
-    const page = await new Browser(t).get(`/join/${key}/`);
+    const page = await new PageBrowser(t).get(`/join/${key}/`);
     expect(page.status).toBe(404);
     expect(page.html).toContain("The confirmation link has expired or been deactivated.");
   });
@@ -325,7 +280,7 @@ describe("reusable links (POST /invites/multiuse)", () => {
     expectError(await t.delete("iago", "/api/v1/invites/multiuse/99999"), 400, "No such invitation");
     expectSuccess(await t.delete("iago", `/api/v1/invites/multiuse/${listed.id}`));
     expectError(await t.delete("iago", `/api/v1/invites/multiuse/${listed.id}`), 400, "Invitation has already been revoked");
-    const page = await new Browser(t).get(`/join/${await keyOf(invite_link)}/`);
+    const page = await new PageBrowser(t).get(`/join/${await keyOf(invite_link)}/`);
     expect(page.status).toBe(404);
   });
 });
@@ -358,8 +313,8 @@ describe("signing up at /join/<key>/", () => {
     expect(subs).toEqual([VERONA, DENMARK]);
 
     // Used once: the link is dead, and so is the other invitation of the same address.
-    expect((await new Browser(t).get(path)).status).toBe(404);
-    expect((await new Browser(t).get(`/join/${iagoInvite.key}/`)).status).toBe(404);
+    expect((await new PageBrowser(t).get(path)).status).toBe(404);
+    expect((await new PageBrowser(t).get(`/join/${iagoInvite.key}/`)).status).toBe(404);
     expect((await invites("iago")).some((i) => i.email === "viola@example.com")).toBe(false);
 
     const dms = expectSuccess(
@@ -405,13 +360,17 @@ describe("signing up at /join/<key>/", () => {
   it("refuses a form without the page's CSRF token", async () => {
     expectSuccess(await t.post("hamlet", "/api/v1/invites", { invitee_emails: "feste@example.com", stream_ids: [] }));
     const { key } = await emailInviteFor("feste@example.com");
-    const browser = new Browser(t);
+    const browser = new PageBrowser(t);
     await browser.get(`/join/${key}/`);
-    const missing = await browser.post(`/join/${key}/`, { full_name: "Feste", password: "hey-robin" });
+    const missing = await browser.request("POST", `/join/${key}/`, { full_name: "Feste", password: "hey-robin" });
     expect(missing.status).toBe(403);
-    const forged = await new Browser(t).post(`/join/${key}/`, { csrfmiddlewaretoken: "x".repeat(32), full_name: "Feste", password: "hey-robin" });
+    const forged = await new PageBrowser(t).request("POST", `/join/${key}/`, {
+      csrfmiddlewaretoken: "x".repeat(32),
+      full_name: "Feste",
+      password: "hey-robin",
+    });
     expect(forged.status).toBe(403);
-    expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(200);
+    expect((await new PageBrowser(t).get(`/join/${key}/`)).status).toBe(200);
   });
 
   it("lets a reusable link sign up several people, each confirming their address by email, with its role and groups", async () => {
@@ -420,7 +379,7 @@ describe("signing up at /join/<key>/", () => {
       await t.post("desdemona", "/api/v1/invites/multiuse", { invite_as: 300, group_ids: [group.id], stream_ids: [DENMARK] }),
     );
     const path = new URL(invite_link).pathname;
-    const form = await new Browser(t).get(path);
+    const form = await new PageBrowser(t).get(path);
     expect(form.html).toContain('name="email"');
     expect(form.html).not.toContain('name="password"');
     const taken = await signUp(path, { email: "hamlet@zulip.com" });
@@ -448,10 +407,10 @@ describe("signing up at /join/<key>/", () => {
       expect(expectSuccess(await t.get("iago", `/api/v1/user_groups/${group.id}/members/${me.user_id}`)).is_user_group_member).toBe(true);
       expect((await browser.json("/users/me/subscriptions")).subscriptions.map((s: any) => s.stream_id)).toEqual([DENMARK]);
       // The address's confirmation is used up.
-      expect((await new Browser(t).get(confirmPath!)).status).toBe(404);
+      expect((await new PageBrowser(t).get(confirmPath!)).status).toBe(404);
     }
     // The link itself is not used up.
-    expect((await new Browser(t).get(path)).status).toBe(200);
+    expect((await new PageBrowser(t).get(path)).status).toBe(200);
     expect((await invites("desdemona")).some((i) => i.link_url === invite_link)).toBe(true);
 
     // A confirmation dies with its link.
@@ -461,20 +420,20 @@ describe("signing up at /join/<key>/", () => {
     const confirmPath = at(/http:\/\/localhost:9991(\/join\/[a-z0-9]{24}\/)/.exec(mail.parsed.text ?? "")!, 1);
     const listed = (await invites("desdemona")).find((i) => i.link_url === invite_link);
     expectSuccess(await t.delete("desdemona", `/api/v1/invites/multiuse/${listed.id}`));
-    expect((await new Browser(t).get(confirmPath)).status).toBe(404);
+    expect((await new PageBrowser(t).get(confirmPath)).status).toBe(404);
   });
 
   /** Opens each link in its own browser, then submits all the forms at once. */
   async function signUpAtOnce(paths: string[], fields: Record<string, string>) {
     const opened = await Promise.all(
       paths.map(async (path) => {
-        const browser = new Browser(t);
+        const browser = new PageBrowser(t);
         const page = await browser.get(path);
         expect(page.status).toBe(200);
         return { browser, path, token: csrfTokenIn(page.html) };
       }),
     );
-    return Promise.all(opened.map(({ browser, path, token }) => browser.post(path, { csrfmiddlewaretoken: token, ...fields })));
+    return Promise.all(opened.map(({ browser, path, token }) => browser.request("POST", path, { csrfmiddlewaretoken: token, ...fields })));
   }
 
   const accountsOf = (email: string) => t.ctx.db.kysely.selectFrom("users").select("id").where("delivery_email", "=", email).execute();
@@ -521,12 +480,12 @@ describe("signing up at /join/<key>/", () => {
       .set({ expires_at: Math.floor(Date.now() / 1000) - 1 })
       .where("id", "=", id)
       .execute();
-    const expired = await new Browser(t).get(`/join/${key}/`);
+    const expired = await new PageBrowser(t).get(`/join/${key}/`);
     expect(expired.status).toBe(404);
     expect(expired.html).toContain("The confirmation link has expired or been deactivated.");
     expect((await invites("hamlet")).some((i) => i.id === id && !i.is_multiuse)).toBe(false);
     expectError(await t.post("hamlet", `/api/v1/invites/${id}/resend`), 400, "No such invitation");
-    const unknown = await new Browser(t).get(`/join/${"a".repeat(24)}/`);
+    const unknown = await new PageBrowser(t).get(`/join/${"a".repeat(24)}/`);
     expect(unknown.status).toBe(404);
     expect(unknown.html).toContain("We couldn't find your confirmation ID.");
   });
@@ -534,11 +493,11 @@ describe("signing up at /join/<key>/", () => {
   it("expires the open invitations of a user who is deactivated", async () => {
     expectSuccess(await t.post("othello", "/api/v1/invites", { invitee_emails: "cassio@example.com", stream_ids: [] }));
     const { key } = await emailInviteFor("cassio@example.com");
-    expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(200);
+    expect((await new PageBrowser(t).get(`/join/${key}/`)).status).toBe(200);
     const othello = await t.user("othello");
     const { events } = await t.captureEvents(async () => expectSuccess(await t.delete("iago", `/api/v1/users/${othello.id}`)));
     expect(events.filter((e) => e.event.type === "invites_changed")).toHaveLength(1);
     expect((await invites("iago")).some((i) => i.invited_by_user_id === othello.id)).toBe(false);
-    expect((await new Browser(t).get(`/join/${key}/`)).status).toBe(404);
+    expect((await new PageBrowser(t).get(`/join/${key}/`)).status).toBe(404);
   });
 });

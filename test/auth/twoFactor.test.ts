@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { useTestServer } from "../support/testApp.js";
-import { advanceClock, backupCodesIn, codeFor, enrol, PageBrowser, secretIn } from "./twoFactorSupport.js";
+import { advanceClock, backupCodesIn, codeFor, enrol, TwoFactorBrowser, secretIn } from "./twoFactorSupport.js";
 
 // Two-factor authentication (TOTP) as a browser meets it: the pages under /account/two_factor/
 // and the login form's second step. Each test uses its own user, so their devices do not meet.
@@ -13,7 +13,7 @@ afterEach(() => {
 
 /** A browser signed in (password only) as `email`, with two-factor authentication set up. */
 async function enrolled(email: string) {
-  const browser = new PageBrowser(t);
+  const browser = new TwoFactorBrowser(t);
   expect((await browser.logIn(email)).status).toBe(302);
   const device = await enrol(browser);
   advanceClock(31); // the code used to confirm is spent: the next login needs the next step's
@@ -22,7 +22,7 @@ async function enrolled(email: string) {
 
 describe("two-factor authentication: setting it up", () => {
   it("shows a QR code of an otpauth URL (issuer the organization, account the email) and the key; a code from the app turns it on", async () => {
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     expect((await browser.logIn("hamlet@zulip.com")).status).toBe(302);
     const profile = await browser.get("/account/two_factor/");
     expect(profile.status).toBe(200);
@@ -69,12 +69,12 @@ describe("two-factor authentication: setting it up", () => {
   });
 
   it("refuses a page form without the session's CSRF token, and sends a visitor without a session to the login page", async () => {
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     expect((await browser.logIn("othello@zulip.com")).status).toBe(302);
     const setup = await browser.get("/account/two_factor/setup/");
     const forged = await browser.request("POST", "/account/two_factor/setup/", { otp_token: codeFor(secretIn(setup.html)) });
     expect(forged.status).toBe(403);
-    const stranger = new PageBrowser(t);
+    const stranger = new TwoFactorBrowser(t);
     const redirected = await stranger.get("/account/two_factor/");
     expect(redirected.status).toBe(302);
     expect(redirected.res.headers.get("location")).toBe("/login/");
@@ -84,7 +84,7 @@ describe("two-factor authentication: setting it up", () => {
 describe("two-factor authentication: the login form's second step", () => {
   it("asks for a code after the right password, starts no session until it comes, then signs in", async () => {
     const { secret } = await enrolled("iago@zulip.com");
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     const step = await browser.logIn("iago@zulip.com");
     expect(step.status).toBe(200);
     expect(step.html).toContain("Two-factor authentication");
@@ -107,7 +107,7 @@ describe("two-factor authentication: the login form's second step", () => {
 
   it("refuses a wrong code, and a code already used (the same time step), and starts no session", async () => {
     const { secret } = await enrolled("zoe@zulip.com");
-    const first = new PageBrowser(t);
+    const first = new TwoFactorBrowser(t);
     const step = await first.logIn("zoe@zulip.com");
     const code = codeFor(secret);
     const wrong = await first.sendCode(step.html, code === "123456" ? "654321" : "123456");
@@ -117,7 +117,7 @@ describe("two-factor authentication: the login form's second step", () => {
     expect((await first.sendCode(wrong.html, code)).status).toBe(302);
 
     // Another browser, the same code within the same step: a replay.
-    const second = new PageBrowser(t);
+    const second = new TwoFactorBrowser(t);
     const again = await second.logIn("zoe@zulip.com");
     const replay = await second.sendCode(again.html, code);
     expect(replay.status).toBe(400);
@@ -130,11 +130,11 @@ describe("two-factor authentication: the login form's second step", () => {
   it("accepts each backup code once", async () => {
     const { backupCodes } = await enrolled("prospero@zulip.com");
     const code = backupCodes[3] ?? "";
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     const step = await browser.logIn("prospero@zulip.com");
     expect((await browser.sendCode(step.html, code.toUpperCase())).status).toBe(302);
 
-    const other = new PageBrowser(t);
+    const other = new TwoFactorBrowser(t);
     const again = await other.logIn("prospero@zulip.com");
     expect((await other.sendCode(again.html, code)).status).toBe(400);
     expect(other.hasSession()).toBe(false);
@@ -144,10 +144,10 @@ describe("two-factor authentication: the login form's second step", () => {
 
   it("binds the pending login to the browser that gave the password", async () => {
     const { secret } = await enrolled("aaron@zulip.com");
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     const step = await browser.logIn("aaron@zulip.com");
     // Another browser with its own login form's CSRF token but not the pending login's cookie.
-    const thief = new PageBrowser(t);
+    const thief = new TwoFactorBrowser(t);
     const form = await thief.get("/login/");
     const stolen = await thief.sendCode(form.html, codeFor(secret));
     expect(stolen.status).toBe(400);
@@ -158,7 +158,7 @@ describe("two-factor authentication: the login form's second step", () => {
 
   it("expires the pending login after ten minutes", async () => {
     const { secret } = await enrolled("polonius@zulip.com");
-    const browser = new PageBrowser(t);
+    const browser = new TwoFactorBrowser(t);
     const step = await browser.logIn("polonius@zulip.com");
     advanceClock(11 * 60);
     const late = await browser.sendCode(step.html, codeFor(secret));
@@ -178,7 +178,7 @@ describe("two-factor authentication: new backup codes, turning it off, the organ
     expect(fresh).toHaveLength(10);
     expect(fresh).not.toContain(backupCodes[0]);
 
-    const other = new PageBrowser(t);
+    const other = new TwoFactorBrowser(t);
     const step = await other.logIn("shiva@zulip.com");
     const old = await other.sendCode(step.html, backupCodes[0] ?? "");
     expect(old.status).toBe(400);
@@ -191,27 +191,27 @@ describe("two-factor authentication: new backup codes, turning it off, the organ
     );
     const off = await browser.post("/account/two_factor/disable/", disable.html, { otp_token: codeFor(secret) });
     expect(off.status).toBe(302);
-    expect((await new PageBrowser(t).logIn("shiva@zulip.com")).status).toBe(302);
+    expect((await new TwoFactorBrowser(t).logIn("shiva@zulip.com")).status).toBe(302);
   });
 
   it("asks nobody for a code while an owner has turned it off for the organization; only owners may", async () => {
     const { secret } = await enrolled("othello@zulip.com");
-    const owner = new PageBrowser(t);
+    const owner = new TwoFactorBrowser(t);
     expect((await owner.logIn("desdemona@zulip.com")).status).toBe(302);
     const profile = await owner.get("/account/two_factor/");
     expect(profile.html).toContain("Turn off for the organization");
 
     // A member cannot.
-    const member = new PageBrowser(t);
+    const member = new TwoFactorBrowser(t);
     const memberStep = await member.logIn("othello@zulip.com");
     expect((await member.sendCode(memberStep.html, codeFor(secret))).status).toBe(302);
     const memberPage = await member.get("/account/two_factor/");
     expect(memberPage.html).not.toContain("for the organization</button>");
     expect((await member.post("/account/two_factor/organization/", memberPage.html, { enabled: "false" })).status).toBe(403);
-    expect((await new PageBrowser(t).logIn("othello@zulip.com")).status).toBe(200);
+    expect((await new TwoFactorBrowser(t).logIn("othello@zulip.com")).status).toBe(200);
 
     expect((await owner.post("/account/two_factor/organization/", profile.html, { enabled: "false" })).status).toBe(302);
-    const straight = new PageBrowser(t);
+    const straight = new TwoFactorBrowser(t);
     expect((await straight.logIn("othello@zulip.com")).status).toBe(302);
     expect(await straight.ownUserStatus()).toBe(200);
     expect((await owner.get("/account/two_factor/setup/")).status).toBe(403);
@@ -219,6 +219,6 @@ describe("two-factor authentication: new backup codes, turning it off, the organ
     const turnedOff = await owner.get("/account/two_factor/");
     expect(turnedOff.html).toContain("Turn on for the organization");
     expect((await owner.post("/account/two_factor/organization/", turnedOff.html, { enabled: "true" })).status).toBe(302);
-    expect((await new PageBrowser(t).logIn("othello@zulip.com")).status).toBe(200);
+    expect((await new TwoFactorBrowser(t).logIn("othello@zulip.com")).status).toBe(200);
   });
 });

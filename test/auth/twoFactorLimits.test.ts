@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { useTestServer } from "../support/testApp.js";
-import { advanceClock, codeFor, enrol, PageBrowser } from "./twoFactorSupport.js";
+import { advanceClock, codeFor, enrol, TwoFactorBrowser } from "./twoFactorSupport.js";
 
 // Two-factor authentication with the rate limits on, and on a server that does not offer it.
 const limited = useTestServer({
@@ -23,12 +23,12 @@ const wrongCode = (secret: string) => (codeFor(secret) === "000000" ? "111111" :
 
 describe("two-factor authentication: rate limits", () => {
   it("refuses codes, even the right one, after too many wrong ones (429 with Retry-After)", async () => {
-    const setup = new PageBrowser(limited);
+    const setup = new TwoFactorBrowser(limited);
     expect((await setup.logIn("hamlet@zulip.com")).status).toBe(302);
     const { secret } = await enrol(setup);
     advanceClock(31);
 
-    const browser = new PageBrowser(limited);
+    const browser = new TwoFactorBrowser(limited);
     let step = await browser.logIn("hamlet@zulip.com");
     expect(step.status).toBe(200);
     for (let i = 0; i < 3; i++) {
@@ -45,7 +45,7 @@ describe("two-factor authentication: rate limits", () => {
 
     // The limit is the user's, not the browser's: another login of the same user waits too.
     advanceClock(30);
-    const other = new PageBrowser(limited);
+    const other = new TwoFactorBrowser(limited);
     const again = await other.logIn("hamlet@zulip.com");
     expect((await other.sendCode(again.html, codeFor(secret))).status).toBe(429);
 
@@ -60,7 +60,7 @@ describe("two-factor authentication: rate limits", () => {
 
 describe("two-factor authentication off on the server (PARLEY_TWO_FACTOR=0)", () => {
   it("has no pages and asks no one for a code", async () => {
-    const browser = new PageBrowser(off);
+    const browser = new TwoFactorBrowser(off);
     expect((await browser.logIn("hamlet@zulip.com")).status).toBe(302);
     expect((await browser.get("/account/two_factor/")).status).toBe(404);
     expect((await browser.get("/account/two_factor/setup/")).status).toBe(404);
