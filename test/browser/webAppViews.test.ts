@@ -79,6 +79,8 @@ describe.skipIf(!chromiumFound)("the web app's views in Chromium", () => {
     await row(hamlet, "React to me").locator("button[title='Add emoji reaction']").click();
     await hamlet.waitForSelector(".emoji-picker .emoji-grid button");
     expect(await emojiChunks()).toBe(1);
+    // The emoji in view are drawn within a frame or two of opening (the picker observes its grid).
+    await expect.poll(() => hamlet.locator(".emoji-grid button img").count()).toBeGreaterThan(20);
     if (shots) await hamlet.screenshot({ path: `${shots}/emoji-picker.png` });
     await hamlet.fill(".emoji-picker input", "octo");
     await expect.poll(() => hamlet.locator(".emoji-grid button").first().getAttribute("title")).toBe(":octopus:");

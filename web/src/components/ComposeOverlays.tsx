@@ -162,7 +162,14 @@ function ScheduledRow({ m, onError }: { m: ScheduledMessage; onError: (message: 
             run(() => reschedule(m, at).then(() => setRescheduling(null)));
           }}
         >
-          <input type="datetime-local" step={1} aria-label="New time" value={rescheduling} onInput={(e) => setRescheduling(e.currentTarget.value)} />
+          <input
+            class="text-field"
+            type="datetime-local"
+            step={1}
+            aria-label="New time"
+            value={rescheduling}
+            onInput={(e) => setRescheduling(e.currentTarget.value)}
+          />
           <button type="submit">Save time</button>
         </form>
       )}

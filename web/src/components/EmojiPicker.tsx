@@ -35,6 +35,7 @@ export function EmojiPicker() {
     <div class="emoji-backdrop" role="presentation" onClick={(e) => e.target === e.currentTarget && close()}>
       <div class="emoji-picker" role="dialog" aria-label="Emoji picker" style={{ top: `${p.top}px`, left: `${p.left}px` }}>
         <input
+          class="text-field"
           type="search"
           aria-label="Search emoji"
           placeholder="Search emoji"

@@ -62,6 +62,7 @@ export function SearchBox() {
       }}
     >
       <input
+        class="text-field"
         ref={input}
         name="q"
         type="search"

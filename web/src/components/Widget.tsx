@@ -22,7 +22,7 @@ function AddItem({ label, onAdd }: { label: "option" | "task"; onAdd: (text: str
         setDraft("");
       }}
     >
-      <input value={draft} placeholder={`New ${label}`} aria-label={`New ${label}`} onInput={(ev) => setDraft(ev.currentTarget.value)} />{" "}
+      <input class="text-field" value={draft} placeholder={`New ${label}`} aria-label={`New ${label}`} onInput={(ev) => setDraft(ev.currentTarget.value)} />{" "}
       <button type="submit">Add {label}</button>
     </form>
   );
