@@ -238,6 +238,13 @@ const cases: WebhookCase[] = [
     headers: { "X-Event-Key": "repo:transfer" },
     ignored: { unsupportedEvent: "repo:transfer" },
   },
+  {
+    name: "a topic Bitbucket escaped twice is unquoted",
+    payload: F("fork"),
+    query: { topic: "my%20topic" },
+    topic: "my topic",
+    content: "Tomasz forked the repository into [kolaszek/repository-name2](https://bitbucket.org/kolaszek/repository-name2).",
+  },
   { name: "only_events leaves a fork out", payload: F("fork"), query: { only_events: '["push"]' }, ignored: true },
   { name: "exclude_events leaves a push out", payload: F("push"), query: { exclude_events: '["push"]' }, ignored: true },
   {

@@ -35,6 +35,14 @@ const cases: WebhookCase[] = [
     content: "Congratulations! The Bitbucket Server webhook was configured successfully!",
   },
   {
+    name: "ping, a topic escaped twice is unquoted",
+    payload: F("diagnostics_ping"),
+    headers: { "X-Event-Key": "diagnostics:ping" },
+    query: { topic: "my%20topic" },
+    topic: "my topic",
+    content: "Congratulations! The Bitbucket Server webhook was configured successfully!",
+  },
+  {
     name: "commit comment added",
     payload: F("commit_comment_added"),
     topic: "sandbox",
