@@ -193,7 +193,7 @@ const issueActionBody =
     let assignee: string | undefined;
     let message: string | undefined;
     if (action === "created") {
-      if (truthy(issue.get("assignee"))) assignee = userInfo(issue.get("assignee"));
+      if (truthy(present(issue.get("assignee")))) assignee = userInfo(issue.get("assignee"));
       message = issue.at("content.raw").str();
     }
     return issueEventMessage({
@@ -231,7 +231,7 @@ const pullRequestCreatedOrUpdatedBody =
   (action: "created" | "updated"): Body =>
   (payload, includeTitle) => {
     const pr = payload.get("pullrequest");
-    const reviewers = pr.get("reviewers");
+    const reviewers = present(pr.get("reviewers"));
     const assignee = truthy(reviewers) ? userInfo(reviewers.list()[0]!) : undefined;
     const created = action === "created";
     return pullRequestEventMessage({
