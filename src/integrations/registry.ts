@@ -1,13 +1,20 @@
 import type { IncomingWebhookIntegration } from "./types.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
+import linear from "./services/linear.js";
 import slackIncoming from "./services/slackIncoming.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
  * one: a module in services/ (see docs/integrations.md) and a line here.
  */
-export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [jira, json, slackIncoming];
+// prettier-ignore
+export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
+  jira,
+  json,
+  linear,
+  slackIncoming,
+];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
 
