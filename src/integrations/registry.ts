@@ -2,6 +2,7 @@ import type { IncomingWebhookIntegration } from "./types.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
 import linear from "./services/linear.js";
+import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
 
 /**
@@ -13,6 +14,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   jira,
   json,
   linear,
+  sentry,
   slackIncoming,
 ];
 
