@@ -4,6 +4,7 @@ import json from "./services/json.js";
 import linear from "./services/linear.js";
 import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
+import trello from "./services/trello.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
@@ -16,6 +17,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   linear,
   sentry,
   slackIncoming,
+  trello,
 ];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
