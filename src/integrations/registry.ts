@@ -4,6 +4,7 @@ import json from "./services/json.js";
 import linear from "./services/linear.js";
 import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
+import taiga from "./services/taiga.js";
 import trello from "./services/trello.js";
 
 /**
@@ -17,6 +18,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   linear,
   sentry,
   slackIncoming,
+  taiga,
   trello,
 ];
 
