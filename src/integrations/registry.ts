@@ -1,4 +1,6 @@
 import type { IncomingWebhookIntegration } from "./types.js";
+import front from "./services/front.js";
+import intercom from "./services/intercom.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
 import linear from "./services/linear.js";
@@ -6,6 +8,7 @@ import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
 import taiga from "./services/taiga.js";
 import trello from "./services/trello.js";
+import wekan from "./services/wekan.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
@@ -13,6 +16,8 @@ import trello from "./services/trello.js";
  */
 // prettier-ignore
 export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
+  front,
+  intercom,
   jira,
   json,
   linear,
@@ -20,6 +25,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   slackIncoming,
   taiga,
   trello,
+  wekan,
 ];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
