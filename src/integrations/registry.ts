@@ -1,15 +1,38 @@
 import type { IncomingWebhookIntegration } from "./types.js";
+import bitbucket3 from "./services/bitbucket3.js";
 import azuredevops from "./services/azuredevops.js";
 import bitbucket2 from "./services/bitbucket2.js";
-import bitbucket3 from "./services/bitbucket3.js";
+import front from "./services/front.js";
+import intercom from "./services/intercom.js";
+import jira from "./services/jira.js";
 import json from "./services/json.js";
+import linear from "./services/linear.js";
+import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
+import taiga from "./services/taiga.js";
+import trello from "./services/trello.js";
+import wekan from "./services/wekan.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
  * one: a module in services/ (see docs/integrations.md) and a line here.
  */
-export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [azuredevops, bitbucket2, bitbucket3, json, slackIncoming];
+// prettier-ignore
+export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
+  bitbucket3,
+  azuredevops,
+  bitbucket2,
+  front,
+  intercom,
+  jira,
+  json,
+  linear,
+  sentry,
+  slackIncoming,
+  taiga,
+  trello,
+  wekan,
+];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
 
