@@ -48,8 +48,7 @@ function nullableStr(p: Payload): string | null {
 }
 
 const repoName = (payload: Payload): string => (payload.has("project") ? payload.at("project.name").str() : payload.at("repository.name").str());
-const projectHomepage = (payload: Payload): string =>
-  payload.has("project") ? payload.at("project.web_url").str() : payload.at("repository.homepage").str();
+const projectHomepage = (payload: Payload): string => (payload.has("project") ? payload.at("project.web_url").str() : payload.at("repository.homepage").str());
 const userName = (payload: Payload): string => payload.get("user_name").str();
 const issueUserName = (payload: Payload): string => payload.at("user.name").str();
 const branchName = (payload: Payload): string => payload.get("ref").str().replaceAll("refs/heads/", "");
