@@ -445,11 +445,12 @@ export default defineIntegration({
   allEventTypes: Object.keys(EVENTS),
   urlOptions: [BRANCHES_URL_OPTION],
   setup: [
-    "In your GitLab project (or group), open **Settings → Webhooks** and add a new webhook.",
-    "Set **URL** to the URL above; add `branches=main,release` to post pushes to those branches only, and",
-    "`use_merge_request_title=false` to leave merge request titles out of topics.",
-    "Select the triggers you want notifications for (push, tag push, comments, issues, merge requests,",
-    "wiki pages, pipelines, jobs, deployments, feature flags, releases, access token expiry) and save.",
+    "In your GitLab project, open **Settings → Webhooks** and add a new webhook.",
+    "Set **URL** to the URL above (add `branches=main,release` to post pushes to those branches only),",
+    "select the events you want notifications for and save.",
+    "Merge request topics carry the merge request's title; add `use_merge_request_title=false` to the URL to name them by number only.",
+    "If GitLab and this server share a local network, GitLab may refuse to send the webhook until an administrator enables",
+    "**Allow requests to the local network from webhooks and integrations** (Admin area → Settings → Network → Outbound requests).",
     "An instance administrator can also point a GitLab **system hook** at the same URL.",
   ].join(" "),
   handle(hook) {
