@@ -602,6 +602,12 @@ const others: WebhookCase[] = [
     headers: gitlab("Deployment Hook"),
     ignored: { unsupportedEvent: "Deployment Hook blocked" },
   },
+  {
+    name: "system hook of a kind Zulip does not post",
+    payload: fixture("gitlab", "system_hook__project_create"),
+    headers: gitlab("System Hook"),
+    ignored: { unsupportedEvent: "Project Create Hook" },
+  },
   { name: "emoji hook is not posted", payload: fixture("gitlab", "emoji_hook"), headers: gitlab("Emoji Hook"), ignored: { unsupportedEvent: "Emoji Hook" } },
 ];
 
