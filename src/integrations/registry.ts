@@ -3,6 +3,9 @@ import bitbucket3 from "./services/bitbucket3.js";
 import azuredevops from "./services/azuredevops.js";
 import bitbucket2 from "./services/bitbucket2.js";
 import front from "./services/front.js";
+import gitea from "./services/gitea.js";
+import gitlab from "./services/gitlab.js";
+import gogs from "./services/gogs.js";
 import intercom from "./services/intercom.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
@@ -23,6 +26,9 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   azuredevops,
   bitbucket2,
   front,
+  gitea,
+  gitlab,
+  gogs,
   intercom,
   jira,
   json,
