@@ -1,4 +1,6 @@
 import type { IncomingWebhookIntegration } from "./types.js";
+import github from "./services/github.js";
+import githubSponsors from "./services/githubSponsors.js";
 import json from "./services/json.js";
 import slackIncoming from "./services/slackIncoming.js";
 
@@ -6,7 +8,12 @@ import slackIncoming from "./services/slackIncoming.js";
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
  * one: a module in services/ (see docs/integrations.md) and a line here.
  */
-export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [json, slackIncoming];
+export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
+  github,
+  githubSponsors,
+  json,
+  slackIncoming,
+];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
 
