@@ -297,6 +297,13 @@ describe("GitHub: URL options, ignored and unsupported events", () => {
       topic: TOPIC_BRANCH,
       content: `octocat [pushed](${CMP}) 1 commit to branch changes.\n\n${COMMIT_ROW}`,
     }),
+    gh("push__1_commit", {
+      label: "include_repository_name=true names the repository in a push",
+      event: "push",
+      query: { include_repository_name: "true" },
+      topic: TOPIC_BRANCH,
+      content: `octocat [pushed](${CMP}) 1 commit to branch changes of [public-repo](${R}).\n\n${COMMIT_ROW}`,
+    }),
     gh("issues__opened", { label: "only_events filters by Zulip's event type", query: { only_events: '["push_commits"]' }, ignored: true }),
     gh("issues__closed", {
       label: "only_events matches Zulip's event type with patterns",

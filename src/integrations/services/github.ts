@@ -33,6 +33,8 @@ import { defineIntegration, type WebhookInput, type WebhookMessage } from "../ty
 interface Ctx {
   readonly payload: Payload;
   readonly includeTitle: boolean;
+  /** The include_repository_name URL option: pushes name the repository. */
+  readonly includeRepositoryName: boolean;
 }
 
 type Handler = (ctx: Ctx) => string;
@@ -244,7 +246,7 @@ function issueOpenedViaTransfer({ payload }: Ctx): string {
 
 // ---- pushes, refs, commits ----
 
-function pushCommits({ payload }: Ctx): string {
+function pushCommits({ payload, includeRepositoryName }: Ctx): string {
   const commits: GitCommit[] = payload
     .get("commits")
     .list()
@@ -261,6 +263,8 @@ function pushCommits({ payload }: Ctx): string {
     commits,
     deleted: payload.get("deleted").bool(),
     forcePush: payload.get("forced").bool(),
+    repositoryName: includeRepositoryName ? repositoryName(payload) : null,
+    repositoryUrl: includeRepositoryName ? str(payload, "repository.html_url") : null,
   });
 }
 
@@ -574,6 +578,7 @@ function topicFor(payload: Payload, event: string): string {
 /** The whole of Zulip's api_github_webhook, shared by the GitHub and GitHub Sponsors URLs. */
 export function handleGitHubWebhook(hook: WebhookInput): WebhookMessage | null {
   const ignorePrivate = urlBoolOption("ignore_private_repositories", hook.query("ignore_private_repositories"));
+  const includeRepositoryName = urlBoolOption("include_repository_name", hook.query("include_repository_name"));
   const header = hook.eventHeader("X-GitHub-Event");
   const { payload } = hook;
   if (payload.has("repository") && payload.at("repository.private").bool() && ignorePrivate) return null;
@@ -591,7 +596,7 @@ export function handleGitHubWebhook(hook: WebhookInput): WebhookMessage | null {
   const event = zulipEventName(hook, header, payload, hook.query("branches"));
   if (event === null) return null;
   const topic = topicFor(payload, event);
-  const content = HANDLERS[event]!({ payload, includeTitle: hook.query("topic") !== undefined });
+  const content = HANDLERS[event]!({ payload, includeTitle: hook.query("topic") !== undefined, includeRepositoryName });
   return { topic, content, eventType: event };
 }
 
@@ -602,11 +607,15 @@ export default defineIntegration({
   displayName: "GitHub",
   categories: ["version-control", "continuous-integration", "project-management"],
   allEventTypes: GITHUB_EVENT_TYPES,
-  urlOptions: [BRANCHES_URL_OPTION, IGNORE_PRIVATE_REPOSITORIES_URL_OPTION],
+  urlOptions: [
+    BRANCHES_URL_OPTION,
+    IGNORE_PRIVATE_REPOSITORIES_URL_OPTION,
+    { name: "include_repository_name", label: "Include repository name in the notifications", kind: "bool" },
+  ],
   setup:
     "In your repository's **Settings**, open **Webhooks** and click **Add webhook**. Set **Payload URL** to the URL " +
     "above and **Content type** to `application/json`, choose the events to be notified about, and click **Add webhook**. " +
     "Add `branches=main,dev` to the URL to hear only about pushes to those branches, and `ignore_private_repositories=true` " +
-    "to skip private repositories.",
+    "to skip private repositories; `include_repository_name=true` names the repository in push messages.",
   handle: handleGitHubWebhook,
 });
