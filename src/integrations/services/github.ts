@@ -42,6 +42,19 @@ type Handler = (ctx: Ctx) => string;
 const str = (p: Payload, path: string): string => p.at(path).str();
 const int = (p: Payload, path: string): number => p.at(path).int();
 
+/** A field Zulip reads with check_none_or(check_string): null is None, but it must be there. */
+function nullableStr(p: Payload, path: string): string | null {
+  const field = p.at(path);
+  return field.value === null ? null : field.str();
+}
+
+/** A field Zulip indexes (payload["x"]) before testing its truthiness: missing is a 400 naming it. */
+function required(p: Payload, path: string): Payload {
+  const field = p.at(path);
+  if (field.value === undefined) field.str();
+  return field;
+}
+
 /** Python truthiness of a JSON value. */
 function truthy(p: Payload): boolean {
   const v = p.value;
@@ -75,7 +88,7 @@ function openedOrUpdatedPullRequest({ payload, includeTitle }: Ctx): string {
   if (action === "synchronize") action = "updated";
   const assignee = truthy(pr.get("assignee")) ? str(pr, "assignee.login") : null;
   const changes = payload.get("changes");
-  const description = changes.has("body") || action === "opened" ? (pr.get("body").optStr() ?? null) : null;
+  const description = changes.has("body") || action === "opened" ? nullableStr(pr, "body") : null;
   const branches = action === "opened" || action === "merged";
   return pullRequestEventMessage({
     userName: senderName(payload),
@@ -119,7 +132,7 @@ function lockedOrUnlockedPullRequest({ payload }: Ctx): string {
   const sender = senderName(payload);
   const number = int(payload, "pull_request.number");
   const url = str(payload, "pull_request.html_url");
-  const reasonField = payload.at("pull_request.active_lock_reason");
+  const reasonField = required(payload, "pull_request.active_lock_reason");
   const reason = truthy(reasonField) ? reasonField.str() : "None";
   if (action === "unlocked") return `${sender} has unlocked [PR #${number}](${url}).`;
   return `${sender} has locked [PR #${number}](${url}) as ${reason} and limited conversation to collaborators.`;
@@ -143,7 +156,7 @@ function pullRequestReview(ctx: Ctx): string {
     url: str(payload, "review.html_url"),
     type: "PR review",
     title: ctx.includeTitle ? title : null,
-    message: payload.at("review.body").optStr() ?? null,
+    message: nullableStr(payload, "review.body"),
   });
 }
 
@@ -184,7 +197,7 @@ function issueBody(ctx: Ctx): string {
     action,
     url: str(payload, "issue.html_url"),
     number: int(payload, "issue.number"),
-    message: action === "assigned" || action === "unassigned" ? null : (payload.at("issue.body").optStr() ?? null),
+    message: action === "assigned" || action === "unassigned" ? null : nullableStr(payload, "issue.body"),
     title: titleIf(ctx, "issue.title"),
     assigneeUpdated: payload.has("assignee") ? str(payload, "assignee.login") : null,
   });
@@ -291,7 +304,7 @@ function commitComment({ payload }: Ctx): string {
 
 function status({ payload }: Ctx): string {
   const state = str(payload, "state");
-  const shown = truthy(payload.get("target_url")) ? `[${state}](${str(payload, "target_url")})` : state;
+  const shown = truthy(required(payload, "target_url")) ? `[${state}](${str(payload, "target_url")})` : state;
   return `[${shortSha(str(payload, "sha"))}](${str(payload, "commit.html_url")}) changed its status to ${shown}.`;
 }
 
@@ -359,7 +372,7 @@ const wikiPages: Handler = ({ payload }) => {
 
 function release({ payload }: Ctx): string {
   const tagName = str(payload, "release.tag_name");
-  const name = truthy(payload.at("release.name")) ? str(payload, "release.name") : tagName;
+  const name = truthy(required(payload, "release.name")) ? str(payload, "release.name") : tagName;
   return releaseEventMessage(senderName(payload), str(payload, "action"), tagName, name, str(payload, "release.html_url"));
 }
 
@@ -373,7 +386,7 @@ function pageBuild({ payload }: Ctx): string {
     built: "has finished building",
   };
   let action = Object.hasOwn(actions, status) ? actions[status]! : `is ${status}`;
-  if (truthy(build.at("error.message"))) action = pyFormatOne(action, contentQuote(str(build, "error.message")));
+  if (truthy(required(build, "error.message"))) action = pyFormatOne(action, contentQuote(str(build, "error.message")));
   return `GitHub Pages build, triggered by ${str(build, "pusher.login")}, ${action}.`;
 }
 
