@@ -349,6 +349,7 @@ describe("GitHub: URL options, ignored and unsupported events", () => {
       query: { ignore_private_repositories: "yes" },
     });
     expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ result: "error", msg: "ignore_private_repositories is not valid JSON" });
   });
 });
 
