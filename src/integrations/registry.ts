@@ -4,6 +4,8 @@ import azuredevops from "./services/azuredevops.js";
 import bitbucket2 from "./services/bitbucket2.js";
 import front from "./services/front.js";
 import gitea from "./services/gitea.js";
+import github from "./services/github.js";
+import githubSponsors from "./services/githubSponsors.js";
 import gitlab from "./services/gitlab.js";
 import gogs from "./services/gogs.js";
 import intercom from "./services/intercom.js";
@@ -27,6 +29,8 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   bitbucket2,
   front,
   gitea,
+  github,
+  githubSponsors,
   gitlab,
   gogs,
   intercom,
