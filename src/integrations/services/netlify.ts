@@ -19,8 +19,10 @@ export default defineIntegration({
   setup:
     "In your site's settings on Netlify, open **Build & deploy** → **Deploy notifications**, click **Add notification** and " +
     "choose **HTTP POST request**. Pick the event, set **URL to notify** to the URL, and save; repeat for each event to be told of.",
-  handle: ({ payload, eventHeader, unsupported }) => {
-    const event = eventHeader("X-Netlify-Event");
+  handle: (hook) => {
+    const { payload, unsupported } = hook;
+    // Not destructured: eventHeader reads the header through `this`.
+    const event = hook.eventHeader("X-Netlify-Event");
     const ending = Object.hasOwn(ENDINGS, event) ? ENDINGS[event] : undefined;
     if (!ending) throw unsupported(event);
     const end = ending(payload);
