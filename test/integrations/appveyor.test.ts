@@ -27,5 +27,9 @@ describe("AppVeyor webhook", () => {
     },
   ]);
   const { commitId: _, ...withoutCommit } = success.eventData;
-  itRejects(h, "appveyor", { name: "a build without its commit id", payload: { ...success, eventData: withoutCommit }, msg: "payload['eventData']['commitId'] is missing" });
+  itRejects(h, "appveyor", {
+    name: "a build without its commit id",
+    payload: { ...success, eventData: withoutCommit },
+    msg: "payload['eventData']['commitId'] is missing",
+  });
 });

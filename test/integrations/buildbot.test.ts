@@ -32,6 +32,12 @@ describe("Buildbot webhook", () => {
       content: "Build [#34](http://buildbot.example.com/#builders/1/builds/34) (result: cancelled) for **runtests** finished.",
     },
     {
+      name: "a result code counted from the end, as Python indexes",
+      payload: { ...finished, results: -1 },
+      topic: "zulip-buildbot-test",
+      content: "Build [#34](http://buildbot.example.com/#builders/1/builds/34) (result: cancelled) for **runtests** finished.",
+    },
+    {
       name: "only_events leaves out finished builds",
       payload: finished,
       query: { only_events: '["new"]' },
@@ -45,4 +51,9 @@ describe("Buildbot webhook", () => {
   ]);
   const { buildername: _, ...withoutBuilder } = finished;
   itRejects(h, "buildbot", { name: "a payload without the builder's name", payload: withoutBuilder, msg: "payload['buildername'] is missing" });
+  itRejects(h, "buildbot", {
+    name: "a result code Buildbot does not have",
+    payload: { ...finished, results: 7 },
+    msg: "payload['results'] is not a Buildbot result code",
+  });
 });

@@ -16,9 +16,7 @@ describe("Semaphore webhook", () => {
       name: "a Semaphore Classic build",
       payload: fixture("semaphore", "build"),
       topic: "rocket/main",
-      content:
-        "[Build 88](https://semaphoreci.com/acme/rocket/branches/main/builds/88) failed:\n" +
-        `* **Commit**: ${COMMIT}\n* **Author**: ada@example.com`,
+      content: "[Build 88](https://semaphoreci.com/acme/rocket/branches/main/builds/88) failed:\n" + `* **Commit**: ${COMMIT}\n* **Author**: ada@example.com`,
     },
     {
       name: "a Semaphore Classic deploy",

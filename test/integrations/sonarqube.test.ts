@@ -13,8 +13,18 @@ const FAILED =
 describe("SonarQube webhook", () => {
   const h = useWebhookHarness();
   itPosts(h, "sonarqube", [
-    { name: "a passed analysis of a branch", payload: success, topic: "rocket / main", content: `Project ${PROJECT} analysis of branch main resulted in success.` },
-    { name: "a failed analysis of a branch", payload: error, topic: "rocket / main", content: `Project ${PROJECT} analysis of branch main resulted in error:\n${FAILED}` },
+    {
+      name: "a passed analysis of a branch",
+      payload: success,
+      topic: "rocket / main",
+      content: `Project ${PROJECT} analysis of branch main resulted in success.`,
+    },
+    {
+      name: "a failed analysis of a branch",
+      payload: error,
+      topic: "rocket / main",
+      content: `Project ${PROJECT} analysis of branch main resulted in error:\n${FAILED}`,
+    },
     {
       name: "a passed analysis without a branch",
       payload: { ...success, branch: undefined },

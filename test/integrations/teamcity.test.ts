@@ -9,7 +9,13 @@ const LINKS = `See [changes](${LOG}&tab=buildChangesDiv) and [build log](${LOG})
 /** The newest direct message `who` can read, as raw Markdown. */
 async function newestDirect(h: WebhookHarness, who: string): Promise<{ id: number; sender_id: number; content: string } | undefined> {
   const { messages } = expectSuccess(
-    await h.t.get(who, "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false }),
+    await h.t.get(who, "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow: [{ operator: "is", operand: "dm" }],
+      apply_markdown: false,
+    }),
   );
   return messages.at(-1);
 }
@@ -17,7 +23,12 @@ async function newestDirect(h: WebhookHarness, who: string): Promise<{ id: numbe
 describe("TeamCity webhook", () => {
   const h = useWebhookHarness();
   itPosts(h, "teamcity", [
-    { name: "a successful build", payload: fixture("teamcity", "success"), topic: "Backend :: Unit tests", content: `Backend :: Unit tests build 812 was successful! :thumbs_up: ${LINKS}` },
+    {
+      name: "a successful build",
+      payload: fixture("teamcity", "success"),
+      topic: "Backend :: Unit tests",
+      content: `Backend :: Unit tests build 812 was successful! :thumbs_up: ${LINKS}`,
+    },
     {
       name: "a successful build of a branch",
       payload: fixture("teamcity", "success_branch"),
@@ -36,12 +47,21 @@ describe("TeamCity webhook", () => {
       topic: "Backend :: Unit tests",
       content: `Backend :: Unit tests build 812 is still broken with status Exit code 1! :thumbs_down: ${LINKS}`,
     },
-    { name: "a fixed build", payload: fixture("teamcity", "fixed"), topic: "Backend :: Unit tests", content: `Backend :: Unit tests build 812 has been fixed! :thumbs_up: ${LINKS}` },
-    { name: "a started build", payload: fixture("teamcity", "started"), topic: "Backend :: Unit tests", content: `Backend :: Unit tests build 812 has started. ${LINKS}` },
+    {
+      name: "a fixed build",
+      payload: fixture("teamcity", "fixed"),
+      topic: "Backend :: Unit tests",
+      content: `Backend :: Unit tests build 812 has been fixed! :thumbs_up: ${LINKS}`,
+    },
+    {
+      name: "a started build",
+      payload: fixture("teamcity", "started"),
+      topic: "Backend :: Unit tests",
+      content: `Backend :: Unit tests build 812 has started. ${LINKS}`,
+    },
   ]);
 
   it("a personal build is a direct message to the Zulip user who started it, not a channel message", async () => {
-    const hamlet = await h.t.user("hamlet");
     const beforeChannel = (await h.newest())?.id ?? 0;
     expect(await h.post("teamcity", fixture("teamcity", "personal"))).toEqual({ status: 200, body: { result: "success", msg: "" } });
     expect(await h.since(beforeChannel)).toEqual([]);
@@ -50,7 +70,6 @@ describe("TeamCity webhook", () => {
       sender_id: h.bot().id,
       content: `Your personal build for Backend :: Unit tests build 812 is broken with status Exit code 1 (new)! :thumbs_down: ${LINKS}`,
     });
-    expect(hamlet.id).toBeGreaterThan(0);
   });
 
   it("a personal build of someone Zulip cannot guess posts nothing", async () => {

@@ -12,7 +12,13 @@ const DETAILS =
 describe("Travis CI webhook", () => {
   const h = useWebhookHarness();
   itPosts(h, "travis", [
-    { name: "a passed push build", payload: form(build), contentType: FORM, topic: "builds", content: `Author: Ada Lovelace\nBuild status: Passed :thumbs_up:\n${DETAILS}` },
+    {
+      name: "a passed push build",
+      payload: form(build),
+      contentType: FORM,
+      topic: "builds",
+      content: `Author: Ada Lovelace\nBuild status: Passed :thumbs_up:\n${DETAILS}`,
+    },
     {
       name: "a failed build",
       payload: form({ ...build, status_message: "Still Failing" }),

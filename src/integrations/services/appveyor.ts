@@ -30,7 +30,9 @@ export default defineIntegration({
   handle: ({ payload }) => {
     const data = payload.get("eventData");
     const field = (name: string) => data.get(name).str();
-    const [project, version, status, buildUrl, commitUrl, committer] = ["projectName", "buildVersion", "status", "buildUrl", "commitUrl", "committerName"].map(field);
+    const [project, version, status, buildUrl, commitUrl, committer] = ["projectName", "buildVersion", "status", "buildUrl", "commitUrl", "committerName"].map(
+      field,
+    );
     field("commitDate");
     const [message, commitId] = ["commitMessage", "commitId"].map(field);
     const started = appveyorTime(data.get("started"));

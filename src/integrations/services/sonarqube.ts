@@ -45,7 +45,9 @@ export default defineIntegration({
     const gate = payload.get("qualityGate");
     const result = gate.get("status").str().toLowerCase() === "ok" ? "success" : "error";
     const failed = conditions(gate);
-    const head = branch ? `Project [${project}](${url}) analysis of branch ${branch} resulted in ${result}` : `Project [${project}](${url}) analysis resulted in ${result}`;
+    const head = branch
+      ? `Project [${project}](${url}) analysis of branch ${branch} resulted in ${result}`
+      : `Project [${project}](${url}) analysis resulted in ${result}`;
     return { topic: branch ? `${project} / ${branch}` : project, content: failed ? `${head}:\n${failed}` : `${head}.` };
   },
 });
