@@ -35,7 +35,9 @@ function status(build: Payload, unsupported: (eventType: string) => Error): stri
  */
 export default defineIntegration({
   name: "teamcity",
-  displayName: "TeamCity",
+  // Zulip lists it under the name "teamcity".title(); its webhook view is named "TeamCity".
+  displayName: "Teamcity",
+  webhookName: "TeamCity",
   categories: ["continuous-integration"],
   setup:
     "Install the [tcWebHooks](https://github.com/tcplugins/tcWebHooks) plugin in TeamCity. In a project's " +

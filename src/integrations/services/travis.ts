@@ -29,15 +29,16 @@ function ignorePullRequests(value: string | undefined): boolean {
 /**
  * Zulip's "travis" integration: Travis CI posts its build notification as a form whose `payload`
  * field is the JSON; every build goes to the topic "builds". Pull request builds are left out
- * unless the URL says ignore_pull_requests=false.
+ * unless the URL says ignore_pull_requests=false (an option Zulip reads but does not list among
+ * the integration's config_options, so neither does this).
  */
 export default defineIntegration({
   name: "travis",
-  displayName: "Travis",
+  displayName: "Travis CI",
+  webhookName: "Travis",
   categories: ["continuous-integration"],
   body: "form",
   allEventTypes: ["push", "pull_request"],
-  urlOptions: [{ name: "ignore_pull_requests", label: "Ignore pull request builds (default true)", kind: "bool" }],
   setup:
     "Add the URL to the `notifications` section of your repository's `.travis.yml` and push the change:\n\n" +
     "```\nnotifications:\n  webhooks:\n    - <URL>\n```",
