@@ -26,7 +26,7 @@ export interface WebhookTarget {
 
 /** Posts the messages in one transaction; none is posted if one is refused. */
 export async function postWebhookMessages(ctx: AppContext, bot: User, realm: Realm, target: WebhookTarget, messages: readonly WebhookMessage[]): Promise<void> {
-  const wanted = messages.filter((m) => m.content.trim() !== "" && eventPasses(target.filter, m.eventType));
+  const wanted = messages.filter((m) => m.content.trim() !== "" && (m.directTo !== undefined || eventPasses(target.filter, m.eventType)));
   if (wanted.length === 0) return;
   try {
     await transaction(ctx, async (tx) => {
@@ -44,6 +44,17 @@ export async function postWebhookMessages(ctx: AppContext, bot: User, realm: Rea
 }
 
 async function sendOne(tx: Tx, bot: User, realm: Realm, target: WebhookTarget, message: WebhookMessage): Promise<void> {
+  if (message.directTo !== undefined) {
+    await checkSendMessage(tx, bot, realm, {
+      type: "private",
+      to: [message.directTo],
+      topic: undefined,
+      content: message.content,
+      clientName: target.clientName,
+      readBySender: true,
+    });
+    return;
+  }
   if (target.stream !== undefined && target.stream !== "") {
     const to = /^\d+$/.test(target.stream) ? Number(target.stream) : target.stream;
     const topic = target.topic ?? message.topic;
@@ -60,6 +71,13 @@ async function sendOne(tx: Tx, bot: User, realm: Realm, target: WebhookTarget, m
     clientName: target.clientName,
     readBySender: true,
   });
+}
+
+/** Zulip's guess of a user from a service's user name: full name (any case) or the start of the email (any case), oldest first. */
+export async function guessRealmUser(ctx: AppContext, realm: Realm, name: string): Promise<number | undefined> {
+  const wanted = name.toLowerCase();
+  const users = await userStore.listInRealm(ctx.db.kysely, realm.id);
+  return users.find((u) => u.is_active && (u.full_name.toLowerCase() === wanted || u.email.toLowerCase().startsWith(wanted)))?.id;
 }
 
 /** A bot's owner hears of a misconfigured integration at most once a minute per bot (Zulip's send_rate_limited_pm_notification_to_bot_owner). */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { notifyBotOwner, postWebhookMessages } from "../actions/incomingWebhooks.js";
+import { guessRealmUser, notifyBotOwner, postWebhookMessages } from "../actions/incomingWebhooks.js";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { isWellFormedApiKey } from "../lib/apiKeys.js";
@@ -65,7 +65,14 @@ function readPayload(integration: IncomingWebhookIntegration, raw: string): Payl
   }
 }
 
-function input(integration: IncomingWebhookIntegration, request: WebhookRequest, raw: string, payload: Payload): WebhookInput {
+function input(
+  ctx: AppContext,
+  bot: { user: User; realm: Realm },
+  integration: IncomingWebhookIntegration,
+  request: WebhookRequest,
+  raw: string,
+  payload: Payload,
+): WebhookInput {
   return {
     payload,
     rawBody: raw,
@@ -81,6 +88,10 @@ function input(integration: IncomingWebhookIntegration, request: WebhookRequest,
     query: (name) => request.query[name],
     unsupported: (eventType) => unsupportedEventError(integration.webhookName ?? integration.displayName, eventType),
     anomalous: () => anomalousPayloadError(integration.webhookName ?? integration.displayName),
+    bot: { fullName: bot.user.full_name },
+    supportEmail: ctx.config.admin.email ?? "the server administrator",
+    notifyBotOwner: (content) => notifyBotOwner(ctx, bot.user, bot.realm, content),
+    guessUser: (name) => guessRealmUser(ctx, bot.realm, name),
   };
 }
 
@@ -129,7 +140,7 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
     let outcome: WebhookOutcome;
     try {
       const payload = readPayload(integration, raw);
-      outcome = await integration.handle(input(integration, request, raw, payload));
+      outcome = await integration.handle(input(ctx, bot, integration, request, raw, payload));
     } catch (error) {
       if (error instanceof MalformedJsonError) {
         await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));

@@ -1,20 +1,31 @@
 import type { IncomingWebhookIntegration } from "./types.js";
 import bitbucket3 from "./services/bitbucket3.js";
+import appveyor from "./services/appveyor.js";
 import azuredevops from "./services/azuredevops.js";
 import bitbucket2 from "./services/bitbucket2.js";
+import buildbot from "./services/buildbot.js";
+import circleci from "./services/circleci.js";
 import front from "./services/front.js";
 import gitea from "./services/gitea.js";
 import github from "./services/github.js";
 import githubSponsors from "./services/githubSponsors.js";
 import gitlab from "./services/gitlab.js";
+import gocd from "./services/gocd.js";
 import gogs from "./services/gogs.js";
+import harbor from "./services/harbor.js";
+import heroku from "./services/heroku.js";
 import intercom from "./services/intercom.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
 import linear from "./services/linear.js";
+import netlify from "./services/netlify.js";
+import semaphore from "./services/semaphore.js";
 import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
+import sonarqube from "./services/sonarqube.js";
 import taiga from "./services/taiga.js";
+import teamcity from "./services/teamcity.js";
+import travis from "./services/travis.js";
 import trello from "./services/trello.js";
 import wekan from "./services/wekan.js";
 
@@ -25,21 +36,32 @@ import wekan from "./services/wekan.js";
 // prettier-ignore
 export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   bitbucket3,
+  appveyor,
   azuredevops,
   bitbucket2,
+  buildbot,
+  circleci,
   front,
   gitea,
   github,
   githubSponsors,
   gitlab,
+  gocd,
   gogs,
+  harbor,
+  heroku,
   intercom,
   jira,
   json,
   linear,
+  netlify,
+  semaphore,
   sentry,
   slackIncoming,
+  sonarqube,
   taiga,
+  teamcity,
+  travis,
   trello,
   wekan,
 ];

@@ -71,6 +71,17 @@ export interface WebhookInput {
   unsupported(eventType: string): Error;
   /** The payload cannot be from the service (Zulip's AnomalousWebhookPayloadError): throw what this returns. */
   anomalous(): Error;
+  /** The bot the webhook URL names (its full name appears in some of Zulip's notices). */
+  readonly bot: { readonly fullName: string };
+  /** Where Zulip's texts say to write for help (its FromAddress.SUPPORT): the server administrator. */
+  readonly supportEmail: string;
+  /** Tells the bot's owner something, at most once a minute per bot (Zulip's send_rate_limited_pm_notification_to_bot_owner). */
+  notifyBotOwner(content: string): Promise<void>;
+  /**
+   * An active user of the bot's organization whose full name is `name` (ignoring case) or whose
+   * email starts with it (ignoring case), the oldest first; as TeamCity's guess_zulip_user_from_teamcity.
+   */
+  guessUser(name: string): Promise<number | undefined>;
 }
 
 /**
@@ -82,6 +93,11 @@ export interface WebhookMessage {
   readonly topic: string;
   readonly content: string;
   readonly eventType?: string;
+  /**
+   * A direct message from the bot to this user instead (Zulip's check_send_private_message, as
+   * TeamCity does for a personal build): the URL's channel, topic and event filters do not apply.
+   */
+  readonly directTo?: number;
 }
 
 /**
