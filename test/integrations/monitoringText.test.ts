@@ -11,7 +11,7 @@ describe("monitoringText", () => {
       [1e16, "1e+16"],
       [1.5e16, "1.5e+16"],
       [123456789012345.6, "123456789012345.6"],
-      [1234567890123456.7, "1234567890123456.8"],
+      [1234567890123456.75, "1234567890123456.8"],
       [0.0001, "0.0001"],
       [0.00001, "1e-05"],
       [-2.5e-7, "-2.5e-07"],
@@ -26,7 +26,7 @@ describe("monitoringText", () => {
     const p = parsePyJson('{"a": 2000, "b": 2000.0, "c": [1e3, null, true, "x\'y"], "d": {"k": 1.50}, "e": 12345678901234567890}');
     expect(pyStr(p.get("a").value)).toBe("2000");
     expect(pyStr(p.get("b").value)).toBe("2000.0");
-    expect(pyStr(p.get("c").value)).toBe("[1000.0, None, True, \"x'y\"]");
+    expect(pyStr(p.get("c").value)).toBe('[1000.0, None, True, "x\'y"]');
     expect(pyStr(p.get("d").value)).toBe("{'k': 1.5}");
     expect(pyStr(p.get("e").value)).toBe("12345678901234567890");
   });

@@ -40,15 +40,29 @@ function unifiedAlert(alert: Payload): WebhookMessage {
   const endsAt = alert.get("endsAt").str();
   if (endsAt !== "0001-01-01T00:00:00Z") body += `\n\nThis alert was resolved at ${globalTimeFromIso(endsAt, alert.get("endsAt").path)}.`;
   if (pyTruthy(labels.value)) {
-    body += "\n\nLabels:\n" + entries(labels).map(([key, value]) => `- ${key}: ${value.str()}\n`).join("") + "\n";
+    body +=
+      "\n\nLabels:\n" +
+      entries(labels)
+        .map(([key, value]) => `- ${key}: ${value.str()}\n`)
+        .join("") +
+      "\n";
   }
   if (pyTruthy(alert.get("values").value)) {
-    body += "Values:\n" + entries(alert.get("values")).map(([key, value]) => `- ${key}: ${pyStr(value.value)}\n`).join("") + "\n";
+    body +=
+      "Values:\n" +
+      entries(alert.get("values"))
+        .map(([key, value]) => `- ${key}: ${pyStr(value.value)}\n`)
+        .join("") +
+      "\n";
   } else if (pyTruthy(alert.get("valueString").value)) {
     body += `Values:\n${alert.get("valueString").str()}\n\n`;
   }
   if (pyTruthy(alert.get("annotations").value)) {
-    body += "Annotations:\n" + entries(alert.get("annotations")).map(([key, value]) => `- ${key}: ${value.str()}\n`).join("");
+    body +=
+      "Annotations:\n" +
+      entries(alert.get("annotations"))
+        .map(([key, value]) => `- ${key}: ${value.str()}\n`)
+        .join("");
   }
   if (pyTruthy(alert.get("generatorURL").value)) body += `\n[Generator](${alert.get("generatorURL").str()})`;
   if (pyTruthy(alert.get("silenceURL").value)) body += `\n[Silence](${alert.get("silenceURL").str()})`;

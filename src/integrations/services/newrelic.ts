@@ -20,17 +20,7 @@ const PRIORITIES: Record<string, string> = {
 
 const DEFAULT_NEWRELIC_URL = "https://one.newrelic.com/alerts-ai";
 
-const EXPECTED_FIELDS = [
-  "issueUrl",
-  "title",
-  "priority",
-  "totalIncidents",
-  "state",
-  "createdAt",
-  "updatedAt",
-  "alertPolicyNames",
-  "alertConditionNames",
-];
+const EXPECTED_FIELDS = ["issueUrl", "title", "priority", "totalIncidents", "state", "createdAt", "updatedAt", "alertPolicyNames", "alertConditionNames"];
 
 function oneOf(field: Payload, allowed: readonly string[]): string {
   const value = field.str();

@@ -69,7 +69,8 @@ export default defineIntegration({
       else continue;
       details += `* **${label}**: ${value}\n`;
     }
-    const content = `[Opsgenie alert for ${integrationName}](https://app.${region}opsgenie.com/alert/V2#/show/${alertId}):\n* **Type**: ${alertType}\n${details}`.trim();
+    const content =
+      `[Opsgenie alert for ${integrationName}](https://app.${region}opsgenie.com/alert/V2#/show/${alertId}):\n* **Type**: ${alertType}\n${details}`.trim();
     return { topic: integrationName, content, eventType: alertType };
   },
 });

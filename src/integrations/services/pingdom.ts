@@ -24,8 +24,7 @@ export default defineIntegration({
     const current = payload.get("current_state").str();
     const previous = payload.get("previous_state").str();
     const head = `Service ${payload.at("check_params.hostname").str()} changed its ${checkType} status from ${previous} to ${current}`;
-    const content =
-      current === "DOWN" && previous === "UP" ? `${head}:\n\n\`\`\` quote\n${payload.get("long_description").str()}\n\`\`\`` : `${head}.`;
+    const content = current === "DOWN" && previous === "UP" ? `${head}:\n\n\`\`\` quote\n${payload.get("long_description").str()}\n\`\`\`` : `${head}.`;
     return { topic, content, eventType: checkType };
   },
 });

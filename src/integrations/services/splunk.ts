@@ -32,8 +32,7 @@ export default defineIntegration({
     const host = orDefault(result, "host", "Missing host");
     const source = orDefault(result, "source", "Missing source");
     const raw = orDefault(result, "_raw", "Missing _raw");
-    const topic =
-      [...searchName].length >= MAX_TOPIC_NAME_LENGTH ? [...searchName].slice(0, MAX_TOPIC_NAME_LENGTH - 3).join("") + "..." : searchName;
+    const topic = [...searchName].length >= MAX_TOPIC_NAME_LENGTH ? [...searchName].slice(0, MAX_TOPIC_NAME_LENGTH - 3).join("") + "..." : searchName;
     return {
       topic,
       content: `Splunk alert from saved search:\n* **Search**: [${searchName}](${resultsLink})\n* **Host**: ${host}\n* **Source**: \`${source}\`\n* **Raw**: \`${raw}\``,
