@@ -26,9 +26,18 @@ export function parsePyJson(raw: string): Payload {
   return new Payload(parser.document());
 }
 
+// Sticky: matched where the parser stands, without copying the rest of the text.
+const STRING = /"(?:[^"\\\u0000-\u001f]+|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
+const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
 class PyJsonParser {
   private i = 0;
   constructor(private readonly text: string) {}
+
+  private sticky(re: RegExp): RegExpExecArray | null {
+    re.lastIndex = this.i;
+    return re.exec(this.text);
+  }
 
   document(): unknown {
     const value = this.value();
@@ -102,14 +111,14 @@ class PyJsonParser {
   }
 
   private string(): string {
-    const match = /^"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/.exec(this.text.slice(this.i));
+    const match = this.sticky(STRING);
     if (!match) throw badRequest("Malformed JSON");
     this.i += match[0].length;
     return JSON.parse(match[0]) as string;
   }
 
   private number(): number | PyFloat | PyBigInt {
-    const match = /^-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(this.text.slice(this.i));
+    const match = this.sticky(NUMBER);
     if (!match) throw badRequest("Malformed JSON");
     this.i += match[0].length;
     const value = Number(match[0]);
