@@ -213,13 +213,16 @@ export function pyTruthy(value: unknown): boolean {
 
 /**
  * Zulip's datetime_to_global_time(datetime.fromisoformat(text)): `<time:…>` with the time to
- * the second and the offset the text gave (`Z` as `+00:00`); text Python cannot read is a 400.
+ * the second and the offset the text gave (`Z` as `+00:00`); text Python cannot read, or a
+ * time without a zone, is a 400.
  */
 export function globalTimeFromIso(text: string, path = "payload"): string {
   const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2})(?::?(\d{2})(?::?(\d{2})(?:[.,]\d+)?)?)?(Z|[+-]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?)?)?$/.exec(text);
   if (!m) throw badRequest(`${path} is not an ISO 8601 time`);
   const [, year, month, day, hour = "00", minute = "00", second = "00", zone] = m;
-  return `<time:${year}-${month}-${day}T${hour}:${minute}:${second}${zone === undefined ? "" : isoOffset(zone)}>`;
+  // Zulip refuses a time without a zone (TimeZoneMissingError).
+  if (zone === undefined) throw badRequest(`${path} has no time zone`);
+  return `<time:${year}-${month}-${day}T${hour}:${minute}:${second}${isoOffset(zone)}>`;
 }
 
 function isoOffset(zone: string): string {

@@ -35,6 +35,8 @@ describe("monitoringText", () => {
     expect(globalTimeFromIso("2022-08-31T05:54:04.52289368Z")).toBe("<time:2022-08-31T05:54:04+00:00>");
     expect(globalTimeFromIso("2021-10-12T09:51:03.157076+02:00")).toBe("<time:2021-10-12T09:51:03+02:00>");
     expect(globalTimeFromIso("2024-03-01T02:09:00Z")).toBe("<time:2024-03-01T02:09:00+00:00>");
+    expect(globalTimeFromIso("2001-02-03T04:05:06-07:08")).toBe("<time:2001-02-03T04:05:06-07:08>");
+    expect(() => globalTimeFromIso("2001-02-03T04:05:06")).toThrow("has no time zone");
     expect(globalTimeFromMillis(1713770077412)).toBe("<time:2024-04-22T07:14:37+00:00>");
   });
 });
