@@ -3,13 +3,15 @@ import type { BotPayload } from "../../../src/contract/payloads.js";
 import { myUserId } from "../api.js";
 import { realm, subscriptions } from "../state.js";
 import { openDialog } from "./ModalDialog.js";
+import { DIRECT_MESSAGE, integrationUrl } from "../integrationUrl.js";
 import "./integrationUrl.css";
 
 /**
  * Zulip's "Generate URL for an integration" (Settings → Bots): a bot (an incoming webhook bot
  * of mine), an integration (/register's realm_incoming_webhook_bots, searchable), where to send
  * (a channel, or a direct message to me), an optional topic, event filters (only_events, from the
- * integration's all_event_types) and the integration's own options (config_options) make the URL
+ * integration's all_event_types) and the integration's own options (url_options, or config_options
+ * before Zulip's feature level 403) make the URL
  * `{realm_url}/api/v1/external/<name>?api_key=…&stream=<id>&topic=…&only_events=[…]`, in Zulip's
  * parameter order, with the bot's API key (realm_bots has it, as the bot cards show it).
  */
@@ -17,11 +19,22 @@ export interface WebhookIntegrationInfo {
   name: string;
   display_name: string;
   all_event_types: string[] | null;
-  config_options?: Array<{ key: string; label: string; validator: string }>;
+  /** The URL's own options: url_options since Zulip's feature level 403, config_options from 318 to 402. */
+  url_options?: UrlOption[];
+  config_options?: UrlOption[];
+}
+
+interface UrlOption {
+  key: string;
+  label: string;
+  validator: string;
+}
+
+function urlOptions(integration: WebhookIntegrationInfo | undefined): UrlOption[] {
+  return (integration?.url_options ?? integration?.config_options ?? []).filter((o) => o.validator === "check_bool" || o.validator === "check_string");
 }
 
 const INCOMING_WEBHOOK = 2;
-const DIRECT_MESSAGE = -1;
 
 /** The incoming webhook bots I own, active, by name. */
 export function myWebhookBots(): BotPayload[] {
@@ -43,31 +56,6 @@ function matches(integration: WebhookIntegrationInfo, search: string): boolean {
     .toLowerCase()
     .split(/\s+/)
     .every((word) => text.includes(word));
-}
-
-export interface UrlChoices {
-  apiKey: string;
-  integration: string;
-  /** A channel id, or DIRECT_MESSAGE. */
-  channel: number;
-  topic: string | null;
-  events: readonly string[] | null;
-  options: Readonly<Record<string, string | boolean>>;
-}
-
-/** The URL as Zulip's modal writes it: api_key, stream, topic, only_events, then the integration's options. */
-export function integrationUrl(realmUrl: string, c: UrlChoices): string {
-  const params = new URLSearchParams({ api_key: c.apiKey });
-  if (c.channel !== DIRECT_MESSAGE) {
-    params.set("stream", String(c.channel));
-    if (c.topic) params.set("topic", c.topic);
-  }
-  if (c.events && c.events.length > 0) params.set("only_events", JSON.stringify(c.events));
-  for (const [key, value] of Object.entries(c.options)) {
-    if (value === false || value === "") continue;
-    params.set(key, value === true ? "true" : value);
-  }
-  return `${realmUrl.replace(/\/+$/, "")}/api/v1/external/${c.integration}?${params.toString()}`;
 }
 
 export function openIntegrationUrlDialog(botId?: number): void {
@@ -257,7 +245,7 @@ function IntegrationUrlForm({ botId, close }: { botId?: number; close: () => voi
           )}
         </>
       )}
-      {(integration?.config_options ?? []).map((option) =>
+      {urlOptions(integration).map((option) =>
         option.validator === "check_bool" ? (
           <label class="check" key={option.key}>
             <input
