@@ -134,8 +134,8 @@ const INTEGRATIONS_CSS = `.card.integrations-page{max-width:960px;margin:4vh 16p
 .integrations-page h2{font-size:1.05rem;color:var(--text);margin:24px 0 8px}
 .integrations-page .lead{color:var(--muted);margin:0 0 16px}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.integration-search{display:flex;gap:8px;margin:0 0 20px}.integration-search input{flex:1}
-.integration-search button{padding:10px 16px;border:0;border-radius:8px;background:var(--accent);color:var(--on-accent);font-weight:600}
+.integration-search{display:flex;gap:8px;margin:0 0 20px}.integration-search>input{flex:1;min-width:0;width:auto}
+.integration-search>button[type=submit]{flex:none;width:auto;margin:0;padding:10px 16px}
 .catalog{display:grid;grid-template-columns:200px 1fr;gap:24px;align-items:start}
 .catalog nav h2{margin-top:0;font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
 .categories{list-style:none;margin:0;padding:0}.categories a{display:flex;justify-content:space-between;gap:8px;padding:6px 10px;border-radius:8px;color:inherit;text-decoration:none}

@@ -104,6 +104,50 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
     await expect.poll(() => dialog(hamlet).count()).toBe(0);
   });
 
+  it("filters events and sets an integration's options, for the first integration that has them", async () => {
+    const state = await call(hamlet, "POST", "/register", { fetch_event_types: JSON.stringify(["realm_incoming_webhook_bots", "realm_bot"]) });
+    const withEvents = (state.realm_incoming_webhook_bots as Array<{ name: string; all_event_types: string[] | null }>).find(
+      (i) => i.all_event_types && i.all_event_types.length > 1,
+    );
+    // The integrations present decide what there is to filter: none has event types, nothing to do.
+    if (!withEvents) return;
+    const bot = (state.realm_bots as Array<{ user_id: number; full_name: string; api_key: string }>).find((b) => b.full_name === "Deploy hooks")!;
+    await hamlet.evaluate(() => (location.hash = "#settings/your-bots"));
+    await hamlet.click(".open-integration-url");
+    await dialog(hamlet).locator("select[name=bot]").selectOption(String(bot.user_id));
+    await dialog(hamlet).locator("select[name=integration]").selectOption(withEvents.name);
+    await dialog(hamlet).locator("select[name=stream]").selectOption(String(VERONA));
+    await dialog(hamlet).locator("input[name=filter_events]").check();
+    // No event chosen yet: nothing to copy, as in Zulip.
+    expect(await dialog(hamlet).locator(".copy-url").isDisabled()).toBe(true);
+    const sorted = [...withEvents.all_event_types!].sort((a, b) => a.localeCompare(b));
+    expect(await dialog(hamlet).locator("input.integration-event").evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual(sorted);
+    const query = async () => new URL((await dialog(hamlet).locator(".integration-url").textContent())!).searchParams;
+    await dialog(hamlet).locator(".check-all").click();
+    await expect.poll(async () => JSON.parse((await query()).get("only_events") ?? "null")).toEqual(sorted);
+    await dialog(hamlet).locator(".uncheck-all").click();
+    await dialog(hamlet).locator(`input.integration-event[value="${sorted[1]}"]`).check();
+    await expect.poll(async () => JSON.parse((await query()).get("only_events") ?? "null")).toEqual([sorted[1]]);
+    expect(await dialog(hamlet).locator(".copy-url").isDisabled()).toBe(false);
+    // Its own options: a checkbox adds key=true, a text field its text.
+    const options = dialog(hamlet).locator(".integration-url-parameter");
+    for (let i = 0; i < (await options.count()); i++) {
+      const option = options.nth(i);
+      const key = (await option.getAttribute("name"))!;
+      if ((await option.getAttribute("type")) === "checkbox") {
+        await option.check();
+        await expect.poll(async () => (await query()).get(key)).toBe("true");
+      } else {
+        await option.fill("main,dev");
+        await expect.poll(async () => (await query()).get(key)).toBe("main,dev");
+      }
+    }
+    expect((await query()).get("api_key")).toBe(bot.api_key);
+    await screenshots(hamlet, "integration-url-events", () => dialog(hamlet));
+    await hamlet.keyboard.press("Escape");
+    await expect.poll(() => dialog(hamlet).count()).toBe(0);
+  });
+
   it("shows the catalog and an integration's page signed out, and searches it", async () => {
     const context = await web.browser.newContext({ viewport: SIZES[0] });
     const visitor = await context.newPage();
