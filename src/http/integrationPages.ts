@@ -92,7 +92,7 @@ function docPage(server: string, integration: IncomingWebhookIntegration): strin
     `with the bot’s API key as <code>api_key</code> and the channel’s name or ID as <code>stream</code>` +
     ` (without <code>stream</code>, the notifications come to the bot’s owner as direct messages). ` +
     `Add <code>topic=…</code> to send them all to one topic.</li>` +
-    `<li><div class="rendered_markdown setup">${setup}</div></li></ol>` +
+    `</ol><h2>Connect the service</h2><div class="rendered_markdown setup">${setup}</div>` +
     `<h2>Event types</h2>` +
     (events.length > 0
       ? `<p>Add <code>only_events</code> or <code>exclude_events</code> to the URL, a JSON list of these event types (shell patterns with <code>*</code> and <code>?</code> work too), to choose which are posted:</p>` +
