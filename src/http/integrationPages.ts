@@ -68,7 +68,9 @@ function catalogPage(reply: FastifyReply, query: string, category: IntegrationCa
     `<button type="submit">Search</button></form>` +
     `<div class="catalog"><nav aria-label="Categories"><h2>Categories</h2><ul class="categories">${categoryLinks.join("")}</ul></nav>` +
     `<section aria-label="Integrations">` +
-    (query !== "" ? `<p class="hint results">${shown.length} ${shown.length === 1 ? "integration matches" : "integrations match"} “${escapeHtml(query)}”. <a href="/integrations/">Show all</a></p>` : "") +
+    (query !== ""
+      ? `<p class="hint results">${shown.length} ${shown.length === 1 ? "integration matches" : "integrations match"} “${escapeHtml(query)}”. <a href="/integrations/">Show all</a></p>`
+      : "") +
     (shown.length === 0 ? `<p class="empty">No integrations found.</p>` : `<ul class="integrations">${cards.join("")}</ul>`) +
     `</section></div>`;
   return sendHtml(reply, 200, integrationsShell(heading, body));

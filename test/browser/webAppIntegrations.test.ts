@@ -99,7 +99,9 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
     await card.locator(".generate-url").click();
     await expect.poll(() => dialog(hamlet).locator("select[name=bot]").inputValue()).toBe(String(other.user_id));
     await dialog(hamlet).locator("select[name=integration]").selectOption("slack_incoming");
-    expect(await dialog(hamlet).locator(".integration-url").textContent()).toBe(`${web.server.baseUrl}/api/v1/external/slack_incoming?api_key=${other.api_key}`);
+    expect(await dialog(hamlet).locator(".integration-url").textContent()).toBe(
+      `${web.server.baseUrl}/api/v1/external/slack_incoming?api_key=${other.api_key}`,
+    );
     await hamlet.keyboard.press("Escape");
     await expect.poll(() => dialog(hamlet).count()).toBe(0);
   });
@@ -121,7 +123,11 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
     // No event chosen yet: nothing to copy, as in Zulip.
     expect(await dialog(hamlet).locator(".copy-url").isDisabled()).toBe(true);
     const sorted = [...withEvents.all_event_types!].sort((a, b) => a.localeCompare(b));
-    expect(await dialog(hamlet).locator("input.integration-event").evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value))).toEqual(sorted);
+    expect(
+      await dialog(hamlet)
+        .locator("input.integration-event")
+        .evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value)),
+    ).toEqual(sorted);
     const query = async () => new URL((await dialog(hamlet).locator(".integration-url").textContent())!).searchParams;
     await dialog(hamlet).locator(".check-all").click();
     await expect.poll(async () => JSON.parse((await query()).get("only_events") ?? "null")).toEqual(sorted);

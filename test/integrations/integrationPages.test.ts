@@ -89,7 +89,8 @@ describe("an integration's page", () => {
     for (const integration of INTEGRATIONS) {
       const res = await page(`/integrations/doc/${integration.name}`);
       expect(res.status, integration.name).toBe(200);
-      for (const event of integration.allEventTypes ?? []) expect(res.html).toContain(`<li><code>${event.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</code></li>`);
+      for (const event of integration.allEventTypes ?? [])
+        expect(res.html).toContain(`<li><code>${event.replaceAll("&", "&amp;").replaceAll("<", "&lt;")}</code></li>`);
       for (const option of integration.urlOptions ?? []) expect(res.html).toContain(`<tr><td><code>${option.name}</code></td>`);
       expect(res.html).toContain(`/api/v1/external/${integration.name}?api_key=`);
     }
@@ -98,7 +99,9 @@ describe("an integration's page", () => {
   it("renders the setup Markdown without raw HTML, and answers 404 for an unknown integration", async () => {
     // The setup text goes through the message renderer: no raw HTML reaches the page.
     const { renderMarkdown, emptyReferences } = await import("../../src/lib/markdown/index.js");
-    expect(renderMarkdown("<script>alert(1)</script> **bold**", emptyReferences()).html).toBe("<p>&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong></p>");
+    expect(renderMarkdown("<script>alert(1)</script> **bold**", emptyReferences()).html).toBe(
+      "<p>&lt;script&gt;alert(1)&lt;/script&gt; <strong>bold</strong></p>",
+    );
     const unknown = await page("/integrations/doc/%3Cimg%20src%3Dx%3E");
     expect(unknown.status).toBe(404);
     expect(unknown.html).toContain("There is no integration named “&lt;img src=x&gt;”.");

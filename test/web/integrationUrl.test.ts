@@ -7,7 +7,9 @@ const base = { apiKey: "abcd1234", integration: "github", topic: null, events: n
 
 describe("the integration URL", () => {
   it("names the channel by id, and has no stream (nor topic) for a direct message to me", () => {
-    expect(integrationUrl("https://chat.example.com/", { ...base, channel: 7 })).toBe("https://chat.example.com/api/v1/external/github?api_key=abcd1234&stream=7");
+    expect(integrationUrl("https://chat.example.com/", { ...base, channel: 7 })).toBe(
+      "https://chat.example.com/api/v1/external/github?api_key=abcd1234&stream=7",
+    );
     expect(integrationUrl("https://chat.example.com", { ...base, channel: DIRECT_MESSAGE, topic: "ignored" })).toBe(
       "https://chat.example.com/api/v1/external/github?api_key=abcd1234",
     );

@@ -43,6 +43,9 @@ export function myWebhookBots(): BotPayload[] {
     .sort((a, b) => a.full_name.localeCompare(b.full_name));
 }
 
+/** Zulip's max_topic_length. */
+const MAX_TOPIC_LENGTH = 60;
+
 function integrations(): WebhookIntegrationInfo[] {
   return [...((realm.value.realm_incoming_webhook_bots ?? []) as WebhookIntegrationInfo[])].sort((a, b) =>
     a.display_name.localeCompare(b.display_name, undefined, { sensitivity: "base" }),
@@ -84,11 +87,11 @@ function IntegrationUrlForm({ botId, close }: { botId?: number; close: () => voi
   const shown = all.filter((i) => matches(i, search) || i.name === name);
   const allEvents = integration?.all_event_types ? [...integration.all_event_types].sort((a, b) => a.localeCompare(b)) : null;
   const apiKey = bots.find((b) => b.user_id === bot)?.api_key;
-  const maxTopic = typeof realm.value.max_topic_length === "number" ? realm.value.max_topic_length : 60;
+  const realmUrl = typeof realm.value.realm_url === "string" ? realm.value.realm_url : location.origin;
 
   const url =
     integration && apiKey
-      ? integrationUrl(String(realm.value.realm_url ?? location.origin), {
+      ? integrationUrl(realmUrl, {
           apiKey,
           integration: integration.name,
           channel,
@@ -134,23 +137,30 @@ function IntegrationUrlForm({ botId, close }: { botId?: number; close: () => voi
         </select>
       </label>
       <div class="field">
-        <label for="integration-url-search">Integration</label>
-        <input
-          id="integration-url-search"
-          class="integration-search"
-          type="search"
-          placeholder="Search integrations"
-          aria-controls="integration-url-name"
-          value={search}
-          onInput={(e) => {
-            const text = e.currentTarget.value;
-            setSearch(text);
-            // One match left: take it.
-            const left = all.filter((i) => matches(i, text));
-            if (left.length === 1 && left[0]!.name !== name) chooseIntegration(left[0]!.name);
-          }}
-        />
-        <select id="integration-url-name" name="integration" aria-label="Integration" value={name} onChange={(e) => chooseIntegration(e.currentTarget.value)}>
+        <label class="field-label">
+          <span>Integration</span>
+          <input
+            class="integration-search"
+            type="search"
+            placeholder="Search integrations"
+            aria-controls="integration-url-name"
+            value={search}
+            onInput={(e) => {
+              const text = e.currentTarget.value;
+              setSearch(text);
+              // One match left: take it.
+              const left = all.filter((i) => matches(i, text));
+              if (left.length === 1 && left[0]!.name !== name) chooseIntegration(left[0]!.name);
+            }}
+          />
+        </label>
+        <select
+          id="integration-url-name"
+          name="integration"
+          aria-label="Choose an integration"
+          value={name}
+          onChange={(e) => chooseIntegration(e.currentTarget.value)}
+        >
           <option value="">{shown.length === 0 ? "No integrations match" : "Select an integration"}</option>
           {shown.map((i) => (
             <option key={i.name} value={i.name}>
@@ -195,7 +205,7 @@ function IntegrationUrlForm({ botId, close }: { botId?: number; close: () => voi
       {useTopic && (
         <label class="field">
           <span>Topic</span>
-          <input name="topic" value={topic} maxLength={maxTopic} onInput={(e) => setTopic(e.currentTarget.value)} />
+          <input name="topic" value={topic} maxLength={MAX_TOPIC_LENGTH} onInput={(e) => setTopic(e.currentTarget.value)} />
         </label>
       )}
       {allEvents && (
