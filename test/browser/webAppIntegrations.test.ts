@@ -69,6 +69,7 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
     expect(bot.result).toBe("success");
     await hamlet.evaluate(() => (location.hash = "#settings/your-bots"));
     await hamlet.locator(`.bots li[data-bot-id='${bot.user_id}']`).waitFor();
+    if (shots) await hamlet.screenshot({ path: `${shots}/settings-bots-integration-url.png` });
     await hamlet.click(".open-integration-url");
     await dialog(hamlet).waitFor();
     expect(await dialog(hamlet).locator(".modal-head h2").textContent()).toBe("Generate URL for an integration");

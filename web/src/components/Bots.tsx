@@ -206,8 +206,8 @@ function BotCard({ bot, admin }: { bot: Bot; admin: boolean }) {
               Generate new API key
             </button>
             {bot.bot_type === INCOMING && bot.owner_id === myUserId && (
-              <button type="button" class="generate-url" onClick={() => openIntegrationUrlDialog(bot.user_id)}>
-                Generate URL for an integration
+              <button type="button" class="generate-url" title="Generate URL for an integration" onClick={() => openIntegrationUrlDialog(bot.user_id)}>
+                Generate URL
               </button>
             )}
             <button type="button" class="edit" onClick={() => setEditing(true)}>
