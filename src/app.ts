@@ -20,6 +20,7 @@ import { compressJsonAnswers } from "./http/compression.js";
 import { emojiFiles } from "./http/emojiFiles.js";
 import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
+import { integrationPages } from "./http/integrationPages.js";
 import { joinPages } from "./http/joinPages.js";
 import { passwordResetPages } from "./http/passwordResetPages.js";
 import { sessionPages } from "./http/sessions.js";
@@ -201,6 +202,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(externalAuthPages, { ctx });
   await app.register(twoFactorPages, { ctx });
   await app.register(incomingWebhooks, { ctx });
+  await app.register(integrationPages, { ctx });
   return app;
 }
 

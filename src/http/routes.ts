@@ -453,6 +453,25 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/incomingWebhooks.ts",
     about: "incoming webhooks: every integration of src/integrations/registry.ts",
   },
+  {
+    methods: ["GET"],
+    path: "/integrations/",
+    servedBy: "src/http/integrationPages.ts",
+    about: "the integrations catalog: every integration by category, searchable (`?q=`), signed out too",
+  },
+  {
+    methods: ["GET"],
+    path: "/integrations/category/:category",
+    servedBy: "src/http/integrationPages.ts",
+    about: "the integrations of one category (Zulip's URL)",
+  },
+  {
+    methods: ["GET"],
+    path: "/integrations/doc/:name",
+    servedBy: "src/http/integrationPages.ts",
+    about: "how to connect one integration: setup, the URL's format, event types, URL options",
+  },
+  { methods: ["GET"], path: "/static/integrations.css", servedBy: "src/http/integrationPages.ts", about: "the integrations pages' style" },
 ];
 
 /** Whether (method, url) as Fastify registers it is listed in ROUTES (under /api/v1 or /json) or HTTP_ROUTES (HEAD: also a listed GET's). */

@@ -791,6 +791,10 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/export/realm": "the list of data exports, administrators only (realmExport.test.ts)",
   "/export/realm/consents": "users' export consent flags, administrators only (realmExport.test.ts)",
   "/user_avatars/exports/:realm_id/:token/:file": "export tarballs, the organization's administrators only (realmExport.test.ts checks their contents)",
+  "/integrations/": "the integrations catalog: the server's integrations, no user data (integrationPages.test.ts)",
+  "/integrations/category/:category": "one category of the integrations catalog, no user data (integrationPages.test.ts)",
+  "/integrations/doc/:name": "an integration's setup page, no user data (integrationPages.test.ts)",
+  "/static/integrations.css": "a style sheet",
 };
 
 describe("the access oracle", () => {

@@ -3,6 +3,7 @@ import type { BotPayload } from "../../../src/contract/payloads.js";
 import { api, myUserId } from "../api.js";
 import { realm, userName, users } from "../state.js";
 import { attempt, Group, SelectField } from "./forms.js";
+import { myWebhookBots, openIntegrationUrlDialog } from "./IntegrationUrl.js";
 import "./admin.css";
 
 /**
@@ -24,6 +25,7 @@ const BOT_TYPES: Array<[number, string]> = [
   [2, "Incoming webhook"],
   [3, "Outgoing webhook"],
 ];
+const INCOMING = 2;
 const OUTGOING = 3;
 const INTERFACES: Array<[number, string]> = [
   [1, "Zulip"],
@@ -203,6 +205,11 @@ function BotCard({ bot, admin }: { bot: Bot; admin: boolean }) {
             >
               Generate new API key
             </button>
+            {bot.bot_type === INCOMING && bot.owner_id === myUserId && (
+              <button type="button" class="generate-url" title="Generate URL for an integration" onClick={() => openIntegrationUrlDialog(bot.user_id)}>
+                Generate URL
+              </button>
+            )}
             <button type="button" class="edit" onClick={() => setEditing(true)}>
               Edit
             </button>
@@ -240,6 +247,14 @@ export function Bots({ admin = false }: { admin?: boolean }) {
         </Group>
       )}
       <Group title={admin ? "All bots" : "Your bots"}>
+        {!admin && (
+          <div class="row integration-url-row">
+            <button type="button" class="open-integration-url" onClick={() => openIntegrationUrlDialog()}>
+              Generate URL for an integration
+            </button>
+            {myWebhookBots().length === 0 && <span class="hint">for an incoming webhook bot: add one first</span>}
+          </div>
+        )}
         {list.length === 0 && <p class="hint">{admin ? "The organization has no bots." : "You have no bots."}</p>}
         <ul class="bots">
           {list.map((b) => (
