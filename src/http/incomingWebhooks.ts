@@ -65,6 +65,12 @@ function readPayload(integration: IncomingWebhookIntegration, raw: string): Payl
   }
 }
 
+function header(request: WebhookRequest, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** What a handler sees; every member may be destructured. */
 function input(
   ctx: AppContext,
   bot: { user: User; realm: Realm },
@@ -76,12 +82,9 @@ function input(
   return {
     payload,
     rawBody: raw,
-    header: (name) => {
-      const value = request.headers[name.toLowerCase()];
-      return Array.isArray(value) ? value[0] : value;
-    },
-    eventHeader(name) {
-      const value = this.header(name);
+    header: (name) => header(request, name),
+    eventHeader: (name) => {
+      const value = header(request, name);
       if (value === undefined) throw missingEventHeaderError(name);
       return value;
     },
