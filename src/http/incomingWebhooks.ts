@@ -3,7 +3,7 @@ import { notifyBotOwner, postWebhookMessages } from "../actions/incomingWebhooks
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { isWellFormedApiKey } from "../lib/apiKeys.js";
-import { ApiError, MalformedJsonError, UnauthorizedError } from "../lib/errors.js";
+import { ApiError, InvalidApiKeyError, MalformedJsonError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { authenticateAuthorizationHeader } from "./auth.js";
@@ -26,12 +26,13 @@ type WebhookRequest = FastifyRequest<{ Params: { integration: string }; Querystr
 /** Larger than any service's documented maximum we post from; a body over it is a 413 with nothing posted. */
 export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
 
-const MISSING_EVENT_HEADER_MESSAGE = (bot: User, path: string, header: string, integration: string) =>
+const MISSING_EVENT_HEADER_MESSAGE = (bot: User, path: string, header: string, integration: string, support: string) =>
   `Hi there!  Your bot ${bot.full_name} just sent an HTTP request to ${path} that
 is missing the HTTP ${header} header.  Because this header is how
 ${integration} indicates the event type, this usually indicates a configuration
 issue, where you either entered the URL for a different integration, or are running
-an older version of the third-party service that doesn't provide that header.`;
+an older version of the third-party service that doesn't provide that header.
+Contact ${support} if you need help debugging!`;
 
 const INVALID_JSON_MESSAGE = (integration: string) =>
   `Hi there! It looks like you tried to set up the Zulip ${integration} integration,
@@ -41,12 +42,15 @@ that this integration expects!`;
 async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ user: User; realm: Realm }> {
   const apiKey = request.query.api_key;
   if (apiKey === undefined) return authenticateAuthorizationHeader(ctx, request.headers.authorization);
-  if (!isWellFormedApiKey(apiKey)) throw new UnauthorizedError("Invalid API key");
+  // Zulip's validate_api_key: its errors, in its order.
+  if (!isWellFormedApiKey(apiKey)) {
+    throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
+  }
   const user = await userStore.getByApiKey(ctx.db.kysely, apiKey);
-  if (!user) throw new UnauthorizedError("Invalid API key");
+  if (!user) throw new InvalidApiKeyError();
   const realm = await realmStore.getById(ctx.db.kysely, user.realm_id);
-  if (!realm || realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
-  if (!user.is_active) throw new UnauthorizedError("Account is deactivated");
+  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  if (!user.is_active) throw new UserDeactivatedError();
   return { user, realm };
 }
 
@@ -135,7 +139,7 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
         await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));
       } else if (error instanceof ApiError && error.code === "MISSING_HTTP_EVENT_HEADER") {
         const header = String(error.data.header);
-        await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName));
+        await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName, ctx.config.admin.email ?? "the server administrator"));
       }
       throw error;
     }
