@@ -1,3 +1,4 @@
+import type { ApiError } from "../lib/errors.js";
 import type { Payload } from "./payload.js";
 
 /**
@@ -23,6 +24,12 @@ export interface IncomingWebhookIntegration {
   readonly urlOptions?: readonly WebhookUrlOption[];
   /** Zulip's unquote_url_parameters: the service double-escapes the URL (Jira), so `stream` and `topic` are unquoted once more. */
   readonly unquoteUrlParameters?: boolean;
+  /**
+   * The body of an error answer raised while the request is read, handled or posted (not while
+   * the bot is authenticated), when the service expects its own shape rather than Zulip's
+   * envelope (Slack's {ok: false, error}). The status stays the error's.
+   */
+  readonly errorBody?: (error: ApiError) => Record<string, unknown>;
   /** Markdown for the integrations page: what to do in the service to connect it. */
   readonly setup: string;
   handle(hook: WebhookInput): WebhookOutcome | Promise<WebhookOutcome>;
