@@ -1,12 +1,17 @@
 import type { IncomingWebhookIntegration } from "./types.js";
 import json from "./services/json.js";
 import slackIncoming from "./services/slackIncoming.js";
+import stripe from "./services/stripe.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
  * one: a module in services/ (see docs/integrations.md) and a line here.
  */
-export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [json, slackIncoming];
+export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
+  json,
+  slackIncoming,
+  stripe,
+];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));
 
