@@ -69,10 +69,11 @@ function readPayload(integration: IncomingWebhookIntegration, raw: string): Payl
   }
 }
 
-function input(integration: IncomingWebhookIntegration, request: WebhookRequest, raw: string, payload: Payload): WebhookInput {
+function input(integration: IncomingWebhookIntegration, request: WebhookRequest, user: User, raw: string, payload: Payload): WebhookInput {
   return {
     payload,
     rawBody: raw,
+    bot: { id: user.id, fullName: user.full_name, email: user.email },
     header: (name) => {
       const value = request.headers[name.toLowerCase()];
       return Array.isArray(value) ? value[0] : value;
@@ -152,10 +153,10 @@ async function handleAndPost(
   let outcome: WebhookOutcome;
   try {
     const payload = readPayload(integration, raw);
-    outcome = await integration.handle(input(integration, request, raw, payload));
+    outcome = await integration.handle(input(integration, request, user, raw, payload));
   } catch (error) {
     // Zulip's webhook_view tells the owner; a view that answers errors its own way (Slack's) catches the JSON error first.
-    if (error instanceof MalformedJsonError && !integration.errorBody) {
+    if (error instanceof MalformedJsonError && !integration.errorBody && integration.notifyOwnerOnInvalidJson !== false) {
       await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));
     } else if (error instanceof ApiError && error.code === "MISSING_HTTP_EVENT_HEADER") {
       const header = String(error.data.header);

@@ -30,6 +30,8 @@ export interface IncomingWebhookIntegration {
    * envelope (Slack's {ok: false, error}). The status stays the error's.
    */
   readonly errorBody?: (error: ApiError) => Record<string, unknown>;
+  /** Zulip's notify_bot_owner_on_invalid_json=False: a body that is not JSON is a 400 without telling the bot's owner (Zapier). */
+  readonly notifyOwnerOnInvalidJson?: boolean;
   /** Markdown for the integrations page: what to do in the service to connect it. */
   readonly setup: string;
   handle(hook: WebhookInput): WebhookOutcome | Promise<WebhookOutcome>;
@@ -65,6 +67,8 @@ export interface WebhookInput {
   /** The body: parsed JSON, or the form's fields as an object (body "form"), or the text as a string (body "text"). */
   readonly payload: Payload;
   readonly rawBody: string;
+  /** The user the request authenticated as (Zapier's authentication check answers with it). */
+  readonly bot: { readonly id: number; readonly fullName: string; readonly email: string };
   /** A request header, by case-insensitive name. */
   header(name: string): string | undefined;
   /**
