@@ -131,7 +131,6 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
       if (!integration.errorBody || !(error instanceof ApiError)) throw error;
       return reply.code(error.status).headers(error.headers).send(integration.errorBody(error));
     }
-
   });
 }
 

@@ -50,8 +50,18 @@ describe("freshdesk", () => {
       topic: "#11: Printer on fire ☃",
       content: `${BOB} updated ${TICKET_11}:\n\n* **Status**: Open -> 12`,
     },
-    { name: "a private note", payload: fixture("freshdesk", "private_note"), topic: "#11: Printer on fire ☃", content: `${BOB} added a private note to ${TICKET_11}.` },
-    { name: "a public note", payload: fixture("freshdesk", "public_note"), topic: "#11: Printer on fire ☃", content: `${BOB} added a public note to ${TICKET_11}.` },
+    {
+      name: "a private note",
+      payload: fixture("freshdesk", "private_note"),
+      topic: "#11: Printer on fire ☃",
+      content: `${BOB} added a private note to ${TICKET_11}.`,
+    },
+    {
+      name: "a public note",
+      payload: fixture("freshdesk", "public_note"),
+      topic: "#11: Printer on fire ☃",
+      content: `${BOB} added a public note to ${TICKET_11}.`,
+    },
     { name: "other events are not posted", payload: fixture("freshdesk", "unknown_event"), ignored: true },
   ]);
 

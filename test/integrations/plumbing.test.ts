@@ -58,14 +58,26 @@ async function raw(
 /** Direct messages hamlet (the bots' owner) received since `afterId`, with their senders. */
 async function hamletDms(afterId: number): Promise<Array<{ id: number; sender: string; content: string }>> {
   const res = expectSuccess(
-    await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 20, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false }),
+    await t.get("hamlet", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 20,
+      num_after: 0,
+      narrow: [{ operator: "is", operand: "dm" }],
+      apply_markdown: false,
+    }),
   );
   return res.messages.filter((m: any) => m.id > afterId).map((m: any) => ({ id: m.id, sender: m.sender_email, content: m.content }));
 }
 
 async function newestDmId(): Promise<number> {
   const res = expectSuccess(
-    await t.get("hamlet", "/api/v1/messages", { anchor: "newest", num_before: 1, num_after: 0, narrow: [{ operator: "is", operand: "dm" }], apply_markdown: false }),
+    await t.get("hamlet", "/api/v1/messages", {
+      anchor: "newest",
+      num_before: 1,
+      num_after: 0,
+      narrow: [{ operator: "is", operand: "dm" }],
+      apply_markdown: false,
+    }),
   );
   return res.messages.at(-1)?.id ?? 0;
 }
@@ -84,7 +96,10 @@ describe("authentication", () => {
 
   it("takes api_key from the query string or HTTP Basic (email:api_key)", async () => {
     const before = await newestChannelId();
-    expect(await raw("json", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "by key" }, '{"a":1}')).toEqual({ status: 200, body: { result: "success", msg: "" } });
+    expect(await raw("json", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "by key" }, '{"a":1}')).toEqual({
+      status: 200,
+      body: { result: "success", msg: "" },
+    });
     expect(await raw("json", { stream: CHANNEL, topic: "by basic" }, '{"b":2}', { Authorization: basicAuth(h.bot().email, h.bot().apiKey) })).toEqual({
       status: 200,
       body: { result: "success", msg: "" },
@@ -137,10 +152,15 @@ describe("where messages go", () => {
     const id = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: CHANNEL })).stream_id;
     const before = await newestChannelId();
     const headers = { "X-Probe-Event": "push" };
-    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, probeBody([{ type: "push", text: "by name" }]), headers)).status).toBe(200);
-    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: String(id) }, probeBody([{ type: "push", text: "by id" }]), headers)).status).toBe(200);
+    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, probeBody([{ type: "push", text: "by name" }]), headers)).status).toBe(
+      200,
+    );
+    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: String(id) }, probeBody([{ type: "push", text: "by id" }]), headers)).status).toBe(
+      200,
+    );
     expect(
-      (await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "mine" }, probeBody([{ type: "push", text: "own topic" }]), headers)).status,
+      (await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "mine" }, probeBody([{ type: "push", text: "own topic" }]), headers))
+        .status,
     ).toBe(200);
     expect((await h.since(before)).map(({ topic, content }) => ({ topic, content }))).toEqual([
       { topic: "probe", content: "by name" },
@@ -207,7 +227,13 @@ describe("event filters", () => {
 
   it("a filter that is not a JSON list of strings is a 400 and posts nothing", async () => {
     const before = await newestChannelId();
-    for (const query of [{ only_events: "[push" }, { exclude_events: "push" }, { only_events: '{"a":1}' }, { exclude_events: "[1]" }]) {
+    const queries: Array<Record<string, string>> = [
+      { only_events: "[push" },
+      { exclude_events: "push" },
+      { only_events: '{"a":1}' },
+      { exclude_events: "[1]" },
+    ];
+    for (const query of queries) {
       const res = await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, ...query }, probeBody(items), { "X-Probe-Event": "mixed" });
       expect(res).toMatchObject({ status: 400, body: { result: "error", code: "BAD_REQUEST" } });
     }
@@ -281,7 +307,9 @@ describe("errors", () => {
       body: { result: "error", msg: "Unable to parse request: Did Probe generate this event?", code: "ANOMALOUS_WEBHOOK_PAYLOAD" },
     });
     expect(
-      await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, JSON.stringify({ topic: "t", items: [{ type: "push" }] }), { "X-Probe-Event": "push" }),
+      await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, JSON.stringify({ topic: "t", items: [{ type: "push" }] }), {
+        "X-Probe-Event": "push",
+      }),
     ).toMatchObject({ status: 400, body: { result: "error", msg: "payload['items'][0]['text'] is missing" } });
     expect(await h.since(before)).toEqual([]);
   });
@@ -324,7 +352,9 @@ describe("what a payload can do", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`;
     await t.withRealmSettings({ inline_url_embed_preview: true }, async () => {
       const before = await newestChannelId();
-      expect((await raw("slack_incoming", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "links" }, JSON.stringify({ text: `see ${url}` }))).status).toBe(200);
+      expect((await raw("slack_incoming", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "links" }, JSON.stringify({ text: `see ${url}` }))).status).toBe(
+        200,
+      );
       expect((await h.since(before)).map((m) => m.content)).toEqual([`see ${url}`]);
       const jobs = await t.ctx.db.kysely.selectFrom("jobs").select("kind").where("kind", "=", "url_preview").execute();
       expect(jobs).toEqual([]);

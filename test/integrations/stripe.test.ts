@@ -120,7 +120,8 @@ describe("stripe", () => {
       name: "invoice.created",
       payload: stripe("invoice_created"),
       topic: "cus_HH97asvHvaYQYp",
-      content: "[Invoice](https://dashboard.stripe.com/invoices/in_1GpmuuHLwdCOCoR7ghzQDQLW) created (subscription create)\nTotal: 20.00 EUR\nAmount due: 20.00 EUR",
+      content:
+        "[Invoice](https://dashboard.stripe.com/invoices/in_1GpmuuHLwdCOCoR7ghzQDQLW) created (subscription create)\nTotal: 20.00 EUR\nAmount due: 20.00 EUR",
     },
     {
       name: "invoice.payment_failed",

@@ -19,7 +19,12 @@ describe("zapier", () => {
       topic: "Here is your weather update for the day:",
       content: "Foggy in the morning.\nMaximum temperature to be 24.",
     },
-    { name: "spaces inside a link are taken out", payload: fixture("zapier", "broken_link"), topic: "links", content: "Check this link: https://example.org/this/is/broken" },
+    {
+      name: "spaces inside a link are taken out",
+      payload: fixture("zapier", "broken_link"),
+      topic: "links",
+      content: "Check this link: https://example.org/this/is/broken",
+    },
   ]);
 
   it("the Zulip app's auth check answers with the bot, posting nothing", async () => {

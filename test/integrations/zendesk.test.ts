@@ -23,7 +23,12 @@ describe("zendesk", () => {
       topic: "#7: SAMPLE TICKET: Problems changing address",
       content: "### Ticket #7\n\n**Status:** Open | **Priority:** Normal\n\n[View Ticket](https://acme.zendesk.com/agent/tickets/7)",
     },
-    { name: "the payload's topic wins", payload: fixture("zendesk", "message_and_topic"), topic: "my_zendesk_topic", content: "New comment:\n> It is better\n* here" },
+    {
+      name: "the payload's topic wins",
+      payload: fixture("zendesk", "message_and_topic"),
+      topic: "my_zendesk_topic",
+      content: "New comment:\n> It is better\n* here",
+    },
     { name: "without a ticket, the topic is zendesk", payload: fixture("zendesk", "message_only"), topic: "zendesk", content: "A ticket was solved." },
     {
       name: "without a message, every non-empty field as a list",
