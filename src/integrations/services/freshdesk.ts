@@ -139,6 +139,8 @@ export default defineIntegration({
   name: "freshdesk",
   displayName: "Freshdesk",
   categories: ["customer-support"],
+  // Zulip's authenticated_rest_api_view does not tell the bot's owner of a body that is not JSON.
+  notifyOwnerOnInvalidJson: false,
   setup:
     'In Freshdesk, add automation rules (for new tickets, and for status, priority and note changes) whose action is **Trigger webhook**: POST to the URL above, authenticated with this bot\'s email and API key, with a JSON body `{"freshdesk_webhook": {…}}` of the ticket placeholders (triggered_event, ticket_id, ticket_url, ticket_type, ticket_subject, ticket_description, ticket_status, ticket_priority, requester_name, requester_email).',
   handle: (hook) => {

@@ -65,6 +65,8 @@ export default defineIntegration({
   name: "zendesk",
   displayName: "Zendesk",
   categories: ["customer-support"],
+  // Zulip's authenticated_rest_api_view does not tell the bot's owner of a body that is not JSON.
+  notifyOwnerOnInvalidJson: false,
   body: "text",
   setup:
     "In Zendesk, add a webhook (**Admin Center → Apps and integrations → Webhooks**) with the URL above, authenticated with Basic authentication (this bot's email and API key), and connect it to a trigger. The trigger's JSON body may give `ticket_id`, `ticket_title` and `message` (Zendesk placeholders such as `{{ticket.id}}`), and `topic` to choose the topic.",
