@@ -3,6 +3,7 @@ import { transaction } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { ApiError, badRequest } from "../lib/errors.js";
+import { rateLimitStore } from "../store/rateLimits.js";
 import { userStore } from "../store/users.js";
 import { checkSendMessage } from "./messageSend.js";
 import { sendNotificationBotDirectMessages } from "./notificationBot.js";
@@ -80,14 +81,19 @@ export async function guessRealmUser(ctx: AppContext, realm: Realm, name: string
   return users.find((u) => u.is_active && (u.full_name.toLowerCase() === wanted || u.email.toLowerCase().startsWith(wanted)))?.id;
 }
 
-/** A bot's owner hears of a misconfigured integration at most once a minute per bot (Zulip's send_rate_limited_pm_notification_to_bot_owner). */
-const OWNER_NOTICE_LIMIT = { max: 1, windowSeconds: 60 };
+/**
+ * A bot's owner hears of a misconfigured integration at most once a minute per bot (Zulip's
+ * send_rate_limited_pm_notification_to_bot_owner and its BOT_OWNER_STREAM_ALERT_WAITPERIOD).
+ * Counted in the database whether or not API rate limiting is on: it is not a rate limit on the
+ * caller but a guard against flooding the owner.
+ */
+const OWNER_NOTICE_WINDOW_MS = 60_000;
 
 export async function notifyBotOwner(ctx: AppContext, bot: User, realm: Realm, content: string): Promise<void> {
   const ownerId = bot.bot_owner_id;
   if (!bot.is_bot || ownerId === null || realm.deactivated) return;
-  const limit = await ctx.rateLimiter.hit(`webhook_owner_notice:${bot.id}`, OWNER_NOTICE_LIMIT);
-  if (limit.retryAfter > 0) return;
+  const window = await rateLimitStore.hit(ctx.db.kysely, `webhook_owner_notice:${bot.id}`, Date.now(), OWNER_NOTICE_WINDOW_MS);
+  if (window.count > 1) return;
   await transaction(ctx, async (tx) => {
     const owner = ownerId === null ? undefined : await userStore.getById(tx.q, ownerId);
     if (owner?.is_active) await sendNotificationBotDirectMessages(tx, realm, [{ user: owner, content }]);

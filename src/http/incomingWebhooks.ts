@@ -3,7 +3,7 @@ import { guessRealmUser, notifyBotOwner, postWebhookMessages } from "../actions/
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { isWellFormedApiKey } from "../lib/apiKeys.js";
-import { ApiError, MalformedJsonError, UnauthorizedError } from "../lib/errors.js";
+import { ApiError, InvalidApiKeyError, MalformedJsonError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { authenticateAuthorizationHeader } from "./auth.js";
@@ -26,12 +26,13 @@ type WebhookRequest = FastifyRequest<{ Params: { integration: string }; Querystr
 /** Larger than any service's documented maximum we post from; a body over it is a 413 with nothing posted. */
 export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
 
-const MISSING_EVENT_HEADER_MESSAGE = (bot: User, path: string, header: string, integration: string) =>
+const MISSING_EVENT_HEADER_MESSAGE = (bot: User, path: string, header: string, integration: string, support: string) =>
   `Hi there!  Your bot ${bot.full_name} just sent an HTTP request to ${path} that
 is missing the HTTP ${header} header.  Because this header is how
 ${integration} indicates the event type, this usually indicates a configuration
 issue, where you either entered the URL for a different integration, or are running
-an older version of the third-party service that doesn't provide that header.`;
+an older version of the third-party service that doesn't provide that header.
+Contact ${support} if you need help debugging!`;
 
 const INVALID_JSON_MESSAGE = (integration: string) =>
   `Hi there! It looks like you tried to set up the Zulip ${integration} integration,
@@ -41,12 +42,15 @@ that this integration expects!`;
 async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ user: User; realm: Realm }> {
   const apiKey = request.query.api_key;
   if (apiKey === undefined) return authenticateAuthorizationHeader(ctx, request.headers.authorization);
-  if (!isWellFormedApiKey(apiKey)) throw new UnauthorizedError("Invalid API key");
+  // Zulip's validate_api_key: its errors, in its order.
+  if (!isWellFormedApiKey(apiKey)) {
+    throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
+  }
   const user = await userStore.getByApiKey(ctx.db.kysely, apiKey);
-  if (!user) throw new UnauthorizedError("Invalid API key");
+  if (!user) throw new InvalidApiKeyError();
   const realm = await realmStore.getById(ctx.db.kysely, user.realm_id);
-  if (!realm || realm.deactivated) throw new UnauthorizedError("This organization has been deactivated");
-  if (!user.is_active) throw new UnauthorizedError("Account is deactivated");
+  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  if (!user.is_active) throw new UserDeactivatedError();
   return { user, realm };
 }
 
@@ -82,6 +86,7 @@ function input(
   return {
     payload,
     rawBody: raw,
+    bot: { id: bot.user.id, fullName: bot.user.full_name, email: bot.user.email },
     header: (name) => header(request, name),
     eventHeader: (name) => {
       const value = header(request, name);
@@ -91,7 +96,6 @@ function input(
     query: (name) => request.query[name],
     unsupported: (eventType) => unsupportedEventError(integration.webhookName ?? integration.displayName, eventType),
     anomalous: () => anomalousPayloadError(integration.webhookName ?? integration.displayName),
-    bot: { fullName: bot.user.full_name },
     supportEmail: ctx.config.admin.email ?? "the server administrator",
     notifyBotOwner: (content) => notifyBotOwner(ctx, bot.user, bot.realm, content),
     guessUser: (name) => guessRealmUser(ctx, bot.realm, name),
@@ -133,28 +137,47 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
     const { user, realm } = bot;
     await applyRateLimit(ctx.rateLimiter, reply, `user:${user.id}`, ctx.config.rateLimits.user);
     const webhookName = integration.webhookName ?? integration.displayName;
-    const target = {
-      stream: unquoted(request.query.stream, integration.unquoteUrlParameters),
-      topic: unquoted(request.query.topic, integration.unquoteUrlParameters),
-      filter: parseEventFilter(request.query),
-      clientName: `Zulip${webhookName}Webhook`,
-    };
-    const raw = request.body === undefined ? "" : request.body.toString("utf8");
-    let outcome: WebhookOutcome;
     try {
-      const payload = readPayload(integration, raw);
-      outcome = await integration.handle(input(ctx, bot, integration, request, raw, payload));
+      const response = await handleAndPost(ctx, integration, request, user, realm, webhookName);
+      return reply.send({ result: "success", msg: "", ...response });
     } catch (error) {
-      if (error instanceof MalformedJsonError) {
-        await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));
-      } else if (error instanceof ApiError && error.code === "MISSING_HTTP_EVENT_HEADER") {
-        const header = String(error.data.header);
-        await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName));
-      }
-      throw error;
+      if (!integration.errorBody || !(error instanceof ApiError)) throw error;
+      return reply.code(error.status).headers(error.headers).send(integration.errorBody(error));
     }
-    const { messages, response } = outcomeParts(outcome);
-    await postWebhookMessages(ctx, user, realm, target, messages);
-    return reply.send({ result: "success", msg: "", ...response });
   });
+}
+
+async function handleAndPost(
+  ctx: AppContext,
+  integration: IncomingWebhookIntegration,
+  request: WebhookRequest,
+  user: User,
+  realm: Realm,
+  webhookName: string,
+): Promise<Readonly<Record<string, unknown>>> {
+  const target = {
+    stream: unquoted(request.query.stream, integration.unquoteUrlParameters),
+    topic: unquoted(request.query.topic, integration.unquoteUrlParameters),
+    filter: parseEventFilter(request.query),
+    clientName: `Zulip${webhookName}Webhook`,
+  };
+  const raw = request.body === undefined ? "" : request.body.toString("utf8");
+  let outcome: WebhookOutcome;
+  try {
+    const payload = readPayload(integration, raw);
+    outcome = await integration.handle(input(ctx, { user, realm }, integration, request, raw, payload));
+  } catch (error) {
+    // Zulip's webhook_view tells the owner; a view that answers errors its own way (Slack's) catches the JSON error first.
+    if (error instanceof MalformedJsonError && !integration.errorBody && integration.notifyOwnerOnInvalidJson !== false) {
+      await notifyBotOwner(ctx, user, realm, INVALID_JSON_MESSAGE(webhookName));
+    } else if (error instanceof ApiError && error.code === "MISSING_HTTP_EVENT_HEADER") {
+      const header = String(error.data.header);
+      const support = ctx.config.admin.email ?? "the server administrator";
+      await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName, support));
+    }
+    throw error;
+  }
+  const { messages, response } = outcomeParts(outcome);
+  await postWebhookMessages(ctx, user, realm, target, messages);
+  return response;
 }

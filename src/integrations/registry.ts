@@ -6,6 +6,7 @@ import azuredevops from "./services/azuredevops.js";
 import bitbucket2 from "./services/bitbucket2.js";
 import buildbot from "./services/buildbot.js";
 import circleci from "./services/circleci.js";
+import freshdesk from "./services/freshdesk.js";
 import front from "./services/front.js";
 import gitea from "./services/gitea.js";
 import github from "./services/github.js";
@@ -17,6 +18,7 @@ import grafana from "./services/grafana.js";
 import harbor from "./services/harbor.js";
 import heroku from "./services/heroku.js";
 import homeassistant from "./services/homeassistant.js";
+import ifttt from "./services/ifttt.js";
 import intercom from "./services/intercom.js";
 import jira from "./services/jira.js";
 import json from "./services/json.js";
@@ -31,6 +33,7 @@ import sentry from "./services/sentry.js";
 import slackIncoming from "./services/slackIncoming.js";
 import sonarqube from "./services/sonarqube.js";
 import splunk from "./services/splunk.js";
+import stripe from "./services/stripe.js";
 import taiga from "./services/taiga.js";
 import teamcity from "./services/teamcity.js";
 import travis from "./services/travis.js";
@@ -38,6 +41,8 @@ import trello from "./services/trello.js";
 import uptimerobot from "./services/uptimerobot.js";
 import wekan from "./services/wekan.js";
 import zabbix from "./services/zabbix.js";
+import zapier from "./services/zapier.js";
+import zendesk from "./services/zendesk.js";
 
 /**
  * Every incoming-webhook integration this server serves, one import each, in name order. Adding
@@ -52,6 +57,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   bitbucket2,
   buildbot,
   circleci,
+  freshdesk,
   front,
   gitea,
   github,
@@ -63,6 +69,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   harbor,
   heroku,
   homeassistant,
+  ifttt,
   intercom,
   jira,
   json,
@@ -77,6 +84,7 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   slackIncoming,
   sonarqube,
   splunk,
+  stripe,
   taiga,
   teamcity,
   travis,
@@ -84,6 +92,8 @@ export const INTEGRATIONS: readonly IncomingWebhookIntegration[] = [
   uptimerobot,
   wekan,
   zabbix,
+  zapier,
+  zendesk,
 ];
 
 const byName = new Map(INTEGRATIONS.map((integration) => [integration.name, integration]));

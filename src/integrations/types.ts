@@ -1,3 +1,4 @@
+import type { ApiError } from "../lib/errors.js";
 import type { Payload } from "./payload.js";
 
 /**
@@ -23,6 +24,14 @@ export interface IncomingWebhookIntegration {
   readonly urlOptions?: readonly WebhookUrlOption[];
   /** Zulip's unquote_url_parameters: the service double-escapes the URL (Jira), so `stream` and `topic` are unquoted once more. */
   readonly unquoteUrlParameters?: boolean;
+  /**
+   * The body of an error answer raised while the request is read, handled or posted (not while
+   * the bot is authenticated), when the service expects its own shape rather than Zulip's
+   * envelope (Slack's {ok: false, error}). The status stays the error's.
+   */
+  readonly errorBody?: (error: ApiError) => Record<string, unknown>;
+  /** Zulip's notify_bot_owner_on_invalid_json=False: a body that is not JSON is a 400 without telling the bot's owner (Zapier). */
+  readonly notifyOwnerOnInvalidJson?: boolean;
   /** Markdown for the integrations page: what to do in the service to connect it. */
   readonly setup: string;
   handle(hook: WebhookInput): WebhookOutcome | Promise<WebhookOutcome>;
@@ -58,6 +67,8 @@ export interface WebhookInput {
   /** The body: parsed JSON, or the form's fields as an object (body "form"), or the text as a string (body "text"). */
   readonly payload: Payload;
   readonly rawBody: string;
+  /** The user the request authenticated as (Zapier's authentication check answers with it). */
+  readonly bot: { readonly id: number; readonly fullName: string; readonly email: string };
   /** A request header, by case-insensitive name. */
   header(name: string): string | undefined;
   /**
@@ -71,8 +82,6 @@ export interface WebhookInput {
   unsupported(eventType: string): Error;
   /** The payload cannot be from the service (Zulip's AnomalousWebhookPayloadError): throw what this returns. */
   anomalous(): Error;
-  /** The bot the webhook URL names (its full name appears in some of Zulip's notices). */
-  readonly bot: { readonly fullName: string };
   /** Where Zulip's texts say to write for help (its FromAddress.SUPPORT): the server administrator. */
   readonly supportEmail: string;
   /** Tells the bot's owner something, at most once a minute per bot (Zulip's send_rate_limited_pm_notification_to_bot_owner). */

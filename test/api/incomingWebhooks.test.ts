@@ -60,19 +60,7 @@ describe("incoming webhooks", () => {
     expect(res.messages.at(-1)).toMatchObject({ sender_id: bot.id, content: '```json\n{\n  "ping": true\n}\n```' });
   });
 
-  it("slack_incoming: converts Slack's format, as JSON or as a form payload", async () => {
-    const payload = {
-      text: "*Deploy* of _web_ finished: <https://ci.example.org/42|build 42>",
-      attachments: [{ title: "Details", title_link: "https://ci.example.org/42", text: "all green", fields: [{ title: "Duration", value: "3m" }] }],
-    };
-    expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona", topic: "deploys" }, JSON.stringify(payload))).status).toBe(200);
-    expect((await lastInTopic("deploys")).content).toBe(
-      "**Deploy** of *web* finished: [build 42](https://ci.example.org/42)\n\n**[Details](https://ci.example.org/42)**\nall green\n**Duration**: 3m",
-    );
-    const form = new URLSearchParams({ payload: JSON.stringify({ text: "from a form", channel: "#ops" }) }).toString();
-    expect((await hook("slack_incoming", { api_key: bot.apiKey, stream: "Verona" }, form, "application/x-www-form-urlencoded")).status).toBe(200);
-    expect((await lastInTopic("ops")).content).toBe("from a form");
-  });
+  // Slack-format cases: test/integrations/slack_incoming.test.ts; the plumbing: test/integrations/plumbing.test.ts.
 
   it("refuses bad keys and bodies, and keeps incoming-webhook bots to sending messages", async () => {
     expect((await hook("json", { api_key: "x".repeat(32), stream: "Verona" }, "{}")).status).toBe(401);
