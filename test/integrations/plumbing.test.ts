@@ -1,37 +1,17 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicAuth } from "../support/auth.js";
 import { expectSuccess } from "../support/testApp.js";
-import { CHANNEL, useWebhookHarness } from "./support.js";
+import { CHANNEL, fixture, useWebhookHarness } from "./support.js";
 
 /**
  * The shared webhook plumbing (src/http/incomingWebhooks.ts, src/actions/incomingWebhooks.ts,
  * src/integrations/{payload,errors,eventFilter}.ts), through HTTP, as Zulip's webhook_view,
- * check_send_webhook_message and validate_extract_webhook_http_header behave. A probe
- * integration, known only to this file, names its event in a header, has event types the URL can
- * filter, and answers unsupported and anomalous events.
+ * check_send_webhook_message and validate_extract_webhook_http_header behave, shown with real
+ * integrations: json (any payload), GitHub (an event header, event types the URL can filter,
+ * ignored and unsupported events) and Jira (an anomalous payload).
  */
-vi.mock("../../src/integrations/registry.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/integrations/registry.js")>();
-  const { defineIntegration } = await import("../../src/integrations/types.js");
-  const probe = defineIntegration({
-    name: "plumbing_probe",
-    displayName: "Probe",
-    categories: ["misc"],
-    allEventTypes: ["push", "pull_request", "pull_request_review", "issue", "issue_comment"],
-    setup: "For the plumbing tests only.",
-    handle(hook) {
-      const event = hook.eventHeader("X-Probe-Event");
-      if (event === "ping") return null;
-      if (event === "weird") throw hook.unsupported("weird");
-      if (event === "odd") throw hook.anomalous();
-      const items = hook.payload.get("items").list();
-      return items.map((item) => ({ topic: hook.payload.get("topic").str(), content: item.get("text").str(), eventType: item.get("type").str() }));
-    },
-  });
-  return { ...original, integrationByName: (name: string) => (name === "plumbing_probe" ? probe : original.integrationByName(name)) };
-});
 
 const h = useWebhookHarness();
 const t = h.t;
@@ -86,7 +66,8 @@ async function newestChannelId(): Promise<number> {
   return (await h.newest())?.id ?? 0;
 }
 
-const probeBody = (items: Array<{ type: string; text: string }>, topic = "probe") => JSON.stringify({ topic, items });
+/** A GitHub payload of test/integrations/fixtures/github/, as GitHub posts it. */
+const github = (fixtureName: string) => JSON.stringify(fixture("github", fixtureName));
 
 describe("authentication", () => {
   it("an unknown integration is a 404", async () => {
@@ -151,21 +132,13 @@ describe("where messages go", () => {
   it("names the channel by name or by id, and the URL's topic replaces the integration's", async () => {
     const id = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: CHANNEL })).stream_id;
     const before = await newestChannelId();
-    const headers = { "X-Probe-Event": "push" };
-    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, probeBody([{ type: "push", text: "by name" }]), headers)).status).toBe(
-      200,
-    );
-    expect((await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: String(id) }, probeBody([{ type: "push", text: "by id" }]), headers)).status).toBe(
-      200,
-    );
-    expect(
-      (await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "mine" }, probeBody([{ type: "push", text: "own topic" }]), headers))
-        .status,
-    ).toBe(200);
+    expect((await raw("json", { api_key: h.bot().apiKey, stream: CHANNEL }, '"by name"')).status).toBe(200);
+    expect((await raw("json", { api_key: h.bot().apiKey, stream: String(id) }, '"by id"')).status).toBe(200);
+    expect((await raw("json", { api_key: h.bot().apiKey, stream: CHANNEL, topic: "mine" }, '"own topic"')).status).toBe(200);
     expect((await h.since(before)).map(({ topic, content }) => ({ topic, content }))).toEqual([
-      { topic: "probe", content: "by name" },
-      { topic: "probe", content: "by id" },
-      { topic: "mine", content: "own topic" },
+      { topic: "JSON", content: '```json\n"by name"\n```' },
+      { topic: "JSON", content: '```json\n"by id"\n```' },
+      { topic: "mine", content: '```json\n"own topic"\n```' },
     ]);
   });
 
@@ -200,28 +173,42 @@ describe("where messages go", () => {
 });
 
 describe("event filters", () => {
-  const items = [
-    { type: "push", text: "a push" },
-    { type: "pull_request", text: "a PR" },
-    { type: "pull_request_review", text: "a review" },
-    { type: "issue", text: "an issue" },
-    { type: "issue_comment", text: "a comment" },
+  // Five GitHub events and the event types Zulip gives them (its complete_event_type).
+  const events: Array<[string, string, string]> = [
+    ["push", "push__1_commit", "push_commits"],
+    ["pull_request", "pull_request__opened", "opened_pull_request"],
+    ["pull_request_review", "pull_request_review", "pull_request_review"],
+    ["issues", "issues__opened", "issues"],
+    ["issue_comment", "issue_comment", "issue_comment"],
   ];
+  /** Posts the five with the URL's filters; the event types of those that were posted. */
+  async function posted(query: Record<string, string>): Promise<string[]> {
+    const types: string[] = [];
+    for (const [header, name, type] of events) {
+      const before = await newestChannelId();
+      const res = await raw("github", { api_key: h.bot().apiKey, stream: CHANNEL, ...query }, github(name), { "X-GitHub-Event": header });
+      expect(res).toEqual({ status: 200, body: { result: "success", msg: "" } });
+      if ((await h.since(before)).length > 0) types.push(type);
+    }
+    return types;
+  }
   const cases: Array<[string, Record<string, string>, string[]]> = [
-    ["only_events with *", { only_events: '["pull_request*"]' }, ["a PR", "a review"]],
-    ["exclude_events with *", { exclude_events: '["issue*"]' }, ["a push", "a PR", "a review"]],
-    ["? matches one character", { only_events: '["issu?"]' }, ["an issue"]],
-    ["[ab] matches one of a set", { only_events: '["[ip]ush", "[ip]ssue"]' }, ["a push", "an issue"]],
-    ["[!a] matches one not in a set", { only_events: '["[!p]*"]' }, ["an issue", "a comment"]],
-    ["both: only, then exclude", { only_events: '["*"]', exclude_events: '["pull_request", "push"]' }, ["a review", "an issue", "a comment"]],
-    ["matching is case-sensitive and whole", { only_events: '["PUSH", "pull"]' }, []],
+    ["no filter posts every event", {}, ["push_commits", "opened_pull_request", "pull_request_review", "issues", "issue_comment"]],
+    ["only_events with *", { only_events: '["*pull_request*"]' }, ["opened_pull_request", "pull_request_review"]],
+    ["exclude_events with *", { exclude_events: '["issue*"]' }, ["push_commits", "opened_pull_request", "pull_request_review"]],
+    ["? matches one character", { only_events: '["issue?"]' }, ["issues"]],
+    ["[ab] matches one of a set", { only_events: '["[op]ush_commits", "issue[s_]"]' }, ["push_commits", "issues"]],
+    ["[!a] matches one not in a set", { only_events: '["[!p]*"]' }, ["opened_pull_request", "issues", "issue_comment"]],
+    [
+      "both: only, then exclude",
+      { only_events: '["*"]', exclude_events: '["opened_pull_request", "push_commits"]' },
+      ["pull_request_review", "issues", "issue_comment"],
+    ],
+    ["matching is case-sensitive and whole", { only_events: '["PUSH_COMMITS", "push"]' }, []],
   ];
   for (const [name, query, expected] of cases) {
     it(name, async () => {
-      const before = await newestChannelId();
-      const res = await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, ...query }, probeBody(items), { "X-Probe-Event": "mixed" });
-      expect(res).toEqual({ status: 200, body: { result: "success", msg: "" } });
-      expect((await h.since(before)).map((m) => m.content)).toEqual(expected);
+      expect(await posted(query)).toEqual(expected);
     });
   }
 
@@ -234,7 +221,7 @@ describe("event filters", () => {
       { exclude_events: "[1]" },
     ];
     for (const query of queries) {
-      const res = await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL, ...query }, probeBody(items), { "X-Probe-Event": "mixed" });
+      const res = await raw("github", { api_key: h.bot().apiKey, stream: CHANNEL, ...query }, github("push__1_commit"), { "X-GitHub-Event": "push" });
       expect(res).toMatchObject({ status: 400, body: { result: "error", code: "BAD_REQUEST" } });
     }
     expect(await h.since(before)).toEqual([]);
@@ -264,28 +251,28 @@ describe("errors", () => {
   it("a missing event header: 400 MISSING_HTTP_EVENT_HEADER, and the owner is told", async () => {
     const bot = expectSuccess(await t.post("hamlet", "/api/v1/bots", { full_name: "Header hooks", short_name: "header-hooks", bot_type: 2 }));
     const before = await newestDmId();
-    expect(await raw("plumbing_probe", { api_key: bot.api_key, stream: CHANNEL }, probeBody([{ type: "push", text: "x" }]))).toEqual({
+    expect(await raw("github", { api_key: bot.api_key, stream: CHANNEL }, github("push__1_commit"))).toEqual({
       status: 400,
-      body: { result: "error", msg: "Missing the HTTP event header 'X-Probe-Event'", code: "MISSING_HTTP_EVENT_HEADER", header: "X-Probe-Event" },
+      body: { result: "error", msg: "Missing the HTTP event header 'X-GitHub-Event'", code: "MISSING_HTTP_EVENT_HEADER", header: "X-GitHub-Event" },
     });
     const notes = await hamletDms(before);
     expect(notes).toHaveLength(1);
     expect(notes[0]?.sender).toBe("notification-bot@zulip.com");
     expect(notes[0]?.content).toMatch(
-      /^Hi there! {2}Your bot Header hooks just sent an HTTP request to \/api\/v1\/external\/plumbing_probe that\nis missing the HTTP X-Probe-Event header\. {2}Because this header is how\nProbe indicates the event type, this usually indicates a configuration\nissue, where you either entered the URL for a different integration, or are running\nan older version of the third-party service that doesn't provide that header\.\nContact .+ if you need help debugging!$/,
+      /^Hi there! {2}Your bot Header hooks just sent an HTTP request to \/api\/v1\/external\/github that\nis missing the HTTP X-GitHub-Event header\. {2}Because this header is how\nGitHub indicates the event type, this usually indicates a configuration\nissue, where you either entered the URL for a different integration, or are running\nan older version of the third-party service that doesn't provide that header\.\nContact .+ if you need help debugging!$/,
     );
   });
 
   it("an unsupported event: 200 with UNSUPPORTED_WEBHOOK_EVENT_TYPE, nothing posted", async () => {
     const before = await newestChannelId();
-    expect(await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, "{}", { "X-Probe-Event": "weird" })).toEqual({
+    expect(await raw("github", { api_key: h.bot().apiKey, stream: CHANNEL }, "{}", { "X-GitHub-Event": "weird" })).toEqual({
       status: 200,
       body: {
         result: "error",
-        msg: "The 'weird' event isn't currently supported by the Probe webhook; ignoring",
+        msg: "The 'weird:???' event isn't currently supported by the GitHub webhook; ignoring",
         code: "UNSUPPORTED_WEBHOOK_EVENT_TYPE",
-        webhook_name: "Probe",
-        event_type: "weird",
+        webhook_name: "GitHub",
+        event_type: "weird:???",
       },
     });
     expect(await h.since(before)).toEqual([]);
@@ -293,7 +280,7 @@ describe("errors", () => {
 
   it("an event the integration ignores: success, nothing posted", async () => {
     const before = await newestChannelId();
-    expect(await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, "{}", { "X-Probe-Event": "ping" })).toEqual({
+    expect(await raw("github", { api_key: h.bot().apiKey, stream: CHANNEL }, github("check_run__in_progress"), { "X-GitHub-Event": "check_run" })).toEqual({
       status: 200,
       body: { result: "success", msg: "" },
     });
@@ -302,15 +289,15 @@ describe("errors", () => {
 
   it("an anomalous payload, or a required field missing: 400, nothing posted", async () => {
     const before = await newestChannelId();
-    expect(await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, "{}", { "X-Probe-Event": "odd" })).toMatchObject({
+    expect(await raw("jira", { api_key: h.bot().apiKey, stream: CHANNEL }, "{}")).toMatchObject({
       status: 400,
-      body: { result: "error", msg: "Unable to parse request: Did Probe generate this event?", code: "ANOMALOUS_WEBHOOK_PAYLOAD" },
+      body: { result: "error", msg: "Unable to parse request: Did Jira generate this event?", code: "ANOMALOUS_WEBHOOK_PAYLOAD" },
     });
-    expect(
-      await raw("plumbing_probe", { api_key: h.bot().apiKey, stream: CHANNEL }, JSON.stringify({ topic: "t", items: [{ type: "push" }] }), {
-        "X-Probe-Event": "push",
-      }),
-    ).toMatchObject({ status: 400, body: { result: "error", msg: "payload['items'][0]['text'] is missing" } });
+    const { ref: _ref, ...withoutRef } = fixture("github", "push__1_commit") as Record<string, unknown>;
+    expect(await raw("github", { api_key: h.bot().apiKey, stream: CHANNEL }, JSON.stringify(withoutRef), { "X-GitHub-Event": "push" })).toMatchObject({
+      status: 400,
+      body: { result: "error", msg: "payload['ref'] is missing" },
+    });
     expect(await h.since(before)).toEqual([]);
   });
 
