@@ -142,7 +142,7 @@ const INTEGRATIONS_CSS = `.card.integrations-page{max-width:960px;margin:4vh 16p
 .catalog nav h2{margin-top:0;font-size:.85rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
 .categories{list-style:none;margin:0;padding:0}.categories a{display:flex;justify-content:space-between;gap:8px;padding:6px 10px;border-radius:8px;color:inherit;text-decoration:none}
 .categories a:hover{background:color-mix(in srgb,var(--accent) 10%,transparent)}.categories a[aria-current=page]{background:var(--accent);color:var(--on-accent);font-weight:600}
-.categories .count{color:inherit;opacity:.7;font-variant-numeric:tabular-nums}
+.categories .count{color:inherit;opacity:.7;font-variant-numeric:tabular-nums}.categories a[aria-current=page] .count{opacity:1}
 .integrations{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}
 .integration a{display:flex;flex-direction:column;gap:4px;height:100%;padding:14px;border:1px solid var(--border);border-radius:10px;color:inherit;text-decoration:none}
 .integration a:hover,.integration a:focus-visible{border-color:var(--accent)}.integration a:focus-visible{outline:2px solid var(--accent);outline-offset:2px}
