@@ -124,6 +124,15 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: WEBHOOK_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
+  // Zulip's return_success_on_head_request, for the services that check the URL first; other
+  // integrations take POST only (Zulip's require_post).
+  app.head("/api/v1/external/:integration", async (request: WebhookRequest, reply) => {
+    const integration = integrationByName(request.params.integration);
+    if (!integration) return reply.callNotFound();
+    if (!integration.answersHeadRequests) return reply.code(405).header("Allow", "POST").send();
+    return reply.code(200).type("application/json").send();
+  });
+
   app.post("/api/v1/external/:integration", { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request: WebhookRequest, reply) => {
     const integration = integrationByName(request.params.integration);
     if (!integration) return reply.callNotFound();

@@ -448,7 +448,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   },
   { methods: ["GET"], path: "/accounts/password/done/", servedBy: "src/http/passwordResetPages.ts", about: "the page after a password reset: log in" },
   {
-    methods: ["POST"],
+    methods: ["POST", "HEAD"],
     path: "/api/v1/external/:integration",
     servedBy: "src/http/incomingWebhooks.ts",
     about: "incoming webhooks: every integration of src/integrations/registry.ts",

@@ -13,6 +13,8 @@ export class Payload {
 
   /** The field `key` (of an object) or element `key` (of an array); missing is `undefined`, not an error. */
   get(key: string | number): Payload {
+    // Below a missing field, the error names the first missing one, as Zulip's KeyError does.
+    if (this.value === undefined) return this;
     const path = `${this.path}[${typeof key === "number" ? key : `'${key}'`}]`;
     if (typeof key === "number") return new Payload(Array.isArray(this.value) ? this.value[key] : undefined, path);
     if (!isObject(this.value) || !Object.hasOwn(this.value, key)) return new Payload(undefined, path);

@@ -22,6 +22,11 @@ export interface IncomingWebhookIntegration {
   readonly allEventTypes?: readonly string[];
   /** Options a person adds to the URL besides stream/topic/only_events/exclude_events (branches, …). */
   readonly urlOptions?: readonly WebhookUrlOption[];
+  /**
+   * Zulip's return_success_on_head_request: the service checks the URL with a HEAD request before
+   * it sends anything (Trello does when a webhook is created), answered 200 without credentials.
+   */
+  readonly answersHeadRequests?: boolean;
   /** Zulip's unquote_url_parameters: the service double-escapes the URL (Jira), so `stream` and `topic` are unquoted once more. */
   readonly unquoteUrlParameters?: boolean;
   /**

@@ -45,6 +45,6 @@ describe("Harbor webhook", () => {
   itRejects(h, "harbor", {
     name: "an event without its repository",
     payload: { ...push, event_data: { resources: push.event_data.resources } },
-    msg: "payload['event_data']['repository']['repo_full_name'] is missing",
+    msg: "payload['event_data']['repository'] is missing",
   });
 });

@@ -128,6 +128,16 @@ describe("authentication", () => {
   });
 });
 
+describe("HEAD requests", () => {
+  it("Trello and Intercom check the URL with HEAD before sending: 200 without credentials; others take POST only", async () => {
+    const head = async (name: string) => (await fetch(`${t.baseUrl}/api/v1/external/${name}`, { method: "HEAD" })).status;
+    expect(await head("trello")).toBe(200);
+    expect(await head("intercom")).toBe(200);
+    expect(await head("github")).toBe(405);
+    expect(await head("no_such_integration")).toBe(404);
+  });
+});
+
 describe("where messages go", () => {
   it("names the channel by name or by id, and the URL's topic replaces the integration's", async () => {
     const id = expectSuccess(await t.get("iago", "/api/v1/get_stream_id", { stream: CHANNEL })).stream_id;

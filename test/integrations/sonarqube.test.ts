@@ -41,6 +41,6 @@ describe("SonarQube webhook", () => {
   itRejects(h, "sonarqube", {
     name: "an analysis without its quality gate",
     payload: { ...error, qualityGate: undefined },
-    msg: "payload['qualityGate']['status'] is missing",
+    msg: "payload['qualityGate'] is missing",
   });
 });

@@ -109,6 +109,7 @@ function handle(hook: WebhookInput): WebhookMessage | null {
 }
 
 export default defineIntegration({
+  answersHeadRequests: true,
   name: "intercom",
   displayName: "Intercom",
   categories: ["customer-support"],

@@ -133,6 +133,7 @@ function handle(hook: WebhookInput): WebhookMessage | null {
 }
 
 export default defineIntegration({
+  answersHeadRequests: true,
   name: "trello",
   displayName: "Trello",
   categories: ["project-management"],
