@@ -59,7 +59,11 @@ export function setupWebhookMessage(integration: string, userName?: string | nul
 // ---- URL options ----
 
 /** Zulip's PresetUrlOption.BRANCHES: a comma-separated list of the branches to post about. */
-export const BRANCHES_URL_OPTION: WebhookUrlOption = { name: "branches", label: "Branches to notify about (comma-separated; every branch when empty)", kind: "string" };
+export const BRANCHES_URL_OPTION: WebhookUrlOption = {
+  name: "branches",
+  label: "Branches to notify about (comma-separated; every branch when empty)",
+  kind: "string",
+};
 
 /** Zulip's PresetUrlOption.IGNORE_PRIVATE_REPOSITORIES. */
 export const IGNORE_PRIVATE_REPOSITORIES_URL_OPTION: WebhookUrlOption = {

@@ -1,4 +1,5 @@
 import { badRequest } from "../lib/errors.js";
+import { pyTruthy } from "./python.js";
 
 /**
  * A webhook's JSON, read field by field the way Zulip's WildValue does: every read names the
@@ -33,6 +34,17 @@ export class Payload {
   /** Present and not JSON null. */
   exists(): boolean {
     return this.value !== undefined && this.value !== null;
+  }
+
+  /** Python's truthiness of the value (`if payload.get("x"):`): missing, null, false, 0, "", [] and {} are false. */
+  truthy(): boolean {
+    return pyTruthy(this.value);
+  }
+
+  /** Present, though it may be JSON null (Zulip's `payload["x"]` before a check): missing is a 400 naming it. */
+  required(): Payload {
+    if (this.value === undefined) throw badRequest(`${this.path} is missing`);
+    return this;
   }
 
   str(): string {

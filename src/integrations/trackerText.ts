@@ -3,25 +3,9 @@ import type { Payload } from "./payload.js";
 
 /**
  * Text helpers the issue-tracker and support-desk integrations share (Jira, Linear, Sentry,
- * Trello, Taiga, Wekan, Front, Intercom): Python's truthiness, Zulip's global times, and HTML
+ * Trello, Taiga, Wekan, Front, Intercom): Zulip's global times, and HTML
  * reduced to its text (no service HTML is ever passed through as HTML).
  */
-
-/** Python's bool() of a JSON value: null, false, 0, "", [] and {} are false. */
-export function pyTruthy(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === 0 || value === "") return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === "object") return Object.keys(value).length > 0;
-  return true;
-}
-
-/** Python's str() of a value a template prints: None is "None", booleans are "True"/"False". */
-export function pyStr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  return String(value);
-}
 
 /** A nullable string field (Zulip's check_none_or(check_string)): absent or null is undefined. */
 export function optString(p: Payload): string | undefined {

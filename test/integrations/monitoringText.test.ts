@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { globalTimeFromIso, globalTimeFromMillis, parsePyJson, pyFloatRepr, pyStr } from "../../src/integrations/monitoringText.js";
+import { Payload } from "../../src/integrations/payload.js";
+import { parsePyJson, pyFloatRepr, pyStr } from "../../src/integrations/python.js";
+import { globalTimeFromIso, globalTimeFromMillis } from "../../src/integrations/monitoringText.js";
 
 describe("monitoringText", () => {
   it("prints floats as Python's repr does", () => {
@@ -23,7 +25,7 @@ describe("monitoringText", () => {
   });
 
   it("keeps JSON floats apart from ints, as Python's json does", () => {
-    const p = parsePyJson('{"a": 2000, "b": 2000.0, "c": [1e3, null, true, "x\'y"], "d": {"k": 1.50}, "e": 12345678901234567890}');
+    const p = new Payload(parsePyJson('{"a": 2000, "b": 2000.0, "c": [1e3, null, true, "x\'y"], "d": {"k": 1.50}, "e": 12345678901234567890}'));
     expect(pyStr(p.get("a").value)).toBe("2000");
     expect(pyStr(p.get("b").value)).toBe("2000.0");
     expect(pyStr(p.get("c").value)).toBe('[1000.0, None, True, "x\'y"]');

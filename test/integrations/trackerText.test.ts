@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { globalTime, globalTimeFromUnix, pyTruthy, stripTags } from "../../src/integrations/trackerText.js";
+import { pyTruthy } from "../../src/integrations/python.js";
+import { globalTime, globalTimeFromUnix, stripTags } from "../../src/integrations/trackerText.js";
 
 describe("tracker text helpers", () => {
   it("global times keep the given offset, to the second", () => {

@@ -14,7 +14,7 @@ import {
   topicWithPrOrIssueInfo,
   type GitCommit,
 } from "../git.js";
-import { badRequest } from "../../lib/errors.js";
+import { pyStr } from "../python.js";
 import type { Payload } from "../payload.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
@@ -193,7 +193,7 @@ const issueActionBody =
     let assignee: string | undefined;
     let message: string | undefined;
     if (action === "created") {
-      if (truthy(present(issue.get("assignee")))) assignee = userInfo(issue.get("assignee"));
+      if (issue.get("assignee").required().truthy()) assignee = userInfo(issue.get("assignee"));
       message = issue.at("content.raw").str();
     }
     return issueEventMessage({
@@ -231,8 +231,8 @@ const pullRequestCreatedOrUpdatedBody =
   (action: "created" | "updated"): Body =>
   (payload, includeTitle) => {
     const pr = payload.get("pullrequest");
-    const reviewers = present(pr.get("reviewers"));
-    const assignee = truthy(reviewers) ? userInfo(reviewers.list()[0]!) : undefined;
+    const reviewers = pr.get("reviewers").required();
+    const assignee = reviewers.truthy() ? userInfo(reviewers.list()[0]!) : undefined;
     const created = action === "created";
     return pullRequestEventMessage({
       userName: actorInfo(payload),
@@ -274,14 +274,14 @@ function repoUpdatedBody(payload: Payload): string {
   let body = "";
   for (const change of ["website", "name", "links", "language", "full_name", "description"]) {
     const field = payload.get("changes").get(change);
-    const newValue = present(field.get("new"));
-    const oldValue = present(field.get("old"));
+    const newValue = field.get("new").required();
+    const oldValue = field.get("old").required();
     const label = change === "full_name" ? "full name" : change;
     const shown = pyStr(newValue.value);
     let message: string;
-    if (truthy(newValue) && truthy(oldValue)) {
+    if (newValue.truthy() && oldValue.truthy()) {
       message = `${actor} changed the ${label} of the **${repoName}** repo from **${pyStr(oldValue.value)}** to **${shown}**`;
-    } else if (truthy(newValue)) {
+    } else if (newValue.truthy()) {
       message = `${actor} changed the ${label} of the **${repoName}** repo to **${shown}**`;
     } else {
       continue;
@@ -322,47 +322,6 @@ function topicFor(payload: Payload, type: string): string {
     return topicWithPrOrIssueInfo(repo, "issue", issue.get("id").int(), issue.get("title").str());
   }
   return repo;
-}
-
-/** A field that must be there, though it may be null: missing is a 400 naming it. */
-function present(p: Payload): Payload {
-  if (p.value === undefined) throw badRequest(`${p.path} is missing`);
-  return p;
-}
-
-/** Python truthiness of a JSON value: null, false, 0, "", [] and {} are false. */
-function truthy(p: Payload): boolean {
-  const v = p.value;
-  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
-
-/** Python's str() of a JSON value (a dict or list shows as its repr). */
-function pyStr(value: unknown): string {
-  return typeof value === "string" ? value : pyRepr(value);
-}
-
-function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : pyFloat(value);
-  if (typeof value === "string") {
-    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-    const escaped = value.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\t/g, "\\t");
-    return quote + (quote === "'" ? escaped.replace(/'/g, "\\'") : escaped) + quote;
-  }
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(value as Record<string, unknown>)
-    .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
-    .join(", ")}}`;
-}
-
-function pyFloat(value: number): string {
-  const text = String(value);
-  return /[.e]/.test(text) ? text.replace(/e([+-])(\d)$/, "e$10$2") : `${text}.0`;
 }
 
 export default defineIntegration({

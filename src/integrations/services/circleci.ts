@@ -1,5 +1,5 @@
 import { badRequest } from "../../lib/errors.js";
-import { shortSha } from "../ciText.js";
+import { shortSha } from "../git.js";
 import type { Payload } from "../payload.js";
 import { defineIntegration } from "../types.js";
 

@@ -1,6 +1,6 @@
 import { BRANCHES_URL_OPTION, pullRequestEventMessage } from "../git.js";
 import { defineIntegration } from "../types.js";
-import { gogsWebhook, present, type PullRequestText } from "./gogs.js";
+import { gogsWebhook, type PullRequestText } from "./gogs.js";
 
 /**
  * Zulip's Gitea integration (zerver/webhooks/gitea/view.py): Gitea is a fork of Gogs, so all
@@ -12,7 +12,7 @@ import { gogsWebhook, present, type PullRequestText } from "./gogs.js";
 /** Gitea's pull request: the sender acts (or whoever merged it); branches from head/base; the assignee is named. */
 const giteaPullRequestText: PullRequestText = (payload, includeTitle) => {
   const pr = payload.get("pull_request");
-  const assigneeField = present(pr.get("assignee"));
+  const assigneeField = pr.get("assignee").required();
   const merged = pr.get("merged").bool();
   const userName = merged ? pr.at("merged_by.username").str() : payload.at("sender.username").str();
   const action = merged ? "merged" : payload.get("action").str();

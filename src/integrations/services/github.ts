@@ -48,22 +48,6 @@ function nullableStr(p: Payload, path: string): string | null {
   return field.value === null ? null : field.str();
 }
 
-/** A field Zulip indexes (payload["x"]) before testing its truthiness: missing is a 400 naming it. */
-function required(p: Payload, path: string): Payload {
-  const field = p.at(path);
-  if (field.value === undefined) field.str();
-  return field;
-}
-
-/** Python truthiness of a JSON value. */
-function truthy(p: Payload): boolean {
-  const v = p.value;
-  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
-
 const senderName = (p: Payload): string => str(p, "sender.login");
 const senderUrl = (p: Payload): string => str(p, "sender.html_url");
 const repositoryName = (p: Payload): string => str(p, "repository.name");
@@ -86,7 +70,7 @@ function openedOrUpdatedPullRequest({ payload, includeTitle }: Ctx): string {
   const pr = payload.get("pull_request");
   let action = str(payload, "action");
   if (action === "synchronize") action = "updated";
-  const assignee = truthy(pr.get("assignee")) ? str(pr, "assignee.login") : null;
+  const assignee = pr.get("assignee").truthy() ? str(pr, "assignee.login") : null;
   const changes = payload.get("changes");
   const description = changes.has("body") || action === "opened" ? nullableStr(pr, "body") : null;
   const branches = action === "opened" || action === "merged";
@@ -132,8 +116,8 @@ function lockedOrUnlockedPullRequest({ payload }: Ctx): string {
   const sender = senderName(payload);
   const number = int(payload, "pull_request.number");
   const url = str(payload, "pull_request.html_url");
-  const reasonField = required(payload, "pull_request.active_lock_reason");
-  const reason = truthy(reasonField) ? reasonField.str() : "None";
+  const reasonField = payload.at("pull_request.active_lock_reason").required();
+  const reason = reasonField.truthy() ? reasonField.str() : "None";
   if (action === "unlocked") return `${sender} has unlocked [PR #${number}](${url}).`;
   return `${sender} has locked [PR #${number}](${url}) as ${reason} and limited conversation to collaborators.`;
 }
@@ -264,7 +248,7 @@ function pushCommits({ payload, includeRepositoryName }: Ctx): string {
     .get("commits")
     .list()
     .map((commit) => ({
-      name: truthy(commit.at("author.username")) ? str(commit, "author.username") : str(commit, "author.name"),
+      name: commit.at("author.username").truthy() ? str(commit, "author.username") : str(commit, "author.name"),
       sha: str(commit, "id"),
       url: str(commit, "url"),
       message: str(commit, "message"),
@@ -304,7 +288,7 @@ function commitComment({ payload }: Ctx): string {
 
 function status({ payload }: Ctx): string {
   const state = str(payload, "state");
-  const shown = truthy(required(payload, "target_url")) ? `[${state}](${str(payload, "target_url")})` : state;
+  const shown = payload.at("target_url").required().truthy() ? `[${state}](${str(payload, "target_url")})` : state;
   return `[${shortSha(str(payload, "sha"))}](${str(payload, "commit.html_url")}) changed its status to ${shown}.`;
 }
 
@@ -372,7 +356,7 @@ const wikiPages: Handler = ({ payload }) => {
 
 function release({ payload }: Ctx): string {
   const tagName = str(payload, "release.tag_name");
-  const name = truthy(required(payload, "release.name")) ? str(payload, "release.name") : tagName;
+  const name = payload.at("release.name").required().truthy() ? str(payload, "release.name") : tagName;
   return releaseEventMessage(senderName(payload), str(payload, "action"), tagName, name, str(payload, "release.html_url"));
 }
 
@@ -386,7 +370,7 @@ function pageBuild({ payload }: Ctx): string {
     built: "has finished building",
   };
   let action = Object.hasOwn(actions, status) ? actions[status]! : `is ${status}`;
-  if (truthy(required(build, "error.message"))) action = pyFormatOne(action, contentQuote(str(build, "error.message")));
+  if (build.at("error.message").required().truthy()) action = pyFormatOne(action, contentQuote(str(build, "error.message")));
   return `GitHub Pages build, triggered by ${str(build, "pusher.login")}, ${action}.`;
 }
 
@@ -555,7 +539,7 @@ function zulipEventName(hook: WebhookInput, header: string, payload: Payload, br
     if (action === "labeled" || action === "unlabeled") return "issue_labeled_or_unlabeled";
     if (action === "milestoned" || action === "demilestoned") return "issue_milestoned_or_demilestoned";
     if (action === "transferred") return "issues_transferred";
-    if (action === "opened" && truthy(payload.get("changes").get("old_issue"))) return "issues_opened_via_transfer";
+    if (action === "opened" && payload.get("changes").get("old_issue").truthy()) return "issues_opened_via_transfer";
     return "issues";
   } else if (Object.hasOwn(HANDLERS, header)) {
     return header;
@@ -579,7 +563,7 @@ function topicFor(payload: Payload, event: string): string {
   if (event === "team") return `team ${str(payload, "team.name")}`;
   if (event === "push_commits") return topicWithBranch(repositoryName(payload), branchNameFromRef(str(payload, "ref")));
   if (event === "gollum") return topicWithBranch(repositoryName(payload), "wiki pages");
-  if (event === "ping" && !truthy(payload.get("repository"))) return str(payload, "organization.login");
+  if (event === "ping" && !payload.get("repository").truthy()) return str(payload, "organization.login");
   if (event === "check_run") return `${repositoryName(payload)} / checks`;
   if (event.startsWith("discussion")) {
     return `${repositoryName(payload)} discussion #${int(payload, "discussion.number")}: ${str(payload, "discussion.title")}`;

@@ -32,15 +32,6 @@ type Body = (payload: Payload, includeTitle: boolean, hook: WebhookInput) => str
 
 // ---- reading the payload ----
 
-/** Python's truthiness of a JSON value. */
-function truthy(p: Payload): boolean {
-  const v = p.value;
-  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
-
 /** A field that must be present and may be null (Zulip's check_none_or(check_string)). */
 function nullableStr(p: Payload): string | null {
   if (p.value === null) return null;
@@ -62,7 +53,7 @@ const rstrip = (text: string): string => text.replace(/[\t\n\v\f\r \x1c-\x1f\x85
 /** The assignees' names: `assignees` when non-empty, else the single `assignee`, else none. */
 function assigneeNames(payload: Payload): string[] {
   const many = payload.get("assignees");
-  const list = truthy(many) ? many.list() : truthy(payload.get("assignee")) ? [payload.get("assignee")] : [];
+  const list = many.truthy() ? many.list() : payload.get("assignee").truthy() ? [payload.get("assignee")] : [];
   return list.map((assignee) => assignee.get("name").str());
 }
 
@@ -70,7 +61,7 @@ function assigneeNames(payload: Payload): string[] {
 
 const pushBody: Body = (payload) => {
   const after = payload.get("after");
-  if (truthy(after) && after.str() === EMPTY_SHA) return removeBranchEventMessage(userName(payload), branchName(payload));
+  if (after.truthy() && after.str() === EMPTY_SHA) return removeBranchEventMessage(userName(payload), branchName(payload));
   const compareUrl = `${projectHomepage(payload)}/-/compare/${payload.get("before").str()}...${payload.get("after").str()}`;
   const commits = payload
     .get("commits")
@@ -85,7 +76,7 @@ const pushBody: Body = (payload) => {
 };
 
 const tagPushBody: Body = (payload) =>
-  pushTagEventMessage(userName(payload), tagName(payload), undefined, truthy(payload.get("checkout_sha")) ? "pushed" : "removed");
+  pushTagEventMessage(userName(payload), tagName(payload), undefined, payload.get("checkout_sha").truthy() ? "pushed" : "removed");
 
 const testBody: Body = (payload) => `Webhook for **${repoName(payload)}** has been configured successfully! :tada:`;
 
@@ -95,7 +86,7 @@ const issueCreatedBody: Body = (payload, includeTitle) => {
   const attributes = payload.get("object_attributes");
   const description = attributes.get("description");
   // Hidden comments (<!-- … -->) are left out.
-  const message = truthy(description) ? rstrip(description.str().replace(/<!--[\s\S]*?-->/g, "")) : undefined;
+  const message = description.truthy() ? rstrip(description.str().replace(/<!--[\s\S]*?-->/g, "")) : undefined;
   return issueEventMessage({
     userName: issueUserName(payload),
     action: "created",
@@ -158,7 +149,7 @@ const mergeRequestOpenOrUpdatedBody =
 
 /** An update with `oldrev` is a push to the merge request's branch. */
 const mergeRequestUpdatedBody: Body = (payload, includeTitle, hook) =>
-  truthy(payload.at("object_attributes.oldrev"))
+  payload.at("object_attributes.oldrev").truthy()
     ? mergeRequestBody("added commit(s) to")(payload, includeTitle, hook)
     : mergeRequestOpenOrUpdatedBody("updated")(payload, includeTitle, hook);
 
@@ -243,7 +234,7 @@ const pipelineBody: Body = (payload) => {
     const artifacts = build.get("artifacts_file");
     const filename = artifacts.value === undefined ? undefined : artifacts.dict().get("filename");
     const artifact =
-      filename !== undefined && truthy(filename)
+      filename !== undefined && filename.truthy()
         ? `  * built artifact: *${filename.str()}* [[Browse](${buildUrl}/artifacts/browse)|[Download](${buildUrl}/artifacts/download)]\n`
         : "";
     builds += `* [${build.get("name").str()}](${buildUrl}) - ${build.get("status").str()}\n${artifact}`;
@@ -382,7 +373,7 @@ function topicOf(event: string, payload: Payload, useMergeRequestTitle: boolean)
     const snippet = payload.get("snippet");
     return topicWithPrOrIssueInfo(repoName(payload), "snippet", snippet.get("id").int(), snippet.get("title").str());
   }
-  if (event === "Resource Access Token Hook" && truthy(payload.get("group"))) return payload.at("group.group_name").str();
+  if (event === "Resource Access Token Hook" && payload.get("group").truthy()) return payload.at("group.group_name").str();
   if (event === "Deployment Hook") return `${repoName(payload)} / ${payload.get("environment").str()}`;
   return repoName(payload);
 }

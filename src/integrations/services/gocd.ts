@@ -1,4 +1,4 @@
-import { shortSha } from "../ciText.js";
+import { shortSha } from "../git.js";
 import type { Payload } from "../payload.js";
 import { defineIntegration } from "../types.js";
 

@@ -30,12 +30,7 @@ const issueUrl = (repoUrl: string, number: number): string => `${repoUrl}/issues
 const titleIf = (p: Payload, includeTitle: boolean): string | undefined => (includeTitle ? p.str() : undefined);
 
 /** A field that must be present, though it may be null. */
-export function present(p: Payload): Payload {
-  if (p.value === undefined) throw badRequest(`${p.path} is missing`);
-  return p;
-}
-
-function pushText(payload: Payload): string {
+export function pushText(payload: Payload): string {
   const commits = payload
     .get("commits")
     .list()
@@ -67,7 +62,7 @@ export const gogsPullRequestText: PullRequestText = (payload, includeTitle) => {
   const userName = merged ? pr.at("merged_by.username").str() : pr.at("user.username").str();
   const action = merged ? "merged" : payload.get("action").str();
   const edited = action === "edited";
-  const assignee = payload.get("action").value && present(pr.get("assignee")).value ? pr.at("assignee.login").str() : undefined;
+  const assignee = payload.get("action").value && pr.get("assignee").required().value ? pr.at("assignee.login").str() : undefined;
   return pullRequestEventMessage({
     userName,
     action,
@@ -83,7 +78,7 @@ export const gogsPullRequestText: PullRequestText = (payload, includeTitle) => {
 function issuesText(payload: Payload, includeTitle: boolean): string {
   const issue = payload.get("issue");
   const number = issue.get("number").int();
-  const assigneeField = present(issue.get("assignee"));
+  const assigneeField = issue.get("assignee").required();
   const assignee = assigneeField.value ? assigneeField.get("login").str() : undefined;
   const action = payload.get("action").str();
   return issueEventMessage({

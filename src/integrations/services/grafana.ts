@@ -1,6 +1,7 @@
 import { badRequest } from "../../lib/errors.js";
-import { globalTimeFromIso, isPyNumber, parsePyJson, pyStr, pyTruthy } from "../monitoringText.js";
-import type { Payload } from "../payload.js";
+import { isPyNumber, parsePyJson, pyStr, pyTruthy } from "../python.js";
+import { globalTimeFromIso } from "../monitoringText.js";
+import { Payload } from "../payload.js";
 import { defineIntegration, type WebhookMessage } from "../types.js";
 
 /**
@@ -100,7 +101,7 @@ export default defineIntegration({
     "alert. Grafana 7's legacy alert notification channels (type webhook) work too.",
   ].join("\n"),
   handle(hook) {
-    const payload = parsePyJson(hook.rawBody);
+    const payload = new Payload(parsePyJson(hook.rawBody));
     if (payload.has("alerts")) return payload.get("alerts").list().map(unifiedAlert);
     return legacyAlert(payload);
   },

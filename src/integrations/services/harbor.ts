@@ -1,5 +1,5 @@
-import { pyStrListRepr } from "../ciText.js";
 import type { Payload } from "../payload.js";
+import { pyStrListRepr } from "../python.js";
 import { defineIntegration } from "../types.js";
 
 /** Events Harbor sends that Zulip does not post. */

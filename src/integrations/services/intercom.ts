@@ -1,5 +1,6 @@
 import type { Payload } from "../payload.js";
-import { optString, pyStr, stripTags } from "../trackerText.js";
+import { pyStr } from "../python.js";
+import { optString, stripTags } from "../trackerText.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
 /**

@@ -1,6 +1,7 @@
 import { badRequest } from "../../lib/errors.js";
-import { globalTimeFromMillis, isPyNumber, parsePyJson, pyStr } from "../monitoringText.js";
-import type { Payload } from "../payload.js";
+import { isPyNumber, parsePyJson, pyStr } from "../python.js";
+import { globalTimeFromMillis } from "../monitoringText.js";
+import { Payload } from "../payload.js";
 import { defineIntegration } from "../types.js";
 
 /**
@@ -76,7 +77,7 @@ export default defineIntegration({
     "`alertConditionNames`, `owner` and a `zulipCustomFields` object.",
   ].join("\n"),
   handle(hook) {
-    const payload = parsePyJson(hook.rawBody);
+    const payload = new Payload(parsePyJson(hook.rawBody));
     const missing = EXPECTED_FIELDS.filter((key) => !payload.has(key));
     if (missing.length > 0) {
       return {

@@ -1,5 +1,5 @@
-import { pyTruthy } from "../monitoringText.js";
 import type { Payload } from "../payload.js";
+import { pyTruthy } from "../python.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
 /**

@@ -1,4 +1,5 @@
-import { firstLine, shortSha } from "../ciText.js";
+import { firstLine } from "../ciText.js";
+import { shortSha } from "../git.js";
 import type { Payload } from "../payload.js";
 import { defineIntegration, type WebhookMessage } from "../types.js";
 

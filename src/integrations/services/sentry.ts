@@ -1,5 +1,6 @@
 import { Payload } from "../payload.js";
-import { globalTime, globalTimeFromUnix, pyStr, pyTruthy } from "../trackerText.js";
+import { pyStr, pyTruthy } from "../python.js";
+import { globalTime, globalTimeFromUnix } from "../trackerText.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
 /**

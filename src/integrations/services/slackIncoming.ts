@@ -50,15 +50,6 @@ function textBlock(value: Payload, plainTextOnly = false): string {
   return value.get("text").str();
 }
 
-/** Set and not empty, as Python's truthiness of the WildValue Zulip reads. */
-function truthy(value: Payload): boolean {
-  const v = value.value;
-  if (v === undefined || v === null || v === false || v === 0 || v === "") return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === "object") return Object.keys(v).length > 0;
-  return true;
-}
-
 function renderBlockElement(element: Payload): string {
   if (element.get("type").str() !== "image") return "";
   return `[${element.get("alt_text").str()}](${element.get("image_url").str()})`;
@@ -70,7 +61,7 @@ function renderBlock(block: Payload): string {
   if (UNRENDERED_BLOCKS.has(type)) return "";
   switch (type) {
     case "context": {
-      if (!truthy(block.get("elements"))) return "";
+      if (!block.get("elements").truthy()) return "";
       return joinPieces(
         block
           .get("elements")
@@ -120,28 +111,28 @@ function globalTime(seconds: number): string {
 
 function renderAttachment(attachment: Payload): string {
   const pieces: string[] = [];
-  if (truthy(attachment.get("title"))) {
+  if (attachment.get("title").truthy()) {
     const title = attachment.get("title").str();
-    pieces.push(truthy(attachment.get("title_link")) ? `## [${title}](${attachment.get("title_link").str()})` : `## ${title}`);
+    pieces.push(attachment.get("title_link").truthy() ? `## [${title}](${attachment.get("title_link").str()})` : `## ${title}`);
   }
-  if (truthy(attachment.get("pretext"))) pieces.push(attachment.get("pretext").str());
-  if (truthy(attachment.get("text"))) pieces.push(attachment.get("text").str());
+  if (attachment.get("pretext").truthy()) pieces.push(attachment.get("pretext").str());
+  if (attachment.get("text").truthy()) pieces.push(attachment.get("text").str());
   if (attachment.has("fields")) {
     const fields: string[] = [];
     for (const field of attachment.get("fields").list()) {
       const title = field.get("title");
       const value = field.get("value");
-      if (truthy(title) && truthy(value)) fields.push(`*${title.str()}*: ${value.str()}`);
-      else if (truthy(title)) fields.push(`*${title.str()}*`);
-      else if (truthy(value)) fields.push(value.str());
+      if (title.truthy() && value.truthy()) fields.push(`*${title.str()}*: ${value.str()}`);
+      else if (title.truthy()) fields.push(`*${title.str()}*`);
+      else if (value.truthy()) fields.push(value.str());
     }
     pieces.push(fields.join("\n"));
   }
-  if (truthy(attachment.get("blocks"))) pieces.push(...attachment.get("blocks").list().map(renderBlock));
-  if (truthy(attachment.get("image_url"))) pieces.push(`[](${attachment.get("image_url").str()})`);
-  if (truthy(attachment.get("footer"))) pieces.push(attachment.get("footer").str());
+  if (attachment.get("blocks").truthy()) pieces.push(...attachment.get("blocks").list().map(renderBlock));
+  if (attachment.get("image_url").truthy()) pieces.push(`[](${attachment.get("image_url").str()})`);
+  if (attachment.get("footer").truthy()) pieces.push(attachment.get("footer").str());
   const ts = attachment.get("ts");
-  if (truthy(ts)) {
+  if (ts.truthy()) {
     // Slack sends an integer, and now and then a string holding a float.
     let seconds: number;
     if (typeof ts.value === "string" && ts.value.trim() !== "" && Number.isFinite(Number(ts.value))) seconds = Math.trunc(Number(ts.value));
@@ -220,11 +211,11 @@ export default defineIntegration({
     const payload = slackPayload(hook).dict();
     const topic = payload.has("channel") ? payload.get("channel").str().replace(/^[@#]/, "") : "(no topic)";
     const pieces: string[] = [];
-    if (truthy(payload.get("blocks"))) pieces.push(...payload.get("blocks").list().map(renderBlock));
-    if (truthy(payload.get("attachments"))) pieces.push(...payload.get("attachments").list().map(renderAttachment));
+    if (payload.get("blocks").truthy()) pieces.push(...payload.get("blocks").list().map(renderBlock));
+    if (payload.get("attachments").truthy()) pieces.push(...payload.get("attachments").list().map(renderAttachment));
     let body = joinPieces(pieces);
-    if (body === "" && truthy(payload.get("text"))) {
-      if (truthy(payload.get("icon_emoji"))) body = payload.get("icon_emoji").str() + " ";
+    if (body === "" && payload.get("text").truthy()) {
+      if (payload.get("icon_emoji").truthy()) body = payload.get("icon_emoji").str() + " ";
       body = (body + payload.get("text").str()).trim();
     }
     const response = { ok: true };

@@ -1,5 +1,4 @@
-import { badRequest } from "../../lib/errors.js";
-import type { Payload } from "../payload.js";
+import { pyStr } from "../python.js";
 import { defineIntegration, type WebhookInput, type WebhookOutcome } from "../types.js";
 
 /**
@@ -76,38 +75,6 @@ function linkifiedId(hook: WebhookInput, id: string, lower = false): string {
   return `[${shown}](https://dashboard.stripe.com/${path}/${id})`;
 }
 
-/** Python's repr() of a JSON value inside a container. */
-function pyRepr(value: unknown): string {
-  if (typeof value === "string") {
-    const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
-    const escaped = value
-      .replace(/\\/g, "\\\\")
-      .replace(/\n/g, "\\n")
-      .replace(/\r/g, "\\r")
-      .replace(/\t/g, "\\t")
-      .replace(quote === "'" ? /'/g : /"/g, `\\${quote}`);
-    return quote + escaped + quote;
-  }
-  return pyStr(value);
-}
-
-/** Python's str() of a JSON value (None, True, [1, 'a'], {'k': 'v'}). */
-function pyStr(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  if (Array.isArray(value)) return "[" + value.map(pyRepr).join(", ") + "]";
-  return (
-    "{" +
-    Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${pyRepr(k)}: ${pyRepr(v)}`)
-      .join(", ") +
-    "}"
-  );
-}
-
 /** Zulip's stringify: timestamps of 2017–2033 as <time:…>, anything else as Python's str(). */
 function stringify(value: unknown): string {
   if (typeof value === "number" && Number.isInteger(value) && value > 1500000000 && value < 2000000000) {
@@ -119,20 +86,6 @@ function stringify(value: unknown): string {
 /** Python's str.capitalize(). */
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1).toLowerCase();
-}
-
-/** A field the message needs: present (JSON null allowed), else a 400 naming it. */
-function required(field: Payload): unknown {
-  if (field.value === undefined) throw badRequest(`${field.path} is missing`);
-  return field.value;
-}
-
-/** Python truthiness of a JSON value. */
-function truthy(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === "") return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === "object") return Object.keys(value).length > 0;
-  return true;
 }
 
 const NOT_IMPLEMENTED_CATEGORIES = new Set([
@@ -179,7 +132,7 @@ function topicAndBody(hook: WebhookInput, nowSeconds: number): { topic: string; 
       .filter((key) => !blacklist.includes(key))
       .sort();
     if (previous.length === 0) throw new Suppressed();
-    return previous.map((attribute) => `\n* ${capitalize(attribute.replace(/_/g, " "))} is now ${stringify(required(object.get(attribute)))}`).join("");
+    return previous.map((attribute) => `\n* ${capitalize(attribute.replace(/_/g, " "))} is now ${stringify(object.get(attribute).required().value)}`).join("");
   };
   const defaultBody = (blacklist: readonly string[] = []): string => {
     const text = `${linkifiedId(hook, object.get("id").str())} ${event.replace(/_/g, " ")}`;
@@ -199,7 +152,7 @@ function topicAndBody(hook: WebhookInput, nowSeconds: number): { topic: string; 
     if (resource === "charge") {
       if (!topic) topic = "charges";
       body = `${linkifiedId(hook, object.get("id").str())} for ${amountString(object.get("amount").int(), object.get("currency").str())} ${event}`;
-      if (truthy(required(object.get("failure_code")))) body += `. Failure code: ${object.get("failure_code").str()}`;
+      if (object.get("failure_code").required().truthy()) body += `. Failure code: ${object.get("failure_code").str()}`;
     }
     if (resource === "dispute") {
       topic = "disputes";
@@ -216,8 +169,8 @@ function topicAndBody(hook: WebhookInput, nowSeconds: number): { topic: string; 
       topic = object.get("id").str();
       body = defaultBody(["delinquent", "currency", "default_source"]);
       if (event === "created") {
-        if (truthy(required(object.get("email")))) body += `\nEmail: ${object.get("email").str()}`;
-        if (truthy(required(object.get("metadata")))) {
+        if (object.get("email").required().truthy()) body += `\nEmail: ${object.get("email").str()}`;
+        if (object.get("metadata").required().truthy()) {
           const metadata = object.get("metadata");
           for (const key of metadata.keys()) body += `\n${key}: ${metadata.get(key).str()}`;
         }
@@ -235,7 +188,7 @@ function topicAndBody(hook: WebhookInput, nowSeconds: number): { topic: string; 
         body += ` in ${Math.floor((object.get("trial_end").int() - nowSeconds + DAY / 2) / DAY)} days`;
       }
       if (event === "created") {
-        if (truthy(required(object.get("plan")))) {
+        if (object.get("plan").required().truthy()) {
           const plan = object.get("plan");
           const nickname = plan.get("nickname").optStr();
           body +=
@@ -243,7 +196,7 @@ function topicAndBody(hook: WebhookInput, nowSeconds: number): { topic: string; 
               ? `\nPlan: [${nickname}](https://dashboard.stripe.com/plans/${plan.get("id").str()})`
               : `\nPlan: https://dashboard.stripe.com/plans/${plan.get("id").str()}`;
         }
-        if (truthy(required(object.get("quantity")))) body += `\nQuantity: ${object.get("quantity").int()}`;
+        if (object.get("quantity").required().truthy()) body += `\nQuantity: ${object.get("quantity").int()}`;
         if (object.has("billing")) body += `\nBilling method: ${object.get("billing").str().replace(/_/g, " ")}`;
       }
     }

@@ -1,5 +1,6 @@
 import type { Payload } from "../payload.js";
-import { optString, pyTruthy } from "../trackerText.js";
+import { pyTruthy } from "../python.js";
+import { optString } from "../trackerText.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
 /**

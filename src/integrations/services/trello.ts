@@ -1,5 +1,6 @@
 import type { Payload } from "../payload.js";
-import { globalTime, optString, pyStr, pyTruthy } from "../trackerText.js";
+import { pyStr, pyTruthy } from "../python.js";
+import { globalTime, optString } from "../trackerText.js";
 import { defineIntegration, type WebhookInput, type WebhookMessage } from "../types.js";
 
 /**
