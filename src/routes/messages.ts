@@ -178,7 +178,9 @@ export const getMessage = endpoint({
   handler: async ({ ctx, user, realm, params, path }) => {
     const messageId = pathParam.int(path.message_id, "message_id");
     const q = ctx.db.kysely;
-    const { message, flags } = user ? await accessMessage(q, new AccessSubject(user), messageId) : { message: await accessMessageAsVisitor(q, realm.id, messageId), flags: null };
+    const { message, flags } = user
+      ? await accessMessage(q, new AccessSubject(user), messageId)
+      : { message: await accessMessageAsVisitor(q, realm.id, messageId), flags: null };
     const builder = await MessagePayloadBuilder.load(q, realm, [message]);
     const options = {
       applyMarkdown: params.apply_markdown,
