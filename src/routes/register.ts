@@ -142,7 +142,7 @@ async function registerVisitor(
     CLIENT_CAPABILITY_NAMES.map((name) => [name, params.client_capabilities[name] === true]),
   ) as unknown as ClientCapabilities;
   const language = request.cookies[LANGUAGE_COOKIE];
-  const user = anonymousSettingsUser(realm, language === undefined || language === "" ? undefined : language);
+  const user = anonymousSettingsUser(realm, language !== undefined && LANGUAGE_CODE.test(language) ? language : undefined);
   const client: ClientDescriptor = {
     userId: user.id,
     realmId: realm.id,
@@ -172,3 +172,5 @@ async function registerVisitor(
 
 /** Django's LANGUAGE_COOKIE_NAME, where Zulip keeps a visitor's chosen language. */
 const LANGUAGE_COOKIE = "django_language";
+/** What a language cookie may hold ("de", "pt-br", "zh-hans"); anything else is ignored. */
+const LANGUAGE_CODE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{1,8}){0,2}$/;

@@ -256,6 +256,13 @@ describe("POST /register for visitors", () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json().user_settings.default_language).toBe("de");
+    const odd = await t.app.inject({
+      method: "POST",
+      url: "/json/register",
+      cookies: { django_language: "<b>x</b>" },
+      payload: { fetch_event_types: '["user_settings"]' },
+    });
+    expect(odd.json().user_settings.default_language).toBe("en");
   });
 
   it("still registers a queue for a user", async () => {
