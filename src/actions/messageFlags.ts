@@ -124,7 +124,7 @@ export async function checkUpdateMessageFlagsForNarrow(tx: Tx, user: User, realm
   const numBefore = Math.min(req.numBefore, Math.max(MAX_MESSAGES_PER_UPDATE - req.numAfter, MAX_MESSAGES_PER_UPDATE / 2));
   const numAfter = Math.min(req.numAfter, MAX_MESSAGES_PER_UPDATE - numBefore);
 
-  const narrow = await buildNarrow({ q: tx.q, subject: new AccessSubject(user), me: user }, req.terms);
+  const narrow = await buildNarrow({ q: tx.q, subject: new AccessSubject(user), me: user, realmId: user.realm_id }, req.terms);
   const query = narrowQueryFor(narrow, user, realm.id);
   const anchor = req.anchor ?? (await narrowQueryStore.firstUnreadId(tx.q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;

@@ -11,7 +11,12 @@ import type { ParamSpec, ParamValues } from "./params.js";
  * table (routes.ts) mounts it; this module turns the request into typed values with Zulip's
  * error texts and the response into Zulip's success envelope.
  */
-export type AuthMode = "user" | "none";
+/**
+ * "user": credentials required. "visitor": credentials as for "user" when sent; without any, a
+ * visitor without an account (Zulip's spectator, allow_anonymous_user_web) of the request's
+ * organization, when it allows spectators (the handler gets user null). "none": no credentials.
+ */
+export type AuthMode = "user" | "visitor" | "none";
 
 export interface RequestInfo {
   ip: string;
@@ -29,7 +34,7 @@ export interface HandlerArgs<P, A extends AuthMode> {
   params: P;
   path: Record<string, string>;
   user: A extends "user" ? User : User | null;
-  realm: A extends "user" ? Realm : Realm | null;
+  realm: A extends "user" ? Realm : A extends "visitor" ? Realm : Realm | null;
   request: RequestInfo;
   raw: { request: FastifyRequest; reply: FastifyReply };
 }

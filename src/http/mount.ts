@@ -5,7 +5,9 @@ import type { Realm, User } from "../db/schema.js";
 import { authenticateApiRequest, clientNameFromUserAgent, refuseIncomingWebhookBot } from "./auth.js";
 import { type Endpoint, JsonText, parseParams } from "./endpoint.js";
 import { type ClientDialect, clientDialectOf, jsonInDialect } from "../lib/clientDialect.js";
-import { ApiError, badRequest, RateLimitedError } from "../lib/errors.js";
+import { ApiError, badRequest, MissingAuthenticationError, RateLimitedError, UnauthorizedError } from "../lib/errors.js";
+import { realmOfRequest } from "../lib/realms.js";
+import { checkVisitorsAllowed } from "../lib/streamAccess.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 import type { RateLimiter, RateLimitState } from "./rateLimit.js";
 
@@ -45,12 +47,18 @@ export interface ApiSurface {
   prefix: string;
   /** Only for endpoints that need a user; throws the error to send. */
   authenticate(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }>;
+  /** For endpoints visitors may call: the user when the request carries credentials, null when it carries none. */
+  authenticateIfSent(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm } | null>;
+  /** The surface's 401 for a request without credentials (Zulip's MissingAuthenticationError). */
+  unauthorized(): ApiError;
   clientName(request: FastifyRequest): string;
 }
 
 const API_V1: ApiSurface = {
   prefix: "/api/v1",
   authenticate: authenticateApiRequest,
+  authenticateIfSent: async (ctx, request) => (request.headers.authorization ? authenticateApiRequest(ctx, request) : null),
+  unauthorized: () => new UnauthorizedError(),
   clientName: (request) => clientNameFromUserAgent(request.headers["user-agent"]),
 };
 
@@ -80,11 +88,12 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
   const ip = request.ip;
   const limits = ctx.config.rateLimits;
   const limiter = rateLimiterOf(ctx, ep);
-  let user = null;
-  let realm = null;
-  if (ep.auth === "user") {
+  let user: User | null = null;
+  let realm: Realm | null = null;
+  if (ep.auth === "user" || ep.auth === "visitor") {
+    let found: { user: User; realm: Realm } | null;
     try {
-      ({ user, realm } = await surface.authenticate(ctx, request));
+      found = ep.auth === "user" ? await surface.authenticate(ctx, request) : await surface.authenticateIfSent(ctx, request);
     } catch (error) {
       // Failed authentication counts against the client's address.
       await applyRateLimit(limiter, reply, `ip:${ip}`, limits.ip);
@@ -93,9 +102,17 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
     // Django's never_cache, as Zulip's authenticated views: no cache keeps a user's data.
     reply.header("Cache-Control", NEVER_CACHE);
     reply.header("Expires", httpDateNow());
-    await applyRateLimit(limiter, reply, `user:${user.id}`, limits.user);
-    // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
-    if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);
+    if (found) {
+      ({ user, realm } = found);
+      await applyRateLimit(limiter, reply, `user:${user.id}`, limits.user);
+      // Zulip: incoming-webhook bots may only send messages (and use the webhook URLs).
+      if (!ep.allowIncomingWebhookBots) refuseIncomingWebhookBot(user);
+    } else {
+      // A visitor (Zulip's public_json_view): counted by address, let in only by an organization
+      // that allows spectators.
+      await applyRateLimit(limiter, reply, `ip:${ip}`, limits.ip);
+      realm = await visitorRealm(ctx, surface, request);
+    }
   } else {
     await applyRateLimit(limiter, reply, `ip:${ip}`, limits.ip);
   }
@@ -105,27 +122,47 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
   const dialect = clientDialectOf(userAgent, surface.prefix === "/json");
   const input = collectInput(request);
   const { values, ignored } = parseParams(ep.params, input.fields);
-  const result = await ep.handler({
-    ctx,
-    params: values,
-    path: checkPathParams(request.params),
-    user,
-    realm,
-    request: {
-      ip,
-      userAgent: userAgent ?? "",
-      clientName: surface.clientName(request),
-      dialect,
-      files: input.files,
-    },
-    raw: { request, reply },
-  });
+  const result = await runHandler(surface, () =>
+    ep.handler({
+      ctx,
+      params: values,
+      path: checkPathParams(request.params),
+      user,
+      realm,
+      request: {
+        ip,
+        userAgent: userAgent ?? "",
+        clientName: surface.clientName(request),
+        dialect,
+        files: input.files,
+      },
+      raw: { request, reply },
+    }),
+  );
   if (ep.raw) return reply;
   const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
   const hasJsonText = Object.values(body).some((value) => value instanceof JsonText);
   if (!hasJsonText && dialect === "spec") return reply.send(body);
   return reply.type("application/json; charset=utf-8").send(bodyJson(body, dialect));
+}
+
+/** The organization a visitor's request is for, if it lets visitors in; the surface's 401 otherwise. */
+async function visitorRealm(ctx: AppContext, surface: ApiSurface, request: FastifyRequest): Promise<Realm> {
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm) throw surface.unauthorized();
+  await runHandler(surface, () => checkVisitorsAllowed(ctx.db.kysely, realm));
+  return realm;
+}
+
+/** Runs `fn`, answering Zulip's MissingAuthenticationError (a visitor refused) with the surface's own 401. */
+async function runHandler<T>(surface: ApiSurface, fn: () => Promise<T> | T): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof MissingAuthenticationError) throw surface.unauthorized();
+    throw error;
+  }
 }
 
 /**

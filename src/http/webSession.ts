@@ -82,6 +82,22 @@ async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest)
 }
 
 /**
+ * For endpoints visitors may call: as authenticateJsonRequest when the request carries an
+ * Authorization header or a live session; null (a visitor) when it carries neither. A session
+ * cookie that names no live session is no credential, as in Django (an anonymous request).
+ */
+async function authenticateJsonRequestIfSent(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm } | null> {
+  if (request.headers.authorization) return authenticateJsonRequest(ctx, request);
+  if (!request.cookies[SESSION_COOKIE]) return null;
+  try {
+    return await authenticateJsonRequest(ctx, request);
+  } catch (error) {
+    if (error instanceof SessionRequiredError) return null;
+    throw error;
+  }
+}
+
+/**
  * A /json request without an Authorization header: its session (the `sessionid` cookie's value),
  * and for a method that may change state the CSRF token it sent.
  */
@@ -115,6 +131,8 @@ function webClientName(request: FastifyRequest): string {
 export const JSON_SURFACE: ApiSurface = {
   prefix: "/json",
   authenticate: authenticateJsonRequest,
+  authenticateIfSent: authenticateJsonRequestIfSent,
+  unauthorized: () => new SessionRequiredError(),
   clientName: webClientName,
 };
 

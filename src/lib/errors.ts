@@ -82,6 +82,17 @@ export class UnauthorizedError extends ApiError {
   }
 }
 
+/**
+ * Zulip's MissingAuthenticationError: a request without credentials that a visitor (Zulip's
+ * spectator) may not make. Thrown by the visitor checks (lib/streamAccess.ts, lib/messageAccess.ts);
+ * mount.ts answers it with its surface's 401 (the WWW-Authenticate scheme of /api/v1 or /json).
+ */
+export class MissingAuthenticationError extends UnauthorizedError {
+  constructor() {
+    super();
+  }
+}
+
 export class InvalidApiKeyError extends ApiError {
   constructor() {
     super("Invalid API key", { code: "INVALID_API_KEY", status: 401, headers: WWW_AUTHENTICATE });

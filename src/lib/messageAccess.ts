@@ -1,11 +1,11 @@
 import type { Stream } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { badRequest } from "./errors.js";
+import { badRequest, MissingAuthenticationError } from "./errors.js";
 import { messageStore, type Message } from "../store/messages.js";
 import { userMessageStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { isGuest } from "../models/roles.js";
-import { type AccessSubject, type ChannelAccess, channelAccess } from "./streamAccess.js";
+import { type AccessSubject, type ChannelAccess, channelAccess, visitorCanRead, visitorChannelAccess } from "./streamAccess.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 
 /**
@@ -16,6 +16,8 @@ import { channelRecipientStore } from "../store/subscriptions.js";
  * - direct messages: only users who received them (a user_messages row);
  * - channel messages: content access to the channel now, and, when the channel's history is
  *   protected (private, history not public to subscribers), the user must have received it.
+ * - visitors (no account; Zulip's spectators): messages of the channels streamAccess.visitorCanRead
+ *   allows, nothing else (accessMessageAsVisitor, visitorReadability).
  */
 export interface AccessibleMessage {
   message: Message;
@@ -92,12 +94,24 @@ export interface ChannelReadability {
 export async function channelReadability(q: Executor, subject: AccessSubject): Promise<ChannelReadability> {
   await subject.preload(q);
   const streams = await channelRecipientStore.streamsInRealm(q, subject.user.realm_id);
+  const accesses: ChannelAccess[] = [];
+  for (const stream of streams) accesses.push(await channelAccess(q, subject, stream));
+  return readabilityOf(accesses);
+}
+
+/** channelReadability for a visitor of organization `realmId`: only the channels visitors may read are readable. */
+export async function visitorReadability(q: Executor, realmId: number): Promise<ChannelReadability> {
+  const streams = await channelRecipientStore.streamsInRealm(q, realmId);
+  return readabilityOf(streams.map((stream) => visitorChannelAccess(realmId, stream)));
+}
+
+function readabilityOf(accesses: readonly ChannelAccess[]): ChannelReadability {
   const unreadable: number[] = [];
   const protectedHistory: number[] = [];
   const readable = new Map<number, ChannelAccess>();
   const byStreamId = new Map<number, ChannelAccess>();
-  for (const stream of streams) {
-    const access = await channelAccess(q, subject, stream);
+  for (const access of accesses) {
+    const stream = access.stream;
     byStreamId.set(stream.id, access);
     if (stream.recipient_id === null) continue;
     if (!access.canReadContent) unreadable.push(stream.recipient_id);
@@ -107,6 +121,31 @@ export async function channelReadability(q: Executor, subject: AccessSubject): P
     }
   }
   return { unreadable, protectedHistory, readable, byStreamId };
+}
+
+/**
+ * A message a visitor of organization `realmId` may read (Zulip's access_web_public_message): a
+ * message of a channel visitors may read. Anything else, missing messages alike, is Zulip's
+ * MissingAuthenticationError.
+ */
+export async function accessMessageAsVisitor(q: Executor, realmId: number, messageId: number): Promise<Message> {
+  const [message] = await messageStore.listByIds(q, realmId, [messageId]);
+  if (!message?.is_channel_message) throw new MissingAuthenticationError();
+  const [stream] = await channelRecipientStore.streamsByRecipientIds(q, realmId, [message.recipient_id]);
+  if (!stream || !visitorCanRead(realmId, stream)) throw new MissingAuthenticationError();
+  return message;
+}
+
+/** The messages among `messageIds` a visitor of organization `realmId` may read, by id. */
+export async function accessMessagesAsVisitor(q: Executor, realmId: number, messageIds: readonly number[]): Promise<Map<number, Message>> {
+  const messages = (await messageStore.listByIds(q, realmId, messageIds)).filter((m) => m.is_channel_message);
+  const streams = await channelRecipientStore.streamsByRecipientIds(
+    q,
+    realmId,
+    messages.map((m) => m.recipient_id),
+  );
+  const readable = new Set(streams.filter((s) => visitorCanRead(realmId, s)).map((s) => s.recipient_id));
+  return new Map(messages.filter((m) => readable.has(m.recipient_id)).map((m) => [m.id, m]));
 }
 
 /** accessMessage for changes (reactions, edits): also refuses messages in archived channels. */

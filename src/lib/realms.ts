@@ -1,4 +1,6 @@
 import crypto from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import type { AppContext } from "../appContext.js";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
@@ -11,6 +13,15 @@ import { realmStore } from "../store/realms.js";
 export async function getDefaultRealm(q: Executor): Promise<Realm | undefined> {
   const realms = await realmStore.list(q);
   return realms.find((realm) => realm.string_id !== SYSTEM_BOT_REALM);
+}
+
+/**
+ * The organization a request without credentials is addressed to (Zulip's
+ * get_valid_realm_from_request): the default realm for now. Hosting several organizations will
+ * read the request's Host here, the one place that decides it. Undefined when there is none.
+ */
+export async function realmOfRequest(ctx: AppContext, _request: FastifyRequest): Promise<Realm | undefined> {
+  return getDefaultRealm(ctx.db.kysely);
 }
 
 /** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */

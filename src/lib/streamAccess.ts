@@ -1,6 +1,7 @@
 import type { Realm, Stream, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
-import { ApiError, badRequest, InvalidChannelIdError } from "./errors.js";
+import { ApiError, badRequest, InvalidChannelIdError, MissingAuthenticationError } from "./errors.js";
+import { webPublicStreamsEnabled } from "./groupSettings.js";
 import { isAdmin, isGuest } from "../models/roles.js";
 import { settingGroupStore, streamStore, subscriptionStore } from "../store/streams.js";
 import { groupMembershipStore } from "../store/userGroups.js";
@@ -25,6 +26,9 @@ import { userStore } from "../store/users.js";
  *   channel is web-public, public (non-guests), subscribed, or has shared history and the user is
  *   in a group granting content access.
  * Guests never hold the permissions whose group settings refuse role:everyone.
+ *
+ * Visitors (a request without credentials; Zulip's spectators) are the last case below: they read
+ * the web-public channels of an organization that allows spectators, and nothing else.
  */
 export interface ChannelAccess {
   stream: Stream;
@@ -229,4 +233,50 @@ export async function metadataAudience(q: Executor, realmId: number, streams: re
     }
   }
   return result;
+}
+
+/**
+ * Whether a visitor of organization `realmId` may read the channel (Zulip's
+ * get_web_public_streams_queryset): web-public, and, as Zulip checks to be safe, public with shared
+ * history; never archived.
+ */
+export function visitorCanRead(realmId: number, stream: Stream): boolean {
+  return (
+    stream.realm_id === realmId &&
+    stream.is_web_public === 1 &&
+    stream.invite_only === 0 &&
+    stream.history_public_to_subscribers === 1 &&
+    stream.is_archived === 0
+  );
+}
+
+/** A visitor's access to a channel: reading (content and metadata) web-public channels, no other right. */
+export function visitorChannelAccess(realmId: number, stream: Stream): ChannelAccess {
+  const readable = visitorCanRead(realmId, stream);
+  return {
+    stream,
+    isSubscribed: false,
+    canSeeMetadata: readable,
+    canReadContent: readable,
+    canPost: false,
+    canAdminister: false,
+    canSubscribeSelf: false,
+    canAddSubscribers: false,
+    canRemoveSubscribers: false,
+  };
+}
+
+/** The channels a visitor of `realm` may read, ascending ids. */
+export async function visitorChannels(q: Executor, realm: Realm): Promise<Stream[]> {
+  return (await streamStore.listInRealm(q, realm.id, { excludeArchived: true })).filter((s) => visitorCanRead(realm.id, s));
+}
+
+/**
+ * Zulip's allow_web_public_streams_access: visitors are let in only when the organization enables
+ * spectator access (enable_spectator_access) and has a channel they may read; otherwise Zulip's
+ * MissingAuthenticationError (401). A deactivated organization lets no visitor in.
+ */
+export async function checkVisitorsAllowed(q: Executor, realm: Realm): Promise<void> {
+  if (realm.deactivated || !webPublicStreamsEnabled(realm)) throw new MissingAuthenticationError();
+  if ((await visitorChannels(q, realm)).length === 0) throw new MissingAuthenticationError();
 }

@@ -6,7 +6,7 @@ import type { Executor } from "../db/tx.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest, MissingArgumentError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
-import { accessMessage } from "../lib/messageAccess.js";
+import { accessMessage, accessMessageAsVisitor } from "../lib/messageAccess.js";
 import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions } from "../lib/messagePayload.js";
 import { narrowQueryFor, buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
@@ -63,9 +63,13 @@ function parseAnchor(value: string | undefined, useFirstUnread: boolean): number
   return Math.min(Math.max(Number(value), 0), LARGER_THAN_MAX_MESSAGE_ID);
 }
 
-/** GET /messages */
+/**
+ * GET /messages. A visitor (no credentials; Zulip's spectator) may fetch narrows of the channels
+ * visitors may read (lib/narrow's visitorTerms decides which narrows): every message comes with
+ * flags ["read"], and avatars as for a client without client_gravatar.
+ */
 export const getMessages = endpoint({
-  auth: "user",
+  auth: "visitor",
   params: {
     anchor: p.string().optional(),
     include_anchor: p.bool().default(true),
@@ -95,12 +99,14 @@ export const getMessages = endpoint({
     if (requested > MAX_MESSAGES_PER_FETCH) throw badRequest(`Too many messages requested (maximum ${MAX_MESSAGES_PER_FETCH}).`);
     if (numBefore > 0 && numAfter > 0 && !includeAnchor) throw badRequest("The anchor can only be excluded at an end of the range");
     const terms = canonicalTerms(params.narrow);
-    const options = { applyMarkdown: params.apply_markdown, clientGravatar: params.client_gravatar, allowEmptyTopicName: params.allow_empty_topic_name };
+    // Zulip: a visitor's client_gravatar is always false (finalize_payload decides per sender).
+    const clientGravatar = user !== null && params.client_gravatar;
+    const options = { applyMarkdown: params.apply_markdown, clientGravatar, allowEmptyTopicName: params.allow_empty_topic_name };
 
     return transaction(ctx, async (tx) => {
       const q = tx.q;
-      const subject = new AccessSubject(user);
-      const narrow = await buildNarrow({ q, subject, me: user }, terms);
+      const subject = user ? new AccessSubject(user) : null;
+      const narrow = await buildNarrow({ q, subject, me: user, realmId: realm.id }, terms);
       const query = narrowQueryFor(narrow, user, realm.id);
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
@@ -108,7 +114,8 @@ export const getMessages = endpoint({
         return { found_anchor: false, found_newest: false, found_oldest: false, history_limited: false, messages };
       }
       let anchor = anchorValue;
-      if (anchor === null) anchor = (await narrowQueryStore.firstUnreadId(q, query)) ?? LARGER_THAN_MAX_MESSAGE_ID;
+      // A visitor has read everything (Zulip's find_first_unread_anchor without a user).
+      if (anchor === null) anchor = (user && (await narrowQueryStore.firstUnreadId(q, query))) ?? LARGER_THAN_MAX_MESSAGE_ID;
       const anchoredToLeft = anchor === 0;
       const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
       const { before, after } = await narrowQueryStore.messagesAround(q, query, anchor, {
@@ -133,7 +140,7 @@ export const getMessages = endpoint({
 
 async function messagePayloads(
   q: Executor,
-  viewer: User,
+  viewer: User | null,
   realm: Realm,
   rows: NarrowMessage[],
   narrow: BuiltNarrow,
@@ -145,17 +152,25 @@ async function messagePayloads(
     realm,
     rows.map((r) => r.message),
   );
-  const withAccess = { ...options, senderAccess: await senderAccessFor(q, viewer, realm, externalUrl) };
+  // Visitors see every sender (Zulip's check_user_can_access_all_users without a user).
+  const withAccess = { ...options, senderAccess: viewer ? await senderAccessFor(q, viewer, realm, externalUrl) : null };
   return rows.map(({ message, flags: bits }) => {
-    const payload = builder.build(message, viewer.id, bits === null ? HISTORICAL_FLAGS : flagsToList(bits), withAccess, viewer);
+    const flags = viewer === null ? visitorFlags() : bits === null ? HISTORICAL_FLAGS : flagsToList(bits);
+    const payload = builder.build(message, viewer?.id ?? null, flags, withAccess, viewer);
     if (narrow.searchWords) Object.assign(payload, searchFields(message.rendered_content ?? "", message.subject, narrow.searchWords));
     return payload;
   });
 }
 
-/** GET /messages/{message_id} */
+/** Zulip: for spectators, every message is read. */
+const visitorFlags = () => ["read"];
+
+/**
+ * GET /messages/{message_id}. A visitor may fetch a message of a channel visitors may read (Zulip's
+ * json_fetch_raw_message with access_web_public_message); any other id is Zulip's 401.
+ */
 export const getMessage = endpoint({
-  auth: "user",
+  auth: "visitor",
   params: {
     apply_markdown: p.bool().default(true),
     allow_empty_topic_name: p.bool().default(false),
@@ -163,16 +178,19 @@ export const getMessage = endpoint({
   handler: async ({ ctx, user, realm, params, path }) => {
     const messageId = pathParam.int(path.message_id, "message_id");
     const q = ctx.db.kysely;
-    const { message, flags } = await accessMessage(q, new AccessSubject(user), messageId);
+    const { message, flags } = user
+      ? await accessMessage(q, new AccessSubject(user), messageId)
+      : { message: await accessMessageAsVisitor(q, realm.id, messageId), flags: null };
     const builder = await MessagePayloadBuilder.load(q, realm, [message]);
     const options = {
       applyMarkdown: params.apply_markdown,
       clientGravatar: true,
       allowEmptyTopicName: params.allow_empty_topic_name,
-      senderAccess: await senderAccessFor(q, user, realm, ctx.config.externalUrl),
+      senderAccess: user ? await senderAccessFor(q, user, realm, ctx.config.externalUrl) : null,
     };
+    const flagList = user === null ? visitorFlags() : flags === null ? HISTORICAL_FLAGS : flagsToList(flags);
     return {
-      message: builder.build(message, user.id, flags === null ? HISTORICAL_FLAGS : flagsToList(flags), options, user),
+      message: builder.build(message, user?.id ?? null, flagList, options, user),
       raw_content: message.content,
     };
   },
@@ -187,7 +205,7 @@ export const messagesMatchNarrow = endpoint({
   },
   handler: async ({ ctx, user, realm, params }) => {
     const q = ctx.db.kysely;
-    const narrow = await buildNarrow({ q, subject: new AccessSubject(user), me: user }, canonicalTerms(params.narrow));
+    const narrow = await buildNarrow({ q, subject: new AccessSubject(user), me: user, realmId: realm.id }, canonicalTerms(params.narrow));
     const query: NarrowQuery = { userId: user.id, realmId: realm.id, includeHistory: false, where: narrow.where, searchesText: narrow.searchWords !== null };
     const rows = await narrowQueryStore.messagesAmongIds(q, query, params.msg_ids);
     const result: Record<string, { match_content: string; match_subject: string }> = {};

@@ -10,6 +10,11 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { MAX_NARROW_TERMS } from "../lib/narrow/index.js";
 import { isGuest } from "../models/roles.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
+import type { FastifyRequest } from "fastify";
+import type { ClientDialect } from "../lib/clientDialect.js";
+import type { AppContext } from "../appContext.js";
+import type { Realm } from "../db/schema.js";
+import { anonymousSettingsUser } from "../events/initialState/visitor.js";
 
 const narrowElement = z.union([z.tuple([z.string(), z.string()]), z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() })]);
 
@@ -33,12 +38,16 @@ function queueIdleTimeoutMs(idleQueueTimeout: unknown, lifespanSeconds: number):
   return seconds === undefined ? undefined : Math.min(seconds, MAX_QUEUE_TIMEOUT_SECONDS) * 1000;
 }
 
-/** POST /register: opens an event queue and returns the client's initial state. */
+/**
+ * POST /register: opens an event queue and returns the client's initial state. A visitor (no
+ * credentials; Zulip's spectator) gets the state Zulip gives spectators and no queue (queue_id null).
+ */
 export const registerQueue = endpoint({
-  auth: "user",
+  auth: "visitor",
   params: {
     apply_markdown: p.bool().default(false),
-    client_gravatar: p.bool().default(true),
+    // Zulip's default: true for users, false for visitors (who may not ask for true).
+    client_gravatar: p.bool().optional(),
     slim_presence: p.bool().default(false),
     presence_history_limit_days: p.int({ min: 0 }).optional(),
     all_public_streams: p.bool().default(false),
@@ -51,6 +60,7 @@ export const registerQueue = endpoint({
     idle_queue_timeout: p.textOrJson().optional(),
   },
   handler: async ({ ctx, user, realm, params, request, raw }) => {
+    if (user === null) return registerVisitor(ctx, realm, params, raw.request, request.dialect);
     // Zulip's can_access_public_streams: guests cannot read every public channel.
     if (params.all_public_streams && isGuest(user)) throw badRequest("User not authorized for this query");
     const narrow = params.narrow.map((element): [string, string] => (Array.isArray(element) ? element : [element.operator, element.operand]));
@@ -70,7 +80,7 @@ export const registerQueue = endpoint({
       narrow,
       allPublicStreams: params.all_public_streams,
       applyMarkdown: params.apply_markdown,
-      clientGravatar: params.client_gravatar,
+      clientGravatar: params.client_gravatar ?? true,
       slimPresence: params.slim_presence,
       capabilities,
       emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
@@ -88,6 +98,7 @@ export const registerQueue = endpoint({
         config: ctx.config,
         client,
         fetchEventTypes: fetchTypes === null ? null : new Set(fetchTypes),
+        visitor: false,
         includeSubscribers: params.include_subscribers,
         presenceHistoryLimitDays: params.presence_history_limit_days ?? null,
       }),
@@ -102,3 +113,64 @@ export const registerQueue = endpoint({
     };
   },
 });
+
+/**
+ * POST /register for a visitor (Zulip's events_register_backend and do_events_register without a
+ * user): client_gravatar and include_subscribers may not be asked for; the state of
+ * fetch_initial_state_data with user_profile None, in the visitor's language (Zulip's
+ * django_language cookie, else the organization's); no event queue, so queue_id null and no
+ * last_event_id.
+ */
+async function registerVisitor(
+  ctx: AppContext,
+  realm: Realm,
+  params: {
+    client_gravatar?: boolean;
+    include_subscribers: boolean | "partial";
+    client_capabilities: Record<string, unknown>;
+    event_types: string[] | null;
+    fetch_event_types: string[] | null;
+    apply_markdown: boolean;
+    slim_presence: boolean;
+  },
+  request: FastifyRequest,
+  dialect: ClientDialect,
+): Promise<Record<string, unknown>> {
+  if (params.client_gravatar) throw badRequest("Invalid 'client_gravatar' parameter for anonymous request");
+  if (params.include_subscribers) throw badRequest("Invalid 'include_subscribers' parameter for anonymous request");
+  const capabilities = Object.fromEntries(
+    CLIENT_CAPABILITY_NAMES.map((name) => [name, params.client_capabilities[name] === true]),
+  ) as unknown as ClientCapabilities;
+  const language = request.cookies[LANGUAGE_COOKIE];
+  const user = anonymousSettingsUser(realm, language !== undefined && LANGUAGE_CODE.test(language) ? language : undefined);
+  const client: ClientDescriptor = {
+    userId: user.id,
+    realmId: realm.id,
+    eventTypes: params.event_types,
+    narrow: [],
+    allPublicStreams: false,
+    applyMarkdown: params.apply_markdown,
+    clientGravatar: false,
+    slimPresence: params.slim_presence,
+    capabilities,
+    emptyTopicDisplayName: EMPTY_TOPIC_DISPLAY_NAME,
+    dialect,
+  };
+  const fetchTypes = params.fetch_event_types ?? params.event_types;
+  const state = await fetchInitialState(ctx.db.kysely, {
+    user,
+    realm,
+    visitor: true,
+    config: ctx.config,
+    client,
+    fetchEventTypes: fetchTypes === null ? null : new Set(fetchTypes),
+    includeSubscribers: false,
+    presenceHistoryLimitDays: null,
+  });
+  return { queue_id: null, zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE, ...state };
+}
+
+/** Django's LANGUAGE_COOKIE_NAME, where Zulip keeps a visitor's chosen language. */
+const LANGUAGE_COOKIE = "django_language";
+/** What a language cookie may hold ("de", "pt-br", "zh-hans"); anything else is ignored. */
+const LANGUAGE_CODE = /^[a-zA-Z]{2,3}([-_][a-zA-Z0-9]{1,8}){0,2}$/;

@@ -6,7 +6,8 @@ import { type Message } from "./messages.js";
 
 /** A narrow's condition on `m` (messages) and `um` (the viewer's user_messages row). */
 export interface NarrowQuery {
-  userId: number;
+  /** The viewer; null for a visitor (no account, so no rows: `um` is always null). */
+  userId: number | null;
   realmId: number;
   /** false: only messages the user received (drives from the (user_id, message_id) key). */
   includeHistory: boolean;
@@ -48,11 +49,11 @@ function narrowSelect<Row = { id: number; flags: number | null }>(
 ): RawBuilder<Row> {
   return narrow.includeHistory
     ? sql<Row>`select ${columns} from messages m
-          left join user_messages um on um.message_id = m.id and um.user_id = ${narrow.userId}
+          left join user_messages um on ${narrow.userId === null ? sql`1 = 0` : sql`um.message_id = m.id and um.user_id = ${narrow.userId}`}
           where m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`
     : sql<Row>`select ${columns} from user_messages um
           ${narrow.searchesText ? dialectOf(q).joinMessagesRowByRow : sql`join messages m on m.id = um.message_id`}
-          where um.user_id = ${narrow.userId} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
+          where ${narrow.userId === null ? sql`1 = 0` : sql`um.user_id = ${narrow.userId}`} and m.realm_id = ${narrow.realmId} and ${narrow.where} and ${tail}`;
 }
 
 function rangeTail(narrow: NarrowQuery, op: "<" | ">" | ">=", anchor: number, limit: number, extra?: RawBuilder<boolean>): RawBuilder<unknown> {

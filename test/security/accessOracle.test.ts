@@ -62,8 +62,8 @@ const CHANNELS: Record<Channel, ChannelSpec> = {
   shared: { inviteOnly: true, historyPublic: true, name: "SHARED_NAME", description: "SHARED_DESCRIPTION" },
   // Hamlet may subscribe himself: content access, yet protected history shows him nothing he did not receive.
   prot: { inviteOnly: true, historyPublic: false, name: "PROT_NAME", description: "PROT_DESCRIPTION", canSubscribe: ["hamlet"] },
-  // Every user of the organization may read it, guests included; a client without credentials
-  // gets nothing (Parley has no spectator access).
+  // Every user of the organization may read it, guests included, and so may a client without
+  // credentials (a visitor: Zulip's spectator, through GET /messages, /messages/{id} and /register).
   web: { inviteOnly: false, historyPublic: true, webPublic: true, name: "WEB_NAME", description: "WEB_DESCRIPTION" },
   // Content access through the groups: Hamlet (can_subscribe_group) and Prospero
   // (can_add_subscribers_group); the guest Polonius is in can_subscribe_group but guests never hold it.
@@ -160,15 +160,18 @@ interface ModelFile {
 }
 
 const isActive = (o: Observer, phase: Phase) => o.role !== "spectator" && !o.incomingWebhook && !(phase === "end" && o.deactivatedAtEnd);
+const isVisitor = (o: Observer) => o.role === "spectator";
 const isAdmin = (o: Observer) => o.role === "owner" || o.role === "admin";
 
 /**
  * Zulip's has_content_access (zerver/lib/streams.py): web-public channels for every user of the
  * organization; subscribers; non-guests for public channels and, for private ones, members of
  * can_subscribe_group or can_add_subscribers_group (groups whose setting guests can never hold).
+ * A visitor: web-public channels only.
  */
 function contentAccess(o: Observer, channel: Channel, phase: Phase): boolean {
   const spec = CHANNELS[channel];
+  if (isVisitor(o)) return spec.webPublic === true;
   if (spec.webPublic || MEMBERS[phase][channel].has(o)) return true;
   if (o.role === "guest") return false;
   const inGroups = [...(spec.canSubscribe ?? []), ...(spec.canAddSubscribers ?? [])].includes(o.who ?? "");
@@ -178,12 +181,14 @@ function metadataAccess(o: Observer, channel: Channel, phase: Phase): boolean {
   return contentAccess(o, channel, phase) || isAdmin(o);
 }
 function readableAt(o: Observer, place: Place, received: Set<Observer>, phase: Phase): boolean {
-  if (!isActive(o, phase)) return false;
+  if (!isActive(o, phase) && !isVisitor(o)) return false;
   if ("dm" in place) return place.dm.has(o);
   if (!contentAccess(o, place.channel, phase)) return false;
   return CHANNELS[place.channel].historyPublic || received.has(o);
 }
 const readable = (o: Observer, m: ModelMessage) => readableAt(o, m.place, m.receivedAtEnd, "end");
+/** For the routes only users may call (a visitor gets 401 there). */
+const readableByUser = (o: Observer, m: ModelMessage) => !isVisitor(o) && readable(o, m);
 /** Whether `o` could read `m` at some moment while its queue listened. */
 function readableWhileListening(o: Observer, m: ModelMessage): boolean {
   if (m.sentAtEnd) return readable(o, m);
@@ -290,8 +295,13 @@ async function buildFixture(): Promise<void> {
 async function registerQueues(): Promise<void> {
   for (const o of OBSERVERS) {
     const res = await t.post(o.who, "/api/v1/register", { apply_markdown: false });
-    if (o.incomingWebhook || o.role === "spectator") {
+    if (o.incomingWebhook) {
       expect(res.status).toBe(401);
+      continue;
+    }
+    // A visitor gets the initial state and no queue (Zulip's queue_id null).
+    if (isVisitor(o)) {
+      expect(expectSuccess(res).queue_id).toBeNull();
       continue;
     }
     queues.set(o, { id: expectSuccess(res).queue_id, events: "" });
@@ -470,7 +480,9 @@ const privateChannels: Channel[] = ["shared", "prot", "web", "grp"];
 function payloadExpectation(o: Observer, withNotices: boolean): Expectation {
   const readableMessages = messages.filter((m) => readable(o, m));
   const must = new Set(readableMessages.flatMap(payloadMarkers));
-  const notices = withNotices ? privateChannels.filter((c) => isActive(o, "end") && contentAccess(o, c, "end")).flatMap(channelMetadataMarkers) : [];
+  const notices = withNotices
+    ? privateChannels.filter((c) => (isActive(o, "end") || isVisitor(o)) && contentAccess(o, c, "end")).flatMap(channelMetadataMarkers)
+    : [];
   return {
     must,
     may: union(
@@ -534,7 +546,7 @@ function surfaces(): Surface[] {
     {
       name: "GET /messages/{id}/history",
       read: async (o) => (await Promise.all(ids().map((id) => text(t.get(o.who, `/api/v1/messages/${id}/history`))))).join("\n"),
-      expected: (o) => same(messages.filter((m) => readable(o, m)).flatMap((m) => [...m.content, ...m.old, ...topicMarker(m)])),
+      expected: (o) => same(messages.filter((m) => readableByUser(o, m)).flatMap((m) => [...m.content, ...m.old, ...topicMarker(m)])),
     },
     {
       name: "GET /messages/matches_narrow (search for each marker among every message)",
@@ -570,12 +582,14 @@ function surfaces(): Surface[] {
       name: "GET /messages/{id}/read_receipts",
       read: async (o) =>
         (await Promise.all(messages.map((m) => succeeded(t.get(o.who, `/api/v1/messages/${m.id}/read_receipts`), at(m.content, 0))))).join("\n"),
-      expected: (o) => same(messages.filter((m) => readable(o, m)).map((m) => at(m.content, 0))),
+      expected: (o) => same(messages.filter((m) => readableByUser(o, m)).map((m) => at(m.content, 0))),
     },
     {
       name: "POST /register (initial state of every kind)",
       read: (o) => text(t.post(o.who, "/api/v1/register", {})),
       expected: (o) => {
+        // A visitor: the channels visitors may read, as subscriptions (Zulip's get_web_public_subs).
+        if (isVisitor(o)) return same(privateChannels.filter((c) => contentAccess(o, c, "end")).flatMap(channelMetadataMarkers));
         if (!isActive(o, "end")) return same([]);
         // Names and descriptions: subscribed (subscriptions), administrators (never_subscribed;
         // a former subscriber without metadata access gets nothing, as in Zulip's
@@ -634,7 +648,8 @@ function surfaces(): Surface[] {
     {
       name: "GET /users/me/{stream_id}/topics",
       read: async (o) => (await Promise.all(Object.values(channelIds).map((id) => text(t.get(o.who, `/api/v1/users/me/${id}/topics`))))).join("\n"),
-      expected: (o) => same(messages.filter((m) => readable(o, m)).flatMap(topicMarker)),
+      // Zulip also lets visitors list a web-public channel's topics; Parley does not yet (401).
+      expected: (o) => same(messages.filter((m) => readableByUser(o, m)).flatMap(topicMarker)),
     },
     {
       name: "GET /user_uploads/… (file, download, temporary URL)",

@@ -5,6 +5,8 @@ import { streamsForUser } from "../../lib/streamListing.js";
 import { buildStreamPayload, buildSubscriptionPayload, loadStreamPayloadContext } from "../../lib/streamPayload.js";
 import { subscriptionStore } from "../../store/subscriptions.js";
 import { type SectionRequest, wants } from "./request.js";
+import { visitorCanRead } from "../../lib/streamAccess.js";
+import { STREAM_ASSIGNMENT_COLORS } from "../../contract/streamColors.js";
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
@@ -22,6 +24,7 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
   const wantStreams = wants(req, "stream");
   if (!wantSubs && !wantStreams) return state;
 
+  if (req.visitor) return visitorChannelState(q, req);
   const realmStreams = await req.reads.realmStreams();
   const all = realmStreams.filter((s) => withArchived || !s.is_archived);
   const payloadCtx = await loadStreamPayloadContext(q, realm.id, all, { systemGroups: await req.reads.systemGroups() });
@@ -77,4 +80,29 @@ export async function fetchChannelState(q: Executor, req: SectionRequest): Promi
     state.streams = visible.map((s) => buildStreamPayload(s, payloadCtx)).sort(byName);
   }
   return state;
+}
+
+/**
+ * A visitor's channel sections (Zulip's get_web_public_subs): the channels visitors may read, as
+ * subscriptions of a new subscriber (colors in turn, notifications on, not muted), without
+ * subscribers; nothing unsubscribed or never subscribed. No `streams` (Zulip's include_streams is
+ * off for spectators).
+ */
+async function visitorChannelState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
+  if (!wants(req, "subscription")) return {};
+  const streams = (await req.reads.realmStreams()).filter((s) => visitorCanRead(req.realm.id, s));
+  const payloadCtx = await loadStreamPayloadContext(q, req.realm.id, streams, { systemGroups: await req.reads.systemGroups() });
+  const subscriptions = streams.map((stream, i) => ({
+    ...buildStreamPayload(stream, payloadCtx),
+    color: STREAM_ASSIGNMENT_COLORS[i % STREAM_ASSIGNMENT_COLORS.length],
+    is_muted: false,
+    in_home_view: true,
+    pin_to_top: false,
+    desktop_notifications: true,
+    audible_notifications: true,
+    push_notifications: true,
+    email_notifications: true,
+    wildcard_mentions_notify: true,
+  }));
+  return { subscriptions, unsubscribed: [], never_subscribed: [] };
 }

@@ -13,6 +13,7 @@ const RECENT_DIRECT_MESSAGES = 1000;
 
 /** Sections about messages: message (max_message_id), unread_msgs, recent_private_conversations, starred_messages. */
 export async function fetchMessageState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
+  if (req.visitor) return visitorMessageState(req);
   const state: Record<string, unknown> = {};
   if (wants(req, "message")) {
     state.max_message_id = await userStore.maxMessageIdForUser(q, req.user.id);
@@ -20,6 +21,18 @@ export async function fetchMessageState(q: Executor, req: SectionRequest): Promi
   if (wants(req, "message") && wants(req, "update_message_flags")) state.unread_msgs = await unreadState(q, req);
   if (wants(req, "recent_private_conversations")) state.recent_private_conversations = await recentConversations(q, req);
   if (wants(req, "starred_messages")) state.starred_messages = await initialStateStore.starredMessageIds(q, req.user.id);
+  return state;
+}
+
+/** A visitor has received nothing and has read everything (Zulip's max_message_id_for_user(None) is -1). */
+function visitorMessageState(req: SectionRequest): Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  if (wants(req, "message")) state.max_message_id = -1;
+  if (wants(req, "message") && wants(req, "update_message_flags")) {
+    state.unread_msgs = { pms: [], streams: [], huddles: [], mentions: [], count: 0, old_unreads_missing: false };
+  }
+  if (wants(req, "recent_private_conversations")) state.recent_private_conversations = [];
+  if (wants(req, "starred_messages")) state.starred_messages = [];
   return state;
 }
 

@@ -10,6 +10,8 @@ import { type SectionRequest, wants } from "./request.js";
 export async function fetchPresenceState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   if (!wants(req, "presence")) return {};
   const now = nowSeconds();
+  // Zulip sends visitors no presence (and presence_disabled).
+  if (req.visitor) return { presences: {}, server_timestamp: now };
   const slim = req.client.slimPresence || req.client.capabilities.simplified_presence_events;
   const users = req.reads.readsRealmUsers(req) ? await req.reads.realmUsers() : undefined;
   const { presences, lastUpdateId } = await realmPresences(q, req.realm, { slim, now, historyDays: req.presenceHistoryLimitDays ?? undefined, users });

@@ -86,7 +86,7 @@ const DEFAULT_EXTERNAL_ACCOUNTS = {
  * user_topic).
  */
 export async function fetchRealmState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
-  const { realm, user } = req;
+  const { realm, user, visitor } = req;
   const state: Record<string, unknown> = {};
   if (wants(req, "realm")) {
     const settings = realmSettings(realm);
@@ -143,6 +143,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_available_video_chat_providers: { disabled: { name: "None", id: 0 }, jitsi_meet: { name: "Jitsi Meet", id: 1 } },
       max_file_upload_size_mib: req.config.uploads.maxFileSizeMib,
     });
+    // Zulip, for visitors: editing shown as off (they cannot edit), and presence off (no user list sent).
+    if (visitor) Object.assign(state, { realm_allow_message_editing: false, realm_presence_disabled: true });
   }
   if (wants(req, "realm_user_settings_defaults")) {
     state.realm_user_settings_defaults = {
@@ -166,7 +168,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   }
   if (wants(req, "realm_emoji")) state.realm_emoji = await getRealmEmojiDict(q, realm.id);
   if (wants(req, "custom_profile_fields")) {
-    state.custom_profile_fields = (await customProfileFieldStore.listForRealm(q, realm.id)).map(customProfileFieldDict);
+    // Visitors get no profile fields (Zulip: no full profiles for spectators).
+    state.custom_profile_fields = visitor ? [] : (await customProfileFieldStore.listForRealm(q, realm.id)).map(customProfileFieldDict);
     state.custom_profile_field_types = Object.fromEntries(
       Object.entries(ProfileFieldType).map(([name, id]) => [name, { id, name: PROFILE_FIELD_TYPE_NAMES[id] }]),
     );
@@ -183,25 +186,26 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
   if (wants(req, "realm_filters")) state.realm_filters = [];
   if (wants(req, "realm_playgrounds")) state.realm_playgrounds = await realmPlaygrounds(q, realm.id);
   if (wants(req, "realm_domains")) state.realm_domains = [];
-  if (wants(req, "saved_snippets")) state.saved_snippets = (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
+  // A visitor has none of a user's own data (Zulip's `user_profile is None` branches).
+  if (wants(req, "saved_snippets")) state.saved_snippets = visitor ? [] : (await savedSnippetStore.listForUser(q, user.id)).map(savedSnippetPayload);
   if (wants(req, "onboarding_steps")) {
     state.onboarding_steps = [];
     // No navigation tour video: the onboarding video experience is off.
     state.navigation_tour_video_url = null;
   }
-  if (wants(req, "alert_words")) state.alert_words = await alertWordStore.list(q, user.id);
-  if (wants(req, "muted_users")) state.muted_users = await mutedUserStore.list(q, user.id);
+  if (wants(req, "alert_words")) state.alert_words = visitor ? [] : await alertWordStore.list(q, user.id);
+  if (wants(req, "muted_users")) state.muted_users = visitor ? [] : await mutedUserStore.list(q, user.id);
   if (wants(req, "drafts")) {
     // Zulip sends drafts only to users who synchronize them.
-    state.drafts = userSettings(user).enable_drafts_synchronization ? (await draftStore.listForUser(q, user.id)).map(draftPayload) : [];
+    state.drafts = !visitor && userSettings(user).enable_drafts_synchronization ? (await draftStore.listForUser(q, user.id)).map(draftPayload) : [];
   }
-  if (wants(req, "scheduled_messages")) state.scheduled_messages = await listScheduledMessages(q, user);
-  if (wants(req, "user_topic")) state.user_topics = await req.reads.userTopics();
+  if (wants(req, "scheduled_messages")) state.scheduled_messages = visitor ? [] : await listScheduledMessages(q, user);
+  if (wants(req, "user_topic")) state.user_topics = visitor ? [] : await req.reads.userTopics();
   // The legacy list zulip-terminal asks for; clients that also ask for user_topic get that only.
   if (wants(req, "muted_topics") && (req.fetchEventTypes === null || !wants(req, "user_topic"))) {
     // From the reads the other sections share: [channel name, topic, time muted].
     const names = new Map((await req.reads.realmStreams()).map((s) => [s.id, s.name]));
-    state.muted_topics = (await req.reads.userTopics())
+    state.muted_topics = (visitor ? [] : await req.reads.userTopics())
       .filter((t) => t.visibility_policy === VisibilityPolicy.MUTED && names.has(t.stream_id))
       .map((t) => [names.get(t.stream_id)!, t.topic_name, Number(t.last_updated)]);
   }

@@ -11,7 +11,13 @@ import type { ClientDescriptor } from "../clientEvents.js";
 
 /** What POST /register asked for, as the initial-state sections need it. */
 export interface StateRequest {
+  /** The user; for a visitor, the settings-only anonymous user (visitor.ts, never stored). */
   user: User;
+  /**
+   * A visitor without an account (Zulip's fetch_initial_state_data with user_profile None): the
+   * sections give what Zulip gives spectators, and read nothing of `user` but its settings.
+   */
+  visitor: boolean;
   realm: Realm;
   config: Config;
   client: ClientDescriptor;

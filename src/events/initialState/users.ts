@@ -1,3 +1,4 @@
+import type { UserPayload } from "../../contract/payloads.js";
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
 import { fetchProfileData } from "../../lib/profileData.js";
@@ -16,6 +17,11 @@ import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 
 /** The realm_user section's permission flags, from the organization's group settings (Zulip 10.2). */
 async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<string, boolean>> {
+  // A visitor is in no group (Zulip's anonymous settings user, id 0): no permission.
+  if (req.visitor) {
+    const none = ["can_create_streams", "can_create_public_streams", "can_create_private_streams", "can_create_web_public_streams"];
+    return Object.fromEntries([...none, "can_subscribe_other_users", "can_invite_others_to_realm"].map((name) => [name, false]));
+  }
   // Group memberships with the subscriptions the channel sections read next: one statement.
   await req.reads.subject.preload(q);
   const held = await hasRealmPermissions(
@@ -42,12 +48,25 @@ async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<
   };
 }
 
+/**
+ * A user as a visitor sees him (Zulip's format_user_row without acting_user): no real address, no
+ * time zone, the day joined without the time.
+ */
+function visitorUserPayload(u: User): Omit<UserPayload, "timezone"> {
+  const { timezone: _timezone, ...payload } = buildUserPayload(null, u, { clientGravatar: false });
+  return { ...payload, delivery_email: null, date_joined: payload.date_joined?.slice(0, 10) };
+}
+
 /** Sections about people: realm_user (users and one's own account), realm_bot, user_settings, user_status. */
 export async function fetchUserState(q: Executor, req: SectionRequest): Promise<Record<string, unknown>> {
   const { user, realm, client } = req;
   const state: Record<string, unknown> = {};
   const everyone = req.reads.readsRealmUsers(req) ? await req.reads.realmUsers() : [];
-  if (wants(req, "realm_user")) {
+  if (wants(req, "realm_user") && req.visitor) {
+    // Zulip's get_users_for_api for spectators: every user, no real addresses, no profile fields.
+    state.realm_users = everyone.filter((u) => u.is_active).map(visitorUserPayload);
+    state.realm_non_active_users = everyone.filter((u) => !u.is_active).map(visitorUserPayload);
+  } else if (wants(req, "realm_user")) {
     const profileData = await fetchProfileData(q, realm.id, null);
     const options = { clientGravatar: client.clientGravatar, profileData };
     const format = (u: User) => buildUserPayload(user, u, options);
@@ -57,6 +76,8 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     const known = everyone.filter((u) => canAccessUser(accessible, u));
     state.realm_users = [...known.filter((u) => u.is_active).map(format), ...unknown.map((u) => inaccessibleUserPayload(u.id, req.config.externalUrl))];
     state.realm_non_active_users = known.filter((u) => !u.is_active).map(format);
+  }
+  if (wants(req, "realm_user")) {
     state.cross_realm_bots = (await listCrossRealmBots(q, SYSTEM_BOT_REALM)).map((bot) => ({
       ...buildUserPayload(user, bot, { clientGravatar: client.clientGravatar }),
       is_system_bot: true,
@@ -79,7 +100,7 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
   }
   if (wants(req, "realm_bot")) {
     // Deactivated bots too, with is_active (Zulip 8.0, feature level 222).
-    const bots = everyone.filter((u) => u.is_bot && (isAdmin(user) || u.bot_owner_id === user.id));
+    const bots = req.visitor ? [] : everyone.filter((u) => u.is_bot && (isAdmin(user) || u.bot_owner_id === user.id));
     state.realm_bots = await buildBotDicts(q, user, bots);
   }
   const settings = userSettings(user);
@@ -95,7 +116,9 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     for (const name of LEGACY_NOTIFICATION_SETTINGS) state[name] = settings[name as keyof typeof settings];
     state.available_notification_sounds = [...NOTIFICATION_SOUNDS];
   }
-  if (wants(req, "user_status")) {
+  // Statuses need an account (Zulip).
+  if (wants(req, "user_status") && req.visitor) state.user_status = {};
+  else if (wants(req, "user_status")) {
     const byId = new Map(everyone.map((u) => [u.id, u]));
     const rows = await initialStateStore.userStatuses(q, realm.id);
     const users =

@@ -1,7 +1,9 @@
 import { narrowSql } from "../../store/narrowConditions.js";
 import type { NarrowQuery } from "../../store/narrowQueries.js";
 import { userMessageStore } from "../../store/userMessages.js";
-import { accessMessages, channelReadability } from "../messageAccess.js";
+import { accessMessages, accessMessagesAsVisitor, channelReadability, type ChannelReadability, visitorReadability } from "../messageAccess.js";
+import { MissingAuthenticationError } from "../errors.js";
+import { foldCase } from "../../util/foldCase.js";
 import { BadNarrowError, type BuildContext, BUILDERS, type Condition, messageIdOperand, type NarrowContext } from "./operators.js";
 import type { NarrowTerm } from "./parse.js";
 
@@ -14,7 +16,8 @@ export { searchFields } from "./search.js";
  * user_messages row), including the access rules (messageAccess.channelReadability), so the
  * store can run it as is. `includeHistory` selects Zulip's two query shapes: the viewer's own
  * rows only ("personal history"), or all messages of readable channels with public history
- * joined to the viewer's rows.
+ * joined to the viewer's rows. A visitor (no account) has no rows: always the second shape, over
+ * the channels visitors may read.
  */
 export interface BuiltNarrow {
   where: Condition;
@@ -25,8 +28,9 @@ export interface BuiltNarrow {
 
 export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly NarrowTerm[]): Promise<BuiltNarrow> {
   // Every narrow needs the access rules of every channel; channel terms are resolved from them too.
-  const ctx: BuildContext = { ...narrowCtx, channels: await channelReadability(narrowCtx.q, narrowCtx.subject) };
-  const terms = await resolveWithOperator(ctx, rawTerms);
+  const channels = narrowCtx.subject ? await channelReadability(narrowCtx.q, narrowCtx.subject) : await visitorReadability(narrowCtx.q, narrowCtx.realmId);
+  const ctx: BuildContext = { ...narrowCtx, channels };
+  const terms = await resolveWithOperator(ctx, narrowCtx.subject ? rawTerms : visitorTerms(rawTerms, channels));
   const conditions: Condition[] = [];
   let history = false;
   let personalOnly = false;
@@ -44,9 +48,33 @@ export async function buildNarrow(narrowCtx: NarrowContext, rawTerms: readonly N
       searchWords.push(...built.searchWords);
     }
   }
-  const includeHistory = history && !personalOnly;
+  const includeHistory = narrowCtx.subject === null || (history && !personalOnly);
   conditions.push(accessCondition(ctx, includeHistory));
   return { where: narrowSql.all(conditions), includeHistory, searchWords: searches ? searchWords : null };
+}
+
+/** Zulip's is_spectator_compatible: the operators a visitor may use (canonical names). */
+const VISITOR_OPERATORS = new Set(["channel", "channels", "topic", "sender", "has", "search", "near", "id", "with"]);
+
+/**
+ * Zulip's checks before a visitor's narrow runs (get_messages_backend without a user): `in:home`
+ * is dropped (clean_narrow_for_web_public_api); the narrow must say it is a web-public query
+ * (`channels:web-public`, not negated) or, as Parley also allows (issue 38), name (not negated) a
+ * channel visitors may read; and it may use only the operators spectators may. Anything else is
+ * Zulip's MissingAuthenticationError: a client that forgot its credentials, not an empty answer.
+ */
+function visitorTerms(rawTerms: readonly NarrowTerm[], channels: ChannelReadability): NarrowTerm[] {
+  const terms = rawTerms.filter((t) => !(t.operator === "in" && t.operand === "home" && !t.negated));
+  const readable = [...channels.byStreamId.values()].filter((c) => c.canReadContent).map((c) => c.stream);
+  const namesReadable = (operand: NarrowTerm["operand"]) =>
+    typeof operand === "number"
+      ? readable.some((s) => s.id === operand)
+      : typeof operand === "string" && readable.some((s) => foldCase(s.name) === foldCase(operand));
+  const webPublicQuery = terms.some(
+    (t) => !t.negated && ((t.operator === "channels" && t.operand === "web-public") || (t.operator === "channel" && namesReadable(t.operand))),
+  );
+  if (!webPublicQuery || terms.some((t) => !VISITOR_OPERATORS.has(t.operator))) throw new MissingAuthenticationError();
+  return terms;
 }
 
 /** SECURITY.md's reading rules as a condition: the same rules as messageAccess.accessMessages. */
@@ -69,9 +97,10 @@ async function resolveWithOperator(ctx: BuildContext, terms: readonly NarrowTerm
   if (!withTerm) return [...terms];
   const rest = terms.filter((t) => t.operator !== "with");
   const id = messageIdOperand(withTerm.operand);
-  const found = (await accessMessages(ctx.q, ctx.subject, [id])).get(id);
-  if (!found) return rest;
-  const message = found.message;
+  const message = ctx.subject
+    ? (await accessMessages(ctx.q, ctx.subject, [id])).get(id)?.message
+    : (await accessMessagesAsVisitor(ctx.q, ctx.realmId, [id])).get(id);
+  if (!message) return rest;
   const kept = rest.filter((t) => !["channel", "topic", "dm", "dm-including"].includes(t.operator));
   if (message.is_channel_message) {
     const streamId = ctx.channels.readable.get(message.recipient_id)!.stream.id;
@@ -81,7 +110,7 @@ async function resolveWithOperator(ctx: BuildContext, terms: readonly NarrowTerm
   return [{ operator: "dm", operand: participants, negated: false }, ...kept];
 }
 
-/** The store's query for a built narrow, run as `user` of `realmId`. */
-export function narrowQueryFor(narrow: BuiltNarrow, user: { id: number }, realmId: number): NarrowQuery {
-  return { userId: user.id, realmId, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
+/** The store's query for a built narrow, run as `user` of `realmId` (null: a visitor). */
+export function narrowQueryFor(narrow: BuiltNarrow, user: { id: number } | null, realmId: number): NarrowQuery {
+  return { userId: user?.id ?? null, realmId, includeHistory: narrow.includeHistory, where: narrow.where, searchesText: narrow.searchWords !== null };
 }

@@ -1,6 +1,6 @@
 import type { User } from "../../db/schema.js";
 import type { Executor } from "../../db/tx.js";
-import { ApiError } from "../errors.js";
+import { ApiError, MissingAuthenticationError } from "../errors.js";
 import { ANY_MENTION_FLAGS, MessageFlag } from "../../models/messageFlags.js";
 import { isGuest } from "../../models/roles.js";
 import { directMessageGroupStore } from "../../store/directMessageGroups.js";
@@ -13,6 +13,7 @@ import { searchWords } from "./search.js";
 import { type Condition, narrowSql } from "../../store/narrowConditions.js";
 import { RESOLVED_TOPIC_PREFIX } from "../../contract/constants.js";
 import { systemBotStore } from "../../store/systemBots.js";
+import { foldCase } from "../../util/foldCase.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
 
 /**
@@ -25,8 +26,17 @@ export type { Condition };
 
 export interface NarrowContext {
   q: Executor;
-  subject: AccessSubject;
-  me: User;
+  /** The reader's access, or null for a visitor (Zulip's spectator: user_profile None). */
+  subject: AccessSubject | null;
+  /** The reader, or null for a visitor. */
+  me: User | null;
+  realmId: number;
+}
+
+/** The reader of a narrow only a user may use; visitors never get this far (GET /messages refuses their other operators). */
+function userOf(ctx: NarrowContext): User {
+  if (ctx.me === null) throw new MissingAuthenticationError();
+  return ctx.me;
 }
 
 /** What buildNarrow hands the builders: the caller's context and the user's access to every channel. */
@@ -64,6 +74,13 @@ async function channelFor(ctx: BuildContext, operand: Operand): Promise<ChannelA
         ? channels.find((c) => c.stream.name === operand)
         : undefined;
   if (known?.canSeeMetadata) return known;
+  if (ctx.subject === null) {
+    // A visitor (Zulip's by_channel with is_web_public_query). Missing and not web-public look alike.
+    const folded = typeof operand === "string" ? foldCase(operand) : null;
+    const found = known ?? channels.find((c) => folded !== null && foldCase(c.stream.name) === folded);
+    if (found?.canSeeMetadata) return found;
+    throw new BadNarrowError(`unknown web-public channel ${String(operand)}`);
+  }
   try {
     if (typeof operand === "number" && !known) return await accessStreamById(ctx.q, ctx.subject, operand);
     if (typeof operand === "string" && !known) return await accessStreamByName(ctx.q, ctx.subject, operand);
@@ -82,18 +99,10 @@ export async function byChannel(ctx: BuildContext, operand: Operand): Promise<Bu
 }
 
 export async function byChannels(ctx: NarrowContext, operand: Operand): Promise<Built> {
-  if (operand === "public") {
-    return {
-      where: narrowSql.realmChannels(ctx.me.realm_id, "public"),
-      history: !isGuest(ctx.me),
-    };
-  }
-  if (operand === "web-public") {
-    return {
-      where: narrowSql.realmChannels(ctx.me.realm_id, "web-public"),
-      history: !isGuest(ctx.me),
-    };
-  }
+  // Visitors read history (they have no messages of their own); guests do not.
+  const history = ctx.me === null || !isGuest(ctx.me);
+  if (operand === "public") return { where: narrowSql.realmChannels(ctx.realmId, "public"), history };
+  if (operand === "web-public") return { where: narrowSql.realmChannels(ctx.realmId, "web-public"), history };
   throw new BadNarrowError(`unknown channels operand ${String(operand)}`);
 }
 
@@ -104,11 +113,18 @@ export function byTopic(_ctx: NarrowContext, operand: Operand): Built {
 
 /** A user of the viewer's realm, or a cross-realm system bot (Notification Bot and friends). */
 async function userFor(ctx: NarrowContext, operand: string | number): Promise<User | undefined> {
-  if (operand === "me") return ctx.me;
+  if (operand === "me") return ctx.me ?? undefined;
   if (typeof operand === "number") {
-    return (await userStore.getInRealm(ctx.q, ctx.me.realm_id, operand)) ?? (await systemBotStore.listByIds(ctx.q, SYSTEM_BOT_REALM, [operand]))[0];
+    return (await userStore.getInRealm(ctx.q, ctx.realmId, operand)) ?? (await systemBotStore.listByIds(ctx.q, SYSTEM_BOT_REALM, [operand]))[0];
   }
-  return (await findUserByEmail(ctx.q, ctx.me, operand)) ?? (await systemBotStore.getByEmail(ctx.q, SYSTEM_BOT_REALM, operand));
+  return (await userByEmail(ctx, operand)) ?? (await systemBotStore.getByEmail(ctx.q, SYSTEM_BOT_REALM, operand));
+}
+
+/** By email: a visitor knows users by their API email only (every real address is hidden from him). */
+async function userByEmail(ctx: NarrowContext, email: string): Promise<User | undefined> {
+  if (ctx.me !== null) return findUserByEmail(ctx.q, ctx.me, email);
+  const folded = foldCase(email);
+  return (await userStore.listByEmailInRealm(ctx.q, ctx.realmId, email)).find((u) => foldCase(u.email) === folded);
 }
 
 export async function bySender(ctx: NarrowContext, operand: Operand): Promise<Built> {
@@ -131,7 +147,7 @@ async function usersFor(ctx: NarrowContext, operand: Operand): Promise<User[]> {
 /** The conversation with exactly these users (and the viewer). */
 export async function byDm(ctx: NarrowContext, operand: Operand): Promise<Built> {
   const users = await usersFor(ctx, operand);
-  const me = ctx.me;
+  const me = userOf(ctx);
   const others = [...new Map(users.filter((u) => u.id !== me.id).map((u) => [u.id, u])).values()];
   if (others.length === 0) {
     return { where: narrowSql.selfDirect(me), personalOnly: true };
@@ -148,7 +164,7 @@ export async function byDm(ctx: NarrowContext, operand: Operand): Promise<Built>
 export async function byDmIncluding(ctx: NarrowContext, operand: Operand): Promise<Built> {
   const user = Array.isArray(operand) ? undefined : await userFor(ctx, operand);
   if (!user) throw new BadNarrowError(`unknown user ${String(operand)}`);
-  const me = ctx.me;
+  const me = userOf(ctx);
   if (user.id === me.id) return { where: narrowSql.direct, personalOnly: true };
   const groups = await directMessageGroupStore.recipientIdsContaining(ctx.q, me.realm_id, [me.id, user.id]);
   return { where: narrowSql.directBetween(me, user, groups), personalOnly: true };
@@ -169,16 +185,16 @@ export function byIs(ctx: NarrowContext, operand: Operand): Built {
     case "resolved":
       return { where: narrowSql.resolved(RESOLVED_TOPIC_PREFIX) };
     case "followed":
-      return { where: narrowSql.followed(ctx.me.id) };
+      return { where: narrowSql.followed(userOf(ctx).id) };
     case "muted":
-      return { where: narrowSql.muted(ctx.me.id), personalOnly: true };
+      return { where: narrowSql.muted(userOf(ctx).id), personalOnly: true };
     default:
       throw new BadNarrowError(`unknown 'is' operand ${String(operand)}`);
   }
 }
 
 export function byIn(ctx: NarrowContext, operand: Operand): Built {
-  if (operand === "home") return { where: narrowSql.not(narrowSql.muted(ctx.me.id)) };
+  if (operand === "home") return { where: narrowSql.not(narrowSql.muted(userOf(ctx).id)) };
   if (operand === "all") return { where: narrowSql.always };
   throw new BadNarrowError(`unknown 'in' operand ${String(operand)}`);
 }
