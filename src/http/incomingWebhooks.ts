@@ -183,6 +183,9 @@ async function handleAndPost(
       const header = String(error.data.header);
       const support = ctx.config.admin.email ?? "the server administrator";
       await notifyBotOwner(ctx, user, realm, MISSING_EVENT_HEADER_MESSAGE(user, request.url.split("?")[0] ?? "", header, webhookName, support));
+    } else if (error instanceof ApiError && (error.code === "UNSUPPORTED_WEBHOOK_EVENT_TYPE" || error.code === "ANOMALOUS_WEBHOOK_PAYLOAD")) {
+      // Zulip's webhook loggers: what a service sent that no message came of, for the operator.
+      request.log.warn({ integration: integration.name, bot: user.id, code: error.code, event_type: error.data.event_type }, error.message);
     }
     throw error;
   }
