@@ -28,6 +28,10 @@ export interface WebhookHarness {
   newest(): Promise<{ id: number; topic: string; content: string } | undefined>;
   /** Messages of the channel newer than `afterId`, oldest first. */
   since(afterId: number): Promise<Array<{ id: number; topic: string; content: string }>>;
+  /** The id of the newest direct message the bot's owner (Hamlet) has. */
+  newestOwnerDmId(): Promise<number>;
+  /** What the Notification Bot told the bot's owner after `afterId`, oldest first. */
+  ownerNotices(afterId: number): Promise<string[]>;
 }
 
 export function useWebhookHarness(): WebhookHarness {
@@ -49,6 +53,17 @@ export function useWebhookHarness(): WebhookHarness {
         apply_markdown: false,
       }),
     ).messages.map((m: any) => ({ id: m.id, topic: m.subject, content: m.content }));
+  /** Hamlet's newest direct messages, newest first. */
+  const ownerDms = async (): Promise<Array<{ id: number; sender_email: string; content: string }>> =>
+    expectSuccess(
+      await t.get("hamlet", "/api/v1/messages", {
+        anchor: "newest",
+        num_before: 20,
+        num_after: 0,
+        narrow: [{ operator: "is", operand: "dm" }],
+        apply_markdown: false,
+      }),
+    ).messages.reverse();
   return {
     t,
     bot: () => bot ?? expect.fail("the webhook bot is made in beforeAll"),
@@ -69,6 +84,12 @@ export function useWebhookHarness(): WebhookHarness {
       return { status: res.status, body: parsed };
     },
     newest: async () => (await messages("newest", 1, 0)).at(-1),
+    newestOwnerDmId: async () => (await ownerDms())[0]?.id ?? 0,
+    ownerNotices: async (afterId) =>
+      (await ownerDms())
+        .filter((m) => m.id > afterId && m.sender_email === "notification-bot@zulip.com")
+        .map((m) => m.content)
+        .reverse(),
     since: async (afterId) => (await messages(afterId, 0, 100)).filter((m: { id: number }) => m.id > afterId),
   };
 }

@@ -28,9 +28,14 @@ describe("uptimerobot", () => {
 
   it("a payload missing a field is Zulip's 'Invalid payload', and nothing is posted", async () => {
     const before = (await h.newest())?.id ?? 0;
+    const dmBefore = await h.newestOwnerDmId();
     const res = await h.post("uptimerobot", fixture("uptimerobot", "missing_name"));
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ result: "error", msg: "Invalid payload" });
     expect(await h.since(before)).toEqual([]);
+    // Zulip tells the bot's owner what to fix.
+    const notices = await h.ownerNotices(dmBefore);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/^Hi there! Your bot Hooks just received a Uptime Robot payload that is missing\nsome data that Zulip requires\./);
   });
 });

@@ -7,11 +7,18 @@ import { defineIntegration } from "../types.js";
  * body of an UptimeRobot webhook alert contact, in a topic named for the monitor. A payload
  * missing a field is "Invalid payload".
  */
-function field(payload: Payload, name: string): string {
+function field(payload: Payload, name: string): string | undefined {
   const value = payload.get(name).value;
-  if (typeof value !== "string") throw badRequest("Invalid payload");
-  return value;
+  return typeof value === "string" ? value : undefined;
 }
+
+/** Zulip's MISCONFIGURED_PAYLOAD_ERROR_MESSAGE, to the bot's owner (at most once a minute). */
+const misconfiguredPayloadNotice = (botName: string, supportEmail: string) =>
+  `Hi there! Your bot ${botName} just received a Uptime Robot payload that is missing
+some data that Zulip requires. This usually indicates a configuration issue
+in your Uptime Robot webhook settings. Please make sure that you set the required parameters
+when configuring the Uptime Robot webhook. Contact ${supportEmail} if you
+need further help!`;
 
 export default defineIntegration({
   name: "uptimerobot",
@@ -26,15 +33,19 @@ export default defineIntegration({
     '"alert_details": "*alertDetails*", "alert_friendly_duration": "*alertFriendlyDuration*"}`.',
     "Then enable the alert contact on the monitors you want to hear about.",
   ].join("\n"),
-  handle(hook) {
+  async handle(hook) {
     const { payload } = hook;
     const type = payload.get("alert_type_friendly_name").str();
     if (type !== "Up" && type !== "Down") throw hook.unsupported(type);
     const name = field(payload, "monitor_friendly_name");
     const url = field(payload, "monitor_url");
     const details = field(payload, "alert_details");
+    const duration = type === "Up" ? field(payload, "alert_friendly_duration") : "";
+    if (name === undefined || url === undefined || details === undefined || duration === undefined) {
+      await hook.notifyBotOwner(misconfiguredPayloadNotice(hook.bot.fullName, hook.supportEmail));
+      throw badRequest("Invalid payload");
+    }
     if (type === "Up") {
-      const duration = field(payload, "alert_friendly_duration");
       return { topic: name, content: `${name} (${url}) is back UP (${details}).\nIt was down for ${duration}.`, eventType: "up" };
     }
     return { topic: name, content: `${name} (${url}) is DOWN (${details}).`, eventType: "down" };

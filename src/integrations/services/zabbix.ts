@@ -7,6 +7,15 @@ import { defineIntegration } from "../types.js";
  */
 const FIELDS = ["hostname", "severity", "status", "item", "trigger", "link"] as const;
 
+/** Zulip's MISCONFIGURED_PAYLOAD_ERROR_MESSAGE, to the bot's owner (at most once a minute). */
+const misconfiguredPayloadNotice = (botName: string, supportEmail: string) =>
+  `Hi there! Your bot ${botName} just received a Zabbix payload that is missing
+some data that Zulip requires. This usually indicates a configuration issue
+in your Zabbix webhook settings. Please make sure that you set the
+script correctly and provide all the required parameters
+when configuring the Zabbix webhook. Contact ${supportEmail} if you
+need further help!`;
+
 export default defineIntegration({
   name: "zabbix",
   displayName: "Zabbix",
@@ -19,11 +28,14 @@ export default defineIntegration({
     '"{$ZABBIX_URL}/tr_events.php?triggerid={TRIGGER.ID}&eventid={EVENT.ID}"}`. Then give a user',
     "that media and add an action that sends messages to that user.",
   ].join("\n"),
-  handle({ payload }) {
+  async handle({ payload, bot, supportEmail, notifyBotOwner }) {
     const data: Record<string, string> = {};
     for (const field of FIELDS) {
       const value = payload.get(field).value;
-      if (typeof value !== "string") throw badRequest("Invalid payload");
+      if (typeof value !== "string") {
+        await notifyBotOwner(misconfiguredPayloadNotice(bot.fullName, supportEmail));
+        throw badRequest("Invalid payload");
+      }
       data[field] = value;
     }
     return {
