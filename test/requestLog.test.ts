@@ -14,7 +14,8 @@ describe("request log", () => {
     expect((await api("GET", "/messages", { anchor: "newest", num_before: "1", num_after: "0" })).status).toBe(200);
     // An API key in the query string (incoming webhooks take it there) must not reach the log.
     const webhook = await fetch(`${server.baseUrl}/api/v1/external/json?api_key=${credentials.apiKey}&stream=no-such-channel`, { method: "POST", body: "{}" });
-    expect(webhook.status).toBeGreaterThanOrEqual(400);
+    // Zulip answers success for a channel that does not exist (the bot's owner hears of it).
+    expect(webhook.status).toBe(200);
     expect((await fetch(`${server.baseUrl}/no/such/page`)).status).toBe(404);
     await new Promise((r) => setTimeout(r, 200));
 
@@ -28,7 +29,7 @@ describe("request log", () => {
       ["POST", "/api/v1/fetch_api_key", 200, null],
       ["GET", "/api/v1/users/me", 200, me.body.user_id],
       ["GET", "/api/v1/messages", 200, me.body.user_id],
-      ["POST", "/api/v1/external/json", webhook.status, null],
+      ["POST", "/api/v1/external/:integration", 200, null],
       ["GET", null, 404, null],
     ]);
     for (const line of requests) {
