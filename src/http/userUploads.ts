@@ -1,13 +1,15 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
-import type { User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import { serverSecret } from "../lib/serverSecret.js";
-import { canReadAttachment } from "../lib/uploadAccess.js";
+import { canReadAttachment, visitorCanReadAttachment } from "../lib/uploadAccess.js";
 import { contentDisposition, parsePathId, servedContentType, servedInline, THUMBNAIL_SIZE, thumbnailKey } from "../lib/uploadFiles.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
-import { authenticateApiKeyOrSession } from "./auth.js";
-import { ApiError } from "../lib/errors.js";
+import { authenticateApiKeyOrSession, userOfSession } from "./auth.js";
+import { ApiError, UnauthorizedError } from "../lib/errors.js";
+import { realmOfRequest } from "../lib/realms.js";
+import { applyRateLimit } from "./mount.js";
 import { SESSION_COOKIE } from "./sessions.js";
 import { group } from "../util/defined.js";
 
@@ -17,7 +19,10 @@ import { group } from "../util/defined.js";
  *   GET /user_uploads/download/{realm_id}/{…path}   the same, always as a download
  *   GET /user_uploads/thumbnail/{realm_id}/{…path}/840x560.webp   its thumbnail
  *   GET /user_uploads/temporary/{token}/{filename}  a signed, one-minute URL without credentials
- * Credentials are the API's (HTTP Basic with the API key) or a web session cookie. Who may read a file is decided by
+ * Credentials are the API's (HTTP Basic with the API key) or a web session cookie. A request with
+ * neither (or with a session that ended) is a visitor's (Zulip's spectator, through public_json_view):
+ * rate-limited by address, it gets the files of messages visitors may read, and the same 401 as
+ * before for anything else, whether the file exists or not. Who may read a file is decided by
  * lib/uploadAccess.ts; a path this server never makes is "not found" before any look-up, and
  * blob storage refuses any key outside its root.
  */
@@ -26,7 +31,27 @@ const TEMPORARY_URL_SECONDS = 60;
 const notFound = () => new ApiError("File not found.", { code: "NOT_FOUND", status: 404 });
 const forbidden = () => new ApiError("You are not authorized to view this file.", { code: "UNAUTHORIZED", status: 403 });
 
-async function readableAttachment(ctx: AppContext, user: User, pathId: string): Promise<Attachment> {
+/** Who asks for a file: a user, or a visitor of the organization the request is for (none when there is no organization). */
+type Reader = { user: User } | { visitorOf: Realm | undefined };
+
+async function readerOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<Reader> {
+  const authorization = request.headers.authorization;
+  const sessionKey = request.cookies[SESSION_COOKIE];
+  if (authorization) return { user: (await authenticateApiKeyOrSession(ctx, authorization, undefined)).user };
+  const session = sessionKey ? await userOfSession(ctx, sessionKey) : null;
+  if (session) return { user: session.user };
+  await applyRateLimit(ctx.rateLimiter, reply, `ip:${request.ip}`, ctx.config.rateLimits.ip);
+  return { visitorOf: await realmOfRequest(ctx, request) };
+}
+
+async function readableAttachment(ctx: AppContext, reader: Reader, pathId: string): Promise<Attachment> {
+  if (!("user" in reader)) {
+    const realm = reader.visitorOf;
+    const attachment = realm && parsePathId(pathId) ? await attachmentStore.getByPathId(ctx.db.kysely, pathId) : undefined;
+    if (!realm || !attachment || !(await visitorCanReadAttachment(ctx.db.kysely, realm, attachment))) throw new UnauthorizedError();
+    return attachment;
+  }
+  const user = reader.user;
   if (!parsePathId(pathId)) throw notFound();
   const attachment = await attachmentStore.getByPathId(ctx.db.kysely, pathId);
   if (!attachment || attachment.realm_id !== user.realm_id) throw notFound();
@@ -68,7 +93,7 @@ function sign(secret: Buffer, data: string): string {
  * GET /user_uploads/{realm}/{path}): `/user_uploads/temporary/<id>.<expiry>.<HMAC>/<name>`.
  */
 export async function temporaryFileUrl(ctx: AppContext, user: User, pathId: string): Promise<string> {
-  const attachment = await readableAttachment(ctx, user, pathId);
+  const attachment = await readableAttachment(ctx, { user }, pathId);
   const payload = `${attachment.id}.${Math.floor(Date.now() / 1000) + TEMPORARY_URL_SECONDS}`;
   const token = `${payload}.${sign(serverSecret(ctx.config.dataDir), payload)}`;
   return `/user_uploads/temporary/${token}/${encodeURIComponent(parsePathId(attachment.path_id)!.fileName)}`;
@@ -90,21 +115,21 @@ export async function userUploads(app: FastifyInstance, opts: { ctx: AppContext 
   type Req = FastifyRequest<{ Params: { realm_id: string; "*": string } }>;
 
   app.get("/user_uploads/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
-    return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), false);
+    const reader = await readerOf(ctx, request, reply);
+    return sendAttachment(ctx, reply, await readableAttachment(ctx, reader, pathOf(request)), false);
   });
 
   app.get("/user_uploads/download/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
-    return sendAttachment(ctx, reply, await readableAttachment(ctx, user, pathOf(request)), true);
+    const reader = await readerOf(ctx, request, reply);
+    return sendAttachment(ctx, reply, await readableAttachment(ctx, reader, pathOf(request)), true);
   });
 
   app.get("/user_uploads/thumbnail/:realm_id/*", async (request: Req, reply) => {
-    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
+    const reader = await readerOf(ctx, request, reply);
     const full = pathOf(request);
     const suffix = `/${THUMBNAIL_SIZE}.webp`;
-    if (!full.endsWith(suffix)) throw notFound();
-    const attachment = await readableAttachment(ctx, user, full.slice(0, -suffix.length));
+    if (!full.endsWith(suffix)) throw "user" in reader ? notFound() : new UnauthorizedError();
+    const attachment = await readableAttachment(ctx, reader, full.slice(0, -suffix.length));
     return sendBlob(ctx, reply, thumbnailKey(attachment.path_id), { "Content-Type": "image/webp", "Content-Disposition": "inline" });
   });
 

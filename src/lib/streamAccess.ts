@@ -277,6 +277,11 @@ export async function visitorChannels(q: Executor, realm: Realm): Promise<Stream
  * MissingAuthenticationError (401). A deactivated organization lets no visitor in.
  */
 export async function checkVisitorsAllowed(q: Executor, realm: Realm): Promise<void> {
-  if (realm.deactivated || !webPublicStreamsEnabled(realm)) throw new MissingAuthenticationError();
+  if (!realmLetsVisitorsIn(realm)) throw new MissingAuthenticationError();
   if ((await visitorChannels(q, realm)).length === 0) throw new MissingAuthenticationError();
+}
+
+/** The organization's own switch for visitors: active, with enable_spectator_access on. */
+export function realmLetsVisitorsIn(realm: Realm): boolean {
+  return !realm.deactivated && webPublicStreamsEnabled(realm);
 }

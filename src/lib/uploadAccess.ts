@@ -1,15 +1,15 @@
-import type { User } from "../db/schema.js";
+import type { Realm, User } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { type Attachment, attachmentStore } from "../store/attachments.js";
-import { accessMessages } from "./messageAccess.js";
+import { accessMessages, accessMessagesAsVisitor } from "./messageAccess.js";
 import { pathIdFromLinkedPath } from "./uploadFiles.js";
-import { AccessSubject } from "./streamAccess.js";
+import { AccessSubject, realmLetsVisitorsIn } from "./streamAccess.js";
 
 /**
  * THE place that decides who may read an uploaded file (SECURITY.md, "Uploads"): its uploader,
  * and anyone who may read a message that links it (messageAccess.ts decides that, so private
  * channels with protected history and direct messages keep their rules). Nobody outside the
- * realm. The random URL is only a second layer.
+ * realm. The random URL is only a second layer. Visitors: visitorCanReadAttachment below.
  */
 export async function canReadAttachment(q: Executor, user: User, attachment: Attachment): Promise<boolean> {
   if (attachment.realm_id !== user.realm_id) return false;
@@ -17,6 +17,21 @@ export async function canReadAttachment(q: Executor, user: User, attachment: Att
   const messageIds = await attachmentStore.linkedMessageIds(q, attachment.id);
   if (messageIds.length === 0) return false;
   return (await accessMessages(q, new AccessSubject(user), messageIds)).size > 0;
+}
+
+/**
+ * The same decision for a visitor (no account; Zulip's spectator, validate_attachment_request
+ * with an anonymous user) of organization `realm`: a file of that organization linked from at
+ * least one message the visitor may read now (messageAccess.accessMessagesAsVisitor: a channel
+ * streamAccess.visitorCanRead allows), when the organization lets visitors in. Computed from the
+ * current links and channels on every request, where Zulip caches is_web_public per file: moving
+ * the message out of the channel or deleting it ends the access at once.
+ */
+export async function visitorCanReadAttachment(q: Executor, realm: Realm, attachment: Attachment): Promise<boolean> {
+  if (attachment.realm_id !== realm.id || !realmLetsVisitorsIn(realm)) return false;
+  const messageIds = await attachmentStore.linkedMessageIds(q, attachment.id);
+  if (messageIds.length === 0) return false;
+  return (await accessMessagesAsVisitor(q, realm.id, messageIds)).size > 0;
 }
 
 /**

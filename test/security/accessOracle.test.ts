@@ -63,7 +63,8 @@ const CHANNELS: Record<Channel, ChannelSpec> = {
   // Hamlet may subscribe himself: content access, yet protected history shows him nothing he did not receive.
   prot: { inviteOnly: true, historyPublic: false, name: "PROT_NAME", description: "PROT_DESCRIPTION", canSubscribe: ["hamlet"] },
   // Every user of the organization may read it, guests included, and so may a client without
-  // credentials (a visitor: Zulip's spectator, through GET /messages, /messages/{id} and /register).
+  // credentials (a visitor: Zulip's spectator, through GET /messages, /messages/{id}, /register, and
+  // the files its messages link).
   web: { inviteOnly: false, historyPublic: true, webPublic: true, name: "WEB_NAME", description: "WEB_DESCRIPTION" },
   // Content access through the groups: Hamlet (can_subscribe_group) and Prospero
   // (can_add_subscribers_group); the guest Polonius is in can_subscribe_group but guests never hold it.
@@ -493,8 +494,9 @@ function payloadExpectation(o: Observer, withNotices: boolean): Expectation {
   };
 }
 
+/** The uploader, and whoever may read a message that links the file (a visitor: one in the web-public channel). */
 function fileVisible(o: Observer, f: ModelFile): boolean {
-  if (!isActive(o, "end")) return false;
+  if (!isActive(o, "end") && !isVisitor(o)) return false;
   return o.who === "othello" || (f.linkedFrom !== undefined && readable(o, f.linkedFrom));
 }
 function searchable(m: ModelMessage): string[] {
