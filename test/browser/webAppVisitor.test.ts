@@ -33,6 +33,7 @@ async function setSpectatorAccess(on: boolean): Promise<void> {
 async function visit(hash = "", options: { width?: number; dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
   const width = options.width ?? 1280;
   const context = await web.browser.newContext({ viewport: { width, height: width < 500 ? 844 : 800 }, colorScheme: options.dark ? "dark" : "light" });
+  context.setDefaultTimeout(8000);
   const page = await context.newPage();
   page.on("pageerror", (error) => console.error("visitor's page:", error));
   await page.goto(`${web.server.baseUrl}/${hash}`);
@@ -143,6 +144,18 @@ describe.skipIf(!chromiumFound)("the web app for visitors", () => {
     expect(await page.locator(`.sidebar li[data-channel-id="${square}"] .topics li .name`).allTextContents()).toEqual(["news", "market day", "channel events"]);
     // No actions on a message: no star, no menu, no reactions to add.
     expect(await page.locator(".message .actions, .message [data-action]").count()).toBe(0);
+    expect(await page.locator(".recipient-bar button, .recipient-bar [aria-haspopup]").count()).toBe(0);
+    // A sender's card: no address, no presence, no DM or mute buttons.
+    await page.locator(`.message[data-id="${sent.older}"] .sender .name`).click();
+    await page.waitForSelector(".user-card");
+    expect(await page.locator(".user-card .card-name").textContent()).toContain("Desdemona");
+    expect(await page.locator(".user-card .card-email, .user-card .card-presence, .user-card .card-actions").count()).toBe(0);
+    await page.keyboard.press("Escape");
+    // The combined feed: the web-public channels' messages, none of Verona's.
+    await page.click(".sidebar .views a[href='#feed']");
+    await page.waitForSelector(`.message[data-id="${sent.lantern}"]`);
+    expect(await page.locator(`.message[data-id="${sent.verona}"]`).count()).toBe(0);
+    expect(await page.locator(".recipient-bar .channel").allTextContents()).toContain("#Rome");
     await context.close();
 
     // A message's permalink, opened in a new visitor's browser.

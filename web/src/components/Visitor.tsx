@@ -14,7 +14,7 @@ export function VisitorBanner() {
   return (
     <div class="visitor-banner" role="region" aria-label="Guest access">
       <span>
-        You are viewing <b>{name}</b> as a guest: its public channels, read only. Log in or sign up to join the conversation.
+        You are viewing <b>{name}</b> as a guest. Log in or sign up to join the conversation.
       </span>
     </div>
   );
