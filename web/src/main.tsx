@@ -123,11 +123,12 @@ async function start(): Promise<void> {
   installImagePreviews();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
+  // The tab's title names the view (a visitor's unread count is always 0).
+  startUnreadIndicators();
   // A visitor has no event queue and no presence: new messages come with a reload (as in Zulip).
   if (isVisitor) return;
   void runEventLoop();
   startPresence();
-  startUnreadIndicators();
   startElectronBridge();
 }
 
