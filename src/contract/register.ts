@@ -22,6 +22,12 @@ export const REGISTER_PARAMS = {
   },
 };
 
+/**
+ * The web app's POST /register as a visitor (no account, Zulip's spectator): the same, but
+ * client_gravatar off, which the server refuses to a visitor (as Zulip does).
+ */
+export const VISITOR_REGISTER_PARAMS = { ...REGISTER_PARAMS, client_gravatar: false };
+
 /** Unread messages by conversation (unread_msgs of /register). */
 export interface UnreadMsgs {
   streams: Array<{ stream_id: number; topic: string; unread_message_ids: number[] }>;

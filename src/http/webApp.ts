@@ -7,13 +7,18 @@ import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding, type WebAppAssets } from "./webAppAssets.js";
-import { registerForPage } from "./webAppState.js";
+import { registerForPage, registerForVisitorPage } from "./webAppState.js";
+import { realmOfRequest } from "../lib/realms.js";
+import { checkVisitorsAllowed } from "../lib/streamAccess.js";
+import { MissingAuthenticationError } from "../lib/errors.js";
 import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField } from "./formCsrf.js";
 import { checkSameOriginForm, sessionUse, sessionUser, setSessionCookies } from "./webSession.js";
 
 /**
- * The web app's pages, outside the API: `/` (the app for a signed-in user, else a redirect to
- * /login/, which loginPage.ts serves), `/devlogin/` in
+ * The web app's pages, outside the API: `/` (the app for a signed-in user; for a visitor without
+ * an account, when the organization lets visitors read its web-public channels, the app in its
+ * read-only visitor mode, as Zulip's home view serves spectators; else a redirect to /login/,
+ * which loginPage.ts serves), `/devlogin/` in
  * development mode (pick a user, no password) and the app's built files under /static/webapp/.
  * Every page has a Content-Security-Policy that allows no inline script. The sign-in forms carry
  * a double-submit CSRF token (formCsrf.ts).
@@ -27,9 +32,18 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
 
   app.get("/", async (request, reply) => {
     const found = await sessionUser(ctx, request);
-    if (!found) return reply.redirect("/login/", 302);
+    if (found) {
+      const page = { csrfToken: found.csrfToken, userId: found.user.id };
+      return sendApp(request, reply, page, () => registerForPage(app, request, found.csrfToken));
+    }
+    if (!(await visitorsWelcome(ctx, request))) return reply.redirect("/login/", 302);
+    return sendApp(request, reply, { csrfToken: "", userId: 0, visitor: true }, () => registerForVisitorPage(app, request));
+  });
+
+  /** The app's shell at once, then the /register answer `state` builds, in one compressed stream. */
+  function sendApp(request: FastifyRequest, reply: FastifyReply, page: Parameters<typeof webAppShell>[1], state: () => Promise<string | null>) {
     const assets = webApp();
-    const shell = webAppShell(assets, { csrfToken: found.csrfToken, userId: found.user.id });
+    const shell = webAppShell(assets, page);
     if (!assets.entry) return sendHtml(reply, 200, shell.head + shell.tail(null));
     // The head goes out now (the browser starts loading the script), the state when it is built;
     // compressed as a stream, flushed after the head so that it is not held back.
@@ -41,11 +55,11 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     if (encoding) (body as zlib.Gzip).flush(encoding === "br" ? zlib.constants.BROTLI_OPERATION_FLUSH : zlib.constants.Z_SYNC_FLUSH);
     sendHtml(reply, 200, body);
     body.on("error", () => {}); // the browser went away
-    void registerForPage(app, request, found.csrfToken).then((state) => {
-      if (!body.destroyed) body.end(shell.tail(state));
+    void state().then((json) => {
+      if (!body.destroyed) body.end(shell.tail(json));
     });
     return reply;
-  });
+  }
 
   app.get("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
@@ -82,6 +96,23 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
   app.get("/static/pages.css", async (_request, reply) =>
     reply.type("text/css; charset=utf-8").header("Cache-Control", "public, max-age=3600").send(PAGES_CSS),
   );
+}
+
+/**
+ * Whether `/` without a session serves the app to a visitor: the organization allows spectators
+ * (enable_spectator_access, web-public channels on) and has a web-public channel to read, the
+ * same test the API makes of a visitor's requests (mount.ts).
+ */
+async function visitorsWelcome(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm) return false;
+  try {
+    await checkVisitorsAllowed(ctx.db.kysely, realm);
+    return true;
+  } catch (error) {
+    if (error instanceof MissingAuthenticationError) return false;
+    throw error;
+  }
 }
 
 /**

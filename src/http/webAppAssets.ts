@@ -86,20 +86,25 @@ export function webAppAssets(): WebAppAssets {
 }
 
 /**
- * The HTML of `/` for a signed-in user, in two parts: `head` (the app's assets, the session's
+ * The HTML of `/` for a signed-in user (or a visitor, `visitor` set: no session, no CSRF token,
+ * user id 0, and the app starts in its read-only visitor mode), in two parts: `head` (the app's assets, the session's
  * CSRF token and a skeleton) is sent at once so the browser fetches the script while the server
  * builds the state; `tail(state)` follows with the /register answer as a JSON data element
  * (not a script: the Content-Security-Policy allows none inline), or without it (state null).
  * The script is `async`: it runs as soon as it is loaded, before the state has arrived, and
  * starts fetching the first messages meanwhile.
  */
-export function webAppShell(assets: WebAppAssets, page: { csrfToken: string; userId: number }): { head: string; tail: (state: string | null) => string } {
+export function webAppShell(
+  assets: WebAppAssets,
+  page: { csrfToken: string; userId: number; visitor?: boolean },
+): { head: string; tail: (state: string | null) => string } {
   const head: string[] = [
     `<meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<meta name="color-scheme" content="light dark">`,
     `<meta name="parley-csrf-token" content="${escapeHtml(page.csrfToken)}">`,
     `<meta name="parley-user-id" content="${page.userId}">`,
+    ...(page.visitor ? [`<meta name="parley-visitor" content="1">`] : []),
     `<title>Parley</title>`,
     `<link rel="icon" href="data:,">`,
   ];

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { REGISTER_PARAMS } from "../contract/register.js";
+import { REGISTER_PARAMS, VISITOR_REGISTER_PARAMS } from "../contract/register.js";
 import { CSRF_COOKIE, SESSION_COOKIE } from "./webSession.js";
 
 /**
@@ -20,16 +20,36 @@ export const STATE_ELEMENT_ID = "parley-state";
 export async function registerForPage(app: FastifyInstance, request: FastifyRequest, csrfToken: string): Promise<string | null> {
   const session = request.cookies[SESSION_COOKIE];
   if (!session) return null;
+  return injectRegister(app, request, WEB_APP_REGISTER_PARAMS, {
+    cookie: `${SESSION_COOKIE}=${session}; ${CSRF_COOKIE}=${csrfToken}`,
+    "x-csrftoken": csrfToken,
+  });
+}
+
+/** The web app's /register answer for a visitor (no credentials, in the language of Zulip's cookie), for `/` to embed. */
+export async function registerForVisitorPage(app: FastifyInstance, request: FastifyRequest): Promise<string | null> {
+  const language = request.cookies[LANGUAGE_COOKIE];
+  return injectRegister(app, request, VISITOR_REGISTER_PARAMS, language ? { cookie: `${LANGUAGE_COOKIE}=${encodeURIComponent(language)}` } : {});
+}
+
+/** Django's LANGUAGE_COOKIE_NAME (routes/register.ts reads a visitor's language from it). */
+const LANGUAGE_COOKIE = "django_language";
+
+async function injectRegister(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  params: Record<string, unknown>,
+  credentials: Record<string, string>,
+): Promise<string | null> {
   const form = new URLSearchParams();
-  for (const [key, value] of Object.entries(WEB_APP_REGISTER_PARAMS)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
+  for (const [key, value] of Object.entries(params)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
   try {
     const res = await app.inject({
       method: "POST",
       url: "/json/register",
       headers: {
         "content-type": "application/x-www-form-urlencoded",
-        cookie: `${SESSION_COOKIE}=${session}; ${CSRF_COOKIE}=${csrfToken}`,
-        "x-csrftoken": csrfToken,
+        ...credentials,
         "user-agent": request.headers["user-agent"] ?? "",
       },
       payload: form.toString(),

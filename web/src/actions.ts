@@ -1,4 +1,5 @@
 import type { MessageResponse } from "../../src/contract/responses.js";
+import { needsAccount } from "./visitor.js";
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { narrowHash } from "./hash.js";
@@ -31,11 +32,13 @@ function report(error: unknown): void {
 }
 
 export function toggleStar(m: Message): void {
+  if (needsAccount()) return;
   const op = m.flags.includes("starred") ? "remove" : "add";
   api.post("/messages/flags", { messages: [m.id], op, flag: "starred" }).catch(report);
 }
 
 export function toggleReaction(m: Message, emojiName: string, emojiCode?: string, reactionType?: string): void {
+  if (needsAccount()) return;
   const mine = m.reactions.some(
     (r) => r.user_id === myUserId && (emojiCode ? r.emoji_code === emojiCode && r.reaction_type === reactionType : r.emoji_name === emojiName),
   );
@@ -61,6 +64,7 @@ function messageLink(m: Message): string {
 }
 
 export async function quoteAndReply(m: Message): Promise<void> {
+  if (needsAccount()) return;
   try {
     const raw = await rawContent(m.id);
     const fence = raw.includes("```") ? "````" : "```";
@@ -81,6 +85,7 @@ export async function copyLink(m: Message): Promise<void> {
 }
 
 export async function startEdit(m: Message): Promise<void> {
+  if (needsAccount()) return;
   try {
     editing.value = { id: m.id, content: await rawContent(m.id) };
   } catch (error) {
@@ -101,6 +106,7 @@ export function deleteMessage(m: Message): void {
 }
 
 export function markUnreadFrom(m: Message, messages: Message[]): void {
+  if (needsAccount()) return;
   const ids = messages.filter((x) => x.id >= m.id && !x.local).map((x) => x.id);
   pauseReading();
   api.post("/messages/flags", { messages: ids, op: "remove", flag: "read" }).catch(report);

@@ -1,4 +1,5 @@
 import { inOrder } from "./changeQueue.js";
+import { isVisitor, needsAccount } from "./visitor.js";
 
 /**
  * The Zulip REST API as the web app calls it: /json/<path> with the session cookie, the page's
@@ -50,6 +51,11 @@ function encode(params: Params): URLSearchParams {
 }
 
 export async function call<T = unknown>(method: string, path: string, params: Params = {}, signal?: AbortSignal): Promise<T> {
+  // A visitor changes nothing (the server would refuse it): what needs an account asks to sign in.
+  if (isVisitor && method !== "GET" && path !== "/register") {
+    needsAccount();
+    throw new ApiError("Log in or sign up to do this.", 401, "UNAUTHORIZED");
+  }
   const body = encode(params);
   let url = `/json${path}`;
   const init: RequestInit = { method, credentials: "same-origin", signal, headers: {} };
@@ -74,10 +80,9 @@ export async function call<T = unknown>(method: string, path: string, params: Pa
   } catch {
     // not JSON (a proxy's error page)
   }
-  if (res.status === 401) {
-    // The session ended (signed out elsewhere, expired): back to the login page.
-    location.assign("/login/");
-  }
+  // The session ended (signed out elsewhere, expired): back to the login page. A visitor has none:
+  // a request the server keeps for users is simply refused.
+  if (res.status === 401 && !isVisitor) location.assign("/login/");
   if (!res.ok || data?.result !== "success") {
     const retry = res.headers.get("Retry-After");
     throw answerError(data, res.status, retry ? Number(retry) : null);

@@ -1,4 +1,5 @@
 import { myUserId } from "./api.js";
+import { needsAccount } from "./visitor.js";
 import { switchConversation } from "./composeDrafts.js";
 import { channelId, composeOpen, content, destinationKey, dmTo, topic } from "./composeState.js";
 import { type Message, route } from "./state.js";
@@ -34,6 +35,7 @@ export function moveTo(change: () => void): void {
 
 /** Reply to a message's conversation (r, Enter, quote-and-reply), optionally adding text. */
 export function replyTo(m: Message, text = ""): void {
+  if (needsAccount()) return;
   moveTo(() => {
     if (m.type === "stream") {
       dmTo.value = null;
@@ -66,6 +68,7 @@ export function focusField(field: "message" | "topic" | "recipient"): void {
  * channel (Zulip's c), "dm" a new direct message (x); without, a reply to the open conversation.
  */
 export function focusCompose(kind?: "channel" | "dm"): void {
+  if (needsAccount()) return;
   const c = routeConversation();
   moveTo(() => {
     if (kind === "dm") {

@@ -9,10 +9,11 @@ import type {
 } from "../../src/contract/events.js";
 import { VisibilityPolicy } from "../../src/contract/constants.js";
 import type { BotPayload } from "../../src/contract/payloads.js";
-import { REGISTER_PARAMS, type RealmEmojiPayload, type RegisterState, type UserGroupPayload } from "../../src/contract/register.js";
+import { REGISTER_PARAMS, VISITOR_REGISTER_PARAMS, type RealmEmojiPayload, type RegisterState, type UserGroupPayload } from "../../src/contract/register.js";
 import { batch } from "@preact/signals";
 import type { UserResponse } from "../../src/contract/responses.js";
 import { ApiError, api, myUserId } from "./api.js";
+import { isVisitor } from "./visitor.js";
 import { currentQueueId, setQueueId } from "./eventQueue.js";
 import { onTypingEvent } from "./typing.js";
 import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
@@ -61,7 +62,7 @@ let lastEventId = -1;
 
 /** POST /register and the state it answers: again after a lost queue. */
 export async function register(): Promise<void> {
-  applyState(await api.once.post<RegisterState>("/register", REGISTER_PARAMS));
+  applyState(await api.once.post<RegisterState>("/register", isVisitor ? VISITOR_REGISTER_PARAMS : REGISTER_PARAMS));
 }
 
 /**
@@ -85,9 +86,12 @@ export async function registerAtStart(): Promise<void> {
 
 /** The /register answer, read once into the app's state (events keep it current from there). */
 export function applyState(state: RegisterState): void {
-  setQueueId(state.queue_id);
-  lastEventId = state.last_event_id;
-  document.getElementById("app")?.setAttribute("data-queue-id", currentQueueId());
+  // A visitor has no event queue (queue_id null): nothing to set, and no event loop (main.tsx).
+  if (state.queue_id !== null) {
+    setQueueId(state.queue_id);
+    lastEventId = state.last_event_id;
+    document.getElementById("app")?.setAttribute("data-queue-id", currentQueueId());
+  }
   realmName.value = state.realm_name ?? "";
   uploadLimitMib.value = state.max_file_upload_size_mib ?? null;
   users.value = new Map(state.realm_users.map((u) => [u.user_id, u]));

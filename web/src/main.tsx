@@ -15,6 +15,8 @@ import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
+import { isVisitor, needsAccount, visitorMayOpen } from "./visitor.js";
+import { loadVisitorTopics } from "./visitorTopics.js";
 // After the components (whose stylesheets they import): the layout's rules for narrow and wide
 // screens in style.css must come after the components' own rules.
 import "./theme.css";
@@ -23,9 +25,20 @@ import "./style.css";
 /** Rewrites old spellings of a hash to the current ones, as Zulip does. */
 const HASH_ALIASES: Record<string, string> = { "#recent_topics": "#recent", "#all_messages": "#feed" };
 
+/** The last hash a visitor could open: where a link that needs an account goes back to. */
+let visitorHash = "";
+
 function applyHash(): void {
   const alias = HASH_ALIASES[location.hash];
   if (alias) history.replaceState(null, "", alias);
+  if (isVisitor) {
+    if (!visitorMayOpen(location.hash)) {
+      // Zulip's login_to_access: the view stays, and the prompt says why.
+      history.replaceState(null, "", visitorHash || location.pathname);
+      needsAccount();
+    }
+    visitorHash = location.hash;
+  }
   const next = parseHash(location.hash, lookup);
   route.value = next;
   if (next.kind === "narrow") {
@@ -47,7 +60,7 @@ effect(() => {
   const id = Number(channel.operand);
   if (topics.has(id) || loadingTopics.has(id)) return;
   loadingTopics.add(id);
-  void loadTopics(id).finally(() => loadingTopics.delete(id));
+  void (isVisitor ? loadVisitorTopics(id) : loadTopics(id)).finally(() => loadingTopics.delete(id));
 });
 
 async function loadTopics(channelId: number): Promise<void> {
@@ -100,7 +113,7 @@ async function start(): Promise<void> {
   prefetchFromHash();
   await registerAtStart();
   performance.mark("parley:state");
-  restoreOutbox();
+  if (!isVisitor) restoreOutbox();
   // The route first, so that the first render is already the view asked for.
   applyHash();
   render(<App />, root);
@@ -110,9 +123,12 @@ async function start(): Promise<void> {
   installImagePreviews();
   // Coming back to the window: what is visible now becomes read.
   window.addEventListener("focus", () => (view.value = { ...view.value }));
+  // The tab's title names the view (a visitor's unread count is always 0).
+  startUnreadIndicators();
+  // A visitor has no event queue and no presence: new messages come with a reload (as in Zulip).
+  if (isVisitor) return;
   void runEventLoop();
   startPresence();
-  startUnreadIndicators();
   startElectronBridge();
 }
 

@@ -1,6 +1,7 @@
 import type { MessagesResponse } from "../../src/contract/responses.js";
 import { computed, signal } from "@preact/signals";
 import { api } from "./api.js";
+import { visitorNarrow } from "./visitor.js";
 import { apiNarrow, type Term } from "./hash.js";
 import { conversationOf, type Message, unread } from "./state.js";
 import { type Conversation, conversationKey } from "./unread.js";
@@ -54,7 +55,7 @@ export async function page(direction: -1 | 1): Promise<void> {
   try {
     const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
     const result = await api.get<MessagesResponse>("/messages", {
-      narrow: apiNarrow(filter),
+      narrow: visitorNarrow(apiNarrow(filter)),
       anchor: edge.id,
       include_anchor: false,
       num_before: direction < 0 ? PAGE : 0,
@@ -93,7 +94,7 @@ function openingRequest(terms: readonly Term[]) {
   const filter = terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   // Zulip's first fetch of a narrow is 50 + 50 too (narrow_before/narrow_after); more comes on scrolling.
   return {
-    narrow: apiNarrow(filter),
+    narrow: visitorNarrow(apiNarrow(filter)),
     anchor: anchorTerm ? anchorTerm.operand : "first_unread",
     num_before: FIRST_PAGE,
     num_after: FIRST_PAGE,
@@ -159,7 +160,7 @@ export async function catchUp(): Promise<void> {
   if (!first) return openNarrow(current.terms);
   const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
   const result = await api.get<MessagesResponse>("/messages", {
-    narrow: apiNarrow(filter),
+    narrow: visitorNarrow(apiNarrow(filter)),
     anchor: first.id,
     include_anchor: true,
     num_before: 0,

@@ -1,6 +1,7 @@
 import type { MessagesResponse } from "../../src/contract/responses.js";
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
+import { visitorNarrow } from "./visitor.js";
 import { conversationOf, type Message } from "./state.js";
 import { type Conversation, conversationKey, dmPeople } from "./unread.js";
 
@@ -58,7 +59,7 @@ export async function loadRecent(): Promise<void> {
   recentState.value = { ...state, loading: true, error: null };
   try {
     const result = await api.get<MessagesResponse>("/messages", {
-      narrow: [],
+      narrow: visitorNarrow([]),
       anchor: state.oldestId ?? "newest",
       include_anchor: state.oldestId === null,
       num_before: PAGE,

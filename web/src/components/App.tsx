@@ -22,6 +22,8 @@ import { homeKind } from "../home.js";
 import { changesStalled, waitingChanges } from "../changeQueue.js";
 import { connection, realmName, route, users } from "../state.js";
 import { myUserId } from "../api.js";
+import { isVisitor } from "../visitor.js";
+import { VisitorBanner, VisitorButtons } from "./Visitor.js";
 
 const sidebarOpen = signal(false);
 /** The people list below 1100 px, where it is not a column of its own: opened from the header. */
@@ -53,7 +55,7 @@ export function App() {
             ? "Invalid URL"
             : "Combined feed";
   return (
-    <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""} ${peopleOpen.value ? "people-open" : ""}`}>
+    <div class={`layout ${sidebarOpen.value ? "sidebar-open" : ""} ${peopleOpen.value ? "people-open" : ""} ${isVisitor ? "visitor" : ""}`}>
       <header class="top">
         <button type="button" class="menu" aria-label="Menu" aria-expanded={sidebarOpen.value} onClick={() => (sidebarOpen.value = !sidebarOpen.value)}>
           ☰
@@ -69,40 +71,46 @@ export function App() {
             {changesStalled.value && ` ${waitingChanges.value} ${waitingChanges.value === 1 ? "change" : "changes"} not saved yet`}
           </span>
         )}
-        <button
-          type="button"
-          class="people-toggle"
-          aria-label="People"
-          title="People"
-          aria-expanded={peopleOpen.value}
-          aria-controls="user-list"
-          onClick={() => ((peopleOpen.value = !peopleOpen.value), (sidebarOpen.value = false))}
-        >
-          <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">
-            <circle cx="7" cy="6.5" r="3" fill="currentColor" />
-            <path d="M1.5 16.5c0-3.2 2.5-5.5 5.5-5.5s5.5 2.3 5.5 5.5z" fill="currentColor" />
-            <circle cx="14" cy="7" r="2.5" fill="currentColor" opacity="0.75" />
-            <path d="M13.5 11.2c2.8 0 5 2 5 5.3h-4.6c0-2-.6-3.7-1.8-5z" fill="currentColor" opacity="0.75" />
-          </svg>
-        </button>
-        <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
-          +
-        </a>
-        {(users.value.get(myUserId)?.role ?? 400) <= 200 && (
-          <a class="settings-link" href="#organization/organization-profile" aria-label="Organization settings" title="Organization settings">
-            ⚑
-          </a>
+        {isVisitor ? (
+          <VisitorButtons />
+        ) : (
+          <>
+            <button
+              type="button"
+              class="people-toggle"
+              aria-label="People"
+              title="People"
+              aria-expanded={peopleOpen.value}
+              aria-controls="user-list"
+              onClick={() => ((peopleOpen.value = !peopleOpen.value), (sidebarOpen.value = false))}
+            >
+              <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true">
+                <circle cx="7" cy="6.5" r="3" fill="currentColor" />
+                <path d="M1.5 16.5c0-3.2 2.5-5.5 5.5-5.5s5.5 2.3 5.5 5.5z" fill="currentColor" />
+                <circle cx="14" cy="7" r="2.5" fill="currentColor" opacity="0.75" />
+                <path d="M13.5 11.2c2.8 0 5 2 5 5.3h-4.6c0-2-.6-3.7-1.8-5z" fill="currentColor" opacity="0.75" />
+              </svg>
+            </button>
+            <a class="settings-link" href="#invite" aria-label="Invite users" title="Invite users to organization">
+              +
+            </a>
+            {(users.value.get(myUserId)?.role ?? 400) <= 200 && (
+              <a class="settings-link" href="#organization/organization-profile" aria-label="Organization settings" title="Organization settings">
+                ⚑
+              </a>
+            )}
+            <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
+              ⚙
+            </a>
+            <form method="post" action="/accounts/logout/" class="logout">
+              <button type="submit">Log out</button>
+            </form>
+          </>
         )}
-        <a class="settings-link" href="#settings/profile" aria-label="Personal settings" title="Personal settings">
-          ⚙
-        </a>
-        <form method="post" action="/accounts/logout/" class="logout">
-          <button type="submit">Log out</button>
-        </form>
       </header>
       <Sidebar onNavigate={() => (sidebarOpen.value = false)} />
       <main class="main">
-        <NotificationBanner />
+        {isVisitor ? <VisitorBanner /> : <NotificationBanner />}
         <h1 class="view-title">{heading}</h1>
         {kind === "inbox" ? (
           <Inbox />
@@ -113,9 +121,9 @@ export function App() {
         ) : (
           <MessageList />
         )}
-        <Compose />
+        {!isVisitor && <Compose />}
       </main>
-      <UserList />
+      {!isVisitor && <UserList />}
       <TopicDialog />
       {r.kind === "overlay" && isLazyOverlay(r.name) && <LazyOverlay name={r.name} section={r.path[0] ?? ""} path={r.path} />}
       <UserCard />

@@ -1,4 +1,5 @@
 import { useLayoutEffect, useRef } from "preact/hooks";
+import { isVisitor } from "../visitor.js";
 import { type Message, settings } from "../state.js";
 import { page, view } from "../messages.js";
 import { selectedId } from "../actions.js";
@@ -152,7 +153,8 @@ export function MessageList() {
     <div class="message-list" ref={scroller} data-first={shown[0]?.id} data-last={shown.at(-1)?.id} onScroll={(e) => onScroll(e.currentTarget)}>
       <UnreadCue where="above" outside={cue} onJump={() => jumpToUnread(-1)} />
       {v.loading && <p class="status">Loading…</p>}
-      {v.error && <p class="status error">{v.error}</p>}
+      {/* A visitor's narrow outside the web-public channels is refused (Zulip's spectator wording). */}
+      {v.error && <p class="status error">{isVisitor ? "This is not a publicly accessible conversation." : v.error}</p>}
       {!v.loading && !v.error && all.length === 0 && <p class="status">No messages here yet.</p>}
       {!v.loading && all.length > 0 && (
         <p class="status edge">{moreAbove ? (v.paging ? "Loading older messages…" : "") : "This is the beginning of the conversation."}</p>

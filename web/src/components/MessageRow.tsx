@@ -12,6 +12,7 @@ import { mutedUsers } from "../personal.js";
 import { permalinkTarget, searchHighlight } from "../messages.js";
 import { Actions, EditBox } from "./MessageActions.js";
 import { Reactions } from "./Reactions.js";
+import { isVisitor } from "../visitor.js";
 
 const timeFormats = new Map<boolean, Intl.DateTimeFormat>();
 /** Message times in the user's 12- or 24-hour style (twenty_four_hour_time). */
@@ -54,7 +55,7 @@ export function MessageRow({ m, showSender, all }: { m: Message; showSender: boo
           ★
         </span>
       )}
-      {!m.local && <Actions m={m} all={all} />}
+      {!m.local && !isVisitor && <Actions m={m} all={all} />}
       {editing.value?.id === m.id ? (
         <EditBox id={m.id} />
       ) : widgetOf(m.submessages) ? (

@@ -3,6 +3,7 @@ import { type Message, settings, userName } from "../state.js";
 import { EmojiGlyph } from "./EmojiGlyph.js";
 import { myUserId } from "../api.js";
 import { toggleReaction } from "../actions.js";
+import { needsAccount } from "../visitor.js";
 
 /** A message's reactions, one chip per emoji with its count. */
 export function Reactions({ m }: { m: Message }) {
@@ -31,7 +32,7 @@ export function Reactions({ m }: { m: Message }) {
             title={`${g.users.map(userName).join(", ")} reacted with :${g.name}:`}
             aria-label={label}
             aria-pressed={mine}
-            onClick={() => toggleReaction(m, g.name, g.code, g.type)}
+            onClick={() => needsAccount() || toggleReaction(m, g.name, g.code, g.type)}
           >
             {glyph} <span class="n">{g.users.length}</span>
           </button>

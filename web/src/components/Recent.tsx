@@ -6,7 +6,8 @@ import { loadRecent, participants, recentRows, recentState } from "../recent.js"
 import { lookup, settings, subscriptions, userName, userTopics, topicKey } from "../state.js";
 import { unreadConversations } from "../unreadCounts.js";
 import { myUserId } from "../api.js";
-import { type RecentFilters, recentRowShown } from "../conversationFilters.js";
+import { isVisitor } from "../visitor.js";
+import { RECENT_DEFAULTS, type RecentFilters, recentRowShown } from "../conversationFilters.js";
 import { conversationFacts, conversationTerms, recentChoices, recentSearch } from "../viewFilters.js";
 import "./views.css";
 import "./Recent.css";
@@ -51,19 +52,21 @@ function RecentFilterBar() {
         value={recentSearch.value}
         onInput={(e) => (recentSearch.value = e.currentTarget.value)}
       />
-      {FILTER_BUTTONS.map(([name, label]) => (
-        <button
-          key={name}
-          type="button"
-          class={`filter-button ${choices[name] ? "on" : ""}`}
-          data-filter={name}
-          aria-pressed={choices[name]}
-          onClick={() => (recentChoices.value = { ...choices, [name]: !choices[name] })}
-        >
-          {choices[name] ? "✓ " : ""}
-          {label}
-        </button>
-      ))}
+      {/* A visitor has no unread messages, takes part in nothing, mutes nothing: only the search. */}
+      {!isVisitor &&
+        FILTER_BUTTONS.map(([name, label]) => (
+          <button
+            key={name}
+            type="button"
+            class={`filter-button ${choices[name] ? "on" : ""}`}
+            data-filter={name}
+            aria-pressed={choices[name]}
+            onClick={() => (recentChoices.value = { ...choices, [name]: !choices[name] })}
+          >
+            {choices[name] ? "✓ " : ""}
+            {label}
+          </button>
+        ))}
     </div>
   );
 }
@@ -84,7 +87,7 @@ export function Recent() {
         unreadCount: counts.get(entry.key)?.count ?? 0,
         participated: entry.messages.some((m) => m.sender === myUserId),
       },
-      recentChoices.value,
+      isVisitor ? RECENT_DEFAULTS : recentChoices.value,
       recentSearch.value,
       facts,
     ),
@@ -102,7 +105,7 @@ export function Recent() {
               <th>Channel</th>
               <th>Topic</th>
               <th>Participants</th>
-              <th class="n">Unread</th>
+              {!isVisitor && <th class="n">Unread</th>}
               <th>Last message</th>
             </tr>
           </thead>
@@ -140,7 +143,7 @@ export function Recent() {
                         ◉
                       </span>
                     )}
-                    <ConversationMenu conversation={c} latestId={entry.maxId} />
+                    {!isVisitor && <ConversationMenu conversation={c} latestId={entry.maxId} />}
                   </td>
                   <td class="people" title={people.map(userName).join(", ")}>
                     {people.slice(0, 4).map((id) => (
@@ -150,13 +153,15 @@ export function Recent() {
                     ))}
                     {people.length > 4 && <span class="more">+{people.length - 4}</span>}
                   </td>
-                  <td class="n">
-                    {count > 0 && (
-                      <>
-                        <span class="count">{count}</span> <MarkReadButton conversation={c} />
-                      </>
-                    )}
-                  </td>
+                  {!isVisitor && (
+                    <td class="n">
+                      {count > 0 && (
+                        <>
+                          <span class="count">{count}</span> <MarkReadButton conversation={c} />
+                        </>
+                      )}
+                    </td>
+                  )}
                   <td class="when">{when(entry.messages.at(-1)?.timestamp)}</td>
                 </tr>
               );

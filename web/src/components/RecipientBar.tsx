@@ -5,6 +5,7 @@ import { lookup, type Message, subscriptions, topicKey, userName, userTopics } f
 import { canRenameTopic, canResolve, canMoveChannel, isResolved } from "../permissions.js";
 import { openTopicDialog, setFollowed, toggleResolved } from "../topicEdit.js";
 import { myUserId } from "../api.js";
+import { isVisitor } from "../visitor.js";
 import { narrowHash } from "../hash.js";
 import { topicHighlight } from "../messages.js";
 import { dmPeople } from "../unread.js";
@@ -32,8 +33,9 @@ export function RecipientBar({ m }: { m: Message }) {
         <a class="topic" href={narrowHash([channelTerm, { operator: "topic", operand: m.subject, negated: false }], lookup)}>
           {m.subject === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : <TopicName m={m} />}
         </a>
-        <TopicButtons m={m} />
-        <TopicMenu channelId={m.stream_id!} topic={m.subject} latest={() => m} className="bar-menu" />
+        {/* Resolving, moving, following and the topic's menu need an account. */}
+        {!isVisitor && <TopicButtons m={m} />}
+        {!isVisitor && <TopicMenu channelId={m.stream_id!} topic={m.subject} latest={() => m} className="bar-menu" />}
       </div>
     );
   }

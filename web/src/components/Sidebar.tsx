@@ -11,8 +11,12 @@ import { starredIds } from "../starred.js";
 import { type ConversationFacts, isMutedConversation } from "../conversationFilters.js";
 import { conversationFacts } from "../viewFilters.js";
 import { ChannelMenu, DmMenu, HomeMenu, TopicMenu } from "./conversationMenus.js";
+import { isVisitor } from "../visitor.js";
 
-/** The left sidebar: views, channels (the open one with its topics), direct messages; live unread counts. */
+/**
+ * The left sidebar: views, channels (the open one with its topics), direct messages; live unread
+ * counts. A visitor's has the views a visitor may open and the web-public channels, without menus.
+ */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const r = route.value;
   const terms = r.kind === "narrow" ? r.terms : [];
@@ -26,7 +30,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const dms = [...new Set([...byDm.keys(), ...recentDms.value])].filter(
     (key) => !isMutedConversation({ kind: "dm", userIds: key.split(",").map(Number) }, facts),
   );
-  const views: Array<[string, string, number, boolean]> = [
+  const allViews: Array<[string, string, number, boolean]> = [
     ["Inbox", "#inbox", total, r.kind === "inbox" || (r.kind === "home" && homeKind() === "inbox")],
     ["Recent conversations", "#recent", 0, r.kind === "recent" || (r.kind === "home" && homeKind() === "recent")],
     ["Combined feed", "#feed", total, r.kind === "feed" || (r.kind === "home" && homeKind() === "feed")],
@@ -38,6 +42,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
       terms.some((t) => t.operator === "is" && t.operand === "starred"),
     ],
   ];
+  const views = isVisitor ? allViews.filter(([, href]) => href === "#recent" || href === "#feed") : allViews;
   return (
     // eslint-disable-next-line jsx-a11y-x/no-noninteractive-element-interactions -- delegation: the keys and clicks are the links' inside (ownKeys; a followed link closes the phone sidebar)
     <nav class="sidebar" aria-label="Navigation" onKeyDown={ownKeys} onClick={(e) => (e.target as HTMLElement).closest("a") && onNavigate()}>
@@ -48,32 +53,36 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
               <span class="name">{label}</span>
               {count > 0 && <span class="count">{count}</span>}
             </a>
-            {(href === "#inbox" || href === "#feed") && <HomeMenu name={label} />}
+            {!isVisitor && (href === "#inbox" || href === "#feed") && <HomeMenu name={label} />}
           </li>
         ))}
       </ul>
-      <h2>Direct messages</h2>
-      <ul class="dms">
-        {dms.length === 0 && <li class="empty">No direct messages yet</li>}
-        {dms.slice(0, 15).map((key) => {
-          const ids = key.split(",").map(Number);
-          const count = byDm.get(key) ?? 0;
-          return (
-            <li key={key} class={openDm === key ? "active" : ""}>
-              <a href={narrowHash([{ operator: "dm", operand: key, negated: false }], lookup)} data-dm={key}>
-                <span class="name">{ids.map(userName).join(", ")}</span>
-                {count > 0 && <span class="count">{count}</span>}
-              </a>
-              <DmMenu userIds={ids} name={ids.map(userName).join(", ")} />
-            </li>
-          );
-        })}
-      </ul>
+      {!isVisitor && <h2>Direct messages</h2>}
+      {!isVisitor && (
+        <ul class="dms">
+          {dms.length === 0 && <li class="empty">No direct messages yet</li>}
+          {dms.slice(0, 15).map((key) => {
+            const ids = key.split(",").map(Number);
+            const count = byDm.get(key) ?? 0;
+            return (
+              <li key={key} class={openDm === key ? "active" : ""}>
+                <a href={narrowHash([{ operator: "dm", operand: key, negated: false }], lookup)} data-dm={key}>
+                  <span class="name">{ids.map(userName).join(", ")}</span>
+                  {count > 0 && <span class="count">{count}</span>}
+                </a>
+                <DmMenu userIds={ids} name={ids.map(userName).join(", ")} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
       <h2 class="channels-heading">
         Channels
-        <a class="add-channel" href="#channels/new" title="Create a channel" aria-label="Create a channel">
-          +
-        </a>
+        {!isVisitor && (
+          <a class="add-channel" href="#channels/new" title="Create a channel" aria-label="Create a channel">
+            +
+          </a>
+        )}
       </h2>
       <ul class="channels">
         {channels.map((sub) => (
@@ -87,9 +96,11 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           />
         ))}
       </ul>
-      <a class="browse-channels" href="#channels/all">
-        Browse channels
-      </a>
+      {!isVisitor && (
+        <a class="browse-channels" href="#channels/all">
+          Browse channels
+        </a>
+      )}
     </nav>
   );
 }
@@ -116,7 +127,7 @@ function ChannelItem({
         <span class="name">{sub.name}</span>
         {count > 0 && <span class="count">{count}</span>}
       </a>
-      <ChannelMenu channelId={sub.stream_id} name={sub.name} />
+      {!isVisitor && <ChannelMenu channelId={sub.stream_id} name={sub.name} />}
       {open && topics.length > 0 && (
         <ul class="topics">
           {topics.slice(0, 12).map((topic) => {
@@ -153,7 +164,7 @@ function ChannelItem({
                   )}
                   {n > 0 && <span class="count">{n}</span>}
                 </a>
-                <TopicMenu channelId={sub.stream_id} topic={topic.name} latest={() => ({ id: topic.max_id, timestamp: Date.now() / 1000 })} />
+                {!isVisitor && <TopicMenu channelId={sub.stream_id} topic={topic.name} latest={() => ({ id: topic.max_id, timestamp: Date.now() / 1000 })} />}
               </li>
             );
           })}

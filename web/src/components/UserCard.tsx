@@ -4,6 +4,7 @@ import { useLayoutEffect, useRef } from "preact/hooks";
 import { useModal } from "./modal.js";
 import { Avatar } from "./Avatar.js";
 import { api, myUserId } from "../api.js";
+import { isVisitor } from "../visitor.js";
 import { notice } from "../actions.js";
 import { narrowHash } from "../hash.js";
 import { mutedUsers, profileFields, type ProfileField, userStatuses } from "../personal.js";
@@ -96,10 +97,11 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
           <Avatar userId={user.user_id} name={user.full_name} big />
           <div>
             <div class="card-name">
-              <span class={`presence ${presence}`} aria-hidden="true" /> {user.full_name}
+              {!isVisitor && <span class={`presence ${presence}`} aria-hidden="true" />} {user.full_name}
               {isMe ? " (you)" : ""}
             </div>
-            <div class="card-presence">{PRESENCE_TEXT[presence]}</div>
+            {/* A visitor is told nobody's presence, nor address (as Zulip's spectators). */}
+            {!isVisitor && <div class="card-presence">{PRESENCE_TEXT[presence]}</div>}
           </div>
         </div>
         {(userStatus?.status_text || userStatus?.emoji_code) && (
@@ -113,8 +115,12 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
           </div>
         )}
         <dl>
-          <dt>Email</dt>
-          <dd class="card-email">{user.email}</dd>
+          {!isVisitor && (
+            <>
+              <dt>Email</dt>
+              <dd class="card-email">{user.email}</dd>
+            </>
+          )}
           <dt>Role</dt>
           <dd class="card-role">{roleName(user.role, user.is_bot)}</dd>
           {time && (
@@ -132,21 +138,23 @@ function Card({ card, user }: { card: NonNullable<typeof userCard.value>; user: 
             </Fragment>
           ))}
         </dl>
-        <div class="card-actions">
-          <button type="button" class="primary" onClick={dm}>
-            Send direct message
-          </button>
-          {!isMe && (
-            <button type="button" onClick={() => void toggleMute()}>
-              {muted ? "Unmute this user" : "Mute this user"}
+        {!isVisitor && (
+          <div class="card-actions">
+            <button type="button" class="primary" onClick={dm}>
+              Send direct message
             </button>
-          )}
-          {isMe && (
-            <a href="#settings/profile" onClick={closeUserCard}>
-              Edit your profile
-            </a>
-          )}
-        </div>
+            {!isMe && (
+              <button type="button" onClick={() => void toggleMute()}>
+                {muted ? "Unmute this user" : "Mute this user"}
+              </button>
+            )}
+            {isMe && (
+              <a href="#settings/profile" onClick={closeUserCard}>
+                Edit your profile
+              </a>
+            )}
+          </div>
+        )}
       </div>
     </div>
   );
