@@ -63,7 +63,8 @@ export interface RealmEmojiPayload {
  */
 export interface RegisterState {
   result?: string;
-  queue_id: string;
+  /** null for a visitor (Zulip's spectator): no queue, no events. */
+  queue_id: string | null;
   last_event_id: number;
   realm_name?: string;
   max_file_upload_size_mib?: number | null;

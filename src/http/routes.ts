@@ -291,7 +291,7 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalContent.ts",
     about: "the camo-compatible media proxy of message images and previews",
   },
-  { methods: ["GET"], path: "/", servedBy: "src/http/webApp.ts", about: "the web app (signed in) or a redirect to /login/" },
+  { methods: ["GET"], path: "/", servedBy: "src/http/webApp.ts", about: "the web app (signed in, or a visitor when the organization allows them) or a redirect to /login/" },
   { methods: ["GET"], path: "/login/", servedBy: "src/http/loginPage.ts", about: "the sign-in page" },
   { methods: ["GET"], path: "/accounts/login/", servedBy: "src/http/loginPage.ts", about: "Zulip's sign-in URL: a redirect to /login/" },
   { methods: ["GET", "POST"], path: "/devlogin/", servedBy: "src/http/webApp.ts", about: "development mode: sign in as any user" },
