@@ -472,6 +472,26 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     about: "how to connect one integration: setup, the URL's format, event types, URL options",
   },
   { methods: ["GET"], path: "/static/integrations.css", servedBy: "src/http/integrationPages.ts", about: "the integrations pages' style" },
+  {
+    methods: ["GET"],
+    path: "/archive/",
+    servedBy: "src/http/archivePages.ts",
+    about: "the web-public archive: the organization's web-public channels, for visitors and search engines",
+  },
+  {
+    methods: ["GET"],
+    path: "/archive/channel/:channel/",
+    servedBy: "src/http/archivePages.ts",
+    about: "a web-public channel's topics, newest first, as a server-rendered page (`?page=`)",
+  },
+  {
+    methods: ["GET"],
+    path: "/archive/channel/:channel/topic/:topic/",
+    servedBy: "src/http/archivePages.ts",
+    about: "a web-public topic's messages as a server-rendered page, 100 a page (`?page=`)",
+  },
+  { methods: ["GET"], path: "/static/archive.css", servedBy: "src/http/archivePages.ts", about: "the archive pages' style" },
+  { methods: ["GET"], path: "/robots.txt", servedBy: "src/http/archivePages.ts", about: "crawlers may read /archive/ while visitors are let in, nothing else" },
 ];
 
 /** Whether (method, url) as Fastify registers it is listed in ROUTES (under /api/v1 or /json) or HTTP_ROUTES (HEAD: also a listed GET's). */
