@@ -87,32 +87,34 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     return sendHtml(reply, 200, channelPage(ctx.config.externalUrl, realm, stream, shown, topics.length, page, pages));
   });
 
-  app.get<{ Params: { channel: string; topic: string }; Querystring: { page?: string } }>(
-    "/archive/channel/:channel/topic/:topic/",
-    async (request, reply) => {
-      const realm = await visitorRealm(request, reply);
-      if (!isRealm(realm)) return realm;
-      const page = pageNumber(request.query.page);
-      const stream = page === null ? undefined : await readableChannel(realm, request.params.channel);
-      const asked = request.params.topic === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(request.params.topic);
-      if (!stream || page === null || asked === null) return notFound(reply);
-      const q = ctx.db.kysely;
-      const summary = await archiveStore.topicSummary(q, realm.id, stream.recipient_id!, asked);
-      if (!summary) return notFound(reply);
-      const path = archiveTopicPath(stream, summary.topic);
-      const pages = Math.max(1, Math.ceil(summary.count / ARCHIVE_PAGE_SIZE));
-      if (page > pages) return notFound(reply);
-      if (request.params.channel !== channelSlug(stream.id, stream.name) || request.params.topic !== archiveTopicSegment(summary.topic)) {
-        return reply.redirect(withPage(path, page), 301);
-      }
-      const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id!, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
-      return sendHtml(reply, 200, topicPage(ctx.config.externalUrl, realm, stream, summary, messages, page, pages));
-    },
-  );
+  app.get<{ Params: { channel: string; topic: string }; Querystring: { page?: string } }>("/archive/channel/:channel/topic/:topic/", async (request, reply) => {
+    const realm = await visitorRealm(request, reply);
+    if (!isRealm(realm)) return realm;
+    const page = pageNumber(request.query.page);
+    const stream = page === null ? undefined : await readableChannel(realm, request.params.channel);
+    const asked = request.params.topic === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(request.params.topic);
+    if (!stream || page === null || asked === null) return notFound(reply);
+    const q = ctx.db.kysely;
+    const summary = await archiveStore.topicSummary(q, realm.id, stream.recipient_id!, asked);
+    if (!summary) return notFound(reply);
+    const path = archiveTopicPath(stream, summary.topic);
+    const pages = Math.max(1, Math.ceil(summary.count / ARCHIVE_PAGE_SIZE));
+    if (page > pages) return notFound(reply);
+    if (request.params.channel !== channelSlug(stream.id, stream.name) || request.params.topic !== archiveTopicSegment(summary.topic)) {
+      return reply.redirect(withPage(path, page), 301);
+    }
+    const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id!, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
+    return sendHtml(reply, 200, topicPage(ctx.config.externalUrl, realm, stream, summary, messages, page, pages));
+  });
 
   app.get("/robots.txt", async (request, reply) => {
     const limit = await ctx.rateLimiter.hit(`ip:${request.ip}`, ctx.config.rateLimits.ip);
-    if (limit.retryAfter > 0) return reply.code(429).header("Retry-After", String(Math.ceil(limit.retryAfter))).type("text/plain").send("Too many requests\n");
+    if (limit.retryAfter > 0)
+      return reply
+        .code(429)
+        .header("Retry-After", String(Math.ceil(limit.retryAfter)))
+        .type("text/plain")
+        .send("Too many requests\n");
     const realm = await realmOfRequest(ctx, request);
     const open = realm !== undefined && !realm.deactivated && webPublicStreamsEnabled(realm) && (await visitorChannels(ctx.db.kysely, realm)).length > 0;
     return reply
@@ -167,11 +169,12 @@ const timeHtml = (seconds: number) => {
   return `<time datetime="${t.iso}">${t.text}</time>`;
 };
 
-/** Plain text of rendered HTML for a meta description: tags dropped, the usual entities read, at most `max` characters. */
+/** Plain text of rendered HTML for a meta description: tags dropped (blocks as spaces), the usual entities read, at most `max` characters. */
 function plainText(html: string, max: number): string {
   const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#x27": "'", nbsp: " " };
   const text = html
-    .replace(/<[^>]*>/g, " ")
+    .replace(/<\/?(?:p|div|br|li|ul|ol|pre|blockquote|h[1-6]|table|tr|td|th)\b[^>]*>/gi, " ")
+    .replace(/<[^>]*>/g, "")
     .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (_m, name: string) => entities[name] ?? "")
     .replace(/\s+/g, " ")
     .trim();
