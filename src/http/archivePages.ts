@@ -316,7 +316,8 @@ const ARCHIVE_CSS = `.card.archive-page{max-width:860px;margin:4vh 16px}
 .archive-message{padding:12px 0;border-bottom:1px solid var(--border)}.archive-message:target{background:color-mix(in srgb,var(--accent) 10%,transparent)}
 .message-header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 12px}.sender-name{font-weight:600}
 .message-time{color:var(--muted);font-size:.85rem;text-decoration:none}.message-time:hover{text-decoration:underline}
-.message-content{margin-top:4px;overflow-wrap:anywhere}.message-content p{margin:4px 0}
+.message-content{margin-top:4px;overflow-wrap:anywhere}.message-content p{margin:4px 0}.message-content ul{list-style:disc}.message-content ol{list-style:decimal}
+.archive-channel:last-child,.archive-topic:last-child,.archive-message:last-child{border-bottom:0}
 .rendered_markdown img{max-width:100%;height:auto}.rendered_markdown .message_inline_image img{max-height:300px}
 .rendered_markdown pre{overflow-x:auto;padding:8px 10px;border:1px solid var(--border);border-radius:8px;background:color-mix(in srgb,var(--muted) 10%,transparent)}
 .rendered_markdown code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
