@@ -8,6 +8,7 @@ import { realmOfRequest } from "../lib/realms.js";
 import { visitorCanRead, visitorChannels } from "../lib/streamAccess.js";
 import { archiveStore, type ArchiveMessageRow } from "../store/archive.js";
 import { streamStore } from "../store/streams.js";
+import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { escapeHtml } from "../util/html.js";
 import { sendHtml, tooManyAttemptsPage } from "./webApp.js";
 
@@ -58,7 +59,7 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
 
   /** The channel of a `<id>-<name>` segment when visitors may read it. */
   async function readableChannel(realm: Realm, segment: string): Promise<Stream | undefined> {
-    const id = /^([1-9][0-9]{0,9})(?:-|$)/.exec(segment)?.[1];
+    const id = /^([1-9][0-9]{0,8})(?:-|$)/.exec(segment)?.[1];
     if (id === undefined) return undefined;
     const stream = await streamStore.getById(ctx.db.kysely, realm.id, Number(id));
     return stream && visitorCanRead(realm.id, stream) ? stream : undefined;
@@ -72,40 +73,46 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     return sendHtml(reply, 200, indexPage(ctx.config.externalUrl, realm, channels));
   });
 
-  app.get<{ Params: { channel: string }; Querystring: { page?: string } }>("/archive/channel/:channel/", async (request, reply) => {
+  // One wildcard route for a channel's and a topic's pages: a hash-encoded topic or channel name
+  // can be far longer than Fastify's 100-character limit on a `:param`, and the raw path is split
+  // here before percent-decoding, so that an encoded "/" stays inside its segment.
+  app.get<{ Querystring: { page?: string } }>("/archive/channel/*", async (request, reply) => {
     const realm = await visitorRealm(request, reply);
     if (!isRealm(realm)) return realm;
+    const segments = archiveSegments(request.url);
     const page = pageNumber(request.query.page);
-    const stream = page === null ? undefined : await readableChannel(realm, request.params.channel);
-    if (!stream || page === null) return notFound(reply);
+    if (!segments || page === null) return notFound(reply);
+    const stream = await readableChannel(realm, segments.channel);
+    if (!stream) return notFound(reply);
+    if (segments.topic === undefined) return channelRoute(realm, stream, segments.channel, page, reply);
+    return topicRoute(realm, stream, segments.channel, segments.topic, page, reply);
+  });
+
+  async function channelRoute(realm: Realm, stream: Stream, asked: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
     const path = archiveChannelPath(stream);
-    if (request.params.channel !== channelSlug(stream.id, stream.name)) return reply.redirect(withPage(path, page), 301);
+    if (asked !== channelSlug(stream.id, stream.name)) return reply.redirect(withPage(path, page), 301);
     const topics = mergeTopics(await archiveStore.topics(ctx.db.kysely, realm.id, stream.recipient_id!));
     const pages = Math.max(1, Math.ceil(topics.length / ARCHIVE_TOPICS_PAGE_SIZE));
     if (page > pages) return notFound(reply);
     const shown = topics.slice((page - 1) * ARCHIVE_TOPICS_PAGE_SIZE, page * ARCHIVE_TOPICS_PAGE_SIZE);
     return sendHtml(reply, 200, channelPage(ctx.config.externalUrl, realm, stream, shown, topics.length, page, pages));
-  });
+  }
 
-  app.get<{ Params: { channel: string; topic: string }; Querystring: { page?: string } }>("/archive/channel/:channel/topic/:topic/", async (request, reply) => {
-    const realm = await visitorRealm(request, reply);
-    if (!isRealm(realm)) return realm;
-    const page = pageNumber(request.query.page);
-    const stream = page === null ? undefined : await readableChannel(realm, request.params.channel);
-    const asked = request.params.topic === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(request.params.topic);
-    if (!stream || page === null || asked === null) return notFound(reply);
+  async function topicRoute(realm: Realm, stream: Stream, askedChannel: string, segment: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
+    const asked = segment === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(segment);
+    if (asked === null || asked.length > MAX_TOPIC_LENGTH) return notFound(reply);
     const q = ctx.db.kysely;
     const summary = await archiveStore.topicSummary(q, realm.id, stream.recipient_id!, asked);
     if (!summary) return notFound(reply);
     const path = archiveTopicPath(stream, summary.topic);
     const pages = Math.max(1, Math.ceil(summary.count / ARCHIVE_PAGE_SIZE));
     if (page > pages) return notFound(reply);
-    if (request.params.channel !== channelSlug(stream.id, stream.name) || request.params.topic !== archiveTopicSegment(summary.topic)) {
+    if (askedChannel !== channelSlug(stream.id, stream.name) || segment !== archiveTopicSegment(summary.topic)) {
       return reply.redirect(withPage(path, page), 301);
     }
     const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id!, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
     return sendHtml(reply, 200, topicPage(ctx.config.externalUrl, realm, stream, summary, messages, page, pages));
-  });
+  }
 
   app.get("/robots.txt", async (request, reply) => {
     const limit = await ctx.rateLimiter.hit(`ip:${request.ip}`, ctx.config.rateLimits.ip);
@@ -131,6 +138,25 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
 /** Longest match wins (RFC 9309): the archive and its style sheets are open, everything else closed. */
 const ROBOTS_OPEN = "User-agent: *\nAllow: /archive/\nAllow: /static/pages.css\nAllow: /static/archive.css\nDisallow: /\n";
 const ROBOTS_CLOSED = "User-agent: *\nDisallow: /\n";
+
+/**
+ * The segments of `/archive/channel/<channel>/` or `/archive/channel/<channel>/topic/<topic>/`
+ * (the raw URL, each segment percent-decoded on its own); undefined for any other shape.
+ */
+function archiveSegments(url: string): { channel: string; topic?: string } | undefined {
+  const path = url.split("?", 1)[0]!;
+  const raw = path.slice("/archive/channel/".length).split("/");
+  let parts: string[];
+  try {
+    parts = raw.map((part) => decodeURIComponent(part));
+  } catch {
+    return undefined;
+  }
+  const [channel, second, topic, last] = parts;
+  if (parts.length === 2 && channel && second === "") return { channel };
+  if (parts.length === 4 && channel && second === "topic" && topic && last === "") return { channel, topic };
+  return undefined;
+}
 
 const isRealm = (value: Realm | FastifyReply): value is Realm => "string_id" in value;
 

@@ -480,15 +480,9 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   },
   {
     methods: ["GET"],
-    path: "/archive/channel/:channel/",
+    path: "/archive/channel/*",
     servedBy: "src/http/archivePages.ts",
-    about: "a web-public channel's topics, newest first, as a server-rendered page (`?page=`)",
-  },
-  {
-    methods: ["GET"],
-    path: "/archive/channel/:channel/topic/:topic/",
-    servedBy: "src/http/archivePages.ts",
-    about: "a web-public topic's messages as a server-rendered page, 100 a page (`?page=`)",
+    about: "a web-public channel's topics (`<id>-<name>/`) and a topic's messages (`<id>-<name>/topic/<topic>/`, 100 a page), server-rendered",
   },
   { methods: ["GET"], path: "/static/archive.css", servedBy: "src/http/archivePages.ts", about: "the archive pages' style" },
   { methods: ["GET"], path: "/robots.txt", servedBy: "src/http/archivePages.ts", about: "crawlers may read /archive/ while visitors are let in, nothing else" },

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { encodeHashComponent } from "../../src/contract/hash.js";
 import { ARCHIVE_EMPTY_TOPIC, ARCHIVE_PAGE_SIZE } from "../../src/http/archivePages.js";
 import { seedChannels } from "../support/seed.js";
 import { makeChannel, sendChannelMessage, sendDirectMessage } from "../support/factories.js";
@@ -138,6 +139,16 @@ describe("a topic's page", () => {
     expect(encoded.location).toBe(`/archive/channel/${square}-town-square/topic/a.2Fb.2E.20.28c.29/`);
   });
 
+  it("serves a long non-ASCII topic, whose encoded segment is hundreds of characters", async () => {
+    const topic = "日本語のトピック名はとても長くなることがあります";
+    await sendChannelMessage(t, "hamlet", square, topic, "long name");
+    const segment = encodeHashComponent(topic);
+    expect(segment.length).toBeGreaterThan(200);
+    const res = await page(`/archive/channel/${square}-town-square/topic/${segment}/`);
+    expect(res.status).toBe(200);
+    expect(res.html).toContain(`<h1>${topic}</h1>`);
+  });
+
   it("escapes a topic name with <script> everywhere it appears", async () => {
     const res = await page(`/archive/channel/${square}-town-square/topic/.3Cscript.3Ealert.28.22x.22.29.3C.2Fscript.3E.20.26.20co/`);
     expect(res.status).toBe(200);
@@ -205,13 +216,22 @@ describe("what visitors may not read", () => {
       `/archive/channel/999999-nothing/`,
       `/archive/channel/999999-nothing/topic/x/`,
       `/archive/channel/x/`,
+      `/archive/channel/99999999999-too-big/`,
+      `/archive/channel/${square}-town-square/topic/${"x".repeat(300)}/`,
       `/archive/channel/${square}-town-square/topic/no.20such.20topic/`,
       `/archive/channel/${square}-town-square/topic/bad.zz/`,
     ];
     const answers = await Promise.all(pages.map((p) => page(p)));
+    answers.forEach((res, i) => expect(res.status, `${pages[i]} ${res.html}`.slice(-300)).toBe(404));
     for (const res of answers) expectNotFound(res);
     // Identical bodies: a 404 tells nothing about what exists.
     expect(new Set(answers.map((a) => a.html)).size).toBe(1);
+    // Malformed percent-encoding and an overlong path are refused before any lookup.
+    for (const bad of [`/archive/channel/${square}-town-square/topic/%zz/`, "/archive/channel/%E0/", `/archive/channel/${square}/topic/${"x".repeat(5000)}/`]) {
+      const res = await page(bad);
+      expect(res.status, bad).toBeGreaterThanOrEqual(400);
+      expect(res.status, bad).toBeLessThan(500);
+    }
   });
 
   it("never shows direct messages or private topics, signed in or not", async () => {

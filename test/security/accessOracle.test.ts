@@ -757,8 +757,7 @@ const READ_ROUTES = [
   "/user_uploads/download/:realm_id/*",
   "/user_uploads/temporary/:token/:filename",
   "/archive/",
-  "/archive/channel/:channel/",
-  "/archive/channel/:channel/topic/:topic/",
+  "/archive/channel/*",
 ];
 /** Read routes left out, and why: none returns channel content, message content, files or private channel metadata. */
 const OMITTED_READ_ROUTES: Record<string, string> = {
