@@ -25,7 +25,8 @@ import { sendHtml, tooManyAttemptsPage } from "./webApp.js";
  * Channel names and topics are written in the path as the web app's hash encodes them (no "%",
  * so no proxy re-decodes a "/" in a topic); the empty topic is ARCHIVE_EMPTY_TOPIC, which no
  * topic encodes to. Any other spelling of a page (an old channel name, a topic's case) redirects
- * to its canonical URL.
+ * to its canonical URL. The channel and topic pages are one route, /archive/channel/*, which
+ * splits the raw path itself (see there).
  *
  * Who may read: streamAccess.ts decides (visitorCanRead), only while the organization lets
  * visitors in (enable_spectator_access). Everything else, a private channel, a public one that is
