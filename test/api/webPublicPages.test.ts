@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeHashComponent } from "../../src/contract/hash.js";
-import { ARCHIVE_EMPTY_TOPIC, ARCHIVE_PAGE_SIZE } from "../../src/http/archivePages.js";
+import { ARCHIVE_EMPTY_TOPIC, ARCHIVE_PAGE_SIZE, ARCHIVE_TOPICS_PAGE_SIZE } from "../../src/http/archivePages.js";
 import { seedChannels } from "../support/seed.js";
 import { makeChannel, sendChannelMessage, sendDirectMessage } from "../support/factories.js";
 import { expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
@@ -99,6 +99,24 @@ describe("a channel's page", () => {
     expect(res.html).toContain("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co");
     expect(res.html).toContain(`<link rel="canonical" href="${t.ctx.config.externalUrl}/archive/channel/${square}-town-square/">`);
     expect(res.html).toContain(`<a href="/#narrow/channel/${square}-town-square">Open in the app</a>`);
+  });
+
+  it("pages a channel with many topics, the most recently active first", async () => {
+    const busy = await makeChannel(t, { name: "busy", by: "desdemona", subscribers: ["hamlet"], extra: { is_web_public: true } });
+    // With the Notification Bot's "channel events", one topic more than a page.
+    for (let i = 1; i <= ARCHIVE_TOPICS_PAGE_SIZE; i++) await sendChannelMessage(t, "hamlet", busy, `topic ${i}`, "x");
+    await sendChannelMessage(t, "hamlet", busy, "topic 1", "bumped to the top");
+    const base = `/archive/channel/${busy}-busy/`;
+    const first = await page(base);
+    const topics = linksIn(first.html, "archive-topic");
+    expect(topics.length).toBe(ARCHIVE_TOPICS_PAGE_SIZE);
+    expect(topics[0]).toBe(`${base}topic/topic.201/`);
+    expect(topics[1]).toBe(`${base}topic/topic.20${ARCHIVE_TOPICS_PAGE_SIZE}/`);
+    expect(first.html).toContain(`<a rel="next" href="${base}?page=2">Older →</a>`);
+    const second = await page(`${base}?page=2`);
+    expect(linksIn(second.html, "archive-topic")).toEqual([`${base}topic/channel.20events/`]);
+    expect(second.html).toContain(`<a rel="prev" href="${base}">← More recent</a>`);
+    expect((await page(`${base}?page=3`)).status).toBe(404);
   });
 
   it("redirects another spelling of the channel to its canonical URL", async () => {
