@@ -21,6 +21,7 @@ import { emojiFiles } from "./http/emojiFiles.js";
 import { exportFiles } from "./http/exportFiles.js";
 import { incomingWebhooks } from "./http/incomingWebhooks.js";
 import { integrationPages } from "./http/integrationPages.js";
+import { archivePages } from "./http/archivePages.js";
 import { joinPages } from "./http/joinPages.js";
 import { passwordResetPages } from "./http/passwordResetPages.js";
 import { sessionPages } from "./http/sessions.js";
@@ -203,6 +204,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(twoFactorPages, { ctx });
   await app.register(incomingWebhooks, { ctx });
   await app.register(integrationPages, { ctx });
+  await app.register(archivePages, { ctx });
   return app;
 }
 

@@ -291,7 +291,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     servedBy: "src/http/externalContent.ts",
     about: "the camo-compatible media proxy of message images and previews",
   },
-  { methods: ["GET"], path: "/", servedBy: "src/http/webApp.ts", about: "the web app (signed in, or a visitor when the organization allows them) or a redirect to /login/" },
+  {
+    methods: ["GET"],
+    path: "/",
+    servedBy: "src/http/webApp.ts",
+    about: "the web app (signed in, or a visitor when the organization allows them) or a redirect to /login/",
+  },
   { methods: ["GET"], path: "/login/", servedBy: "src/http/loginPage.ts", about: "the sign-in page" },
   { methods: ["GET"], path: "/accounts/login/", servedBy: "src/http/loginPage.ts", about: "Zulip's sign-in URL: a redirect to /login/" },
   { methods: ["GET", "POST"], path: "/devlogin/", servedBy: "src/http/webApp.ts", about: "development mode: sign in as any user" },
@@ -472,6 +477,20 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
     about: "how to connect one integration: setup, the URL's format, event types, URL options",
   },
   { methods: ["GET"], path: "/static/integrations.css", servedBy: "src/http/integrationPages.ts", about: "the integrations pages' style" },
+  {
+    methods: ["GET"],
+    path: "/archive/",
+    servedBy: "src/http/archivePages.ts",
+    about: "the web-public archive: the organization's web-public channels, for visitors and search engines",
+  },
+  {
+    methods: ["GET"],
+    path: "/archive/channel/*",
+    servedBy: "src/http/archivePages.ts",
+    about: "a web-public channel's topics (`<id>-<name>/`) and a topic's messages (`<id>-<name>/topic/<topic>/`, 100 a page), server-rendered",
+  },
+  { methods: ["GET"], path: "/static/archive.css", servedBy: "src/http/archivePages.ts", about: "the archive pages' style" },
+  { methods: ["GET"], path: "/robots.txt", servedBy: "src/http/archivePages.ts", about: "crawlers may read /archive/ while visitors are let in, nothing else" },
 ];
 
 /** Whether (method, url) as Fastify registers it is listed in ROUTES (under /api/v1 or /json) or HTTP_ROUTES (HEAD: also a listed GET's). */

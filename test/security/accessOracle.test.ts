@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { encodeHashComponent } from "../../src/contract/hash.js";
 import { HTTP_ROUTES, ROUTES } from "../../src/http/routes.js";
 import { uploadFile } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
@@ -63,8 +64,8 @@ const CHANNELS: Record<Channel, ChannelSpec> = {
   // Hamlet may subscribe himself: content access, yet protected history shows him nothing he did not receive.
   prot: { inviteOnly: true, historyPublic: false, name: "PROT_NAME", description: "PROT_DESCRIPTION", canSubscribe: ["hamlet"] },
   // Every user of the organization may read it, guests included, and so may a client without
-  // credentials (a visitor: Zulip's spectator, through GET /messages, /messages/{id}, /register, and
-  // the files its messages link).
+  // credentials (a visitor: Zulip's spectator, through GET /messages, /messages/{id}, /register, the
+  // files its messages link, and the /archive/ pages).
   web: { inviteOnly: false, historyPublic: true, webPublic: true, name: "WEB_NAME", description: "WEB_DESCRIPTION" },
   // Content access through the groups: Hamlet (can_subscribe_group) and Prospero
   // (can_add_subscribers_group); the guest Polonius is in can_subscribe_group but guests never hold it.
@@ -668,6 +669,24 @@ function surfaces(): Surface[] {
       expected: (o) => same(files.filter((f) => fileVisible(o, f)).map((f) => f.data)),
     },
     {
+      name: "GET /archive/… (index, every channel, every topic; server-rendered pages)",
+      read: async (o) => {
+        // The pages ignore credentials: every observer must see exactly what a visitor sees.
+        const topics = new Set<string>();
+        for (const m of messages) {
+          if (!("channel" in m.place)) continue;
+          const topic = m.place.topic ? tokenOf.get(m.place.topic)! : "plain topic";
+          topics.add(`/archive/channel/${channelIds[m.place.channel]}/topic/${encodeHashComponent(topic)}/`);
+        }
+        const paths = ["/archive/", ...Object.values(channelIds).map((id) => `/archive/channel/${id}/`), ...topics];
+        return (await Promise.all(paths.map((path) => fileText(o, path)))).join("\n");
+      },
+      expected: () => {
+        const visitor = OBSERVERS.find(isVisitor)!;
+        return same(union(messages.filter((m) => readable(visitor, m)).flatMap(payloadMarkers), channelMetadataMarkers("web")));
+      },
+    },
+    {
       name: "GET /attachments",
       read: (o) => text(t.get(o.who, "/api/v1/attachments")),
       expected: (o) => same(o.who === "othello" ? files.map((f) => f.name) : []),
@@ -739,6 +758,8 @@ const READ_ROUTES = [
   "/user_uploads/:realm_id/*",
   "/user_uploads/download/:realm_id/*",
   "/user_uploads/temporary/:token/:filename",
+  "/archive/",
+  "/archive/channel/*",
 ];
 /** Read routes left out, and why: none returns channel content, message content, files or private channel metadata. */
 const OMITTED_READ_ROUTES: Record<string, string> = {
@@ -812,6 +833,8 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/integrations/category/:category": "one category of the integrations catalog, no user data (integrationPages.test.ts)",
   "/integrations/doc/:name": "an integration's setup page, no user data (integrationPages.test.ts)",
   "/static/integrations.css": "a style sheet",
+  "/static/archive.css": "a style sheet",
+  "/robots.txt": "crawler rules: whether the archive is open, no user data (webPublicPages.test.ts)",
 };
 
 describe("the access oracle", () => {
