@@ -16,51 +16,10 @@ import { CHANNEL, fixture, useWebhookHarness } from "./support.js";
 const h = useWebhookHarness();
 const t = h.t;
 
-async function raw(
-  integration: string,
-  query: Record<string, string>,
-  body: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${t.baseUrl}/api/v1/external/${integration}?${new URLSearchParams(query)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body,
-  });
-  const text = await res.text();
-  try {
-    return { status: res.status, body: JSON.parse(text) };
-  } catch {
-    return { status: res.status, body: text };
-  }
-}
-
-/** Direct messages hamlet (the bots' owner) received since `afterId`, with their senders. */
-async function hamletDms(afterId: number): Promise<Array<{ id: number; sender: string; content: string }>> {
-  const res = expectSuccess(
-    await t.get("hamlet", "/api/v1/messages", {
-      anchor: "newest",
-      num_before: 20,
-      num_after: 0,
-      narrow: [{ operator: "is", operand: "dm" }],
-      apply_markdown: false,
-    }),
-  );
-  return res.messages.filter((m: any) => m.id > afterId).map((m: any) => ({ id: m.id, sender: m.sender_email, content: m.content }));
-}
-
-async function newestDmId(): Promise<number> {
-  const res = expectSuccess(
-    await t.get("hamlet", "/api/v1/messages", {
-      anchor: "newest",
-      num_before: 1,
-      num_after: 0,
-      narrow: [{ operator: "is", operand: "dm" }],
-      apply_markdown: false,
-    }),
-  );
-  return res.messages.at(-1)?.id ?? 0;
-}
+const raw = (integration: string, query: Record<string, string>, body: string, headers: Record<string, string> = {}) =>
+  h.raw(integration, query, body, headers);
+const hamletDms = (afterId: number) => h.ownerDms(afterId);
+const newestDmId = () => h.newestOwnerDmId();
 
 async function newestChannelId(): Promise<number> {
   return (await h.newest())?.id ?? 0;

@@ -28,6 +28,10 @@ export interface WebhookHarness {
   newest(): Promise<{ id: number; topic: string; content: string } | undefined>;
   /** Messages of the channel newer than `afterId`, oldest first. */
   since(afterId: number): Promise<Array<{ id: number; topic: string; content: string }>>;
+  /** POST exactly this body with exactly this query string (no api_key or stream added). */
+  raw(integration: string, query: Record<string, string>, body: string, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  /** The direct messages the bot's owner (Hamlet) got after `afterId`, oldest first, with their senders. */
+  ownerDms(afterId: number): Promise<Array<{ id: number; sender: string; content: string }>>;
   /** The id of the newest direct message the bot's owner (Hamlet) has. */
   newestOwnerDmId(): Promise<number>;
   /** What the Notification Bot told the bot's owner after `afterId`, oldest first. */
@@ -68,11 +72,15 @@ export function useWebhookHarness(): WebhookHarness {
     t,
     bot: () => bot ?? expect.fail("the webhook bot is made in beforeAll"),
     async post(integration, body, options = {}) {
-      const query = new URLSearchParams({ api_key: this.bot().apiKey, ...(options.noStream ? {} : { stream: CHANNEL }), ...options.query });
-      const res = await fetch(`${t.baseUrl}/api/v1/external/${integration}?${query}`, {
+      const query = { api_key: this.bot().apiKey, ...(options.noStream ? {} : { stream: CHANNEL }), ...options.query };
+      const headers = { "Content-Type": options.contentType ?? "application/json", ...options.headers };
+      return this.raw(integration, query, typeof body === "string" ? body : JSON.stringify(body), headers);
+    },
+    async raw(integration, query, body, headers = {}) {
+      const res = await fetch(`${t.baseUrl}/api/v1/external/${integration}?${new URLSearchParams(query)}`, {
         method: "POST",
-        headers: { "Content-Type": options.contentType ?? "application/json", ...options.headers },
-        body: typeof body === "string" ? body : JSON.stringify(body),
+        headers: { "Content-Type": "application/json", ...headers },
+        body,
       });
       const text = await res.text();
       let parsed: unknown = text;
@@ -83,6 +91,11 @@ export function useWebhookHarness(): WebhookHarness {
       }
       return { status: res.status, body: parsed };
     },
+    ownerDms: async (afterId) =>
+      (await ownerDms())
+        .filter((m) => m.id > afterId)
+        .map((m) => ({ id: m.id, sender: m.sender_email, content: m.content }))
+        .reverse(),
     newest: async () => (await messages("newest", 1, 0)).at(-1),
     newestOwnerDmId: async () => (await ownerDms())[0]?.id ?? 0,
     ownerNotices: async (afterId) =>
