@@ -266,6 +266,13 @@ export function visitorChannelAccess(realmId: number, stream: Stream): ChannelAc
   };
 }
 
+/** Zulip's access_web_public_stream: a channel a visitor may read, else "Invalid channel ID". */
+export async function accessStreamAsVisitor(q: Executor, realmId: number, streamId: number): Promise<Stream> {
+  const stream = await streamStore.getById(q, realmId, streamId);
+  if (!stream || !visitorCanRead(realmId, stream)) throw new InvalidChannelIdError();
+  return stream;
+}
+
 /** The channels a visitor of `realm` may read, ascending ids. */
 export async function visitorChannels(q: Executor, realm: Realm): Promise<Stream[]> {
   return (await streamStore.listInRealm(q, realm.id, { excludeArchived: true })).filter((s) => visitorCanRead(realm.id, s));

@@ -5,7 +5,7 @@ import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { historyIsPublic } from "../lib/messageAccess.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
-import { accessStreamById, AccessSubject } from "../lib/streamAccess.js";
+import { accessStreamAsVisitor, accessStreamById, AccessSubject } from "../lib/streamAccess.js";
 import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { topicStore } from "../store/topics.js";
 
@@ -13,15 +13,19 @@ const streamIdOf = (path: Record<string, string>) => pathParam.int(path.stream_i
 
 /**
  * GET /users/me/{stream_id}/topics: topics of the messages the user may read, newest first.
- * Spellings differing only in case are one topic, named as its most recent message has it.
+ * Spellings differing only in case are one topic, named as its most recent message has it. A
+ * visitor gets a web-public channel's topics (Zulip's access_web_public_stream: any other id is
+ * "Invalid channel ID").
  */
 export const getTopics = endpoint({
-  auth: "user",
+  auth: "visitor",
   params: { allow_empty_topic_name: p.bool().default(false) },
-  handler: async ({ ctx, user, params, path }) => {
+  handler: async ({ ctx, user, realm, params, path }) => {
     const q = ctx.db.kysely;
-    const { stream } = await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "content", { requireActive: true });
-    const rows = await topicStore.history(q, user.realm_id, stream.recipient_id, historyIsPublic(stream) ? null : user.id);
+    const stream = user
+      ? (await accessStreamById(q, new AccessSubject(user), streamIdOf(path), "content", { requireActive: true })).stream
+      : await accessStreamAsVisitor(q, realm.id, streamIdOf(path));
+    const rows = await topicStore.history(q, realm.id, stream.recipient_id, user && !historyIsPublic(stream) ? user.id : null);
     const byName = new Map<string, { name: string; max_id: number }>();
     for (const row of [...rows].sort((a, b) => a.max_id - b.max_id)) byName.set(row.topic.toLowerCase(), { name: row.topic, max_id: row.max_id });
     const topics = [...byName.values()]

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/http/routes.js";
 import { seedChannels } from "../support/seed.js";
-import { makeChannel, sendChannelMessage, sendDirectMessage } from "../support/factories.js";
+import { channelId, makeChannel, sendChannelMessage, sendDirectMessage } from "../support/factories.js";
 import { type ApiResponse, expectError, expectSuccess, type Params, useTestServer } from "../support/testApp.js";
 
 /**
@@ -187,6 +187,19 @@ describe("GET /messages/{id} for visitors", () => {
   });
 });
 
+describe("GET /users/me/{stream_id}/topics for visitors", () => {
+  it("lists a web-public channel's topics, newest first", async () => {
+    await sendChannelMessage(t, "desdemona", webPublic, "market day", "stalls at nine");
+    const body = expectSuccess(await t.get(null, `/api/v1/users/me/${webPublic}/topics`));
+    expect(body.topics.map((topic: { name: string }) => topic.name).slice(0, 2)).toEqual(["market day", "news"]);
+  });
+
+  it("answers Zulip's Invalid channel ID for any other channel, missing ones alike", async () => {
+    const verona = await channelId(t, "Verona");
+    for (const id of [verona, privateChannel, 999999]) expectError(await t.get(null, `/api/v1/users/me/${id}/topics`), 400, "Invalid channel ID");
+  });
+});
+
 describe("POST /register for visitors", () => {
   it("gives the state Zulip gives spectators, without a queue", async () => {
     const body = expectSuccess(await t.post(null, "/api/v1/register", {}));
@@ -274,8 +287,8 @@ describe("POST /register for visitors", () => {
 describe("the other routes", () => {
   const visitorRoutes = ROUTES.filter((r) => r.endpoint.auth === "visitor").map((r) => `${r.method} ${r.path}`);
 
-  it("lets visitors call only GET /messages, GET /messages/{id} and POST /register", () => {
-    expect(visitorRoutes.sort()).toEqual(["GET /messages", "GET /messages/:message_id", "POST /register"]);
+  it("lets visitors call only GET /messages, GET /messages/{id}, a channel's topics and POST /register", () => {
+    expect(visitorRoutes.sort()).toEqual(["GET /messages", "GET /messages/:message_id", "GET /users/me/:stream_id/topics", "POST /register"]);
   });
 
   it("answer 401 to a visitor on every route that needs a user, whatever the method", async () => {
