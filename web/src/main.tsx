@@ -16,7 +16,6 @@ import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
 import { startUnreadIndicators } from "./unreadIndicators.js";
 import { isVisitor, needsAccount, visitorMayOpen } from "./visitor.js";
-import { loadVisitorTopics } from "./visitorTopics.js";
 // After the components (whose stylesheets they import): the layout's rules for narrow and wide
 // screens in style.css must come after the components' own rules.
 import "./theme.css";
@@ -60,9 +59,10 @@ effect(() => {
   const id = Number(channel.operand);
   if (topics.has(id) || loadingTopics.has(id)) return;
   loadingTopics.add(id);
-  void (isVisitor ? loadVisitorTopics(id) : loadTopics(id)).finally(() => loadingTopics.delete(id));
+  void loadTopics(id).finally(() => loadingTopics.delete(id));
 });
 
+/** A channel's topics for the sidebar (visitors too: the server answers them for web-public channels). */
 async function loadTopics(channelId: number): Promise<void> {
   try {
     const result = await api.get<TopicsResponse>(`/users/me/${channelId}/topics`);
