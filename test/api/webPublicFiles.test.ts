@@ -78,6 +78,7 @@ describe("files for visitors, spectator access on", () => {
     const image = await visitorGet(url.image);
     expect(image.status).toBe(200);
     expect(image.headers.get("content-type")).toBe("image/png");
+    await image.arrayBuffer();
     const thumbnail = await visitorGet(thumbnailOf(url.image));
     expect(thumbnail.status).toBe(200);
     expect(thumbnail.headers.get("content-type")).toBe("image/webp");
@@ -120,7 +121,11 @@ describe("files for visitors, spectator access on", () => {
   });
 
   it("leaves users' access as it was", async () => {
-    const asUser = async (who: string, path: string) => (await fetch(t.baseUrl + path, { headers: { Authorization: await t.authHeader(who) } })).status;
+    const asUser = async (who: string, path: string) => {
+      const res = await fetch(t.baseUrl + path, { headers: { Authorization: await t.authHeader(who) } });
+      await res.arrayBuffer();
+      return res.status;
+    };
     expect(await asUser("othello", url.web)).toBe(200);
     expect(await asUser("othello", url.private)).toBe(403);
     expect(await asUser("othello", url.both)).toBe(200);
@@ -148,6 +153,7 @@ describe("files for visitors follow the current links", () => {
     await expectVisitorRefused(fileUrl);
     const owner = await fetch(t.baseUrl + fileUrl, { headers: { Authorization: await t.authHeader("hamlet") } });
     expect(owner.status).toBe(200);
+    await owner.arrayBuffer();
   });
 
   it("ends when an edit takes the link out of the message", async () => {
