@@ -10,6 +10,9 @@ import { type Config, ConfigError } from "./config.js";
 import { ensureWritableDataDir } from "./lib/dataDir.js";
 import { exposedDataFiles, prepareDataDirectory } from "./lib/dataDirectory.js";
 import { acquireServerLock } from "./lib/serverLock.js";
+
+/** How long a graceful stop waits for open connections before it closes them. */
+const STOP_CONNECTIONS_GRACE_MS = 10_000;
 import { SERVER_GENERATION, ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "./models/version.js";
 
 /** In the data directory: the first start's generated password, when not shown on a terminal. */
@@ -79,7 +82,11 @@ export async function startServer(config: Config): Promise<{ app: FastifyInstanc
     (stopping ??= (async () => {
       // Event queues outlive a graceful restart: polls are answered, then queues are saved last.
       ctx.eventQueues.close();
+      // Answered polls and requests finish first; a client that keeps its connection open after
+      // that (a keep-alive socket it never reads to the end) does not hold the stop.
+      const force = setTimeout(() => app.server.closeAllConnections(), STOP_CONNECTIONS_GRACE_MS);
       await app.close();
+      clearTimeout(force);
       metricsServer?.closeAllConnections();
       await new Promise((resolve) => (metricsServer ? metricsServer.close(resolve) : resolve(undefined)));
       await emailGateway?.close();

@@ -20,7 +20,11 @@ const DATA = { web: "web-public data", verona: "members data", private: "subscri
 
 const thumbnailOf = (fileUrl: string) => fileUrl.replace("/user_uploads/", "/user_uploads/thumbnail/") + "/840x560.webp";
 const downloadOf = (fileUrl: string) => fileUrl.replace("/user_uploads/", "/user_uploads/download/");
-const visitorGet = (path: string, headers: Record<string, string> = {}) => fetch(t.baseUrl + path, { headers });
+/** A visitor's GET, its answer read to the end at once, as a browser reads it. */
+async function visitorGet(path: string, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(t.baseUrl + path, { headers });
+  return new Response(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+}
 const setSpectatorAccess = async (on: boolean) => expectSuccess(await t.patch("desdemona", "/api/v1/realm", { enable_spectator_access: on }));
 
 /** The visitor's answer: 200 with the data, or the 401 every other file gets. */

@@ -87,7 +87,7 @@ export class TestServer {
     this.baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     this.close.push(async () => {
       this.ctx.eventQueues.detach();
-      await app.close();
+      await closeWithin(app, 2000);
       await this.ctx.jobs.stop();
       await this.ctx.db.close();
       await db.drop();
@@ -256,6 +256,19 @@ export class TestServer {
 }
 
 /** Starts a TestServer for the current test file (beforeAll/afterAll). */
+/**
+ * app.close(), with the connections still open after `ms` closed by force: a client that keeps a
+ * keep-alive socket (seen with undici on PostgreSQL runs) would otherwise hold the close forever.
+ */
+async function closeWithin(app: { close(): Promise<unknown>; server: { closeAllConnections(): void } }, ms: number): Promise<void> {
+  const force = setTimeout(() => app.server.closeAllConnections(), ms);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(force);
+  }
+}
+
 export function useTestServer(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): TestServer {
   const server = new TestServer();
   beforeAll(() => server.start(overrides, env), 60_000);
