@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SESSION_ACTIVITY_STEP_SECONDS } from "../../src/actions/sessions.js";
+import type { WebSession } from "../../src/contract/responses.js";
 import { DEV_PASSWORD } from "../../src/dev/seed.js";
 import { type ApiResponse, expectError, expectSuccess, type TestServer, useTestServer } from "../support/testApp.js";
 import { postLoginForm } from "../support/webLogin.js";
@@ -50,23 +51,12 @@ async function json(browser: Browser, method: string, path: string, params: Reco
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
-interface SessionEntry {
-  id: string;
-  created_at: number;
-  last_active_at: number;
-  expires_at: number;
-  ip_address: string | null;
-  browser: string | null;
-  os: string | null;
-  is_current: boolean;
-}
-
-async function sessionsOf(browser: Browser): Promise<SessionEntry[]> {
+async function sessionsOf(browser: Browser): Promise<WebSession[]> {
   return expectSuccess(await json(browser, "GET", "/users/me/sessions")).sessions;
 }
 
 /** The entry of the list for `browser`'s own session. */
-async function ownEntry(browser: Browser): Promise<SessionEntry> {
+async function ownEntry(browser: Browser): Promise<WebSession> {
   const own = (await sessionsOf(browser)).find((s) => s.is_current);
   expect(own).toBeDefined();
   return own!;
@@ -113,7 +103,7 @@ describe("GET /users/me/sessions", () => {
     // The other browser sees the same sessions, itself as the current one.
     expect((await ownEntry(desk)).browser).toBe("Microsoft Edge 120");
     // With the API key: the same list, none of them current.
-    const viaApi = expectSuccess(await t.get("cordelia", "/api/v1/users/me/sessions")).sessions as SessionEntry[];
+    const viaApi = expectSuccess(await t.get("cordelia", "/api/v1/users/me/sessions")).sessions as WebSession[];
     expect(viaApi.map((s) => s.id).sort()).toEqual(sessions.map((s) => s.id).sort());
     expect(viaApi.every((s) => !s.is_current)).toBe(true);
   });

@@ -1,8 +1,7 @@
-import fs from "node:fs";
-import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound, launchChromium } from "../support/browser.js";
+import { axeScanBothSchemes } from "../support/axe.js";
 import { makeChannel, sendChannelMessage } from "../support/factories.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 
@@ -16,7 +15,6 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ] as const;
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let browser: Browser;
 let close: () => Promise<void>;
@@ -88,18 +86,7 @@ describe.skipIf(!chromiumFound)("the archive in Chromium", () => {
       const context = await browser.newContext({ bypassCSP: true });
       const page = await context.newPage();
       await page.goto(t.baseUrl + path);
-      await page.evaluate(AXE);
-      for (const scheme of ["light", "dark"] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => {
-          const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-          return result.violations;
-        });
-        for (const v of violations)
-          if (v.impact === "serious" || v.impact === "critical")
-            found.push(...v.nodes.map((n) => `${path} ${scheme}: ${v.id} (${v.impact}) ${n.target.join(" ")}: ${v.help}`));
-      }
-      await page.emulateMedia({ colorScheme: "light" });
+      found.push(...(await axeScanBothSchemes(page)).map((line) => `${path} ${line}`));
       if (shots && path !== topicPath)
         await page.screenshot({ path: `${shots}/archive-${path === "/archive/" ? "index" : "channel"}-1280-light.png`, fullPage: true });
       await context.close();

@@ -1,8 +1,7 @@
-import fs from "node:fs";
-import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
+import { axeScan } from "../support/axe.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
 import { seedChannels } from "../support/seed.js";
 
@@ -14,26 +13,6 @@ let hamlet: Page;
 const VERONA = seedChannels.verona.id;
 const HAMLET_ID = 10;
 const shots = process.env.PARLEY_SCREENSHOTS; // a directory (docs/screenshots)
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-interface Violation {
-  id: string;
-  impact: string;
-  help: string;
-  nodes: Array<{ target: string[]; failureSummary?: string }>;
-}
-
-/** axe-core's serious and critical violations on the page as it is now, one line each. */
-async function scan(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const violations: Violation[] = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-    return result.violations;
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}) ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ") ?? v.help}`));
-}
 
 async function go(page: Page, hash: string, selector: string): Promise<void> {
   await page.evaluate((h) => (location.hash = h), hash);
@@ -95,16 +74,16 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       for (const [name, hash, selector] of views) {
         await go(iago, hash, selector);
         await iago.waitForTimeout(300);
-        for (const line of await scan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} ${name}: ${line}`);
+        for (const line of await axeScan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} ${name}: ${line}`);
       }
       await go(iago, "#narrow/channel/1-Verona/topic/axe", ".message .content");
       await iago.locator(".message .sender .name").first().click();
       await iago.waitForSelector(".user-card");
-      for (const line of await scan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} user card: ${line}`);
+      for (const line of await axeScan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} user card: ${line}`);
       await iago.keyboard.press("Escape");
       await iago.keyboard.press("?");
       await iago.waitForSelector(".shortcuts");
-      for (const line of await scan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} shortcuts: ${line}`);
+      for (const line of await axeScan(iago)) found.push(`${scheme === 2 ? "dark" : "light"} shortcuts: ${line}`);
       await iago.keyboard.press("Escape");
     }
     expect(found).toEqual([]);
@@ -230,7 +209,7 @@ describe.skipIf(!chromiumFound)("accessibility in Chromium", () => {
       await go(phone, hash, selector);
       await phone.waitForTimeout(200);
       for (const line of await cutOff(phone)) found.push(`${name}: ${line}`);
-      for (const line of await scan(phone)) found.push(`${name} (axe): ${line}`);
+      for (const line of await axeScan(phone)) found.push(`${name} (axe): ${line}`);
     }
     // The notification banner leaves most of the screen to the messages.
     await go(phone, "#narrow/channel/1-Verona/topic/axe", ".notification-banner");

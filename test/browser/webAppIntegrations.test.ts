@@ -1,8 +1,7 @@
-import fs from "node:fs";
-import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
+import { axeScanBothSchemes } from "../support/axe.js";
 import { callJson as call, useWebApp } from "../support/webApp.js";
 import { seedChannels } from "../support/seed.js";
 
@@ -19,25 +18,6 @@ const SIZES = [
 ] as const;
 
 const dialog = (page: Page) => page.locator("dialog.integration-url-dialog");
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-
-/** axe-core's serious and critical violations, light and dark, one line each (as webAppAccessibility.test.ts). */
-async function axeProblems(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const found: string[] = [];
-  for (const scheme of ["light", "dark"] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(async () => {
-      const result = await (window as any).axe.run(document, { resultTypes: ["violations"] });
-      return result.violations;
-    });
-    for (const v of violations)
-      if (v.impact === "serious" || v.impact === "critical")
-        found.push(...v.nodes.map((n) => `${scheme}: ${v.id} (${v.impact}) ${n.target.join(" ")}: ${v.help}`));
-  }
-  await page.emulateMedia({ colorScheme: "light" });
-  return found;
-}
 
 /** Screenshots of `target` at both widths, light and dark (PARLEY_SCREENSHOTS=<dir>). */
 async function screenshots(page: Page, name: string, target?: () => ReturnType<Page["locator"]>): Promise<void> {
@@ -101,7 +81,7 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
     const copied = await hamlet.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(expected);
     await screenshots(hamlet, "integration-url-dialog", () => dialog(hamlet));
-    expect(await axeProblems(hamlet)).toEqual([]);
+    expect(await axeScanBothSchemes(hamlet)).toEqual([]);
 
     // The service posts to the copied URL; the message arrives in the web app.
     const res = await fetch(copied, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ deployed: "v2.4.1" }) });
@@ -186,7 +166,7 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
       const names = () => visitor.locator(".integration .integration-name").allTextContents();
       expect(await names()).toEqual(expect.arrayContaining(["JSON formatter", "Slack-compatible webhook"]));
       await screenshots(visitor, "integrations-catalog");
-      expect(await axeProblems(visitor)).toEqual([]);
+      expect(await axeScanBothSchemes(visitor)).toEqual([]);
       await visitor.fill("#integration-search", "slack");
       await visitor.press("#integration-search", "Enter");
       await visitor.waitForURL(/\?q=slack$/);
@@ -196,7 +176,7 @@ describe.skipIf(!chromiumFound)("integrations in Chromium", () => {
       expect(await visitor.locator("h1").textContent()).toBe("Slack-compatible webhook");
       expect(await visitor.locator(".webhook-url").textContent()).toBe(`${web.server.baseUrl}/api/v1/external/slack_incoming?api_key=…&stream=…`);
       await screenshots(visitor, "integrations-doc");
-      expect(await axeProblems(visitor)).toEqual([]);
+      expect(await axeScanBothSchemes(visitor)).toEqual([]);
       await visitor.click("a[href='/integrations/category/communication']");
       expect(await visitor.locator("h1").textContent()).toBe("Communication integrations");
     } finally {

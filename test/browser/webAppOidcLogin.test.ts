@@ -1,12 +1,11 @@
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error scripts/build.mjs is plain JavaScript without type declarations
 import { build, isBuilt } from "../../scripts/build.mjs";
 import { chromiumFound, launchChromium } from "../support/browser.js";
+import { axeScan } from "../support/axe.js";
 import { TestOidcProvider } from "../support/oidcProvider.js";
 import { freePort } from "../support/process.js";
 import { useWebApp } from "../support/webApp.js";
@@ -15,19 +14,9 @@ import { useWebApp } from "../support/webApp.js";
 // provider (oidc-provider on loopback), and the web app signed in; the organization's toggle.
 const web = useWebApp();
 const shots = process.env.PARLEY_SCREENSHOTS;
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 let provider: TestOidcProvider | undefined;
 let closeBrowser: (() => Promise<void>) | undefined;
 let providerStarted = false;
-
-/** axe-core's serious and critical violations on the page. */
-async function violations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const found: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> = await page.evaluate(
-    async () => (await (window as any).axe.run(document, { resultTypes: ["violations"] })).violations,
-  );
-  return found.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-}
 
 describe.skipIf(!chromiumFound)("OpenID Connect sign-in in Chromium", () => {
   beforeAll(async () => {
@@ -62,7 +51,7 @@ describe.skipIf(!chromiumFound)("OpenID Connect sign-in in Chromium", () => {
     await page.goto(`${web.server.baseUrl}/login/`);
     const button = page.getByRole("link", { name: "Log in with Corp SSO" });
     await button.waitFor();
-    expect(await violations(page)).toEqual([]);
+    expect(await axeScan(page)).toEqual([]);
     if (shots) {
       for (const theme of ["light", "dark"] as const) {
         await page.emulateMedia({ colorScheme: theme });

@@ -1,8 +1,7 @@
-import fs from "node:fs";
-import { createRequire } from "node:module";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
+import { axeScan } from "../support/axe.js";
 import { callJson as call, sendToChannel, useWebApp } from "../support/webApp.js";
 
 // Visitors in a real Chromium (Zulip's spectators): with the organization's spectator access on,
@@ -13,7 +12,6 @@ import { callJson as call, sendToChannel, useWebApp } from "../support/webApp.js
 const web = useWebApp();
 let desdemona: Page;
 const shots = process.env.PARLEY_SCREENSHOTS;
-const AXE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 let square: number;
 let backOffice: number;
 const sent = { news: 0, older: 0, lantern: 0, secret: 0, dm: 0, verona: 0 };
@@ -38,17 +36,6 @@ async function visit(hash = "", options: { width?: number; dark?: boolean } = {}
   page.on("pageerror", (error) => console.error("visitor's page:", error));
   await page.goto(`${web.server.baseUrl}/${hash}`);
   return { context, page };
-}
-
-/** axe-core's serious and critical violations on the page as it is now, one line each. */
-async function scan(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE);
-  const violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: string[]; failureSummary?: string }> }> = await page.evaluate(
-    async () => (await (window as any).axe.run(document, { resultTypes: ["violations"] })).violations,
-  );
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}) ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ") ?? v.help}`));
 }
 
 const sidebarChannels = (page: Page) => page.locator(".sidebar .channels > li .name").allTextContents();
@@ -221,16 +208,16 @@ describe.skipIf(!chromiumFound)("the web app for visitors", () => {
         const { context, page } = await visit("", { width, dark });
         await page.waitForSelector(".recent tbody tr");
         const name = `${dark ? "dark" : "light"} ${width}`;
-        for (const line of await scan(page)) found.push(`${name} recent: ${line}`);
+        for (const line of await axeScan(page)) found.push(`${name} recent: ${line}`);
         if (shots) await page.screenshot({ path: `${shots}/visitor-recent-${width}-${dark ? "dark" : "light"}.png` });
         await page.evaluate((id) => (location.hash = `#narrow/channel/${id}-town-square/topic/news`), square);
         await page.waitForSelector(".message .content");
         await page.waitForTimeout(200);
-        for (const line of await scan(page)) found.push(`${name} topic: ${line}`);
+        for (const line of await axeScan(page)) found.push(`${name} topic: ${line}`);
         if (shots) await page.screenshot({ path: `${shots}/visitor-topic-${width}-${dark ? "dark" : "light"}.png` });
         await page.click(".top .visitor-signup");
         await page.waitForSelector("dialog.sign-in-prompt");
-        for (const line of await scan(page)) found.push(`${name} prompt: ${line}`);
+        for (const line of await axeScan(page)) found.push(`${name} prompt: ${line}`);
         if (shots) await page.screenshot({ path: `${shots}/visitor-prompt-${width}-${dark ? "dark" : "light"}.png` });
         await context.close();
       }
