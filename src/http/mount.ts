@@ -122,7 +122,7 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
   const dialect = clientDialectOf(userAgent, surface.prefix === "/json");
   const input = collectInput(request);
   const { values, ignored } = parseParams(ep.params, input.fields);
-  const result = await runHandler(surface, () =>
+  const call = () =>
     ep.handler({
       ctx,
       params: values,
@@ -137,8 +137,9 @@ async function handle(ctx: AppContext, surface: ApiSurface, ep: Endpoint<any, an
         files: input.files,
       },
       raw: { request, reply },
-    }),
-  );
+    });
+  // Only a visitor's handler can meet MissingAuthenticationError (the access checks of visitors).
+  const result = user === null && ep.auth === "visitor" ? await runHandler(surface, call) : await call();
   if (ep.raw) return reply;
   const body: Record<string, unknown> = { result: "success", msg: "", ...(result ?? {}) };
   if (ignored.length > 0) body.ignored_parameters_unsupported = ignored;
