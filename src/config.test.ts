@@ -14,6 +14,18 @@ describe("loadConfig", () => {
     expect(config.database.kind === "sqlite" && config.database.synchronous).toBe("FULL");
   });
 
+  it("serves organizations by subdomain under a root domain its external URL is at", () => {
+    expect(loadConfig({}).rootDomain).toBeUndefined();
+    const config = loadConfig({ PARLEY_ROOT_DOMAIN: "Chat.Example.com" });
+    expect(config.rootDomain).toBe("chat.example.com");
+    expect(config.externalUrl).toBe("http://chat.example.com:9991");
+    expect(loadConfig({ PARLEY_ROOT_DOMAIN: "chat.example.com", PARLEY_EXTERNAL_URL: "https://chat.example.com" }).externalUrl).toBe(
+      "https://chat.example.com",
+    );
+    expect(() => loadConfig({ PARLEY_ROOT_DOMAIN: "chat.example.com", PARLEY_EXTERNAL_URL: "https://example.com" })).toThrow(/must be at the root domain/);
+    expect(() => loadConfig({ PARLEY_ROOT_DOMAIN: "bad_domain..com" })).toThrow(ConfigError);
+  });
+
   it("stores uploads in a bucket only when the whole S3 configuration is given", () => {
     expect(loadConfig({}).uploads).toEqual({ maxFileSizeMib: 100, unclaimedDays: 21, s3: undefined });
     const s3 = {

@@ -32,6 +32,11 @@ const envSchema = z.object({
     .optional(),
   PARLEY_DATABASE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(10),
   PARLEY_EXTERNAL_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PARLEY_ROOT_DOMAIN: z
+    .string()
+    .toLowerCase()
+    .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, "a host name like chat.example.com")
+    .optional(),
   PARLEY_DEV: boolFlag.default(false),
   PARLEY_SMTP_URL: z
     .string()
@@ -117,6 +122,12 @@ export interface Config {
   /** How long connecting to PostgreSQL may take (at start and for each new pool connection). */
   databaseTimeoutSeconds: number;
   externalUrl: string;
+  /**
+   * Several organizations, one per subdomain (Zulip's REALMS_HAVE_SUBDOMAINS): the organization
+   * with string id "" at this domain, the others at `<string_id>.<rootDomain>` (lib/realms.ts).
+   * Undefined: one organization answers on every host name.
+   */
+  rootDomain: string | undefined;
   dev: boolean;
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -211,7 +222,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       "Invalid configuration:\n  PARLEY_BUS_URL: several processes need PostgreSQL (set PARLEY_DATABASE_URL=postgres://...); SQLite serves one process",
     );
   }
-  const externalUrl = (e.PARLEY_EXTERNAL_URL ?? `http://localhost:${e.PARLEY_PORT}`).replace(/\/+$/, "");
+  const externalUrl = (e.PARLEY_EXTERNAL_URL ?? `http://${e.PARLEY_ROOT_DOMAIN ?? "localhost"}:${e.PARLEY_PORT}`).replace(/\/+$/, "");
+  if (e.PARLEY_ROOT_DOMAIN !== undefined && new URL(externalUrl).hostname !== e.PARLEY_ROOT_DOMAIN) {
+    throw new ConfigError(
+      `Invalid configuration:\n  PARLEY_ROOT_DOMAIN: PARLEY_EXTERNAL_URL (${externalUrl}) must be at the root domain ${e.PARLEY_ROOT_DOMAIN}, the root organization's address`,
+    );
+  }
   return {
     host: e.PARLEY_HOST,
     port: e.PARLEY_PORT,
@@ -221,6 +237,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     processId: e.PARLEY_PROCESS_ID,
     databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
+    rootDomain: e.PARLEY_ROOT_DOMAIN,
     dev: e.PARLEY_DEV,
     smtpUrl: e.PARLEY_SMTP_URL,
     emailFrom: e.PARLEY_EMAIL_FROM ?? `Parley <noreply@${new URL(externalUrl).hostname}>`,

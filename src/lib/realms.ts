@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
+import type { Config } from "../config.js";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
@@ -16,12 +17,56 @@ export async function getDefaultRealm(q: Executor): Promise<Realm | undefined> {
 }
 
 /**
- * The organization a request without credentials is addressed to (Zulip's
- * get_valid_realm_from_request): the default realm for now. Hosting several organizations will
- * read the request's Host here, the one place that decides it. Undefined when there is none.
+ * The subdomain a host name addresses (Zulip's get_subdomain): the part before `.<rootDomain>`,
+ * "" for the root domain itself, its `www.` alias and any other host name. The port, if any, is
+ * ignored.
  */
-export async function realmOfRequest(ctx: AppContext, _request: FastifyRequest): Promise<Realm | undefined> {
-  return getDefaultRealm(ctx.db.kysely);
+export function subdomainOfHost(host: string, rootDomain: string): string {
+  const name = hostnameOnly(host).toLowerCase().replace(/\.$/, "");
+  const suffix = `.${rootDomain}`;
+  if (!name.endsWith(suffix)) return "";
+  const subdomain = name.slice(0, -suffix.length);
+  return subdomain === "www" ? "" : subdomain;
+}
+
+function hostnameOnly(host: string): string {
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.lastIndexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+/**
+ * Whether `realm` is the organization served at `host` (Zulip's user_matches_subdomain): always
+ * when the server has one organization for every host name (no root domain).
+ */
+export function realmServesHost(config: Pick<Config, "rootDomain">, realm: Pick<Realm, "string_id">, host: string | undefined): boolean {
+  if (config.rootDomain === undefined) return true;
+  return realm.string_id === subdomainOfHost(host ?? "", config.rootDomain);
+}
+
+/**
+ * The organization a request is addressed to (Zulip's get_realm_from_request), the one place that
+ * decides it: with a root domain, the one whose subdomain is the request's host; without, the
+ * default realm. Undefined when there is none, and never the system bots' realm.
+ */
+export async function realmOfRequest(ctx: AppContext, request: FastifyRequest): Promise<Realm | undefined> {
+  const { rootDomain } = ctx.config;
+  if (rootDomain === undefined) return getDefaultRealm(ctx.db.kysely);
+  const subdomain = subdomainOfHost(request.host, rootDomain);
+  if (subdomain === SYSTEM_BOT_REALM) return undefined;
+  return realmStore.getByStringId(ctx.db.kysely, subdomain);
+}
+
+/**
+ * The URL an organization is reached at (Zulip's realm.url): `<string_id>.<root domain>` with the
+ * external URL's scheme and port when the server has a root domain, else the external URL. Links
+ * in emails, `realm_url` and the other links of a realm are built on it.
+ */
+export function realmUrl(config: Pick<Config, "externalUrl" | "rootDomain">, realm: Pick<Realm, "string_id">): string {
+  if (config.rootDomain === undefined || realm.string_id === "") return config.externalUrl;
+  const url = new URL(config.externalUrl);
+  url.hostname = `${realm.string_id}.${config.rootDomain}`;
+  return url.toString().replace(/\/+$/, "");
 }
 
 /** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */
