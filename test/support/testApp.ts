@@ -1,3 +1,4 @@
+import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
 import pino from "pino";
@@ -34,6 +35,11 @@ export interface RequestOptions {
   skipOpenApi?: boolean;
   /** Files to send as parts of a multipart/form-data body (the parameters become parts too). */
   files?: FilePart[];
+  /**
+   * The Host header (an organization's subdomain when the server has a root domain). fetch
+   * cannot set it, so such requests go through node:http (fetchWithHost).
+   */
+  host?: string;
 }
 
 /** One file of a multipart upload: its part's name (default `file<i>`), bytes, type and file name. */
@@ -42,6 +48,40 @@ export interface FilePart {
   data: Buffer | string;
   type?: string;
   filename?: string;
+}
+
+/**
+ * fetch with a Host header of the caller's choice (fetch drops it): the same request through
+ * node:http to the URL's address, answered as a fetch Response.
+ */
+export async function fetchWithHost(url: URL | string, host: string, init: RequestInit = {}): Promise<Response> {
+  const request = new Request(url, init);
+  const payload = init.body === undefined || init.body === null ? undefined : Buffer.from(await request.arrayBuffer());
+  const headers: Record<string, string> = Object.fromEntries(request.headers);
+  headers.host = host;
+  if (payload !== undefined) headers["content-length"] = String(payload.length);
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      { hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: request.method, headers, agent: false },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+        incoming.on("error", reject);
+        incoming.on("end", () => {
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(incoming.headers)) {
+            for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) responseHeaders.append(name, item);
+          }
+          const status = incoming.statusCode ?? 0;
+          const bodyless = status === 204 || status === 304 || request.method === "HEAD";
+          resolve(new Response(bodyless ? null : Buffer.concat(chunks), { status, headers: responseHeaders }));
+        });
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(payload);
+  });
 }
 
 /**
@@ -142,7 +182,7 @@ export class TestServer {
       headers["Content-Type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(encoded).toString();
     }
-    const res = await fetch(url, { method, headers, body });
+    const res = options.host === undefined ? await fetch(url, { method, headers, body }) : await fetchWithHost(url, options.host, { method, headers, body });
     const text = await res.text();
     let parsed: any = text;
     try {
