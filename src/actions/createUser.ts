@@ -41,8 +41,8 @@ export interface NewUserInput {
   /** Explicit id (development seed only). */
   id?: number;
   acting_user_id?: number | null;
-  /** The server's URL: restricted guests then get Zulip's "Unknown user" add about the new user (its fake email's domain). */
-  externalUrl?: string;
+  /** The organization's URL (realmUrl): restricted guests then get Zulip's "Unknown user" add about the new user (its fake email's domain). */
+  realmUrl?: string;
 }
 
 /**
@@ -101,12 +101,12 @@ export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): P
   const audience = await userIdsWhoCanAccessUser(tx.q, created);
   const profileData = input.is_bot ? undefined : new Map([[created.id, {}]]);
   tx.sendEventOnCommit({ type: "realm_user", op: "add", person: buildUserPayload(null, created, { clientGravatar: false, profileData }) }, audience);
-  if (input.externalUrl !== undefined && !created.is_bot && userAccessMayBeRestricted(realm)) {
+  if (input.realmUrl !== undefined && !created.is_bot && userAccessMayBeRestricted(realm)) {
     const informed = new Set(audience);
     sendInaccessibleUserCreated(
       tx,
       created as User,
-      input.externalUrl,
+      input.realmUrl,
       (await userStore.listActiveIds(tx.q, realm.id)).filter((id) => !informed.has(id)),
     );
   }

@@ -24,7 +24,7 @@ export class ExternalSignupRefused extends ApiError {
   }
 }
 
-export async function doExternalSignup(tx: Tx, realm: Realm, identity: { email: string; fullName: string | null }, externalUrl: string): Promise<User> {
+export async function doExternalSignup(tx: Tx, realm: Realm, identity: { email: string; fullName: string | null }, realmUrl: string): Promise<User> {
   const email = identity.email;
   const invalid = emailValidationError(realm, email);
   if (invalid) throw new ExternalSignupRefused(`${email}: ${invalid}`);
@@ -38,7 +38,7 @@ export async function doExternalSignup(tx: Tx, realm: Realm, identity: { email: 
   if (invitation) return doAcceptInvitation(tx, invitation.confirmation_key, { full_name: fullName, password_hash: null });
   // Zulip's HomepageForm: "Please request an invite for {email} from the organization administrator."
   if (realmSettings(realm).invite_required) throw new ExternalSignupRefused(`Please request an invite for ${email} from the organization administrator.`);
-  return doCreateUser(tx, realm, { email, full_name: fullName, password_hash: null, externalUrl });
+  return doCreateUser(tx, realm, { email, full_name: fullName, password_hash: null, realmUrl });
 }
 
 /** The provider's name for the person if it is a valid full name, else the address's local part. */

@@ -96,7 +96,7 @@ async function checkAddressFree(q: Executor, realm: Realm, email: string): Promi
 }
 
 /** A reusable link's first step: mails a one-time sign-up link to the address typed. Returns the address. */
-export async function checkStartLinkSignup(tx: Tx, externalUrl: string, link: SignupLink, rawEmail: string): Promise<string> {
+export async function checkStartLinkSignup(tx: Tx, realmUrl: string, link: SignupLink, rawEmail: string): Promise<string> {
   const email = await checkNewAddress(tx.q, link.realm, rawEmail);
   const now = nowSeconds();
   const key = randomString(24).toLowerCase();
@@ -109,12 +109,12 @@ export async function checkStartLinkSignup(tx: Tx, externalUrl: string, link: Si
     created_at: now,
     expires_at: now + SIGNUP_CONFIRMATION_SECONDS,
   });
-  const url = invitationLink(externalUrl, key);
+  const url = invitationLink(realmUrl, key);
   await queueEmail(tx, {
     to: email,
     subject: `Create your account in ${link.realm.name}`,
     text:
-      `Hi there,\n\nYou asked to join ${link.realm.name} (${externalUrl}) with this email address.\n\n` +
+      `Hi there,\n\nYou asked to join ${link.realm.name} (${realmUrl}) with this email address.\n\n` +
       `To finish creating your account, open this link within 24 hours:\n    <${url}>\n\n` +
       `If you did not ask for this, you can ignore this email.\n`,
     template: "confirm_registration",

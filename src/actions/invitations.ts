@@ -37,8 +37,8 @@ export interface InvitationSpec {
   include_realm_default_subscriptions: boolean;
 }
 
-export function invitationLink(externalUrl: string, key: string): string {
-  return `${externalUrl}/join/${key}/`;
+export function invitationLink(realmUrl: string, key: string): string {
+  return `${realmUrl}/join/${key}/`;
 }
 
 /** Zulip's check_role_based_permissions: owners are invited by owners; other privileged roles (and others' invitations) need an administrator. */
@@ -144,7 +144,7 @@ function expiresAt(now: number, minutes: number | null): number | null {
  */
 export async function checkInviteUsers(
   tx: Tx,
-  externalUrl: string,
+  realmUrl: string,
   subject: AccessSubject,
   realm: Realm,
   rawEmails: string,
@@ -201,14 +201,14 @@ export async function checkInviteUsers(
       invited_at: now,
       expires_at: expiresAt(now, spec.invite_expires_in_minutes),
     });
-    await queueInvitationEmail(tx, externalUrl, realm, user, invitation);
+    await queueInvitationEmail(tx, realmUrl, realm, user, invitation);
   }
   await notifyInvitesChanged(tx, realm.id, [user.id]);
   return skipped;
 }
 
 /** POST /invites/multiuse (generate_multiuse_invite_backend): returns the link. */
-export async function checkCreateMultiuseInvite(tx: Tx, externalUrl: string, subject: AccessSubject, realm: Realm, spec: InvitationSpec): Promise<string> {
+export async function checkCreateMultiuseInvite(tx: Tx, realmUrl: string, subject: AccessSubject, realm: Realm, spec: InvitationSpec): Promise<string> {
   await checkMayInvite(tx.q, subject, realm, "create_multiuse_invite_group", spec.invite_as);
   const streamIds = await accessStreamsForInvite(tx.q, subject, realm, spec.stream_ids);
   const groupIds = await accessGroupsForInvite(tx.q, subject, realm, spec.group_ids);
@@ -228,21 +228,21 @@ export async function checkCreateMultiuseInvite(tx: Tx, externalUrl: string, sub
     expires_at: expiresAt(now, spec.invite_expires_in_minutes),
   });
   await notifyInvitesChanged(tx, realm.id, [subject.user.id]);
-  return invitationLink(externalUrl, invitation.confirmation_key);
+  return invitationLink(realmUrl, invitation.confirmation_key);
 }
 
 /** One entry of GET /invites (the OpenAPI Invite). */
-function invitePayload(externalUrl: string, row: Invitation): Record<string, unknown> {
+function invitePayload(realmUrl: string, row: Invitation): Record<string, unknown> {
   const common = { id: row.id, invited_by_user_id: row.referred_by, invited: row.invited_at, expiry_date: row.expires_at, invited_as: row.invited_as };
-  if (row.is_multiuse) return { ...common, is_multiuse: true, link_url: invitationLink(externalUrl, row.confirmation_key) };
+  if (row.is_multiuse) return { ...common, is_multiuse: true, link_url: invitationLink(realmUrl, row.confirmation_key) };
   return { ...common, email: row.email, is_multiuse: false, notify_referrer_on_join: row.notify_referrer_on_join === 1 };
 }
 
 /** GET /invites (do_get_invites_controlled_by_user): administrators see every open invitation, others their own. */
-export async function listInvitesForUser(q: Executor, externalUrl: string, user: User): Promise<Array<Record<string, unknown>>> {
+export async function listInvitesForUser(q: Executor, realmUrl: string, user: User): Promise<Array<Record<string, unknown>>> {
   requireMemberOrAdmin(user);
   const rows = await invitationStore.listValid(q, user.realm_id, nowSeconds(), isAdmin(user) ? undefined : user.id);
-  return rows.map((row) => invitePayload(externalUrl, row));
+  return rows.map((row) => invitePayload(realmUrl, row));
 }
 
 /** An invitation the user may revoke or resend: their own, or any as an administrator (owners for owner invitations). */
@@ -286,11 +286,11 @@ async function doRevokeInvitation(tx: Tx, actor: User, invitation: Invitation): 
 }
 
 /** POST /invites/{id}/resend (resend_user_invite_email): the same link, sent again. */
-export async function checkResendInvite(tx: Tx, externalUrl: string, user: User, realm: Realm, id: number): Promise<void> {
+export async function checkResendInvite(tx: Tx, realmUrl: string, user: User, realm: Realm, id: number): Promise<void> {
   const invitation = await accessInvitation(tx.q, user, id, false);
   requireOpenEmailInvitation(invitation, nowSeconds());
   const referrer = invitation.referred_by === user.id ? user : await userStore.getById(tx.q, invitation.referred_by);
-  await queueInvitationEmail(tx, externalUrl, realm, referrer ?? user, invitation);
+  await queueInvitationEmail(tx, realmUrl, realm, referrer ?? user, invitation);
 }
 
 /** Zulip's revoke_invites_generated_by_user (on deactivation): the user's open invitations expire now. */
@@ -300,15 +300,15 @@ export async function expireInvitationsOfUser(tx: Tx, user: User): Promise<void>
 }
 
 /** Zulip's invitation email (templates/zerver/emails/invitation). */
-async function queueInvitationEmail(tx: Tx, externalUrl: string, realm: Realm, referrer: User, invitation: Invitation): Promise<void> {
-  const link = invitationLink(externalUrl, invitation.confirmation_key);
+async function queueInvitationEmail(tx: Tx, realmUrl: string, realm: Realm, referrer: User, invitation: Invitation): Promise<void> {
+  const link = invitationLink(realmUrl, invitation.confirmation_key);
   const expiry = invitation.expires_at === null ? "" : `This invitation expires on ${new Date(invitation.expires_at * 1000).toUTCString()}.\n\n`;
   await queueEmail(tx, {
     to: invitation.email!,
     subject: `${referrer.full_name} has invited you to join ${realm.name}`,
     text:
       `Hi there,\n\n` +
-      `${referrer.full_name} (${referrer.delivery_email}) wants you to join them in ${realm.name} (${externalUrl}).\n\n` +
+      `${referrer.full_name} (${referrer.delivery_email}) wants you to join them in ${realm.name} (${realmUrl}).\n\n` +
       `To get started, open the link below.\n    <${link}>\n\n` +
       expiry,
     template: "invitation",

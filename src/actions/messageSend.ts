@@ -48,8 +48,8 @@ export interface SendMessageRequest {
   localId?: string;
   readBySender?: boolean;
   clientName: string;
-  /** The server's URL, to show a sender a restricted guest may not access as Zulip's "Unknown user". */
-  externalUrl?: string;
+  /** The organization's URL (realmUrl), to show a sender a restricted guest may not access as Zulip's "Unknown user". */
+  realmUrl?: string;
 }
 
 export type SendMessageResult = {
@@ -281,7 +281,7 @@ interface SendOptions {
   queueId?: string;
   localId?: string;
   /** As in SendMessageRequest: needed when a human sender may be inaccessible to a receiver. */
-  externalUrl?: string;
+  realmUrl?: string;
 }
 
 /** Writes the message, its user_messages rows and the sender's topic policy; queues the events. */
@@ -547,14 +547,14 @@ async function receiversWhoMayNotAccess(
   rows: ReadonlyArray<{ user_id: number }>,
   options: SendOptions,
 ): Promise<ReadonlyMap<number, SenderAccess>> {
-  if (sender.is_bot || options.externalUrl === undefined || !userAccessMayBeRestricted(realm)) return NO_HIDING;
+  if (sender.is_bot || options.realmUrl === undefined || !userAccessMayBeRestricted(realm)) return NO_HIDING;
   const hidden = new Map<number, SenderAccess>();
   for (const [guestId, accessible] of await snapshotGuestAccess(
     tx.q,
     realm,
     rows.map((r) => r.user_id),
   )) {
-    if (!accessible.has(sender.id)) hidden.set(guestId, { accessible, externalUrl: options.externalUrl });
+    if (!accessible.has(sender.id)) hidden.set(guestId, { accessible, realmUrl: options.realmUrl });
   }
   return hidden;
 }

@@ -12,6 +12,7 @@ import { userStore } from "../store/users.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { nowSeconds } from "../util/time.js";
 import { doChangePassword } from "./settings.js";
+import { realmUrl, type UrlConfig } from "../lib/realms.js";
 
 /**
  * "Forgot your password?" (Zulip's ZulipPasswordResetForm and Django's PasswordResetConfirmView):
@@ -56,16 +57,17 @@ export class PasswordResetLinkError extends Error {
 
 /**
  * The request form's work, in the caller's transaction: finds the accounts of the address and
- * queues the right email. Never tells the caller what it found.
+ * queues the right email, each with its organization's links. Never tells the caller what it found.
  */
-export async function doRequestPasswordReset(tx: Tx, externalUrl: string, email: string): Promise<void> {
+export async function doRequestPasswordReset(tx: Tx, config: UrlConfig, email: string): Promise<void> {
   const wanted = email.toLowerCase();
   const accounts = (await userStore.listByApiEmail(tx.q, email)).filter((u) => u.delivery_email.toLowerCase() === wanted && !u.is_bot);
   for (const user of accounts) {
     const realm = await realmStore.getById(tx.q, user.realm_id);
     if (!realm || realm.deactivated) continue;
+    const orgUrl = realmUrl(config, realm);
     if (!user.is_active) {
-      await queueEmail(tx, deactivatedEmail(externalUrl, realm, user));
+      await queueEmail(tx, deactivatedEmail(orgUrl, realm, user));
       continue;
     }
     const token = randomString(TOKEN_LENGTH);
@@ -79,9 +81,9 @@ export async function doRequestPasswordReset(tx: Tx, externalUrl: string, email:
       created_at: now,
       expires_at: now + PASSWORD_RESET_SECONDS,
     });
-    await queueEmail(tx, resetEmail(externalUrl, realm, user, passwordResetLink(externalUrl, user.id, token)));
+    await queueEmail(tx, resetEmail(orgUrl, realm, user, passwordResetLink(orgUrl, user.id, token)));
   }
-  if (accounts.length === 0) await queueEmail(tx, noAccountEmail(externalUrl, email));
+  if (accounts.length === 0) await queueEmail(tx, noAccountEmail(config.externalUrl, email));
 }
 
 /** What a usable link stands for. */
@@ -122,8 +124,8 @@ export async function doResetPassword(ctx: AppContext, tx: Tx, uidb64: string, t
   return user;
 }
 
-function passwordResetLink(externalUrl: string, userId: number, token: string): string {
-  return `${externalUrl.replace(/\/+$/, "")}/accounts/password/reset/${Buffer.from(String(userId)).toString("base64url")}/${token}/`;
+function passwordResetLink(orgUrl: string, userId: number, token: string): string {
+  return `${orgUrl.replace(/\/+$/, "")}/accounts/password/reset/${Buffer.from(String(userId)).toString("base64url")}/${token}/`;
 }
 
 function decodeUid(uidb64: string): number | null {
@@ -146,24 +148,24 @@ function accountFingerprint(user: User): string {
 
 const SIGNATURE = "Thanks,\nParley\n";
 
-function resetEmail(externalUrl: string, realm: Realm, user: User, link: string) {
+function resetEmail(orgUrl: string, realm: Realm, user: User, link: string) {
   return {
     to: user.delivery_email,
     subject: `Reset your password for ${realm.name}`,
     text:
       `Hi ${user.full_name},\n\nSomeone (possibly you) asked to reset the password of your account ${user.delivery_email} ` +
-      `in ${realm.name} (${externalUrl}).\n\nTo choose a new password, open this link within 3 days; it works once:\n    <${link}>\n\n` +
+      `in ${realm.name} (${orgUrl}).\n\nTo choose a new password, open this link within 3 days; it works once:\n    <${link}>\n\n` +
       `If you did not ask for this, ignore this email: your password stays as it is.\n\n${SIGNATURE}`,
     template: "password_reset",
   };
 }
 
-function deactivatedEmail(externalUrl: string, realm: Realm, user: User) {
+function deactivatedEmail(orgUrl: string, realm: Realm, user: User) {
   return {
     to: user.delivery_email,
     subject: `Reset your password for ${realm.name}`,
     text:
-      `Someone (possibly you) asked to reset the password of ${user.delivery_email} in ${realm.name} (${externalUrl}), ` +
+      `Someone (possibly you) asked to reset the password of ${user.delivery_email} in ${realm.name} (${orgUrl}), ` +
       `but that account has been deactivated. Please contact your organization administrator to reactivate it.\n\n${SIGNATURE}`,
     template: "password_reset",
   };

@@ -9,6 +9,7 @@ import { type Message } from "../store/messages.js";
 import { pushDeviceStore } from "../store/pushDevices.js";
 import { userMessageFlagStore, userMessageStore } from "../store/userMessages.js";
 import type { NotificationTrigger } from "./notificationTriggers.js";
+import { realmUrl } from "../lib/realms.js";
 
 /**
  * Mobile push notifications: straight to APNs/FCM where their credentials are configured
@@ -69,7 +70,7 @@ export async function sendTestPushNotification(ctx: AppContext, user: User, real
     gcm: fields,
     gcmPriority: "high",
     apns: {
-      alert: { title: "Test notification", body: `This is a test notification from ${realm.name} (${ctx.config.externalUrl}).` },
+      alert: { title: "Test notification", body: `This is a test notification from ${realm.name} (${realmUrl(ctx.config, realm)}).` },
       sound: "default",
       badge: 0,
       custom: { zulip: fields },

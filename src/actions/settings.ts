@@ -31,6 +31,7 @@ import { nowSeconds } from "../util/time.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail } from "./users.js";
 import { notifyExportConsent } from "./createUser.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
+import { realmUrl } from "../lib/realms.js";
 
 /** PATCH /settings, already parsed: each field is undefined when not sent. */
 export interface SettingsUpdate {
@@ -50,7 +51,7 @@ export interface SettingsUpdate {
  * change nothing and send no event. Password hashing (slow by design) runs before the
  * transaction opens.
  */
-export async function checkUpdateSettings(ctx: AppContext, user: User, update: SettingsUpdate): Promise<void> {
+export async function checkUpdateSettings(ctx: AppContext, user: User, realm: Realm, update: SettingsUpdate): Promise<void> {
   if (user.is_bot) throw new BotRequestNotAllowedError();
   checkSettingValues(update.settings);
   const passwordHash = update.new_password === undefined ? undefined : await checkPasswordChange(ctx, user, update.old_password, update.new_password);
@@ -70,9 +71,9 @@ export async function checkUpdateSettings(ctx: AppContext, user: User, update: S
       // password's); the one it was changed from stays (update_session_auth_hash).
       await sessionStore.deleteForUser(tx.q, user.id, update.sessionId);
     }
-    if (changesEmail) await doStartEmailChange(ctx, tx, user, newEmail);
+    if (changesEmail) await doStartEmailChange(tx, user, realmUrl(ctx.config, realm), newEmail);
     if (fullName !== undefined && fullName !== user.full_name) await doChangeFullName(tx, user, fullName, user);
-    await doChangeUserSettings(tx, user, update.settings, update.timezone, ctx.config.externalUrl);
+    await doChangeUserSettings(tx, user, update.settings, update.timezone, realmUrl(ctx.config, realm));
   });
 }
 
@@ -147,7 +148,7 @@ export async function doUpdateRealmUserSettingsDefaults(tx: Tx, realm: Realm, ac
   }
 }
 
-async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, externalUrl: string) {
+async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserSettings>, timezone: string | undefined, orgUrl: string) {
   const before = userSettings(user);
   const changed = Object.entries(requested).filter(([name, value]) => value !== undefined && before[name as keyof UserSettings] !== value) as Array<
     [keyof UserSettings, UserSettingValue]
@@ -179,7 +180,7 @@ async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserS
   }
   if (changed.some(([name]) => name === "email_address_visibility")) {
     await notifyDeliveryEmailVisibility(tx, user, updated);
-    await doUpdateDisplayEmail(tx, updated, externalUrl);
+    await doUpdateDisplayEmail(tx, updated, orgUrl);
   }
 }
 
@@ -187,8 +188,8 @@ async function doChangeUserSettings(tx: Tx, user: User, requested: Partial<UserS
  * Zulip's do_change_user_setting for email_address_visibility: the API email is the real address
  * only while everyone may see it, else user{id}@{realm host}; everyone is told the new one.
  */
-async function doUpdateDisplayEmail(tx: Tx, user: User, externalUrl: string): Promise<void> {
-  const email = displayEmail(user, externalUrl);
+async function doUpdateDisplayEmail(tx: Tx, user: User, orgUrl: string): Promise<void> {
+  const email = displayEmail(user, orgUrl);
   if (email === user.email) return;
   await userStore.update(tx.q, user.id, { email });
   tx.sendEventOnCommit({ type: "realm_user", op: "update", person: { user_id: user.id, new_email: email } }, await userIdsWhoCanAccessUser(tx.q, user));
@@ -251,7 +252,7 @@ async function checkEmailChange(tx: Tx, user: User, newEmail: string): Promise<v
   if (existing) throw badRequest(existing.is_active ? "Already has an account." : "Account has been deactivated.");
 }
 
-async function doStartEmailChange(ctx: AppContext, tx: Tx, user: User, newEmail: string): Promise<void> {
+async function doStartEmailChange(tx: Tx, user: User, orgUrl: string, newEmail: string): Promise<void> {
   const now = nowSeconds();
   await confirmationStore.expireOpenForUser(tx.q, user.id, EMAIL_CHANGE, now);
   const key = randomString(24);
@@ -264,8 +265,8 @@ async function doStartEmailChange(ctx: AppContext, tx: Tx, user: User, newEmail:
     created_at: now,
     expires_at: now + EMAIL_CHANGE_VALIDITY_SECONDS,
   });
-  const link = `${ctx.config.externalUrl}/accounts/confirm_new_email/${key}`;
-  const host = new URL(ctx.config.externalUrl).host;
+  const link = `${orgUrl}/accounts/confirm_new_email/${key}`;
+  const host = new URL(orgUrl).host;
   await queueEmail(tx, {
     to: newEmail,
     subject: `Verify your new email address for ${host}`,

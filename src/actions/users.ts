@@ -54,7 +54,7 @@ export function checkNewPassword(password: string, dev: boolean): string {
 }
 
 /** The caller has checked that `actor` is an administrator. */
-export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest & { externalUrl?: string }): Promise<User> {
+export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: CreateUserRequest & { realmUrl?: string }): Promise<User> {
   if (!actor.can_create_users) throw badRequest("User not authorized to create users");
   const fullName = checkFullName(req.full_name);
   if (!EMAIL_FORMAT.test(req.email) || req.email.length > 254) throw new BadNameOrUsernameError();
@@ -64,7 +64,7 @@ export async function checkCreateUser(tx: Tx, actor: User, realm: Realm, req: Cr
     full_name: fullName,
     password_hash: req.password_hash,
     acting_user_id: actor.id,
-    externalUrl: req.externalUrl,
+    realmUrl: req.realmUrl,
   });
 }
 

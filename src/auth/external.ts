@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSession } from "../actions/login.js";
 import { ExternalSignupRefused, doExternalSignup } from "../actions/externalSignup.js";
 import { type AppContext, transaction } from "../appContext.js";
-import { getDefaultRealm } from "../lib/realms.js";
+import { getDefaultRealm, realmUrl } from "../lib/realms.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
 import { sessionUse, setSessionCookies } from "../http/webSession.js";
 import { userStore } from "../store/users.js";
@@ -84,7 +84,7 @@ export async function finishExternalLogin(
   if (user && !user.is_active) return refusal(reply, 403, "Account deactivated", `Your account ${email} has been deactivated.`);
   if (!user) {
     try {
-      user = await transaction(ctx, (tx) => doExternalSignup(tx, realm, { email, fullName: identity.fullName }, ctx.config.externalUrl));
+      user = await transaction(ctx, (tx) => doExternalSignup(tx, realm, { email, fullName: identity.fullName }, realmUrl(ctx.config, realm)));
     } catch (error) {
       if (error instanceof ExternalSignupRefused) return refusal(reply, 403, "Cannot sign up", error.message);
       throw error;

@@ -4,7 +4,7 @@ import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";
 import { channelSlug, decodeHashComponent, encodeHashComponent } from "../contract/hash.js";
 import type { Realm, Stream } from "../db/schema.js";
 import { webPublicStreamsEnabled } from "../lib/groupSettings.js";
-import { realmOfRequest } from "../lib/realms.js";
+import { realmOfRequest, realmUrl } from "../lib/realms.js";
 import { visitorCanRead, visitorChannels } from "../lib/streamAccess.js";
 import { archiveStore, type ArchiveMessageRow } from "../store/archive.js";
 import { streamStore } from "../store/streams.js";
@@ -71,7 +71,7 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     if (!isRealm(realm)) return realm;
     const channels = await visitorChannels(ctx.db.kysely, realm);
     if (channels.length === 0) return notFound(reply);
-    return sendHtml(reply, 200, indexPage(ctx.config.externalUrl, realm, channels));
+    return sendHtml(reply, 200, indexPage(realmUrl(ctx.config, realm), realm, channels));
   });
 
   // One wildcard route for a channel's and a topic's pages: a hash-encoded topic or channel name
@@ -96,7 +96,7 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     const pages = Math.max(1, Math.ceil(topics.length / ARCHIVE_TOPICS_PAGE_SIZE));
     if (page > pages) return notFound(reply);
     const shown = topics.slice((page - 1) * ARCHIVE_TOPICS_PAGE_SIZE, page * ARCHIVE_TOPICS_PAGE_SIZE);
-    return sendHtml(reply, 200, channelPage(ctx.config.externalUrl, realm, stream, shown, topics.length, page, pages));
+    return sendHtml(reply, 200, channelPage(realmUrl(ctx.config, realm), realm, stream, shown, topics.length, page, pages));
   }
 
   async function topicRoute(realm: Realm, stream: Stream, askedChannel: string, segment: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
@@ -112,7 +112,7 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
       return reply.redirect(withPage(path, page), 301);
     }
     const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id!, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
-    return sendHtml(reply, 200, topicPage(ctx.config.externalUrl, realm, stream, summary, messages, page, pages));
+    return sendHtml(reply, 200, topicPage(realmUrl(ctx.config, realm), realm, stream, summary, messages, page, pages));
   }
 
   app.get("/robots.txt", async (request, reply) => {

@@ -17,6 +17,7 @@ import { ApiError } from "../lib/errors.js";
 import { checkFormToken, clearFormToken, formToken, formTokenField, JOIN_FORM } from "./formCsrf.js";
 import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
 import { CsrfError, sessionUse, setSessionCookies } from "./webSession.js";
+import { realmUrl } from "../lib/realms.js";
 
 /**
  * An invitation's link, /join/<key>/ (Zulip's accounts_home_from_multiuse_invite and the
@@ -95,7 +96,7 @@ async function startLinkSignup(ctx: AppContext, request: FastifyRequest, reply: 
     const limit = await ctx.rateLimiter.hit(key, rule);
     if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
   }
-  const email = await transaction(ctx, (tx) => checkStartLinkSignup(tx, ctx.config.externalUrl, link, rawEmail));
+  const email = await transaction(ctx, (tx) => checkStartLinkSignup(tx, realmUrl(ctx.config, link.realm), link, rawEmail));
   const body = `<h1>Check your email</h1><p>We sent a link to <strong>${escapeHtml(email)}</strong>. Open it within 24 hours to finish creating your account in ${escapeHtml(link.realm.name)}.</p>`;
   return sendHtml(reply, 200, simplePage("Check your email", body));
 }

@@ -52,7 +52,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
       const limit = await ctx.rateLimiter.hit(key, rule);
       if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     }
-    await transaction(ctx, (tx) => doRequestPasswordReset(tx, ctx.config.externalUrl, email));
+    await transaction(ctx, (tx) => doRequestPasswordReset(tx, ctx.config, email));
     return reply.redirect(`${RESET_PATH}done/`, 302);
   });
 

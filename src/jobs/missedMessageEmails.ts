@@ -16,6 +16,7 @@ import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { isReceiverIdle } from "../actions/receiverIdle.js";
 import { defined } from "../util/defined.js";
+import { realmUrl } from "../lib/realms.js";
 
 // The missed-message email job that actions/missedMessageEmails.ts queues.
 
@@ -79,7 +80,7 @@ async function queueConversationEmail(
     const names = (await userStore.listByIds(tx.q, realm.id, participants)).map((u) => u.full_name).sort();
     subject = participants.length > 1 ? `Group DMs with ${names.join(", ")}` : `DMs with ${names[0] ?? "yourself"}`;
   }
-  const link = `${ctx.config.externalUrl}/#narrow/near/${messages.at(-1)!.id}`;
+  const link = `${realmUrl(ctx.config, realm)}/#narrow/near/${messages.at(-1)!.id}`;
   const showContent = userSettings(user).message_content_in_email_notifications;
   const text: string[] = [];
   const html: string[] = [];

@@ -16,6 +16,7 @@ import { userMessageFlagStore } from "../store/userMessages.js";
 import { userStore } from "../store/users.js";
 import { ServiceInterface } from "../actions/bots.js";
 import { doSendMessage } from "../actions/messageSend.js";
+import { realmUrl } from "../lib/realms.js";
 
 // The outgoing webhook job that actions/outgoingWebhooks.ts queues: delivery, the bot's reply, failures.
 
@@ -93,7 +94,7 @@ async function buildRequest(ctx: AppContext, realm: Realm, bot: User, service: B
     const form = new URLSearchParams({
       token: service.token,
       team_id: realm.string_id,
-      team_domain: new URL(ctx.config.externalUrl).hostname,
+      team_domain: new URL(realmUrl(ctx.config, realm)).hostname,
       channel_id: stream ? String(stream.id) : "",
       channel_name: stream?.name ?? "",
       thread_ts: String(message.date_sent),
@@ -173,7 +174,7 @@ async function failAndNotify(ctx: AppContext, realm: Realm, bot: User, message: 
     if (bot.bot_owner_id === null) return;
     const owner = await userStore.getById(tx.q, bot.bot_owner_id);
     if (!owner || !owner.is_active) return;
-    const link = `${ctx.config.externalUrl}/#narrow/id/${message.id}`;
+    const link = `${realmUrl(ctx.config, realm)}/#narrow/id/${message.id}`;
     const content = `[A message](${link}) to your bot @_**${bot.full_name}** triggered an outgoing webhook.\n${ownerDetail}`;
     const rendered = await renderMessageContent(tx.q, realm, bot, content);
     const participantIds = [bot.id, owner.id].sort((a, b) => a - b);

@@ -14,6 +14,7 @@ import { userStore } from "../store/users.js";
 import type { NotificationTrigger } from "../actions/notificationTriggers.js";
 import { isReceiverIdle } from "../actions/receiverIdle.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
+import { realmUrl } from "../lib/realms.js";
 
 // The push jobs that actions/pushNotifications.ts and actions/pushDevices.ts queue.
 
@@ -65,9 +66,9 @@ export async function sendPushNotification(
   const common = {
     ...realmFields(ctx, realm, user),
     sender_id: sender.id,
-    sender_email: hidden ? fakeEmail(sender.id, ctx.config.externalUrl) : sender.email,
+    sender_email: hidden ? fakeEmail(sender.id, realmUrl(ctx.config, realm)) : sender.email,
     sender_full_name: senderName,
-    sender_avatar_url: hidden ? inaccessibleAvatarUrl(ctx.config.externalUrl) : buildUserPayload(user, sender, { clientGravatar: false }).avatar_url,
+    sender_avatar_url: hidden ? inaccessibleAvatarUrl(realmUrl(ctx.config, realm)) : buildUserPayload(user, sender, { clientGravatar: false }).avatar_url,
   };
   let recipient: Record<string, unknown>;
   let title: string;

@@ -15,6 +15,7 @@ import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { sendNotificationBotDirectMessages } from "../actions/notificationBot.js";
+import { realmUrl } from "../lib/realms.js";
 
 // The data export job that actions/realmExport.ts queues.
 
@@ -42,7 +43,7 @@ export async function runRealmExport(ctx: AppContext, payload: JobPayload<"realm
   const finish = (changes: Parameters<typeof realmExportStore.update>[2], after?: (tx: Tx) => Promise<void>) =>
     transaction(ctx, async (tx) => {
       await realmExportStore.update(tx.q, row.id, changes);
-      await notifyRealmExport(tx, realm.id, ctx.config.externalUrl);
+      await notifyRealmExport(tx, realm.id, realmUrl(ctx.config, realm));
       if (after) await after(tx);
     });
   if (job.attempts > MAX_EXPORT_ATTEMPTS) {

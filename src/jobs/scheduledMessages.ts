@@ -9,6 +9,7 @@ import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { checkMessage, doSendMessage } from "../actions/messageSend.js";
 import { sendNotificationBotDirectMessages } from "../actions/notificationBot.js";
+import { realmUrl, type UrlConfig } from "../lib/realms.js";
 
 // The delivery job that actions/scheduledMessages.ts queues for each scheduled time.
 
@@ -29,7 +30,7 @@ export async function deliverScheduledMessage(ctx: AppContext, payload: { schedu
       if (!row || row.delivered === 1 || row.failed === 1 || row.scheduled_timestamp > nowSeconds()) return;
       attempted = row;
       ctx.log.info({ scheduled_message: id, sender: row.sender_id }, "sending scheduled message");
-      await sendScheduledMessage(tx, row, ctx.config.externalUrl);
+      await sendScheduledMessage(tx, row, ctx.config);
     });
   } catch (error) {
     if (!attempted) throw error;
@@ -43,7 +44,7 @@ export async function deliverScheduledMessage(ctx: AppContext, payload: { schedu
 }
 
 /** Zulip's send_scheduled_message: the sender's rights are checked again, as of now. */
-async function sendScheduledMessage(tx: Tx, row: ScheduledMessage, externalUrl: string): Promise<void> {
+async function sendScheduledMessage(tx: Tx, row: ScheduledMessage, config: UrlConfig): Promise<void> {
   const realm = await realmStore.getById(tx.q, row.realm_id);
   if (!realm || realm.deactivated === 1) throw new RealmDeactivatedError();
   const sender = await userStore.getById(tx.q, row.sender_id);
@@ -61,7 +62,7 @@ async function sendScheduledMessage(tx: Tx, row: ScheduledMessage, externalUrl: 
   const sent = await doSendMessage(tx, sender, realm, checked.destination, checked.content, checked.rendered, {
     readBySender: row.read_by_sender === 1,
     clientName: row.sending_client,
-    externalUrl,
+    realmUrl: realmUrl(config, realm),
   });
   await scheduledMessageStore.update(tx.q, row.id, { delivered: 1, delivered_message_id: sent.id });
   tx.sendEventOnCommit({ type: "scheduled_messages", op: "remove", scheduled_message_id: row.id }, [sender.id]);

@@ -32,8 +32,8 @@ export interface MessagePayloadOptions {
 
 export interface SenderAccess {
   accessible: ReadonlySet<number>;
-  /** The server's URL: the fake email's domain and the avatar's base. */
-  externalUrl: string;
+  /** The organization's URL (realmUrl): the fake email's domain and the avatar's base. */
+  realmUrl: string;
 }
 
 /** The API contract's message (src/contract/payloads.ts) and what only some clients read. */
@@ -143,9 +143,9 @@ export class MessagePayloadBuilder {
       id: message.id,
       sender_id: sender.id,
       sender_full_name: hidden ? INACCESSIBLE_USER_NAME : sender.full_name,
-      sender_email: hidden ? fakeEmail(sender.id, access!.externalUrl) : sender.email,
+      sender_email: hidden ? fakeEmail(sender.id, access!.realmUrl) : sender.email,
       sender_realm_str: this.realm.string_id,
-      avatar_url: hidden ? inaccessibleAvatarUrl(access!.externalUrl) : avatarUrlFor(viewer, sender, options.clientGravatar),
+      avatar_url: hidden ? inaccessibleAvatarUrl(access!.realmUrl) : avatarUrlFor(viewer, sender, options.clientGravatar),
       client: message.sending_client,
       content: options.applyMarkdown ? (message.rendered_content ?? "") : message.content,
       content_type: options.applyMarkdown ? "text/html" : "text/x-markdown",

@@ -6,6 +6,7 @@ import { FcmClient } from "./fcm.js";
 import { postOutgoing } from "./outgoingHttp.js";
 import { serverSecret } from "./serverSecret.js";
 import { type PushDevice, PushDeviceKind, pushDeviceStore } from "../store/pushDevices.js";
+import { realmUrl } from "./realms.js";
 
 // Delivery of push notifications (APNs, FCM, the push bouncer), shared by the push jobs and the test notification.
 
@@ -100,8 +101,8 @@ export function realmFields(ctx: AppContext, realm: Realm, user: User) {
     server: new URL(ctx.config.externalUrl).host,
     realm_id: realm.id,
     realm_name: realm.name,
-    realm_uri: ctx.config.externalUrl,
-    realm_url: ctx.config.externalUrl,
+    realm_uri: realmUrl(ctx.config, realm),
+    realm_url: realmUrl(ctx.config, realm),
     user_id: user.id,
   };
 }

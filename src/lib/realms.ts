@@ -57,12 +57,15 @@ export async function realmOfRequest(ctx: AppContext, request: FastifyRequest): 
   return realmStore.getByStringId(ctx.db.kysely, subdomain);
 }
 
+/** What building an organization's URL needs of the configuration. */
+export type UrlConfig = Pick<Config, "externalUrl" | "rootDomain">;
+
 /**
  * The URL an organization is reached at (Zulip's realm.url): `<string_id>.<root domain>` with the
  * external URL's scheme and port when the server has a root domain, else the external URL. Links
  * in emails, `realm_url` and the other links of a realm are built on it.
  */
-export function realmUrl(config: Pick<Config, "externalUrl" | "rootDomain">, realm: Pick<Realm, "string_id">): string {
+export function realmUrl(config: UrlConfig, realm: Pick<Realm, "string_id">): string {
   if (config.rootDomain === undefined || realm.string_id === "") return config.externalUrl;
   const url = new URL(config.externalUrl);
   url.hostname = `${realm.string_id}.${config.rootDomain}`;

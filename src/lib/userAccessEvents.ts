@@ -67,18 +67,18 @@ export async function sendGuestAccessChanges(tx: Tx, realm: Realm, before: Guest
  * The "Unknown user" `realm_user` add Zulip's notify_created_user sends about a new user to those
  * who may not access him, unless their client declared `user_list_incomplete`.
  */
-export function sendInaccessibleUserCreated(tx: Tx, user: User, externalUrl: string, userIds: readonly number[]): void {
+export function sendInaccessibleUserCreated(tx: Tx, user: User, realmUrl: string, userIds: readonly number[]): void {
   if (userIds.length === 0) return;
-  tx.sendEventOnCommit({ type: "realm_user", op: "add", person: inaccessibleUserPayload(user.id, externalUrl), unless_capability: "user_list_incomplete" }, [
+  tx.sendEventOnCommit({ type: "realm_user", op: "add", person: inaccessibleUserPayload(user.id, realmUrl), unless_capability: "user_list_incomplete" }, [
     ...userIds,
   ]);
 }
 
 /** What message payloads need to hide the senders `viewer` may not access (null: he may access everyone). */
-export async function senderAccessFor(q: Executor, viewer: User, realm: Realm, externalUrl: string): Promise<SenderAccess | null> {
+export async function senderAccessFor(q: Executor, viewer: User, realm: Realm, realmUrl: string): Promise<SenderAccess | null> {
   if (!userAccessMayBeRestricted(realm)) return null;
   const accessible = await restrictedUserAccess(q, viewer, realm);
-  return accessible === null ? null : { accessible, externalUrl };
+  return accessible === null ? null : { accessible, realmUrl };
 }
 
 /**

@@ -42,25 +42,25 @@ export function canSeeDeliveryEmail(viewer: User | null, target: User): boolean 
 /**
  * The API email (`email` in every payload, `sender_email`) that `user` should have: the real
  * address when everyone may see it (and for bots), else Zulip's `user{id}@{realm host}`
- * (get_display_email_address). `externalUrl` gives the realm host.
+ * (get_display_email_address). `realmUrl` (lib/realms.ts) gives the realm host.
  */
-export function displayEmail(user: User, externalUrl: string): string {
+export function displayEmail(user: User, realmUrl: string): string {
   if (user.is_bot || userSettings(user).email_address_visibility === EmailVisibility.EVERYONE) return user.delivery_email;
-  return fakeEmail(user.id, externalUrl);
+  return fakeEmail(user.id, realmUrl);
 }
 
 /** Zulip's user{id}@{realm host}: the address shown instead of one the viewer may not know. */
-export function fakeEmail(userId: number, externalUrl: string): string {
-  return `user${userId}@${new URL(externalUrl).hostname}`;
+export function fakeEmail(userId: number, realmUrl: string): string {
+  return `user${userId}@${new URL(realmUrl).hostname}`;
 }
 
 /** Zulip's UserProfile.INACCESSIBLE_USER_NAME. */
 export const INACCESSIBLE_USER_NAME = "Unknown user";
 
 /** What a user restricted by can_access_all_users_group sees of a user they may not access (Zulip's get_data_for_inaccessible_user). */
-export function inaccessibleUserPayload(userId: number, externalUrl: string): UserPayload {
+export function inaccessibleUserPayload(userId: number, realmUrl: string): UserPayload {
   return {
-    email: fakeEmail(userId, externalUrl),
+    email: fakeEmail(userId, realmUrl),
     user_id: userId,
     avatar_version: 1,
     is_admin: false,
@@ -73,14 +73,14 @@ export function inaccessibleUserPayload(userId: number, externalUrl: string): Us
     is_active: true,
     date_joined: isoFromSeconds(0),
     delivery_email: null,
-    avatar_url: inaccessibleAvatarUrl(externalUrl),
+    avatar_url: inaccessibleAvatarUrl(realmUrl),
     profile_data: {},
   };
 }
 
 /** Zulip's get_avatar_for_inaccessible_user. */
-export function inaccessibleAvatarUrl(externalUrl: string): string {
-  return new URL("/static/images/unknown-user-avatar.png", externalUrl).toString();
+export function inaccessibleAvatarUrl(realmUrl: string): string {
+  return new URL("/static/images/unknown-user-avatar.png", realmUrl).toString();
 }
 
 export function gravatarUrl(email: string, avatarVersion: number): string {

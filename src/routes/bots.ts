@@ -3,6 +3,7 @@ import { checkCreateBot, checkDeactivateBot, checkRegenerateBotApiKey, checkUpda
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest } from "../lib/errors.js";
+import { realmUrl } from "../lib/realms.js";
 import { p, pathParam } from "../http/params.js";
 import { BotType } from "../models/roles.js";
 
@@ -29,7 +30,7 @@ export const createBot = endpoint({
     default_all_public_streams: p.bool().optional(),
   },
   handler: async ({ ctx, user, realm, params, request }) => {
-    const botDomain = new URL(ctx.config.externalUrl).hostname;
+    const botDomain = new URL(realmUrl(ctx.config, realm)).hostname;
     return checkCreateBot(
       ctx,
       user,

@@ -13,6 +13,7 @@ import { endpoint } from "../http/endpoint.js";
 import { InvitationFailedError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
 import { AccessSubject } from "../lib/streamAccess.js";
+import { realmUrl } from "../lib/realms.js";
 import { ROLE_CODES } from "../models/roles.js";
 
 const inviteIdOf = (path: Record<string, string>) => pathParam.int(path.invite_id, "invite_id");
@@ -46,7 +47,7 @@ export const inviteUsers = endpoint({
   handler: async ({ ctx, user, realm, params }) => {
     const subject = new AccessSubject(user);
     const skipped = await transaction(ctx, (tx) =>
-      checkInviteUsers(tx, ctx.config.externalUrl, subject, realm, params.invitee_emails, params, params.notify_referrer_on_join),
+      checkInviteUsers(tx, realmUrl(ctx.config, realm), subject, realm, params.invitee_emails, params, params.notify_referrer_on_join),
     );
     if (skipped.length > 0) {
       throw new InvitationFailedError(
@@ -64,7 +65,7 @@ export const createMultiuseInvite = endpoint({
   params: { stream_ids: idList.default([]), ...invitationParams },
   handler: async ({ ctx, user, realm, params }) => {
     const subject = new AccessSubject(user);
-    return { invite_link: await transaction(ctx, (tx) => checkCreateMultiuseInvite(tx, ctx.config.externalUrl, subject, realm, params)) };
+    return { invite_link: await transaction(ctx, (tx) => checkCreateMultiuseInvite(tx, realmUrl(ctx.config, realm), subject, realm, params)) };
   },
 });
 
@@ -72,7 +73,7 @@ export const createMultiuseInvite = endpoint({
 export const getInvites = endpoint({
   auth: "user",
   params: {},
-  handler: async ({ ctx, user }) => ({ invites: await listInvitesForUser(ctx.db.kysely, ctx.config.externalUrl, user) }),
+  handler: async ({ ctx, user, realm }) => ({ invites: await listInvitesForUser(ctx.db.kysely, realmUrl(ctx.config, realm), user) }),
 });
 
 /** DELETE /invites/{invite_id} */
@@ -101,6 +102,6 @@ export const resendEmailInvite = endpoint({
   params: {},
   handler: async ({ ctx, user, realm, path }) => {
     const id = inviteIdOf(path);
-    await transaction(ctx, (tx) => checkResendInvite(tx, ctx.config.externalUrl, user, realm, id));
+    await transaction(ctx, (tx) => checkResendInvite(tx, realmUrl(ctx.config, realm), user, realm, id));
   },
 });

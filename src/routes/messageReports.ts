@@ -3,6 +3,7 @@ import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { MAX_REPORT_EXPLANATION_LENGTH } from "../models/limits.js";
+import { realmUrl } from "../lib/realms.js";
 
 /** POST /messages/{message_id}/report: tells the organization's moderators about a message. */
 export const reportMessage = endpoint({
@@ -14,7 +15,7 @@ export const reportMessage = endpoint({
   handler: async ({ ctx, user, realm, params, path }) => {
     const messageId = pathParam.int(path.message_id, "message_id");
     await transaction(ctx, (tx) =>
-      checkReportMessage(tx, user, realm, ctx.config.externalUrl, { messageId, reportType: params.report_type, description: params.description }),
+      checkReportMessage(tx, user, realm, realmUrl(ctx.config, realm), { messageId, reportType: params.report_type, description: params.description }),
     );
   },
 });

@@ -11,6 +11,7 @@ import { MessagePayloadBuilder, type MessagePayload, type MessagePayloadOptions 
 import { narrowQueryFor, buildNarrow, canonicalTerms, narrowSchema, searchFields, type BuiltNarrow } from "../lib/narrow/index.js";
 import { AccessSubject } from "../lib/streamAccess.js";
 import { senderAccessFor } from "../lib/userAccessEvents.js";
+import { realmUrl, type UrlConfig } from "../lib/realms.js";
 import { flagsToList, HISTORICAL_FLAGS } from "../models/messageFlags.js";
 import { type NarrowQuery, narrowQueryStore, type NarrowMessage } from "../store/narrowQueries.js";
 
@@ -44,7 +45,7 @@ export const sendMessage = endpoint({
           localId: params.local_id,
           readBySender: params.read_by_sender,
           clientName: request.clientName,
-          externalUrl: ctx.config.externalUrl,
+          realmUrl: realmUrl(ctx.config, realm),
         }),
       // Sends to one conversation share a group commit's lane (db/groupCommit.ts): a busy channel's
       // messages batch, and their polls are answered once per batch.
@@ -110,7 +111,7 @@ export const getMessages = endpoint({
       const query = narrowQueryFor(narrow, user, realm.id);
       if (messageIds !== undefined) {
         const rows = await narrowQueryStore.messagesAmongIds(q, query, messageIds);
-        const messages = await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl);
+        const messages = await messagePayloads(q, user, realm, rows, narrow, options, ctx.config);
         return { found_anchor: false, found_newest: false, found_oldest: false, history_limited: false, messages };
       }
       let anchor = anchorValue;
@@ -132,7 +133,7 @@ export const getMessages = endpoint({
         found_oldest: anchoredToLeft || before.length < numBefore,
         found_newest: anchoredToRight || afterRows.length < numAfter,
         history_limited: false,
-        messages: await messagePayloads(q, user, realm, rows, narrow, options, ctx.config.externalUrl),
+        messages: await messagePayloads(q, user, realm, rows, narrow, options, ctx.config),
       };
     });
   },
@@ -145,7 +146,7 @@ async function messagePayloads(
   rows: NarrowMessage[],
   narrow: BuiltNarrow,
   options: MessagePayloadOptions,
-  externalUrl: string,
+  config: UrlConfig,
 ): Promise<MessagePayload[]> {
   const builder = await MessagePayloadBuilder.load(
     q,
@@ -153,7 +154,7 @@ async function messagePayloads(
     rows.map((r) => r.message),
   );
   // Visitors see every sender (Zulip's check_user_can_access_all_users without a user).
-  const withAccess = { ...options, senderAccess: viewer ? await senderAccessFor(q, viewer, realm, externalUrl) : null };
+  const withAccess = { ...options, senderAccess: viewer ? await senderAccessFor(q, viewer, realm, realmUrl(config, realm)) : null };
   return rows.map(({ message, flags: bits }) => {
     const flags = viewer === null ? visitorFlags() : bits === null ? HISTORICAL_FLAGS : flagsToList(bits);
     const payload = builder.build(message, viewer?.id ?? null, flags, withAccess, viewer);
@@ -186,7 +187,7 @@ export const getMessage = endpoint({
       applyMarkdown: params.apply_markdown,
       clientGravatar: true,
       allowEmptyTopicName: params.allow_empty_topic_name,
-      senderAccess: user ? await senderAccessFor(q, user, realm, ctx.config.externalUrl) : null,
+      senderAccess: user ? await senderAccessFor(q, user, realm, realmUrl(ctx.config, realm)) : null,
     };
     const flagList = user === null ? visitorFlags() : flags === null ? HISTORICAL_FLAGS : flagsToList(flags);
     return {

@@ -3,6 +3,7 @@ import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";
 import { p, pathParam } from "../http/params.js";
 import { requireAdministrator } from "../lib/access.js";
+import { realmUrl } from "../lib/realms.js";
 import { ExportType } from "../models/realmExport.js";
 
 /** POST /export/realm */
@@ -12,7 +13,7 @@ export const exportRealm = endpoint({
   handler: async ({ ctx, user, realm, params }) => {
     requireAdministrator(user);
     const support = ctx.config.admin.email ?? "the server administrator";
-    return { id: await transaction(ctx, (tx) => doRequestRealmExport(tx, realm, user, params.export_type, ctx.config.externalUrl, support)) };
+    return { id: await transaction(ctx, (tx) => doRequestRealmExport(tx, realm, user, params.export_type, realmUrl(ctx.config, realm), support)) };
   },
 });
 
@@ -22,7 +23,7 @@ export const getRealmExports = endpoint({
   params: {},
   handler: async ({ ctx, user, realm }) => {
     requireAdministrator(user);
-    return { exports: await realmExports(ctx.db.kysely, realm.id, ctx.config.externalUrl) };
+    return { exports: await realmExports(ctx.db.kysely, realm.id, realmUrl(ctx.config, realm)) };
   },
 });
 
@@ -33,7 +34,7 @@ export const deleteRealmExport = endpoint({
   handler: async ({ ctx, user, realm, path }) => {
     requireAdministrator(user);
     const id = pathParam.int(path.export_id, "export_id");
-    await transaction(ctx, (tx) => doDeleteRealmExport(tx, realm, id, ctx.config.externalUrl));
+    await transaction(ctx, (tx) => doDeleteRealmExport(tx, realm, id, realmUrl(ctx.config, realm)));
   },
 });
 

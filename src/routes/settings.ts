@@ -47,11 +47,11 @@ export const updateSettings = endpoint({
       .optional(),
     ...settingParams,
   },
-  handler: async ({ ctx, user, params, raw }) => {
+  handler: async ({ ctx, user, realm, params, raw }) => {
     const { full_name, email, old_password, new_password, timezone, ...rest } = params;
     const settings = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<UserSettings>;
     const sessionId = requestSessionId(raw.request);
-    await checkUpdateSettings(ctx, user, { full_name, email, old_password, new_password, timezone, settings, sessionId });
+    await checkUpdateSettings(ctx, user, realm, { full_name, email, old_password, new_password, timezone, settings, sessionId });
   },
 });
 

@@ -9,6 +9,7 @@ import { p, pathParam } from "../http/params.js";
 import { accessUserById, accessUserByIdOrEmail, canAccessUser, requireAdministrator, restrictedUserAccess } from "../lib/access.js";
 import { fetchProfileData } from "../lib/profileData.js";
 import { buildUserPayload, inaccessibleUserPayload } from "../lib/userPayload.js";
+import { realmUrl } from "../lib/realms.js";
 import { userStore } from "../store/users.js";
 
 const readParams = {
@@ -29,7 +30,7 @@ export const getMembers = endpoint({
       members: users.map((u) =>
         canAccessUser(accessible, u)
           ? buildUserPayload(user, u, { clientGravatar: params.client_gravatar, profileData })
-          : inaccessibleUserPayload(u.id, ctx.config.externalUrl),
+          : inaccessibleUserPayload(u.id, realmUrl(ctx.config, realm)),
       ),
     };
   },
@@ -82,7 +83,7 @@ export const createUser = endpoint({
     requireAdministrator(user);
     const passwordHash = await hashPassword(checkNewPassword(params.password, ctx.config.dev), ctx.config.fastPasswordHashing);
     const created = await transaction(ctx, (tx) =>
-      checkCreateUser(tx, user, realm, { email: params.email, full_name: params.full_name, password_hash: passwordHash, externalUrl: ctx.config.externalUrl }),
+      checkCreateUser(tx, user, realm, { email: params.email, full_name: params.full_name, password_hash: passwordHash, realmUrl: realmUrl(ctx.config, realm) }),
     );
     return { user_id: created.id };
   },
@@ -134,7 +135,7 @@ export const deactivateUser = endpoint({
     const userId = pathParam.int(path.user_id_or_email, "user_id");
     await transaction(ctx, async (tx) => {
       const target = await accessUserById(tx.q, user, userId, { forAdministration: true });
-      await checkDeactivateUser(tx, user, target, realm, ctx.config.externalUrl, params.deactivation_notification_comment);
+      await checkDeactivateUser(tx, user, target, realm, realmUrl(ctx.config, realm), params.deactivation_notification_comment);
     });
   },
 });

@@ -25,6 +25,7 @@ import { type ConvertedMessage, ThreadTopics, convertMessage } from "./slackMess
 import { type ImportProgress, silentProgress } from "./progress.js";
 import { batchCounter, resumeOrStart } from "./run.js";
 import { at, defined } from "../../util/defined.js";
+import { realmUrl } from "../../lib/realms.js";
 
 /**
  * `parley import slack`: a Slack workspace export as a NEW organization (Zulip's Slack importer
@@ -182,7 +183,8 @@ async function importBase(
   // Zulip's Slack import writes the realm row itself, not through do_create_realm: read receipts stay off.
   const realm = await doCreateRealm(tx, { string_id: options.stringId, name: options.name ?? options.stringId, enable_read_receipts: false });
   await importStore.setRealmDeactivated(tx.q, realm.id, 1);
-  const domain = new URL(ctx.config.externalUrl).hostname;
+  // Zulip: the addresses of users and bots Slack gives none are at the new organization's host.
+  const domain = new URL(realmUrl(ctx.config, realm)).hostname;
   const counts: Record<string, number> &
     Record<"users" | "bots" | "deactivated_users" | "channels" | "private_channels" | "subscriptions" | "messages", number> = {
     users: 0,

@@ -10,6 +10,7 @@ import { realmSettings } from "../../models/realmSettings.js";
 import { ldapAccountStore } from "../../store/ldapAccounts.js";
 import { userStore } from "../../store/users.js";
 import type { DirectoryPerson } from "./directory.js";
+import { realmUrl } from "../../lib/realms.js";
 
 /**
  * Parley's accounts as the directory says they should be (Zulip's ZulipLDAPAuthBackend and
@@ -51,7 +52,7 @@ export async function accountForLdapLogin(ctx: AppContext, realm: Realm, person:
       await ldapAccountStore.link(tx.q, realm.id, existing.id, person.dn);
       return (await userStore.getById(tx.q, existing.id)) ?? existing;
     }
-    const user = await createAccount(tx, realm, person, ctx.config.externalUrl);
+    const user = await createAccount(tx, realm, person, realmUrl(ctx.config, realm));
     await ldapAccountStore.link(tx.q, realm.id, user.id, person.dn);
     return user;
   });
@@ -65,7 +66,7 @@ export async function accountOf(tx: Tx, realm: Realm, person: DirectoryPerson): 
   return person.email === null ? undefined : userStore.getByEmail(tx.q, realm.id, person.email);
 }
 
-async function createAccount(tx: Tx, realm: Realm, person: DirectoryPerson, externalUrl: string): Promise<User> {
+async function createAccount(tx: Tx, realm: Realm, person: DirectoryPerson, orgUrl: string): Promise<User> {
   const email = person.email;
   if (email === null) throw new NoLdapAccountError("The directory has no email address for you, so no account can be created.");
   // Zulip's get_or_build_user: the organization must let this address join without an invitation.
@@ -76,7 +77,7 @@ async function createAccount(tx: Tx, realm: Realm, person: DirectoryPerson, exte
   }
   const invalid = emailValidationError(realm, email);
   if (invalid) throw new NoLdapAccountError(`There is no account for ${email} in this organization, and it cannot join: ${invalid}`);
-  return doCreateUser(tx, realm, { email, full_name: validName(person.fullName) ?? email.slice(0, email.indexOf("@")), password_hash: null, externalUrl });
+  return doCreateUser(tx, realm, { email, full_name: validName(person.fullName) ?? email.slice(0, email.indexOf("@")), password_hash: null, realmUrl: orgUrl });
 }
 
 function validName(name: string | null): string | null {

@@ -11,7 +11,7 @@ import type { Executor } from "../../db/tx.js";
 import { groupSettingApiValues } from "../../lib/groupSettings.js";
 import { EMPTY_TOPIC_DISPLAY_NAME, VisibilityPolicy } from "../../contract/constants.js";
 import { ProfileFieldType } from "../../lib/profileData.js";
-import { realmIconUrl } from "../../lib/realms.js";
+import { realmIconUrl, realmUrl } from "../../lib/realms.js";
 import { EMBEDDED_BOTS } from "../../lib/embeddedBots.js";
 import { SERVER_GENERATION } from "../../models/version.js";
 import { passwordRules } from "../../lib/passwords.js";
@@ -100,6 +100,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
     });
     const passwords = passwordRules(req.config.dev);
     const authMethods = realmMethodsEnabled(req.config, realm);
+    const url = realmUrl(req.config, realm);
     Object.assign(state, SERVER_CONSTANTS, {
       realm_authentication_methods: realmAuthenticationMethodsForApi(authMethods),
       realm_password_auth_enabled: passwordAuthEnabled(authMethods),
@@ -113,8 +114,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_logo_source: "D",
       realm_night_logo_url: "",
       realm_night_logo_source: "D",
-      realm_url: req.config.externalUrl,
-      realm_uri: req.config.externalUrl,
+      realm_url: url,
+      realm_uri: url,
       realm_message_retention_days: realm.message_retention_days ?? -1,
       realm_wildcard_mention_policy: wildcardMentionPolicy(
         values.get(state.realm_can_mention_many_users_group as number) ?? state.realm_can_mention_many_users_group,
@@ -130,7 +131,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_create_public_stream_policy: legacyPolicy(state.realm_can_create_public_channel_group, systemGroups, COMMON_POLICIES, 1),
       realm_create_private_stream_policy: legacyPolicy(state.realm_can_create_private_channel_group, systemGroups, COMMON_POLICIES, 1),
       realm_create_web_public_stream_policy: legacyPolicy(state.realm_can_create_web_public_channel_group, systemGroups, WEB_PUBLIC_POLICIES, 4),
-      realm_bot_domain: new URL(req.config.externalUrl).hostname,
+      realm_bot_domain: new URL(url).hostname,
       realm_upload_quota_mib: null,
       jitsi_server_url: settings.jitsi_server_url ?? SERVER_CONSTANTS.server_jitsi_server_url,
       server_generation: SERVER_GENERATION,
@@ -138,7 +139,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       password_min_length: passwords.minLength,
       password_max_length: passwords.maxLength,
       password_min_guesses: passwords.minGuesses,
-      server_emoji_data_url: `${req.config.externalUrl}/static/generated/emoji/emoji_api.json`,
+      server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
       server_supported_permission_settings: { realm: {}, stream: {}, group: {} },
       realm_available_video_chat_providers: { disabled: { name: "None", id: 0 }, jitsi_meet: { name: "Jitsi Meet", id: 1 } },
       max_file_upload_size_mib: req.config.uploads.maxFileSizeMib,

@@ -14,6 +14,7 @@ import { userStore } from "../../store/users.js";
 import { type SectionRequest, wants } from "./request.js";
 import { formatUserStatus } from "../../lib/userStatusPayload.js";
 import { SYSTEM_BOT_REALM } from "../../models/systemBots.js";
+import { realmUrl } from "../../lib/realms.js";
 
 /** The realm_user section's permission flags, from the organization's group settings (Zulip 10.2). */
 async function ownPermissions(q: Executor, req: SectionRequest): Promise<Record<string, boolean>> {
@@ -74,7 +75,7 @@ export async function fetchUserState(q: Executor, req: SectionRequest): Promise<
     const accessible = await restrictedUserAccess(q, user, realm);
     const unknown = everyone.filter((u) => !canAccessUser(accessible, u));
     const known = everyone.filter((u) => canAccessUser(accessible, u));
-    state.realm_users = [...known.filter((u) => u.is_active).map(format), ...unknown.map((u) => inaccessibleUserPayload(u.id, req.config.externalUrl))];
+    state.realm_users = [...known.filter((u) => u.is_active).map(format), ...unknown.map((u) => inaccessibleUserPayload(u.id, realmUrl(req.config, realm)))];
     state.realm_non_active_users = known.filter((u) => !u.is_active).map(format);
   }
   if (wants(req, "realm_user")) {
