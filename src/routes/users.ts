@@ -83,7 +83,12 @@ export const createUser = endpoint({
     requireAdministrator(user);
     const passwordHash = await hashPassword(checkNewPassword(params.password, ctx.config.dev), ctx.config.fastPasswordHashing);
     const created = await transaction(ctx, (tx) =>
-      checkCreateUser(tx, user, realm, { email: params.email, full_name: params.full_name, password_hash: passwordHash, realmUrl: realmUrl(ctx.config, realm) }),
+      checkCreateUser(tx, user, realm, {
+        email: params.email,
+        full_name: params.full_name,
+        password_hash: passwordHash,
+        realmUrl: realmUrl(ctx.config, realm),
+      }),
     );
     return { user_id: created.id };
   },

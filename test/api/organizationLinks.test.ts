@@ -112,4 +112,13 @@ describe("links of an organization on its own host", () => {
     const done = exports.find((e) => e.id === id);
     expect(done?.export_url).toMatch(new RegExp(`^${ACME_URL}/user_avatars/.+\\.tar\\.gz$`));
   });
+
+  it("a bot's address and a hidden display email are at acme's host", async () => {
+    const bot = expectSuccess(await t.post(OWNER, "/api/v1/bots", { full_name: "Helper", short_name: "helper" }, ACME));
+    const created = await t.ctx.db.kysely.selectFrom("users").select("email").where("id", "=", bot.user_id).executeTakeFirstOrThrow();
+    expect(created.email).toBe("helper-bot@acme.parley.test");
+    expectSuccess(await t.patch(MEMBER, "/api/v1/settings", { email_address_visibility: 4 }, ACME));
+    const grace = await t.user(MEMBER);
+    expect(grace.email).toBe(`user${grace.id}@acme.parley.test`);
+  });
 });
