@@ -200,13 +200,15 @@ function emailPage(csrfToken: string, values: { email?: string; error?: string }
 }
 
 function creationPage(ctx: AppContext, key: string, email: string, csrfToken: string, form: OrganizationForm, errors: OrganizationFormErrors): string {
+  // The first field with a problem has the focus, else the first field.
+  const focused = (["realm_name", "realm_subdomain", "full_name", "password"] as const).find((name) => errors[name] !== undefined) ?? "realm_name";
   const input = (name: keyof OrganizationForm, label: string, attributes: string, hint = "") => {
     const error = errors[name];
     const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : ""].filter(Boolean).join(" ");
     const value = name === "password" ? "" : ` value="${escapeHtml(form[name])}"`;
     return (
       `<label for="${name}">${label}</label>` +
-      `<input id="${name}" name="${name}" ${attributes}${value}${error ? ` aria-invalid="true"` : ""}${described ? ` aria-describedby="${described}"` : ""}>` +
+      `<input id="${name}" name="${name}" ${attributes}${name === focused ? " autofocus" : ""}${value}${error ? ` aria-invalid="true"` : ""}${described ? ` aria-describedby="${described}"` : ""}>` +
       (hint ? `<p class="hint" id="${name}-hint">${hint}</p>` : "") +
       (error ? `<p class="error" id="${name}-error">${escapeHtml(error)}</p>` : "")
     );
@@ -218,7 +220,7 @@ function creationPage(ctx: AppContext, key: string, email: string, csrfToken: st
     (problems > 0 ? `<p class="error" role="alert">Please correct the ${problems === 1 ? "field" : "fields"} marked below.</p>` : "") +
     `<form method="post" action="/new/confirm/${encodeURIComponent(key)}/">` +
     formTokenField(csrfToken) +
-    input("realm_name", "Organization name", `type="text" required autofocus maxlength="${REALM_NAME_MAX_LENGTH}" autocomplete="organization"`) +
+    input("realm_name", "Organization name", `type="text" required maxlength="${REALM_NAME_MAX_LENGTH}" autocomplete="organization"`) +
     input(
       "realm_subdomain",
       "Organization URL",
