@@ -24,6 +24,7 @@ import { integrationPages } from "./http/integrationPages.js";
 import { archivePages } from "./http/archivePages.js";
 import { joinPages } from "./http/joinPages.js";
 import { passwordResetPages } from "./http/passwordResetPages.js";
+import { organizationSignupPages } from "./http/organizationSignupPages.js";
 import { sessionPages } from "./http/sessions.js";
 import { externalAuthPages } from "./http/externalAuthPages.js";
 import { twoFactorPages } from "./auth/twoFactorPages.js";
@@ -192,6 +193,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(accountPages, { ctx });
   await app.register(joinPages, { ctx });
   await app.register(passwordResetPages, { ctx });
+  await app.register(organizationSignupPages, { ctx });
   await app.register(emojiFiles, { ctx });
   await app.register(avatarFiles, { ctx });
   await app.register(exportFiles, { ctx });

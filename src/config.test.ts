@@ -26,6 +26,17 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PARLEY_ROOT_DOMAIN: "bad_domain..com" })).toThrow(ConfigError);
   });
 
+  it("offers the organization sign-up page only when asked, and only with a root domain", () => {
+    expect(loadConfig({}).organizationSignup).toBe(false);
+    expect(loadConfig({ PARLEY_ROOT_DOMAIN: "chat.example.com" }).organizationSignup).toBe(false);
+    expect(loadConfig({ PARLEY_ROOT_DOMAIN: "chat.example.com", PARLEY_ORGANIZATION_SIGNUP: "on" }).organizationSignup).toBe(true);
+    expect(loadConfig({ PARLEY_ORGANIZATION_SIGNUP: "off" }).organizationSignup).toBe(false);
+    expect(() => loadConfig({ PARLEY_ORGANIZATION_SIGNUP: "1" })).toThrow(
+      /PARLEY_ORGANIZATION_SIGNUP: new organizations need subdomains of PARLEY_ROOT_DOMAIN/,
+    );
+    expect(() => loadConfig({ PARLEY_ROOT_DOMAIN: "chat.example.com", PARLEY_ORGANIZATION_SIGNUP: "maybe" })).toThrow(ConfigError);
+  });
+
   it("stores uploads in a bucket only when the whole S3 configuration is given", () => {
     expect(loadConfig({}).uploads).toEqual({ maxFileSizeMib: 100, unclaimedDays: 21, s3: undefined });
     const s3 = {

@@ -37,6 +37,8 @@ const envSchema = z.object({
     .toLowerCase()
     .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, "a host name like chat.example.com")
     .optional(),
+  /** Anyone may create an organization at /new/ on the root domain (Zulip's OPEN_REALM_CREATION). */
+  PARLEY_ORGANIZATION_SIGNUP: boolFlag.default(false),
   PARLEY_DEV: boolFlag.default(false),
   PARLEY_SMTP_URL: z
     .string()
@@ -128,6 +130,11 @@ export interface Config {
    * Undefined: one organization answers on every host name.
    */
   rootDomain: string | undefined;
+  /**
+   * The sign-up page for new organizations, /new/ on the root domain (Zulip's OPEN_REALM_CREATION,
+   * http/organizationSignupPages.ts); needs rootDomain.
+   */
+  organizationSignup: boolean;
   dev: boolean;
   smtpUrl: string | undefined;
   emailFrom: string;
@@ -228,6 +235,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       `Invalid configuration:\n  PARLEY_ROOT_DOMAIN: PARLEY_EXTERNAL_URL (${externalUrl}) must be at the root domain ${e.PARLEY_ROOT_DOMAIN}, the root organization's address`,
     );
   }
+  if (e.PARLEY_ORGANIZATION_SIGNUP && e.PARLEY_ROOT_DOMAIN === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  PARLEY_ORGANIZATION_SIGNUP: new organizations need subdomains of PARLEY_ROOT_DOMAIN; set it too, or turn sign-up off",
+    );
+  }
   return {
     host: e.PARLEY_HOST,
     port: e.PARLEY_PORT,
@@ -238,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseTimeoutSeconds: e.PARLEY_DATABASE_TIMEOUT_SECONDS,
     externalUrl,
     rootDomain: e.PARLEY_ROOT_DOMAIN,
+    organizationSignup: e.PARLEY_ORGANIZATION_SIGNUP,
     dev: e.PARLEY_DEV,
     smtpUrl: e.PARLEY_SMTP_URL,
     emailFrom: e.PARLEY_EMAIL_FROM ?? `Parley <noreply@${new URL(externalUrl).hostname}>`,

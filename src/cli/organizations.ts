@@ -1,25 +1,27 @@
 import { transaction } from "../appContext.js";
-import { doCreateUser } from "../actions/createUser.js";
-import { doCreateRealm } from "../actions/realms.js";
-import { doSetUpNewRealm } from "../actions/onboarding.js";
+import { doCreateOrganization, OrganizationExistsError } from "../actions/organizations.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
-import { Role } from "../models/roles.js";
-import { realmStore } from "../store/realms.js";
+import { REALM_NAME_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH, SUBDOMAIN_MIN_LENGTH, subdomainProblem } from "../models/organizations.js";
 import { type Command, CliError, checkEmail, checkFullName, checkPassword, print, requiredOption, stringOption, usageError } from "./command.js";
 import { withContext } from "./context.js";
 
-/** Zulip's subdomain rules; "" is the root domain (one organization per server). */
+/** The subdomain rules of models/subdomains.ts; "" is the root domain (one organization per server). */
 function checkStringId(value: string): string {
   if (value === "") return value;
-  if (value.length < 3 || value.length > 40) throw usageError(`invalid --string-id "${value}": use 3 to 40 characters`);
-  if (!/^[a-z0-9-]+$/.test(value)) throw usageError(`invalid --string-id "${value}": use lowercase letters, digits and '-' only`);
-  if (value.startsWith("-") || value.endsWith("-")) throw usageError(`invalid --string-id "${value}": it cannot start or end with '-'`);
-  return value;
+  const problem = subdomainProblem(value);
+  if (problem === undefined) return value;
+  const reason = {
+    length: `use ${SUBDOMAIN_MIN_LENGTH} to ${SUBDOMAIN_MAX_LENGTH} characters`,
+    characters: "use lowercase letters, digits and '-' only",
+    dash: "it cannot start or end with '-'",
+  }[problem];
+  throw usageError(`invalid --string-id "${value}": ${reason}`);
 }
 
 function checkRealmName(value: string): string {
   const name = value.trim();
-  if (name.length === 0 || name.length > 40) throw usageError("invalid --name: an organization name has 1 to 40 characters");
+  if (name.length === 0 || name.length > REALM_NAME_MAX_LENGTH)
+    throw usageError(`invalid --name: an organization name has 1 to ${REALM_NAME_MAX_LENGTH} characters`);
   return name;
 }
 
@@ -44,19 +46,10 @@ export const createOrganizationCommand: Command = {
 
     return withContext(config, async (ctx) => {
       const passwordHash = await hashPassword(password, config.fastPasswordHashing);
-      const { realm, owner } = await transaction(ctx, async (tx) => {
-        if (await realmStore.getByStringId(tx.q, stringId)) throw new CliError(`an organization with string id "${stringId}" already exists`);
-        const realm = await doCreateRealm(tx, { string_id: stringId, name });
-        const owner = await doCreateUser(tx, realm, {
-          email,
-          full_name: fullName,
-          password_hash: passwordHash,
-          role: Role.OWNER,
-          can_create_users: true,
-          can_change_user_emails: true,
-        });
-        await doSetUpNewRealm(tx, realm, owner);
-        return { realm, owner };
+      const { realm, owner } = await transaction(ctx, (tx) =>
+        doCreateOrganization(tx, { string_id: stringId, name, owner: { email, full_name: fullName, password_hash: passwordHash } }),
+      ).catch((error: unknown) => {
+        throw error instanceof OrganizationExistsError ? new CliError(error.message) : error;
       });
       print(`Created the organization "${realm.name}" (string id "${realm.string_id}", id ${realm.id}) and its owner:`);
       print(`  email:    ${owner.email}`);

@@ -453,6 +453,18 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   },
   { methods: ["GET"], path: "/accounts/password/done/", servedBy: "src/http/passwordResetPages.ts", about: "the page after a password reset: log in" },
   {
+    methods: ["GET", "POST"],
+    path: "/new/",
+    servedBy: "src/http/organizationSignupPages.ts",
+    about: "create a new organization (PARLEY_ORGANIZATION_SIGNUP, root domain only): the address form, and emailing the link",
+  },
+  {
+    methods: ["GET", "POST"],
+    path: "/new/confirm/:key/",
+    servedBy: "src/http/organizationSignupPages.ts",
+    about: "a new organization's link: the creation form, and creating the organization and its owner",
+  },
+  {
     methods: ["POST", "HEAD"],
     path: "/api/v1/external/:integration",
     servedBy: "src/http/incomingWebhooks.ts",
