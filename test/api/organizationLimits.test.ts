@@ -99,7 +99,7 @@ describe("the user limit", () => {
     // Unlimited again: the invitation works.
     const retry = await browser.get(joinPath);
     expect((await browser.post(joinPath, retry.html, { full_name: "Viola", password: "shipwreck-12" })).status).toBe(302);
-  });
+  }, 60_000);
 });
 
 function storedFiles(): string[] {
