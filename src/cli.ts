@@ -6,7 +6,7 @@ import { importCommand } from "./cli/import.js";
 import { jobsCommand } from "./cli/jobs.js";
 import { ldapSyncCommand } from "./cli/ldapSync.js";
 import { migrateCommand } from "./cli/migrate.js";
-import { createOrganizationCommand } from "./cli/organizations.js";
+import { createOrganizationCommand, deactivateOrganizationCommand, reactivateOrganizationCommand, setOrganizationLimitsCommand } from "./cli/organizations.js";
 import { serveCommand } from "./cli/serve.js";
 import { apiKeyCommand, changeRoleCommand, createUserCommand, resetPasswordCommand } from "./cli/users.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -21,6 +21,9 @@ const COMMANDS: readonly Command[] = [
   serveCommand,
   migrateCommand,
   createOrganizationCommand,
+  deactivateOrganizationCommand,
+  reactivateOrganizationCommand,
+  setOrganizationLimitsCommand,
   createUserCommand,
   changeRoleCommand,
   apiKeyCommand,

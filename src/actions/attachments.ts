@@ -8,6 +8,7 @@ import { type Attachment, attachmentStore } from "../store/attachments.js";
 import { nowSeconds } from "../util/time.js";
 import type { AttachmentEvent } from "../events/types.js";
 import { type AttachmentPayload, buildAttachmentPayload } from "../lib/attachmentPayload.js";
+import { checkUploadQuota } from "./realmLimits.js";
 
 /**
  * Uploaded files as attachments (Zulip's zerver/actions/uploads.py): created by an upload,
@@ -53,6 +54,13 @@ export interface StoredUpload {
  */
 export async function createUpload(ctx: AppContext, user: User, upload: StoredUpload): Promise<{ url: string; pathId: string; attachment: Attachment }> {
   const pathId = newPathId(user.realm_id, upload.name);
+  try {
+    // Refused before the bytes are stored; checked again with the row (another upload may have finished meanwhile).
+    await checkUploadQuota(ctx.db.kysely, user.realm_id, upload.size);
+  } catch (error) {
+    await rm(upload.localPath, { force: true });
+    throw error;
+  }
   await ctx.blobs.putFile(pathId, upload.localPath);
   try {
     const attachment = await transaction(ctx, (tx) => doCreateAttachment(tx, ctx, user, pathId, upload));
@@ -66,6 +74,7 @@ export async function createUpload(ctx: AppContext, user: User, upload: StoredUp
 }
 
 async function doCreateAttachment(tx: Tx, ctx: AppContext, user: User, pathId: string, upload: StoredUpload): Promise<Attachment> {
+  await checkUploadQuota(tx.q, user.realm_id, upload.size);
   const now = nowSeconds();
   const attachment = await attachmentStore.insert(tx.q, {
     realm_id: user.realm_id,

@@ -14,6 +14,7 @@ import { recipientStore } from "../store/recipients.js";
 import { userGroupStore } from "../store/userGroups.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
+import { checkUserLimit } from "./realmLimits.js";
 import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 export interface NewUserInput {
@@ -53,6 +54,7 @@ export interface NewUserInput {
 export async function doCreateUser(tx: Tx, realm: Realm, input: NewUserInput): Promise<User> {
   const role = input.role ?? Role.MEMBER;
   const now = nowSeconds();
+  if (!input.is_bot) await checkUserLimit(tx, realm.id);
   // Another request creating the address at the same moment makes this insert fail on the unique
   // index; the transaction then runs once more (db/groupCommit.ts) and the caller's check answers
   // with its own text (POST /users, POST /bots, the sign-up form).

@@ -15,6 +15,7 @@ import { type Invitation, InvitationStatus, invitationStore } from "../store/inv
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { streamStore } from "../store/streams.js";
+import { checkUserLimit } from "./realmLimits.js";
 
 /**
  * Invitations (Zulip 10.2's zerver/views/invite.py and zerver/actions/invites.py): email
@@ -185,6 +186,7 @@ export async function checkInviteUsers(
     throw new InvitationFailedError("Some emails did not validate, so we didn't send any invitations.", [...errors, ...skipped], { sentInvitations: false });
   }
   if (skipped.length === emails.length) throw new InvitationFailedError("We weren't able to invite anyone.", skipped, { sentInvitations: false });
+  await checkUserLimit(tx, realm.id, { invitations: good.length });
 
   for (const email of good) {
     const invitation = await invitationStore.insert(tx.q, {

@@ -21,6 +21,7 @@ import { userStore } from "../store/users.js";
 import { checkProfileData, doUpdateProfileData, type ProfileDataEntry } from "./customProfileFields.js";
 import { doCreateUser, notifyExportConsent } from "./createUser.js";
 import { expireInvitationsOfUser } from "./invitations.js";
+import { checkUserLimit } from "./realmLimits.js";
 import { notifySubscriberPeers } from "./subscriptionPeers.js";
 
 const NAME_MAX_LENGTH = 100;
@@ -247,6 +248,7 @@ async function queueDeactivationEmail(tx: Tx, user: User, realm: Realm, realmUrl
 export async function doReactivateUser(tx: Tx, user: User, actor: User | null): Promise<void> {
   if (user.is_active) return;
   if (user.is_mirror_dummy) throw badRequest("Cannot activate a placeholder account; ask the user to sign up, instead.");
+  if (!user.is_bot) await checkUserLimit(tx, user.realm_id);
   const before = await userIdsWhoCanAccessUser(tx.q, user);
   await userStore.setActive(tx.q, user.id, true);
   await auditLogStore.insert(tx.q, {

@@ -1,5 +1,6 @@
 import { type PasswordMethods, PasswordCheckUnavailableError } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
+import { RealmDeactivatedError } from "../lib/errors.js";
 import { getDefaultRealm } from "../lib/realms.js";
 import { userStore } from "../store/users.js";
 import { ldapAccountStore } from "../store/ldapAccounts.js";
@@ -34,6 +35,8 @@ export const passwordMethods: PasswordMethods = {
     if (settings === undefined) return null;
     const realm = await getDefaultRealm(ctx.db.kysely);
     if (!realm || !methodEnabled(ctx, realm, "LDAP")) return null;
+    // No account is looked up or created in a deactivated organization.
+    if (realm.deactivated) throw new RealmDeactivatedError();
     let answer;
     try {
       answer = await ldapDirectory(settings).login(username.trim(), password);

@@ -8,7 +8,7 @@ import { userStore } from "../store/users.js";
 import { CliError, usageError } from "./command.js";
 
 /** The realm of the system bots: never the default of --realm. */
-const INTERNAL_REALM = "zulipinternal";
+export const INTERNAL_REALM = "zulipinternal";
 
 /**
  * Runs `fn` with the application's context (database migrated, no HTTP, no job runner: jobs a

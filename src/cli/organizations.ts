@@ -1,9 +1,24 @@
 import { transaction } from "../appContext.js";
+import type { AppContext } from "../appContext.js";
 import { doCreateOrganization, OrganizationExistsError } from "../actions/organizations.js";
+import { doDeactivateRealm, doReactivateRealm } from "../actions/realms.js";
+import { doSetRealmLimits, type RealmLimits, realmUsage } from "../actions/realmLimits.js";
+import type { Realm } from "../db/schema.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
 import { REALM_NAME_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH, SUBDOMAIN_MIN_LENGTH, subdomainProblem } from "../models/organizations.js";
-import { type Command, CliError, checkEmail, checkFullName, checkPassword, print, requiredOption, stringOption, usageError } from "./command.js";
-import { withContext } from "./context.js";
+import {
+  type Command,
+  CliError,
+  checkEmail,
+  checkFullName,
+  checkPassword,
+  type ParsedArgs,
+  print,
+  requiredOption,
+  stringOption,
+  usageError,
+} from "./command.js";
+import { INTERNAL_REALM, resolveRealm, withContext } from "./context.js";
 
 /** The subdomain rules of models/subdomains.ts; "" is the root domain (one organization per server). */
 function checkStringId(value: string): string {
@@ -55,6 +70,98 @@ export const createOrganizationCommand: Command = {
       print(`  email:    ${owner.email}`);
       if (givenPassword === undefined) print(`  password: ${password}`);
       print(`  API key:  ${owner.api_key}`);
+      return 0;
+    });
+  },
+};
+
+const realmOption = { type: "string", value: "STRING_ID", help: 'the organization\'s string id ("" for the root domain)', required: true } as const;
+
+/** The organization named by --realm, never the system bots' one. */
+async function operatedRealm(ctx: AppContext, stringId: string): Promise<Realm> {
+  if (stringId === INTERNAL_REALM) throw new CliError(`"${INTERNAL_REALM}" is the system bots' organization: it cannot be deactivated or limited`);
+  return resolveRealm(ctx, stringId);
+}
+
+/** `parley deactivate-organization`: Zulip's do_deactivate_realm. */
+export const deactivateOrganizationCommand: Command = {
+  name: "deactivate-organization",
+  summary: "Deactivate an organization: its users are signed out and can no longer sign in or use the API.",
+  options: {
+    realm: realmOption,
+    reason: { type: "string", value: "TEXT", help: "why (recorded in the organization's audit log)" },
+  },
+  async run(config, args) {
+    const stringId = requiredOption(args, "realm");
+    const reason = stringOption(args, "reason");
+    return withContext(config, async (ctx) => {
+      const realm = await operatedRealm(ctx, stringId);
+      const changed = await transaction(ctx, (tx) => doDeactivateRealm(tx, realm, null, reason));
+      print(
+        changed
+          ? `Deactivated the organization "${realm.name}" (id ${realm.id}).`
+          : `The organization "${realm.name}" (id ${realm.id}) was already deactivated.`,
+      );
+      return 0;
+    });
+  },
+};
+
+/** `parley reactivate-organization`: Zulip's do_reactivate_realm. */
+export const reactivateOrganizationCommand: Command = {
+  name: "reactivate-organization",
+  summary: "Reactivate a deactivated organization (its users sign in again).",
+  options: { realm: realmOption },
+  async run(config, args) {
+    const stringId = requiredOption(args, "realm");
+    return withContext(config, async (ctx) => {
+      const realm = await operatedRealm(ctx, stringId);
+      const changed = await transaction(ctx, (tx) => doReactivateRealm(tx, realm, null));
+      print(
+        changed ? `Reactivated the organization "${realm.name}" (id ${realm.id}).` : `The organization "${realm.name}" (id ${realm.id}) is not deactivated.`,
+      );
+      return 0;
+    });
+  },
+};
+
+/** "none" (unlimited) or a whole number from `min`. */
+function limitOption(args: ParsedArgs, name: string, min: number): number | null | undefined {
+  const value = stringOption(args, name);
+  if (value === undefined) return undefined;
+  if (value === "none") return null;
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw usageError(`invalid --${name} "${value}": use a whole number from ${min}, or "none" for no limit`);
+  }
+  return Number(value);
+}
+
+const MIB = 1024 * 1024;
+
+/** `parley set-organization-limits`: the user limit and upload quota (actions/realmLimits.ts). */
+export const setOrganizationLimitsCommand: Command = {
+  name: "set-organization-limits",
+  summary: "Set or show an organization's user limit and upload quota, and its current usage.",
+  options: {
+    realm: realmOption,
+    "max-users": { type: "string", value: "N|none", help: "most active human users (bots do not count)" },
+    "upload-quota-mib": { type: "string", value: "N|none", help: "most MiB of uploaded files in total" },
+  },
+  async run(config, args) {
+    const stringId = requiredOption(args, "realm");
+    const changes: Partial<RealmLimits> = {};
+    const maxUsers = limitOption(args, "max-users", 1);
+    const quota = limitOption(args, "upload-quota-mib", 0);
+    if (maxUsers !== undefined) changes.max_users = maxUsers;
+    if (quota !== undefined) changes.upload_quota_mib = quota;
+    return withContext(config, async (ctx) => {
+      const realm = await operatedRealm(ctx, stringId);
+      const limits = await transaction(ctx, (tx) => doSetRealmLimits(tx, realm, changes, null));
+      const usage = await realmUsage(ctx.db.kysely, realm.id);
+      const show = (value: number | null, unit: string) => (value === null ? "unlimited" : `${value}${unit}`);
+      print(`Limits of the organization "${realm.name}" (id ${realm.id}):`);
+      print(`  max users:     ${show(limits.max_users, "")} (now ${usage.users} active)`);
+      print(`  upload quota:  ${show(limits.upload_quota_mib, " MiB")} (now ${(usage.uploadBytes / MIB).toFixed(2)} MiB used)`);
       return 0;
     });
   },

@@ -2,6 +2,7 @@ import { transaction } from "../appContext.js";
 import { doRegenerateApiKey } from "../actions/apiKeys.js";
 import { doCreateUser } from "../actions/createUser.js";
 import { doChangeUserRole, isLastOwner } from "../actions/users.js";
+import { ApiError } from "../lib/errors.js";
 import { generatePassword, hashPassword } from "../lib/passwords.js";
 import { auditLogStore } from "../store/auditLog.js";
 import { userStore } from "../store/users.js";
@@ -48,7 +49,12 @@ export const createUserCommand: Command = {
       const realm = await resolveRealm(ctx, stringOption(args, "realm"));
       await checkEmailFree(ctx, realm, email);
       const passwordHash = await hashPassword(password, config.fastPasswordHashing);
-      const user = await transaction(ctx, (tx) => doCreateUser(tx, realm, { email, full_name: fullName, password_hash: passwordHash, role }));
+      const user = await transaction(ctx, (tx) => doCreateUser(tx, realm, { email, full_name: fullName, password_hash: passwordHash, role })).catch(
+        (error: unknown) => {
+          // The organization's user limit (actions/realmLimits.ts) answers with Zulip's kind of error.
+          throw error instanceof ApiError ? new CliError(error.message) : error;
+        },
+      );
       print(`Created the user ${user.email} (id ${user.id}, ${roleName(user.role)}) in "${realm.name}":`);
       if (givenPassword === undefined) print(`  password: ${password}`);
       print(`  API key:  ${user.api_key}`);

@@ -105,7 +105,8 @@ export type UserGroupEvent =
 
 export type RealmEvent =
   | Op<"realm", "update", { property: string; value: unknown; extra_data?: Payload }>
-  | Op<"realm", "update_dict", { property: "default" | "icon"; data: Payload }>;
+  | Op<"realm", "update_dict", { property: "default" | "icon"; data: Payload }>
+  | Op<"realm", "deactivated", { realm_id: number }>;
 
 export type UserSettingsEvent = Op<"user_settings", "update", { property: string; value: unknown; language_name?: string }>;
 export type UpdateDisplaySettingsEvent = { type: "update_display_settings"; user: string; setting_name: string; setting: unknown; language_name?: string };

@@ -33,6 +33,7 @@ import * as createLdapAccounts from "./migrations/2026-11-29T0910-create-ldap-ac
 import * as createSamlAssertions from "./migrations/2026-11-29T1010-create-saml-assertions.js";
 import * as createTwoFactor from "./migrations/2026-11-29T1020-create-two-factor.js";
 import * as addSessionActivity from "./migrations/2026-11-29T1030-add-session-activity.js";
+import * as addRealmLimits from "./migrations/2026-11-29T1510-add-realm-limits.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -69,6 +70,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-29T1010-create-saml-assertions": createSamlAssertions,
   "2026-11-29T1020-create-two-factor": createTwoFactor,
   "2026-11-29T1030-add-session-activity": addSessionActivity,
+  "2026-11-29T1510-add-realm-limits": addRealmLimits,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };

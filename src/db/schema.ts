@@ -31,6 +31,10 @@ export interface RealmsTable {
   settings: Generated<string>;
   /** RealmUserDefault: JSON of the settings new users start with that differ from USER_SETTING_DEFAULTS. */
   user_settings_defaults: Generated<string>;
+  /** Most active human users (null: unlimited). */
+  max_users: Generated<number | null>;
+  /** Most MiB of uploaded files in total (null: unlimited). */
+  upload_quota_mib: Generated<number | null>;
 }
 
 export interface UsersTable {

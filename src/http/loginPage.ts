@@ -30,6 +30,7 @@ export async function loginPage(
   { error, email, csrfToken, next }: { error?: string; email?: string; csrfToken: string; next?: string },
 ): Promise<string> {
   const realm = await getDefaultRealm(ctx.db.kysely);
+  if (realm?.deactivated) return deactivatedPage(realm.name);
   const methods = realm ? realmMethodsEnabled(ctx.config, realm) : { Email: true };
   const external = externalMethodDicts(ctx, realm);
   const parts = [`<h1>Log in to ${escapeHtml(realm?.name ?? "Parley")}</h1>`];
@@ -56,4 +57,13 @@ export async function loginPage(
   if (methods.Email) parts.push(`<p class="hint"><a href="/accounts/password/reset/">Forgot your password?</a></p>`);
   if (ctx.config.dev) parts.push(`<p class="hint"><a href="/devlogin/">Development login</a> (no password)</p>`);
   return simplePage("Log in", parts.join(""));
+}
+
+/** Zulip's deactivated.html: a deactivated organization offers no way to sign in. */
+function deactivatedPage(realmName: string): string {
+  return simplePage(
+    "Deactivated organization",
+    `<h1>Deactivated organization</h1><p role="alert">The organization ${escapeHtml(realmName)} has been deactivated. ` +
+      `Please contact the server's administrator to reactivate it.</p>`,
+  );
 }

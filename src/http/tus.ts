@@ -6,12 +6,13 @@ import type { FileStore } from "@tus/file-store";
 import type { Server, Upload } from "@tus/server";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createUpload } from "../actions/attachments.js";
+import { checkUploadQuota } from "../actions/realmLimits.js";
 import type { AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
+import { ApiError } from "../lib/errors.js";
 import { contentTypeFor, displayFileName } from "../lib/uploadFiles.js";
 import { lazy } from "../util/lazy.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
-import { ApiError } from "../lib/errors.js";
 import { authenticateBySession, CsrfError } from "./webSession.js";
 import { SESSION_COOKIE } from "./sessions.js";
 import { type FinishedUpload, FinishedUploads } from "./tusFinishedUploads.js";
@@ -99,6 +100,13 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
         if (upload.sizeIsDeferred || upload.size === undefined) throw reject(411, "SizeIsDeferred is not supported");
         if (upload.size > maxMib * 1024 * 1024) throw reject(413, `Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
         const user = users.get(req)!;
+        // Zulip's tusd pre-create hook: an upload that would exceed the organization's quota is refused (413).
+        try {
+          await checkUploadQuota(ctx.db.kysely, user.realm_id, upload.size);
+        } catch (error) {
+          if (error instanceof ApiError) throw reject(413, error.message);
+          throw error;
+        }
         return { metadata: { ...upload.metadata, [OWNER_KEY]: String(user.id) } };
       },
       async onUploadFinish(req, upload) {
@@ -108,7 +116,10 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
           answer = finishUpload(user, upload).finally(() => finishing.delete(upload.id));
           finishing.set(upload.id, answer);
         }
-        const { url, filename } = await answer;
+        // The quota, checked again as the file is stored (other uploads may have finished since its creation).
+        const { url, filename } = await Promise.resolve(answer).catch((error: unknown) => {
+          throw error instanceof ApiError ? reject(413, error.message) : error;
+        });
         return { status_code: 200, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ url, filename }) };
       },
     });

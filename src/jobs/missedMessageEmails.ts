@@ -39,6 +39,7 @@ export async function sendMissedMessageEmails(ctx: AppContext, job: { userId: nu
     await missedMessageEmailStore.deleteForUser(tx.q, job.userId, ids);
     if (!user || !user.is_active || pending.length === 0) return;
     const realm = (await realmStore.getById(tx.q, user.realm_id))!;
+    if (realm.deactivated) return; // Zulip: nothing is emailed for a deactivated organization
     const flags = await userMessageStore.flagsFor(
       tx.q,
       user.id,

@@ -29,6 +29,7 @@ export async function deliverOutgoingWebhook(ctx: AppContext, job: WebhookJob, r
   const realm = await realmStore.getById(q, bot.realm_id);
   const [message] = await messageStore.listByIds(q, bot.realm_id, [job.messageId]);
   if (!service || !realm || !message) return; // deleted meanwhile
+  if (realm.deactivated) return; // the organization was deactivated meanwhile: its bots are silent
   if (bot.bot_type === BotType.EMBEDDED) {
     const handler = EMBEDDED_BOTS[service.name];
     if (handler) {

@@ -1,4 +1,5 @@
 import { noteAuthChange } from "../db/authCache.js";
+import type { Dialect } from "../db/dialect.js";
 import type { Executor } from "../db/tx.js";
 import type { Realm, RealmsTable } from "../db/schema.js";
 import type { Insertable, Updateable } from "kysely";
@@ -20,6 +21,8 @@ export const prefixedRealmColumns = [
   "realms.message_retention_days as realm__message_retention_days",
   "realms.settings as realm__settings",
   "realms.user_settings_defaults as realm__user_settings_defaults",
+  "realms.max_users as realm__max_users",
+  "realms.upload_quota_mib as realm__upload_quota_mib",
 ] as const;
 
 const PREFIX = "realm__";
@@ -51,6 +54,14 @@ export const realmStore = {
 
   async insert(q: Executor, row: Insertable<RealmsTable>): Promise<Realm> {
     return q.insertInto("realms").values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /**
+   * The realm's limits, its row locked to the end of the transaction (PostgreSQL): two accounts
+   * created at once in a realm with a user limit are counted one after the other.
+   */
+  async lockLimits(q: Executor, dialect: Dialect, id: number): Promise<{ max_users: number | null; upload_quota_mib: number | null } | undefined> {
+    return dialect.forUpdate(q.selectFrom("realms").select(["max_users", "upload_quota_mib"]).where("id", "=", id)).executeTakeFirst();
   },
 
   async update(q: Executor, id: number, changes: Updateable<RealmsTable>): Promise<void> {

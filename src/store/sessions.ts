@@ -57,6 +57,19 @@ export const sessionStore = {
   },
 
   /**
+   * Ends every web session of the realm's users (the organization was deactivated). The caller
+   * notes the realm's auth change, which drops their cache entries everywhere; the event queues
+   * they registered stay until they expire, so that a parked poll still gets the deactivation event.
+   */
+  async deleteForRealm(q: Executor, realmId: number): Promise<number> {
+    const result = await q
+      .deleteFrom("sessions")
+      .where("user_id", "in", (eb) => eb.selectFrom("users").select("users.id").where("users.realm_id", "=", realmId))
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /**
    * Ends the user's sessions, all of them or all but the one named `exceptId` (a password change
    * keeps the session it was made from); returns how many ended. Their cache entries and the event queues
    * they registered go at once, in every process.

@@ -134,6 +134,18 @@ export const userStore = {
     return rows.map((r) => r.id);
   },
 
+  /** Active human accounts of a realm (what a user limit counts; bots do not). */
+  async countActiveHumansInRealm(q: Executor, realmId: number): Promise<number> {
+    const row = await q
+      .selectFrom("users")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("realm_id", "=", realmId)
+      .where("is_active", "=", 1)
+      .where("is_bot", "=", 0)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
   async countActiveInRealm(q: Executor, realmId: number): Promise<number> {
     const row = await q
       .selectFrom("users")

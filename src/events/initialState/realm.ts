@@ -132,7 +132,7 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       realm_create_private_stream_policy: legacyPolicy(state.realm_can_create_private_channel_group, systemGroups, COMMON_POLICIES, 1),
       realm_create_web_public_stream_policy: legacyPolicy(state.realm_can_create_web_public_channel_group, systemGroups, WEB_PUBLIC_POLICIES, 4),
       realm_bot_domain: new URL(url).hostname,
-      realm_upload_quota_mib: null,
+      realm_upload_quota_mib: realm.upload_quota_mib,
       jitsi_server_url: settings.jitsi_server_url ?? SERVER_CONSTANTS.server_jitsi_server_url,
       server_generation: SERVER_GENERATION,
       development_environment: req.config.dev,
