@@ -72,6 +72,18 @@ async function notifyDeletion(tx: Tx, actor: User, stream: Stream, topic: string
   for (const group of groups.values()) {
     tx.sendEventOnCommit({ type: "delete_message", message_ids: group.ids, message_type: "stream", stream_id: stream.id, topic }, group.users);
   }
+  // Visitors' queues (events/visitorQueues.ts) get every deleted id once, when the channel is one they may read.
+  tx.sendEventOnCommit(
+    {
+      type: "delete_message",
+      message_ids: [...ids].sort((a, b) => a - b),
+      message_type: "stream",
+      stream_id: stream.id,
+      topic,
+      spectators: { realm_id: stream.realm_id },
+    },
+    [],
+  );
 }
 
 /** The channel's oldest message changed: store it and tell who sees the channel (Zulip 9.0, FL 256). */

@@ -10,7 +10,7 @@ import { type Message } from "../store/messages.js";
 import { userStore } from "../store/users.js";
 import { nowSeconds } from "../util/time.js";
 import { prepareMessageDeletion } from "./attachments.js";
-import type { DeleteMessageEvent } from "../events/types.js";
+import type { DeleteMessageEvent, SpectatorAudience } from "../events/types.js";
 import { channelRecipientStore } from "../store/subscriptions.js";
 import { messageSearchStore } from "../store/messageSearch.js";
 import { messageEditStore } from "../store/messageEdits.js";
@@ -52,8 +52,8 @@ export async function doDeleteMessages(tx: Tx, realm: Realm, messages: readonly 
   const audience = new Set(await eventRecipientIdsForMessage(tx.q, first));
   if (actingUser) audience.add(actingUser.id);
   const [stream] = first.is_channel_message ? await channelRecipientStore.streamsByRecipientIds(tx.q, realm.id, [first.recipient_id]) : [];
-  const event: DeleteMessageEvent = stream
-    ? { type: "delete_message", message_ids: ids, message_type: "stream", stream_id: stream.id, topic: first.subject }
+  const event: DeleteMessageEvent & { spectators?: SpectatorAudience } = stream
+    ? { type: "delete_message", message_ids: ids, message_type: "stream", stream_id: stream.id, topic: first.subject, spectators: { realm_id: realm.id } }
     : { type: "delete_message", message_ids: ids, message_type: "private" };
 
   await messageSearchStore.unindex(tx.q, ids);

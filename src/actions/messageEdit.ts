@@ -386,7 +386,7 @@ async function doUpdateStreamMessage(tx: Tx, user: User, realm: Realm, edit: Str
   event.message_ids = changedIds;
   const audience = new Map([...flags].map(([id, bits]) => [id, flagsToList(bits)]));
   for (const id of await historySubscribers(tx, edit, new Set(flags.keys()), losing.access)) audience.set(id, ["read"]);
-  sendUpdateEvents(tx, event, audience);
+  sendUpdateEvents(tx, event, audience, { realm_id: realm.id, recipient_id: origStream.recipient_id });
 
   if (!moved) return;
   const movedAll = req.propagateMode === "change_all" || (await visibleTopicMessages(tx, subject, origStream, edit.origTopic)).length === 0;

@@ -102,6 +102,7 @@ async function notifyReactionUpdate(tx: Tx, user: User, message: Message, emoji:
       emoji_name: emoji.emoji_name,
       emoji_code: emoji.emoji_code,
       reaction_type: emoji.reaction_type,
+      ...(message.is_channel_message ? { spectators: { realm_id: message.realm_id, recipient_id: message.recipient_id } } : {}),
     },
     await eventRecipientIdsForMessage(tx.q, message),
   );

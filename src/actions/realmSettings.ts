@@ -181,7 +181,12 @@ export async function checkUpdateRealm(tx: Tx, actor: User, realmAtAuth: Realm, 
   if (settings !== realm.settings || Object.keys(columns).length > 0) await realmStore.update(tx.q, realm.id, { ...columns, settings });
 
   const audience = await userStore.listActiveIds(tx.q, realm.id);
-  const announce = (property: string, value: unknown) => tx.sendEventOnCommit({ type: "realm", op: "update", property, value }, audience);
+  // Visitors' queues end when spectator access is turned off (events/visitorQueues.ts).
+  const announce = (property: string, value: unknown) =>
+    tx.sendEventOnCommit(
+      { type: "realm", op: "update", property, value, ...(property === "enable_spectator_access" ? { spectators: { realm_id: realm.id } } : {}) },
+      audience,
+    );
   for (const [name, value] of Object.entries(columns)) {
     announce(name, name === "description" ? renderRealmDescription(value as string) : value);
     data[name] = typeof value === "string" ? "updated" : value;

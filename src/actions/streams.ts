@@ -22,7 +22,8 @@ import {
   type GroupSettingValue,
   type StreamGroupSettingName,
 } from "../lib/groupSettings.js";
-import { type AccessSubject, type ChannelAccess, hasRealmPermission, metadataAudience } from "../lib/streamAccess.js";
+import { type AccessSubject, type ChannelAccess, hasRealmPermission, metadataAudience, visitorCanRead } from "../lib/streamAccess.js";
+import type { SpectatorAudience } from "../events/types.js";
 import { buildStreamPayload, loadStreamPayloadContext, streamPostPolicy } from "../lib/streamPayload.js";
 import { isAdmin, isGuest, isOwner, RecipientType } from "../models/roles.js";
 import { auditLogStore } from "../store/auditLog.js";
@@ -70,7 +71,12 @@ async function sendStreamCreation(
   const users = [...userIds];
   if (users.length === 0 || streams.length === 0) return;
   const payloadCtx = await loadStreamPayloadContext(tx.q, realm.id, streams, { traffic: opts.traffic });
-  const event: StreamEvent = { type: "stream", op: "create", streams: streams.map((s) => buildStreamPayload(s, payloadCtx)) };
+  const event: StreamEvent & { spectators: SpectatorAudience } = {
+    type: "stream",
+    op: "create",
+    streams: streams.map((s) => buildStreamPayload(s, payloadCtx)),
+    spectators: spectatorsOf(realm.id, streams),
+  };
   tx.sendEventOnCommit(opts.unlessCapability ? { ...event, unless_capability: opts.unlessCapability } : event, users);
 }
 
@@ -87,7 +93,15 @@ async function sendStreamUpdate(
   audience?: Iterable<number>,
 ): Promise<void> {
   const users = audience ?? (await metadataAudience(tx.q, stream.realm_id, [stream])).get(stream.id)!;
-  tx.sendEventOnCommit({ type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields }, users);
+  tx.sendEventOnCommit(
+    { type: "stream", op: "update", stream_id: stream.id, name: stream.name, ...fields, spectators: spectatorsOf(stream.realm_id, [stream]) },
+    users,
+  );
+}
+
+/** For visitors' queues (events/visitorQueues.ts): whether visitors may read these channels now. */
+function spectatorsOf(realmId: number, streams: readonly Stream[]): SpectatorAudience {
+  return { realm_id: realmId, streams: streams.map((s) => ({ stream_id: s.id, recipient_id: s.recipient_id, readable: visitorCanRead(realmId, s) })) };
 }
 
 /**
@@ -211,7 +225,8 @@ export async function doCreateStreams(tx: Tx, realm: Realm, creator: User | null
   const ctx = await loadStreamPayloadContext(tx.q, realm.id, created, { systemGroups: groups, traffic: false });
   for (const stream of created) {
     const users = [...audiences.get(stream.id)!];
-    if (users.length > 0) tx.sendEventOnCommit({ type: "stream", op: "create", streams: [buildStreamPayload(stream, ctx)] }, users);
+    // Sent to no user too: visitors' queues learn of a new web-public channel.
+    tx.sendEventOnCommit({ type: "stream", op: "create", streams: [buildStreamPayload(stream, ctx)], spectators: spectatorsOf(realm.id, [stream]) }, users);
   }
   return created;
 }

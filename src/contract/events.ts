@@ -11,6 +11,20 @@ import type { BotPayload, BotUpdatePayload, MessagePayload, SubscriptionPayload,
 type Payload = object;
 type Op<T extends string, O extends string, Fields> = { type: T; op: O } & Fields;
 
+/**
+ * What visitors' event queues (src/events/visitorQueues.ts) need to know of an event: its
+ * organization; for a channel's metadata event, each channel's recipient and whether visitors may
+ * read it now; for a reaction, the message's recipient. Internal: never sent to clients.
+ */
+export interface SpectatorAudience {
+  realm_id: number;
+  streams?: Array<{ stream_id: number; recipient_id: number; readable: boolean }>;
+  recipient_id?: number;
+}
+
+/** An event as an action commits it: with, when visitors may get it, its SpectatorAudience. */
+export type CommittedEvent = ServerEvent & { spectators?: SpectatorAudience };
+
 /** Keys only the event queue reads (delivery decisions, per-client forms); never sent to clients. */
 interface Internal {
   /** Sent only to clients without this capability (an older form of another event). */

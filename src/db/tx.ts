@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from "kysely";
 import type { EventDispatcher, ParleyEvent } from "../events/dispatch.js";
-import type { ServerEvent } from "../events/types.js";
+import type { CommittedEvent } from "../events/types.js";
 import { type JobKind, type JobPayload, parseJobPayload } from "../models/jobPayloads.js";
 import { nowSeconds } from "../util/time.js";
 import { registerAuthCache } from "./authCache.js";
@@ -23,7 +23,7 @@ export interface Tx {
   readonly q: Transaction<Database>;
   readonly dialect: Dialect;
   /** The event is JSON-round-tripped now and delivered to `userIds`' queues after commit. */
-  sendEventOnCommit(event: ServerEvent, userIds: Iterable<number>): void;
+  sendEventOnCommit(event: CommittedEvent, userIds: Iterable<number>): void;
   /** Writes a durable job row in this transaction (payload checked: models/jobPayloads.ts); the job runner is woken after commit. */
   enqueueJob<K extends JobKind>(kind: K, payload: JobPayload<K>, options?: JobOptions): Promise<void>;
   /** Many jobs of one kind in one statement (fan-out work: one per receiver). */

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { AuthCache, AuthChange } from "../db/authCache.js";
 import { ApiError, BadEventQueueIdError, type ErrorCode as ApiErrorCode } from "../lib/errors.js";
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
-import { deleteQueue, type PollRequest, pollQueue } from "./poll.js";
+import { deleteQueue, type PollRequest, pollQueue, type QueueOwner } from "./poll.js";
 import type { Executor } from "../db/tx.js";
 import { databaseIdentityStore } from "../store/databaseIdentity.js";
 import { eventQueueStore } from "../store/eventQueues.js";
@@ -67,7 +67,7 @@ async function busNamespace(db: Executor): Promise<string> {
     .slice(0, 16);
 }
 
-type QueueRequest = ({ op: "get" } & PollRequest) | { op: "delete"; userId: number; queueId: string } | { op: "ping"; queueId: string };
+type QueueRequest = ({ op: "get" } & PollRequest) | ({ op: "delete"; queueId: string } & QueueOwner) | { op: "ping"; queueId: string };
 /** An event on the bus: the event, its users, its transaction, its origin process and unique id. */
 type BusMessage = { e: ParleyEvent; u: number[]; x?: string; o?: string; n?: string };
 type QueueReply =
@@ -316,7 +316,7 @@ export class EventBus {
       if (request.op === "ping") return { ok: true };
       await this.restoring;
       if (request.op === "delete") {
-        await deleteQueue(queues, request.userId, request.queueId);
+        await deleteQueue(queues, request, request.queueId);
         return { ok: true };
       }
       const answer = await pollQueue(queues, request);
@@ -360,8 +360,8 @@ export class EventBus {
   }
 
   /** DELETE /events for a queue `owner` holds. */
-  async forwardDelete(owner: string, userId: number, queueId: string): Promise<void> {
-    await this.request(owner, { op: "delete", userId, queueId }, 10_000);
+  async forwardDelete(owner: string, queueOwner: QueueOwner, queueId: string): Promise<void> {
+    await this.request(owner, { op: "delete", ...queueOwner, queueId }, 10_000);
   }
 
   private async request(owner: string, request: QueueRequest, timeoutMs: number): Promise<QueueReply> {

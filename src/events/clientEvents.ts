@@ -55,6 +55,8 @@ export interface ClientDescriptor {
   idleTimeoutMs?: number;
   /** The web session that registered it (its public id, store/sessions.ts): the queue ends with the session. */
   sessionId?: string;
+  /** A visitor's queue (no user; events/visitorQueues.ts): `userId` is 0 and `realmId` the organization. */
+  visitor?: true;
 }
 
 /** Whether the client takes message events (Zulip's accepts_messages): what makes its user "on Zulip" for notifications. */
@@ -71,6 +73,7 @@ const INTERNAL_KEYS = [
   "all_public_streams",
   "unless_capability",
   "modern_presences",
+  "spectators",
 ] as const;
 
 /**

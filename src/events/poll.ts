@@ -6,16 +6,29 @@ import type { EventQueue, EventQueueRegistry, PollAnswer, QueuedEvent } from "./
  * queues and by events/bus.ts for requests another process forwards here.
  */
 
-/** The user's queue `queueId` (Zulip's access_client_descriptor). */
-function accessQueue(queues: EventQueueRegistry, userId: number, queueId: string): EventQueue {
+/**
+ * The user's queue `queueId` (Zulip's access_client_descriptor), or for a visitor (`visitorRealmId`
+ * set, userId 0) a visitor's queue of that organization.
+ */
+function accessQueue(queues: EventQueueRegistry, owner: QueueOwner, queueId: string): EventQueue {
   const queue = queues.get(queueId);
-  // Another user's queue looks exactly like an unknown one (SECURITY.md).
-  if (!queue || queue.client.userId !== userId) throw new BadEventQueueIdError(queueId);
+  // Another user's queue looks exactly like an unknown one (SECURITY.md); so does a user's queue to a visitor and the reverse.
+  const mine =
+    queue !== undefined &&
+    (owner.visitorRealmId === undefined
+      ? !queue.client.visitor && queue.client.userId === owner.userId
+      : queue.client.visitor === true && queue.client.realmId === owner.visitorRealmId);
+  if (!mine) throw new BadEventQueueIdError(queueId);
   return queue;
 }
 
-export interface PollRequest {
+/** Who asks for a queue: a user, or a visitor of an organization (userId 0). */
+export interface QueueOwner {
   userId: number;
+  visitorRealmId?: number;
+}
+
+export interface PollRequest extends QueueOwner {
   queueId: string;
   lastEventId: number;
   dontBlock: boolean;
@@ -33,7 +46,7 @@ export async function pollQueue(
 ): Promise<{ events: readonly QueuedEvent[]; queueId: string }> {
   // A queue saved by another process after this one started is taken over (queues.ts takeSaved).
   if (!queues.get(request.queueId)) await queues.takeSaved(request.queueId);
-  const queue = accessQueue(queues, request.userId, request.queueId);
+  const queue = accessQueue(queues, request, request.queueId);
   const { lastEventId } = request;
   if (queue.isPrunedPast(lastEventId)) throw badRequest(`An event newer than ${lastEventId} has already been pruned!`);
   const events = await new Promise<readonly QueuedEvent[]>((resolve) => {
@@ -59,7 +72,7 @@ export function answerPoll(queues: EventQueueRegistry, queue: EventQueue, lastEv
 }
 
 /** DELETE /events. */
-export async function deleteQueue(queues: EventQueueRegistry, userId: number, queueId: string): Promise<void> {
-  accessQueue(queues, userId, queueId);
+export async function deleteQueue(queues: EventQueueRegistry, owner: QueueOwner, queueId: string): Promise<void> {
+  accessQueue(queues, owner, queueId);
   await queues.delete(queueId);
 }

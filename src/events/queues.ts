@@ -8,6 +8,7 @@ import { acceptsMessages, type ClientDescriptor, ClientEvent, eventsForClient } 
 import type { EventDispatcher, ParleyEvent } from "./dispatch.js";
 import { type Flushable, type HeartbeatEntry, ParkedPolls } from "./parkedPolls.js";
 import type { StateSnapshot } from "./snapshotFilter.js";
+import { VisitorQueues } from "./visitorQueues.js";
 
 /**
  * Event queues (Zulip's zerver/tornado/event_queue.py): one per registered client, held in this
@@ -281,6 +282,8 @@ export class EventQueueRegistry {
   private readonly parked: ParkedPolls;
   /** Queues registered with all_public_streams (bots mirroring every public channel). */
   private readonly allPublicStreams = new Set<EventQueue>();
+  /** Visitors' queues, by organization (they belong to no user). */
+  private readonly visitors = new VisitorQueues((queue) => void this.delete(queue.id));
   private gcTimer: NodeJS.Timeout | null = null;
   private gcPeriodMs = 0;
   /**
@@ -377,6 +380,30 @@ export class EventQueueRegistry {
     return queue;
   }
 
+  /**
+   * A visitor's queue (client.visitor), counted against the caps of its organization and of the
+   * client's address (events/visitorQueues.ts); `needsChannels` when the organization's readable
+   * channels must be read and handed to visitorChannelsLoaded.
+   */
+  createVisitor(client: ClientDescriptor, address: string): { queue: EventQueue; needsChannels: boolean } {
+    const id = this.options.processId ? `${this.options.processId}:${randomUUID()}` : randomUUID();
+    const queue = new EventQueue(id, client, this.parked, Date.now());
+    this.queues.set(queue.id, queue);
+    const needsChannels = this.visitors.add(queue, address);
+    if (this.gcTimer && Math.max(1000, this.timeoutOf(queue) / 2) < this.gcPeriodMs) this.scheduleGc(this.timeoutOf(queue) / 2);
+    return { queue, needsChannels };
+  }
+
+  /** The channels visitors of `realmId` may read, as a visitor's register read them. */
+  visitorChannelsLoaded(realmId: number, channels: ReadonlyArray<{ id: number; recipient_id: number }>): void {
+    this.visitors.loaded(realmId, channels);
+  }
+
+  /** How many visitors' queues this process holds. */
+  get visitorQueues(): number {
+    return this.visitors.size;
+  }
+
   get(id: string): EventQueue | undefined {
     return this.queues.get(id);
   }
@@ -387,6 +414,10 @@ export class EventQueueRegistry {
     if (!queue) return;
     queue.finishWaiter([]);
     this.queues.delete(id);
+    if (queue.client.visitor) {
+      this.visitors.remove(queue);
+      return;
+    }
     this.allPublicStreams.delete(queue);
     const userId = queue.client.userId;
     const mine = this.byUser.get(userId);
@@ -418,6 +449,7 @@ export class EventQueueRegistry {
     const xid = committedIn === undefined ? undefined : BigInt(committedIn);
     if (this.takeOverUntilMs > 0) this.noteDelivered(event, userIds);
     if (event.all_public_streams) this.deliverToAllPublicStreams(event, xid);
+    if ((event.spectators || event.all_public_streams) && this.visitors.size > 0) this.visitors.deliver(event, xid);
     for (const userId of userIds) {
       const queues = this.byUser.get(userId);
       if (!queues) continue;
@@ -432,6 +464,8 @@ export class EventQueueRegistry {
   announceRestart(event: ParleyEvent): void {
     this.restartEvent = event;
     for (const queue of this.queues.values()) {
+      // Visitors get no restart event (events/visitorQueues.ts): their queues are not saved.
+      if (queue.client.visitor) continue;
       for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
     }
   }
@@ -467,7 +501,8 @@ export class EventQueueRegistry {
    */
   async save(q: Executor, bus?: BusPosition): Promise<number> {
     const now = Date.now();
-    const saved = [...this.queues.values()].map((queue) => ({ ...queue.snapshot(), lastActivityMs: now, bus }));
+    // Visitors' queues are not kept: their clients register again.
+    const saved = [...this.queues.values()].filter((queue) => !queue.client.visitor).map((queue) => ({ ...queue.snapshot(), lastActivityMs: now, bus }));
     await eventQueueStore.replaceAll(
       q,
       saved.map((s) => ({ id: s.id, user_id: s.client.userId, data: JSON.stringify(s) })),

@@ -11,6 +11,7 @@ import { streamStore } from "../store/streams.js";
 import { MAX_TOPIC_LENGTH } from "../models/limits.js";
 import { escapeHtml } from "../util/html.js";
 import { sendHtml, tooManyAttemptsPage } from "./webApp.js";
+import { katexStylesheetUrl } from "./webAppAssets.js";
 
 /**
  * The web-public archive (issue 38): server-rendered pages of the channels visitors may read, for
@@ -265,6 +266,7 @@ function channelPage(server: string, realm: Realm, stream: Stream, topics: reado
     canonical: server + withPage(path, page),
     head: pageLinks(server, path, page, pages),
     body,
+    math: true,
   });
 }
 
@@ -304,6 +306,7 @@ function topicPage(
     canonical: server + withPage(path, page),
     head: pageLinks(server, path, page, pages),
     body,
+    math: true,
   });
 }
 
@@ -319,14 +322,21 @@ function notFound(reply: FastifyReply): FastifyReply {
   );
 }
 
-function archiveShell(page: { title: string; description?: string; canonical?: string; head?: string; body: string }): string {
+let katexUrl: string | null | undefined;
+/** The web app's KaTeX stylesheet (webAppAssets.ts), looked up once. */
+const katexStylesheet = () => (katexUrl === undefined ? (katexUrl = katexStylesheetUrl()) : katexUrl);
+
+function archiveShell(page: { title: string; description?: string; canonical?: string; head?: string; body: string; math?: boolean }): string {
   return (
     `<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<meta name="color-scheme" content="light dark"><title>${escapeHtml(page.title)}</title>` +
     (page.description ? `<meta name="description" content="${escapeHtml(page.description)}">` : "") +
     (page.canonical ? `<link rel="canonical" href="${escapeHtml(page.canonical)}">` : "") +
     (page.head ?? "") +
-    `<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/pages.css"><link rel="stylesheet" href="/static/archive.css"></head>` +
+    `<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/pages.css"><link rel="stylesheet" href="/static/archive.css">` +
+    // Math in messages is KaTeX's HTML: the web app's KaTeX stylesheet (and fonts) styles it.
+    (page.math && katexStylesheet() ? `<link rel="stylesheet" href="${escapeHtml(katexStylesheet()!)}">` : "") +
+    `</head>` +
     `<body><main class="card archive-page">${page.body}</main></body></html>\n`
   );
 }

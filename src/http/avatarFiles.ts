@@ -1,10 +1,13 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { StoredBlob } from "../blobs/storage.js";
 import { accessUserById } from "../lib/access.js";
 import { avatarBlobKey, avatarFileOf, realmIconBlobKey } from "../lib/avatarFiles.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { SESSION_COOKIE } from "./sessions.js";
+import { realmOfRequest } from "../lib/realms.js";
+import { checkVisitorsAllowed } from "../lib/streamAccess.js";
+import { userStore } from "../store/users.js";
 
 /**
  * Uploaded avatars at the URL user payloads give them: GET /user_avatars/{realm_id}/{user_id}.png
@@ -12,7 +15,9 @@ import { SESSION_COOKIE } from "./sessions.js";
  * The names are user ids, so unlike Zulip's hashed names they could be enumerated: an avatar is
  * served only to someone signed in to that organization (API key, or the web app's session, which
  * an <img> sends; Zulip's apps send their credentials for the server's own images) who may access
- * that user — a restricted guest gets nothing for users he may not see. Only PNGs stored under
+ * that user — a restricted guest gets nothing for users he may not see. A visitor without
+ * credentials (web-public channels) gets the avatars of the users of the organization the host
+ * names when it lets visitors in, as Zulip serves avatars to anyone. Only PNGs stored under
  * lib/avatarFiles.ts's keys are served, with a CSP that allows nothing to run. The URLs carry
  * `?version=`, which changes with every new image, so a day of caching never shows an old one.
  *
@@ -27,12 +32,19 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
     const avatar = avatarFileOf(file);
     if (!/^\d{1,15}$/.test(realmId) || avatar === undefined) return notFound();
     const { userId } = avatar;
-    const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
-    if (viewer.realm_id !== Number(realmId)) return notFound();
-    const visible = await accessUserById(ctx.db.kysely, viewer, userId, { allowDeactivated: true, allowBots: true, forAdministration: false }).then(
-      () => true,
-      () => false,
-    );
+    const sessionKey = request.cookies[SESSION_COOKIE];
+    let visible: boolean;
+    if (!request.headers.authorization && !sessionKey) {
+      // A visitor (Zulip serves avatars to anyone): a user of the host's organization, when it lets visitors in.
+      visible = await visitorMaySee(ctx, request, Number(realmId), userId);
+    } else {
+      const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, sessionKey);
+      if (viewer.realm_id !== Number(realmId)) return notFound();
+      visible = await accessUserById(ctx.db.kysely, viewer, userId, { allowDeactivated: true, allowBots: true, forAdministration: false }).then(
+        () => true,
+        () => false,
+      );
+    }
     // An avatar from before medium sizes were stored (imported ones) has only the 100 px image.
     const blob = visible
       ? ((avatar.medium ? await ctx.blobs.get(avatarBlobKey(Number(realmId), userId, true)) : undefined) ??
@@ -47,6 +59,22 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
     if (!blob) return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
     return sendPng(reply, blob, "public");
   });
+}
+
+/**
+ * Whether a visitor (no credentials) may see this avatar: the user is of the organization the
+ * request's host names (realmOfRequest), and that organization lets visitors in (checkVisitorsAllowed).
+ */
+async function visitorMaySee(ctx: AppContext, request: FastifyRequest, realmId: number, userId: number): Promise<boolean> {
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm || realm.id !== realmId) return false;
+  const allowed = await checkVisitorsAllowed(ctx.db.kysely, realm).then(
+    () => true,
+    () => false,
+  );
+  if (!allowed) return false;
+  const user = await userStore.getById(ctx.db.kysely, userId);
+  return user !== undefined && user.realm_id === realmId;
 }
 
 function sendPng(reply: FastifyReply, blob: StoredBlob, cache: "private" | "public"): FastifyReply {

@@ -226,7 +226,7 @@ function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: Ht
     const queueId = query.queueId;
     if (ctx.bus && queueOwner(queueId) !== ctx.bus.processId) return false;
     const queue = queues.get(queueId);
-    if (!queue || queue.client.userId !== user.id || queue.isPrunedPast(query.lastEventId)) return false;
+    if (!queue || queue.client.visitor || queue.client.userId !== user.id || queue.isPrunedPast(query.lastEventId)) return false;
 
     const limiter = ctx.pollRateLimiter;
     if (!(limiter instanceof MemoryRateLimiter)) return false;

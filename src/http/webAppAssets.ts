@@ -86,6 +86,20 @@ export function webAppAssets(): WebAppAssets {
 }
 
 /**
+ * The URL of KaTeX's stylesheet as the web app's build bundles it (the CSS chunk of
+ * web/src/katexStyle.ts, whose fonts are built files beside it), for pages outside the app that
+ * show rendered math (the archive); null when the app is not built. Reads only the manifest.
+ */
+export function katexStylesheetUrl(): string | null {
+  const dir = webDir();
+  if (!dir) return null;
+  const manifest = JSON.parse(fs.readFileSync(path.join(dir, ".vite", "manifest.json"), "utf8")) as Record<string, { file: string; css?: string[] }>;
+  const chunk = manifest["src/katexStyle.ts"];
+  const file = chunk?.file.endsWith(".css") ? chunk.file : chunk?.css?.[0];
+  return file ? `${PUBLIC_PATH}${file}` : null;
+}
+
+/**
  * The HTML of `/` for a signed-in user (or a visitor, `visitor` set: no session, no CSRF token,
  * user id 0, and the app starts in its read-only visitor mode), in two parts: `head` (the app's assets, the session's
  * CSRF token and a skeleton) is sent at once so the browser fetches the script while the server

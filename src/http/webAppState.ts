@@ -45,6 +45,8 @@ async function injectRegister(
   for (const [key, value] of Object.entries(params)) form.set(key, typeof value === "string" ? value : JSON.stringify(value));
   try {
     const res = await app.inject({
+      // The visitor's own address: its queues and requests count against it (events/visitorQueues.ts).
+      remoteAddress: request.ip,
       method: "POST",
       url: "/json/register",
       headers: {

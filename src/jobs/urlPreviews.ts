@@ -48,6 +48,7 @@ export async function fetchUrlPreviews(ctx: AppContext, job: UrlPreviewJob): Pro
       rendering_only: true,
     };
     const flags = await userMessageEditStore.rowsFor(tx.q, found.id);
-    sendUpdateEvents(tx, event, new Map(flags.map((row) => [row.user_id, flagsToList(row.flags)])));
+    const spectators = found.is_channel_message ? { realm_id: realm.id, recipient_id: found.recipient_id } : undefined;
+    sendUpdateEvents(tx, event, new Map(flags.map((row) => [row.user_id, flagsToList(row.flags)])), spectators);
   });
 }

@@ -1,23 +1,31 @@
-import { deleteQueue, pollQueue } from "../events/poll.js";
+import { deleteQueue, pollQueue, type QueueOwner } from "../events/poll.js";
+import type { Realm, User } from "../db/schema.js";
 import { eventsChunks, queueOwner } from "../events/queues.js";
 import { endpoint, JsonText } from "../http/endpoint.js";
 import { p } from "../http/params.js";
 
+/** Whose queue a request may use: the user's, or without credentials a visitor's queue of the request's organization. */
+function ownerOf(user: User | null, realm: Realm): QueueOwner {
+  return user ? { userId: user.id } : { userId: 0, visitorRealmId: realm.id };
+}
+
 /**
  * GET /events: long-polls the queue for events after last_event_id (which it acknowledges).
- * In multi-process mode a queue another process holds is polled there (events/bus.ts).
+ * In multi-process mode a queue another process holds is polled there (events/bus.ts). A visitor
+ * (no credentials; the organization lets visitors in) polls a visitor's queue of that organization
+ * (events/visitorQueues.ts), counted against the address's limit.
  */
 export const getEvents = endpoint({
-  auth: "user",
+  auth: "visitor",
   inProcessRateLimit: true,
   params: {
     queue_id: p.string(),
     last_event_id: p.int().optional(),
     dont_block: p.bool().default(false),
   },
-  handler: async ({ ctx, user, params, raw }) => {
+  handler: async ({ ctx, user, realm, params, raw }) => {
     const request = {
-      userId: user.id,
+      ...ownerOf(user, realm),
       queueId: params.queue_id,
       lastEventId: params.last_event_id ?? -1,
       dontBlock: params.dont_block || ctx.eventQueues.closing,
@@ -35,14 +43,14 @@ export const getEvents = endpoint({
   },
 });
 
-/** DELETE /events */
+/** DELETE /events (a visitor: a visitor's queue of the organization, as GET /events). */
 export const deleteEventQueue = endpoint({
-  auth: "user",
+  auth: "visitor",
   inProcessRateLimit: true,
   params: { queue_id: p.string() },
-  handler: async ({ ctx, user, params }) => {
+  handler: async ({ ctx, user, realm, params }) => {
     const owner = queueOwner(params.queue_id);
-    if (ctx.bus && owner !== null && owner !== ctx.bus.processId) await ctx.bus.forwardDelete(owner, user.id, params.queue_id);
-    else await deleteQueue(ctx.eventQueues, user.id, params.queue_id);
+    if (ctx.bus && owner !== null && owner !== ctx.bus.processId) await ctx.bus.forwardDelete(owner, ownerOf(user, realm), params.queue_id);
+    else await deleteQueue(ctx.eventQueues, ownerOf(user, realm), params.queue_id);
   },
 });

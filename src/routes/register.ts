@@ -14,6 +14,7 @@ import type { FastifyRequest } from "fastify";
 import type { ClientDialect } from "../lib/clientDialect.js";
 import type { AppContext } from "../appContext.js";
 import type { Realm } from "../db/schema.js";
+import type { Executor } from "../db/tx.js";
 import { anonymousSettingsUser } from "../events/initialState/visitor.js";
 
 const narrowElement = z.union([z.tuple([z.string(), z.string()]), z.object({ operator: z.string(), operand: z.string(), negated: z.boolean().optional() })]);
@@ -40,7 +41,8 @@ function queueIdleTimeoutMs(idleQueueTimeout: unknown, lifespanSeconds: number):
 
 /**
  * POST /register: opens an event queue and returns the client's initial state. A visitor (no
- * credentials; Zulip's spectator) gets the state Zulip gives spectators and no queue (queue_id null).
+ * credentials; Zulip's spectator) gets the state Zulip gives spectators and a visitor's queue
+ * (events/visitorQueues.ts; Zulip 10.2 answers queue_id null, which event_types [] still gets).
  */
 export const registerQueue = endpoint({
   auth: "visitor",
@@ -118,8 +120,8 @@ export const registerQueue = endpoint({
  * POST /register for a visitor (Zulip's events_register_backend and do_events_register without a
  * user): client_gravatar and include_subscribers may not be asked for; the state of
  * fetch_initial_state_data with user_profile None, in the visitor's language (Zulip's
- * django_language cookie, else the organization's); no event queue, so queue_id null and no
- * last_event_id.
+ * django_language cookie, else the organization's); a visitor's event queue (events/visitorQueues.ts)
+ * unless event_types is [] (then queue_id null and no last_event_id, as Zulip answers spectators).
  */
 async function registerVisitor(
   ctx: AppContext,
@@ -157,17 +159,22 @@ async function registerVisitor(
     dialect,
   };
   const fetchTypes = params.fetch_event_types ?? params.event_types;
-  const state = await fetchInitialState(ctx.db.kysely, {
-    user,
-    realm,
-    visitor: true,
-    config: ctx.config,
-    client,
-    fetchEventTypes: fetchTypes === null ? null : new Set(fetchTypes),
-    includeSubscribers: false,
-    presenceHistoryLimitDays: null,
-  });
-  return { queue_id: null, zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE, ...state };
+  const fetch = (q: Executor) =>
+    fetchInitialState(q, {
+      user,
+      realm,
+      visitor: true,
+      config: ctx.config,
+      client,
+      fetchEventTypes: fetchTypes === null ? null : new Set(fetchTypes),
+      includeSubscribers: false,
+      presenceHistoryLimitDays: null,
+    });
+  const versions = { zulip_version: ZULIP_VERSION, zulip_feature_level: ZULIP_FEATURE_LEVEL, zulip_merge_base: ZULIP_MERGE_BASE };
+  // event_types [] asks for no events: Zulip's answer for spectators, no queue.
+  if (params.event_types !== null && params.event_types.length === 0) return { queue_id: null, ...versions, ...(await fetch(ctx.db.kysely)) };
+  const { queue, state } = await openQueueWithState(ctx, { ...client, visitor: true }, fetch, { address: request.ip });
+  return { queue_id: queue.id, last_event_id: queue.lastEventId, ...versions, ...state };
 }
 
 /** Django's LANGUAGE_COOKIE_NAME, where Zulip keeps a visitor's chosen language. */

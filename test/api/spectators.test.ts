@@ -201,10 +201,13 @@ describe("GET /users/me/{stream_id}/topics for visitors", () => {
 });
 
 describe("POST /register for visitors", () => {
-  it("gives the state Zulip gives spectators, without a queue", async () => {
+  it("gives the state Zulip gives spectators, with a visitor's queue (none for event_types [], as Zulip)", async () => {
     const body = expectSuccess(await t.post(null, "/api/v1/register", {}));
-    expect(body.queue_id).toBeNull();
-    expect(body).not.toHaveProperty("last_event_id");
+    expect(typeof body.queue_id).toBe("string");
+    expect(body.last_event_id).toBe(-1);
+    const none = expectSuccess(await t.post(null, "/api/v1/register", { event_types: JSON.stringify([]) }));
+    expect(none.queue_id).toBeNull();
+    expect(none).not.toHaveProperty("last_event_id");
     expect(body).not.toHaveProperty("streams");
     expect(body).toMatchObject({
       user_id: 0,
@@ -287,8 +290,15 @@ describe("POST /register for visitors", () => {
 describe("the other routes", () => {
   const visitorRoutes = ROUTES.filter((r) => r.endpoint.auth === "visitor").map((r) => `${r.method} ${r.path}`);
 
-  it("lets visitors call only GET /messages, GET /messages/{id}, a channel's topics and POST /register", () => {
-    expect(visitorRoutes.sort()).toEqual(["GET /messages", "GET /messages/:message_id", "GET /users/me/:stream_id/topics", "POST /register"]);
+  it("lets visitors call only GET /messages, GET /messages/{id}, a channel's topics, POST /register and their queue's GET/DELETE /events", () => {
+    expect(visitorRoutes.sort()).toEqual([
+      "DELETE /events",
+      "GET /events",
+      "GET /messages",
+      "GET /messages/:message_id",
+      "GET /users/me/:stream_id/topics",
+      "POST /register",
+    ]);
   });
 
   it("answer 401 to a visitor on every route that needs a user, whatever the method", async () => {

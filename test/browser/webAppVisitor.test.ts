@@ -225,6 +225,28 @@ describe.skipIf(!chromiumFound)("the web app for visitors", () => {
     expect(found).toEqual([]);
   }, 90_000);
 
+  it("shows new, edited and deleted messages and reactions live (the visitor's event queue)", async () => {
+    const { context, page } = await visit(`#narrow/channel/${square}-town-square/topic/live`);
+    await page.waitForSelector("#app[data-queue-id]");
+    // Nothing yet in the topic; a message sent now arrives without a reload.
+    const id = await sendToChannel(desdemona, square, "live", "The ferry leaves at **noon**.");
+    await page.waitForSelector(`.message[data-id="${id}"] .content`);
+    expect(await page.locator(`.message[data-id="${id}"] .content`).textContent()).toBe("The ferry leaves at noon.");
+    // A message of a channel visitors may not read never arrives.
+    const secret = await sendToChannel(desdemona, backOffice, "live", "The ferry is a decoy.");
+    const edited = await call(desdemona, "PATCH", `/messages/${id}`, { content: "The ferry leaves at **one**." });
+    expect(edited.result, JSON.stringify(edited)).toBe("success");
+    await expect.poll(() => page.locator(`.message[data-id="${id}"] .content`).textContent()).toBe("The ferry leaves at one.");
+    const reacted = await call(desdemona, "POST", `/messages/${id}/reactions`, { emoji_name: "boat" });
+    expect(reacted.result, JSON.stringify(reacted)).toBe("success");
+    await page.waitForSelector(`.message[data-id="${id}"] .reactions .reaction, .message[data-id="${id}"] .reaction`);
+    const deleted = await call(desdemona, "DELETE", `/messages/${id}`);
+    expect(deleted.result, JSON.stringify(deleted)).toBe("success");
+    await expect.poll(() => page.locator(`.message[data-id="${id}"]`).count()).toBe(0);
+    expect(await page.locator(`.message[data-id="${secret}"]`).count()).toBe(0);
+    await context.close();
+  }, 30_000);
+
   it("lands on /login/ again once spectator access is turned off", async () => {
     await setSpectatorAccess(false);
     const { context, page } = await visit(`#narrow/channel/${square}-town-square`);

@@ -86,7 +86,7 @@ export async function registerAtStart(): Promise<void> {
 
 /** The /register answer, read once into the app's state (events keep it current from there). */
 export function applyState(state: RegisterState): void {
-  // A visitor has no event queue (queue_id null): nothing to set, and no event loop (main.tsx).
+  // A visitor may have no event queue (queue_id null): nothing to set, and no event loop (main.tsx).
   if (state.queue_id !== null) {
     setQueueId(state.queue_id);
     lastEventId = state.last_event_id;
@@ -137,7 +137,7 @@ function noteDmOnce(ids: number[]): void {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function runEventLoop(): Promise<never> {
+export async function runEventLoop(): Promise<void> {
   let failures = 0;
   for (;;) {
     try {
@@ -155,6 +155,8 @@ export async function runEventLoop(): Promise<never> {
         }
       }
     } catch (error) {
+      // A visitor refused (the organization stopped letting visitors in): the page stays as it is.
+      if (isVisitor && error instanceof ApiError && error.status === 401) return;
       connection.value = "reconnecting";
       if (error instanceof ApiError && error.code === "BAD_EVENT_QUEUE_ID") {
         await reconnect();
@@ -235,6 +237,11 @@ export function applyEvent(event: ClientEvent): void {
       applySubscriberEvent(event);
       return onSubscription(event);
     case "stream":
+      // A channel a visitor can no longer read takes its messages with it (the server's visitor queues send it as deleted).
+      if (isVisitor && event.op === "delete") {
+        const gone = new Set(event.stream_ids ?? event.streams.map((s) => s.stream_id));
+        updateMessages((m) => (m.type === "stream" && gone.has(m.stream_id!) ? null : m));
+      }
       return applyStreamEvent(event);
     case "realm_user":
       if (event.op === "add" || event.op === "update") {

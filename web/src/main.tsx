@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { App } from "./components/App.js";
 import { followRoute } from "./components/Compose.js";
 import { registerAtStart, runEventLoop } from "./events.js";
+import { currentQueueId } from "./eventQueue.js";
 import { type Lookup, parseHash } from "./hash.js";
 import { installKeyboard } from "./keyboard.js";
 import { installImagePreviews } from "./lightbox/images.js";
@@ -125,8 +126,12 @@ async function start(): Promise<void> {
   window.addEventListener("focus", () => (view.value = { ...view.value }));
   // The tab's title names the view (a visitor's unread count is always 0).
   startUnreadIndicators();
-  // A visitor has no event queue and no presence: new messages come with a reload (as in Zulip).
-  if (isVisitor) return;
+  // A visitor's queue (the server's visitor queues: web-public channels only) keeps the views
+  // live; a visitor has no presence.
+  if (isVisitor) {
+    if (currentQueueId()) void runEventLoop();
+    return;
+  }
   void runEventLoop();
   startPresence();
   startElectronBridge();

@@ -5,8 +5,9 @@ import { signal } from "@preact/signals";
  * visitors read its web-public channels, serves the app with `<meta name="parley-visitor">`
  * (src/http/webApp.ts). The app then reads only: the web-public channels (every message list
  * asks for `channels:web-public`, as Zulip's web app does for spectators), no direct messages,
- * no event queue (POST /register gives a visitor none: new messages come on reload), and what
- * needs an account shows the sign-in prompt instead.
+ * a visitor's event queue (POST /register gives one; src/events/visitorQueues.ts) that brings the
+ * web-public channels' new, edited and deleted messages and reactions live, and what needs an
+ * account shows the sign-in prompt instead.
  */
 export const isVisitor = document.querySelector<HTMLMetaElement>('meta[name="parley-visitor"]')?.content === "1";
 
