@@ -27,7 +27,7 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
     const avatar = avatarFileOf(file);
     if (!/^\d{1,15}$/.test(realmId) || avatar === undefined) return notFound();
     const { userId } = avatar;
-    const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
+    const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE], request.host);
     if (viewer.realm_id !== Number(realmId)) return notFound();
     const visible = await accessUserById(ctx.db.kysely, viewer, userId, { allowDeactivated: true, allowBots: true, forAdministration: false }).then(
       () => true,

@@ -4,6 +4,7 @@ import type { AppContext } from "../appContext.js";
 import type { Config } from "../config.js";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { InvalidSubdomainError } from "./errors.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 import { realmStore } from "../store/realms.js";
 
@@ -55,6 +56,16 @@ export async function realmOfRequest(ctx: AppContext, request: FastifyRequest): 
   const subdomain = subdomainOfHost(request.host, rootDomain);
   if (subdomain === SYSTEM_BOT_REALM) return undefined;
   return realmStore.getByStringId(ctx.db.kysely, subdomain);
+}
+
+/**
+ * realmOfRequest for what signs in to an organization (password login, fetch_api_key): Zulip's
+ * InvalidSubdomainError (404 "Invalid subdomain") when the host names none.
+ */
+export async function requireRealmOfRequest(ctx: AppContext, request: FastifyRequest): Promise<Realm> {
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm) throw new InvalidSubdomainError();
+  return realm;
 }
 
 /**
