@@ -202,7 +202,13 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
         }
         const { tus } = await loadTus();
         // Whatever a client sent under this name is replaced: only the host Fastify read counts.
-        request.raw.headers[REQUEST_HOST_HEADER] = request.host;
+        const raw = request.raw;
+        const rawHeaders: string[] = [];
+        for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
+          if (raw.rawHeaders[i]!.toLowerCase() !== REQUEST_HOST_HEADER) rawHeaders.push(raw.rawHeaders[i]!, raw.rawHeaders[i + 1]!);
+        }
+        raw.rawHeaders = [...rawHeaders, REQUEST_HOST_HEADER, request.host];
+        raw.headers[REQUEST_HOST_HEADER] = request.host;
         reply.hijack();
         const socket = request.raw.socket;
         if (!requestsInFlight.has(socket)) socket.once("close", () => requestsInFlight.delete(socket));
