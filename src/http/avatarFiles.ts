@@ -3,6 +3,7 @@ import type { AppContext } from "../appContext.js";
 import type { StoredBlob } from "../blobs/storage.js";
 import { accessUserById } from "../lib/access.js";
 import { avatarBlobKey, avatarFileOf, realmIconBlobKey } from "../lib/avatarFiles.js";
+import { realmOfRequest } from "../lib/realms.js";
 import { authenticateApiKeyOrSession } from "./auth.js";
 import { SESSION_COOKIE } from "./sessions.js";
 
@@ -17,7 +18,8 @@ import { SESSION_COOKIE } from "./sessions.js";
  * `?version=`, which changes with every new image, so a day of caching never shows an old one.
  *
  * The organization icon, /user_avatars/{realm_id}/realm/icon.png, is public as in Zulip (login
- * pages show it).
+ * pages show it), on its organization's host only when the server has a root domain (as every
+ * file of an organization: the viewer's credentials are bound to it, http/auth.ts).
  */
 export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
@@ -43,7 +45,8 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
   });
   app.get<{ Params: { realm_id: string } }>("/user_avatars/:realm_id/realm/icon.png", async (request, reply) => {
     const { realm_id: realmId } = request.params;
-    const blob = /^\d{1,15}$/.test(realmId) ? await ctx.blobs.get(realmIconBlobKey(Number(realmId))) : undefined;
+    const onHost = ctx.config.rootDomain === undefined || (await realmOfRequest(ctx, request))?.id === Number(realmId);
+    const blob = onHost && /^\d{1,15}$/.test(realmId) ? await ctx.blobs.get(realmIconBlobKey(Number(realmId))) : undefined;
     if (!blob) return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
     return sendPng(reply, blob, "public");
   });

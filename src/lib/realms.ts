@@ -80,6 +80,16 @@ export function realmUrl(config: Pick<Config, "externalUrl" | "rootDomain">, rea
   return url.toString().replace(/\/+$/, "");
 }
 
+/**
+ * The URL of the organization a request is addressed to (realmUrl), else the server's external
+ * URL: the base of what sends a browser back to the host it came from (identity providers'
+ * redirect URIs, the SAML assertion consumer service).
+ */
+export async function urlOfRequest(ctx: AppContext, request: FastifyRequest): Promise<string> {
+  const realm = await realmOfRequest(ctx, request);
+  return realm ? realmUrl(ctx.config, realm) : ctx.config.externalUrl;
+}
+
 /** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */
 export function realmIconUrl(realm: Realm): string {
   if (realm.icon_source === "U") return `/user_avatars/${realm.id}/realm/icon.png?version=${realm.icon_version}`;

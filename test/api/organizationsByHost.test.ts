@@ -110,9 +110,17 @@ describe("API credentials", () => {
     const bot = expectSuccess(await t.post(null, "/api/v1/bots", { full_name: "Acme hook", short_name: "acme-hook", bot_type: 2 }, as(acmeHamlet, ACME)));
     const path = `/api/v1/external/json?api_key=${bot.api_key}&stream=general`;
     const body = { status: "down" };
-    const wrong = await fetchWithHost(`${t.baseUrl}${path}`, ZULIP, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const wrong = await fetchWithHost(`${t.baseUrl}${path}`, ZULIP, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expectError(await json(wrong), 401, WRONG_HOST, "UNAUTHORIZED");
-    const right = await fetchWithHost(`${t.baseUrl}${path}`, ACME, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const right = await fetchWithHost(`${t.baseUrl}${path}`, ACME, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
     expect(await json(right)).toMatchObject({ status: 200, body: { result: "success" } });
   });
 });
@@ -127,8 +135,18 @@ describe("password sign-in", () => {
 
   it("POST /fetch_api_key refuses the other organization's password, and a host with no organization", async () => {
     const username = "hamlet@zulip.com";
-    expectError(await t.post(null, "/api/v1/fetch_api_key", { username, password: ACME_PASSWORD }, { host: ZULIP }), 401, "Your username or password is incorrect", "AUTHENTICATION_FAILED");
-    expectError(await t.post(null, "/api/v1/fetch_api_key", { username, password: DEV_PASSWORD }, { host: ACME }), 401, "Your username or password is incorrect", "AUTHENTICATION_FAILED");
+    expectError(
+      await t.post(null, "/api/v1/fetch_api_key", { username, password: ACME_PASSWORD }, { host: ZULIP }),
+      401,
+      "Your username or password is incorrect",
+      "AUTHENTICATION_FAILED",
+    );
+    expectError(
+      await t.post(null, "/api/v1/fetch_api_key", { username, password: DEV_PASSWORD }, { host: ACME }),
+      401,
+      "Your username or password is incorrect",
+      "AUTHENTICATION_FAILED",
+    );
     expectError(
       await t.post(null, "/api/v1/fetch_api_key", { username, password: DEV_PASSWORD }, { host: NOWHERE, skipOpenApi: true }),
       404,
@@ -200,7 +218,12 @@ describe("files", () => {
   });
 
   it("a tus upload is accepted on the uploader's host only", async () => {
-    const headers = { ...auth(acmeHamlet), "Tus-Resumable": "1.0.0", "Upload-Length": "5", "Upload-Metadata": `filename ${Buffer.from("a.txt").toString("base64")}` };
+    const headers = {
+      ...auth(acmeHamlet),
+      "Tus-Resumable": "1.0.0",
+      "Upload-Length": "5",
+      "Upload-Metadata": `filename ${Buffer.from("a.txt").toString("base64")}`,
+    };
     const wrong = await fetchWithHost(`${t.baseUrl}/api/v1/tus`, ZULIP, { method: "POST", headers });
     expect(wrong.status).toBe(401);
     // A client cannot name the host the check reads.
