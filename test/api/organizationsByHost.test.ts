@@ -97,6 +97,14 @@ describe("API credentials", () => {
     expectError(await t.get(null, "/api/v1/users/me", {}, as(acmeHamlet, ZULIP)), 401, WRONG_HOST, "UNAUTHORIZED");
   });
 
+  it("poll events on their organization's host only, even once cached (the fast path)", async () => {
+    const queue = expectSuccess(await t.post(null, "/api/v1/register", { event_types: ["message"] }, as(acmeHamlet, ACME)));
+    const poll = (host: string) => t.get(null, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: "-1", dont_block: "true" }, as(acmeHamlet, host));
+    expectSuccess(await poll(ACME));
+    expectSuccess(await poll(ACME));
+    expectError(await poll(ZULIP), 401, WRONG_HOST, "UNAUTHORIZED");
+  });
+
   it("see their own organization's channels", async () => {
     expectSuccess(await t.post(null, "/api/v1/users/me/subscriptions", { subscriptions: [{ name: "acme only" }] }, as(acmeHamlet, ACME)));
     const acmeNames = expectSuccess(await t.get(null, "/api/v1/streams", {}, as(acmeHamlet, ACME))).streams.map((s: { name: string }) => s.name);
@@ -231,5 +239,38 @@ describe("files", () => {
     expect(spoofed.status).toBe(401);
     const right = await fetchWithHost(`${t.baseUrl}/api/v1/tus`, ACME, { method: "POST", headers });
     expect(right.status).toBe(201);
+  });
+});
+
+describe("links of an organization", () => {
+  it("an invitation link works on its organization's host only", async () => {
+    const { invite_link } = expectSuccess(await t.post(null, "/api/v1/invites/multiuse", { invite_expires_in_minutes: 60 }, as(acmeHamlet, ACME)));
+    const path = new URL(invite_link as string).pathname;
+    expect(path).toMatch(/^\/join\/[a-z0-9]+\/$/);
+    const here = await fetchWithHost(`${t.baseUrl}${path}`, ACME);
+    expect(here.status).toBe(200);
+    expect(await here.text()).toContain("Join Acme Corp");
+    expect((await fetchWithHost(`${t.baseUrl}${path}`, ZULIP)).status).toBe(404);
+  });
+
+  it("a password reset asked on one host mails the link of that host's account only", async () => {
+    await t.drainJobs();
+    const form = await fetchWithHost(`${t.baseUrl}/accounts/password/reset/`, ACME);
+    const token = /name="csrfmiddlewaretoken" value="([^"]+)"/.exec(await form.text())?.[1] ?? "";
+    const formCookie = form.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0] ?? "")
+      .filter((pair) => pair.includes("csrftoken="))
+      .join("; ");
+    const before = await t.ctx.db.kysely.selectFrom("confirmations").select(["user_id"]).orderBy("id").execute();
+    const res = await fetchWithHost(`${t.baseUrl}/accounts/password/reset/`, ACME, {
+      method: "POST",
+      headers: { Cookie: formCookie, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: "hamlet@zulip.com", csrfmiddlewaretoken: token }).toString(),
+    });
+    expect(res.status).toBe(302);
+    const after = await t.ctx.db.kysely.selectFrom("confirmations").select(["user_id"]).orderBy("id").execute();
+    const made = after.slice(before.length).map((row) => row.user_id);
+    expect(made).toEqual([acmeHamlet.id]);
   });
 });
