@@ -11,7 +11,6 @@ import {
   UserDeactivatedError,
 } from "../lib/errors.js";
 import { hashPassword, needsRehash, verifyPassword } from "../lib/passwords.js";
-import { realmStore } from "../store/realms.js";
 import { sessionStore } from "../store/sessions.js";
 import { type SessionUse, sessionUseColumns } from "./sessions.js";
 import { userStore } from "../store/users.js";
@@ -30,7 +29,7 @@ export interface PasswordMethods {
    * from the directory); null when LDAP is off or the directory does not take the username and
    * password. Throws PasswordCheckUnavailableError when the directory cannot be asked.
    */
-  directoryLogin(ctx: AppContext, username: string, password: string): Promise<User | null>;
+  directoryLogin(ctx: AppContext, realm: Realm, username: string, password: string): Promise<User | null>;
 }
 
 /** The directory that checks passwords did not answer; the message says so (not "wrong password"). */
@@ -42,12 +41,15 @@ export class PasswordCheckUnavailableError extends ApiError {
 }
 
 /**
- * Password login (POST /fetch_api_key and the web login form): attempts are limited per username
- * (a success forgets the earlier ones); every candidate account is checked so timing does not tell which one matched.
+ * Password login (POST /fetch_api_key and the web login form) to `realm`, the organization of the
+ * request's host (lib/realms.ts realmOfRequest): only its accounts are candidates, so one email
+ * address can have an account, and a password, in each organization. Attempts are limited per
+ * username (a success forgets the earlier ones); every candidate account is checked so timing
+ * does not tell which one matched.
  * The directory (LDAP) is asked first where configured; Parley's own passwords are checked only
  * for organizations that take them.
  */
-export async function passwordLogin(ctx: AppContext, username: string, password: string): Promise<{ user: User; realm: Realm }> {
+export async function passwordLogin(ctx: AppContext, realm: Realm, username: string, password: string): Promise<{ user: User; realm: Realm }> {
   const key = `login:${username.toLowerCase()}`;
   const rule = ctx.config.rateLimits.login;
   // The attempt is counted before the password is checked (as Zulip's rate_limit_auth does), so
@@ -58,29 +60,28 @@ export async function passwordLogin(ctx: AppContext, username: string, password:
   let unavailable: PasswordCheckUnavailableError | null = null;
   let directoryUser: User | null = null;
   try {
-    directoryUser = (await methods?.directoryLogin(ctx, username, password)) ?? null;
+    directoryUser = (await methods?.directoryLogin(ctx, realm, username, password)) ?? null;
   } catch (error) {
     if (!(error instanceof PasswordCheckUnavailableError)) throw error;
     unavailable = error;
   }
-  const match = directoryUser ?? (await localPasswordMatch(ctx, username, password));
+  const match = directoryUser ?? (await localPasswordMatch(ctx, realm, username, password));
   if (!match) throw unavailable ?? new AuthenticationFailedError();
-  const realm = await realmStore.getById(ctx.db.kysely, match.realm_id);
   // Parley's own passwords are the "Email" method (Zulip's EmailAuthBackend); with neither it nor
   // LDAP on, the organization takes no passwords at all (Zulip's PASSWORD_AUTH_DISABLED).
-  if (!directoryUser && realm && !realmMethodEnabled(ctx.config, realm, "Email")) {
+  if (!directoryUser && !realmMethodEnabled(ctx.config, realm, "Email")) {
     throw unavailable ?? (realmMethodEnabled(ctx.config, realm, "LDAP") ? new AuthenticationFailedError() : new PasswordAuthDisabledError());
   }
   if (!match.is_active) throw new UserDeactivatedError();
-  if (!realm || realm.deactivated) throw new RealmDeactivatedError();
+  if (realm.deactivated) throw new RealmDeactivatedError();
   await ctx.rateLimiter.reset(key);
   if (!directoryUser) await upgradePasswordHash(ctx, match, password);
   return { user: match, realm };
 }
 
-/** The account whose own (Parley) password this is. */
-async function localPasswordMatch(ctx: AppContext, username: string, password: string): Promise<User | null> {
-  const candidates = (await userStore.listByApiEmail(ctx.db.kysely, username)).filter((u) => !u.is_bot);
+/** The account of the organization whose own (Parley) password this is. */
+async function localPasswordMatch(ctx: AppContext, realm: Realm, username: string, password: string): Promise<User | null> {
+  const candidates = (await userStore.listByEmailInRealm(ctx.db.kysely, realm.id, username)).filter((u) => !u.is_bot);
   let match: User | null = null;
   for (const candidate of candidates) {
     if (await verifyPassword(password, candidate.password_hash)) match = candidate;

@@ -56,12 +56,13 @@ export class PasswordResetLinkError extends Error {
 }
 
 /**
- * The request form's work, in the caller's transaction: finds the accounts of the address and
- * queues the right email, each with its organization's links. Never tells the caller what it found.
+ * The request form's work, in the caller's transaction: finds the accounts of the address in
+ * `realmId`, the organization of the form's host, and queues the right email with its links.
+ * Never tells the caller what it found.
  */
-export async function doRequestPasswordReset(tx: Tx, config: UrlConfig, email: string): Promise<void> {
+export async function doRequestPasswordReset(tx: Tx, config: UrlConfig, realmId: number, email: string): Promise<void> {
   const wanted = email.toLowerCase();
-  const accounts = (await userStore.listByApiEmail(tx.q, email)).filter((u) => u.delivery_email.toLowerCase() === wanted && !u.is_bot);
+  const accounts = (await userStore.listByEmailInRealm(tx.q, realmId, email)).filter((u) => u.delivery_email.toLowerCase() === wanted && !u.is_bot);
   for (const user of accounts) {
     const realm = await realmStore.getById(tx.q, user.realm_id);
     if (!realm || realm.deactivated) continue;

@@ -294,17 +294,21 @@ export class ConfirmationLinkError extends Error {
 /** confirmations.data of an email change. */
 const emailChangeData = z.object({ old_email: z.string(), new_email: z.string() });
 
-export async function checkConfirmEmailChange(tx: Tx, key: string) {
+/**
+ * `servedAtHost`: whether an organization is the one of the host the link was opened on; a link
+ * of another organization's account does not exist there.
+ */
+export async function checkConfirmEmailChange(tx: Tx, key: string, servedAtHost: (realm: Realm) => boolean) {
   const now = nowSeconds();
   const confirmation = await confirmationStore.getByKey(tx.q, EMAIL_CHANGE, key);
-  if (!confirmation || confirmation.user_id === null) {
-    throw new ConfirmationLinkError("invalid", "This confirmation link does not exist. Check that you copied the whole link.");
-  }
+  const missing = () => new ConfirmationLinkError("invalid", "This confirmation link does not exist. Check that you copied the whole link.");
+  if (!confirmation || confirmation.user_id === null) throw missing();
   const expired = new ConfirmationLinkError("expired", "This confirmation link has expired or has already been used.");
   if (confirmation.used_at !== null || confirmation.expires_at <= now) throw expired;
   const { old_email: oldEmail, new_email: newEmail } = parseJsonColumn(emailChangeData, confirmation.data, "confirmations.data (email change)");
   const user = await userStore.getById(tx.q, confirmation.user_id);
   const realm = user && (await realmStore.getById(tx.q, user.realm_id));
+  if (realm && !servedAtHost(realm)) throw missing();
   if (!user || !realm || !user.is_active || realm.deactivated) {
     throw new ConfirmationLinkError("unavailable", "This account is deactivated.");
   }

@@ -3,7 +3,7 @@ import type { FastifyReply } from "fastify";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
-import { realmIconUrl } from "../lib/realms.js";
+import { realmIconUrl, realmUrl } from "../lib/realms.js";
 import { escapeHtml } from "../util/html.js";
 import { saveDesktopLogin } from "./flows.js";
 
@@ -29,12 +29,12 @@ export function otpEncryptApiKey(apiKey: string, otp: string): string {
  * Zulip's finish_mobile_flow / create_response_for_otp_flow: a bare 302 to
  * zulip://login?otp_encrypted_api_key=…&email=…&user_id=…&realm=… (in that order).
  */
-export function finishMobileFlow(ctx: AppContext, reply: FastifyReply, user: User, otp: string): FastifyReply {
+export function finishMobileFlow(ctx: AppContext, reply: FastifyReply, realm: Realm, user: User, otp: string): FastifyReply {
   const params = new URLSearchParams({
     otp_encrypted_api_key: otpEncryptApiKey(user.api_key, otp),
     email: user.delivery_email,
     user_id: String(user.id),
-    realm: realmUrl(ctx),
+    realm: realmUrl(ctx.config, realm).replace(/\/+$/, ""),
   });
   return reply.code(302).header("Location", `zulip://login?${params.toString()}`).header("Cache-Control", "no-store").send();
 }
@@ -63,9 +63,4 @@ export function encryptDesktopToken(token: string, otp: string): string {
   const cipher = createCipheriv("aes-256-gcm", Buffer.from(otp, "hex"), iv);
   const encrypted = Buffer.concat([cipher.update(token, "utf8"), cipher.final(), cipher.getAuthTag()]);
   return Buffer.concat([iv, encrypted]).toString("hex");
-}
-
-/** The organization's URL as Zulip's realm.url: no trailing slash. */
-export function realmUrl(ctx: AppContext): string {
-  return ctx.config.externalUrl.replace(/\/+$/, "");
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSession } from "../actions/login.js";
 import { ExternalSignupRefused, doExternalSignup } from "../actions/externalSignup.js";
 import { type AppContext, transaction } from "../appContext.js";
-import { getDefaultRealm, realmUrl } from "../lib/realms.js";
+import { realmOfRequest, realmUrl } from "../lib/realms.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
 import { sessionUse, setSessionCookies } from "../http/webSession.js";
 import { userStore } from "../store/users.js";
@@ -74,8 +74,11 @@ export async function finishExternalLogin(
   intent: LoginIntent,
   identity: ExternalIdentity,
 ): Promise<FastifyReply> {
-  const realm = await getDefaultRealm(ctx.db.kysely);
-  if (!realm || realm.deactivated) return refusal(reply, 403, "Organization deactivated", "This organization has been deactivated.");
+  // The organization of the host the provider sent the browser back to: the one the sign-in
+  // started at (redirect URIs are built on its URL).
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm) return refusal(reply, 404, "No organization", `There is no Parley organization at ${request.host}.`);
+  if (realm.deactivated) return refusal(reply, 403, "Organization deactivated", "This organization has been deactivated.");
   if (!methodEnabled(ctx, realm, identity.method))
     return refusal(reply, 403, "Not available", `This organization does not allow signing in with ${identity.method}.`);
   const email = identity.email.trim();
@@ -92,7 +95,7 @@ export async function finishExternalLogin(
   }
   switch (intent.flow.kind) {
     case "mobile":
-      return finishMobileFlow(ctx, reply, user, intent.flow.otp);
+      return finishMobileFlow(ctx, reply, realm, user, intent.flow.otp);
     case "desktop":
       return finishDesktopFlow(ctx, reply, realm, user, intent.flow.otp);
     case "web":

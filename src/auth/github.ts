@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../appContext.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
-import { getDefaultRealm } from "../lib/realms.js";
+import type { Realm } from "../db/schema.js";
+import { realmOfRequest } from "../lib/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
@@ -79,10 +80,9 @@ async function membershipRefusal(settings: GitHubSettings, answer: ProviderAnswe
  * The verified addresses, primary first (Zulip's get_verified_emails). GitHub's no-reply
  * addresses receive no mail: they serve only an account that already has one.
  */
-async function verifiedEmails(ctx: AppContext, answer: ProviderAnswer, settings: GitHubSettings): Promise<string[]> {
+async function verifiedEmails(ctx: AppContext, realm: Realm | undefined, answer: ProviderAnswer, settings: GitHubSettings): Promise<string[]> {
   const res = await providerApiGet(answer, api(settings, "user/emails"));
   const emails = res.status === 200 ? (githubEmails.safeParse(res.body).data ?? []) : [];
-  const realm = await getDefaultRealm(ctx.db.kysely);
   const verified: string[] = [];
   for (const entry of emails) {
     if (entry.verified !== true) continue;
@@ -97,8 +97,7 @@ async function verifiedEmails(ctx: AppContext, answer: ProviderAnswer, settings:
 }
 
 /** The one address among several that has an active account here, if exactly one has. */
-async function onlyExistingAccount(ctx: AppContext, emails: string[]): Promise<string | null> {
-  const realm = await getDefaultRealm(ctx.db.kysely);
+async function onlyExistingAccount(ctx: AppContext, realm: Realm | undefined, emails: string[]): Promise<string | null> {
   if (!realm) return null;
   const existing: string[] = [];
   for (const email of emails) {
@@ -118,12 +117,14 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
   if (!user) return refusal(reply, 502, "Sign-in failed", "GitHub did not say who you are. Please try again later.");
   const notMember = await membershipRefusal(settings, answer, user.login);
   if (notMember) return refusal(reply, 403, "Not allowed", notMember);
-  const emails = await verifiedEmails(ctx, answer, settings);
+  // Accounts of the organization of the host the provider sent the browser back to.
+  const realm = await realmOfRequest(ctx, request);
+  const emails = await verifiedEmails(ctx, realm, answer, settings);
   const fullName = user.name?.trim() || null;
   if (emails.length === 0) {
     return refusal(reply, 403, "No verified email", "Your GitHub account has no verified email address. Verify one at GitHub, then sign in again.");
   }
-  const chosen = emails.length === 1 ? emails[0] : answer.intent.signup ? null : await onlyExistingAccount(ctx, emails);
+  const chosen = emails.length === 1 ? emails[0] : answer.intent.signup ? null : await onlyExistingAccount(ctx, realm, emails);
   if (chosen) return finishExternalLogin(ctx, request, reply, withoutExtra(answer.intent), { method: "GitHub", email: chosen, fullName });
   const flowId = await saveFlow(ctx, CHOOSE_EMAIL_FLOW, { ...withoutExtra(answer.intent), extra: { emails: JSON.stringify(emails), name: fullName ?? "" } });
   bindFlowToBrowser(ctx, reply, KEY, flowId);
@@ -172,8 +173,8 @@ export const githubBackend: ExternalBackend = {
           },
         ]
       : [],
-  begin: async (ctx, _request, reply, intent) =>
-    ctx.config.auth.github ? sendToProvider(ctx, reply, provider(ctx.config.auth.github), intent) : notOffered(reply),
+  begin: async (ctx, request, reply, intent) =>
+    ctx.config.auth.github ? sendToProvider(ctx, request, reply, provider(ctx.config.auth.github), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "github-icon.png");
     app.get("/complete/github/", (request, reply) => complete(ctx, request, reply));

@@ -64,8 +64,8 @@ export const gitlabBackend: ExternalBackend = {
           },
         ]
       : [],
-  begin: async (ctx, _request, reply, intent) =>
-    ctx.config.auth.gitlab ? sendToProvider(ctx, reply, provider(ctx.config.auth.gitlab), intent) : notOffered(reply),
+  begin: async (ctx, request, reply, intent) =>
+    ctx.config.auth.gitlab ? sendToProvider(ctx, request, reply, provider(ctx.config.auth.gitlab), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "gitlab-icon.png");
     app.get("/complete/gitlab/", (request, reply) => complete(ctx, request, reply));

@@ -68,8 +68,8 @@ export const googleBackend: ExternalBackend = {
           },
         ]
       : [],
-  begin: async (ctx, _request, reply, intent) =>
-    ctx.config.auth.google ? sendToProvider(ctx, reply, provider(ctx.config.auth.google), intent) : notOffered(reply),
+  begin: async (ctx, request, reply, intent) =>
+    ctx.config.auth.google ? sendToProvider(ctx, request, reply, provider(ctx.config.auth.google), intent) : notOffered(reply),
   mount(app: FastifyInstance, ctx: AppContext) {
     mountProviderIcon(app, "googl_e-icon.png");
     app.get("/complete/google/", (request, reply) => complete(ctx, request, reply));

@@ -1,7 +1,7 @@
 import { type PasswordMethods, PasswordCheckUnavailableError } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
+import type { Realm } from "../db/schema.js";
 import { RealmDeactivatedError } from "../lib/errors.js";
-import { getDefaultRealm } from "../lib/realms.js";
 import { userStore } from "../store/users.js";
 import { ldapAccountStore } from "../store/ldapAccounts.js";
 import { accountForLdapLogin, deactivateMissingAccount } from "./ldap/accounts.js";
@@ -30,11 +30,10 @@ export function ldapDirectory(settings: LdapSettings): LdapDirectory {
 
 /** LDAP's part of password login, and the organization's choice of Parley's own passwords. */
 export const passwordMethods: PasswordMethods = {
-  async directoryLogin(ctx, username, password) {
+  async directoryLogin(ctx, realm, username, password) {
     const settings = ctx.config.auth.ldap;
     if (settings === undefined) return null;
-    const realm = await getDefaultRealm(ctx.db.kysely);
-    if (!realm || !methodEnabled(ctx, realm, "LDAP")) return null;
+    if (!methodEnabled(ctx, realm, "LDAP")) return null;
     // No account is looked up or created in a deactivated organization.
     if (realm.deactivated) throw new RealmDeactivatedError();
     let answer;
@@ -47,7 +46,7 @@ export const passwordMethods: PasswordMethods = {
     }
     if (answer === "wrong-password") return null;
     if (answer === "missing") {
-      if (settings.deactivate_missing) await deactivateIfMissing(ctx, settings, username.trim());
+      if (settings.deactivate_missing) await deactivateIfMissing(ctx, settings, realm, username.trim());
       return null;
     }
     return accountForLdapLogin(ctx, realm, answer);
@@ -58,9 +57,7 @@ export const passwordMethods: PasswordMethods = {
  * The directory has nobody by the name typed: the account with that email address is deactivated,
  * unless the directory still has the entry it signed in as before (its address changed there).
  */
-async function deactivateIfMissing(ctx: AppContext, settings: LdapSettings, username: string): Promise<void> {
-  const realm = await getDefaultRealm(ctx.db.kysely);
-  if (!realm) return;
+async function deactivateIfMissing(ctx: AppContext, settings: LdapSettings, realm: Realm, username: string): Promise<void> {
   const user = await userStore.getByEmail(ctx.db.kysely, realm.id, username);
   if (!user || !user.is_active || user.is_bot) return;
   const dn = (await ldapAccountStore.listDns(ctx.db.kysely, [user.id])).get(user.id);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { urlOfRequest } from "../lib/realms.js";
 import * as client from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { type ExternalBackend, type ExternalEntry, finishExternalLogin, refusal } from "./external.js";
@@ -62,8 +63,9 @@ function providerFor(settings: AuthSettings, idp: string | undefined): OidcProvi
   return idp === undefined ? settings.oidc[0] : settings.oidc.slice(1).find((p) => p.name === idp);
 }
 
-function redirectUri(ctx: AppContext): string {
-  return `${ctx.config.externalUrl}${CALLBACK_PATH}`;
+/** The callback on the URL of the organization the sign-in started at: the browser comes back to the same host. */
+async function redirectUri(ctx: AppContext, request: FastifyRequest): Promise<string> {
+  return `${(await urlOfRequest(ctx, request)).replace(/\/+$/, "")}${CALLBACK_PATH}`;
 }
 
 function unreachable(ctx: AppContext, reply: FastifyReply, provider: OidcProvider, error: unknown): FastifyReply {
@@ -72,7 +74,7 @@ function unreachable(ctx: AppContext, reply: FastifyReply, provider: OidcProvide
   return refusal(reply, 502, "Sign-in unavailable", `Parley cannot reach ${name} right now. Try again later, or ask the server's administrator.`);
 }
 
-async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyReply, intent: LoginIntent, idp: string | undefined): Promise<FastifyReply> {
+async function begin(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, intent: LoginIntent, idp: string | undefined): Promise<FastifyReply> {
   const provider = providerFor(ctx.config.auth, idp);
   if (!provider) return refusal(reply, 404, "Not available", "This server does not offer that way of signing in.");
   let config: client.Configuration;
@@ -86,7 +88,7 @@ async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyRe
   const state = await saveFlow(ctx, KEY, { ...intent, extra: { provider: provider.name, verifier, nonce } });
   bindFlowToBrowser(ctx, reply, KEY, state);
   const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri(ctx),
+    redirect_uri: await redirectUri(ctx, request),
     scope: provider.scopes.join(" "),
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
@@ -131,7 +133,7 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
   let claims: Claims;
   try {
     // The redirect URI the token request names must be the one the authorization request named.
-    const currentUrl = new URL(redirectUri(ctx));
+    const currentUrl = new URL(await redirectUri(ctx, request));
     currentUrl.search = new URL(request.url, "http://localhost").search;
     const tokens = await client.authorizationCodeGrant(config, currentUrl, {
       pkceCodeVerifier: intent.extra.verifier,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { urlOfRequest } from "../lib/realms.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { SamlStatusError, type Profile } from "@node-saml/node-saml";
 import type { AppContext } from "../appContext.js";
@@ -54,7 +55,7 @@ function misconfigured(ctx: AppContext, reply: FastifyReply, error: SamlConfigEr
   return refusal(reply, 503, "SAML sign-in unavailable", "This server's SAML configuration cannot be used. Its administrator has been told.");
 }
 
-async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyReply, intent: LoginIntent, idpName: string | undefined): Promise<FastifyReply> {
+async function begin(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, intent: LoginIntent, idpName: string | undefined): Promise<FastifyReply> {
   const settings = ctx.config.auth.saml;
   const idp = settings?.idps.find((i) => i.name === idpName);
   if (!settings || !idp) return refusal(reply, 404, "Not available", "This server does not offer that way of signing in.");
@@ -62,7 +63,7 @@ async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyRe
   const requestId = `_${randomBytes(20).toString("hex")}`;
   let saml;
   try {
-    saml = samlForRequest(ctx.config, settings, idp, requestId);
+    saml = samlForRequest(ctx.config, settings, idp, requestId, await urlOfRequest(ctx, request));
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
     throw error;
@@ -77,6 +78,7 @@ async function begin(ctx: AppContext, _request: FastifyRequest, reply: FastifyRe
 /** The Response checked against the flow's request; a refusal's reason (for the log) otherwise. */
 async function verifiedProfile(
   ctx: AppContext,
+  base: string,
   settings: SamlSettings,
   intent: LoginIntent,
   samlResponse: string,
@@ -87,14 +89,14 @@ async function verifiedProfile(
   if (!idp || !requestId || !issuedAt) return `the IdP ${String(intent.extra.idp)} is no longer configured`;
   let profile: Profile | null;
   try {
-    ({ profile } = await samlForResponse(ctx.config, settings, idp, requestId, issuedAt).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+    ({ profile } = await samlForResponse(ctx.config, settings, idp, requestId, issuedAt, base).validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (error) {
     if (error instanceof SamlConfigError || error instanceof SamlStatusError) throw error;
     return error instanceof Error ? error.message : String(error);
   }
   if (!profile) return "the Response carries no assertion";
   try {
-    checkBinding(profile, idp, requestId, spUrls(ctx.config, settings).acsUrl);
+    checkBinding(profile, idp, requestId, spUrls(ctx.config, settings, base).acsUrl);
     const now = Date.now();
     const { id, expiresAt } = replayKey(profile, now, REQUEST_LIFETIME_MS + CLOCK_SKEW_MS);
     if (!(await samlAssertionStore.remember(ctx.db.kysely, id, expiresAt, Math.floor(now / 1000)))) return "the assertion was accepted before (replay)";
@@ -130,7 +132,7 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
   }
   let verified: { profile: Profile; idp: SamlIdp } | string;
   try {
-    verified = await verifiedProfile(ctx, settings, intent, samlResponse);
+    verified = await verifiedProfile(ctx, await urlOfRequest(ctx, request), settings, intent, samlResponse);
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
     if (!(error instanceof SamlStatusError)) throw error;

@@ -64,14 +64,18 @@ function load(settings: SamlSettings): Loaded {
   return files;
 }
 
-/** This server's entityID and assertion consumer service URL. */
-export function spUrls(config: Config, settings: SamlSettings): { entityId: string; acsUrl: string } {
-  return { entityId: settings.sp_entity_id ?? `${config.externalUrl}${METADATA_PATH}`, acsUrl: `${config.externalUrl}${ACS_PATH}` };
+/**
+ * This server's entityID and assertion consumer service URL. The ACS is on `base`, the URL of the
+ * organization the sign-in started at (lib/realms.ts urlOfRequest), so the IdP posts back to the
+ * same host; the server's external URL by default (the metadata).
+ */
+export function spUrls(config: Config, settings: SamlSettings, base: string = config.externalUrl): { entityId: string; acsUrl: string } {
+  return { entityId: settings.sp_entity_id ?? `${config.externalUrl}${METADATA_PATH}`, acsUrl: `${base}${ACS_PATH}` };
 }
 
 /** What the SP sends and checks, common to every IdP (and the metadata). */
-function spOptions(config: Config, settings: SamlSettings): Omit<SamlConfig, "idpCert"> {
-  const { entityId, acsUrl } = spUrls(config, settings);
+function spOptions(config: Config, settings: SamlSettings, base?: string): Omit<SamlConfig, "idpCert"> {
+  const { entityId, acsUrl } = spUrls(config, settings, base);
   const { keys } = load(settings);
   return {
     issuer: entityId,
@@ -103,9 +107,9 @@ function answering(requestId: string, issuedAt: string): CacheProvider {
 }
 
 /** The SP for an IdP, to send an AuthnRequest with the given id. */
-export function samlForRequest(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string): SAML {
+export function samlForRequest(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, base: string): SAML {
   return new SAML({
-    ...spOptions(config, settings),
+    ...spOptions(config, settings, base),
     idpCert: load(settings).idpCerts.get(idp.name) ?? [],
     entryPoint: idp.url,
     idpIssuer: idp.entity_id,
@@ -115,9 +119,9 @@ export function samlForRequest(config: Config, settings: SamlSettings, idp: Saml
 }
 
 /** The SP for an IdP, to check a Response that must answer the request with the given id. */
-export function samlForResponse(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, issuedAt: string): SAML {
+export function samlForResponse(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, issuedAt: string, base: string): SAML {
   return new SAML({
-    ...spOptions(config, settings),
+    ...spOptions(config, settings, base),
     idpCert: load(settings).idpCerts.get(idp.name) ?? [],
     entryPoint: idp.url,
     idpIssuer: idp.entity_id,

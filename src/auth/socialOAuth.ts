@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { urlOfRequest } from "../lib/realms.js";
 import * as client from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { refusal } from "./external.js";
@@ -68,9 +69,12 @@ export function discoveryOptions(base: string): client.DiscoveryRequestOptions {
   return { timeout: PROVIDER_TIMEOUT_SECONDS, ...(base.startsWith("http:") ? { execute: [client.allowInsecureRequests] } : {}) };
 }
 
-/** /complete/<key>/ on this server's URL: where the provider sends the browser back. */
-export function callbackUrl(ctx: AppContext, key: string): string {
-  return new URL(`/complete/${key}/`, ctx.config.externalUrl).href;
+/**
+ * /complete/<key>/ on the URL of the organization the sign-in started at (`base`, lib/realms.ts
+ * urlOfRequest): where the provider sends the browser back, to the same host.
+ */
+export function callbackUrl(base: string, key: string): string {
+  return new URL(`/complete/${key}/`, base).href;
 }
 
 /** The provider's configuration, or the "unreachable" page (logged) when it cannot be had. */
@@ -83,7 +87,13 @@ async function configurationOrPage(ctx: AppContext, reply: FastifyReply, provide
   }
 }
 
-export async function sendToProvider(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider, intent: LoginIntent): Promise<FastifyReply> {
+export async function sendToProvider(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  provider: OAuthProvider,
+  intent: LoginIntent,
+): Promise<FastifyReply> {
   const config = await configurationOrPage(ctx, reply, provider);
   if (!(config instanceof client.Configuration)) return config;
   const verifier = client.randomPKCECodeVerifier();
@@ -91,7 +101,7 @@ export async function sendToProvider(ctx: AppContext, reply: FastifyReply, provi
   const flowId = await saveFlow(ctx, provider.key, { ...intent, extra: { ...intent.extra, verifier, ...(nonce ? { nonce } : {}) } });
   bindFlowToBrowser(ctx, reply, provider.key, flowId);
   const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: callbackUrl(ctx, provider.key),
+    redirect_uri: callbackUrl(await urlOfRequest(ctx, request), provider.key),
     scope: provider.scopes.join(" "),
     state: flowId,
     code_challenge: await client.calculatePKCECodeChallenge(verifier),
@@ -124,7 +134,7 @@ export async function takeProviderAnswer(
     return refusal(reply, 400, "Sign-in expired", `This ${provider.title} sign-in is unknown, was already used, or has expired. Please start again.`);
   const config = await configurationOrPage(ctx, reply, provider);
   if (!(config instanceof client.Configuration)) return config;
-  const current = new URL(request.url, callbackUrl(ctx, provider.key));
+  const current = new URL(request.url, callbackUrl(await urlOfRequest(ctx, request), provider.key));
   try {
     const tokens = await client.authorizationCodeGrant(config, current, {
       expectedState: query.state as string,

@@ -4,6 +4,7 @@ import { createSession } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
 import type { User } from "../db/schema.js";
 import { ApiError, RateLimitedError } from "../lib/errors.js";
+import { realmServesHost } from "../lib/realms.js";
 import { realmStore } from "../store/realms.js";
 import { twoFactorStore } from "../store/twoFactor.js";
 import { userStore } from "../store/users.js";
@@ -58,7 +59,7 @@ export async function finishSecondStep(ctx: AppContext, request: FastifyRequest,
   const pending = id ? await twoFactorStore.getPendingLogin(ctx.db.kysely, id, nowSeconds()) : undefined;
   const startAgain = async (status: number, error: string) => {
     reply.clearCookie(PENDING_COOKIE, cookieOptions(ctx));
-    return sendHtml(reply, status, await loginPage(ctx, { error, csrfToken }));
+    return sendHtml(reply, status, await loginPage(ctx, request, { error, csrfToken }));
   };
   if (!id || !pending) return startAgain(400, "Your login took too long or was already finished. Please log in again.");
   const user = await userStore.getById(ctx.db.kysely, pending.user_id);
@@ -67,6 +68,8 @@ export async function finishSecondStep(ctx: AppContext, request: FastifyRequest,
     await twoFactorStore.takePendingLogin(ctx.db.kysely, id);
     return startAgain(403, "This account has been deactivated.");
   }
+  // The second step finishes on the host the first was made on, that of the user's organization.
+  if (!realmServesHost(ctx.config, realm, request.host)) return startAgain(400, "Your login took too long or was already finished. Please log in again.");
   const body = (request.body ?? {}) as Record<string, unknown>;
   const typed = typeof body[TOKEN_FIELD] === "string" ? body[TOKEN_FIELD] : "";
   try {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { checkConfirmEmailChange, ConfirmationLinkError } from "../actions/settings.js";
 import { transaction, type AppContext } from "../appContext.js";
+import { realmServesHost } from "../lib/realms.js";
 import { escapeHtml } from "../util/html.js";
 
 /**
@@ -11,7 +12,9 @@ export async function accountPages(app: FastifyInstance, opts: { ctx: AppContext
   const { ctx } = opts;
   app.get<{ Params: { key: string } }>("/accounts/confirm_new_email/:key", async (request, reply) => {
     try {
-      const { oldEmail, newEmail } = await transaction(ctx, (tx) => checkConfirmEmailChange(tx, request.params.key));
+      const { oldEmail, newEmail } = await transaction(ctx, (tx) =>
+        checkConfirmEmailChange(tx, request.params.key, (realm) => realmServesHost(ctx.config, realm, request.host)),
+      );
       return page(reply, 200, "Email address changed", `The email address for your account was changed from ${oldEmail} to ${newEmail}.`);
     } catch (error) {
       if (!(error instanceof ConfirmationLinkError)) throw error;

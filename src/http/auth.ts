@@ -7,6 +7,7 @@ import { BotType } from "../models/roles.js";
 import { noteSessionActivity, type SessionUse } from "../actions/sessions.js";
 import { sessionIdOf } from "../store/sessions.js";
 import { userStore } from "../store/users.js";
+import { realmServesHost } from "../lib/realms.js";
 import { nowSeconds } from "../util/time.js";
 import { noteRequestUser } from "./requestLog.js";
 import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, UnauthorizedError, UserDeactivatedError } from "../lib/errors.js";
@@ -18,47 +19,69 @@ import { ApiError, badRequest, InvalidApiKeyError, RealmDeactivatedError, Unauth
  * UNAUTHORIZED carrying the specific text ("Invalid API key", "Account is deactivated", ...).
  */
 export async function authenticateApiRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
-  const found = await authenticateAuthorizationHeader(ctx, request.headers.authorization);
+  const found = await authenticateAuthorizationHeader(ctx, request.headers.authorization, request.host);
   noteRequestUser(request, found.user.id);
   return found;
 }
 
-/** The same for a bare Authorization header value (the tus endpoint reads web Requests). */
-export async function authenticateAuthorizationHeader(ctx: AppContext, header: string | undefined | null): Promise<{ user: User; realm: Realm }> {
+/**
+ * The same for a bare Authorization header value (the tus endpoint reads web Requests). `host`:
+ * the request's Host; the account must belong to the organization served there (checkHost).
+ */
+export async function authenticateAuthorizationHeader(
+  ctx: AppContext,
+  header: string | undefined | null,
+  host: string | undefined,
+): Promise<{ user: User; realm: Realm }> {
   if (header === undefined || header === null || header === "") throw new UnauthorizedError();
   // A header that authenticated before, and nothing it depends on changed since (db/authCache.ts).
   const cache = ctx.db.authCache;
   const cacheKey = headerCacheKey(header);
   const cached = cache.get(cacheKey);
-  if (cached) return cached;
+  if (cached) return checkHost(ctx, cached, host);
   const credentials = parseBasicAuth(header);
   const startedAt = cache.begin();
+  let found: { user: User; realm: Realm };
   try {
-    const found = await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());
-    cache.set(cacheKey, found, startedAt);
-    return found;
+    found = await authenticateByApiKey(ctx, credentials.username.trim(), credentials.password.trim());
   } catch (error) {
     if (error instanceof ApiError) throw new UnauthorizedError(error.message);
     throw error;
   }
+  cache.set(cacheKey, found, startedAt);
+  return checkHost(ctx, found, host);
+}
+
+/**
+ * Zulip's validate_account_and_subdomain: API credentials work only on the host of their
+ * account's organization (with a root domain, each organization has its own), so a key is not
+ * a key to another organization's server name — 401 "Account is not associated with this
+ * subdomain", logged as a warning.
+ */
+export function checkHost<T extends { user: User; realm: Realm }>(ctx: AppContext, found: T, host: string | undefined): T {
+  if (realmServesHost(ctx.config, found.realm, host)) return found;
+  ctx.log.warn({ userId: found.user.id, realm: found.realm.string_id, host: host ?? "" }, "user attempted to access API on wrong subdomain");
+  throw new UnauthorizedError("Account is not associated with this subdomain");
 }
 
 /**
  * For the endpoints a browser also reaches (file URLs, tus): API credentials when an
- * Authorization header is sent, else the web session named by the `sessionid` cookie.
+ * Authorization header is sent, else the web session named by the `sessionid` cookie; either
+ * only on the host of the account's organization.
  */
 export async function authenticateApiKeyOrSession(
   ctx: AppContext,
   authorization: string | undefined | null,
   sessionKey: string | undefined,
+  host: string | undefined,
 ): Promise<{ user: User; realm: Realm }> {
   if (authorization) {
-    const found = await authenticateAuthorizationHeader(ctx, authorization);
+    const found = await authenticateAuthorizationHeader(ctx, authorization, host);
     refuseIncomingWebhookBot(found.user);
     return found;
   }
   if (!sessionKey) throw new UnauthorizedError();
-  const found = await userOfSession(ctx, sessionKey);
+  const found = await userOfSession(ctx, sessionKey, host);
   if (!found) throw new UnauthorizedError();
   return found;
 }
@@ -73,22 +96,26 @@ export interface SessionUser {
 
 /**
  * The active user of an unexpired web session, with the session's CSRF token: from the cache
- * when the session authenticated before (db/authCache.ts), else one statement. `seen`: the
+ * when the session authenticated before (db/authCache.ts), else one statement. `host`: the
+ * request's Host; a session of an account whose organization is not served there is no session
+ * (Zulip's cookies belong to one subdomain; ours are checked). `seen`: the
  * request's address and User-Agent, recorded as the session's last use when the recorded one is
  * a few minutes old (actions/sessions.ts), so the sessions list shows it without a write per request.
  */
-export async function userOfSession(ctx: AppContext, sessionKey: string, seen?: SessionUse): Promise<SessionUser | null> {
+export async function userOfSession(ctx: AppContext, sessionKey: string, host: string | undefined, seen?: SessionUse): Promise<SessionUser | null> {
   const cache = ctx.db.authCache;
   const cacheKey = sessionCacheKey(sessionKey);
   const now = nowSeconds();
   const cached = cache.get(cacheKey);
   if (cached && cached.sessionExpiresAt! > now) {
+    if (!realmServesHost(ctx.config, cached.realm, host)) return null;
     if (seen && (await noteSessionActivity(ctx, sessionKey, cached.sessionLastActiveAt!, now, seen))) cached.sessionLastActiveAt = now;
     return { user: cached.user, realm: cached.realm, csrfToken: cached.csrfToken!, sessionId: cached.sessionId! };
   }
   const startedAt = cache.begin();
   const found = await userStore.getWithRealmBySession(ctx.db.kysely, sessionKey, now);
   if (!found || !found.user.is_active || found.realm.deactivated) return null;
+  if (!realmServesHost(ctx.config, found.realm, host)) return null;
   const sessionId = sessionIdOf(sessionKey);
   const lastActiveAt = seen && (await noteSessionActivity(ctx, sessionKey, found.lastActiveAt, now, seen)) ? now : found.lastActiveAt;
   cache.set(

@@ -22,7 +22,8 @@ import { userStore } from "../store/users.js";
  * `?version=`, which changes with every new image, so a day of caching never shows an old one.
  *
  * The organization icon, /user_avatars/{realm_id}/realm/icon.png, is public as in Zulip (login
- * pages show it).
+ * pages show it), on its organization's host only when the server has a root domain (as every
+ * file of an organization: the viewer's credentials are bound to it, http/auth.ts).
  */
 export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
@@ -38,7 +39,7 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
       // A visitor (Zulip serves avatars to anyone): a user of the host's organization, when it lets visitors in.
       visible = await visitorMaySee(ctx, request, Number(realmId), userId);
     } else {
-      const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, sessionKey);
+      const { user: viewer } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, sessionKey, request.host);
       if (viewer.realm_id !== Number(realmId)) return notFound();
       visible = await accessUserById(ctx.db.kysely, viewer, userId, { allowDeactivated: true, allowBots: true, forAdministration: false }).then(
         () => true,
@@ -55,7 +56,8 @@ export async function avatarFiles(app: FastifyInstance, opts: { ctx: AppContext 
   });
   app.get<{ Params: { realm_id: string } }>("/user_avatars/:realm_id/realm/icon.png", async (request, reply) => {
     const { realm_id: realmId } = request.params;
-    const blob = /^\d{1,15}$/.test(realmId) ? await ctx.blobs.get(realmIconBlobKey(Number(realmId))) : undefined;
+    const onHost = ctx.config.rootDomain === undefined || (await realmOfRequest(ctx, request))?.id === Number(realmId);
+    const blob = onHost && /^\d{1,15}$/.test(realmId) ? await ctx.blobs.get(realmIconBlobKey(Number(realmId))) : undefined;
     if (!blob) return reply.status(404).send({ result: "error", msg: "Not Found", code: "NOT_FOUND" });
     return sendPng(reply, blob, "public");
   });

@@ -1,4 +1,5 @@
 import http from "node:http";
+import { realmServesHost } from "../lib/realms.js";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { headerCacheKey, sessionCacheKey } from "../db/authCache.js";
@@ -222,6 +223,9 @@ function eventsFastPath(ctx: AppContext, app: () => FastifyInstance, fastify: Ht
     if (!found || (found.sessionExpiresAt !== undefined && !(found.sessionExpiresAt > nowSeconds()))) return false;
     const user = found.user;
     if (user.is_bot && user.bot_type === BotType.INCOMING_WEBHOOK) return false;
+    // With a root domain the credential must be used on its organization's host (http/auth.ts);
+    // a host a proxy names is Fastify's to read.
+    if (ctx.config.rootDomain !== undefined && (headers.forwardedHost || !realmServesHost(ctx.config, found.realm, headers.host))) return false;
 
     const queueId = query.queueId;
     if (ctx.bus && queueOwner(queueId) !== ctx.bus.processId) return false;
@@ -311,6 +315,9 @@ interface PollHeaders {
   authorization: string | undefined;
   cookie: string | undefined;
   acceptEncoding: string | undefined;
+  host: string | undefined;
+  /** An X-Forwarded-Host header was sent. */
+  forwardedHost: boolean;
 }
 
 /**
@@ -322,6 +329,8 @@ function readHeaders(raw: string[]): PollHeaders | null {
   let authorization: string | undefined;
   let cookie: string | undefined;
   let acceptEncoding: string | undefined;
+  let host: string | undefined;
+  let forwardedHost = false;
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i];
     if (name === undefined) break;
@@ -347,13 +356,19 @@ function readHeaders(raw: string[]): PollHeaders | null {
       case 14:
         if (name.toLowerCase() === "content-length" && raw[i + 1] !== "0") return null;
         break;
+      case 4:
+        if (name.toLowerCase() === "host") host = raw[i + 1];
+        break;
+      case 16:
+        if (name.toLowerCase() === "x-forwarded-host") forwardedHost = true;
+        break;
       case 17:
         if (name.toLowerCase() === "transfer-encoding") return null;
         break;
     }
   }
   if (authorization === "") return null;
-  return { authorization, cookie, acceptEncoding };
+  return { authorization, cookie, acceptEncoding, host, forwardedHost };
 }
 
 const SUCCESS_HEAD = '{"result":"success","msg":"","events":[';

@@ -18,7 +18,7 @@ const notFound = () => new ApiError("File not found.", { code: "NOT_FOUND", stat
 export async function exportFiles(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
   app.get<{ Params: { realm_id: string; token: string; file: string } }>("/user_avatars/exports/:realm_id/:token/:file", async (request, reply) => {
-    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]);
+    const { user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE], request.host);
     const { realm_id: realmId, token, file } = request.params;
     if (String(user.realm_id) !== realmId) throw notFound();
     if (!isAdmin(user)) throw new ApiError("You are not authorized to view this file.", { code: "UNAUTHORIZED", status: 403 });

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { realmServesHost } from "../lib/realms.js";
 import type { AppContext } from "../appContext.js";
 import { EXTERNAL_BACKENDS } from "../auth/backends.js";
 import { refusal } from "../auth/external.js";
@@ -38,7 +39,8 @@ export async function externalAuthPages(app: FastifyInstance, opts: { ctx: AppCo
     const userId = await takeDesktopLogin(ctx, token);
     const user = userId === null ? undefined : await userStore.getById(ctx.db.kysely, userId);
     const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
-    if (!user || !user.is_active || !realm || realm.deactivated)
+    // The app opens the token on its organization's host; elsewhere it signs nobody in.
+    if (!user || !user.is_active || !realm || realm.deactivated || !realmServesHost(ctx.config, realm, request.host))
       return refusal(reply, 400, "Invalid login token", "This login token is invalid or has expired. Log in again from the app.");
     setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
     return reply.redirect("/", 302);

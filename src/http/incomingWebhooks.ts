@@ -6,7 +6,7 @@ import { isWellFormedApiKey } from "../lib/apiKeys.js";
 import { ApiError, InvalidApiKeyError, MalformedJsonError, RealmDeactivatedError, UserDeactivatedError } from "../lib/errors.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
-import { authenticateAuthorizationHeader } from "./auth.js";
+import { authenticateAuthorizationHeader, checkHost } from "./auth.js";
 import { applyRateLimit } from "./mount.js";
 import { anomalousPayloadError, missingEventHeaderError, unsupportedEventError } from "../integrations/errors.js";
 import { parseEventFilter } from "../integrations/eventFilter.js";
@@ -41,7 +41,7 @@ that this integration expects!`;
 
 async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ user: User; realm: Realm }> {
   const apiKey = request.query.api_key;
-  if (apiKey === undefined) return authenticateAuthorizationHeader(ctx, request.headers.authorization);
+  if (apiKey === undefined) return authenticateAuthorizationHeader(ctx, request.headers.authorization, request.host);
   // Zulip's validate_api_key: its errors, in its order.
   if (!isWellFormedApiKey(apiKey)) {
     throw new ApiError("Malformed API key", { code: "INVALID_API_KEY", status: 401, headers: { "WWW-Authenticate": 'Basic realm="zulip"' } });
@@ -51,7 +51,7 @@ async function webhookBot(ctx: AppContext, request: WebhookRequest): Promise<{ u
   const realm = await realmStore.getById(ctx.db.kysely, user.realm_id);
   if (!realm || realm.deactivated) throw new RealmDeactivatedError();
   if (!user.is_active) throw new UserDeactivatedError();
-  return { user, realm };
+  return checkHost(ctx, { user, realm }, request.host);
 }
 
 function readPayload(integration: IncomingWebhookIntegration, raw: string): Payload {

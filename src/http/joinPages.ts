@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { realmServesHost } from "../lib/realms.js";
 import {
   checkSignupFields,
   checkStartLinkSignup,
@@ -40,7 +41,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
   app.get<{ Params: { key: string } }>("/join/:key/", async (request, reply) => {
     let link: SignupLink;
     try {
-      link = await usableSignupLink(ctx.db.kysely, request.params.key);
+      link = await signupLinkOnHost(ctx, request, request.params.key);
     } catch (error) {
       if (error instanceof InvitationLinkError) return linkErrorPage(reply, error);
       throw error;
@@ -71,7 +72,7 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
     const values = { email: field("email") ?? "", full_name: field("full_name") ?? "" };
     let link: SignupLink | undefined;
     try {
-      link = await usableSignupLink(ctx.db.kysely, key);
+      link = await signupLinkOnHost(ctx, request, key);
       if (link.email === null) return await startLinkSignup(ctx, request, reply, link, values.email);
       // The cheap checks first, so a mistyped form costs no password hash.
       await checkSignupFields(ctx.db.kysely, link, values);
@@ -87,6 +88,16 @@ export async function joinPages(app: FastifyInstance, opts: { ctx: AppContext })
       return sendHtml(reply, 400, await signupPage(ctx, key, link, token, { ...values, error: error.message }));
     }
   });
+}
+
+/**
+ * usableSignupLink, on the host of the link's organization only: opened on another
+ * organization's host, a link is one that does not exist there (404, as Zulip's).
+ */
+async function signupLinkOnHost(ctx: AppContext, request: FastifyRequest, key: string): Promise<SignupLink> {
+  const link = await usableSignupLink(ctx.db.kysely, key);
+  if (!realmServesHost(ctx.config, link.realm, request.host)) throw new InvitationLinkError("invalid");
+  return link;
 }
 
 /** A reusable link's address step: a one-time link by email (limited per IP and per address, as every email-sending form). */

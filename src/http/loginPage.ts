@@ -1,11 +1,11 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { externalMethodDicts } from "../auth/entries.js";
 import { passwordAuthEnabled, realmMethodsEnabled } from "../lib/authMethods.js";
-import { getDefaultRealm } from "../lib/realms.js";
+import { realmOfRequest } from "../lib/realms.js";
 import { escapeHtml } from "../util/html.js";
 import { formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
-import { sendHtml, simplePage } from "./webApp.js";
+import { sendHtml, sendNoOrganizationPage, simplePage } from "./webApp.js";
 import { sessionUser } from "./webSession.js";
 
 /**
@@ -18,18 +18,23 @@ export async function loginPages(app: FastifyInstance, opts: { ctx: AppContext }
   const { ctx } = opts;
   app.get<{ Querystring: { next?: unknown } }>("/login/", async (request, reply) => {
     if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
+    if (ctx.config.rootDomain !== undefined && !(await realmOfRequest(ctx, request))) return sendNoOrganizationPage(reply, request.host);
     const next = typeof request.query.next === "string" && /^\/(?![/\\])/.test(request.query.next) ? request.query.next : undefined;
-    return sendHtml(reply, 200, await loginPage(ctx, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }));
+    return sendHtml(reply, 200, await loginPage(ctx, request, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }));
   });
   app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
 }
 
-/** The sign-in page with its CSRF token, the error of a failed attempt, the email typed and where to go after. */
+/**
+ * The sign-in page of the request's organization (its host's, lib/realms.ts) with its CSRF token,
+ * the error of a failed attempt, the email typed and where to go after.
+ */
 export async function loginPage(
   ctx: AppContext,
+  request: FastifyRequest,
   { error, email, csrfToken, next }: { error?: string; email?: string; csrfToken: string; next?: string },
 ): Promise<string> {
-  const realm = await getDefaultRealm(ctx.db.kysely);
+  const realm = await realmOfRequest(ctx, request);
   if (realm?.deactivated) return deactivatedPage(realm.name);
   const methods = realm ? realmMethodsEnabled(ctx.config, realm) : { Email: true };
   const external = externalMethodDicts(ctx, realm);

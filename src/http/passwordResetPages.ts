@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
-import { doRequestPasswordReset, doResetPassword, PasswordResetLinkError, usablePasswordResetLink } from "../actions/passwordReset.js";
+import { doRequestPasswordReset, doResetPassword, type PasswordResetLink, PasswordResetLinkError, usablePasswordResetLink } from "../actions/passwordReset.js";
 import { checkNewPassword } from "../actions/users.js";
 import { transaction, type AppContext } from "../appContext.js";
 import { methodEnabled } from "../auth/methods.js";
-import { getDefaultRealm } from "../lib/realms.js";
+import { realmOfRequest, realmServesHost } from "../lib/realms.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { hashPassword } from "../lib/passwords.js";
 import { escapeHtml } from "../util/html.js";
@@ -46,13 +46,14 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
     }
     // Zulip (ZulipPasswordResetForm.save): with passwords turned off for the organization the
     // form answers as always and sends nothing, so it tells nobody which method is on.
-    if (!(await passwordsOffered(ctx))) return reply.redirect(`${RESET_PATH}done/`, 302);
+    const realm = await realmOfRequest(ctx, request);
+    if (!realm || !methodEnabled(ctx, realm, "Email")) return reply.redirect(`${RESET_PATH}done/`, 302);
     const rule = ctx.config.rateLimits.email;
     for (const key of [`password_reset:${request.ip}`, `password_reset:${email.toLowerCase()}`]) {
       const limit = await ctx.rateLimiter.hit(key, rule);
       if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     }
-    await transaction(ctx, (tx) => doRequestPasswordReset(tx, ctx.config, email));
+    await transaction(ctx, (tx) => doRequestPasswordReset(tx, ctx.config, realm.id, email));
     return reply.redirect(`${RESET_PATH}done/`, 302);
   });
 
@@ -72,7 +73,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
   app.get<LinkParams>(`${RESET_PATH}:uid/:token/`, async (request, reply) => {
     const { uid, token } = request.params;
     try {
-      const { user } = await usablePasswordResetLink(ctx.db.kysely, uid, token);
+      const { user } = await usableLinkOnHost(ctx, request, uid, token);
       return sendHtml(reply, 200, setPasswordPage(linkPath(uid, token), user.delivery_email, formToken(ctx, request, reply, PASSWORD_RESET_FORM)));
     } catch (error) {
       if (error instanceof PasswordResetLinkError) return linkErrorPage(reply, error);
@@ -89,7 +90,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
     let email: string;
     try {
       // The link first: a dead link gets its error page whatever the form holds.
-      email = (await usablePasswordResetLink(ctx.db.kysely, uid, token)).user.delivery_email;
+      email = (await usableLinkOnHost(ctx, request, uid, token)).user.delivery_email;
     } catch (error) {
       if (error instanceof PasswordResetLinkError) return linkErrorPage(reply, error);
       throw error;
@@ -127,10 +128,14 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
   );
 }
 
-/** Whether the organization signs people in with Parley's own passwords ("Email" in Zulip's names). */
-async function passwordsOffered(ctx: AppContext): Promise<boolean> {
-  const realm = await getDefaultRealm(ctx.db.kysely);
-  return realm !== undefined && methodEnabled(ctx, realm, "Email");
+/**
+ * usablePasswordResetLink, on the host of the account's organization only: a link opened on
+ * another organization's host is as dead there as a used one.
+ */
+async function usableLinkOnHost(ctx: AppContext, request: FastifyRequest, uid: string, token: string): Promise<PasswordResetLink> {
+  const link = await usablePasswordResetLink(ctx.db.kysely, uid, token);
+  if (!realmServesHost(ctx.config, link.realm, request.host)) throw new PasswordResetLinkError();
+  return link;
 }
 
 function linkPath(uid: string, token: string): string {

@@ -3,6 +3,7 @@ import { createSession, endSession, passwordLogin } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
 import { secondFactorRequired } from "../auth/twoFactor.js";
 import { beginSecondStep, finishSecondStep, isSecondStep } from "../auth/twoFactorLogin.js";
+import { requireRealmOfRequest } from "../lib/realms.js";
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage } from "./loginPage.js";
@@ -35,7 +36,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
       // A person gets the form again, with a token that works; other clients Zulip's JSON error.
       if (!(error instanceof CsrfError) || !wantsHtml(request)) throw error;
       const message = "Your sign-in form expired (CSRF verification failed). Please log in again.";
-      return sendHtml(reply, 403, await loginPage(ctx, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
+      return sendHtml(reply, 403, await loginPage(ctx, request, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
     }
     if (isSecondStep(request)) return finishSecondStep(ctx, request, reply);
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
@@ -43,7 +44,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
       return reply.status(400).send({ result: "error", msg: "Missing 'username' or 'password' argument", code: "BAD_REQUEST" });
     }
     try {
-      const { user, realm } = await passwordLogin(ctx, username.trim(), password);
+      const { user, realm } = await passwordLogin(ctx, await requireRealmOfRequest(ctx, request), username.trim(), password);
       if (await secondFactorRequired(ctx, realm, user)) return beginSecondStep(ctx, request, reply, user, "/");
       setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
       clearFormToken(ctx, reply, LOGIN_FORM);
@@ -56,7 +57,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
         return sendHtml(
           reply.headers(headers),
           status,
-          await loginPage(ctx, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
+          await loginPage(ctx, request, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
         );
       }
       return reply.status(status).headers(headers).send(body);

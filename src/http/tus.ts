@@ -46,6 +46,9 @@ const UNFINISHED_UPLOAD_MS = 24 * 3600_000;
 const FINISHED_ANSWER_MS = 24 * 3600_000;
 const isRejection = (error: unknown): error is TusRejection => typeof error === "object" && error !== null && "status_code" in error && "body" in error;
 
+/** The request header that carries the request's host (as Fastify reads it) to @tus/server's handlers. */
+const REQUEST_HOST_HEADER = "x-parley-request-host";
+
 export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
   const directory = path.join(ctx.config.dataDir, "uploads", "tus");
@@ -144,14 +147,20 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
     return answer;
   }
 
-  /** The user a tus request authenticates as (API key, or the web session and, to change something, its CSRF token). */
+  /**
+   * The user a tus request authenticates as (API key, or the web session and, to change something,
+   * its CSRF token), on the host of the user's organization. The host is Fastify's reading of the
+   * request (trusted proxies' X-Forwarded-Host included), handed to @tus/server's web Request in
+   * REQUEST_HOST_HEADER.
+   */
   async function uploader(method: string, header: (name: string) => string | undefined): Promise<User> {
     try {
       const authorization = header("authorization");
       const sessionKey = app.parseCookie(header("cookie") ?? "")[SESSION_COOKIE];
+      const host = header(REQUEST_HOST_HEADER);
       const { user } = authorization
-        ? await authenticateApiKeyOrSession(ctx, authorization, undefined)
-        : await authenticateBySession(ctx, sessionKey, method, header("x-csrftoken"));
+        ? await authenticateApiKeyOrSession(ctx, authorization, undefined, host)
+        : await authenticateBySession(ctx, sessionKey, host, method, header("x-csrftoken"));
       return user;
     } catch (error) {
       if (error instanceof CsrfError) throw reject(403, error.message);
@@ -166,6 +175,7 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
     let user: User;
     try {
       user = await uploader(request.method, (name) => {
+        if (name === REQUEST_HOST_HEADER) return request.host;
         const value = request.headers[name];
         return Array.isArray(value) ? value[0] : value;
       });
@@ -202,6 +212,14 @@ export async function tusUploads(app: FastifyInstance, opts: { ctx: AppContext }
           if (done) return answerFinished(request, reply, done);
         }
         const { tus } = await loadTus();
+        // Whatever a client sent under this name is replaced: only the host Fastify read counts.
+        const raw = request.raw;
+        const rawHeaders: string[] = [];
+        for (let i = 0; i + 1 < raw.rawHeaders.length; i += 2) {
+          if (raw.rawHeaders[i]!.toLowerCase() !== REQUEST_HOST_HEADER) rawHeaders.push(raw.rawHeaders[i]!, raw.rawHeaders[i + 1]!);
+        }
+        raw.rawHeaders = [...rawHeaders, REQUEST_HOST_HEADER, request.host];
+        raw.headers[REQUEST_HOST_HEADER] = request.host;
         reply.hijack();
         const socket = request.raw.socket;
         if (!requestsInFlight.has(socket)) socket.once("close", () => requestsInFlight.delete(socket));

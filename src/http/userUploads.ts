@@ -37,8 +37,8 @@ type Reader = { user: User } | { visitorOf: Realm | undefined };
 async function readerOf(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<Reader> {
   const authorization = request.headers.authorization;
   const sessionKey = request.cookies[SESSION_COOKIE];
-  if (authorization) return { user: (await authenticateApiKeyOrSession(ctx, authorization, undefined)).user };
-  const session = sessionKey ? await userOfSession(ctx, sessionKey) : null;
+  if (authorization) return { user: (await authenticateApiKeyOrSession(ctx, authorization, undefined, request.host)).user };
+  const session = sessionKey ? await userOfSession(ctx, sessionKey, request.host) : null;
   if (session) return { user: session.user };
   await applyRateLimit(ctx.rateLimiter, reply, `ip:${request.ip}`, ctx.config.rateLimits.ip);
   return { visitorOf: await realmOfRequest(ctx, request) };

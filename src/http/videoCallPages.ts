@@ -14,7 +14,7 @@ export async function videoCallPages(app: FastifyInstance, opts: { ctx: AppConte
   app.get<{ Querystring: { bigbluebutton?: string } }>("/calls/bigbluebutton/join", async (request, reply) => {
     let user;
     try {
-      ({ user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE]));
+      ({ user } = await authenticateApiKeyOrSession(ctx, request.headers.authorization, request.cookies[SESSION_COOKIE], request.host));
     } catch {
       return reply.redirect(`/login/?next=${encodeURIComponent(request.url)}`);
     }

@@ -3,12 +3,13 @@ import zlib from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { createSession } from "../actions/login.js";
 import type { AppContext } from "../appContext.js";
+import type { Realm } from "../db/schema.js";
 import { realmStore } from "../store/realms.js";
 import { userStore } from "../store/users.js";
 import { escapeHtml } from "../util/html.js";
 import { preferredEncoding, webAppShell, webAppAssets, type ContentEncoding, type WebAppAssets } from "./webAppAssets.js";
 import { registerForPage, registerForVisitorPage } from "./webAppState.js";
-import { realmOfRequest } from "../lib/realms.js";
+import { realmOfRequest, realmServesHost } from "../lib/realms.js";
 import { checkVisitorsAllowed } from "../lib/streamAccess.js";
 import { MissingAuthenticationError } from "../lib/errors.js";
 import { checkFormToken, clearFormToken, DEV_LOGIN_FORM, formToken, formTokenField } from "./formCsrf.js";
@@ -36,7 +37,9 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
       const page = { csrfToken: found.csrfToken, userId: found.user.id };
       return sendApp(request, reply, page, () => registerForPage(app, request, found.csrfToken));
     }
-    if (!(await visitorsWelcome(ctx, request))) return reply.redirect("/login/", 302);
+    const realm = await realmOfRequest(ctx, request);
+    if (!realm && ctx.config.rootDomain !== undefined) return sendNoOrganizationPage(reply, request.host);
+    if (!(await visitorsWelcome(ctx, realm))) return reply.redirect("/login/", 302);
     return sendApp(request, reply, { csrfToken: "", userId: 0, visitor: true }, () => registerForVisitorPage(app, request));
   });
 
@@ -63,7 +66,7 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
 
   app.get("/devlogin/", async (request, reply) => {
     if (!ctx.config.dev) return sendHtml(reply, 404, simplePage("Not found", "<p>Development login is off (PARLEY_DEV=1 turns it on).</p>"));
-    return sendHtml(reply, 200, await devLoginPage(ctx, formToken(ctx, request, reply, DEV_LOGIN_FORM)));
+    return sendHtml(reply, 200, await devLoginPage(ctx, request, formToken(ctx, request, reply, DEV_LOGIN_FORM)));
   });
 
   app.post<{ Body: { email?: unknown } }>("/devlogin/", async (request, reply) => {
@@ -71,8 +74,16 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
     checkSameOriginForm(ctx, request);
     checkFormToken(request, DEV_LOGIN_FORM);
     const email = typeof request.body?.email === "string" ? request.body.email : "";
-    const user = (await userStore.listByApiEmail(ctx.db.kysely, email)).find((u) => u.is_active && !u.is_bot);
-    const realm = user && (await realmStore.getById(ctx.db.kysely, user.realm_id));
+    // With a root domain, only the accounts of the host's organization.
+    const hostRealm = ctx.config.rootDomain === undefined ? undefined : await realmOfRequest(ctx, request);
+    const candidates =
+      ctx.config.rootDomain === undefined
+        ? await userStore.listByApiEmail(ctx.db.kysely, email)
+        : hostRealm
+          ? await userStore.listByEmailInRealm(ctx.db.kysely, hostRealm.id, email)
+          : [];
+    const user = candidates.find((u) => u.is_active && !u.is_bot);
+    const realm = user && (hostRealm ?? (await realmStore.getById(ctx.db.kysely, user.realm_id)));
     if (!user || !realm || realm.deactivated)
       return sendHtml(reply, 400, simplePage("No such user", `<p>No active user ${escapeHtml(email)}. <a href="/devlogin/">Back</a></p>`));
     setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
@@ -103,8 +114,7 @@ export async function webAppPages(app: FastifyInstance, opts: { ctx: AppContext 
  * (enable_spectator_access, web-public channels on) and has a web-public channel to read, the
  * same test the API makes of a visitor's requests (mount.ts).
  */
-async function visitorsWelcome(ctx: AppContext, request: FastifyRequest): Promise<boolean> {
-  const realm = await realmOfRequest(ctx, request);
+async function visitorsWelcome(ctx: AppContext, realm: Realm | undefined): Promise<boolean> {
   if (!realm) return false;
   try {
     await checkVisitorsAllowed(ctx.db.kysely, realm);
@@ -130,10 +140,10 @@ export function wantsHtml(request: FastifyRequest): boolean {
   return /\btext\/html\b/.test(request.headers.accept ?? "");
 }
 
-async function devLoginPage(ctx: AppContext, csrfToken: string): Promise<string> {
+async function devLoginPage(ctx: AppContext, request: FastifyRequest, csrfToken: string): Promise<string> {
   const items: string[] = [];
   for (const realm of await realmStore.list(ctx.db.kysely)) {
-    if (realm.deactivated) continue;
+    if (realm.deactivated || !realmServesHost(ctx.config, realm, request.host)) continue;
     const users = (await userStore.listInRealm(ctx.db.kysely, realm.id)).filter((u) => u.is_active && !u.is_bot);
     users.sort((a, b) => a.full_name.localeCompare(b.full_name));
     items.push(`<h2>${escapeHtml(realm.name)}</h2><div class="users">`);
@@ -146,6 +156,14 @@ async function devLoginPage(ctx: AppContext, csrfToken: string): Promise<string>
     items.push(`</div>`);
   }
   return simplePage("Development login", `<h1>Log in as</h1>${items.join("")}<p class="hint"><a href="/login/">Log in with a password</a></p>`);
+}
+
+/**
+ * With a root domain, a host whose subdomain names no organization of this server (Zulip's
+ * invalid-subdomain page): `/` and `/login/` answer 404 with this page.
+ */
+export function sendNoOrganizationPage(reply: FastifyReply, host: string): FastifyReply {
+  return sendHtml(reply, 404, simplePage("No organization", `<p>There is no Parley organization at ${escapeHtml(host)}.</p>`));
 }
 
 export function simplePage(title: string, body: string): string {

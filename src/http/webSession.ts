@@ -63,7 +63,7 @@ export function sessionUse(request: FastifyRequest): SessionUse {
 export async function sessionUser(ctx: AppContext, request: FastifyRequest): Promise<SessionUser | null> {
   const key = request.cookies[SESSION_COOKIE];
   if (!key) return null;
-  return userOfSession(ctx, key, sessionUse(request));
+  return userOfSession(ctx, key, request.host, sessionUse(request));
 }
 
 /** The public id of the web session that authenticated a /json request (none: an API key did). */
@@ -76,7 +76,14 @@ export function requestSessionId(request: FastifyRequest): string | undefined {
 
 async function authenticateJsonRequest(ctx: AppContext, request: FastifyRequest): Promise<{ user: User; realm: Realm }> {
   if (request.headers.authorization) return authenticateApiRequest(ctx, request);
-  const found = await authenticateBySession(ctx, request.cookies[SESSION_COOKIE], request.method, request.headers["x-csrftoken"], sessionUse(request));
+  const found = await authenticateBySession(
+    ctx,
+    request.cookies[SESSION_COOKIE],
+    request.host,
+    request.method,
+    request.headers["x-csrftoken"],
+    sessionUse(request),
+  );
   sessionOfRequest.set(request, found.sessionId);
   return found;
 }
@@ -104,11 +111,12 @@ async function authenticateJsonRequestIfSent(ctx: AppContext, request: FastifyRe
 export async function authenticateBySession(
   ctx: AppContext,
   sessionKey: string | undefined,
+  host: string | undefined,
   method: string,
   csrfHeader: string | string[] | undefined,
   seen?: SessionUse,
 ): Promise<{ user: User; realm: Realm; sessionId: string }> {
-  const found = sessionKey ? await userOfSession(ctx, sessionKey, seen) : null;
+  const found = sessionKey ? await userOfSession(ctx, sessionKey, host, seen) : null;
   if (!found) throw new SessionRequiredError();
   if (!SAFE_METHODS.has(method)) checkCsrfToken(csrfHeader, found.csrfToken);
   return { user: found.user, realm: found.realm, sessionId: found.sessionId };

@@ -13,6 +13,7 @@ export type ErrorCode =
   | "USER_DEACTIVATED"
   | "REALM_DEACTIVATED"
   | "AUTHENTICATION_FAILED"
+  | "NONEXISTENT_SUBDOMAIN"
   | "PASSWORD_RESET_REQUIRED"
   | "RATE_LIMIT_HIT"
   | "NOT_FOUND"
@@ -111,6 +112,13 @@ export class RealmDeactivatedError extends ApiError {
       code: "REALM_DEACTIVATED",
       status: 401,
     });
+  }
+}
+
+/** Zulip's InvalidSubdomainError: the request's host names no organization of this server. */
+export class InvalidSubdomainError extends ApiError {
+  constructor() {
+    super("Invalid subdomain", { code: "NONEXISTENT_SUBDOMAIN", status: 404 });
   }
 }
 

@@ -4,6 +4,7 @@ import type { AppContext } from "../appContext.js";
 import type { Config } from "../config.js";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
+import { InvalidSubdomainError } from "./errors.js";
 import { SYSTEM_BOT_REALM } from "../models/systemBots.js";
 import { realmStore } from "../store/realms.js";
 
@@ -61,6 +62,16 @@ export async function realmOfRequest(ctx: AppContext, request: FastifyRequest): 
 export type UrlConfig = Pick<Config, "externalUrl" | "rootDomain">;
 
 /**
+ * realmOfRequest for what signs in to an organization (password login, fetch_api_key): Zulip's
+ * InvalidSubdomainError (404 "Invalid subdomain") when the host names none.
+ */
+export async function requireRealmOfRequest(ctx: AppContext, request: FastifyRequest): Promise<Realm> {
+  const realm = await realmOfRequest(ctx, request);
+  if (!realm) throw new InvalidSubdomainError();
+  return realm;
+}
+
+/**
  * The URL an organization is reached at (Zulip's realm.url): `<string_id>.<root domain>` with the
  * external URL's scheme and port when the server has a root domain, else the external URL. Links
  * in emails, `realm_url` and the other links of a realm are built on it.
@@ -70,6 +81,16 @@ export function realmUrl(config: UrlConfig, realm: Pick<Realm, "string_id">): st
   const url = new URL(config.externalUrl);
   url.hostname = `${realm.string_id}.${config.rootDomain}`;
   return url.toString().replace(/\/+$/, "");
+}
+
+/**
+ * The URL of the organization a request is addressed to (realmUrl), else the server's external
+ * URL: the base of what sends a browser back to the host it came from (identity providers'
+ * redirect URIs, the SAML assertion consumer service).
+ */
+export async function urlOfRequest(ctx: AppContext, request: FastifyRequest): Promise<string> {
+  const realm = await realmOfRequest(ctx, request);
+  return realm ? realmUrl(ctx.config, realm) : ctx.config.externalUrl;
 }
 
 /** Zulip's get_realm_icon_url: the uploaded icon, else an identicon keyed on the realm id. */

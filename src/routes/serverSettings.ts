@@ -2,20 +2,23 @@ import { externalMethodDicts } from "../auth/entries.js";
 import type { Realm } from "../db/schema.js";
 import { type AuthMethod, methodConfigured, realmMethodEnabled } from "../lib/authMethods.js";
 import { endpoint } from "../http/endpoint.js";
-import { getDefaultRealm, realmIconUrl } from "../lib/realms.js";
+import { realmIconUrl, realmOfRequest, realmUrl } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 import { escapeHtml } from "../util/html.js";
 
 /**
  * GET /server_settings (and HEAD): what clients read before logging in. No authentication.
- * Realm fields describe the organization served at the root URL (see getDefaultRealm); as in
- * Zulip, they are left out when there is none.
+ * Realm fields describe the organization served at the request's host (lib/realms.ts
+ * realmOfRequest; without a root domain, the one served at the root URL); as in Zulip, they are
+ * left out when there is none (the bare root domain of a server with several organizations, or a
+ * host that names none), and realm_url is then the server's own URL.
  */
 export const getServerSettings = endpoint({
   auth: "none",
   params: {},
-  handler: async ({ ctx, request }) => {
-    const realm = await getDefaultRealm(ctx.db.kysely);
+  handler: async ({ ctx, request, raw }) => {
+    const realm = await realmOfRequest(ctx, raw.request);
+    const url = realm ? realmUrl(ctx.config, realm) : ctx.config.externalUrl;
     // Zulip's get_auth_backends_data: offered by the server and on in the organization (the
     // server's offer alone before there is one); methods Parley lacks are false.
     const enabled = (method: AuthMethod) => (realm ? realmMethodEnabled(ctx.config, realm, method) : methodConfigured(ctx.config, method));
@@ -47,8 +50,8 @@ export const getServerSettings = endpoint({
       // apps let people type their directory username.
       require_email_format_usernames: !enabled("LDAP"),
       external_authentication_methods: external.map(({ method: _method, ...dict }) => dict),
-      realm_url: ctx.config.externalUrl,
-      realm_uri: ctx.config.externalUrl,
+      realm_url: url,
+      realm_uri: url,
       ...(realm ? realmFields(realm) : {}),
     };
   },
