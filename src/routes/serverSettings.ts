@@ -2,20 +2,21 @@ import { externalMethodDicts } from "../auth/entries.js";
 import type { Realm } from "../db/schema.js";
 import { type AuthMethod, methodConfigured, realmMethodEnabled } from "../lib/authMethods.js";
 import { endpoint } from "../http/endpoint.js";
-import { getDefaultRealm, realmIconUrl } from "../lib/realms.js";
+import { realmIconUrl, realmOfRequest } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 import { escapeHtml } from "../util/html.js";
 
 /**
  * GET /server_settings (and HEAD): what clients read before logging in. No authentication.
- * Realm fields describe the organization served at the root URL (see getDefaultRealm); as in
- * Zulip, they are left out when there is none.
+ * Realm fields describe the organization the request is addressed to (lib/realms.ts's
+ * realmOfRequest: its host's subdomain when the server has a root domain, else the one
+ * organization); as in Zulip (get_realm_from_request), they are left out when there is none.
  */
 export const getServerSettings = endpoint({
   auth: "none",
   params: {},
-  handler: async ({ ctx, request }) => {
-    const realm = await getDefaultRealm(ctx.db.kysely);
+  handler: async ({ ctx, request, raw }) => {
+    const realm = await realmOfRequest(ctx, raw.request);
     // Zulip's get_auth_backends_data: offered by the server and on in the organization (the
     // server's offer alone before there is one); methods Parley lacks are false.
     const enabled = (method: AuthMethod) => (realm ? realmMethodEnabled(ctx.config, realm, method) : methodConfigured(ctx.config, method));
