@@ -15,7 +15,8 @@ import { type ApiResponse, fetchWithHost, type Params, type RequestOptions, useT
  * at acme.parley.test, made here as `parley create-organization` makes one. Acme has a user with
  * the SAME email as a zulip user (hamlet@zulip.com), and each organization fills itself with
  * channels of every kind, messages, direct messages, reactions, edits, files, an avatar, custom
- * emoji, a user group, a status, a draft, a scheduled message and a saved snippet — all carrying
+ * emoji, a user group, a status, a draft, a scheduled message, a saved snippet, a bot, a custom
+ * profile field, a linkifier, a code playground, invitations and alert words — all carrying
  * unique markers of their organization (zmk… for zulip, amk… for acme).
  *
  * Then each organization's users (a member and an administrator, both with an event queue
@@ -67,6 +68,11 @@ interface Org {
   draftId: number;
   snippetId: number;
   scheduledId: number;
+  botId: number;
+  profileFieldId: number;
+  linkifierId: number;
+  playgroundId: number;
+  inviteIds: { email: number; multiuse: number };
   queues: Map<Actor, { id: string; events: unknown[] }>;
 }
 
@@ -300,6 +306,41 @@ async function fillOrganization(org: Org): Promise<void> {
     }),
     "scheduled message",
   ).scheduled_message_id;
+  org.botId = ok(await call(author, "POST", "/api/v1/bots", { full_name: `Bot ${mark(org)}`, short_name: `bot-${mark(org)}`, bot_type: 1 }), "bot").user_id;
+  org.profileFieldId = ok(
+    await call(admin, "POST", "/api/v1/realm/profile_fields", { name: `field ${mark(org)}`, hint: mark(org), field_type: 1 }),
+    "field",
+  ).id;
+  ok(
+    await call(admin, "PATCH", `/api/v1/users/${author.id}`, { profile_data: JSON.stringify([{ id: org.profileFieldId, value: mark(org) }]) }),
+    "profile data",
+  );
+  org.linkifierId = ok(
+    await call(admin, "POST", "/api/v1/realm/filters", { pattern: `${mark(org)}-(?P<id>[0-9]+)`, url_template: `https://${mark(org)}.example/{id}` }),
+    "linkifier",
+  ).id;
+  org.playgroundId = ok(
+    await call(admin, "POST", "/api/v1/realm/playgrounds", {
+      name: `play ${mark(org)}`,
+      pygments_language: "Python",
+      url_template: `https://p.example/${mark(org)}/{code}`,
+    }),
+    "playground",
+  ).id;
+  ok(await call(admin, "POST", "/api/v1/default_streams", { stream_id: org.channels.public }), "default channel");
+  ok(
+    await call(admin, "POST", "/api/v1/invites", {
+      invitee_emails: `invitee-${mark(org)}@example.com`,
+      stream_ids: JSON.stringify([org.channels.public]),
+      invite_expires_in_minutes: 1440,
+    }),
+    "invitation",
+  );
+  ok(await call(admin, "POST", "/api/v1/invites/multiuse", { stream_ids: JSON.stringify([org.channels.public]), invite_expires_in_minutes: 1440 }), "link");
+  const invites = ok(await call(admin, "GET", "/api/v1/invites"), "invites").invites as Array<{ id: number; is_multiuse: boolean }>;
+  org.inviteIds = { email: invites.find((i) => !i.is_multiuse)!.id, multiuse: invites.find((i) => i.is_multiuse)!.id };
+  ok(await call(author, "POST", "/api/v1/users/me/alert_words", { alert_words: JSON.stringify([mark(org)]) }), "alert word");
+  ok(await call(author, "POST", `/api/v1/users/me/muted_users/${org.onlyHere === author ? admin.id : org.onlyHere.id}`), "mute");
   ok(await call(author, "POST", "/api/v1/typing", { op: "start", to: JSON.stringify([observer.id]) }), "typing");
   ok(await call(observer, "POST", "/api/v1/users/me/presence", { status: "active" }), "presence");
 }
@@ -371,7 +412,7 @@ async function probeMessages(a: Actor, b: Org): Promise<void> {
     refused(await call(a, "PATCH", `/api/v1/messages/${id}`, { topic: "taken over" }), where("PATCH topic"), 400, INVALID_MESSAGE);
     refused(await call(a, "PATCH", `/api/v1/messages/${id}`, { stream_id: a.org.channels.public }), where("PATCH move to own channel"), 400, INVALID_MESSAGE);
     refused(await call(a, "DELETE", `/api/v1/messages/${id}`), where("DELETE"), 400, INVALID_MESSAGE);
-    refused(await call(a, "POST", `/api/v1/messages/${id}/typing`, { op: "start" }), where("edit typing"), "4xx");
+    refused(await call(a, "POST", `/api/v1/messages/${id}/typing`, { op: "start" }), where("edit typing"), 400, INVALID_MESSAGE);
     refused(await call(a, "GET", `/api/v1/messages/${id}/read_receipts`), where("read receipts"), 400, INVALID_MESSAGE);
   }
   refused(
@@ -429,7 +470,8 @@ async function probeMessages(a: Actor, b: Org): Promise<void> {
         scheduled_delivery_timestamp: Math.floor(Date.now() / 1000) + 3600,
       }),
       `scheduled message to ${b.stringId}'s channel as ${a.label}`,
-      "4xx",
+      400,
+      `Channel with ID '${channel}' does not exist`,
     );
     refused(
       await call(a, "POST", "/api/v1/typing", { type: "stream", op: "start", stream_id: channel, topic: "t" }),
@@ -460,7 +502,8 @@ async function probeMessages(a: Actor, b: Org): Promise<void> {
       drafts: JSON.stringify([{ type: "stream", to: [b.channels.public], topic: "t", content: "x", timestamp: Math.floor(Date.now() / 1000) }]),
     }),
     `draft to ${b.stringId}'s channel as ${a.label}`,
-    "4xx",
+    400,
+    INVALID_CHANNEL,
   );
   refused(
     await call(a, "POST", "/api/v1/drafts", {
@@ -495,7 +538,7 @@ async function probeUsers(a: Actor, b: Org): Promise<void> {
   check(ids.has(a.org.author.id), `GET /users as ${a.label} misses its own organization`);
   for (const u of foreignUsers) {
     refused(await call(a, "GET", `/api/v1/users/${u.id}`), `GET /users/{id} of ${u.label} as ${a.label}`, 400, NO_SUCH_USER);
-    refused(await call(a, "GET", `/api/v1/users/${u.id}/presence`), `GET presence of ${u.label} as ${a.label}`, "4xx");
+    refused(await call(a, "GET", `/api/v1/users/${u.id}/presence`), `GET presence of ${u.label} as ${a.label}`, 400, NO_SUCH_USER);
     refused(await call(a, "GET", `/api/v1/users/${u.id}/status`), `GET status of ${u.label} as ${a.label}`, 400, NO_SUCH_USER);
     refused(
       await call(a, "GET", `/api/v1/users/${u.id}/subscriptions/${a.org.channels.public}`),
@@ -549,7 +592,8 @@ async function probeChannels(a: Actor, b: Org): Promise<void> {
         subscription_data: JSON.stringify([{ stream_id: id, property: "is_muted", value: true }]),
       }),
       where("subscription properties"),
-      "4xx",
+      400,
+      INVALID_CHANNEL,
     );
     refused(await call(a, "POST", "/api/v1/user_topics", { stream_id: id, topic: "x", visibility_policy: 1 }), where("topic visibility"), 400, INVALID_CHANNEL);
   }
@@ -661,6 +705,68 @@ async function probeOrganizationData(a: Actor, b: Org): Promise<void> {
     404,
     "Scheduled message does not exist",
   );
+  // The text where it does not depend on the caller's role (members meet permission errors first).
+  for (const [what, method, path, params, msg] of [
+    ["editing the bot", "PATCH", `/api/v1/bots/${b.botId}`, { full_name: "taken over" }, "No such bot"],
+    ["deleting the bot", "DELETE", `/api/v1/bots/${b.botId}`, {}, "No such bot"],
+    ["regenerating the bot's key", "POST", `/api/v1/bots/${b.botId}/api_key/regenerate`, {}, "No such bot"],
+    ["editing the profile field", "PATCH", `/api/v1/realm/profile_fields/${b.profileFieldId}`, { name: "taken over" }, undefined],
+    ["deleting the profile field", "DELETE", `/api/v1/realm/profile_fields/${b.profileFieldId}`, {}, undefined],
+    [
+      "editing the linkifier",
+      "PATCH",
+      `/api/v1/realm/filters/${b.linkifierId}`,
+      { pattern: "x(?P<id>[0-9]+)", url_template: "https://x.example/{id}" },
+      undefined,
+    ],
+    ["deleting the linkifier", "DELETE", `/api/v1/realm/filters/${b.linkifierId}`, {}, undefined],
+    ["deleting the playground", "DELETE", `/api/v1/realm/playgrounds/${b.playgroundId}`, {}, undefined],
+    ["revoking the invitation", "DELETE", `/api/v1/invites/${b.inviteIds.email}`, {}, "No such invitation"],
+    ["resending the invitation", "POST", `/api/v1/invites/${b.inviteIds.email}/resend`, {}, "No such invitation"],
+    ["revoking the invitation link", "DELETE", `/api/v1/invites/multiuse/${b.inviteIds.multiuse}`, {}, "No such invitation"],
+    ["muting a user", "POST", `/api/v1/users/me/muted_users/${b.author.id}`, {}, NO_SUCH_USER],
+    ["making a default channel", "POST", "/api/v1/default_streams", { stream_id: b.channels.public }, undefined],
+    [
+      "inviting to a channel",
+      "POST",
+      "/api/v1/invites",
+      { invitee_emails: "new@example.com", stream_ids: JSON.stringify([b.channels.public]), invite_expires_in_minutes: 60 },
+    ],
+    [
+      "an invitation link to a channel",
+      "POST",
+      "/api/v1/invites/multiuse",
+      { stream_ids: JSON.stringify([b.channels.public]), invite_expires_in_minutes: 60 },
+      undefined,
+    ],
+    ["adding a subgroup", "POST", `/api/v1/user_groups/${a.org.groupId}/subgroups`, { add: JSON.stringify([b.groupId]) }, undefined],
+    ["adding a member", "POST", `/api/v1/user_groups/${a.org.groupId}/members`, { add: JSON.stringify([b.author.id]) }, undefined],
+    ["asking membership", "GET", `/api/v1/user_groups/${a.org.groupId}/members/${b.author.id}`, {}, NO_SUCH_USER],
+    ["a group setting", "PATCH", `/api/v1/streams/${a.org.channels.public}`, { can_subscribe_group: JSON.stringify({ new: b.groupId }) }, undefined],
+    ["moving an own message there", "PATCH", `/api/v1/messages/${a.org.messages.public}`, { stream_id: b.channels.public }, INVALID_CHANNEL],
+    ["the channel's email address", "GET", `/api/v1/streams/${b.channels.public}/email_address`, {}, INVALID_CHANNEL],
+    ["deleting a topic", "POST", `/api/v1/streams/${b.channels.public}/delete_topic`, { topic_name: "x" }, undefined],
+    ["marking the channel read", "POST", "/api/v1/mark_stream_as_read", { stream_id: b.channels.public }, INVALID_CHANNEL],
+    ["marking a topic read", "POST", "/api/v1/mark_topic_as_read", { stream_id: b.channels.public, topic_name: "x" }, INVALID_CHANNEL],
+    ["a submessage", "POST", "/api/v1/submessage", { message_id: b.messages.public, msg_type: "widget", content: "{}" }, INVALID_MESSAGE],
+  ] as const) {
+    refused(await call(a, method, path, params as Params), `${what} of ${b.stringId} as ${a.label}`, msg === undefined ? "4xx" : 400, msg);
+  }
+  if (a === a.org.admin) {
+    const consents = ok(await call(a, "GET", "/api/v1/export/realm/consents"), "consents").export_consents as Array<{ user_id: number }>;
+    check(!consents.some((c) => [b.owner, b.admin, b.author, b.observer].some((u) => u.id === c.user_id)), `LEAK export consents as ${a.label}`);
+    ok(await call(a, "GET", "/api/v1/invites"), "invites");
+    ok(await call(a, "GET", "/api/v1/export/realm"), "exports");
+  }
+  const presence = ok(await call(a, "GET", "/api/v1/realm/presence"), "presence").presences as Record<string, unknown>;
+  // Keyed by address: the one both organizations have is this organization's user's.
+  const foreignIds = new Set([b.owner, b.admin, b.author, b.observer].flatMap((u) => [String(u.id), ...(u.email === a.org.observer.email ? [] : [u.email])]));
+  check(!Object.keys(presence).some((key) => foreignIds.has(key)), `LEAK realm presence as ${a.label}: ${Object.keys(presence)}`);
+  const rendered = ok(await call(a, "POST", "/api/v1/messages/render", { content: `@**Someone|${b.author.id}** #**x|${b.channels.public}**` }), "render");
+  check(
+    !rendered.rendered.includes(`data-user-id="${b.author.id}"`) && !rendered.rendered.includes(`data-stream-id="${b.channels.public}"`),
+    `render of ${b.stringId}'s user and channel as ${a.label}: ${rendered.rendered}`,
+  );
   // Another organization's event queue is "missing", for reading and deleting alike.
   for (const queue of b.queues.values()) {
     refused(
@@ -691,7 +797,7 @@ async function probeFiles(a: Actor, b: Org): Promise<void> {
     const moved = url.replace(`/user_uploads/${b.realmId}/`, `/user_uploads/${a.org.realmId}/`);
     const res = await raw(a.org, a, moved);
     check(res.status === 404 || res.status === 403, `file ${moved} (other organization's path, own id) as ${a.label}: ${res.status}`);
-    refused(await call(a, "GET", `/api/v1${url}`), `temporary URL of ${b.stringId}'s file as ${a.label}`, "4xx");
+    refused(await call(a, "GET", `/api/v1${url}`), `temporary URL of ${b.stringId}'s file as ${a.label}`, 404, "File not found.");
   }
   for (const path of [`/user_avatars/${b.realmId}/${b.author.id}.png`, `/user_avatars/${a.org.realmId}/${b.author.id}.png`]) {
     const res = await raw(a.org, a, path);
@@ -821,6 +927,20 @@ describe("two organizations on one server", () => {
       const group = ok(await call(org.admin, "GET", `/api/v1/user_groups/${org.groupId}/members`), "group members").members as number[];
       expect(group.sort()).toEqual([org.author.id, org.observer.id].sort());
       for (const a of [org.owner, org.admin, org.observer]) ok(await call(a, "GET", "/api/v1/users/me"), `${a.label} still active`);
+      const bots = ok(await call(org.author, "GET", "/api/v1/bots"), "bots").bots as Array<{ user_id: number; full_name: string }>;
+      expect(bots.find((bot) => bot.user_id === org.botId)?.full_name).toMatch(/^Bot /);
+      const fields = ok(await call(org.admin, "GET", "/api/v1/realm/profile_fields"), "fields").custom_fields as Array<{ id: number; name: string }>;
+      expect(fields.find((f) => f.id === org.profileFieldId)?.name).toMatch(/^field /);
+      const linkifiers = ok(await call(org.admin, "GET", "/api/v1/realm/linkifiers"), "linkifiers").linkifiers as Array<{ id: number; pattern: string }>;
+      expect(linkifiers.find((l) => l.id === org.linkifierId)?.pattern).toMatch(/^[az]mk/);
+      const invites = ok(await call(org.admin, "GET", "/api/v1/invites"), "invites").invites as Array<{ id: number }>;
+      expect(invites.map((i) => i.id)).toEqual(expect.arrayContaining([org.inviteIds.email, org.inviteIds.multiuse]));
+      const defaults = ok(
+        await call(org.admin, "POST", "/api/v1/register", { fetch_event_types: JSON.stringify(["default_streams", "realm_playgrounds"]) }),
+        "state",
+      );
+      expect(defaults.realm_default_streams).toEqual(expect.arrayContaining([org.channels.public]));
+      expect(defaults.realm_playgrounds.map((x: { id: number }) => x.id)).toContain(org.playgroundId);
     }
   });
 
