@@ -820,6 +820,8 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/metrics": "Prometheus figures (token)",
   "/accounts/confirm_new_email/:key": "a confirmation link (secret key)",
   "/join/:key/": "an invitation's sign-up page (secret key)",
+  "/new/": "the organization sign-up form: a public page on the root domain, off by default",
+  "/new/confirm/:key/": "an organization sign-up's creation form (secret key from the confirmation email)",
   "/accounts/password/reset/": "the password reset form (no user data)",
   "/accounts/password/reset/done/": "a fixed page after a reset request",
   "/accounts/password/reset/:uid/:token/": "a password reset link (secret token): shows only its own account's address",

@@ -944,9 +944,9 @@ describe("two organizations on one server", () => {
     }
   });
 
-  // Needs credentials bound to their organization's host (branch wt/hosts): until then a key is
-  // accepted on every host, and the organization of the key, not of the host, answers.
-  it.skip("credentials work only on their own organization's host (wt/hosts)", async () => {
+  // Credentials are bound to their organization's host (http/auth.ts checkHost): another
+  // organization's host, the bare root domain and a host naming no organization all refuse them.
+  it("credentials work only on their own organization's host", async () => {
     for (const org of [zulip, acme]) {
       for (const a of [org.owner, org.admin, org.observer]) {
         for (const host of [other(org).host, ROOT_DOMAIN, `nosuch.${ROOT_DOMAIN}`]) {
