@@ -6,6 +6,7 @@ import { ApiError, RateLimitedError } from "../lib/errors.js";
 import { isOwner } from "../models/roles.js";
 import { escapeHtml } from "../util/html.js";
 import { formTokenField } from "../http/formCsrf.js";
+import { formField } from "../http/pageForms.js";
 import { sendHtml, simplePage } from "../http/webApp.js";
 import { checkSameOriginForm, sessionUser } from "../http/webSession.js";
 import {
@@ -78,7 +79,7 @@ export async function twoFactorPages(app: FastifyInstance, opts: { ctx: AppConte
     if (!found) return reply;
     if (!twoFactorOffered(ctx, found.realm)) return notOffered(reply);
     try {
-      const codes = await finishTwoFactorSetup(ctx, found.realm, found.user, field(request, "otp_token"));
+      const codes = await finishTwoFactorSetup(ctx, found.realm, found.user, formField(request, "otp_token"));
       return sendHtml(reply, 200, backupCodesPage("Two-factor authentication is on", codes));
     } catch (error) {
       const setup = await pendingTwoFactorSetup(ctx, found.realm, found.user);
@@ -98,7 +99,7 @@ export async function twoFactorPages(app: FastifyInstance, opts: { ctx: AppConte
     const found = await visitor(request, reply, true);
     if (!found) return reply;
     try {
-      const codes = await regenerateBackupCodes(ctx, found.realm, found.user, field(request, "otp_token"));
+      const codes = await regenerateBackupCodes(ctx, found.realm, found.user, formField(request, "otp_token"));
       return sendHtml(reply, 200, backupCodesPage("New backup codes", codes));
     } catch (error) {
       return codeRefused(reply, error, (message) =>
@@ -118,7 +119,7 @@ export async function twoFactorPages(app: FastifyInstance, opts: { ctx: AppConte
     const found = await visitor(request, reply, true);
     if (!found) return reply;
     try {
-      await disableTwoFactor(ctx, found.realm, found.user, field(request, "otp_token"));
+      await disableTwoFactor(ctx, found.realm, found.user, formField(request, "otp_token"));
       return reply.redirect(TWO_FACTOR_PATH, 302);
     } catch (error) {
       return codeRefused(reply, error, (message) =>
@@ -131,17 +132,12 @@ export async function twoFactorPages(app: FastifyInstance, opts: { ctx: AppConte
     const found = await visitor(request, reply, true);
     if (!found) return reply;
     if (!isOwner(found.user)) return sendHtml(reply, 403, page("Forbidden", `<p class="error" role="alert">Only organization owners can change this.</p>`));
-    await setOrganizationTwoFactor(ctx, found.user, found.realm, field(request, "enabled") === "true");
+    await setOrganizationTwoFactor(ctx, found.user, found.realm, formField(request, "enabled") === "true");
     return reply.redirect(TWO_FACTOR_PATH, 302);
   });
 }
 
 const DISABLE_TEXT = "You will sign in with your password alone, and your backup codes will stop working.";
-
-function field(request: FastifyRequest, name: string): string {
-  const value = ((request.body ?? {}) as Record<string, unknown>)[name];
-  return typeof value === "string" ? value : "";
-}
 
 function formAccepted(ctx: AppContext, request: FastifyRequest, csrfToken: string): boolean {
   try {
@@ -149,7 +145,7 @@ function formAccepted(ctx: AppContext, request: FastifyRequest, csrfToken: strin
   } catch {
     return false;
   }
-  const sent = field(request, "csrfmiddlewaretoken");
+  const sent = formField(request, "csrfmiddlewaretoken");
   return sent !== "" && apiKeysEqual(sent, csrfToken);
 }
 

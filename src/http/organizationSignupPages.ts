@@ -16,9 +16,9 @@ import { hashPassword, PASSWORD_MAX_LENGTH } from "../lib/passwords.js";
 import { realmUrl } from "../lib/realms.js";
 import { REALM_NAME_MAX_LENGTH, SUBDOMAIN_MAX_LENGTH } from "../models/organizations.js";
 import { escapeHtml } from "../util/html.js";
-import { checkFormToken, clearFormToken, type FormCsrf, formToken, formTokenField } from "./formCsrf.js";
+import { clearFormToken, type FormCsrf, formToken, formTokenField } from "./formCsrf.js";
 import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
-import { checkSameOriginForm, CsrfError } from "./webSession.js";
+import { csrfFailedPage, formAccepted, formField } from "./pageForms.js";
 
 /**
  * The sign-up page for new organizations (Zulip's /new/ with OPEN_REALM_CREATION), served only
@@ -58,9 +58,9 @@ export async function organizationSignupPages(app: FastifyInstance, opts: { ctx:
   app.get("/new/", async (request, reply) => sendHtml(reply, 200, emailPage(formToken(ctx, request, reply, SIGNUP_FORM), {})));
 
   app.post("/new/", async (request, reply) => {
-    if (!formAccepted(ctx, request)) return csrfFailed(reply);
+    if (!formAccepted(ctx, request, SIGNUP_FORM)) return csrfFailedPage(reply, { path: "/new/", text: "Create a new organization" });
     const token = formToken(ctx, request, reply, SIGNUP_FORM);
-    const typed = field(request, "email");
+    const typed = formField(request, "email");
     let email: string;
     try {
       email = checkSignupEmail(typed);
@@ -91,16 +91,16 @@ export async function organizationSignupPages(app: FastifyInstance, opts: { ctx:
   });
 
   app.post<LinkParams>("/new/confirm/:key/", async (request, reply) => {
-    if (!formAccepted(ctx, request)) return csrfFailed(reply);
+    if (!formAccepted(ctx, request, SIGNUP_FORM)) return csrfFailedPage(reply, { path: "/new/", text: "Create a new organization" });
     const token = formToken(ctx, request, reply, SIGNUP_FORM);
     const limit = await ctx.rateLimiter.hit(`organization_signup_confirm:${request.ip}`, ctx.config.rateLimits.ip);
     if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
     const { key } = request.params;
     const form: OrganizationForm = {
-      realm_name: field(request, "realm_name"),
-      realm_subdomain: field(request, "realm_subdomain").trim(),
-      full_name: field(request, "full_name"),
-      password: field(request, "password"),
+      realm_name: formField(request, "realm_name"),
+      realm_subdomain: formField(request, "realm_subdomain").trim(),
+      full_name: formField(request, "full_name"),
+      password: formField(request, "password"),
     };
     try {
       // The link first: a dead link gets its error page whatever the form holds.
@@ -140,37 +140,8 @@ function organizationsSource(ctx: AppContext): string {
   return `${url.protocol}//*.${ctx.config.rootDomain ?? url.hostname}${url.port === "" ? "" : `:${url.port}`}`;
 }
 
-function field(request: FastifyRequest, name: string): string {
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  return typeof body[name] === "string" ? body[name] : "";
-}
-
 function emptyForm(): OrganizationForm {
   return { realm_name: "", realm_subdomain: "", full_name: "", password: "" };
-}
-
-/** The form came from our own page: same origin, and its double-submit token matches its cookie. */
-function formAccepted(ctx: AppContext, request: FastifyRequest): boolean {
-  try {
-    checkSameOriginForm(ctx, request);
-    checkFormToken(request, SIGNUP_FORM);
-    return true;
-  } catch (error) {
-    if (error instanceof CsrfError) return false;
-    throw error;
-  }
-}
-
-function csrfFailed(reply: FastifyReply): FastifyReply {
-  return sendHtml(
-    reply,
-    403,
-    simplePage(
-      "Forbidden",
-      `<h1>Forbidden</h1><p class="error" role="alert">CSRF verification failed. Open the page again and resubmit the form.</p>` +
-        `<p class="hint"><a href="/new/">Create a new organization</a></p>`,
-    ),
-  );
 }
 
 function linkErrorPage(reply: FastifyReply, error: OrganizationSignupLinkError): FastifyReply {

@@ -8,9 +8,9 @@ import { realmOfRequest, realmServesHost } from "../lib/realms.js";
 import { ApiError, badRequest } from "../lib/errors.js";
 import { hashPassword } from "../lib/passwords.js";
 import { escapeHtml } from "../util/html.js";
-import { checkFormToken, clearFormToken, type FormCsrf, formToken, formTokenField } from "./formCsrf.js";
+import { clearFormToken, type FormCsrf, formToken, formTokenField } from "./formCsrf.js";
 import { sendHtml, simplePage, tooManyAttemptsPage } from "./webApp.js";
-import { checkSameOriginForm, CsrfError } from "./webSession.js";
+import { csrfFailedPage, formAccepted, formField } from "./pageForms.js";
 
 /**
  * "Forgot your password?" (Zulip's /accounts/password/reset/ pages, actions/passwordReset.ts):
@@ -38,9 +38,9 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
   app.get(RESET_PATH, async (request, reply) => sendHtml(reply, 200, requestPage(formToken(ctx, request, reply, PASSWORD_RESET_FORM), {})));
 
   app.post(RESET_PATH, async (request, reply) => {
-    if (!formAccepted(ctx, request)) return csrfFailed(reply);
+    if (!formAccepted(ctx, request, PASSWORD_RESET_FORM)) return csrfFailedPage(reply, { path: RESET_PATH, text: "Reset your password" });
     const token = formToken(ctx, request, reply, PASSWORD_RESET_FORM);
-    const email = field(request, "email").trim();
+    const email = formField(request, "email").trim();
     if (!emailSchema.safeParse(email).success || email.length > 254) {
       return sendHtml(reply, 400, requestPage(token, { email, error: "Enter a valid email address." }));
     }
@@ -82,7 +82,7 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
   });
 
   app.post<LinkParams>(`${RESET_PATH}:uid/:token/`, async (request, reply) => {
-    if (!formAccepted(ctx, request)) return csrfFailed(reply);
+    if (!formAccepted(ctx, request, PASSWORD_RESET_FORM)) return csrfFailedPage(reply, { path: RESET_PATH, text: "Reset your password" });
     const csrfToken = formToken(ctx, request, reply, PASSWORD_RESET_FORM);
     const limit = await ctx.rateLimiter.hit(`password_reset_confirm:${request.ip}`, ctx.config.rateLimits.ip);
     if (limit.retryAfter > 0) return tooManyAttemptsPage(reply, limit.retryAfter);
@@ -95,10 +95,10 @@ export async function passwordResetPages(app: FastifyInstance, opts: { ctx: AppC
       if (error instanceof PasswordResetLinkError) return linkErrorPage(reply, error);
       throw error;
     }
-    const password = field(request, "new_password1");
+    const password = formField(request, "new_password1");
     try {
       // Django's SetPasswordForm: the two fields must match; then Zulip's strength rule.
-      if (password !== field(request, "new_password2")) throw badRequest("The two password fields didn’t match.");
+      if (password !== formField(request, "new_password2")) throw badRequest("The two password fields didn’t match.");
       checkNewPassword(password, ctx.config.dev);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
@@ -140,35 +140,6 @@ async function usableLinkOnHost(ctx: AppContext, request: FastifyRequest, uid: s
 
 function linkPath(uid: string, token: string): string {
   return `${RESET_PATH}${encodeURIComponent(uid)}/${encodeURIComponent(token)}/`;
-}
-
-function field(request: FastifyRequest, name: string): string {
-  const body = (request.body ?? {}) as Record<string, unknown>;
-  return typeof body[name] === "string" ? body[name] : "";
-}
-
-/** The form came from our own page: same origin, and its double-submit token matches its cookie. */
-function formAccepted(ctx: AppContext, request: FastifyRequest): boolean {
-  try {
-    checkSameOriginForm(ctx, request);
-    checkFormToken(request, PASSWORD_RESET_FORM);
-    return true;
-  } catch (error) {
-    if (error instanceof CsrfError) return false;
-    throw error;
-  }
-}
-
-function csrfFailed(reply: FastifyReply): FastifyReply {
-  return sendHtml(
-    reply,
-    403,
-    simplePage(
-      "Forbidden",
-      `<h1>Forbidden</h1><p class="error" role="alert">CSRF verification failed. Open the page again and resubmit the form.</p>` +
-        `<p class="hint"><a href="${RESET_PATH}">Reset your password</a></p>`,
-    ),
-  );
 }
 
 function linkErrorPage(reply: FastifyReply, error: PasswordResetLinkError): FastifyReply {
