@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
 import pino from "pino";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
 import { buildApp, createContext } from "../../src/app.js";
@@ -138,13 +139,20 @@ export class TestServer {
     for (const fn of this.close.splice(0).reverse()) await fn();
   }
 
-  /** The current row of a test user, by short name ("hamlet") or email. */
+  /**
+   * The current row of a test user, by short name ("hamlet") or email: the seed organization's
+   * account when several organizations have one with that email, else the oldest.
+   */
   async user(name: TestUserName | string): Promise<User> {
     const email = name.includes("@") ? name : `${name}@zulip.com`;
     const row = await this.ctx.db.kysely
       .selectFrom("users")
-      .selectAll()
-      .where((eb) => eb(eb.fn("lower", ["delivery_email"]), "=", email.toLowerCase()))
+      .innerJoin("realms", "realms.id", "users.realm_id")
+      .selectAll("users")
+      .where((eb) => eb(eb.fn("lower", ["users.delivery_email"]), "=", email.toLowerCase()))
+      .orderBy(sql`case when realms.string_id = 'zulip' then 0 else 1 end`)
+      .orderBy("users.id")
+      .limit(1)
       .executeTakeFirstOrThrow();
     this.users.set(name, row);
     return row;
