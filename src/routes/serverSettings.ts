@@ -2,6 +2,7 @@ import { externalMethodDicts } from "../auth/entries.js";
 import type { Realm } from "../db/schema.js";
 import { type AuthMethod, methodConfigured, realmMethodEnabled } from "../lib/authMethods.js";
 import { endpoint } from "../http/endpoint.js";
+import { pushConfigured } from "../lib/pushDelivery.js";
 import { realmIconUrl, realmOfRequest, realmUrl } from "../lib/realms.js";
 import { ZULIP_FEATURE_LEVEL, ZULIP_MERGE_BASE, ZULIP_VERSION } from "../models/version.js";
 import { escapeHtml } from "../util/html.js";
@@ -41,8 +42,8 @@ export const getServerSettings = endpoint({
       zulip_version: ZULIP_VERSION,
       zulip_merge_base: ZULIP_MERGE_BASE,
       zulip_feature_level: ZULIP_FEATURE_LEVEL,
-      // No push notification service is configured yet.
-      push_notifications_enabled: false,
+      // Zulip's push_notifications_configured(): a bouncer, or APNs/FCM credentials of our own.
+      push_notifications_enabled: pushConfigured(ctx),
       // Zulip's check_server_incompatibility: only its test client is incompatible.
       is_incompatible: request.clientName === "ZulipInvalid",
       email_auth_enabled: enabled("Email"),

@@ -46,6 +46,10 @@ async function sendDm(from: string, to: string, content: string): Promise<number
 }
 
 describe("device tokens", () => {
+  it("tells clients before login that push notifications are configured", async () => {
+    expect(expectSuccess(await t.get(null, "/api/v1/server_settings")).push_notifications_enabled).toBe(true);
+  });
+
   it("registers and removes APNs and FCM tokens, with the bouncer too", async () => {
     received.length = 0;
     expectSuccess(await t.post("cordelia", "/api/v1/users/me/apns_device_token", { token: "c0ffee" + "ab".repeat(29), appid: "org.zulip.Zulip" }));
