@@ -259,6 +259,9 @@ const PRODUCERS: Record<string, Producer | NotProduced> = {
     },
     trigger: () => post("iago", `/user_groups/${id}/subgroups`, { delete: json([other]) }),
   },
+  "realm:deactivated": {
+    notProduced: "no endpoint deactivates an organization: `parley deactivate-organization` does (test/api/organizationDeactivation.test.ts)",
+  },
   "realm:update": { endpoint: "PATCH /realm", trigger: () => patch("iago", "/realm", { description: unique("A description") }) },
   "realm:update_dict": {
     endpoint: "PATCH /realm (group-setting)",
