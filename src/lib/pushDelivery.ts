@@ -40,7 +40,7 @@ function clientsOf(ctx: AppContext): { apns?: ApnsClient; fcm?: FcmClient } {
 }
 
 /** Whether any way of delivering pushes is configured. */
-export function pushConfigured(ctx: AppContext): boolean {
+export function pushConfigured(ctx: Pick<AppContext, "config">): boolean {
   return ctx.config.pushBouncer !== undefined || ctx.config.apns !== undefined || ctx.config.fcm !== undefined;
 }
 

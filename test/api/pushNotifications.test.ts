@@ -46,8 +46,10 @@ async function sendDm(from: string, to: string, content: string): Promise<number
 }
 
 describe("device tokens", () => {
-  it("tells clients before login that push notifications are configured", async () => {
+  it("tells clients, before login and at register, that push notifications are configured", async () => {
     expect(expectSuccess(await t.get(null, "/api/v1/server_settings")).push_notifications_enabled).toBe(true);
+    const state = expectSuccess(await t.post("cordelia", "/api/v1/register", { fetch_event_types: ["realm"] }));
+    expect(state.realm_push_notifications_enabled).toBe(true);
   });
 
   it("registers and removes APNs and FCM tokens, with the bouncer too", async () => {

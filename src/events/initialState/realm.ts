@@ -1,3 +1,4 @@
+import { pushConfigured } from "../../lib/pushDelivery.js";
 import { passwordAuthEnabled, realmAuthenticationMethodsForApi, realmMethodsEnabled } from "../../lib/authMethods.js";
 import { draftPayload, savedSnippetPayload } from "../../lib/draftPayloads.js";
 import { isGuest } from "../../models/roles.js";
@@ -136,6 +137,8 @@ export async function fetchRealmState(q: Executor, req: SectionRequest): Promise
       jitsi_server_url: settings.jitsi_server_url ?? SERVER_CONSTANTS.server_jitsi_server_url,
       server_generation: SERVER_GENERATION,
       development_environment: req.config.dev,
+      // Zulip: true where pushes can go out (a registered bouncer); here, any way of sending them.
+      realm_push_notifications_enabled: pushConfigured({ config: req.config }),
       password_min_length: passwords.minLength,
       password_max_length: passwords.maxLength,
       password_min_guesses: passwords.minGuesses,
