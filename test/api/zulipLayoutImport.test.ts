@@ -76,8 +76,9 @@ describe("import of an export in Zulip's layout", () => {
     expect(withAvatar.timezone).toBe("Europe/Paris");
     expect(withAvatar.date_joined).toMatch(/^2023-11-14T22:13:21/);
     expect(withAvatar.avatar_url).toMatch(/^\/user_avatars\/\d+\/\d+\.png\?version=3$/);
-    // Served to the organization's users only (the file names are user ids: enumerable).
-    expect((await fetch(t.baseUrl + withAvatar.avatar_url)).status).toBe(401);
+    // Served to the organization's users only (the file names are user ids: enumerable), and to
+    // visitors of an organization that lets them in: not to a visitor of the server's default one.
+    expect((await fetch(t.baseUrl + withAvatar.avatar_url)).status).toBe(404);
     const [path, query] = withAvatar.avatar_url.split("?");
     const image: Buffer = await get(owner, path, Object.fromEntries(new URLSearchParams(query)));
     expect(image.subarray(1, 4).toString()).toBe("PNG");

@@ -230,10 +230,19 @@ export class TestServer {
     return this.request("POST", who, path, params, { ...options, files });
   }
 
-  /** Runs `fn` and returns the events committed meanwhile, with their recipients. */
+  /**
+   * Runs `fn` and returns the events committed meanwhile, with their recipients. An event's
+   * `spectators` (which visitor queues get it, events/visitorQueues.ts) is routing, as `users` is,
+   * and is left out of `event`; a copy committed for visitor queues alone (no user) is left out.
+   * spectatorEvents.test.ts tests what visitors receive.
+   */
   async captureEvents<T>(fn: () => Promise<T>): Promise<{ result: T; events: Array<{ event: ParleyEvent; users: number[] }> }> {
     const events: Array<{ event: ParleyEvent; users: number[] }> = [];
-    const unsubscribe = this.ctx.events.subscribe((event, users) => events.push({ event, users: [...users] }));
+    const unsubscribe = this.ctx.events.subscribe((event, users) => {
+      const { spectators, ...sent } = event as ParleyEvent & { spectators?: unknown };
+      if (spectators !== undefined && users.length === 0) return;
+      events.push({ event: sent as ParleyEvent, users: [...users] });
+    });
     try {
       const result = await fn();
       return { result, events };
