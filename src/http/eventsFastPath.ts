@@ -1,8 +1,8 @@
 import http from "node:http";
-import { realmServesHost } from "../lib/realms.js";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { headerCacheKey, sessionCacheKey } from "../db/authCache.js";
+import { realmServesHost } from "../lib/realms.js";
 import type { EventQueue, PollAnswer, QueuedEvent } from "../events/queues.js";
 import { queueOwner } from "../events/queues.js";
 import { answerPoll } from "../events/poll.js";

@@ -41,15 +41,7 @@ beforeAll(async () => {
 });
 
 describe("a visitor's event queue", () => {
-  it("opens with POST /register (event_types [] still gets none, as Zulip answers spectators)", async () => {
-    const body = expectSuccess(await t.post(null, "/api/v1/register", {}));
-    expect(typeof body.queue_id).toBe("string");
-    expect(body.last_event_id).toBe(-1);
-    const none = expectSuccess(await t.post(null, "/api/v1/register", { event_types: JSON.stringify([]) }));
-    expect(none.queue_id).toBeNull();
-    expect(none).not.toHaveProperty("last_event_id");
-  });
-
+  // That POST /register opens it (and event_types [] does not) is in spectators.test.ts.
   it("gets messages of web-public channels only, read, without their flags of any user", async () => {
     const { next } = await visitorQueue();
     const shown = await sendChannelMessage(t, "hamlet", webPublic, "news", "for everyone");
