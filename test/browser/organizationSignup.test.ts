@@ -1,5 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeScan } from "../support/axe.js";
 import { CHROMIUM, chromiumFound } from "../support/browser.js";
 import { useSmtpSink } from "../support/smtpSink.js";
 import { useTestServer } from "../support/testApp.js";
@@ -43,6 +44,7 @@ describe.skipIf(!chromiumFound)("organization sign-up in Chromium", () => {
       const page = await context.newPage();
       await page.goto(`${base}/new/`);
       if (shots) await page.screenshot({ path: `${shots}/new-organization-email-${theme}.png` });
+      expect(await axeScan(page)).toEqual([]);
       const email = `owner-${theme}@example.test`;
       await page.getByLabel("Email").fill(email);
       await page.getByRole("button", { name: "Continue" }).click();
@@ -60,6 +62,7 @@ describe.skipIf(!chromiumFound)("organization sign-up in Chromium", () => {
       await page.getByRole("button", { name: "Create organization" }).click();
       expect(await page.locator("#realm_subdomain-error").textContent()).toBe("Subdomain needs to have length 3 or greater.");
       if (shots) await page.screenshot({ path: `${shots}/new-organization-form-${theme}.png`, fullPage: true });
+      expect(await axeScan(page)).toEqual([]);
 
       await page.getByLabel("Organization URL").fill(`lemur-${theme}`);
       await page.getByLabel("Password").fill("a long secret");
