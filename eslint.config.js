@@ -136,6 +136,10 @@ export default tseslint.config(
       "no-restricted-syntax": [
         "error",
         { selector: `CallExpression[callee.property.name=${SQL_BUILDERS}]`, message: "SQL is built only in src/store/." },
+        {
+          selector: "TSNonNullExpression > MemberExpression.expression[property.name='recipient_id']",
+          message: "Narrow recipient_id where the row is read (a type with recipient_id: number), not with `!`.",
+        },
       ],
     },
   },

@@ -40,6 +40,8 @@ export const ARCHIVE_TOPICS_PAGE_SIZE = 200;
 /** The path segment of the empty topic ("general chat"): "." before non-hex digits never decodes. */
 export const ARCHIVE_EMPTY_TOPIC = ".general-chat";
 
+type ArchivedChannel = Stream & { recipient_id: number };
+
 export const archiveChannelPath = (stream: Pick<Stream, "id" | "name">) => `/archive/channel/${channelSlug(stream.id, stream.name)}/`;
 export const archiveTopicSegment = (topic: string) => (topic === "" ? ARCHIVE_EMPTY_TOPIC : encodeHashComponent(topic));
 export const archiveTopicPath = (stream: Pick<Stream, "id" | "name">, topic: string) => `${archiveChannelPath(stream)}topic/${archiveTopicSegment(topic)}/`;
@@ -60,11 +62,13 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
   }
 
   /** The channel of a `<id>-<name>` segment when visitors may read it. */
-  async function readableChannel(realm: Realm, segment: string): Promise<Stream | undefined> {
+  /** A channel visitors may read, with its recipient (set on every channel once created). */
+  async function readableChannel(realm: Realm, segment: string): Promise<ArchivedChannel | undefined> {
     const id = /^([1-9][0-9]{0,8})(?:-|$)/.exec(segment)?.[1];
     if (id === undefined) return undefined;
     const stream = await streamStore.getById(ctx.db.kysely, realm.id, Number(id));
-    return stream && visitorCanRead(realm.id, stream) ? stream : undefined;
+    if (!stream || stream.recipient_id === null || !visitorCanRead(realm.id, stream)) return undefined;
+    return { ...stream, recipient_id: stream.recipient_id };
   }
 
   app.get("/archive/", async (request, reply) => {
@@ -90,21 +94,21 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     return topicRoute(realm, stream, segments.channel, segments.topic, page, reply);
   });
 
-  async function channelRoute(realm: Realm, stream: Stream, asked: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
+  async function channelRoute(realm: Realm, stream: ArchivedChannel, asked: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
     const path = archiveChannelPath(stream);
     if (asked !== channelSlug(stream.id, stream.name)) return reply.redirect(withPage(path, page), 301);
-    const topics = mergeTopics(await archiveStore.topics(ctx.db.kysely, realm.id, stream.recipient_id!));
+    const topics = mergeTopics(await archiveStore.topics(ctx.db.kysely, realm.id, stream.recipient_id));
     const pages = Math.max(1, Math.ceil(topics.length / ARCHIVE_TOPICS_PAGE_SIZE));
     if (page > pages) return notFound(reply);
     const shown = topics.slice((page - 1) * ARCHIVE_TOPICS_PAGE_SIZE, page * ARCHIVE_TOPICS_PAGE_SIZE);
     return sendHtml(reply, 200, channelPage(realmUrl(ctx.config, realm), realm, stream, shown, topics.length, page, pages));
   }
 
-  async function topicRoute(realm: Realm, stream: Stream, askedChannel: string, segment: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
+  async function topicRoute(realm: Realm, stream: ArchivedChannel, askedChannel: string, segment: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
     const asked = segment === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(segment);
     if (asked === null || asked.length > MAX_TOPIC_LENGTH) return notFound(reply);
     const q = ctx.db.kysely;
-    const summary = await archiveStore.topicSummary(q, realm.id, stream.recipient_id!, asked);
+    const summary = await archiveStore.topicSummary(q, realm.id, stream.recipient_id, asked);
     if (!summary) return notFound(reply);
     const path = archiveTopicPath(stream, summary.topic);
     const pages = Math.max(1, Math.ceil(summary.count / ARCHIVE_PAGE_SIZE));
@@ -112,7 +116,7 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     if (askedChannel !== channelSlug(stream.id, stream.name) || segment !== archiveTopicSegment(summary.topic)) {
       return reply.redirect(withPage(path, page), 301);
     }
-    const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id!, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
+    const messages = await archiveStore.topicMessages(q, realm.id, stream.recipient_id, summary.topic, (page - 1) * ARCHIVE_PAGE_SIZE, ARCHIVE_PAGE_SIZE);
     return sendHtml(reply, 200, topicPage(realmUrl(ctx.config, realm), realm, stream, summary, messages, page, pages));
   }
 
