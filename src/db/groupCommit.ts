@@ -30,12 +30,13 @@ const MAX_UNIQUE_RETRIES = 2;
 
 /**
  * Group commit, on one connection at a time (one lane of GroupCommitLanes below). Units of work
- * that are waiting at the same moment run one after the other inside one transaction, each in its
- * own SAVEPOINT, and share the COMMIT: its fsync, and the B-tree pages they all touch (a message to
- * 1,000 users dirties ~1,000 index pages; ten such messages in one commit dirty about the same
- * pages). Their events are released together, so a long-poll is answered once for all of them. A
- * unit that throws is rolled back to its savepoint alone and its caller gets the error; the others
- * go on. No unit is acknowledged (its promise resolved, its events and job wake-ups released)
+ * that are waiting at the same moment run one after the other inside one transaction and share the
+ * COMMIT: its fsync, and the B-tree pages they all touch (a message to 1,000 users dirties ~1,000
+ * index pages; ten such messages in one commit dirty about the same pages). Their events are
+ * released together, so a long-poll is answered once for all of them. A unit that throws is rolled
+ * back alone and its caller gets the error; the others go on: the batch first runs without
+ * savepoints (on PostgreSQL each is a round trip, two per unit, on the connection the batch holds),
+ * and when a unit fails it is rolled back whole and runs again with a SAVEPOINT per unit. No unit is acknowledged (its promise resolved, its events and job wake-ups released)
  * before the COMMIT has returned, so an acknowledged write survives power loss (SQLite with
  * synchronous=FULL; PostgreSQL with its default fsync and synchronous_commit).
  *
@@ -83,20 +84,38 @@ export class GroupCommitter {
   }
 
   private async runBatch(): Promise<void> {
+    // The units taken from the queue (units queued while the batch runs join it, up to MAX_BATCH).
+    const batch: Item[] = [];
+    const first = await this.commitBatch(batch, false);
+    if (first === "failed") return;
+    if (first !== "committed") {
+      // A unit failed in the batch run without savepoints, which rolled the whole batch back.
+      // Alone and not worth a retry, it gets its error now; else the batch runs again, carefully.
+      if (batch.length === 1 && !isRetryable(first.error, 1)) return first.item.reject(first.error);
+      await this.commitBatch(batch, true);
+    }
+  }
+
+  /**
+   * One transaction over `batch`'s units, then more from the queue. Without `savepoints` a unit's
+   * failure ends it at once, rolled back, and is returned (nothing is resolved or rejected); with
+   * them, a failed unit is rolled back alone and the rest commit. "failed": the transaction
+   * itself failed, and every unit of the batch got an error.
+   */
+  private async commitBatch(batch: Item[], savepoints: boolean): Promise<"committed" | "failed" | Failed> {
     const committed: Committed[] = [];
     const failed: Failed[] = [];
     let releaseGate: (() => void) | undefined;
     const { kysely, dialect } = this.services.db;
-    // The units taken from the queue (units queued while the batch runs join it, up to MAX_BATCH).
-    const batch: Item[] = [];
     try {
       await kysely.transaction().execute(async (trx) => {
         await dialect.journalsInMemory(trx, true);
         try {
-          await this.runUnits(trx, batch, committed, failed);
+          await this.runUnits(trx, batch, committed, failed, savepoints);
         } finally {
           await dialect.journalsInMemory(trx, false);
         }
+        if (!savepoints && failed.length > 0) throw new BatchRolledBack();
         // From just before COMMIT until its events are delivered, no register takes a snapshot
         // (events/commitGate.ts), so a new queue sees each change either in its state or as an event.
         if (committed.some((c) => c.pending.hasEvents)) {
@@ -109,15 +128,16 @@ export class GroupCommitter {
         }
       });
     } catch (error) {
-      // Nothing of this batch is durable: every caller gets an error.
       releaseGate?.();
+      if (error instanceof BatchRolledBack) return defined(failed[0], "the failed unit");
+      // Nothing of this batch is durable: every caller gets an error.
       // A transaction that could not even begin fails the units waiting for it, which would
       // otherwise wait for it again at once, and again.
       if (batch.length === 0) batch.push(...this.queue.splice(0, MAX_BATCH));
       // A unit that failed on its own gets its own error; the others the transaction's.
       const ownErrors = new Map<Item, unknown>(failed.map((f) => [f.item, f.error]));
       for (const item of batch) item.reject(ownErrors.has(item) ? ownErrors.get(item) : error);
-      return;
+      return "failed";
     }
     try {
       for (const c of committed) {
@@ -132,14 +152,33 @@ export class GroupCommitter {
       releaseGate?.();
     }
     for (const f of failed) f.item.reject(f.error);
+    return "committed";
   }
 
-  /** Runs queued units one after the other, up to MAX_BATCH, each in its own SAVEPOINT of `trx`; adds them to `batch`. */
-  private async runUnits(trx: Transaction<Database>, batch: Item[], committed: Committed[], failed: Failed[]): Promise<void> {
-    while (batch.length < MAX_BATCH && this.queue.length > 0) {
-      const item = this.queue.shift()!;
-      batch.push(item);
-      const savepoint = sql.raw(`group_commit_${batch.length}`);
+  /**
+   * Runs `batch`'s units, then queued ones up to MAX_BATCH (added to `batch`), one after the
+   * other in `trx`. With `savepoints`, each in its own SAVEPOINT, rolled back alone if it fails
+   * (and run again when worth it); without, the first failure stops the run.
+   */
+  private async runUnits(trx: Transaction<Database>, batch: Item[], committed: Committed[], failed: Failed[], savepoints: boolean): Promise<void> {
+    for (let index = 0; index < MAX_BATCH; index++) {
+      if (index === batch.length) {
+        const next = this.queue.shift();
+        if (!next) return;
+        batch.push(next);
+      }
+      const item = defined(batch[index], "a unit of the batch");
+      if (!savepoints) {
+        const pending: Pending = { hooks: [], hasEvents: false };
+        try {
+          committed.push({ item, pending, value: await item.work(trx, pending) });
+        } catch (error) {
+          failed.push({ item, error });
+          return;
+        }
+        continue;
+      }
+      const savepoint = sql.raw(`group_commit_${index + 1}`);
       for (let attempt = 1; ; attempt++) {
         const pending: Pending = { hooks: [], hasEvents: false };
         await sql`savepoint ${savepoint}`.execute(trx);
@@ -154,7 +193,7 @@ export class GroupCommitter {
           // checked that a name or address was free, and the other's row, which this insert
           // waited for, is committed now. Run again, the unit's own check sees that row and
           // answers as it would have (Zulip's 4xx, or subscribing to the channel now there).
-          const again = (attempt === 1 && isStalePlanError(error)) || (attempt <= MAX_UNIQUE_RETRIES && isUniqueViolation(error));
+          const again = isRetryable(error, attempt);
           if (!again) failed.push({ item, error });
           // If SQLite already rolled the whole transaction back, this throws and fails the batch.
           await sql`rollback to savepoint ${savepoint}`.execute(trx);
@@ -165,6 +204,14 @@ export class GroupCommitter {
       }
     }
   }
+}
+
+/** Thrown inside a batch run without savepoints to roll it back after a unit failed. */
+class BatchRolledBack extends Error {}
+
+/** Whether a unit that failed on its `attempt`th run is run again (see runUnits). */
+function isRetryable(error: unknown, attempt: number): boolean {
+  return (attempt === 1 && isStalePlanError(error)) || (attempt <= MAX_UNIQUE_RETRIES && isUniqueViolation(error));
 }
 
 /**

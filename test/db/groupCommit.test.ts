@@ -44,6 +44,22 @@ describe("transactions started together", () => {
     }
   });
 
+  it("roll back a unit that fails alone, after its writes, and commit the next", async () => {
+    await t.ctx.jobs.stop();
+    try {
+      const lone = transaction(t.ctx, async (tx) => {
+        await tx.enqueueJob("delete_upload_blobs", { keys: ["group-commit-lone"] });
+        throw new Error("lone failed");
+      });
+      await expect(lone).rejects.toThrow("lone failed");
+      await transaction(t.ctx, (tx) => tx.enqueueJob("delete_upload_blobs", { keys: ["group-commit-next"] }));
+      expect(await committedMarkers()).toEqual(["group-commit-next"]);
+    } finally {
+      await t.ctx.db.kysely.deleteFrom("jobs").where("payload", "like", "%group-commit-%").execute();
+      t.ctx.jobs.start();
+    }
+  });
+
   it("deliver every concurrent send once to every queue", async () => {
     const queue = expectSuccess(await t.post("othello", "/api/v1/register", { event_types: ["message"] }));
     const sends = Array.from({ length: 30 }, (_, i) =>
