@@ -46,6 +46,14 @@ const EXTERNAL = [
   "cli-progress",
   "emoji-datasource-google",
   "emoji-datasource-twitter",
+  // Sign-in: SAML (with the XML packages under it), LDAP, OpenID Connect and OAuth, two-factor
+  // apps, and the sessions list's browser names; most servers use few of them, many none.
+  "@node-saml/node-saml",
+  "ldapts",
+  "openid-client",
+  "otpauth",
+  "qrcode",
+  "bowser",
 ];
 
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */

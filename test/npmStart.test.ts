@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTransport } from "nodemailer";
@@ -13,8 +14,9 @@ import { basicAuth } from "./support/auth.js";
  * scripts/build.mjs (the other tests run that bundle directly, or src/ in-process). This drives the
  * bundle through what it must not lose:
  * routes and plugins (form, multipart, cookies), the database driver, and the packages loaded
- * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer, and the email
- * gateway's smtp-server and mailparser).
+ * on first use (markdown-it, KaTeX, highlight.js, sharp, @tus/server, nodemailer, the email
+ * gateway's smtp-server and mailparser, and the sign-in packages: @node-saml/node-saml,
+ * openid-client, ldapts, otpauth, qrcode, bowser).
  */
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -141,6 +143,64 @@ describe("npm start (the precompiled bundle)", () => {
     const js = await fetch(base + script);
     expect(js.headers.get("content-type")).toMatch(/^text\/javascript/);
     expect((await js.text()).length).toBeGreaterThan(1000);
+
+    expect(await server.stop("SIGTERM")).toBe(0);
+  }, 60_000);
+
+  it("signs in through the packages it loads on first use: SAML, OAuth, LDAP, two-factor apps, the sessions list", async () => {
+    const db = await freshDatabase();
+    cleanups.push(db.drop);
+    const saml = (name: string) => fileURLToPath(new URL(`./fixtures/saml/${name}`, import.meta.url));
+    const authFile = path.join(db.dataDir, "auth.json");
+    fs.writeFileSync(
+      authFile,
+      JSON.stringify({
+        saml: {
+          sp_private_key_file: saml("sp-key.pem"),
+          sp_certificate_file: saml("sp-cert.pem"),
+          idps: [{ name: "okta", entity_id: "https://idp.example.test/okta", url: "https://idp.example.test/sso", x509cert_files: [saml("idp-cert.pem")] }],
+        },
+        github: { client_id: "parley-test", client_secret: "not-a-secret" },
+        ldap: { url: "ldap://127.0.0.1:1", user_dn_template: "uid=%(user)s,ou=people,dc=example,dc=test", timeout_seconds: 2 },
+      }),
+    );
+    const server = await startServerProcess({ ...db.env, PARLEY_AUTH_FILE: authFile }, ["scripts/start.mjs", "serve"]);
+    cleanups.push(async () => {
+      await server.stop("SIGKILL");
+    });
+    const base = server.baseUrl;
+    const credentials = await firstStartCredentials(server);
+
+    // @node-saml/node-saml and its XML packages: the SP metadata, signed with the SP's key.
+    const metadata = await fetch(`${base}/saml/metadata.xml`);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.text()).toMatch(/<EntityDescriptor[\s\S]*<(ds:)?SignatureValue>/);
+
+    // openid-client: the redirect to GitHub, with a PKCE challenge.
+    const github = await fetch(`${base}/accounts/login/social/github`, { redirect: "manual" });
+    expect(github.status).toBe(302);
+    expect(github.headers.get("location")).toMatch(/^https:\/\/github\.com\/login\/oauth\/authorize\?.*code_challenge=/);
+
+    // ldapts: a directory that does not answer is reported as such.
+    const ldap = await fetch(`${base}/api/v1/fetch_api_key`, { method: "POST", body: new URLSearchParams({ username: "hamlet", password: "elsinore" }) });
+    expect(await ldap.json()).toMatchObject({ msg: "The directory that checks passwords (LDAP) cannot be reached. Please try again later." });
+
+    // otpauth and qrcode: the two-factor setup page's QR code.
+    const password = fs.readFileSync(path.join(db.dataDir, "first-start-password"), "utf8").trim();
+    const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    const login = await postLoginForm(base, credentials.email, password, { headers: { "User-Agent": firefox } });
+    expect(login.status).toBe(302);
+    const cookie = login.headers
+      .getSetCookie()
+      .map((line) => line.split(";")[0])
+      .join("; ");
+    const setup = await fetch(`${base}/account/two_factor/setup/`, { headers: { Cookie: cookie } });
+    expect(setup.status).toBe(200);
+    expect(await setup.text()).toMatch(/<img class="qr" src="data:image\/svg\+xml;base64,/);
+
+    // bowser: the sessions list names the browser the session signed in with.
+    const sessions = await apiCaller(() => base, credentials)("GET", "/users/me/sessions");
+    expect(sessions.body.sessions).toContainEqual(expect.objectContaining({ browser: "Firefox 128", os: "Linux" }));
 
     expect(await server.stop("SIGTERM")).toBe(0);
   }, 60_000);

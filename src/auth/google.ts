@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import * as client from "openid-client";
+import type { Configuration } from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";
 import type { AuthSettings } from "./settings.js";
-import { discoveryOptions, notOffered, type OAuthProvider, sendToProvider, takeProviderAnswer, withTransportPolicy } from "./socialOAuth.js";
+import { discoveryOptions, loadOpenidClient, notOffered, type OAuthProvider, sendToProvider, takeProviderAnswer, withTransportPolicy } from "./socialOAuth.js";
 
 /**
  * Sign-in with Google (Zulip's GoogleAuthBackend): OpenID Connect against Google's issuer,
@@ -17,15 +17,25 @@ type GoogleSettings = NonNullable<AuthSettings["google"]>;
 const KEY = "google";
 
 /** Discovered configurations by issuer and client; a failed discovery is forgotten, to be tried again. */
-const discovered = new Map<string, Promise<client.Configuration>>();
+const discovered = new Map<string, Promise<Configuration>>();
 
-function discover(settings: GoogleSettings): Promise<client.Configuration> {
+async function discovery(settings: GoogleSettings): Promise<Configuration> {
+  const client = await loadOpenidClient();
+  const found = await client.discovery(
+    new URL(settings.issuer),
+    settings.client_id,
+    settings.client_secret,
+    undefined,
+    await discoveryOptions(settings.issuer),
+  );
+  return withTransportPolicy(found, settings.issuer);
+}
+
+function discover(settings: GoogleSettings): Promise<Configuration> {
   const cacheKey = JSON.stringify([settings.issuer, settings.client_id, settings.client_secret]);
   let config = discovered.get(cacheKey);
   if (!config) {
-    config = client
-      .discovery(new URL(settings.issuer), settings.client_id, settings.client_secret, undefined, discoveryOptions(settings.issuer))
-      .then((found) => withTransportPolicy(found, settings.issuer));
+    config = discovery(settings);
     discovered.set(cacheKey, config);
     config.catch(() => discovered.delete(cacheKey));
   }

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { urlOfRequest } from "../lib/realms.js";
-import * as client from "openid-client";
+import type { Configuration } from "openid-client";
 import type { AppContext } from "../appContext.js";
 import { type ExternalBackend, type ExternalEntry, finishExternalLogin, refusal } from "./external.js";
 import { bindFlowToBrowser, type LoginIntent, saveFlow, takeBrowserFlow } from "./flows.js";
 import type { AuthSettings } from "./settings.js";
+import { loadOpenidClient } from "./socialOAuth.js";
 
 /**
  * OpenID Connect (Zulip's GenericOpenIdConnectBackend), any number of providers, with
@@ -27,23 +28,27 @@ const KEY = "oidc";
 const CALLBACK_PATH = "/complete/oidc/";
 
 /** Discovered configurations by issuer and client, shared by the server's requests. */
-const discovered = new Map<string, Promise<client.Configuration>>();
+const discovered = new Map<string, Promise<Configuration>>();
 
-function discover(provider: OidcProvider): Promise<client.Configuration> {
+async function discovery(provider: OidcProvider): Promise<Configuration> {
+  const client = await loadOpenidClient();
+  const issuer = new URL(provider.issuer);
+  // An http:// issuer is the operator's explicit choice (a provider on a private network, tests).
+  const options = issuer.protocol === "http:" ? { execute: [client.allowInsecureRequests] } : undefined;
+  const config = await client.discovery(issuer, provider.client_id, provider.client_secret, undefined, options);
+  // The library trusts an ID token that comes straight from the token endpoint without its
+  // signature (OpenID Connect Core 3.1.3.7 allows it over TLS); Parley checks it against the
+  // provider's keys anyway, so that a token the provider did not sign is refused whatever
+  // the transport.
+  client.enableNonRepudiationChecks(config);
+  return config;
+}
+
+function discover(provider: OidcProvider): Promise<Configuration> {
   const cacheKey = `${provider.issuer} ${provider.client_id}`;
   let found = discovered.get(cacheKey);
   if (!found) {
-    const issuer = new URL(provider.issuer);
-    // An http:// issuer is the operator's explicit choice (a provider on a private network, tests).
-    const options = issuer.protocol === "http:" ? { execute: [client.allowInsecureRequests] } : undefined;
-    found = client.discovery(issuer, provider.client_id, provider.client_secret, undefined, options).then((config) => {
-      // The library trusts an ID token that comes straight from the token endpoint without its
-      // signature (OpenID Connect Core 3.1.3.7 allows it over TLS); Parley checks it against the
-      // provider's keys anyway, so that a token the provider did not sign is refused whatever
-      // the transport.
-      client.enableNonRepudiationChecks(config);
-      return config;
-    });
+    found = discovery(provider);
     discovered.set(cacheKey, found);
     found.catch(() => discovered.delete(cacheKey));
   }
@@ -77,12 +82,13 @@ function unreachable(ctx: AppContext, reply: FastifyReply, provider: OidcProvide
 async function begin(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, intent: LoginIntent, idp: string | undefined): Promise<FastifyReply> {
   const provider = providerFor(ctx.config.auth, idp);
   if (!provider) return refusal(reply, 404, "Not available", "This server does not offer that way of signing in.");
-  let config: client.Configuration;
+  let config: Configuration;
   try {
     config = await discover(provider);
   } catch (error) {
     return unreachable(ctx, reply, provider, error);
   }
+  const client = await loadOpenidClient();
   const verifier = client.randomPKCECodeVerifier();
   const nonce = client.randomNonce();
   const state = await saveFlow(ctx, KEY, { ...intent, extra: { provider: provider.name, verifier, nonce } });
@@ -124,12 +130,13 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
     if (query.error === "access_denied") return reply.redirect("/login/", 302);
     return refusal(reply, 403, "Sign-in failed", `The identity provider answered: ${query.error}.`);
   }
-  let config: client.Configuration;
+  let config: Configuration;
   try {
     config = await discover(provider);
   } catch (error) {
     return unreachable(ctx, reply, provider, error);
   }
+  const client = await loadOpenidClient();
   let claims: Claims;
   try {
     // The redirect URI the token request names must be the one the authorization request named.

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { urlOfRequest } from "../lib/realms.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { SamlStatusError, type Profile } from "@node-saml/node-saml";
+import type { Profile } from "@node-saml/node-saml";
 import type { AppContext } from "../appContext.js";
 import { samlAssertionStore } from "../store/samlAssertions.js";
 import { finishExternalLogin, refusal, type ExternalBackend, type ExternalEntry } from "./external.js";
@@ -10,6 +10,7 @@ import { AssertionRefused, checkBinding, identityOf, replayKey } from "./samlAss
 import {
   ACS_PATH,
   CLOCK_SKEW_MS,
+  loadNodeSaml,
   METADATA_PATH,
   REQUEST_LIFETIME_MS,
   SamlConfigError,
@@ -63,7 +64,7 @@ async function begin(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
   const requestId = `_${randomBytes(20).toString("hex")}`;
   let saml;
   try {
-    saml = samlForRequest(ctx.config, settings, idp, requestId, await urlOfRequest(ctx, request));
+    saml = await samlForRequest(ctx.config, settings, idp, requestId, await urlOfRequest(ctx, request));
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
     throw error;
@@ -89,8 +90,10 @@ async function verifiedProfile(
   if (!idp || !requestId || !issuedAt) return `the IdP ${String(intent.extra.idp)} is no longer configured`;
   let profile: Profile | null;
   try {
-    ({ profile } = await samlForResponse(ctx.config, settings, idp, requestId, issuedAt, base).validatePostResponseAsync({ SAMLResponse: samlResponse }));
+    const saml = await samlForResponse(ctx.config, settings, idp, requestId, issuedAt, base);
+    ({ profile } = await saml.validatePostResponseAsync({ SAMLResponse: samlResponse }));
   } catch (error) {
+    const { SamlStatusError } = await loadNodeSaml();
     if (error instanceof SamlConfigError || error instanceof SamlStatusError) throw error;
     return error instanceof Error ? error.message : String(error);
   }
@@ -135,6 +138,7 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
     verified = await verifiedProfile(ctx, await urlOfRequest(ctx, request), settings, intent, samlResponse);
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
+    const { SamlStatusError } = await loadNodeSaml();
     if (!(error instanceof SamlStatusError)) throw error;
     // The IdP answered that it did not sign the person in (cancelled, refused, no such user).
     request.log.info({ idp: intent.extra.idp }, `/complete/saml/: ${error.message}`);
@@ -153,12 +157,12 @@ async function complete(ctx: AppContext, request: FastifyRequest, reply: Fastify
 }
 
 /** GET /saml/metadata.xml: this SP's metadata, to register Parley with an IdP. */
-function metadata(ctx: AppContext, reply: FastifyReply): FastifyReply {
+async function metadata(ctx: AppContext, reply: FastifyReply): Promise<FastifyReply> {
   const settings = ctx.config.auth.saml;
   if (!settings) return refusal(reply, 404, "Not available", "This server does not offer SAML sign-in.");
   let xml: string;
   try {
-    xml = spMetadata(ctx.config, settings);
+    xml = await spMetadata(ctx.config, settings);
   } catch (error) {
     if (error instanceof SamlConfigError) return misconfigured(ctx, reply, error);
     throw error;

@@ -1,6 +1,7 @@
 import fs from "node:fs";
-import { SAML, ValidateInResponseTo, type CacheProvider, type SamlConfig } from "@node-saml/node-saml";
+import type { CacheProvider, SAML, SamlConfig } from "@node-saml/node-saml";
 import type { Config } from "../config.js";
+import { lazy } from "../util/lazy.js";
 import type { AuthSettings } from "./settings.js";
 
 /**
@@ -8,6 +9,9 @@ import type { AuthSettings } from "./settings.js";
  * entityID, its assertion consumer service (Zulip's /complete/saml/), its keys, and one IdP's
  * certificates. The PEM files the settings name are read once, on first use.
  */
+
+/** @node-saml/node-saml and the XML packages under it, loaded at the first SAML request: most servers never make one. */
+export const loadNodeSaml = lazy(() => import("@node-saml/node-saml"));
 
 export type SamlSettings = NonNullable<AuthSettings["saml"]>;
 export type SamlIdp = SamlSettings["idps"][number];
@@ -107,7 +111,8 @@ function answering(requestId: string, issuedAt: string): CacheProvider {
 }
 
 /** The SP for an IdP, to send an AuthnRequest with the given id. */
-export function samlForRequest(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, base: string): SAML {
+export async function samlForRequest(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, base: string): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await loadNodeSaml();
   return new SAML({
     ...spOptions(config, settings, base),
     idpCert: load(settings).idpCerts.get(idp.name) ?? [],
@@ -119,7 +124,8 @@ export function samlForRequest(config: Config, settings: SamlSettings, idp: Saml
 }
 
 /** The SP for an IdP, to check a Response that must answer the request with the given id. */
-export function samlForResponse(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, issuedAt: string, base: string): SAML {
+export async function samlForResponse(config: Config, settings: SamlSettings, idp: SamlIdp, requestId: string, issuedAt: string, base: string): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await loadNodeSaml();
   return new SAML({
     ...spOptions(config, settings, base),
     idpCert: load(settings).idpCerts.get(idp.name) ?? [],
@@ -131,7 +137,8 @@ export function samlForResponse(config: Config, settings: SamlSettings, idp: Sam
 }
 
 /** The SP metadata (signed when the SP has keys), for the IdPs' administrators. */
-export function spMetadata(config: Config, settings: SamlSettings): string {
+export async function spMetadata(config: Config, settings: SamlSettings): Promise<string> {
+  const { SAML } = await loadNodeSaml();
   const { keys } = load(settings);
   const saml = new SAML({ ...spOptions(config, settings), idpCert: "unused: metadata only" });
   return saml.generateServiceProviderMetadata(keys?.certificate ?? null, keys?.certificate ?? null);

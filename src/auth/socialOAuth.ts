@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { urlOfRequest } from "../lib/realms.js";
-import * as client from "openid-client";
+import type { authorizationCodeGrant, Configuration, DiscoveryRequestOptions } from "openid-client";
 import type { AppContext } from "../appContext.js";
+import { lazy } from "../util/lazy.js";
 import { refusal } from "./external.js";
 import { bindFlowToBrowser, saveFlow, takeBrowserFlow, type LoginIntent } from "./flows.js";
 
@@ -17,6 +18,9 @@ import { bindFlowToBrowser, saveFlow, takeBrowserFlow, type LoginIntent } from "
  * sign-in with their own account) is refused, as python-social-auth keeps `state` in the session.
  */
 
+/** openid-client, loaded at the first sign-in through a provider (here and in oidc.ts). */
+export const loadOpenidClient = lazy(() => import("openid-client"));
+
 /** Seconds a request to a provider may take. */
 const PROVIDER_TIMEOUT_SECONDS = 10;
 
@@ -28,7 +32,7 @@ export interface OAuthProvider {
   scopes: string[];
   /** OpenID Connect: a nonce goes out and the ID token must come back with it. */
   openid: boolean;
-  configuration(ctx: AppContext): Promise<client.Configuration>;
+  configuration(ctx: AppContext): Promise<Configuration>;
 }
 
 /** A base URL that paths are relative to: a provider may live under a path (https://example.com/gitlab). */
@@ -37,11 +41,12 @@ export function withSlash(url: string): string {
 }
 
 /** An openid-client configuration for a provider that is not discovered (GitHub, GitLab); endpoints relative to base. */
-export function oauthConfiguration(
+export async function oauthConfiguration(
   endpoints: { base: string; authorize: string; token: string },
   clientId: string,
   clientSecret: string,
-): client.Configuration {
+): Promise<Configuration> {
+  const client = await loadOpenidClient();
   const config = new client.Configuration(
     {
       issuer: endpoints.base,
@@ -58,14 +63,15 @@ export function oauthConfiguration(
  * A time limit on every request to the provider; plain http only where the operator configured
  * an http:// URL (a provider on the same host, tests). openid-client refuses it otherwise.
  */
-export function withTransportPolicy(config: client.Configuration, base: string): client.Configuration {
+export async function withTransportPolicy(config: Configuration, base: string): Promise<Configuration> {
   config.timeout = PROVIDER_TIMEOUT_SECONDS;
-  if (base.startsWith("http:")) client.allowInsecureRequests(config);
+  if (base.startsWith("http:")) (await loadOpenidClient()).allowInsecureRequests(config);
   return config;
 }
 
 /** The same policy for the discovery request of an OpenID provider. */
-export function discoveryOptions(base: string): client.DiscoveryRequestOptions {
+export async function discoveryOptions(base: string): Promise<DiscoveryRequestOptions> {
+  const client = await loadOpenidClient();
   return { timeout: PROVIDER_TIMEOUT_SECONDS, ...(base.startsWith("http:") ? { execute: [client.allowInsecureRequests] } : {}) };
 }
 
@@ -78,7 +84,7 @@ export function callbackUrl(base: string, key: string): string {
 }
 
 /** The provider's configuration, or the "unreachable" page (logged) when it cannot be had. */
-async function configurationOrPage(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider): Promise<client.Configuration | FastifyReply> {
+async function configurationOrPage(ctx: AppContext, reply: FastifyReply, provider: OAuthProvider): Promise<Configuration | FastifyReply> {
   try {
     return await provider.configuration(ctx);
   } catch (error) {
@@ -94,6 +100,7 @@ export async function sendToProvider(
   provider: OAuthProvider,
   intent: LoginIntent,
 ): Promise<FastifyReply> {
+  const client = await loadOpenidClient();
   const config = await configurationOrPage(ctx, reply, provider);
   if (!(config instanceof client.Configuration)) return config;
   const verifier = client.randomPKCECodeVerifier();
@@ -111,7 +118,7 @@ export async function sendToProvider(
   return reply.redirect(url.href, 302);
 }
 
-export type ProviderAnswer = { intent: LoginIntent; tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>; config: client.Configuration };
+export type ProviderAnswer = { intent: LoginIntent; tokens: Awaited<ReturnType<typeof authorizationCodeGrant>>; config: Configuration };
 
 /**
  * The browser's return to /complete/<key>/: the provider's error, a state this browser did not
@@ -132,6 +139,7 @@ export async function takeProviderAnswer(
   }
   if (!intent)
     return refusal(reply, 400, "Sign-in expired", `This ${provider.title} sign-in is unknown, was already used, or has expired. Please start again.`);
+  const client = await loadOpenidClient();
   const config = await configurationOrPage(ctx, reply, provider);
   if (!(config instanceof client.Configuration)) return config;
   const current = new URL(request.url, callbackUrl(await urlOfRequest(ctx, request), provider.key));
@@ -150,6 +158,7 @@ export async function takeProviderAnswer(
 
 /** A GET of the provider's API with the person's access token: its status and JSON (status 0: no answer). */
 export async function providerApiGet(answer: ProviderAnswer, url: string): Promise<{ status: number; body: unknown }> {
+  const client = await loadOpenidClient();
   let res: Response;
   let text: string;
   try {

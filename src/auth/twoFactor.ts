@@ -1,11 +1,11 @@
-import { Secret, TOTP } from "otpauth";
-import QRCode from "qrcode";
+import type { TOTP } from "otpauth";
 import type { AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import { ApiError, OrganizationOwnerRequiredError, RateLimitedError } from "../lib/errors.js";
 import { isOwner } from "../models/roles.js";
 import { realmStore } from "../store/realms.js";
 import { twoFactorStore } from "../store/twoFactor.js";
+import { lazy } from "../util/lazy.js";
 import { nowSeconds } from "../util/time.js";
 import { backupCodeHash, newBackupCodes, normalBackupCode, openSecret, sealSecret, withoutBackupCode } from "./twoFactorSecrets.js";
 
@@ -23,6 +23,10 @@ import { backupCodeHash, newBackupCodes, normalBackupCode, openSecret, sealSecre
  * Offered when the server has it on (PARLEY_TWO_FACTOR, default on) and the organization has not
  * turned it off: a Parley-only setting, since Zulip has none (owners, on /account/two_factor/).
  */
+
+/** otpauth and qrcode, loaded when someone sets up an app or types a code from one. */
+const loadOtpauth = lazy(() => import("otpauth"));
+const loadQrCode = lazy(async () => (await import("qrcode")).default);
 
 /** A code from the app: 6 digits, accepted one 30-second step early or late. */
 const TOTP_DIGITS = 6;
@@ -78,7 +82,8 @@ export async function backupCodesLeft(ctx: AppContext, userId: number): Promise<
   return device ? (JSON.parse(device.backup_codes) as string[]).length : 0;
 }
 
-function totp(realm: Realm, user: User, secret: string): TOTP {
+async function totp(realm: Realm, user: User, secret: string): Promise<TOTP> {
+  const { Secret, TOTP } = await loadOtpauth();
   return new TOTP({
     issuer: realm.name,
     label: user.delivery_email,
@@ -98,13 +103,20 @@ export interface TwoFactorSetup {
   qrCode: string;
 }
 
-/** Starts setting up an app: a new key, kept (unconfirmed) until a code confirms it; null if the user has one already. */
-export async function beginTwoFactorSetup(ctx: AppContext, realm: Realm, user: User): Promise<TwoFactorSetup | null> {
-  const secret = new Secret({ size: 20 }).base32;
-  if (!(await twoFactorStore.startSetup(ctx.db.kysely, user.id, sealSecret(ctx, user.id, secret)))) return null;
-  const uri = totp(realm, user, secret).toString();
+/** What the setup page shows for a key: the key, its otpauth:// URI and that URI as a QR code. */
+async function setupOf(realm: Realm, user: User, secret: string): Promise<TwoFactorSetup> {
+  const uri = (await totp(realm, user, secret)).toString();
+  const QRCode = await loadQrCode();
   const svg = await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
   return { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
+}
+
+/** Starts setting up an app: a new key, kept (unconfirmed) until a code confirms it; null if the user has one already. */
+export async function beginTwoFactorSetup(ctx: AppContext, realm: Realm, user: User): Promise<TwoFactorSetup | null> {
+  const { Secret } = await loadOtpauth();
+  const secret = new Secret({ size: 20 }).base32;
+  if (!(await twoFactorStore.startSetup(ctx.db.kysely, user.id, sealSecret(ctx, user.id, secret)))) return null;
+  return setupOf(realm, user, secret);
 }
 
 /** The key of the setup in progress (to show it again after a wrong code); null when none. */
@@ -112,9 +124,7 @@ export async function pendingTwoFactorSetup(ctx: AppContext, realm: Realm, user:
   const device = await twoFactorStore.get(ctx.db.kysely, user.id);
   const secret = device && device.confirmed_at === null ? openSecret(ctx, user.id, device.secret) : null;
   if (!secret) return null;
-  const uri = totp(realm, user, secret).toString();
-  const svg = await QRCode.toString(uri, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
-  return { secret, uri, qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString("base64")}` };
+  return setupOf(realm, user, secret);
 }
 
 /** Counts an attempt at a code for the user: as failed password logins, 5 per 30 minutes by default. */
@@ -124,11 +134,12 @@ async function countAttempt(ctx: AppContext, user: User): Promise<void> {
 }
 
 /** The time step a code from the app belongs to (now, one early or one late); null if it is none of them. */
-function stepOfCode(realm: Realm, user: User, secret: string, typed: string): number | null {
+async function stepOfCode(realm: Realm, user: User, secret: string, typed: string): Promise<number | null> {
   const code = typed.replace(/\s/g, "");
   if (!new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(code)) return null;
+  const generator = await totp(realm, user, secret);
   const timestamp = Date.now();
-  const delta = totp(realm, user, secret).validate({ token: code, timestamp, window: TOTP_WINDOW });
+  const delta = generator.validate({ token: code, timestamp, window: TOTP_WINDOW });
   return delta === null ? null : Math.floor(timestamp / 1000 / TOTP_PERIOD) + delta;
 }
 
@@ -137,7 +148,7 @@ export async function finishTwoFactorSetup(ctx: AppContext, realm: Realm, user: 
   await countAttempt(ctx, user);
   const device = await twoFactorStore.get(ctx.db.kysely, user.id);
   const secret = device && device.confirmed_at === null ? openSecret(ctx, user.id, device.secret) : null;
-  const step = secret ? stepOfCode(realm, user, secret, typed) : null;
+  const step = secret ? await stepOfCode(realm, user, secret, typed) : null;
   if (!device || step === null) throw new TwoFactorCodeError();
   const codes = newBackupCodes();
   const hashes = JSON.stringify(codes.map((code) => backupCodeHash(ctx, user.id, code)));
@@ -165,7 +176,7 @@ export async function checkSecondFactor(ctx: AppContext, realm: Realm, user: Use
     usedBackupCode = true;
   } else {
     const secret = openSecret(ctx, user.id, device.secret);
-    const step = secret ? stepOfCode(realm, user, secret, typed) : null;
+    const step = secret ? await stepOfCode(realm, user, secret, typed) : null;
     if (step === null || !(await twoFactorStore.useStep(ctx.db.kysely, user.id, step))) throw new TwoFactorCodeError();
   }
   await ctx.rateLimiter.reset(`two_factor:${user.id}`);

@@ -1,18 +1,22 @@
-import Bowser from "bowser";
+import { lazy } from "../util/lazy.js";
 
 /**
  * A User-Agent in the short form a sessions list shows: the browser with its major version
  * ("Firefox 128", "Zulip desktop 5") and the operating system ("Linux", "macOS", "Windows 10"),
  * each null when the header does not say. Parsed by bowser, which knows the browsers' tokens
- * (Edge and Opera announce themselves as Chrome too, Chrome as Safari).
+ * (Edge and Opera announce themselves as Chrome too, Chrome as Safari). bowser is loaded at the
+ * first sessions list, which no other request needs.
  */
 export interface BrowserDescription {
   browser: string | null;
   os: string | null;
 }
 
-export function describeUserAgent(userAgent: string | null): BrowserDescription {
+const loadBowser = lazy(async () => (await import("bowser")).default);
+
+export async function describeUserAgent(userAgent: string | null): Promise<BrowserDescription> {
   if (!userAgent || userAgent.trim() === "") return { browser: null, os: null };
+  const Bowser = await loadBowser();
   const parsed = Bowser.parse(userAgent);
   const zulipDesktop = /\bZulipElectron\/(\d+)/.exec(userAgent);
   const name = zulipDesktop ? "Zulip desktop" : parsed.browser.name;

@@ -20,18 +20,20 @@ export const listSessions = endpoint({
   handler: async ({ ctx, user, raw }) => {
     const current = requestSessionId(raw.request);
     const rows = await sessionStore.listUnexpiredForUser(ctx.db.kysely, user.id, nowSeconds());
-    const sessions = rows.map((row) => {
-      const id = sessionIdOf(row.session_key);
-      return {
-        id,
-        created_at: row.created_at,
-        last_active_at: row.last_active_at,
-        expires_at: row.expires_at,
-        ip_address: row.ip_address,
-        ...describeUserAgent(row.user_agent),
-        is_current: id === current,
-      };
-    });
+    const sessions = await Promise.all(
+      rows.map(async (row) => {
+        const id = sessionIdOf(row.session_key);
+        return {
+          id,
+          created_at: row.created_at,
+          last_active_at: row.last_active_at,
+          expires_at: row.expires_at,
+          ip_address: row.ip_address,
+          ...(await describeUserAgent(row.user_agent)),
+          is_current: id === current,
+        };
+      }),
+    );
     return { sessions };
   },
 });

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import type { ConnectionOptions } from "node:tls";
-import { Client, type Entry, Filter, InvalidCredentialsError, NoSuchObjectError } from "ldapts";
+import type { Client, Entry } from "ldapts";
+import { lazy } from "../../util/lazy.js";
 import type { AuthSettings } from "../settings.js";
 
 /**
@@ -25,6 +26,9 @@ export interface DirectoryPerson {
 /** The directory could not be asked (refused, timed out, TLS failed, an unexpected answer). */
 export class DirectoryUnavailableError extends Error {}
 
+/** ldapts, loaded at the first question to the directory: only servers with LDAP sign-in ask any. */
+const loadLdapts = lazy(() => import("ldapts"));
+
 /** Zulip's %(user)s placeholder in user_dn_template and user_search.filter. */
 const USER_PLACEHOLDER = "%(user)s";
 
@@ -36,9 +40,12 @@ export function escapeDnValue(value: string): string {
   return escaped;
 }
 
-/** RFC 4515: a value inside a search filter (`*`, `(`, `)`, `\` and NUL become \2a, \28, \29, \5c, \00). */
+/**
+ * RFC 4515: a value inside a search filter (`*`, `(`, `)`, `\` and NUL become \2a, \28, \29, \5c, \00).
+ * What ldapts's Filter.escape does with a string, here so that escaping needs no ldapts loaded.
+ */
 export function escapeFilterValue(value: string): string {
-  return Filter.escape(value);
+  return value.replace(/[*()\\\0]/g, (c) => `\\${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 
 /** The DN after the first RDN of the template: where people's entries are, for the email search. */
@@ -86,6 +93,7 @@ export class LdapDirectory {
     const dn = await this.resolveDn(username);
     if (dn === "ambiguous") return "wrong-password";
     if (dn === null) return "missing";
+    const { InvalidCredentialsError } = await loadLdapts();
     const person = await this.withClient(async (client) => {
       try {
         await client.bind(dn, password);
@@ -153,6 +161,7 @@ export class LdapDirectory {
   }
 
   private async search(client: Client, base: string, filter: string): Promise<Entry[]> {
+    const { NoSuchObjectError } = await loadLdapts();
     try {
       // Two are enough to know the answer is not "exactly one".
       const { searchEntries } = await client.search(base, { scope: "sub", filter, attributes: this.attributes, sizeLimit: 2 });
@@ -166,6 +175,7 @@ export class LdapDirectory {
   }
 
   private async readEntry(client: Client, dn: string): Promise<DirectoryPerson | null> {
+    const { NoSuchObjectError } = await loadLdapts();
     try {
       const { searchEntries } = await client.search(dn, { scope: "base", filter: "(objectClass=*)", attributes: this.attributes });
       const [entry] = searchEntries;
@@ -185,11 +195,12 @@ export class LdapDirectory {
   }
 
   private async withClient<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    const ldapts = await loadLdapts();
     const timeout = this.settings.timeout_seconds * 1000;
     const tlsOptions: ConnectionOptions = this.ca === undefined ? {} : { ca: [this.ca] };
     // ldapts speaks TLS from the first byte whenever tlsOptions are given, even to ldap://: only for ldaps://.
     const ldaps = this.settings.url.startsWith("ldaps:");
-    const client = new Client({ url: this.settings.url, timeout, connectTimeout: timeout, ...(ldaps ? { tlsOptions } : {}) });
+    const client = new ldapts.Client({ url: this.settings.url, timeout, connectTimeout: timeout, ...(ldaps ? { tlsOptions } : {}) });
     try {
       if (this.settings.start_tls) {
         // The certificate must name the host of the URL (checked against `host`, as for ldaps://).
