@@ -140,6 +140,12 @@ export default tseslint.config(
           selector: "TSNonNullExpression > MemberExpression.expression[property.name='recipient_id']",
           message: "Narrow recipient_id where the row is read (a type with recipient_id: number), not with `!`.",
         },
+        {
+          // zod's `z` (and its default export) is a re-exported namespace that esbuild cannot
+          // tree-shake: importing it puts all of zod's ~45 locales into dist/cli.js.
+          selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+          message: 'Write `import * as z from "zod"`: `import { z }` bundles every zod locale into dist/cli.js.',
+        },
       ],
     },
   },

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { type AuthSettings, NO_AUTH_SETTINGS, readAuthSettings } from "./auth/settings.js";
 import type { S3Settings } from "./blobs/s3.js";
 import type { ApnsSettings } from "./lib/apns.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { CustomProfileField, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";
 import { badRequest } from "../lib/errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Realm, User } from "../db/schema.js";
 import type { Executor, Tx } from "../db/tx.js";
 import { queueEmail } from "../email/queue.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { transaction, type AppContext } from "../appContext.js";
 import type { Realm, User } from "../db/schema.js";
 import type { Tx } from "../db/tx.js";

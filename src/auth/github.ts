@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppContext } from "../appContext.js";
 import { simplePage, sendHtml } from "../http/webApp.js";
 import type { Realm } from "../db/schema.js";

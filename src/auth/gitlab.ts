@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { z } from "zod";
+import * as z from "zod";
 import type { AppContext } from "../appContext.js";
 import { ICON_PATH, mountProviderIcon } from "./providerIcons.js";
 import { type ExternalBackend, finishExternalLogin, refusal } from "./external.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Profile } from "@node-saml/node-saml";
-import { z } from "zod";
+import * as z from "zod";
 import type { SamlIdp } from "./samlConfig.js";
 
 /**

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The identity providers this server offers (Zulip's SOCIAL_AUTH_* and AUTH_LDAP_* settings):

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { z } from "zod";
+import * as z from "zod";
 import type { Config } from "../config.js";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "../lib/passwords.js";
 import { Role, type RoleCode } from "../models/roles.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { AuthChange } from "../db/authCache.js";
 import type { Executor } from "../db/tx.js";
-import { z } from "zod";
+import * as z from "zod";
 import { eventQueueStore } from "../store/eventQueues.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { acceptsMessages, type ClientDescriptor, ClientEvent, eventsForClient } from "./clientEvents.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { parseParams } from "./endpoint.js";
 import { ApiError } from "../lib/errors.js";
 import { p } from "./params.js";

@@ -1,4 +1,4 @@
-import { type z } from "zod";
+import type * as z from "zod";
 import { type ApiError, badRequest } from "../lib/errors.js";
 import { checkJsonLimits } from "./jsonLimits.js";
 import { defined } from "../util/defined.js";

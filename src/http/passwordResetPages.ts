@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { z } from "zod";
+import * as z from "zod";
 import { doRequestPasswordReset, doResetPassword, type PasswordResetLink, PasswordResetLinkError, usablePasswordResetLink } from "../actions/passwordReset.js";
 import { checkNewPassword } from "../actions/users.js";
 import { transaction, type AppContext } from "../appContext.js";

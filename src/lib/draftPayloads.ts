@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Draft } from "../store/drafts.js";
 import type { SavedSnippet } from "../store/savedSnippets.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";

@@ -1,5 +1,5 @@
 import { diffArrays } from "diff";
-import { z } from "zod";
+import * as z from "zod";
 import type { Message } from "../store/messages.js";
 import { parseJsonColumn } from "../util/jsonColumn.js";
 import { EMPTY_TOPIC_DISPLAY_NAME } from "../contract/constants.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Realm } from "../db/schema.js";
 import type { Executor } from "../db/tx.js";
 import { badRequest, TargetUserDeactivatedError, UserGroupDeactivatedError } from "./errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The payload of every kind of durable job (the `jobs` table's `payload` JSON), one schema per

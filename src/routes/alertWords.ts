@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { doAddAlertWords, doRemoveAlertWords } from "../actions/alertWords.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";

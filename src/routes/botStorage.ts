@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { getBotStorage, putBotStorage, removeBotStorage } from "../actions/botStorage.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { checkCreateBot, checkDeactivateBot, checkRegenerateBotApiKey, checkUpdateBot, listOwnBots, ServiceInterface } from "../actions/bots.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { transaction } from "../appContext.js";
 import { checkSendMessage } from "../actions/messageSend.js";
 import type { Realm, User } from "../db/schema.js";

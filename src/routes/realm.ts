@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { checkUpdateRealm, parseTimeLimit } from "../actions/realmSettings.js";
 import { transaction } from "../appContext.js";
 import { endpoint } from "../http/endpoint.js";

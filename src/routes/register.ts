@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CLIENT_CAPABILITY_NAMES, type ClientCapabilities, type ClientDescriptor, QUEUE_NARROW_OPERATORS } from "../events/clientEvents.js";
 import { fetchInitialState } from "../events/initialState/index.js";
 import { openQueueWithState } from "../events/register.js";

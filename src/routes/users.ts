@@ -1,5 +1,5 @@
 import { hashPassword } from "../lib/passwords.js";
-import { z } from "zod";
+import * as z from "zod";
 import { transaction } from "../appContext.js";
 import { checkCreateUser, checkNewPassword, checkDeactivateOwnUser, checkDeactivateUser, checkUpdateUser, doReactivateUser } from "../actions/users.js";
 import type { ProfileDataEntry } from "../actions/customProfileFields.js";

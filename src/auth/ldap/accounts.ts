@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { doCreateUser } from "../../actions/createUser.js";
 import { emailValidationError, existingUserError } from "../../actions/invitations.js";
 import { checkFullName, doChangeFullName, doChangeUserDeliveryEmail, doDeactivateUser, isLastOwner } from "../../actions/users.js";
