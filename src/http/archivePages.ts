@@ -104,7 +104,14 @@ export async function archivePages(app: FastifyInstance, opts: { ctx: AppContext
     return sendHtml(reply, 200, channelPage(realmUrl(ctx.config, realm), realm, stream, shown, topics.length, page, pages));
   }
 
-  async function topicRoute(realm: Realm, stream: ArchivedChannel, askedChannel: string, segment: string, page: number, reply: FastifyReply): Promise<FastifyReply> {
+  async function topicRoute(
+    realm: Realm,
+    stream: ArchivedChannel,
+    askedChannel: string,
+    segment: string,
+    page: number,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const asked = segment === ARCHIVE_EMPTY_TOPIC ? "" : decodeHashComponent(segment);
     if (asked === null || asked.length > MAX_TOPIC_LENGTH) return notFound(reply);
     const q = ctx.db.kysely;
