@@ -193,6 +193,37 @@ describe.skipIf(!chromiumFound)("personal settings and user cards in Chromium", 
     await prospero.context().close();
   }, 40_000);
 
+  it("lists the signed-in browsers in Sessions and signs one out, which sends it to the login page", async () => {
+    const desk = await web.signIn("Cordelia, Lear's daughter");
+    const phone = await web.signIn("Cordelia, Lear's daughter", { viewport: { width: 390, height: 844 } });
+    await openSettings(desk, "account-and-privacy");
+    const rows = desk.locator("ul.sessions li");
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await desk.locator("ul.sessions li.current .session-current").textContent()).toBe("This session");
+    expect(await desk.locator("ul.sessions li.current .session-device").textContent()).toMatch(/Chrom/);
+    if (shots) {
+      await desk.locator(".sessions").scrollIntoViewIfNeeded();
+      await desk.screenshot({ path: `${shots}/settings-sessions-light.png` });
+    }
+
+    await desk.click("ul.sessions li:not(.current) button:has-text('Log out')");
+    await expect.poll(() => saved(desk)).toBe("Signed out");
+    await expect.poll(() => rows.count()).toBe(1);
+    // The other browser's next request is refused: it goes to the login page.
+    await phone.evaluate(() => (location.hash = "#settings/profile"));
+    await expect.poll(() => phone.evaluate(() => location.pathname), { timeout: 15_000 }).toBe("/login/");
+
+    if (shots) {
+      await call(desk, "PATCH", "/settings", { color_scheme: "2" });
+      await expect.poll(() => desk.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+      await desk.locator(".sessions").scrollIntoViewIfNeeded();
+      await desk.screenshot({ path: `${shots}/settings-sessions-dark.png` });
+      await call(desk, "PATCH", "/settings", { color_scheme: "1" });
+    }
+    await desk.context().close();
+    await phone.context().close();
+  }, 60_000);
+
   it("applies theme, 24-hour time and home view from #settings/preferences, and notification switches", async () => {
     await call(othello, "POST", "/messages", { type: "stream", to: String(VERONA), topic: "clock", content: "What time is it?" });
     await openSettings(hamlet, "preferences");
