@@ -36,9 +36,10 @@ const MAX_UNIQUE_RETRIES = 2;
  * released together, so a long-poll is answered once for all of them. A unit that throws is rolled
  * back alone and its caller gets the error; the others go on: the batch first runs without
  * savepoints (on PostgreSQL each is a round trip, two per unit, on the connection the batch holds),
- * and when a unit fails it is rolled back whole and runs again with a SAVEPOINT per unit. No unit is acknowledged (its promise resolved, its events and job wake-ups released)
- * before the COMMIT has returned, so an acknowledged write survives power loss (SQLite with
- * synchronous=FULL; PostgreSQL with its default fsync and synchronous_commit).
+ * and when a unit fails it is rolled back whole and runs again with a SAVEPOINT per unit. No unit
+ * is acknowledged (its promise resolved, its events and job wake-ups released) before the COMMIT
+ * has returned, so an acknowledged write survives power loss (SQLite with synchronous=FULL;
+ * PostgreSQL with its default fsync and synchronous_commit).
  *
  * SQLite has one connection, whose writers queue anyway. On PostgreSQL, writers used to run side
  * by side on the pool, each committing and publishing alone: every message to a big channel then
