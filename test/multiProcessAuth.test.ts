@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NATS_URL, POSTGRES_URL, soon, twoProcesses } from "./support/multiProcess.js";
-import { apiCaller, useServerProcesses } from "./support/process.js";
+import { multiProcessEnv, NATS_URL, POSTGRES_URL, soon, twoProcesses } from "./support/multiProcess.js";
+import { apiCaller, firstStartCredentials, runParley, useServerProcesses } from "./support/process.js";
 
 /**
  * The authentication cache across processes (issue 18): each process caches who a credential
@@ -48,5 +48,38 @@ describe.skipIf(!NATS_URL || !POSTGRES_URL)("authentication cache across process
       ),
     ).toBe(401);
     expect((await newOnB("GET", "/users/me")).body.msg).toBe("Account is deactivated");
+  }, 120_000);
+
+  it("answers a deactivated organization's parked polls with the event, then drops its queues on every process", async () => {
+    const env = await multiProcessEnv(servers);
+    const a = await servers.start(env);
+    const owner = await firstStartCredentials(a);
+    const b = await servers.start(env);
+    const onA = apiCaller(() => a.baseUrl, owner);
+    const onB = apiCaller(() => b.baseUrl, owner);
+    // A queue on each process (its id names the process that holds it), a poll parked on B's.
+    const queueA = (await onA("POST", "/register", { event_types: JSON.stringify(["realm"]) })).body;
+    const queueB = (await onB("POST", "/register", { event_types: JSON.stringify(["realm"]) })).body;
+    expect(queueA.queue_id.split(":")[0]).not.toBe(queueB.queue_id.split(":")[0]);
+    const poll = onB("GET", "/events", { queue_id: queueB.queue_id, last_event_id: String(queueB.last_event_id) });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // The command is a third process: its event reaches A and B over the bus.
+    expect((await runParley(["deactivate-organization", "--realm", ""], env)).code).toBe(0);
+    const answered = await poll;
+    expect(answered.status).toBe(200);
+    expect(answered.body.events).toEqual([{ type: "realm", op: "deactivated", realm_id: expect.any(Number), id: expect.any(Number) }]);
+
+    expect((await runParley(["reactivate-organization", "--realm", ""], env)).code).toBe(0);
+    for (const [caller, queue] of [
+      [onA, queueA],
+      [onB, queueB],
+    ] as const) {
+      const res = await soon(
+        () => caller("GET", "/events", { queue_id: queue.queue_id, last_event_id: "-1", dont_block: "true" }),
+        (r) => r.status === 400,
+      );
+      expect(res.body.code).toBe("BAD_EVENT_QUEUE_ID");
+    }
   }, 120_000);
 });

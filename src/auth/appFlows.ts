@@ -47,8 +47,12 @@ export function finishMobileFlow(ctx: AppContext, reply: FastifyReply, realm: Re
 export async function finishDesktopFlow(ctx: AppContext, reply: FastifyReply, realm: Realm, user: User, otp: string): Promise<FastifyReply> {
   const token = await saveDesktopLogin(ctx, user.id);
   const desktopData = encryptDesktopToken(token, otp);
+  // The organization's uploaded icon, served from this origin; without one, no icon (as the
+  // login page): the default, Zulip's gravatar identicon, is on another origin, which the page's
+  // Content-Security-Policy (http/webApp.ts, img-src 'self') blocks.
+  const icon = realm.icon_source === "U" ? `<p><img class="realm-icon" src="${escapeHtml(realmIconUrl(realm))}" alt="" width="64" height="64"></p>` : "";
   const body =
-    `<p><img class="realm-icon" src="${escapeHtml(realmIconUrl(realm))}" alt="" width="64" height="64"></p>` +
+    icon +
     `<h1>Return to the Zulip app</h1>` +
     `<label for="desktop-data">Copy this login token and return to your Zulip app to finish logging in:</label>` +
     `<input id="desktop-data" type="text" readonly value="${escapeHtml(desktopData)}">` +

@@ -4,6 +4,7 @@ import type { AppContext } from "../appContext.js";
 import { randomString } from "../lib/apiKeys.js";
 import { ApiError } from "../lib/errors.js";
 import { authFlowStore } from "../store/authFlows.js";
+import { localPath } from "../util/localPath.js";
 import { nowSeconds } from "../util/time.js";
 
 /**
@@ -52,13 +53,8 @@ export function intentFromRequest(request: FastifyRequest, signup: boolean): Log
       ? { kind: "mobile", otp: mobile.toLowerCase() }
       : typeof desktop === "string"
         ? { kind: "desktop", otp: desktop.toLowerCase() }
-        : { kind: "web", next: safeNext(query.next) };
+        : { kind: "web", next: localPath(query.next) ?? "/" };
   return { flow, signup, extra: {} };
-}
-
-/** A local path (not `//host`, not a URL): where to go after signing in. */
-function safeNext(next: unknown): string {
-  return typeof next === "string" && /^\/(?![/\\])/.test(next) ? next : "/";
 }
 
 /** Keeps the intent until the browser returns; the id is the provider's state or RelayState. */

@@ -172,6 +172,15 @@ export class EventQueue implements HeartbeatEntry, Flushable {
     if (this.respond === respond) this.finishWaiter([]);
   }
 
+  /**
+   * Ends a pending poll with the events it waits for that are already in, if any (the queue is
+   * being deleted: as Zulip's ClientDescriptor.cleanup, which finishes the handler with the
+   * queue's contents, so that events pushed in the same tick are not lost).
+   */
+  finishWaiterWithPending(): void {
+    if (this.respond) this.finishWaiter(this.eventsAfter(this.waitingAfter));
+  }
+
   /** Ends a pending poll (queue deleted, server shutting down). */
   finishWaiter(events: readonly QueuedEvent[]): void {
     const respond = this.respond;
@@ -408,11 +417,14 @@ export class EventQueueRegistry {
     return this.queues.get(id);
   }
 
-  /** Drops the queue; the promise settles when onLastMessageQueueGone's work (if any) is recorded. */
+  /**
+   * Drops the queue, answering a parked poll with what the queue holds for it; the promise settles
+   * when onLastMessageQueueGone's work (if any) is recorded.
+   */
   delete(id: string): Promise<void> | undefined {
     const queue = this.queues.get(id);
     if (!queue) return;
-    queue.finishWaiter([]);
+    queue.finishWaiterWithPending();
     this.queues.delete(id);
     if (queue.client.visitor) {
       this.visitors.remove(queue);
@@ -458,6 +470,19 @@ export class EventQueueRegistry {
         for (const clientEvent of eventsForClient(queue.client, queue.id, event)) queue.push(clientEvent);
       }
     }
+    if (event.type === "realm" && event.op === "deactivated" && typeof event.realm_id === "number") this.deleteRealmQueues(event.realm_id);
+  }
+
+  /**
+   * A deactivated organization's queues (Zulip's do_deactivate_realm: the `realm`/`deactivated`
+   * event is there to flush its parked polls; its clients cannot authenticate again). They go as
+   * soon as the event is in them, parked polls answered with it (delete), rather than when they
+   * time out. Done on the event's delivery, which reaches every process (over the bus, also from
+   * the `parley deactivate-organization` command), rather than on the realm's auth change: that
+   * travels on another subject of the bus and could arrive first, emptying the queues before the event.
+   */
+  private deleteRealmQueues(realmId: number): void {
+    for (const queue of [...this.queues.values()]) if (queue.client.realmId === realmId) void this.delete(queue.id);
   }
 
   /** Zulip's send_restart_events: every queue that takes `restart` events learns of the new server. */

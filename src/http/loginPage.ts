@@ -4,6 +4,7 @@ import { externalMethodDicts } from "../auth/entries.js";
 import { passwordAuthEnabled, realmMethodsEnabled } from "../lib/authMethods.js";
 import { realmOfRequest } from "../lib/realms.js";
 import { escapeHtml } from "../util/html.js";
+import { localPath } from "../util/localPath.js";
 import { formToken, formTokenField, LOGIN_FORM } from "./formCsrf.js";
 import { sendHtml, sendNoOrganizationPage, simplePage } from "./webApp.js";
 import { sessionUser } from "./webSession.js";
@@ -11,15 +12,17 @@ import { sessionUser } from "./webSession.js";
 /**
  * `/login/`: the password form (posting to POST /accounts/login/, sessions.ts) when the
  * organization has Email or LDAP on, and a button per identity provider it has on (Zulip's
- * login.html), each carrying the page's `next`. Its own module rather than webApp.ts: the
- * buttons come from the providers' modules (auth/entries.ts), which use webApp.ts's page helpers.
+ * login.html); the form (in a hidden field, as Zulip's) and each button carry the page's `next`,
+ * a local path (util/localPath.ts), anything else being dropped. Its own module rather than
+ * webApp.ts: the buttons come from the providers' modules (auth/entries.ts), which use webApp.ts's
+ * page helpers.
  */
 export async function loginPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
   app.get<{ Querystring: { next?: unknown } }>("/login/", async (request, reply) => {
     if (await sessionUser(ctx, request)) return reply.redirect("/", 302);
     if (ctx.config.rootDomain !== undefined && !(await realmOfRequest(ctx, request))) return sendNoOrganizationPage(reply, request.host);
-    const next = typeof request.query.next === "string" && /^\/(?![/\\])/.test(request.query.next) ? request.query.next : undefined;
+    const next = localPath(request.query.next);
     return sendHtml(reply, 200, await loginPage(ctx, request, { csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }));
   });
   app.get("/accounts/login/", async (_request, reply) => reply.redirect("/login/", 302));
@@ -44,6 +47,7 @@ export async function loginPage(
     parts.push(
       `<form method="post" action="/accounts/login/">` +
         formTokenField(csrfToken) +
+        (next ? `<input type="hidden" name="next" value="${escapeHtml(next)}">` : "") +
         `<label for="username">Email</label><input id="username" type="email" name="username" autocomplete="username" required autofocus value="${escapeHtml(email ?? "")}">` +
         `<label for="password">Password</label><input id="password" type="password" name="password" autocomplete="current-password" required>` +
         `<button type="submit">Log in</button></form>`,

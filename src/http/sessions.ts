@@ -4,6 +4,7 @@ import type { AppContext } from "../appContext.js";
 import { secondFactorRequired } from "../auth/twoFactor.js";
 import { beginSecondStep, finishSecondStep, isSecondStep } from "../auth/twoFactorLogin.js";
 import { requireRealmOfRequest } from "../lib/realms.js";
+import { localPath } from "../util/localPath.js";
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage } from "./loginPage.js";
@@ -20,6 +21,7 @@ import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, se
  * also bring the double-submit token of the /login/ page (formCsrf.ts), as Django's CSRF
  * middleware wants in Zulip: 403 CSRF_FAILED, and no session, without it.
  * A failed login from the /login/ form (a browser asking for HTML) shows the form again with the error.
+ * The form's `next` (a local path, util/localPath.ts) is where a successful login goes, as in Zulip.
  * A user with two-factor authentication gets no session from the password alone: the second step
  * (src/auth/twoFactorLogin.ts) asks for a code and posts it back here.
  */
@@ -28,7 +30,10 @@ export { SESSION_COOKIE };
 export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.post<{ Body: { username?: string; password?: string } }>("/accounts/login/", async (request, reply) => {
+  app.post<{ Body: { username?: string; password?: string; next?: string } }>("/accounts/login/", async (request, reply) => {
+    // Where the /login/ page was asked to go after signing in (its hidden field): kept through a
+    // failed attempt, followed after a successful one.
+    const next = localPath((request.body as { next?: unknown } | undefined)?.next);
     try {
       checkSameOriginForm(ctx, request);
       checkFormToken(request, LOGIN_FORM);
@@ -36,7 +41,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
       // A person gets the form again, with a token that works; other clients Zulip's JSON error.
       if (!(error instanceof CsrfError) || !wantsHtml(request)) throw error;
       const message = "Your sign-in form expired (CSRF verification failed). Please log in again.";
-      return sendHtml(reply, 403, await loginPage(ctx, request, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }));
+      return sendHtml(reply, 403, await loginPage(ctx, request, { error: message, csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }));
     }
     if (isSecondStep(request)) return finishSecondStep(ctx, request, reply);
     const { username, password } = (request.body ?? {}) as { username?: unknown; password?: unknown };
@@ -45,10 +50,10 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
     }
     try {
       const { user, realm } = await passwordLogin(ctx, await requireRealmOfRequest(ctx, request), username.trim(), password);
-      if (await secondFactorRequired(ctx, realm, user)) return beginSecondStep(ctx, request, reply, user, "/");
+      if (await secondFactorRequired(ctx, realm, user)) return beginSecondStep(ctx, request, reply, user, next ?? "/");
       setSessionCookies(ctx, reply, await createSession(ctx, user, sessionUse(request)));
       clearFormToken(ctx, reply, LOGIN_FORM);
-      return reply.redirect("/", 302);
+      return reply.redirect(next ?? "/", 302);
     } catch (error) {
       const { status, body, headers } = errorEnvelope(error);
       if (wantsHtml(request) && status < 500) {
@@ -57,7 +62,7 @@ export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext
         return sendHtml(
           reply.headers(headers),
           status,
-          await loginPage(ctx, request, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM) }),
+          await loginPage(ctx, request, { error: message, email: username, csrfToken: formToken(ctx, request, reply, LOGIN_FORM), next }),
         );
       }
       return reply.status(status).headers(headers).send(body);

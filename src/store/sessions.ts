@@ -59,7 +59,8 @@ export const sessionStore = {
   /**
    * Ends every web session of the realm's users (the organization was deactivated). The caller
    * notes the realm's auth change, which drops their cache entries everywhere; the event queues
-   * they registered stay until they expire, so that a parked poll still gets the deactivation event.
+   * they registered stay until the deactivation event is in them (events/queues.ts
+   * deleteRealmQueues), so that a parked poll still gets it.
    */
   async deleteForRealm(q: Executor, realmId: number): Promise<number> {
     const result = await q

@@ -1,4 +1,5 @@
 import crypto, { createDecipheriv } from "node:crypto";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { authSettingsSchema } from "../../src/auth/settings.js";
 import { CookieBrowser, jwtPayload, useOidcProvider } from "../support/oidcProvider.js";
@@ -285,6 +286,10 @@ describe.skipIf(process.env.PARLEY_SKIP_OIDC === "1")("OpenID Connect sign-in", 
     idp.provider.loginAs = "hamlet";
     const { res, html } = await signIn(browser(), `/accounts/login/social/oidc?desktop_flow_otp=${OTP}`);
     expect(res.status).toBe(200);
+    // No icon was uploaded: no image from another origin (Zulip's gravatar identicon), which the
+    // page's Content-Security-Policy would block.
+    expect(html).not.toContain("gravatar");
+    expect(html).not.toContain("<img");
 
     const data = Buffer.from(/id="desktop-data" type="text" readonly value="([0-9a-f]+)"/.exec(html)![1]!, "hex");
     const decipher = createDecipheriv("aes-256-gcm", Buffer.from(OTP, "hex"), data.subarray(0, 12));
@@ -298,6 +303,15 @@ describe.skipIf(process.env.PARLEY_SKIP_OIDC === "1")("OpenID Connect sign-in", 
     expect(await signedInAs(app)).toBe("hamlet@zulip.com");
     expect((await browser().fetch(`${t.baseUrl}/accounts/login/subdomain/${token}`)).status).toBe(400);
     expect((await browser().fetch(`${t.baseUrl}/accounts/login/subdomain/not-a-token`)).status).toBe(400);
+
+    // With an uploaded icon, the page shows it, from this server.
+    const icon = await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
+    expectSuccess(await t.upload("iago", "/api/v1/realm/icon", [{ field: "file-0", data: icon, type: "image/png", filename: "icon.png" }]));
+    const withIcon = await signIn(browser(), `/accounts/login/social/oidc?desktop_flow_otp=${OTP}`);
+    expect(withIcon.html).toMatch(/<img class="realm-icon" src="\/user_avatars\/\d+\/realm\/icon\.png\?version=\d+"/);
+    expect(withIcon.html).not.toContain("gravatar");
   });
 
   it("refuses an OTP that is not 64 hex digits, or both flows at once", async (c) => {

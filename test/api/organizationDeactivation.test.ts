@@ -127,6 +127,39 @@ describe("deactivating an organization", () => {
     expect((await json(again, "GET", "/users/me")).status).toBe(200);
   }, 60_000);
 
+  it("deletes the organization's event queues once the deactivation event is in them", async () => {
+    const realm = await realmOf("hamlet");
+    // A parked poll, a queue nobody polls, and a web session's queue.
+    const polled = await registerQueue(t, "hamlet", { event_types: JSON.stringify(["realm"]) });
+    const idle = await registerQueue(t, "iago", {});
+    const browser = await signIn("cordelia@zulip.com");
+    const webQueue = (await json(browser, "POST", "/register", { event_types: JSON.stringify(["realm"]) })).body;
+    expectSuccess(await t.get("hamlet", "/api/v1/events", { queue_id: polled.queue_id, last_event_id: polled.last_event_id, dont_block: true }));
+    const poll = t.get("hamlet", "/api/v1/events", { queue_id: polled.queue_id, last_event_id: polled.last_event_id });
+    await tick(300);
+
+    await transaction(t.ctx, (tx) => doDeactivateRealm(tx, realm, null));
+    // The parked poll is answered with the event before its queue goes.
+    expect(expectSuccess(await poll).events).toEqual([{ type: "realm", op: "deactivated", realm_id: realm.id, id: expect.any(Number) }]);
+
+    // Reactivated, the same credentials reach the server again, but the queues are gone: Zulip's
+    // answer for a queue it no longer has, on which a client registers again.
+    await transaction(t.ctx, (tx) => doReactivateRealm(tx, realm, null));
+    const badQueue = (queueId: string) => `Bad event queue ID: ${queueId}`;
+    for (const [who, queue] of [
+      ["hamlet", polled],
+      ["iago", idle],
+    ] as const) {
+      const res = await t.get(who, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true });
+      expectError(res, 400, badQueue(queue.queue_id), "BAD_EVENT_QUEUE_ID");
+    }
+    const again = await signIn("cordelia@zulip.com");
+    const web = await json(again, "GET", "/events", { queue_id: webQueue.queue_id, last_event_id: "-1", dont_block: "true" });
+    expect(web.status).toBe(400);
+    expect(web.body.code).toBe("BAD_EVENT_QUEUE_ID");
+    expect(t.eventViolations).toEqual([]);
+  });
+
   it("stops the organization's scheduled messages", async () => {
     const realm = await realmOf("hamlet");
     const scheduled = expectSuccess(

@@ -37,9 +37,20 @@ function cookiesOf(res: Response): Record<string, string> {
   return out;
 }
 
-/** The /login/ form posted by a browser that loaded it (its CSRF cookie and token). */
-async function formLogin(server: TestServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return postLoginForm(server.baseUrl, email, password, { headers: { Accept: "text/html,application/xhtml+xml", ...headers } });
+/** The /login/ form posted by a browser that loaded it (its CSRF cookie and token), with `fields` beside. */
+async function formLogin(
+  server: TestServer,
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+  fields: Record<string, string> = {},
+): Promise<Response> {
+  return postLoginForm(server.baseUrl, email, password, { headers: { Accept: "text/html,application/xhtml+xml", ...headers }, fields });
+}
+
+/** The value of the /login/ form's hidden `next` field in `html`, or undefined without one. */
+function hiddenNext(html: string): string | undefined {
+  return /<input type="hidden" name="next" value="([^"]*)">/.exec(html)?.[1];
 }
 
 /** The development login's form for `email`, posted with the page's CSRF cookie and token. */
@@ -101,6 +112,37 @@ describe("signing in", () => {
     expect(html).toContain('role="alert">Your username or password is incorrect</p>');
     expect(html).toContain('value="cordelia@zulip.com"');
     expect(cookiesOf(res).sessionid).toBeUndefined();
+  });
+
+  it("keeps the page's next through the password form and goes there after signing in", async () => {
+    const next = "/#narrow/channel/1-general";
+    const page = await (await fetch(`${t.baseUrl}/login/?next=${encodeURIComponent(next)}`)).text();
+    expect(hiddenNext(page)).toBe(next);
+
+    // A failed attempt shows the form again with the same next, and signing in then goes there.
+    const failed = await formLogin(t, "hamlet@zulip.com", "not the password", {}, { next });
+    expect(failed.status).toBe(401);
+    expect(hiddenNext(await failed.text())).toBe(next);
+    const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, {}, { next });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(next);
+    expect(cookiesOf(res).sessionid).toBeTruthy();
+  });
+
+  it("ignores a next that is not a path on this server, on the page and after signing in", async () => {
+    for (const next of ["//evil.example", "https://evil.example", "/\\evil.example"]) {
+      const page = await (await fetch(`${t.baseUrl}/login/?next=${encodeURIComponent(next)}`)).text();
+      expect(hiddenNext(page)).toBeUndefined();
+      expect(page).not.toContain("evil.example");
+      const failed = await formLogin(t, "iago@zulip.com", "not the password", {}, { next });
+      expect(hiddenNext(await failed.text())).toBeUndefined();
+      const res = await formLogin(t, "iago@zulip.com", DEV_PASSWORD, {}, { next });
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe("/");
+    }
+    // Browsers drop a tab from a URL, which would make this //evil.example: it stays a path.
+    const res = await formLogin(t, "iago@zulip.com", DEV_PASSWORD, {}, { next: "/\t/evil.example" });
+    expect(res.headers.get("location")).toBe("/%09/evil.example");
   });
 
   it("applies the login rate limit to the form, and says when to try again", async () => {

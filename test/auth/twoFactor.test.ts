@@ -142,10 +142,12 @@ describe("two-factor authentication: the login form's second step", () => {
     expect(profile.html).toContain("9 backup codes left");
   });
 
-  it("binds the pending login to the browser that gave the password", async () => {
+  it("binds the pending login to the browser that gave the password, and keeps the page's next", async () => {
     const { secret } = await enrolled("aaron@zulip.com");
     const browser = new TwoFactorBrowser(t);
-    const step = await browser.logIn("aaron@zulip.com");
+    const next = "/#narrow/channel/1-general";
+    const page = await browser.get(`/login/?next=${encodeURIComponent(next)}`);
+    const step = await browser.post("/accounts/login/", page.html, { username: "aaron@zulip.com", password: DEV_PASSWORD, next });
     // Another browser with its own login form's CSRF token but not the pending login's cookie.
     const thief = new TwoFactorBrowser(t);
     const form = await thief.get("/login/");
@@ -153,7 +155,9 @@ describe("two-factor authentication: the login form's second step", () => {
     expect(stolen.status).toBe(400);
     expect(stolen.html).toContain("log in again");
     expect(thief.hasSession()).toBe(false);
-    expect((await browser.sendCode(step.html, codeFor(secret))).status).toBe(302);
+    const done = await browser.sendCode(step.html, codeFor(secret));
+    expect(done.status).toBe(302);
+    expect(done.res.headers.get("location")).toBe(next);
   });
 
   it("expires the pending login after ten minutes", async () => {

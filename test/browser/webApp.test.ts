@@ -76,6 +76,8 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     hamlet.on("pageerror", (error) => console.error("hamlet's page:", error));
     await hamlet.goto(`${web.server.baseUrl}/`);
     expect(new URL(hamlet.url()).pathname).toBe("/login/");
+    // A link to a narrow while signed out: the form keeps where it leads, also after a wrong password.
+    await hamlet.goto(`${web.server.baseUrl}/login/?next=${encodeURIComponent("/#narrow/channel/1-Verona")}`);
     await hamlet.fill("#username", "hamlet@zulip.com");
     await hamlet.fill("#password", "wrong");
     await hamlet.click("button[type=submit]");
@@ -84,6 +86,8 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await hamlet.click("button[type=submit]");
     await hamlet.waitForSelector(".sidebar .channels");
     expect(new URL(hamlet.url()).pathname).toBe("/");
+    expect(new URL(hamlet.url()).hash).toBe("#narrow/channel/1-Verona");
+    await expect.poll(() => hamlet.locator(".view-title").textContent()).toBe("#Verona");
 
     othello = await (await web.browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     othello.on("pageerror", (error) => console.error("othello's page:", error));

@@ -26,13 +26,14 @@ export async function formCsrf(baseUrl: string, page = "/login/"): Promise<FormC
 
 /**
  * Posts the sign-in form with the CSRF cookie and token of a /login/ page (loaded now unless
- * `csrf` is given); `headers` are added (a Cookie given there is sent beside the form's).
+ * `csrf` is given); `headers` are added (a Cookie given there is sent beside the form's), and
+ * `fields` are posted beside the form's (its hidden `next`).
  */
 export async function postLoginForm(
   baseUrl: string,
   username: string,
   password: string,
-  options: { headers?: Record<string, string>; csrf?: FormCsrf } = {},
+  options: { headers?: Record<string, string>; csrf?: FormCsrf; fields?: Record<string, string> } = {},
 ): Promise<Response> {
   const csrf = options.csrf ?? (await formCsrf(baseUrl));
   const headers = { ...options.headers };
@@ -41,6 +42,6 @@ export async function postLoginForm(
     method: "POST",
     redirect: "manual",
     headers,
-    body: new URLSearchParams({ username, password, csrfmiddlewaretoken: csrf.token }),
+    body: new URLSearchParams({ username, password, csrfmiddlewaretoken: csrf.token, ...options.fields }),
   });
 }
