@@ -34,6 +34,7 @@ import * as createSamlAssertions from "./migrations/2026-11-29T1010-create-saml-
 import * as createTwoFactor from "./migrations/2026-11-29T1020-create-two-factor.js";
 import * as addSessionActivity from "./migrations/2026-11-29T1030-add-session-activity.js";
 import * as addRealmLimits from "./migrations/2026-11-29T1510-add-realm-limits.js";
+import * as dropUserMessageMessageKey from "./migrations/2026-11-29T1950-drop-user-message-message-key.js";
 
 /**
  * Every migration, in order. Names are ISO timestamps + a verb phrase; a merged migration is
@@ -71,6 +72,7 @@ export const MIGRATIONS: Record<string, { up(db: Kysely<any>, d: Dialect): Promi
   "2026-11-29T1020-create-two-factor": createTwoFactor,
   "2026-11-29T1030-add-session-activity": addSessionActivity,
   "2026-11-29T1510-add-realm-limits": addRealmLimits,
+  "2026-11-29T1950-drop-user-message-message-key": dropUserMessageMessageKey,
 };
 
 type MigrationModule = { up(db: Kysely<any>, d: Dialect): Promise<void> };
