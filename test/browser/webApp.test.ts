@@ -387,7 +387,7 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
       await iago.goto(`${web.server.baseUrl}/${hash}`);
       expect(new URL(iago.url()).pathname).toBe("/login/");
       expect(new URL(iago.url()).hash).toBe(hash);
-      await expect.poll(() => iago.locator('form input[name="next"]').inputValue()).toBe(`/${hash}`);
+      await expect.poll(() => iago.locator('form input[name="next"]').inputValue({ timeout: 2000 })).toBe(`/${hash}`);
       await iago.fill("#username", "iago@zulip.com");
       await iago.fill("#password", DEV_PASSWORD);
       await iago.click("button[type=submit]");
