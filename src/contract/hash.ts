@@ -32,3 +32,28 @@ export function decodeHashComponent(text: string): string | null {
 export function channelSlug(id: number, name: string, encode: (text: string) => string = encodeHashComponent): string {
   return encode(`${id}-${name.replace(/ /g, "-")}`);
 }
+
+/** The overlay hashes the web app opens (`#settings/…`, `#channels/…`; `streams` is an old name of `channels`). */
+export const OVERLAY_HASHES: readonly string[] = [
+  "settings",
+  "organization",
+  "channels",
+  "streams",
+  "groups",
+  "drafts",
+  "scheduled",
+  "invite",
+  "keyboard-shortcuts",
+  "message-formatting",
+  "search-operators",
+  "about-zulip",
+  "user",
+  "reminders",
+];
+
+/**
+ * The first parts of the location hashes the web app routes (web/src/hash.ts parseHash): the
+ * views, `narrow` and the overlays. Anything else opens the home view. The sign-in page passes a
+ * link's hash with one of these through sign-in (http/loginPage.ts).
+ */
+export const ROUTED_HASHES: readonly string[] = ["narrow", "inbox", "recent", "recent_topics", "feed", "all_messages", ...OVERLAY_HASHES];

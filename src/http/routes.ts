@@ -299,6 +299,12 @@ export const HTTP_ROUTES: readonly HttpRouteEntry[] = [
   },
   { methods: ["GET"], path: "/login/", servedBy: "src/http/loginPage.ts", about: "the sign-in page" },
   { methods: ["GET"], path: "/accounts/login/", servedBy: "src/http/loginPage.ts", about: "Zulip's sign-in URL: a redirect to /login/" },
+  {
+    methods: ["GET"],
+    path: "/static/login.js",
+    servedBy: "src/http/loginPage.ts",
+    about: "the sign-in page's script: a link's hash becomes where signing in leads",
+  },
   { methods: ["GET", "POST"], path: "/devlogin/", servedBy: "src/http/webApp.ts", about: "development mode: sign in as any user" },
   { methods: ["GET"], path: "/static/webapp/:file", servedBy: "src/http/webApp.ts", about: "the web app's built assets" },
   { methods: ["GET"], path: "/static/pages.css", servedBy: "src/http/webApp.ts", about: "the sign-in pages' style" },

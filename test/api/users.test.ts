@@ -3,7 +3,7 @@ import { doCreateUser } from "../../src/actions/createUser.js";
 import { transaction } from "../../src/appContext.js";
 import { realmStore } from "../../src/store/realms.js";
 import { seedIds } from "../support/seed.js";
-import { makeUser } from "../support/factories.js";
+import { makeUser, registerQueue } from "../support/factories.js";
 import { expectError, expectSuccess, useTestServer } from "../support/testApp.js";
 import { at } from "../support/at.js";
 
@@ -15,6 +15,8 @@ async function newUser(prefix = "user"): Promise<{ email: string; id: number }> 
   counter += 1;
   return makeUser(t, { email: `${prefix}${counter}@zulip.com`, full_name: `Test ${prefix} ${counter}` });
 }
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function row(id: number) {
   return t.ctx.db.kysely.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
@@ -296,6 +298,58 @@ describe("DELETE /users/{user_id}", () => {
     expectError(await t.delete("iago", "/api/v1/users/abc"), 400, "user_id is not an integer");
     expectSuccess(await t.delete("iago", `/api/v1/users/${u.id}`));
     expectError(await t.delete("iago", `/api/v1/users/${u.id}`), 400, "User is deactivated");
+  });
+
+  // The user's own event queues go at once (events/queues.ts applyAuthChange, `cutOff`), a parked
+  // poll answered with what the queue holds for it (EventQueueRegistry.delete). As in Zulip 10.2
+  // (send_events_for_user_deactivation), the user's own realm_user/update is not among it: it goes
+  // to the active users, computed once he is inactive; his client learns it from its next poll's
+  // 401. What the same deactivation sent him before (his bots' deactivation) is delivered.
+  it("answers the user's parked poll with the events of the deactivation for him, then drops his queue", async () => {
+    const u = await newUser();
+    const realm = (await realmStore.getByStringId(t.ctx.db.kysely, "zulip"))!;
+    const bot = await transaction(t.ctx, (tx) =>
+      doCreateUser(tx, realm, { email: `parked-bot-of-${u.id}@zulip.com`, full_name: "Parked Bot", password_hash: null, is_bot: true, bot_owner_id: u.id }),
+    );
+    const queue = await registerQueue(t, u.email, { event_types: JSON.stringify(["realm_bot", "realm_user"]) });
+    // Polled once without waiting first (a first use can be slow on a busy machine), then parked.
+    expectSuccess(await t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true }));
+    const poll = t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: queue.last_event_id });
+    await tick(300);
+
+    expectSuccess(await t.delete("iago", `/api/v1/users/${u.id}`));
+    const events = expectSuccess(await poll).events;
+    expect(events).toContainEqual({ type: "realm_bot", op: "update", bot: { user_id: bot.id, is_active: false }, id: expect.any(Number) });
+    expect(events).toContainEqual({ type: "realm_user", op: "update", person: { user_id: bot.id, is_active: false }, id: expect.any(Number) });
+    expect(events.filter((e: any) => e.type === "realm_user" && e.person.user_id === u.id)).toEqual([]);
+    expect(t.eventViolations).toEqual([]);
+
+    const last = Math.max(...events.map((e: any) => e.id));
+    const next = await t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: last, dont_block: true });
+    expect({ status: next.status, msg: next.body.msg }).toEqual({ status: 401, msg: "Account is deactivated" });
+    // Reactivated, his API key works again, but the queue is gone: he registers again.
+    expectSuccess(await t.post("iago", `/api/v1/users/${u.id}/reactivate`));
+    expectError(
+      await t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: last, dont_block: true }),
+      400,
+      `Bad event queue ID: ${queue.queue_id}`,
+      "BAD_EVENT_QUEUE_ID",
+    );
+  });
+
+  it("answers the user's parked poll at once when the deactivation sent him nothing", async () => {
+    const u = await newUser();
+    const queue = await registerQueue(t, u.email, {});
+    expectSuccess(await t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true }));
+    let answered = false;
+    const poll = t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: queue.last_event_id }).finally(() => (answered = true));
+    await tick(300);
+    expect(answered).toBe(false);
+    expectSuccess(await t.delete("iago", `/api/v1/users/${u.id}`));
+    // Answered by the queue's deletion, not by the heartbeat: empty, and the next poll is refused.
+    expect(expectSuccess(await poll).events).toEqual([]);
+    const next = await t.get(u.email, "/api/v1/events", { queue_id: queue.queue_id, last_event_id: queue.last_event_id, dont_block: true });
+    expect({ status: next.status, msg: next.body.msg }).toEqual({ status: 401, msg: "Account is deactivated" });
   });
 });
 

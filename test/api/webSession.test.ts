@@ -129,6 +129,28 @@ describe("signing in", () => {
     expect(cookiesOf(res).sessionid).toBeTruthy();
   });
 
+  it("goes to a narrow's link after signing in, its hash as it was posted", async () => {
+    for (const next of ["/#narrow/channel/1-x", "/#narrow/channel/3-Verona/topic/caf.C3.A9.20.28v1.2E2.29/near/12", "/#settings/profile"]) {
+      const res = await formLogin(t, "hamlet@zulip.com", DEV_PASSWORD, {}, { next });
+      expect(res.status).toBe(302);
+      expect(res.headers.get("location")).toBe(next);
+    }
+  });
+
+  it("serves the sign-in page's script, which the page loads and its policy allows", async () => {
+    const page = await fetch(`${t.baseUrl}/login/`);
+    expect(await page.text()).toContain('<script src="/static/login.js"></script>');
+    expect(page.headers.get("content-security-policy")?.split("; ")).toContain("script-src 'self'");
+    const script = await fetch(`${t.baseUrl}/static/login.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    const text = await script.text();
+    // The hashes the web app routes, and the two places a next goes.
+    expect(text).toContain('"narrow"');
+    expect(text).toContain('form[action="/accounts/login/"]');
+    expect(text).toContain("a.external-login");
+  });
+
   it("ignores a next that is not a path on this server, on the page and after signing in", async () => {
     for (const next of ["//evil.example", "https://evil.example", "/\\evil.example"]) {
       const page = await (await fetch(`${t.baseUrl}/login/?next=${encodeURIComponent(next)}`)).text();

@@ -375,4 +375,28 @@ describe.skipIf(!chromiumFound)("the web app in Chromium", () => {
     await expect.poll(() => hamlet.locator(".sidebar").isVisible()).toBe(false);
     await hamlet.setViewportSize({ width: 1280, height: 800 });
   }, 30_000);
+
+  it("lands on a narrow's link after signing in from it while signed out", async () => {
+    // `/` sends a signed-out browser to /login/; the browser keeps the hash, which the page's
+    // script (/static/login.js) makes the form's next.
+    const context = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const iago = await context.newPage();
+      iago.on("pageerror", (error) => console.error("iago's page:", error));
+      const hash = "#narrow/channel/1-Verona/topic/web.20test";
+      await iago.goto(`${web.server.baseUrl}/${hash}`);
+      expect(new URL(iago.url()).pathname).toBe("/login/");
+      expect(new URL(iago.url()).hash).toBe(hash);
+      await expect.poll(() => iago.locator('form input[name="next"]').inputValue({ timeout: 2000 })).toBe(`/${hash}`);
+      await iago.fill("#username", "iago@zulip.com");
+      await iago.fill("#password", DEV_PASSWORD);
+      await iago.click("button[type=submit]");
+      await iago.waitForSelector(".sidebar .channels");
+      expect(new URL(iago.url()).pathname).toBe("/");
+      expect(new URL(iago.url()).hash).toBe(hash);
+      await expect.poll(() => iago.locator(".view-title").textContent()).toBe("#Verona › web test");
+    } finally {
+      await context.close();
+    }
+  }, 30_000);
 });

@@ -44,13 +44,17 @@ describe.skipIf(!chromiumFound)("OpenID Connect sign-in in Chromium", () => {
     await provider?.stop();
   });
 
-  it("clicks the provider's button on the login page and ends signed in to the web app", async (c) => {
+  it("clicks the provider's button on the login page and ends signed in to the web app, on the link it came from", async (c) => {
     if (!providerStarted) return c.skip();
     const context = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
-    await page.goto(`${web.server.baseUrl}/login/`);
+    // Signed out, from a link to a channel: `/` sends the browser to /login/, the hash with it,
+    // which the page's script adds to the button's next (/static/login.js).
+    await page.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona`);
+    expect(new URL(page.url()).pathname).toBe("/login/");
     const button = page.getByRole("link", { name: "Log in with Corp SSO" });
     await button.waitFor();
+    expect(new URL((await button.getAttribute("href"))!, web.server.baseUrl).searchParams.get("next")).toBe("/#narrow/channel/1-Verona");
     expect(await axeScan(page)).toEqual([]);
     if (shots) {
       for (const theme of ["light", "dark"] as const) {
@@ -64,6 +68,8 @@ describe.skipIf(!chromiumFound)("OpenID Connect sign-in in Chromium", () => {
     expect(new URL(page.url()).origin).toBe(web.server.baseUrl);
     const me = await page.evaluate(async () => (await (await fetch("/json/users/me")).json()) as { email: string });
     expect(me.email).toBe("cordelia@zulip.com");
+    expect(new URL(page.url()).hash).toBe("#narrow/channel/1-Verona");
+    await expect.poll(() => page.locator(".view-title").textContent()).toBe("#Verona");
     await context.close();
   });
 

@@ -811,6 +811,7 @@ const OMITTED_READ_ROUTES: Record<string, string> = {
   "/devlogin/": "development sign-in page",
   "/static/webapp/:file": "built assets",
   "/static/pages.css": "a style sheet",
+  "/static/login.js": "the sign-in page's script, the same for everyone",
   "/calls/bigbluebutton/join": "a redirect to a call",
   "/static/generated/emoji/emoji_api.json": "emoji data",
   "/static/generated/emoji/images/emoji/unicode/zulip.png": "the :zulip: emoji's image, the same for everyone",

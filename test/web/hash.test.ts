@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ROUTED_HASHES } from "../../src/contract/hash.js";
 import { apiNarrow, decodeHashComponent, encodeHashComponent, type Lookup, narrowHash, parseHash, parseNarrow } from "../../web/src/hash.js";
 
 // The web app's URL hashes against the examples measured with Zulip's own implementations (WEBAPP.md).
@@ -121,5 +122,16 @@ describe("top-level hashes", () => {
     expect(parseHash("#settings", lookup)).toEqual({ kind: "overlay", name: "settings", path: [] });
     expect(parseHash("#narrow/channel", lookup)).toEqual({ kind: "invalid" });
     expect(parseHash("#nonsense", lookup)).toEqual({ kind: "home" });
+  });
+
+  it("routes every hash the sign-in page passes through sign-in (ROUTED_HASHES), and no other", () => {
+    for (const first of ROUTED_HASHES) {
+      const hash = first === "narrow" ? "#narrow/is/starred" : `#${first}`;
+      expect(parseHash(hash, lookup).kind, hash).not.toBe("home");
+    }
+    for (const hash of ["#nonsense", "#topics/channel/1-Verona"]) {
+      expect(ROUTED_HASHES).not.toContain(hash.slice(1).split("/")[0]);
+      expect(parseHash(hash, lookup).kind, hash).toBe("home");
+    }
   });
 });

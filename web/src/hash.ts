@@ -5,7 +5,7 @@
  * encoding and the operator aliases are the API contract's (src/contract/), shared with the server.
  */
 import { HASH_OPERATOR_ALIASES } from "../../src/contract/constants.js";
-import { channelSlug, decodeHashComponent, encodeHashComponent } from "../../src/contract/hash.js";
+import { channelSlug, decodeHashComponent, encodeHashComponent, OVERLAY_HASHES } from "../../src/contract/hash.js";
 
 export { channelSlug, decodeHashComponent, encodeHashComponent };
 
@@ -35,22 +35,7 @@ export type Route =
 
 const PEOPLE_OPERATORS = new Set(["dm", "dm-including", "sender"]);
 
-const OVERLAYS = new Set([
-  "settings",
-  "organization",
-  "channels",
-  "streams",
-  "groups",
-  "drafts",
-  "scheduled",
-  "invite",
-  "keyboard-shortcuts",
-  "message-formatting",
-  "search-operators",
-  "about-zulip",
-  "user",
-  "reminders",
-]);
+const OVERLAYS = new Set(OVERLAY_HASHES);
 
 /** Where a location hash leads. Aliases (#recent_topics, #all_messages) map to their new names. */
 export function parseHash(hash: string, lookup: Lookup): Route {
