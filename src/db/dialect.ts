@@ -78,6 +78,11 @@ export interface Dialect {
   /** Write transactions a process runs at once, each group-committing what queues meanwhile (db/groupCommit.ts). */
   readonly writeLanes: number;
   /**
+   * Whether user_messages keeps its foreign key to messages (migration 2026-11-29T1950): SQLite
+   * checks it cheaply; PostgreSQL's check locked the new message once per recipient row.
+   */
+  readonly userMessagesKeyToMessages: boolean;
+  /**
    * Inside a group commit's transaction (db/groupCommit.ts), before its first write and again at its
    * end: SQLite keeps the transaction's savepoint journals in memory, then goes back to files.
    * Each unit of a batch runs in a SAVEPOINT, for which SQLite keeps the original of every page the
@@ -134,6 +139,7 @@ const sqlite: Dialect = {
   snapshotTransaction: (db) => db.transaction(),
   transactionId: async () => null,
   writeLanes: 1,
+  userMessagesKeyToMessages: true,
   async journalsInMemory(q, on) {
     // Allowed inside a transaction while the connection has no TEMP schema (Parley creates no
     // temporary tables); SQLite reads it when the transaction's first write begins.
@@ -208,6 +214,7 @@ const postgres: Dialect = {
     return defined(row, "pg_current_snapshot()").snapshot;
   },
   writeLanes: 3,
+  userMessagesKeyToMessages: false,
   journalsInMemory: async () => {},
   joinMessagesRowByRow: sql`cross join lateral (select * from messages where messages.id = um.message_id offset 0) m`,
   async createExpressionStatistics(db, name, table, expression) {

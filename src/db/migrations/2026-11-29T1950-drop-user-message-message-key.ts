@@ -12,6 +12,6 @@ import type { Dialect } from "../dialect.js";
  * The key to users stays (measured: no cost).
  */
 export async function up(db: Kysely<any>, d: Dialect): Promise<void> {
-  if (d.name !== "postgres") return;
+  if (d.userMessagesKeyToMessages) return;
   await sql`alter table user_messages drop constraint if exists user_messages_message_id_fkey`.execute(db);
 }
