@@ -8,6 +8,7 @@ import { localPath } from "../util/localPath.js";
 import { errorEnvelope } from "./mount.js";
 import { checkFormToken, clearFormToken, formToken, LOGIN_FORM } from "./formCsrf.js";
 import { loginPage } from "./loginPage.js";
+import { formField } from "./pageForms.js";
 import { sendHtml, wantsHtml } from "./webApp.js";
 import { checkSameOriginForm, clearSessionCookies, CsrfError, SESSION_COOKIE, sessionUse, setSessionCookies } from "./webSession.js";
 
@@ -30,10 +31,10 @@ export { SESSION_COOKIE };
 export async function sessionPages(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
   const { ctx } = opts;
 
-  app.post<{ Body: { username?: string; password?: string; next?: string } }>("/accounts/login/", async (request, reply) => {
+  app.post<{ Body: { username?: string; password?: string } }>("/accounts/login/", async (request, reply) => {
     // Where the /login/ page was asked to go after signing in (its hidden field): kept through a
     // failed attempt, followed after a successful one.
-    const next = localPath((request.body as { next?: unknown } | undefined)?.next);
+    const next = localPath(formField(request, "next"));
     try {
       checkSameOriginForm(ctx, request);
       checkFormToken(request, LOGIN_FORM);
