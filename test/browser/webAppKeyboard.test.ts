@@ -237,6 +237,28 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
     await expect.poll(() => topicItem.getAttribute("class")).not.toContain("muted");
   }, 40_000);
 
+  it("closes the move dialog with an Esc pressed the moment it appears", async () => {
+    await atLastMessage();
+    // The Esc goes in from inside the page, as soon as the dialog is in the DOM (before any paint),
+    // where a person's fast Esc or a slow machine can land it.
+    const after = await hamlet.evaluate(
+      () =>
+        new Promise<string>((resolve) => {
+          const observer = new MutationObserver(() => {
+            const dialog = document.querySelector<HTMLElement>(".topic-dialog");
+            if (!dialog) return;
+            observer.disconnect();
+            dialog.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+            setTimeout(() => resolve(document.querySelector(".topic-dialog") ? "open" : "closed"), 300);
+          });
+          observer.observe(document.body, { childList: true, subtree: true });
+          document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "m", bubbles: true }));
+        }),
+    );
+    expect(after).toBe("closed");
+    expect(await hash(hamlet)).toBe("#narrow/channel/1-Verona/topic/keys");
+  }, 40_000);
+
   it("marks unread from the selected message with Shift+U, and shows its read receipts (Shift+V) and edit history (Shift+H)", async () => {
     await atLastMessage();
     // Shift+U: unread from the selected message on.

@@ -1,6 +1,6 @@
 import { signal } from "@preact/signals";
 import type { RefObject } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.js";
 import { applyFormat, type Format } from "../composeFormat.js";
 import { noteDraftChange } from "../composeDrafts.js";
@@ -26,7 +26,8 @@ function useDismiss(open: boolean, close: () => void, selector: string): void {
   // they are added once per opening.
   const closeRef = useRef(close);
   closeRef.current = close;
-  useEffect(() => {
+  // A layout effect, so an Esc or click right after the popup appears reaches it (as useModal).
+  useLayoutEffect(() => {
     if (!open) return;
     const onDown = (e: Event) => {
       if (!(e.target as Element).closest?.(selector)) closeRef.current();

@@ -1,5 +1,5 @@
 import { type RefObject } from "preact";
-import { useEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef } from "preact/hooks";
 
 /**
  * Modal dialogs (the user card, the move-topic dialog, the shortcuts list, the settings overlays):
@@ -62,7 +62,10 @@ export function useModal(ref: RefObject<HTMLElement | null>, close?: () => void,
   closeRef.current = close;
   // `initial` is used once, when the dialog opens: the first render's.
   const initialRef = useRef(initial);
-  useEffect(() => {
+  // A layout effect: the dialog answers Esc and Tab from the moment it is in the page. (An effect
+  // runs after the next paint, and an Esc pressed in between reached the app's handler, which
+  // leaves another part's dialog open.)
+  useLayoutEffect(() => {
     const opener = document.activeElement instanceof HTMLElement && document.activeElement !== document.body ? document.activeElement : null;
     const modal: Modal = { element: () => ref.current, close: () => closeRef.current };
     stack.push(modal);
