@@ -25,4 +25,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:9991/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # docker stop sends SIGTERM to node (PID 1, which handles it): polls answered, queues saved.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/cli.js", "serve"]
+CMD ["node", "--max-semi-space-size=4", "dist/cli.js", "serve"]
