@@ -19,9 +19,9 @@ const SHRUNK_BYTES = 4 * 1024 * 1024;
  * before was low (under 1 KB/ms), or in its memory reducer, which runs only when it finds the
  * process idle, and on a busy machine late or not at all. A collection 1 s after start came too
  * soon (the rate still counted start-up's allocation): an idle server was at 74 MiB 30 s after
- * start in some starts and 94-98 MiB in others. One 12 s after start still counts what start-up
- * allocated since its last scavenge; a second one 6 s later sees only the idle server's allocation
- * (the benchmark notes have the measurements). A server busy by then keeps its young generation,
+ * start in some starts and 94-98 MiB in others. One 12 s after start may still count what
+ * start-up allocated since its last scavenge; one 6 s later sees only the idle server's
+ * allocation (the benchmark notes have the measurements). A server busy by then keeps its young generation,
  * as it should: the attempts stop after three. Node exposes `gc` only under `--expose-gc`: the
  * flag is set just long enough to take the function from a new context (v8.setFlagsFromString), so
  * no global `gc` is left behind.
