@@ -14,33 +14,44 @@ const SHRUNK_BYTES = 4 * 1024 * 1024;
 
 /**
  * Collects start-up's garbage once the server is idle, so that V8 gives back its young generation.
- * Start-up fills the young generation's semi-spaces (13-32 MiB) with objects that die at once. V8
- * shrinks them after a collection only when the allocation rate it measured since the collection
- * before was low (under 1 KB/ms), or in its memory reducer, which runs only when it finds the
- * process idle, and on a busy machine late or not at all. A collection 1 s after start came too
- * soon (the rate still counted start-up's allocation): an idle server was at 74 MiB 30 s after
- * start in some starts and 94-98 MiB in others. One 12 s after start may still count what
- * start-up allocated since its last scavenge; one 6 s later sees only the idle server's
- * allocation (the benchmark notes have the measurements). A server busy by then keeps its young generation,
- * as it should: the attempts stop after three. Node exposes `gc` only under `--expose-gc`: the
- * flag is set just long enough to take the function from a new context (v8.setFlagsFromString), so
- * no global `gc` is left behind.
+ * Start-up fills the young generation's two semi-spaces (up to 8 MiB as npm start runs node, with
+ * --max-semi-space-size=4; 32 MiB by V8's default) with objects that die at once. V8 shrinks them
+ * after a collection only when the allocation rate it measured since the collection before was
+ * low (under 1 KB/ms), or in its memory reducer, which runs only when it finds the process idle,
+ * and on a busy machine late or not at all. A collection 1 s after start came too soon (the rate
+ * still counted start-up's allocation): with V8's default an idle server was at 74 MiB 30 s after
+ * start in some starts and 94-98 MiB in others. One 12 s after start may still count what start-up
+ * allocated since its last scavenge; one 6 s later sees only the idle server's allocation (the
+ * benchmark notes have the measurements). A server busy by then keeps its young generation, as it
+ * should: the attempts stop after three.
  */
 export function collectStartupGarbage(): void {
-  let gc: ((options?: { type: "major"; execution: "sync" }) => void) | undefined;
-  try {
-    v8.setFlagsFromString("--expose-gc");
-    gc = vm.runInNewContext("gc") as typeof gc;
-    v8.setFlagsFromString("--no-expose-gc");
-  } catch {
-    // Not available in this runtime: V8's own memory reducer will do it later.
-    return;
-  }
+  const gc = exposedGc();
+  if (!gc) return;
   const attempt = (left: number) => {
-    gc?.({ type: "major", execution: "sync" });
+    gc({ type: "major", execution: "sync" });
     if (left > 1 && youngGenerationBytes() > SHRUNK_BYTES) setTimeout(attempt, RETRY_MS, left - 1).unref();
   };
   setTimeout(attempt, SETTLE_MS, ATTEMPTS).unref();
+}
+
+type Gc = (options: { type: "major"; execution: "sync" }) => void;
+
+/**
+ * V8's `gc`, or undefined where the runtime does not offer it. Node exposes it only under
+ * `--expose-gc`: the flag is set just long enough to take the function from a new context, so no
+ * global `gc` is left behind.
+ */
+function exposedGc(): Gc | undefined {
+  try {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as Gc;
+    v8.setFlagsFromString("--no-expose-gc");
+    return gc;
+  } catch {
+    // V8's own memory reducer will do it later.
+    return undefined;
+  }
 }
 
 function youngGenerationBytes(): number {
