@@ -56,6 +56,43 @@ const EXTERNAL = [
   "bowser",
 ];
 
+/**
+ * Node built-ins that bundled packages require() as they load but use only for features Parley
+ * leaves off: Fastify's lib/server.js requires https and http2 for its https and http2 options,
+ * prom-client requires https for its push gateway. Such a require() returns a stand-in that loads
+ * the module the first time anything is read from it; Parley's own code loads them on first use
+ * (util/lazy.ts). With TLS under them they are ~0.5 MiB of an idle server's heap and of the node
+ * binary's pages (2.2 MiB in an otherwise empty node).
+ */
+const LAZY_BUILTINS = /^(node:)?(https|http2)$/;
+
+function lazyBuiltins() {
+  return {
+    name: "parley-lazy-builtins",
+    setup(build) {
+      build.onResolve({ filter: LAZY_BUILTINS }, (args) => {
+        if (args.namespace === "lazy-builtin") return { path: `node:${args.path.replace(/^node:/, "")}`, external: true };
+        return args.kind === "require-call" ? { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
+        loader: "js",
+        contents: `let loaded;
+const load = () => (loaded ??= require("node:${args.path}"));
+module.exports = new Proxy({}, {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const descriptor = Reflect.getOwnPropertyDescriptor(load(), key);
+    return descriptor && { ...descriptor, configurable: true };
+  },
+});
+`,
+      }));
+    },
+  };
+}
+
 /** Files next to a source module that it reads at run time (createRequire relative to itself). */
 const ASSETS = [
   ["src/lib/emojiTable.json", "emojiTable.json"],
@@ -198,6 +235,7 @@ export async function build() {
       format: "esm",
       target: "node20",
       external: EXTERNAL,
+      plugins: [lazyBuiltins()],
       // Bundled CommonJS packages require() Node's built-ins and the external packages.
       banner: { js: 'import { createRequire as __parleyCreateRequire } from "node:module";\nconst require = __parleyCreateRequire(import.meta.url);' },
       // Without comments and indentation: V8 keeps the whole source text for as long as the server

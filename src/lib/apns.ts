@@ -1,6 +1,10 @@
 import { createPrivateKey, type KeyObject, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
-import http2 from "node:http2";
+import type http2 from "node:http2";
+import { lazyRequire } from "../util/lazy.js";
+
+/** node:http2, loaded by the first notification (it costs an idle server ~1 MiB). */
+const loadHttp2 = lazyRequire<typeof http2>("node:http2");
 
 /**
  * Apple Push Notification service, direct (token-based authentication: an ES256 JWT made from the
@@ -45,7 +49,7 @@ export class ApnsClient {
 
   private connection(): http2.ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
-    const session = http2.connect(this.settings.endpoint);
+    const session = loadHttp2().connect(this.settings.endpoint);
     const forget = () => {
       if (this.session === session) this.session = null;
     };
@@ -85,7 +89,7 @@ export class ApnsClient {
       };
       const timer = setTimeout(() => {
         fail(new Error(`APNs did not answer within ${timeoutMs} ms`));
-        request.close(http2.constants.NGHTTP2_CANCEL);
+        request.close(loadHttp2().constants.NGHTTP2_CANCEL);
       }, timeoutMs);
       let status = 0;
       let body = "";

@@ -1,8 +1,12 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import http from "node:http";
-import https from "node:https";
+import type https from "node:https";
 import { BlockList, isIP } from "node:net";
 import { group } from "../util/defined.js";
+import { lazyRequire } from "../util/lazy.js";
+
+/** node:https (and TLS under it), loaded by the first request to an https: URL: ~1 MiB an idle server need not hold. */
+const loadHttps = lazyRequire<typeof https>("node:https");
 
 /**
  * Requests Parley makes to other servers (outgoing webhooks, later push services), under
@@ -147,7 +151,7 @@ function requestOnce(req: OutgoingFetch): Promise<OutgoingFetchResponse> {
       reject(new OutgoingHttpError("forbidden", `${hostname} is a private or disallowed address`));
       return;
     }
-    const client = url.protocol === "https:" ? https : http;
+    const client = url.protocol === "https:" ? loadHttps() : http;
     const headers: Record<string, string | number> = { ...req.headers, "User-Agent": "Parley/1.0" };
     if (req.body !== undefined) headers["Content-Length"] = Buffer.byteLength(req.body);
     const request = client.request(url, { method: req.method, headers, lookup: checkedLookup as never, timeout: req.timeoutMs, agent: false }, (response) => {
