@@ -38,17 +38,28 @@ export function collectStartupGarbage(): void {
 }
 
 /**
- * A full (mark-compact) collection by V8's `gc`, or undefined where the runtime does not offer it.
- * Node exposes `gc` only under `--expose-gc`: the flag is set just long enough to take the function
- * from a new context, so no global `gc` is left behind. It is called without options: Node 20's V8
- * reads `gc({ type: "major" })` as a scavenge of the young generation only.
+ * A full (mark-compact) collection by V8's `gc` that also compacts the old generation, or undefined
+ * where the runtime does not offer it. Node exposes `gc` only under `--expose-gc`: the flag is set
+ * just long enough to take the function from a new context, so no global `gc` is left behind. It
+ * is called without options: Node 20's V8 reads `gc({ type: "major" })` as a scavenge of the young
+ * generation only. A full collection frees dead objects but keeps the pages they leave part-empty;
+ * compacting moves the survivors together and gives the emptied pages back at once, instead of when
+ * V8's memory reducer next finds the process idle (later, or on a busy machine never). The flag is
+ * V8's own, read during the collection, and set only for this one.
  */
 export function fullCollection(): (() => void) | undefined {
   try {
     v8.setFlagsFromString("--expose-gc");
     const gc = vm.runInNewContext("gc") as () => void;
     v8.setFlagsFromString("--no-expose-gc");
-    return () => gc();
+    return () => {
+      v8.setFlagsFromString("--compact-on-every-full-gc");
+      try {
+        gc();
+      } finally {
+        v8.setFlagsFromString("--no-compact-on-every-full-gc");
+      }
+    };
   } catch {
     // V8's own memory reducer will do it later.
     return undefined;
