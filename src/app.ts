@@ -111,6 +111,10 @@ export async function createContext(config: Config, log = pino({ level: config.l
   return ctx;
 }
 
+function noFastifySchemas(): never {
+  throw new Error("Fastify JSON schemas are not used: a route checks its parameters with zod (src/http/params.ts)");
+}
+
 /** The HTTP application. Never listens: server.ts (and tests) decide where. */
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
@@ -122,6 +126,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: 30 * 1024 * 1024,
     trustProxy: ctx.config.trustedProxies,
     frameworkErrors: (error, _request, reply) => sendErrorEnvelope(reply, error),
+    // Parameters are checked by each route's zod schema (http/params.ts): no route gives Fastify a
+    // JSON schema, so its ajv and fast-json-stringify compilers are never built (nor loaded: they
+    // are left out of the bundle, scripts/build.mjs). A route with one fails to register.
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
   });
   // Every route is in the route table (http/routes.ts): a module that adds another stops the start.
   app.addHook("onRoute", (route) => {
