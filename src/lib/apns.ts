@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import type http2 from "node:http2";
 import { lazyRequire } from "../util/lazy.js";
 
-/** node:http2, loaded by the first notification (it costs an idle server ~1 MiB). */
+/** node:http2, loaded by the first notification: with TLS under it, memory an idle server need not hold. */
 const loadHttp2 = lazyRequire<typeof http2>("node:http2");
 
 /**

@@ -5,7 +5,7 @@ import { BlockList, isIP } from "node:net";
 import { group } from "../util/defined.js";
 import { lazyRequire } from "../util/lazy.js";
 
-/** node:https (and TLS under it), loaded by the first request to an https: URL: ~1 MiB an idle server need not hold. */
+/** node:https, loaded by the first request to an https: URL: with TLS under it, memory an idle server need not hold. */
 const loadHttps = lazyRequire<typeof https>("node:https");
 
 /**

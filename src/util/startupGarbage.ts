@@ -23,9 +23,9 @@ const SHRUNK_BYTES = 4 * 1024 * 1024;
  * start in some starts and 94-98 MiB in others. One 12 s after start may still count what start-up
  * allocated since its last scavenge; one 6 s later sees only the idle server's allocation (the
  * benchmark notes have the measurements). A server busy by then keeps its young generation, as it
- * should: the attempts stop after three. The collection is a full one: start-up also leaves ~6 MiB
- * of garbage in the old generation, which only a full collection frees, and after one V8's memory
- * reducer gives the emptied pages back while the server stays idle.
+ * should: the attempts stop after three. The collection is a full, compacting one: start-up also
+ * leaves ~6 MiB of garbage in the old generation, which only a full collection frees, and
+ * compacting gives the emptied pages back at once (fullCollection).
  */
 export function collectStartupGarbage(): void {
   const collect = fullCollection();
