@@ -79,8 +79,10 @@ function lazyBuiltins() {
     name: "parley-lazy-builtins",
     setup(build) {
       build.onResolve({ filter: LAZY_BUILTINS }, (args) => {
-        if (args.namespace === "lazy-builtin") return { path: `node:${args.path.replace(/^node:/, "")}`, external: true };
-        return args.kind === "require-call" ? { path: args.path.replace(/^node:/, ""), namespace: "lazy-builtin" } : undefined;
+        const name = args.path.replace(/^node:/, "");
+        // The stand-in's own require() is the real module's.
+        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
+        return args.kind === "require-call" ? { path: name, namespace: "lazy-builtin" } : undefined;
       });
       build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
         loader: "js",
