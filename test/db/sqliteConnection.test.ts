@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { openSqliteConnection } from "../../src/db/sqliteConnection.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { openSqliteConnection, PAGE_CACHE_RELEASE_MS } from "../../src/db/sqliteConnection.js";
 
 // The page cache's bounds (src/db/sqliteConnection.ts): 8 MiB of clean pages, and spilling to disk
 // mid-transaction only past 32 MiB. cache_spill reads its number as a boolean too (its low byte):
@@ -20,6 +20,45 @@ describe("an SQLite connection's page cache", () => {
       expect(spillPages).toBeLessThanOrEqual((32 * 1024 * 1024) / pageSize);
     } finally {
       sqlite.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// Every second a connection hands its page cache's unused pages back (PRAGMA shrink_memory), never
+// in the middle of a transaction, and not once it is closed: a closed connection leaves no timer.
+describe("an SQLite connection's page cache, released", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("every second outside a transaction, and no more after close()", () => {
+    vi.useFakeTimers();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-sqlite-release-"));
+    const sqlite = openSqliteConnection({ file: path.join(dir, "db.sqlite3"), synchronous: "NORMAL" });
+    const shrinks: boolean[] = [];
+    const pragma = sqlite.pragma.bind(sqlite);
+    sqlite.pragma = ((source: string, options?: object) => {
+      if (source === "shrink_memory") shrinks.push(sqlite.inTransaction);
+      return pragma(source, options);
+    }) as typeof sqlite.pragma;
+    try {
+      sqlite.exec("CREATE TABLE t (x INTEGER)");
+      vi.advanceTimersByTime(PAGE_CACHE_RELEASE_MS);
+      expect(shrinks).toEqual([false]);
+      sqlite.exec("BEGIN");
+      vi.advanceTimersByTime(3 * PAGE_CACHE_RELEASE_MS);
+      expect(shrinks).toEqual([false]);
+      sqlite.exec("COMMIT");
+      vi.advanceTimersByTime(PAGE_CACHE_RELEASE_MS);
+      expect(shrinks).toEqual([false, false]);
+      const timers = vi.getTimerCount();
+      sqlite.close();
+      expect(vi.getTimerCount()).toBe(timers - 1);
+      vi.advanceTimersByTime(3 * PAGE_CACHE_RELEASE_MS);
+      expect(shrinks).toHaveLength(2);
+    } finally {
+      if (sqlite.open) sqlite.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
