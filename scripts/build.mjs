@@ -62,32 +62,26 @@ const EXTERNAL = [
   "@fastify/ajv-compiler",
   "@fastify/fast-json-stringify-compiler",
   "fast-json-stringify",
+  // Fastify's inject(), which it requires on first use: the web app's page state (src/http/webAppState.ts).
+  "light-my-request",
 ];
 
 /**
- * Node built-ins that bundled packages require() as they load but use only for features Parley
- * leaves off: Fastify's lib/server.js requires https and http2 for its https and http2 options,
- * prom-client requires https for its push gateway. Such a require() returns a stand-in that loads
- * the module the first time anything is read from it; Parley's own code loads them on first use
- * (util/lazy.ts). With TLS under them they are ~0.5 MiB of an idle server's heap and of the node
- * binary's pages (2.2 MiB in an otherwise empty node).
+ * Modules that bundled packages require() as they load but use only for features Parley leaves
+ * off. Such a require() returns a stand-in that loads the module the first time anything is read
+ * from it. Node's built-ins: Fastify's lib/server.js requires https and http2 for its https and
+ * http2 options, prom-client requires https for its push gateway; Parley's own code loads them on
+ * first use (util/lazy.ts). With TLS under them they are ~0.5 MiB of an idle server's heap and of
+ * the node binary's pages (2.2 MiB in an otherwise empty node). Packages (loaded from node_modules
+ * then): @opentelemetry/api, which prom-client's process CPU metric requires for exemplars that
+ * Parley does not turn on (44 KB of the bundle's source).
  */
 const LAZY_BUILTINS = /^(node:)?(https|http2)$/;
+const LAZY_PACKAGES = /^@opentelemetry\/api$/;
 
-function lazyBuiltins() {
-  return {
-    name: "parley-lazy-builtins",
-    setup(build) {
-      build.onResolve({ filter: LAZY_BUILTINS }, (args) => {
-        const name = args.path.replace(/^node:/, "");
-        // The stand-in's own require() is the real module's.
-        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
-        return args.kind === "require-call" ? { path: name, namespace: "lazy-builtin" } : undefined;
-      });
-      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({
-        loader: "js",
-        contents: `let loaded;
-const load = () => (loaded ??= require("node:${args.path}"));
+function lazyRequires() {
+  const standIn = (target) => `let loaded;
+const load = () => (loaded ??= require(${JSON.stringify(target)}));
 module.exports = new Proxy({}, {
   get: (_, key) => load()[key],
   has: (_, key) => key in load(),
@@ -97,8 +91,22 @@ module.exports = new Proxy({}, {
     return descriptor && { ...descriptor, configurable: true };
   },
 });
-`,
-      }));
+`;
+  return {
+    name: "parley-lazy-requires",
+    setup(build) {
+      build.onResolve({ filter: LAZY_BUILTINS }, (args) => {
+        const name = args.path.replace(/^node:/, "");
+        // The stand-in's own require() is the real module's.
+        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
+        return args.kind === "require-call" ? { path: name, namespace: "lazy-builtin" } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({ loader: "js", contents: standIn(`node:${args.path}`) }));
+      build.onResolve({ filter: LAZY_PACKAGES }, (args) => {
+        if (args.namespace === "lazy-package") return { path: args.path, external: true };
+        return args.kind === "require-call" ? { path: args.path, namespace: "lazy-package" } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({ loader: "js", contents: standIn(args.path) }));
     },
   };
 }
@@ -245,7 +253,7 @@ export async function build() {
       format: "esm",
       target: "node20",
       external: EXTERNAL,
-      plugins: [lazyBuiltins()],
+      plugins: [lazyRequires()],
       // Bundled CommonJS packages require() Node's built-ins and the external packages.
       banner: { js: 'import { createRequire as __parleyCreateRequire } from "node:module";\nconst require = __parleyCreateRequire(import.meta.url);' },
       // Without comments and indentation: V8 keeps the whole source text for as long as the server
