@@ -254,6 +254,10 @@ export async function build() {
       target: "node20",
       external: EXTERNAL,
       plugins: [lazyRequires()],
+      // A module that src/ imports with import() only (the integrations, integrations/load.ts) is a
+      // chunk of its own, dist/chunk-<hash>.js, read on first use rather than at every start; so is
+      // the code that cli.js and sqliteWorker.js share.
+      splitting: true,
       // Bundled CommonJS packages require() Node's built-ins and the external packages.
       banner: { js: 'import { createRequire as __parleyCreateRequire } from "node:module";\nconst require = __parleyCreateRequire(import.meta.url);' },
       // Without comments and indentation: V8 keeps the whole source text for as long as the server
@@ -272,6 +276,9 @@ export async function build() {
       writeAtomically(path.join(DIST, to), fs.readFileSync(path.join(ROOT, from)));
     }
     for (const output of result.outputFiles) writeAtomically(output.path, output.path.endsWith(".js") ? asciiOnly(output.text) : output.contents);
+    // A chunk's name holds its hash: the last build's are gone once this one's are written.
+    const written = new Set(result.outputFiles.map((output) => path.basename(output.path)));
+    for (const name of fs.readdirSync(DIST)) if (/\.js(\.map)?$/.test(name) && !written.has(name)) fs.rmSync(path.join(DIST, name));
     const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...ASSETS.map(([from]) => from), ...web, "scripts/build.mjs", "package.json"])].sort();
     writeAtomically(BUILD_INFO, JSON.stringify({ fingerprint: fingerprint(inputs), inputs }));
     return inputs.length;

@@ -11,7 +11,7 @@ import { applyRateLimit } from "./mount.js";
 import { anomalousPayloadError, missingEventHeaderError, unsupportedEventError } from "../integrations/errors.js";
 import { parseEventFilter } from "../integrations/eventFilter.js";
 import { Payload } from "../integrations/payload.js";
-import { integrationByName } from "../integrations/registry.js";
+import { loadIntegrations } from "../integrations/load.js";
 import type { IncomingWebhookIntegration, WebhookInput, WebhookMessage, WebhookOutcome } from "../integrations/types.js";
 
 /**
@@ -127,14 +127,14 @@ export async function incomingWebhooks(app: FastifyInstance, opts: { ctx: AppCon
   // Zulip's return_success_on_head_request, for the services that check the URL first; other
   // integrations take POST only (Zulip's require_post).
   app.head("/api/v1/external/:integration", async (request: WebhookRequest, reply) => {
-    const integration = integrationByName(request.params.integration);
+    const integration = (await loadIntegrations()).integrationByName(request.params.integration);
     if (!integration) return reply.callNotFound();
     if (!integration.answersHeadRequests) return reply.code(405).header("Allow", "POST").send();
     return reply.code(200).type("application/json").send();
   });
 
   app.post("/api/v1/external/:integration", { bodyLimit: WEBHOOK_BODY_LIMIT }, async (request: WebhookRequest, reply) => {
-    const integration = integrationByName(request.params.integration);
+    const integration = (await loadIntegrations()).integrationByName(request.params.integration);
     if (!integration) return reply.callNotFound();
     let bot: { user: User; realm: Realm };
     try {

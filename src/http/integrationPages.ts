@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../appContext.js";
 import { emptyReferences, renderMarkdown } from "../lib/markdown/index.js";
-import { CATEGORY_NAMES, integrationsByDisplayName, isCategory, matchesSearch, usedCategories, webhookUrlFormat } from "../integrations/docs.js";
-import { integrationByName } from "../integrations/registry.js";
+import { loadIntegrations } from "../integrations/load.js";
 import type { IncomingWebhookIntegration, IntegrationCategory } from "../integrations/types.js";
 import { escapeHtml } from "../util/html.js";
 import { sendHtml } from "./webApp.js";
@@ -21,19 +20,21 @@ export async function integrationPages(app: FastifyInstance, opts: { ctx: AppCon
 
   app.get<{ Querystring: { q?: string } }>("/integrations/", async (request, reply) => {
     const query = typeof request.query.q === "string" ? request.query.q.slice(0, 100) : "";
-    return catalogPage(reply, query, null);
+    return catalogPage(reply, (await loadIntegrations()).docs, query, null);
   });
 
   app.get<{ Params: { category: string } }>("/integrations/category/:category", async (request, reply) => {
     const slug = request.params.category;
-    if (!isCategory(slug)) return notFound(reply, `There is no integration category “${slug}”.`);
-    return catalogPage(reply, "", slug);
+    const { docs } = await loadIntegrations();
+    if (!docs.isCategory(slug)) return notFound(reply, `There is no integration category “${slug}”.`);
+    return catalogPage(reply, docs, "", slug);
   });
 
   app.get<{ Params: { name: string } }>("/integrations/doc/:name", async (request, reply) => {
+    const { integrationByName, docs } = await loadIntegrations();
     const integration = integrationByName(request.params.name);
     if (!integration) return notFound(reply, `There is no integration named “${request.params.name}”.`);
-    return sendHtml(reply, 200, docPage(ctx.config.externalUrl, integration));
+    return sendHtml(reply, 200, docPage(docs, ctx.config.externalUrl, integration));
   });
 
   app.get("/static/integrations.css", async (_request, reply) =>
@@ -41,15 +42,20 @@ export async function integrationPages(app: FastifyInstance, opts: { ctx: AppCon
   );
 }
 
-function catalogPage(reply: FastifyReply, query: string, category: IntegrationCategory | null): FastifyReply {
-  const all = integrationsByDisplayName();
-  const shown = all.filter((i) => (category === null || i.categories.includes(category)) && (query === "" || matchesSearch(i, query)));
+type IntegrationDocs = Awaited<ReturnType<typeof loadIntegrations>>["docs"];
+
+function catalogPage(reply: FastifyReply, docs: IntegrationDocs, query: string, category: IntegrationCategory | null): FastifyReply {
+  const { CATEGORY_NAMES } = docs;
+  const all = docs.integrationsByDisplayName();
+  const shown = all.filter((i) => (category === null || i.categories.includes(category)) && (query === "" || docs.matchesSearch(i, query)));
   const categoryLinks = [
     `<li><a href="/integrations/"${category === null ? ' aria-current="page"' : ""}>All <span class="count">${all.length}</span></a></li>`,
-    ...usedCategories().map(
-      (c) =>
-        `<li><a href="/integrations/category/${c.slug}"${c.slug === category ? ' aria-current="page"' : ""}>${escapeHtml(c.name)} <span class="count">${c.count}</span></a></li>`,
-    ),
+    ...docs
+      .usedCategories()
+      .map(
+        (c) =>
+          `<li><a href="/integrations/category/${c.slug}"${c.slug === category ? ' aria-current="page"' : ""}>${escapeHtml(c.name)} <span class="count">${c.count}</span></a></li>`,
+      ),
   ];
   const cards = shown.map(
     (i) =>
@@ -76,7 +82,8 @@ function catalogPage(reply: FastifyReply, query: string, category: IntegrationCa
   return sendHtml(reply, 200, integrationsShell(heading, body));
 }
 
-function docPage(server: string, integration: IncomingWebhookIntegration): string {
+function docPage(docs: IntegrationDocs, server: string, integration: IncomingWebhookIntegration): string {
+  const { CATEGORY_NAMES } = docs;
   const setup = renderMarkdown(integration.setup, emptyReferences(), { realmUrl: server }).html;
   const events = integration.allEventTypes ?? [];
   const options = integration.urlOptions ?? [];
@@ -90,7 +97,7 @@ function docPage(server: string, integration: IncomingWebhookIntegration): strin
     `<h2>Set it up</h2><ol class="steps">` +
     `<li>In the web app, go to <a href="/#settings/your-bots">Settings → Bots</a> and create a bot of type <strong>Incoming webhook</strong> (or use one you have).</li>` +
     `<li>Choose <strong>Generate URL for an integration</strong>, pick this bot, ${escapeHtml(integration.displayName)} and the channel, and copy the URL. ` +
-    `Or write it yourself:<pre class="webhook-url"><code>${escapeHtml(webhookUrlFormat(server, integration.name))}</code></pre>` +
+    `Or write it yourself:<pre class="webhook-url"><code>${escapeHtml(docs.webhookUrlFormat(server, integration.name))}</code></pre>` +
     `with the bot’s API key as <code>api_key</code> and the channel’s name or ID as <code>stream</code>` +
     ` (without <code>stream</code>, the notifications come to the bot’s owner as direct messages). ` +
     `Add <code>topic=…</code> to send them all to one topic.</li>` +

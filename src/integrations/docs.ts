@@ -117,7 +117,8 @@ ${INTEGRATIONS.length} integrations.
    \`test/integrations/<name>.test.ts\`, with \`useWebhookHarness()\` and \`itPosts()\` from
    test/integrations/support.ts: every event type with Zulip's exact topic and message, one
    ignored or unsupported event, and one malformed payload (a 400, nothing posted).
-5. Run \`npm run integrations-doc\` to update this file.
+5. Run \`npm run integrations-doc\` to update this file and src/integrations/catalog.json (what
+   \`/register\` lists, read without loading the integrations' modules).
 
 The integration then appears on \`/integrations/\`, has its page, and is offered by the URL
 generator (through \`/register\`'s \`realm_incoming_webhook_bots\`) without any other change.
