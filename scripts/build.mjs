@@ -255,8 +255,8 @@ export async function build() {
       external: EXTERNAL,
       plugins: [lazyRequires()],
       // A module that src/ imports with import() only (the integrations, integrations/load.ts) is a
-      // chunk of its own, dist/chunk-<hash>.js, read on first use rather than at every start; so is
-      // the code that cli.js and sqliteWorker.js share.
+      // chunk of its own beside cli.js (dist/<name>-<hash>.js), read on first use rather than at
+      // every start; the code that cli.js and sqliteWorker.js share is one too (dist/chunk-<hash>.js).
       splitting: true,
       // Bundled CommonJS packages require() Node's built-ins and the external packages.
       banner: { js: 'import { createRequire as __parleyCreateRequire } from "node:module";\nconst require = __parleyCreateRequire(import.meta.url);' },
