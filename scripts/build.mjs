@@ -95,18 +95,15 @@ module.exports = new Proxy({}, {
   return {
     name: "parley-lazy-requires",
     setup(build) {
-      build.onResolve({ filter: LAZY_BUILTINS }, (args) => {
-        const name = args.path.replace(/^node:/, "");
+      const lazy = new RegExp(`${LAZY_BUILTINS.source}|${LAZY_PACKAGES.source}`);
+      build.onResolve({ filter: lazy }, (args) => {
         // The stand-in's own require() is the real module's.
-        if (args.namespace === "lazy-builtin") return { path: `node:${name}`, external: true };
-        return args.kind === "require-call" ? { path: name, namespace: "lazy-builtin" } : undefined;
+        if (args.namespace === "lazy-require") return { path: args.path, external: true };
+        if (args.kind !== "require-call") return undefined;
+        const target = LAZY_BUILTINS.test(args.path) ? `node:${args.path.replace(/^node:/, "")}` : args.path;
+        return { path: target, namespace: "lazy-require" };
       });
-      build.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => ({ loader: "js", contents: standIn(`node:${args.path}`) }));
-      build.onResolve({ filter: LAZY_PACKAGES }, (args) => {
-        if (args.namespace === "lazy-package") return { path: args.path, external: true };
-        return args.kind === "require-call" ? { path: args.path, namespace: "lazy-package" } : undefined;
-      });
-      build.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => ({ loader: "js", contents: standIn(args.path) }));
+      build.onLoad({ filter: /.*/, namespace: "lazy-require" }, (args) => ({ loader: "js", contents: standIn(args.path) }));
     },
   };
 }
