@@ -22,6 +22,8 @@ export interface Db {
   readonly dialect: Dialect;
   /** Who each credential authenticated as (db/authCache.ts); store writes invalidate it. */
   readonly authCache: AuthCache;
+  /** SQLite in process with FULL: the WAL's sync after COMMIT (walSync.ts), which group commit requests itself. */
+  readonly walSync?: WalSync;
   /** Number of SQL statements executed so far (tests count queries per request with it). */
   queryCount(): number;
   /** Connection outages, logged once each (PostgreSQL). */
@@ -111,7 +113,15 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
         log,
       ),
     });
-    return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
+    return {
+      kysely,
+      dialect: dialectFor("sqlite"),
+      authCache: withCache(kysely, authCache),
+      ...(walSync ? { walSync } : {}),
+      queryCount: () => count,
+      health,
+      close: () => kysely.destroy(),
+    };
   }
   const pg = loadPg();
   const pool = new pg.Pool({

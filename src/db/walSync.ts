@@ -14,13 +14,18 @@ import type { DatabaseConnection, Dialect } from "kysely";
  * serializes the connection's users is let go, so that others read and write meanwhile, and before
  * the caller gets its result. A transaction's COMMIT and an autocommitted statement are thus
  * acknowledged (group commit's units resolved, their events released) only once durable. Syncs do
- * not overlap: requests made while one runs share the next. Group commit's next batch waits for the
- * sync too, and the units queued meanwhile make it bigger; letting it run during the sync made
- * batches of one or two and a sync each (measured: N = 50 job 361–379 against ~500 messages/s).
+ * not overlap: requests made while one runs share the next.
  *
- * What this changes: another request may read a commit a few milliseconds before it is on disk
- * (with FULL, SQLite makes it visible after its sync). A power cut in between loses it, as it
- * loses anything not yet acknowledged; a killed process loses nothing (the OS has the pages).
+ * Group commit (db/groupCommit.ts) requests its batch's sync itself (deferToCaller): it releases
+ * the batch's events at COMMIT, as reads see it then too, and answers its units once synced. Its
+ * next batch waits for the sync, and the units queued meanwhile make it bigger; letting it run
+ * during the sync made batches of one or two and a sync each (N = 50 job: 361–379 against ~500
+ * messages/s).
+ *
+ * What this changes: other clients may see a commit (a read, an event) a few milliseconds before it
+ * is on disk (with FULL, SQLite makes it visible after its sync). A power cut in between loses it,
+ * as it loses anything not yet acknowledged, and the event queues too: clients register again and
+ * see the state that survived. A killed process loses nothing (the OS has the pages).
  * SQLite's own guarantees for NORMAL stand: checkpoints sync the WAL before copying it and the
  * database file after, so the database is never corrupted.
  */
@@ -47,9 +52,11 @@ export function withWalSync<D extends Dialect>(dialect: D, sqlite: SqliteDatabas
     const release = driver.releaseConnection.bind(driver);
     driver.releaseConnection = async (connection) => {
       await release(connection);
-      if (wrote && !sqlite.inTransaction) {
+      if (sqlite.inTransaction) return;
+      const deferred = sync.takeDeferral();
+      if (wrote) {
         wrote = false;
-        await sync.request();
+        if (!deferred) await sync.request();
       }
     };
     const destroy = driver.destroy.bind(driver);
@@ -69,6 +76,7 @@ export class WalSync {
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private handle: Promise<fs.FileHandle> | undefined;
+  private deferred = false;
 
   /** `datasync`: for tests; by default `fdatasync` of `file`, opened on first use. */
   constructor(
@@ -86,6 +94,21 @@ export class WalSync {
         return this.request();
       });
     return this.next;
+  }
+
+  /**
+   * Called inside a transaction, just before its COMMIT: its caller requests the sync itself
+   * (db/groupCommit.ts releases the batch's events first, then answers its units once synced).
+   */
+  deferToCaller(): void {
+    this.deferred = true;
+  }
+
+  /** Whether the transaction that just ended deferred its sync (and no longer). */
+  takeDeferral(): boolean {
+    const deferred = this.deferred;
+    this.deferred = false;
+    return deferred;
   }
 
   /** Resolves when no sync runs or waits. */

@@ -3,7 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import { openDb } from "../../src/db/connect.js";
+import { type Db, openDb } from "../../src/db/connect.js";
+import { dialectFor } from "../../src/db/dialect.js";
+import { GroupCommitLanes } from "../../src/db/groupCommit.js";
 import { openSqliteConnection } from "../../src/db/sqliteConnection.js";
 import { WalSync, withWalSync } from "../../src/db/walSync.js";
 
@@ -166,6 +168,57 @@ describe("openDb's SQLite durability", () => {
         .execute();
     } finally {
       await Promise.all([full.close(), normal.close(), memory.close()]);
+    }
+  });
+});
+
+// db/groupCommit.ts on such a database: a batch's after-commit hooks (its events) run at COMMIT,
+// its units are answered once the WAL is synced, and the batch after it waits for that sync.
+describe("group commit with the WAL synced after COMMIT", () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("releases a batch's events at COMMIT and answers its units once synced", async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "parley-walsync-group-"));
+    const manual = new ManualSync();
+    const walSync = new WalSync("unused", manual.datasync);
+    const sqlite = openSqliteConnection({ file: path.join(dir, "db.sqlite3"), synchronous: "NORMAL" });
+    const kysely = new Kysely<any>({ dialect: withWalSync(new SqliteDialect({ database: sqlite }), sqlite, walSync) });
+    const db = { kysely, dialect: dialectFor("sqlite"), walSync } as unknown as Db;
+    const lanes = new GroupCommitLanes({ db, events: {} as never, wakeJobs: () => {} }, 1);
+    try {
+      const create = sql`CREATE TABLE t (x INTEGER)`.execute(kysely);
+      await settle();
+      manual.finish();
+      await create;
+
+      const released: number[] = [];
+      const insert = (x: number) =>
+        lanes.run(async (trx, pending) => {
+          await sql`INSERT INTO t (x) VALUES (${x})`.execute(trx);
+          pending.hooks.push(() => released.push(x));
+          return x;
+        });
+      const first = insert(1);
+      await settle();
+      // Committed and released, one sync requested (by group commit, not twice), not answered.
+      expect(released).toEqual([1]);
+      expect(manual.started).toBe(2);
+      expect(await isDone(first)).toBe(false);
+      // The next batch waits for that sync.
+      const second = insert(2);
+      await settle();
+      expect(released).toEqual([1]);
+      manual.finish();
+      expect(await first).toBe(1);
+      await settle();
+      expect(released).toEqual([1, 2]);
+      expect(await isDone(second)).toBe(false);
+      manual.finish();
+      expect(await second).toBe(2);
+      expect(manual.started).toBe(3);
+    } finally {
+      await kysely.destroy();
     }
   });
 });
