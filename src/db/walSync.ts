@@ -13,8 +13,7 @@ import type { DatabaseConnection, Dialect } from "kysely";
  * no longer in a transaction waits for a sync when Kysely releases it: after the mutex that
  * serializes the connection's users is let go, so that others read and write meanwhile, and before
  * the caller gets its result. A transaction's COMMIT and an autocommitted statement are thus
- * acknowledged (group commit's units resolved, their events released) only once durable. Syncs do
- * not overlap: requests made while one runs share the next.
+ * acknowledged only once durable. Syncs do not overlap: requests made while one runs share the next.
  *
  * Group commit (db/groupCommit.ts) requests its batch's sync itself (deferToCaller): it releases
  * the batch's events at COMMIT, as reads see it then too, and answers its units once synced. Its
