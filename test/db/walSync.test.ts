@@ -25,6 +25,14 @@ class ManualSync {
   }
 }
 
+/** Creates table t on `db`, whose WAL `manual` syncs, and lets that sync finish. */
+async function createTable(db: Kysely<any>, manual: ManualSync): Promise<void> {
+  const create = sql`CREATE TABLE t (x INTEGER)`.execute(db);
+  await settle();
+  manual.finish();
+  await create;
+}
+
 /** Resolves after the promises that are ready have settled. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -98,10 +106,7 @@ describe("SQLite with the WAL synced after COMMIT", () => {
     const manual = new ManualSync();
     const db = open(manual);
     try {
-      const create = sql`CREATE TABLE t (x INTEGER)`.execute(db);
-      await settle();
-      manual.finish();
-      await create;
+      await createTable(db, manual);
 
       const insert = db.insertInto("t").values({ x: 1 }).execute();
       await settle();
@@ -121,10 +126,7 @@ describe("SQLite with the WAL synced after COMMIT", () => {
     const manual = new ManualSync();
     const db = open(manual);
     try {
-      const create = sql`CREATE TABLE t (x INTEGER)`.execute(db);
-      await settle();
-      manual.finish();
-      await create;
+      await createTable(db, manual);
 
       const committed = db.transaction().execute(async (trx) => {
         await trx.insertInto("t").values({ x: 1 }).execute();
@@ -187,10 +189,7 @@ describe("group commit with the WAL synced after COMMIT", () => {
     const db = { kysely, dialect: dialectFor("sqlite"), walSync } as unknown as Db;
     const lanes = new GroupCommitLanes({ db, events: {} as never, wakeJobs: () => {} }, 1);
     try {
-      const create = sql`CREATE TABLE t (x INTEGER)`.execute(kysely);
-      await settle();
-      manual.finish();
-      await create;
+      await createTable(kysely, manual);
 
       const released: number[] = [];
       const insert = (x: number) =>
