@@ -12,7 +12,7 @@ import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import { openSqliteConnection } from "./sqliteConnection.js";
-import { WalSync, withWalSync } from "./walSync.js";
+import { WalSync, withWalSync } from "./sqliteWalSync.js";
 import { observeStatements, type StatementObserver } from "./statementObserver.js";
 import { SqliteThreadsDialect, TransactionalDdlSqliteAdapter } from "./sqliteThreads.js";
 import type { Database } from "./schema.js";
@@ -22,7 +22,7 @@ export interface Db {
   readonly dialect: Dialect;
   /** Who each credential authenticated as (db/authCache.ts); store writes invalidate it. */
   readonly authCache: AuthCache;
-  /** SQLite in process with FULL: the WAL's sync after COMMIT (walSync.ts), which group commit requests itself. */
+  /** SQLite in process with FULL: the WAL's sync after COMMIT (sqliteWalSync.ts), which group commit requests itself. */
   readonly walSync?: WalSync;
   /** Number of SQL statements executed so far (tests count queries per request with it). */
   queryCount(): number;
@@ -91,7 +91,7 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
   };
   if (database.kind === "sqlite") {
     const threads = database.file === ":memory:" ? 0 : (database.threads ?? DEFAULT_SQLITE_THREADS);
-    // In process, FULL's sync of the WAL runs off the event loop, before whoever wrote is answered (walSync.ts).
+    // In process, FULL's sync of the WAL runs off the event loop, before whoever wrote is answered (sqliteWalSync.ts).
     const walSync = threads === 0 && database.file !== ":memory:" && database.synchronous === "FULL" ? new WalSync(`${database.file}-wal`) : null;
     let sqlite: SqliteDatabase.Database;
     try {

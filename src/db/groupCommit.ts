@@ -127,7 +127,7 @@ export class GroupCommitter {
           }
           releaseGate = await this.services.events.gate.enterShared();
         }
-        // SQLite in process: the WAL's sync is requested below, once the events are out (walSync.ts).
+        // SQLite in process: the WAL's sync is requested below, once the events are out (sqliteWalSync.ts).
         this.services.db.walSync?.deferToCaller();
       });
     } catch (error) {

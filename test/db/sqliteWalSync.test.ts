@@ -7,7 +7,7 @@ import { type Db, openDb } from "../../src/db/connect.js";
 import { dialectFor } from "../../src/db/dialect.js";
 import { GroupCommitLanes } from "../../src/db/groupCommit.js";
 import { openSqliteConnection } from "../../src/db/sqliteConnection.js";
-import { WalSync, withWalSync } from "../../src/db/walSync.js";
+import { WalSync, withWalSync } from "../../src/db/sqliteWalSync.js";
 
 /** A sync that finishes when the test says so. */
 class ManualSync {
@@ -161,7 +161,7 @@ describe("openDb's SQLite durability", () => {
     const memory = openDb({ kind: "sqlite", file: ":memory:", synchronous: "FULL" });
     try {
       const level = async (db: typeof full) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db.kysely)).rows[0]!.synchronous;
-      // 1 is NORMAL, 2 FULL: for a file asked for FULL, SQLite does not sync inside COMMIT; walSync.ts does, after it.
+      // 1 is NORMAL, 2 FULL: for a file asked for FULL, SQLite does not sync inside COMMIT; sqliteWalSync.ts does, after it.
       expect([await level(full), await level(normal), await level(memory)]).toEqual([1, 1, 2]);
       await sql`CREATE TABLE t (x INTEGER)`.execute(full.kysely);
       await full.kysely
