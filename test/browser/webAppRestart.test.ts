@@ -7,11 +7,16 @@ import { at } from "../support/at.js";
 // Issue 32 item 14: changes made in the web app while its server restarts are not lost. The server
 // is stopped with the page open; what the person does meanwhile (star a message, read others by
 // scrolling to them, react to one) reaches the server once it is back, without any action of theirs.
+// Nor is a message sent while the app loads or while a view's first page is on its way (the
+// answers are held here until the message has come by event, or was sent before the queue existed).
 const web = useWebApp();
 let hamlet: Page;
 let othello: Page;
 const HAMLET_ID = 10;
 const TOPIC_HASH = "#narrow/channel/1-Verona/topic/while.20down";
+
+/** The requests of the page's message fetches (GET /json/messages, not single messages). */
+const isMessagesFetch = (url: URL) => url.pathname === "/json/messages";
 
 const row = (page: Page, id: number) => page.locator(`.message-list .message[data-id="${id}"]`);
 
@@ -99,5 +104,73 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     await expect.poll(() => row(hamlet, at(ids, 0)).locator(".content").textContent()).toBe("Edited while the queue was gone");
     await expect.poll(() => row(hamlet, at(ids, 1)).locator(".reaction").count()).toBe(1);
     await expect.poll(() => row(hamlet, at(ids, 2)).count()).toBe(0);
+  }, 60_000);
+
+  it("shows a message sent while the view's first page was on its way, at load and on opening a view", async () => {
+    for (const [topic, open] of [
+      // (From another page: a new hash on the same page would only open a view.)
+      ["during load", async (hash: string) => (await hamlet.goto("about:blank"), await hamlet.goto(`${web.server.baseUrl}/${hash}`))],
+      ["during open", (hash: string) => hamlet.evaluate((h) => (location.hash = h), hash)],
+    ] as const) {
+      // Hamlet's fetch runs its query, then its answer waits until Othello's message, sent after
+      // that query, has reached Hamlet's page as an event.
+      let queried!: () => void;
+      const fetchQueried = new Promise<void>((resolve) => (queried = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let answered!: () => void;
+      const fetchAnswered = new Promise<void>((resolve) => (answered = resolve));
+      await hamlet.route(isMessagesFetch, async (route) => {
+        const response = await route.fetch();
+        queried();
+        await released;
+        await route.fulfill({ response });
+        answered();
+      });
+      const hash = `#narrow/channel/1-Verona/topic/${topic.replace(" ", ".20")}`;
+      await open(hash);
+      await fetchQueried;
+      const content = `Sent ${topic}`;
+      const delivered = hamlet.waitForResponse(async (r) => new URL(r.url()).pathname === "/json/events" && (await r.text()).includes(content));
+      const id = (await callJson(othello, "POST", "/messages", { type: "stream", to: "1", topic, content })).id;
+      await delivered;
+      release();
+      await fetchAnswered;
+      await hamlet.unroute(isMessagesFetch);
+      await row(hamlet, id).waitFor({ timeout: 10_000 });
+      expect(await row(hamlet, id).locator(".content").textContent()).toBe(content);
+    }
+  }, 60_000);
+
+  it("shows a message sent between its early fetch and its registration when the page came without its state", async () => {
+    // The page without the state `/` embeds: the app registers itself, beside its early fetch.
+    await hamlet.route(
+      (url) => url.pathname === "/",
+      async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace(/<script type="application\/json" id="parley-state">[\s\S]*?<\/script>/, "");
+        await route.fulfill({ response, body });
+      },
+    );
+    // Its registration waits until the early fetch has been answered and Othello has written.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await hamlet.route(
+      (url) => url.pathname === "/json/register",
+      async (route) => {
+        await released;
+        await route.continue();
+      },
+    );
+    const earlyAnswer = hamlet.waitForResponse((r) => isMessagesFetch(new URL(r.url())));
+    await hamlet.goto("about:blank");
+    await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/before.20the.20queue`);
+    await earlyAnswer;
+    const content = "Sent before the queue existed";
+    const id = (await callJson(othello, "POST", "/messages", { type: "stream", to: "1", topic: "before the queue", content })).id;
+    release();
+    await row(hamlet, id).waitFor({ timeout: 10_000 });
+    expect(await row(hamlet, id).locator(".content").textContent()).toBe(content);
+    await hamlet.unrouteAll();
   }, 60_000);
 });

@@ -16,7 +16,7 @@ import { ApiError, api, myUserId } from "./api.js";
 import { isVisitor } from "./visitor.js";
 import { currentQueueId, setQueueId } from "./eventQueue.js";
 import { onTypingEvent } from "./typing.js";
-import { catchUp, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
+import { catchUp, matchesView, receiveNewMessage, updateMessages, view } from "./messages.js";
 import {
   connection,
   conversationOf,
@@ -68,9 +68,9 @@ export async function register(): Promise<void> {
 /**
  * The first state: the /register answer that `/` embeds in the page (no round trip), else
  * POST /register. The script runs before the page has arrived in full (it is async), so the
- * element is read once the document is parsed.
+ * element is read once the document is parsed. True when the state came with the page.
  */
-export async function registerAtStart(): Promise<void> {
+export async function registerAtStart(): Promise<boolean> {
   if (document.readyState === "loading") await new Promise((resolve) => document.addEventListener("DOMContentLoaded", resolve, { once: true }));
   const element = document.getElementById("parley-state");
   let state: Partial<RegisterState> | null = null;
@@ -80,8 +80,12 @@ export async function registerAtStart(): Promise<void> {
     // a page cut short: register as after a lost queue
   }
   element?.remove();
-  if (state?.result === "success") applyState(state as RegisterState);
-  else await register();
+  if (state?.result === "success") {
+    applyState(state as RegisterState);
+    return true;
+  }
+  await register();
+  return false;
 }
 
 /** The /register answer, read once into the app's state (events keep it current from there). */
@@ -340,10 +344,7 @@ function onMessage(message: Message, flags: string[], localId: string | undefine
   noteRecentMessage(message);
   notifyNewMessage(message);
   if (localId && ackLocalEcho(localId, message)) return;
-  if (matchesView(message, view.value.terms)) {
-    mergeMessages([message]);
-    announceMessage(message);
-  }
+  if (receiveNewMessage(message)) announceMessage(message);
 }
 
 function onFlags(event: UpdateMessageFlagsEvent): void {

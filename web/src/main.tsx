@@ -11,7 +11,7 @@ import { installKeyboard } from "./keyboard.js";
 import { installImagePreviews } from "./lightbox/images.js";
 import { restoreOutbox } from "./outbox.js";
 import { startPresence } from "./presence.js";
-import { openNarrow, prefetchNarrow, view } from "./messages.js";
+import { forgetPrefetch, openNarrow, prefetchNarrow, view } from "./messages.js";
 import { channelTopics, lookup, route, settings } from "./state.js";
 import { homeKind } from "./home.js";
 import { startElectronBridge } from "./electronBridge.js";
@@ -112,7 +112,10 @@ async function start(): Promise<void> {
   performance.mark("parley:script");
   const root = document.getElementById("app")!;
   prefetchFromHash();
-  await registerAtStart();
+  // The page's state was registered before this script ran, so before the early fetch: a message
+  // sent in between is in that fetch or comes as an event. Registered here instead, the queue may
+  // be younger than the fetch, and a message sent between the two would be in neither.
+  if (!(await registerAtStart())) forgetPrefetch();
   performance.mark("parley:state");
   if (!isVisitor) restoreOutbox();
   // The route first, so that the first render is already the view asked for.

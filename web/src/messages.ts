@@ -35,6 +35,13 @@ export const view = signal<View>({
 });
 let fetchSerial = 0;
 
+/**
+ * New messages of the open view that came by event while a fetch that may reach its newest
+ * message was on its way (opening it, or paging newer): that fetch's query may have run before
+ * they were sent, so they join its answer when it reaches the newest. null when no such fetch.
+ */
+let arrivedDuringFetch: Message[] | null = null;
+
 /** Messages being sent (or not sent) that belong in a view: set by the outbox. */
 export const localEchoes = { forView: (_terms: readonly Term[]): Message[] => [] };
 
@@ -52,6 +59,7 @@ export async function page(direction: -1 | 1): Promise<void> {
   if (!edge) return;
   const serial = fetchSerial;
   view.value = { ...current, paging: true };
+  if (direction > 0) arrivedDuringFetch = [];
   try {
     const filter = current.terms.filter((t) => t.operator !== "near" && t.operator !== "with");
     const result = await api.get<MessagesResponse>("/messages", {
@@ -69,7 +77,7 @@ export async function page(direction: -1 | 1): Promise<void> {
     let messages =
       direction < 0
         ? [...result.messages, ...now.messages]
-        : [...now.messages.filter((m) => !m.local), ...result.messages, ...now.messages.filter((m) => m.local)];
+        : [...now.messages.filter((m) => !m.local), ...withArrived(result), ...now.messages.filter((m) => m.local)];
     let { foundOldest, foundNewest } = now;
     if (direction < 0) foundOldest = result.found_oldest;
     else foundNewest = result.found_newest;
@@ -84,8 +92,36 @@ export async function page(direction: -1 | 1): Promise<void> {
     }
     view.value = { ...now, messages, foundOldest, foundNewest, paging: false };
   } catch (error) {
-    if (serial === fetchSerial) view.value = { ...view.value, paging: false, error: (error as Error).message };
+    if (serial !== fetchSerial) return;
+    if (direction > 0) arrivedDuringFetch = null;
+    view.value = { ...view.value, paging: false, error: (error as Error).message };
   }
+}
+
+/**
+ * A fetch's messages, followed, when it reached the newest, by those that came by event while it
+ * was on its way and are newer than its newest (sent after its query ran). Ends the wait.
+ */
+function withArrived(result: MessagesResponse): Message[] {
+  const arrived = arrivedDuringFetch ?? [];
+  arrivedDuringFetch = null;
+  if (!result.found_newest || arrived.length === 0) return result.messages;
+  const newest = result.messages.at(-1)?.id ?? 0; // none: all that came are newer
+  return [...result.messages, ...arrived.filter((m) => m.id > newest)];
+}
+
+/**
+ * A new message (from an event) for the open view: shown when it belongs there and the view
+ * reaches the newest; kept for the answer of a fetch on its way. True when shown.
+ */
+export function receiveNewMessage(message: Message): boolean {
+  const terms = view.value.terms;
+  if (matchesView(message, terms)) {
+    mergeMessages([message]);
+    return true;
+  }
+  if (arrivedDuringFetch && matchesView(message, terms, true)) arrivedDuringFetch.push(message);
+  return false;
 }
 
 /** The first GET /messages of a view: around the first unread message, or `near`/`with`. */
@@ -119,6 +155,11 @@ export function prefetchNarrow(terms: readonly Term[]): void {
   prefetched = entry;
 }
 
+/** Drops the early fetch (it may be older than the event queue): the view is fetched when opened. */
+export function forgetPrefetch(): void {
+  prefetched = null;
+}
+
 /** Opens a narrow: its messages from the first unread one (or `near`/`with`), newest when all read. */
 export async function openNarrow(terms: Term[]): Promise<void> {
   const serial = ++fetchSerial;
@@ -129,12 +170,14 @@ export async function openNarrow(terms: Term[]): Promise<void> {
   // Messages that came before the state: shown in the app's first render (one layout, not two).
   if (early?.answer) return showOpened(terms, early.answer);
   view.value = { terms, messages: [], anchorId: null, loading: true, paging: false, foundOldest: false, foundNewest: false, error: null };
+  arrivedDuringFetch = [];
   try {
     const result = await (early?.result ?? api.get<MessagesResponse>("/messages", params));
     if (serial !== fetchSerial) return;
     showOpened(terms, result);
   } catch (error) {
     if (serial !== fetchSerial) return;
+    arrivedDuringFetch = null;
     view.value = { ...view.value, loading: false, error: (error as Error).message };
   }
 }
@@ -144,7 +187,8 @@ function showOpened(terms: Term[], result: MessagesResponse): void {
   searchMatches.clear();
   noteMatches(result.messages);
   const anchorId = result.messages.some((m: Message) => m.id === result.anchor) ? (result.anchor ?? null) : (result.messages.at(-1)?.id ?? null);
-  const messages = result.found_newest ? [...result.messages, ...localEchoes.forView(terms)] : result.messages;
+  const fetched = withArrived(result);
+  const messages = result.found_newest ? [...fetched, ...localEchoes.forView(terms)] : fetched;
   view.value = { terms, messages, anchorId, loading: false, paging: false, foundOldest: result.found_oldest, foundNewest: result.found_newest, error: null };
 }
 
@@ -233,6 +277,8 @@ export function matchesView(message: Message, terms: readonly Term[], ignoreNewe
 }
 
 export function updateMessages(fn: (m: Message) => Message | null): void {
+  // Edits, moves and deletions of messages waiting for a fetch's answer apply to them too.
+  if (arrivedDuringFetch) arrivedDuringFetch = arrivedDuringFetch.map(fn).filter((m): m is Message => m !== null);
   const messages: Message[] = [];
   let changed = false;
   for (const m of view.value.messages) {
