@@ -12,6 +12,7 @@ const allowed = new Set([
   "src/db/sqliteProtocol.ts",
   "src/db/sqliteThreads.ts",
   "src/db/sqliteWorker.ts",
+  "src/db/sqliteWalSync.ts",
   "src/db/backup.ts",
   "src/config.ts",
   "src/lib/markdown/highlight.ts",

@@ -12,6 +12,7 @@ import { ParleyPostgresDialect } from "./pgDialect.js";
 import { StatementNames, withPreparedStatements } from "./pgPreparedStatements.js";
 import { DatabaseHealth, errorText } from "./health.js";
 import { openSqliteConnection } from "./sqliteConnection.js";
+import { WalSync, withWalSync } from "./sqliteWalSync.js";
 import { observeStatements, type StatementObserver } from "./statementObserver.js";
 import { SqliteThreadsDialect, TransactionalDdlSqliteAdapter } from "./sqliteThreads.js";
 import type { Database } from "./schema.js";
@@ -21,6 +22,8 @@ export interface Db {
   readonly dialect: Dialect;
   /** Who each credential authenticated as (db/authCache.ts); store writes invalidate it. */
   readonly authCache: AuthCache;
+  /** SQLite in process with FULL: the WAL's sync after COMMIT (sqliteWalSync.ts), which group commit requests itself. */
+  readonly walSync?: WalSync;
   /** Number of SQL statements executed so far (tests count queries per request with it). */
   queryCount(): number;
   /** Connection outages, logged once each (PostgreSQL). */
@@ -87,26 +90,38 @@ export function openDb(database: Config["database"], options: OpenDbOptions = {}
     else health.failed(error);
   };
   if (database.kind === "sqlite") {
+    const threads = database.file === ":memory:" ? 0 : (database.threads ?? DEFAULT_SQLITE_THREADS);
+    // In process, FULL's sync of the WAL runs off the event loop, before whoever wrote is answered (sqliteWalSync.ts).
+    const walSync = threads === 0 && database.file !== ":memory:" && database.synchronous === "FULL" ? new WalSync(`${database.file}-wal`) : null;
     let sqlite: SqliteDatabase.Database;
     try {
       if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
-      sqlite = openSqliteConnection(database);
+      sqlite = openSqliteConnection(walSync ? { ...database, synchronous: "NORMAL" } : database);
     } catch (error) {
       throw new ConfigError(`Cannot open the SQLite database ${database.file} (PARLEY_DATA_DIR or PARLEY_DATABASE_URL): ${errorText(error)}`);
     }
-    const threads = database.file === ":memory:" ? 0 : (database.threads ?? DEFAULT_SQLITE_THREADS);
     // With worker threads, this connection only checked that the file opens (the errors above, at
     // once rather than at the first statement) and made it a WAL database.
     if (threads > 0) sqlite.close();
+    const inProcess = () => {
+      const dialect = new TransactionalDdlSqliteDialect({ database: sqlite });
+      return walSync ? withWalSync(dialect, sqlite, walSync) : dialect;
+    };
     const kysely = new Kysely<Database>({
       dialect: observeStatements(
-        threads > 0
-          ? new SqliteThreadsDialect({ file: database.file, synchronous: database.synchronous, threads })
-          : new TransactionalDdlSqliteDialect({ database: sqlite }),
+        threads > 0 ? new SqliteThreadsDialect({ file: database.file, synchronous: database.synchronous, threads }) : inProcess(),
         log,
       ),
     });
-    return { kysely, dialect: dialectFor("sqlite"), authCache: withCache(kysely, authCache), queryCount: () => count, health, close: () => kysely.destroy() };
+    return {
+      kysely,
+      dialect: dialectFor("sqlite"),
+      authCache: withCache(kysely, authCache),
+      ...(walSync ? { walSync } : {}),
+      queryCount: () => count,
+      health,
+      close: () => kysely.destroy(),
+    };
   }
   const pg = loadPg();
   const pool = new pg.Pool({

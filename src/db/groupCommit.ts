@@ -127,6 +127,8 @@ export class GroupCommitter {
           }
           releaseGate = await this.services.events.gate.enterShared();
         }
+        // SQLite in process: the WAL's sync is requested below, once the events are out (sqliteWalSync.ts).
+        this.services.db.walSync?.deferToCaller();
       });
     } catch (error) {
       releaseGate?.();
@@ -140,17 +142,27 @@ export class GroupCommitter {
       for (const item of batch) item.reject(ownErrors.has(item) ? ownErrors.get(item) : error);
       return "failed";
     }
+    const hookErrors = new Map<Item, unknown>();
     try {
       for (const c of committed) {
         try {
           for (const hook of c.pending.hooks) hook();
-          c.item.resolve(c.value);
         } catch (error) {
-          c.item.reject(error);
+          hookErrors.set(c.item, error);
         }
       }
     } finally {
       releaseGate?.();
+    }
+    // Answered once durable: on SQLite in process, once the WAL's sync is done.
+    const synced = await this.services.db.walSync?.request().then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    for (const c of committed) {
+      if (hookErrors.has(c.item)) c.item.reject(hookErrors.get(c.item));
+      else if (synced) c.item.reject(synced.error);
+      else c.item.resolve(c.value);
     }
     for (const f of failed) f.item.reject(f.error);
     return "committed";
