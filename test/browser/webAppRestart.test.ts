@@ -144,11 +144,14 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
 
   it("shows a message sent between its early fetch and its registration when the page came without its state", async () => {
     // The page without the state `/` embeds: the app registers itself, beside its early fetch.
+    let stripped = false;
     await hamlet.route(
       (url) => url.pathname === "/",
       async (route) => {
         const response = await route.fetch();
-        const body = (await response.text()).replace(/<script type="application\/json" id="parley-state">[\s\S]*?<\/script>/, "");
+        const page = await response.text();
+        const body = page.replace(/<script type="application\/json" id="parley-state">[\s\S]*?<\/script>/, "");
+        stripped = body !== page;
         await route.fulfill({ response, body });
       },
     );
@@ -166,6 +169,7 @@ describe.skipIf(!chromiumFound)("the web app across a server restart", () => {
     await hamlet.goto("about:blank");
     await hamlet.goto(`${web.server.baseUrl}/#narrow/channel/1-Verona/topic/before.20the.20queue`);
     await earlyAnswer;
+    expect(stripped).toBe(true);
     const content = "Sent before the queue existed";
     const id = (await callJson(othello, "POST", "/messages", { type: "stream", to: "1", topic: "before the queue", content })).id;
     release();
