@@ -1,7 +1,7 @@
 import { signal } from "@preact/signals";
 import { api, myUserId } from "./api.js";
 import { currentQueueId } from "./eventQueue.js";
-import { localEchoes, matchesView, mergeMessages, updateMessages, view } from "./messages.js";
+import { localEchoes, matchesView, mergeMessages, receiveNewMessage, updateMessages, view } from "./messages.js";
 import { type Message, subscriptions, userName, users } from "./state.js";
 
 /**
@@ -161,6 +161,6 @@ export function ackLocalEcho(localId: string, message: Message): boolean {
     replaced = true;
     return message;
   });
-  if (!replaced && matchesView(message, view.value.terms)) mergeMessages([message]);
+  if (!replaced) receiveNewMessage(message);
   return true;
 }
