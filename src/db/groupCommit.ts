@@ -155,10 +155,13 @@ export class GroupCommitter {
       releaseGate?.();
     }
     // Answered once durable: on SQLite in process, once the WAL's sync is done.
-    const synced = await this.services.db.walSync?.request().then(
-      () => null,
-      (error: unknown) => ({ error }),
-    );
+    const { walSync } = this.services.db;
+    const synced = walSync
+      ? await walSync.request().then(
+          () => null,
+          (error: unknown) => ({ error }),
+        )
+      : null;
     for (const c of committed) {
       if (hookErrors.has(c.item)) c.item.reject(hookErrors.get(c.item));
       else if (synced) c.item.reject(synced.error);
