@@ -4,7 +4,7 @@
 // shares the machine with both, over real HTTP on loopback.
 import { fork } from "node:child_process";
 import path from "node:path";
-import { cpuMs, mainThreadCpuMs, nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
+import { cpuMs, machineBusyMs, mainThreadCpuMs, nowMs, percentile, ROOT, rssMiB, sleep } from "./bench-lib.mjs";
 
 function startPoller() {
   const child = fork(path.join(ROOT, "scripts/bench-poller.mjs"), [], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
@@ -72,6 +72,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   // The long-polling children's CPU: the clients share the machine's cores with the server.
   const pollerCpu = () => pollers.reduce((n, p) => n + cpuMs(p.child.pid), 0);
   const pollerCpuBefore = pollerCpu();
+  const machineBefore = machineBusyMs();
   const rss = { max: 0 };
   const sampler = setInterval(() => (rss.max = Math.max(rss.max, ...pids.map(rssMiB))), 200);
   const until = performance.now() + seconds * 1000;
@@ -101,6 +102,7 @@ export async function measureFanout(server, { members, processes, seconds, concu
   const serverCpuMs = serverCpu() - cpuBefore;
   const mainThreadCpuMsUsed = mainThreadCpu() - mainThreadCpuBefore;
   const pollerCpuMs = pollerCpu() - pollerCpuBefore;
+  const machineMs = machineBusyMs() - machineBefore;
   clearInterval(sampler);
 
   const merged = new Map();
@@ -151,6 +153,8 @@ export async function measureFanout(server, { members, processes, seconds, concu
     serverCpuMs,
     // Of it, the main threads' (the event loops'): what SQLite's worker threads take off them.
     mainThreadCpuMsPerMessage: mainThreadCpuMsUsed / Math.max(1, sent.length),
+    // The whole machine's busy time per message: the job's every process, the clients' included.
+    machineCpuMsPerMessage: machineMs / Math.max(1, sent.length),
     // The receiving clients' CPU per delivered message (µs).
     clientCpuMicrosPerDelivery: (pollerCpuMs * 1000) / Math.max(1, expectedTotal - missing),
     polls,

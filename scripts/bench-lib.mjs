@@ -39,6 +39,17 @@ export function cpuMs(pid) {
 }
 
 /**
+ * CPU time the whole machine has been busy so far, all cores summed, in ms (Linux /proc/stat: user,
+ * nice, system, irq and softirq; 100 ticks/s): a job's every process (server, members, sender,
+ * database) and whatever else runs beside it. Not steal: time a virtual machine's host gave away.
+ */
+export function machineBusyMs() {
+  const fields = fs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0].trim().split(/\s+/).slice(1).map(Number);
+  const [user, nice, system, , , irq, softirq] = fields;
+  return (user + nice + system + irq + softirq) * 10;
+}
+
+/**
  * CPU time of the process's main thread (its event loop) so far, in ms: without its worker threads
  * (SQLite's, src/db/sqliteThreads.ts), the thread pool and V8's helpers.
  */
