@@ -70,9 +70,13 @@ export type Destination =
 
 /** POST /messages: validates everything, then writes the message in the caller's transaction. */
 export async function checkSendMessage(tx: Tx, sender: User, realm: Realm, req: SendMessageRequest): Promise<SendMessageResult> {
-  const { destination, content, rendered } = await checkMessage(tx, sender, realm, req);
+  return sendCheckedMessage(tx, sender, realm, await checkMessage(tx, sender, realm, req), req);
+}
+
+/** Writes a message checkMessage passed (in this or an earlier transaction), as `req` asked. */
+export async function sendCheckedMessage(tx: Tx, sender: User, realm: Realm, checked: CheckedMessage, req: SendMessageRequest): Promise<SendMessageResult> {
   const readBySender = req.readBySender ?? defaultReadBySender(req.clientName);
-  return doSendMessage(tx, sender, realm, destination, content, rendered, { ...req, readBySender });
+  return doSendMessage(tx, sender, realm, checked.destination, checked.content, checked.rendered, { ...req, readBySender });
 }
 
 /** A message that passed every rule of sending, not yet written. */

@@ -95,6 +95,29 @@ export async function inTransaction<T>(services: TxServices, fn: (tx: Tx) => Pro
   return groupCommitterFor(services).run((trx, pending) => fn(makeTx(services, trx, pending)), options.batchKey);
 }
 
+/**
+ * Work that reads and checks first, then writes what it decided (sending a message: its checks,
+ * rendering and receivers, then its rows). With several group-commit lanes (PostgreSQL) each step
+ * is a transaction of its own: `check` on the least loaded lane, beside other units' writes, and
+ * `write` in `options.batchKey`'s lane, which each unit then holds for its writes alone (a busy
+ * channel's sends share one lane, where every statement is a round trip). With one lane (SQLite:
+ * no round trips, and a transaction more costs more than it saves) both run in one transaction.
+ * What `check` read may be a few milliseconds old when `write` runs, as in Zulip, whose
+ * check_message runs before do_send_messages's transaction; `write` must not rely on more.
+ */
+export async function inCheckThenWrite<C, T>(
+  services: TxServices,
+  check: (tx: Tx) => Promise<C>,
+  write: (tx: Tx, checked: C) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  if (services.db.dialect.writeLanes > 1) {
+    const checked = await inTransaction(services, check);
+    return inTransaction(services, (tx) => write(tx, checked), undefined, options);
+  }
+  return inTransaction(services, async (tx) => write(tx, await check(tx)), undefined, options);
+}
+
 export interface TransactionOptions {
   /** Transactions with the same key go to the same group-commit lane (db/groupCommit.ts), where they batch. */
   batchKey?: string;

@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { transaction } from "../appContext.js";
-import { checkSendMessage } from "../actions/messageSend.js";
+import { checkMessage, sendCheckedMessage, type SendMessageRequest } from "../actions/messageSend.js";
 import type { Realm, User } from "../db/schema.js";
-import type { Executor } from "../db/tx.js";
+import { inCheckThenWrite, type Executor } from "../db/tx.js";
 import { endpoint } from "../http/endpoint.js";
 import { badRequest, MissingArgumentError } from "../lib/errors.js";
 import { p, pathParam } from "../http/params.js";
@@ -32,25 +32,27 @@ export const sendMessage = endpoint({
     local_id: p.string().optional(),
     read_by_sender: p.bool().optional(),
   },
-  handler: async ({ ctx, user, realm, params, request }) =>
-    transaction(
+  handler: async ({ ctx, user, realm, params, request }) => {
+    const req: SendMessageRequest = {
+      type: params.type,
+      to: params.to,
+      content: params.content,
+      topic: params.topic,
+      queueId: params.queue_id,
+      localId: params.local_id,
+      readBySender: params.read_by_sender,
+      clientName: request.clientName,
+      realmUrl: realmUrl(ctx.config, realm),
+    };
+    return inCheckThenWrite(
       ctx,
-      (tx) =>
-        checkSendMessage(tx, user, realm, {
-          type: params.type,
-          to: params.to,
-          content: params.content,
-          topic: params.topic,
-          queueId: params.queue_id,
-          localId: params.local_id,
-          readBySender: params.read_by_sender,
-          clientName: request.clientName,
-          realmUrl: realmUrl(ctx.config, realm),
-        }),
+      (tx) => checkMessage(tx, user, realm, req),
+      (tx, checked) => sendCheckedMessage(tx, user, realm, checked, req),
       // Sends to one conversation share a group commit's lane (db/groupCommit.ts): a busy channel's
       // messages batch, and their polls are answered once per batch.
       { batchKey: `${user.realm_id} ${JSON.stringify(params.to).toLowerCase()}` },
-    ),
+    );
+  },
 });
 
 /** Zulip's parse_anchor_value. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { transaction } from "../../src/appContext.js";
 import { openDb } from "../../src/db/connect.js";
 import { GroupCommitLanes } from "../../src/db/groupCommit.js";
+import { inCheckThenWrite } from "../../src/db/tx.js";
 import { expectSuccess, useTestServer } from "../support/testApp.js";
 import { TEST_ENGINE } from "../support/testDb.js";
 import { at } from "../support/at.js";
@@ -70,6 +71,48 @@ describe("transactions started together", () => {
     const { events } = expectSuccess(await t.get("othello", "/api/v1/events", { queue_id: queue.queue_id, last_event_id: -1, dont_block: true }));
     const received = events.filter((e: any) => e.type === "message").map((e: any) => e.message.id);
     expect(received.sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+  });
+});
+
+// A send's checks, then its writes (src/db/tx.ts inCheckThenWrite): with several lanes the checks
+// do not wait for the conversation's lane, which another unit holds; with one lane (SQLite) the two
+// are one unit of that lane.
+describe("checks, then writes, for a conversation whose lane is busy", () => {
+  it(TEST_ENGINE === "sqlite" ? "run together once the lane is free" : "check at once and write once the lane is free", async () => {
+    const steps: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const holds = new Promise<void>((resolve) => (holding = resolve));
+    const holder = transaction(
+      t.ctx,
+      async () => {
+        holding();
+        await held;
+        steps.push("holder done");
+      },
+      { batchKey: "busy conversation" },
+    );
+    await holds;
+    const send = inCheckThenWrite(
+      t.ctx,
+      async () => {
+        steps.push("checked");
+        return 42;
+      },
+      async (_tx, checked) => {
+        steps.push(`wrote ${checked}`);
+        return checked;
+      },
+      { batchKey: "busy conversation" },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const severalLanes = t.ctx.db.dialect.writeLanes > 1;
+    expect(steps).toEqual(severalLanes ? ["checked"] : []);
+    release();
+    expect(await send).toBe(42);
+    await holder;
+    expect(steps).toEqual(severalLanes ? ["checked", "holder done", "wrote 42"] : ["holder done", "checked", "wrote 42"]);
   });
 });
 
