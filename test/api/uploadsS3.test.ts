@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -20,21 +20,31 @@ const port = await freePort();
 const directory = mkdtempSync(path.join(os.tmpdir(), "parley-s3-"));
 const s3server = new S3rver({ port, address: "127.0.0.1", silent: true, directory, configureBuckets: [{ name: "parley-uploads", configs: [] }] });
 await s3server.run();
+/** s3rver's built-in credentials, which Parley and the test's own bucket client sign with. */
+const credentials = { region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+const bucketClient = new AwsClient({ ...credentials, service: "s3", retries: 0 });
 
 /**
  * The bucket's front door: a plain HTTP proxy to s3rver that logs every request, answers
  * AbortMultipartUpload (which s3rver lacks: it drops the upload's parts) and can fail one part
  * number with a 500, as a bucket that breaks mid-upload. Every other request, signature
  * included, is checked by s3rver.
+ *
+ * It also passes on s3rver's answer to a write (an object, a part, CompleteMultipartUpload) only
+ * once s3rver's file holds every byte, as a bucket answers once the data is stored: s3rver 3.7
+ * answers when it has hashed the body, before its file stream has written it, so a read of an
+ * object (or a completion reading its parts) right after could come back short on a busy machine.
  */
 const requests: Array<{ method: string; query: string }> = [];
 let failPart: number | undefined;
+const uploadsDirectory = path.join(directory, "parley-uploads", "._S3rver_uploads");
+const partSizes = new Map<string, number[]>();
 const front = http.createServer((req, res) => {
   const url = new URL(req.url!, "http://bucket");
   requests.push({ method: req.method!, query: url.search });
   const uploadId = url.searchParams.get("uploadId");
   if (req.method === "DELETE" && uploadId) {
-    rmSync(path.join(directory, "parley-uploads", "._S3rver_uploads", path.basename(uploadId)), { recursive: true, force: true });
+    rmSync(path.join(uploadsDirectory, path.basename(uploadId)), { recursive: true, force: true });
     req.resume().on("end", () => res.writeHead(204).end());
     return;
   }
@@ -42,13 +52,49 @@ const front = http.createServer((req, res) => {
     req.resume().on("end", () => res.writeHead(500, { "Content-Type": "application/xml" }).end("<Error><Code>InternalError</Code></Error>"));
     return;
   }
+  let received = 0;
+  req.on("data", (chunk: Buffer) => (received += chunk.length));
   const forwarded = http.request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-    res.writeHead(answer.statusCode!, answer.headers);
-    answer.pipe(res);
+    const stored = answer.statusCode === 200 ? untilStored(req.method!, url, received) : Promise.resolve();
+    void stored.then(() => {
+      res.writeHead(answer.statusCode!, answer.headers);
+      answer.pipe(res);
+    });
   });
   forwarded.on("error", () => res.destroy());
   req.pipe(forwarded);
 });
+
+/** Resolves once s3rver's file for the write `method url` of `received` body bytes holds all it should. */
+async function untilStored(method: string, url: URL, received: number): Promise<void> {
+  const uploadId = url.searchParams.get("uploadId");
+  const partNumber = Number(url.searchParams.get("partNumber"));
+  if (method === "PUT" && uploadId && partNumber) {
+    const sizes = partSizes.get(uploadId) ?? [];
+    partSizes.set(uploadId, sizes);
+    sizes[partNumber - 1] = received;
+    const file = path.join(uploadsDirectory, path.basename(uploadId), String(partNumber));
+    await until(async () => existsSync(file) && statSync(file).size === received);
+  } else if (method === "PUT" && url.search === "") {
+    await until(async () => (await storedSize(url.pathname)) === received);
+  } else if (method === "POST" && uploadId) {
+    const total = (partSizes.get(uploadId) ?? []).reduce((sum, size) => sum + size, 0);
+    partSizes.delete(uploadId);
+    await until(async () => (await storedSize(url.pathname)) === total);
+  }
+}
+
+/** The size s3rver gives for the object at `pathname` (HEAD, straight to s3rver), or -1. */
+async function storedSize(pathname: string): Promise<number> {
+  const res = await bucketClient.fetch(`http://127.0.0.1:${port}${pathname}`, { method: "HEAD" });
+  return res.ok ? Number(res.headers.get("content-length")) : -1;
+}
+
+/** Waits until `done` holds, up to 5 s (then the answer goes on and the test shows what it got). */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 500 && !(await done()); tries++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
 afterAll(async () => {
   await new Promise((resolve) => front.close(resolve));
@@ -61,13 +107,10 @@ const PART_SIZE = 64 * 1024;
 const s3 = {
   endpoint: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
   bucket: "parley-uploads",
-  region: "us-east-1",
-  accessKeyId: "S3RVER",
-  secretAccessKey: "S3RVER",
+  ...credentials,
   partSize: PART_SIZE,
 };
 const t = useTestServer({ uploads: { maxFileSizeMib: 1, unclaimedDays: 21, s3 } });
-const bucketClient = new AwsClient({ accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region, service: "s3", retries: 0 });
 const scratch = mkdtempSync(path.join(os.tmpdir(), "parley-s3-files-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 beforeEach(() => {
@@ -221,10 +264,16 @@ describe.each<[string, () => BlobStorage]>([
     const source = path.join(scratch, `source-${size}`);
     const data = randomData(size);
     writeFileSync(source, data);
-    await blobs.putFile(`1/ab/c/keep-${size}.bin`, source);
+    const key = `1/ab/c/keep-${size}.bin`;
+    await blobs.putFile(key, source);
     expect(readFileSync(source).equals(data)).toBe(true);
-    expect((await blobs.readAll(`1/ab/c/keep-${size}.bin`))?.equals(data)).toBe(true);
+    // The length first, so a failure tells a short copy from a wrong one.
+    const stored = async () => {
+      const copy = await blobs.readAll(key);
+      return [copy?.length, copy?.equals(data)];
+    };
+    expect(await stored()).toEqual([size, true]);
     rmSync(source);
-    expect((await blobs.readAll(`1/ab/c/keep-${size}.bin`))?.equals(data)).toBe(true);
+    expect(await stored()).toEqual([size, true]);
   });
 });
