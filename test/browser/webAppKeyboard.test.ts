@@ -368,6 +368,7 @@ describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
       "Mark as unread from selected message",
       "First message",
       "Scroll up",
+      "Previous / next conversation in the inbox or recent conversations",
     ])
       expect(text).toContain(what);
     for (const [scheme, name] of !shots

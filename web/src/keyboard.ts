@@ -13,6 +13,7 @@ import { openTopicDialog, setTopicVisibility } from "./topicEdit.js";
 import { canMoveChannel, canRenameTopic, editHistoryVisible, readReceiptsEnabled } from "./permissions.js";
 import { conversationTerms } from "./viewFilters.js";
 import { hotkeyOf } from "./keyboard/keys.js";
+import { listViewFilterKey, listViewKey } from "./keyboard/rows.js";
 import { conversationOfView, cycleChannel, feed, nextUnreadDm, nextUnreadTopic, pageBy, partialConversations, step, toEdge } from "./keyboard/navigation.js";
 
 export { SHORTCUT_GROUPS } from "./keyboard/shortcuts.js";
@@ -263,6 +264,8 @@ function handle(key: string, e: KeyboardEvent): boolean {
       focusCompose("dm");
       return true;
   }
+  // Inbox and Recent conversations: the arrows and J/K/H/L move through their rows.
+  if (listViewKey(key)) return true;
   // The rest need the message feed.
   if (!feed()) return false;
   const m = selectedMessage();
@@ -330,7 +333,9 @@ export function installKeyboard(): void {
         else if (!document.querySelector(".emoji-picker")) closeOverlay();
         return;
       }
-      if (escape(e, popupAtKeydown, key === "Ctrl+[")) e.preventDefault();
+      // Esc in the filter box of the Inbox or Recent conversations: back to the rows (Zulip).
+      if (typing && !popupAtKeydown && listViewFilterKey(key, target)) e.preventDefault();
+      else if (escape(e, popupAtKeydown, key === "Ctrl+[")) e.preventDefault();
       return;
     }
     if (overlayOpen()) {
@@ -350,7 +355,7 @@ export function installKeyboard(): void {
             ? !!selectedMessage() && (toggleStar(selectedMessage()!), true)
             : (key === "ArrowUp" || key === "ArrowLeft") && compose?.value === ""
               ? editLastMessage()
-              : false;
+              : listViewFilterKey(key, target);
       if (handled) e.preventDefault();
       return;
     }

@@ -26,7 +26,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
   const name = folder.channelId === null ? "Direct messages" : (sub?.name ?? "unknown channel");
   return (
     <section class={`inbox-folder ${sub?.is_muted ? "muted" : ""}`} data-folder={folder.key}>
-      <header class="folder-head">
+      <header class="folder-head" data-nav-row data-nav-heading>
         <button
           type="button"
           class="fold"
@@ -39,7 +39,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
         {folder.channelId === null ? (
           <span class="folder-name">{name}</span>
         ) : (
-          <a class="folder-name" href={narrowHash([{ operator: "channel", operand: String(folder.channelId), negated: false }], lookup)}>
+          <a class="folder-name" data-nav-primary href={narrowHash([{ operator: "channel", operand: String(folder.channelId), negated: false }], lookup)}>
             <span class="swatch" style={{ background: sub?.color ?? "#999" }} />
             {name}
           </a>
@@ -69,7 +69,7 @@ function Folder({ folder }: { folder: InboxFolder }) {
       {!collapsed && (
         <ul>
           {folder.rows.map(({ key, conversation: c, count, maxId }) => (
-            <li key={key} data-key={key}>
+            <li key={key} data-key={key} data-nav-row>
               <a href={narrowHash(conversationTerms(c), lookup)}>
                 <span class="name">{c.kind === "dm" ? c.userIds.map(userName).join(", ") : c.topic === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : c.topic}</span>
                 {c.kind === "channel" && userTopics.value.get(topicKey(c.channelId, c.topic)) === VisibilityPolicy.FOLLOWED && (
@@ -95,7 +95,7 @@ export function Inbox() {
   const all = [...unreadConversations.value].map(([key, row]) => ({ key, ...row }));
   const folders = inboxFolders(all, choices.view, inboxSearch.value, conversationFacts());
   return (
-    <div class="inbox" role="presentation" onKeyDown={ownKeys}>
+    <div class="inbox" role="presentation" data-nav-view="inbox" onKeyDown={ownKeys}>
       <div class="view-filters">
         <input
           type="search"

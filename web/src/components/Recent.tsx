@@ -93,7 +93,7 @@ export function Recent() {
     ),
   );
   return (
-    <div class="recent" role="presentation" onKeyDown={ownKeys}>
+    <div class="recent" role="presentation" data-nav-view="recent" onKeyDown={ownKeys}>
       <RecentFilterBar />
       {!state.loaded && state.loading && <p class="status">Loading…</p>}
       {state.error && <p class="status error">{state.error}</p>}
@@ -121,6 +121,7 @@ export function Recent() {
                 <tr
                   key={entry.key}
                   data-key={entry.key}
+                  data-nav-row
                   class={sub?.is_muted ? "muted" : ""}
                   onClick={(e) => !(e.target as HTMLElement).closest("a, button, [role=menu]") && (location.hash = href)}
                 >
@@ -135,7 +136,7 @@ export function Recent() {
                     )}
                   </td>
                   <td class="topic">
-                    <a href={href}>
+                    <a href={href} data-nav-primary>
                       {c.kind === "channel" ? c.topic === "" ? <i>{EMPTY_TOPIC_DISPLAY_NAME}</i> : c.topic : c.userIds.map(userName).join(", ")}
                     </a>
                     {followed && (

@@ -64,6 +64,8 @@ export const SHORTCUT_GROUPS: ShortcutGroup[] = [
       { keys: k("A"), what: "Go to combined feed" },
       { keys: k("Shift + P"), what: "Go to direct message feed" },
       { keys: k("*"), what: "Go to starred messages" },
+      { keys: k("↑", "↓", "K", "J"), what: "Previous / next conversation in the inbox or recent conversations" },
+      { keys: k("←", "→", "H", "L"), what: "Previous / next button of that conversation's row" },
     ],
   },
   {
