@@ -15,21 +15,18 @@ const OTHELLO_ID = seedUsers.othello.id;
 const VERONA = seedChannels.verona.id;
 const shots = process.env.PARLEY_SCREENSHOTS;
 
-/** What has the focus: its row's data-key, and the focused control's class (or "link" for a plain link). */
+/** What has the focus: its row (named as `drawnRows` names rows) and the focused control's first class, or its tag ("a"). */
 const focused = (page: Page) =>
   page.evaluate(() => {
     const active = document.activeElement as HTMLElement | null;
     const row = active?.closest<HTMLElement>("[data-nav-row]");
     return {
-      row: row
-        ? (row.dataset.key ??
-          (row.closest<HTMLElement>("[data-folder]")?.dataset.folder ? `heading ${row.closest<HTMLElement>("[data-folder]")!.dataset.folder}` : "?"))
-        : null,
+      row: row ? (row.dataset.key ?? `heading ${row.closest<HTMLElement>("[data-folder]")?.dataset.folder}`) : null,
       control: active ? (active.classList[0] ?? active.tagName.toLowerCase()) : null,
     };
   });
 
-/** The view's rows as the page draws them, top to bottom, named as `focused` names them. */
+/** The view's rows as the page draws them, top to bottom: a conversation's data-key, or "heading <folder>". */
 const drawnRows = (page: Page) =>
   page.$$eval("[data-nav-view] [data-nav-row]", (rows) =>
     rows.map((row) => (row as HTMLElement).dataset.key ?? `heading ${(row.closest("[data-folder]") as HTMLElement).dataset.folder}`),
