@@ -584,8 +584,8 @@ describe("POST /users/me/subscriptions", () => {
   });
 
   // New channels are created together (doCreateStreams) and their creation notices sent together
-  // (sendNotificationBotChannelMessages → doSendMessages): 1 or 10 new channels cost 50 statements
-  // on SQLite, 46 on PostgreSQL.
+  // (sendNotificationBotChannelMessages → doSendMessages): 1 or 10 new channels cost 46 statements
+  // on SQLite, 43 on PostgreSQL (2026-11-30).
   it("creates 1 vs 10 channels (a creation notice in each, sent together)", async () => {
     expectSameCount(
       "POST /users/me/subscriptions, 1 vs 10 new channels",
