@@ -120,6 +120,17 @@ describe.skipIf(!chromiumFound)("the Inbox and Recent conversations by keyboard 
     await hamlet.waitForSelector(".message .content:has-text('Third topic')");
   }, 60_000);
 
+  it("leaves the keys to another part of the page that has the focus, and to the view's <select>", async () => {
+    await open(hamlet, "#inbox", ".inbox [data-nav-row]");
+    await hamlet.locator(".sidebar .channels a").first().focus();
+    await hamlet.keyboard.press("j");
+    await hamlet.keyboard.press("ArrowDown");
+    expect(await hamlet.evaluate(() => !!document.activeElement?.closest(".sidebar"))).toBe(true);
+    await hamlet.locator(".inbox select").focus();
+    await hamlet.keyboard.press("ArrowDown");
+    expect(await hamlet.evaluate(() => document.activeElement?.tagName)).toBe("SELECT");
+  });
+
   it("moves through Recent conversations by topic, along a row to its channel, and opens it with Enter", async () => {
     await open(hamlet, "#recent", `.recent tr[data-key='dm:${OTHELLO_ID}']`);
     const rows = (await drawnRows(hamlet)).slice(0, 4);

@@ -79,8 +79,9 @@ export function listViewKey(key: string): boolean {
   if (!view) return false;
   const rows = rowsOf(view);
   const active = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-  // An open menu keeps its own keys.
+  // An open menu keeps its own keys; so does another part of the page (a sidebar link) that has the focus.
   if (active?.closest("[role=menu]")) return false;
+  if (active && active !== document.body && !view.contains(active)) return false;
   const row = active?.closest<HTMLElement>(ROW);
   const at = row ? rows.indexOf(row) : -1;
   const control = row && active ? (controlsOf(row).find((el) => el === active || el.contains(active)) ?? primaryOf(row)) : undefined;
@@ -114,6 +115,7 @@ export function listViewKey(key: string): boolean {
 export function listViewFilterKey(key: string, target: HTMLElement): boolean {
   if (key !== "ArrowDown" && key !== "Escape") return false;
   const view = target.closest<HTMLElement>("[data-nav-view]");
-  if (!view || !target.closest(".view-filters")) return false;
+  // The filter box only: the view's <select> keeps its arrows.
+  if (!view || !(target instanceof HTMLInputElement) || !target.closest(".view-filters")) return false;
   return enter(view, rowsOf(view));
 }
