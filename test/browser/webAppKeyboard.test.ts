@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
+import { callJson as call, openUnfocused as open, useWebApp, sendToChannel } from "../support/webApp.js";
 import { seedChannels, seedUsers } from "../support/seed.js";
 import { at } from "../support/at.js";
 
@@ -24,13 +24,6 @@ const hash = (page: Page) => page.evaluate(() => location.hash);
 const selected = (page: Page) => page.evaluate(() => Number(document.querySelector<HTMLElement>(".message-list .message.selected")?.dataset.id ?? 0));
 /** Where the focus is: the closest of the given landmarks around the focused element, or its tag. */
 const focusIn = (page: Page, selector: string) => page.evaluate((s) => !!document.activeElement?.closest(s), selector);
-
-async function open(page: Page, hashText: string, waitFor: string): Promise<void> {
-  await page.evaluate((h) => (location.hash = h), hashText);
-  await page.waitForSelector(waitFor);
-  // Nothing focused: the keys go to the page, as after a click on an empty part of it.
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-}
 
 describe.skipIf(!chromiumFound)("keyboard shortcuts in Chromium", () => {
   let ids: number[] = [];

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromiumFound } from "../support/browser.js";
-import { callJson as call, useWebApp, sendToChannel } from "../support/webApp.js";
+import { callJson as call, openUnfocused as open, useWebApp, sendToChannel } from "../support/webApp.js";
 import { seedChannels, seedUsers } from "../support/seed.js";
 
 // The Inbox and Recent conversations by keyboard in a real Chromium, as in Zulip: ↓/J and ↑/K
@@ -31,13 +31,6 @@ const drawnRows = (page: Page) =>
   page.$$eval("[data-nav-view] [data-nav-row]", (rows) =>
     rows.map((row) => (row as HTMLElement).dataset.key ?? `heading ${(row.closest("[data-folder]") as HTMLElement).dataset.folder}`),
   );
-
-async function open(page: Page, hashText: string, waitFor: string): Promise<void> {
-  await page.evaluate((h) => (location.hash = h), hashText);
-  await page.waitForSelector(waitFor);
-  // Nothing focused: the keys go to the page, as after a click on an empty part of it.
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-}
 
 describe.skipIf(!chromiumFound)("the Inbox and Recent conversations by keyboard in Chromium", () => {
   beforeAll(async () => {

@@ -98,6 +98,13 @@ export async function openCompose(page: Page): Promise<void> {
   await textarea.waitFor();
 }
 
+/** Opens the view at `hashText`, waits for `waitFor`, and leaves nothing focused: keys then go to the page, as after a click on an empty part of it. */
+export async function openUnfocused(page: Page, hashText: string, waitFor: string): Promise<void> {
+  await page.evaluate((h) => (location.hash = h), hashText);
+  await page.waitForSelector(waitFor);
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+}
+
 /** Sends a channel message as the page's user through the API; resolves to its id (throws when refused). */
 export async function sendToChannel(page: Page, channelId: number, topic: string, content: string): Promise<number> {
   const result = await callJson(page, "POST", "/messages", { type: "stream", to: String(channelId), topic, content });
