@@ -50,9 +50,14 @@ function focus(view: HTMLElement, rows: HTMLElement[], index: number, column: st
   if (!row) return false;
   const target = controlsOf(row).find((el) => columnOf(row, el) === column) ?? primaryOf(row);
   if (!target) return false;
-  target.focus();
   target.scrollIntoView({ block: "nearest" });
-  remembered.set(view.dataset.navView ?? "", { row: rows.indexOf(row), column: columnOf(row, target) });
+  return focusControl(view, rows.indexOf(row), row, target);
+}
+
+/** Focuses `control` of the view's row number `index`, and remembers where. */
+function focusControl(view: HTMLElement, index: number, row: HTMLElement, control: HTMLElement): boolean {
+  control.focus();
+  remembered.set(view.dataset.navView ?? "", { row: index, column: columnOf(row, control) });
   return true;
 }
 
@@ -102,10 +107,7 @@ export function listViewKey(key: string): boolean {
       const controls = controlsOf(row);
       const step = key === "ArrowLeft" || key === "H" ? -1 : 1;
       const next = controls[(controls.indexOf(control) + step + controls.length) % controls.length];
-      if (!next) return false;
-      next.focus();
-      remembered.set(view.dataset.navView ?? "", { row: at, column: columnOf(row, next) });
-      return true;
+      return !!next && focusControl(view, at, row, next);
     }
   }
   return false;
