@@ -80,7 +80,20 @@ describe.skipIf(!chromiumFound)("the Inbox and Recent conversations by keyboard 
     const background = await hamlet.locator(`.inbox li[data-key='${rows[4]}']`).evaluate((el) => getComputedStyle(el).backgroundColor);
     const plain = await hamlet.locator(`.inbox li[data-key='${rows[5]}']`).evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(background).not.toBe(plain);
-    if (shots) await hamlet.screenshot({ path: `${shots}/inbox-keyboard-1280-light.png` });
+    if (shots) {
+      await hamlet.screenshot({ path: `${shots}/inbox-keyboard-1280-light.png` });
+      for (const [width, scheme] of [
+        [1024, "dark"],
+        [390, "dark"],
+        [390, "light"],
+      ] as const) {
+        await hamlet.setViewportSize({ width, height: 800 });
+        await hamlet.emulateMedia({ colorScheme: scheme });
+        await hamlet.screenshot({ path: `${shots}/inbox-keyboard-${width}-${scheme}.png` });
+      }
+      await hamlet.setViewportSize({ width: 1280, height: 800 });
+      await hamlet.emulateMedia({ colorScheme: "light" });
+    }
     // Enter on "Mark as read": the topic is read and leaves the Inbox; the next key goes on from there.
     await hamlet.keyboard.press("Enter");
     await expect.poll(() => hamlet.locator(`.inbox li[data-key='${rows[4]}']`).count()).toBe(0);
